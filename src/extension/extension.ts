@@ -1,0 +1,59 @@
+/** Activation: wires the token store, the gateway service, the status view/bar, the log and commands. */
+import * as vscode from 'vscode';
+import { CommandId } from './commandIds';
+import { configureBaseUrl } from './configureBaseUrl';
+import { GatewayService } from './gatewayService';
+import { listModels } from './listModels';
+import { RelayStatusBar } from './statusBar';
+import { StatusViewProvider } from './statusView';
+import { addToken, removeToken, switchToken } from './tokenCommands';
+import { TokenStore } from './tokenStore';
+
+export interface RelayApi {
+  service: GatewayService;
+  tokens: TokenStore;
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<RelayApi> {
+  const log = vscode.window.createOutputChannel('Model Relay', { log: true });
+  const tokens = new TokenStore(context);
+  await tokens.refresh();
+  const service = new GatewayService(tokens, log);
+  const status = new StatusViewProvider(service, tokens);
+  const bar = new RelayStatusBar(service, tokens);
+  context.subscriptions.push(log, tokens, service, status, bar, vscode.window.registerTreeDataProvider('modelRelay.status', status));
+  registerAllCommands(context, service, tokens, log);
+  log.info(`Model Relay activated (VS Code ${vscode.version}); endpoint ${service.client.endpoints().base ?? 'not configured'}`);
+  return { service, tokens };
+}
+
+function registerAllCommands(context: vscode.ExtensionContext, service: GatewayService, tokens: TokenStore, log: vscode.LogOutputChannel): void {
+  const reg = (id: CommandId, fn: (...args: any[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+  reg(CommandId.ConfigureBaseUrl, (preset?: string) => configureBaseUrl(service, typeof preset === 'string' ? preset : undefined));
+  reg(CommandId.AddToken, () => addToken(tokens));
+  reg(CommandId.SwitchToken, () => switchToken(tokens));
+  reg(CommandId.RemoveToken, () => removeToken(tokens));
+  reg(CommandId.ListModels, () => listModels(service));
+  reg(CommandId.ShowLog, () => log.show(true));
+  reg(CommandId.RefreshStatus, () => service.reload());
+  reg(CommandId.CopyValue, async (value?: string) => {
+    if (typeof value === 'string' && value) {
+      await vscode.env.clipboard.writeText(value);
+      void vscode.window.showInformationMessage(`Model Relay: copied ${value}`);
+    }
+  });
+  reg(CommandId.ShowActions, async () => {
+    const actions: Array<vscode.QuickPickItem & { command: CommandId }> = [
+      { label: '$(key) Switch Token', command: CommandId.SwitchToken },
+      { label: '$(add) Add Token', command: CommandId.AddToken },
+      { label: '$(globe) Configure Base URL', command: CommandId.ConfigureBaseUrl },
+      { label: '$(list-unordered) List Models', command: CommandId.ListModels },
+      { label: '$(output) Show Request Log', command: CommandId.ShowLog },
+      { label: '$(trash) Remove Token', command: CommandId.RemoveToken },
+    ];
+    const pick = await vscode.window.showQuickPick(actions, { title: 'Model Relay' });
+    if (pick) await vscode.commands.executeCommand(pick.command);
+  });
+}
+
+export function deactivate(): void {}

@@ -1,0 +1,107 @@
+/**
+ * Holds the one GatewayClient of the extension host: builds it from settings, the active token and
+ * the proxy dispatcher, rebuilds on change, and publishes request records to the log channel and
+ * the status view. Logic that can live in the core lives in the core.
+ */
+import * as vscode from 'vscode';
+import type { Dispatcher } from 'undici';
+import { GatewayClient, createDispatcher, describeProxy, formatRecord, type ProxyChoice, type RequestRecord } from '../gateway';
+import { readProxySettings, readSettings, affectsRelay, type RelaySettings } from './settings';
+import type { TokenStore } from './tokenStore';
+
+export class GatewayService implements vscode.Disposable {
+  readonly client: GatewayClient;
+  private settings: RelaySettings;
+  private dispatcher: Dispatcher;
+  private proxyChoice: ProxyChoice;
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  lastRecord: RequestRecord | undefined;
+  modelCount: number | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly tokens: TokenStore,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.settings = readSettings();
+    const proxy = readProxySettings();
+    this.proxyChoice = describeProxy(proxy);
+    this.dispatcher = createDispatcher(proxy);
+    this.client = new GatewayClient({
+      baseUrl: this.settings.baseUrl,
+      backupUrls: this.settings.backupUrls,
+      token: () => this.tokens.activeToken(),
+      dispatcher: this.dispatcher,
+      extraHeaders: this.settings.extraHeaders,
+      timeouts: this.timeouts(),
+      retry: { maxRetries: this.settings.maxRetries },
+      defaultNativeMaxTokens: this.settings.maxTokens,
+      onRequest: (r) => this.onRecord(r),
+    });
+    this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (affectsRelay(e)) this.reload();
+      }),
+      tokens.onDidChange(() => {
+        this.modelCount = undefined;
+        this.changed.fire();
+      }),
+    );
+  }
+
+  private timeouts() {
+    const t = this.settings.timeouts;
+    return { chatMs: t.chatSeconds * 1000, streamIdleMs: t.streamIdleSeconds * 1000, imageMs: t.imageSeconds * 1000, videoMs: t.videoSeconds * 1000, videoOverallMs: t.videoOverallMinutes * 60_000 };
+  }
+
+  get current(): RelaySettings {
+    return this.settings;
+  }
+
+  get proxy(): ProxyChoice {
+    return this.proxyChoice;
+  }
+
+  /** Re-reads settings; applies to the next request at once. */
+  reload(): void {
+    const before = this.settings;
+    this.settings = readSettings();
+    const proxy = readProxySettings();
+    this.proxyChoice = describeProxy(proxy);
+    const old = this.dispatcher;
+    this.dispatcher = createDispatcher(proxy);
+    this.client.configure({
+      baseUrl: this.settings.baseUrl,
+      backupUrls: this.settings.backupUrls,
+      dispatcher: this.dispatcher,
+      extraHeaders: this.settings.extraHeaders,
+      timeouts: this.timeouts(),
+    });
+    void old.close().catch(() => undefined);
+    if (before.baseUrl !== this.settings.baseUrl || before.backupUrls.join() !== this.settings.backupUrls.join()) this.modelCount = undefined;
+    this.changed.fire();
+  }
+
+  private onRecord(r: RequestRecord): void {
+    this.lastRecord = r;
+    const line = formatRecord(r);
+    if (r.status !== undefined && r.status < 400 && !r.errorKind) this.log.info(line);
+    else if (r.errorKind === 'aborted') this.log.info(line);
+    else this.log.warn(line);
+    this.changed.fire();
+  }
+
+  async refreshModels(signal?: AbortSignal) {
+    const models = await this.client.listModels(signal);
+    this.modelCount = models.length;
+    this.changed.fire();
+    return models;
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+    this.changed.dispose();
+    void this.dispatcher.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,45 @@
+/** "Model Relay: List Models": the models visible to the active token, grouped by capability. */
+import * as vscode from 'vscode';
+import type { Capability, ModelInfo } from '../gateway';
+import { showGatewayError } from './errorPresenter';
+import type { GatewayService } from './gatewayService';
+
+const LABELS: Record<Capability | 'unknown', string> = { chat: 'Chat', native: 'Native messages', image: 'Image', 'image-edit': 'Image edit', video: 'Video', unknown: 'Capability not reported' };
+
+export function groupModels(models: ModelInfo[]): Array<{ group: string; models: ModelInfo[] }> {
+  const groups = new Map<string, ModelInfo[]>();
+  for (const m of models) {
+    const caps = m.capabilities?.length ? m.capabilities : (['unknown'] as const);
+    const key = LABELS[caps[0]!];
+    groups.set(key, [...(groups.get(key) ?? []), m]);
+  }
+  return [...groups.entries()].map(([group, ms]) => ({ group, models: ms.sort((a, b) => a.id.localeCompare(b.id)) }));
+}
+
+export async function listModels(service: GatewayService): Promise<void> {
+  let models: ModelInfo[];
+  try {
+    models = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Model Relay: listing models…', cancellable: false }, () => service.refreshModels());
+  } catch (e) {
+    await showGatewayError('Listing models', e);
+    return;
+  }
+  if (models.length === 0) {
+    void vscode.window.showWarningMessage("Model Relay: this token's group sees no models. Use a token from another group, or ask the gateway operator.");
+    return;
+  }
+  const items: Array<vscode.QuickPickItem & { id?: string }> = [];
+  for (const g of groupModels(models)) {
+    items.push({ label: g.group, kind: vscode.QuickPickItemKind.Separator });
+    for (const m of g.models) items.push({ label: m.id, description: m.capabilities?.map((c) => LABELS[c]).join(', ') ?? m.ownedBy, id: m.id });
+  }
+  const pick = await vscode.window.showQuickPick(items, {
+    title: `Model Relay: ${models.length} models visible to this token`,
+    placeHolder: 'Pick a model id to copy it. Listing a model does not prove generation works: only a real call does.',
+    matchOnDescription: true,
+  });
+  if (pick?.id) {
+    await vscode.env.clipboard.writeText(pick.id);
+    void vscode.window.showInformationMessage(`Model Relay: copied "${pick.id}". Note: a listed model is visible, which does not prove generation works — a real call confirms it.`);
+  }
+}

@@ -1,0 +1,40 @@
+/** Status bar item: active token name and health; click → the actions quick pick. */
+import * as vscode from 'vscode';
+import { CommandId } from './commandIds';
+import type { GatewayService } from './gatewayService';
+import type { TokenStore } from './tokenStore';
+
+export class RelayStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('modelRelay.status', vscode.StatusBarAlignment.Right, 100);
+  private readonly subs: vscode.Disposable[];
+
+  constructor(
+    private readonly service: GatewayService,
+    private readonly tokens: TokenStore,
+  ) {
+    this.item.name = 'Model Relay';
+    this.item.command = CommandId.ShowActions;
+    this.subs = [service.onDidChange(() => void this.update()), tokens.onDidChange(() => void this.update())];
+    void this.update();
+    this.item.show();
+  }
+
+  async update(): Promise<void> {
+    const name = this.tokens.activeName();
+    const masked = await this.tokens.activeMasked();
+    const base = this.service.client.endpoints().base;
+    const r = this.service.lastRecord;
+    const failing = r && (r.errorKind || (r.status !== undefined && r.status >= 400)) && r.errorKind !== 'aborted';
+    const icon = !base || !masked ? '$(warning)' : failing ? '$(error)' : '$(pass)';
+    this.item.text = `${icon} Relay: ${name ?? 'no token'}`;
+    this.item.tooltip = new vscode.MarkdownString(
+      `**Model Relay**\n\nEndpoint: ${base ?? 'not configured'}\n\nToken: ${name ?? 'none'} ${masked ?? ''}\n\nLast request: ${r ? `${r.model ?? r.path} → ${r.status ?? r.errorKind} (${r.durationMs} ms)` : 'none'}\n\nClick for actions.`,
+    );
+    this.item.backgroundColor = failing ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+  }
+
+  dispose(): void {
+    for (const s of this.subs) s.dispose();
+    this.item.dispose();
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Tokens in SecretStorage: values only in `context.secrets`, names and the active name in global
+ * state. Nothing here ever returns a token to a caller that displays it: use `maskToken`.
+ */
+import * as vscode from 'vscode';
+import { maskToken } from '../gateway';
+
+const NAMES_KEY = 'modelRelay.tokenNames';
+const ACTIVE_KEY = 'modelRelay.activeToken';
+const secretKey = (name: string) => `modelRelay.token.${name}`;
+
+export interface TokenSummary {
+  name: string;
+  masked: string;
+  active: boolean;
+}
+
+export class TokenStore implements vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  /** cached active value, refreshed on every change */
+  private activeValue: string | undefined;
+  private readonly sub: vscode.Disposable;
+
+  constructor(private readonly context: vscode.ExtensionContext) {
+    this.sub = context.secrets.onDidChange(async (e) => {
+      if (e.key.startsWith('modelRelay.token.')) {
+        await this.refresh();
+        this.changed.fire();
+      }
+    });
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+    this.changed.dispose();
+  }
+
+  names(): string[] {
+    return this.context.globalState.get<string[]>(NAMES_KEY, []);
+  }
+
+  activeName(): string | undefined {
+    const a = this.context.globalState.get<string>(ACTIVE_KEY);
+    return a && this.names().includes(a) ? a : this.names()[0];
+  }
+
+  async refresh(): Promise<void> {
+    const name = this.activeName();
+    this.activeValue = name ? await this.context.secrets.get(secretKey(name)) : undefined;
+  }
+
+  /** The active token's value, for the client's auth header only. */
+  async activeToken(): Promise<string | undefined> {
+    if (this.activeValue === undefined) await this.refresh();
+    return this.activeValue;
+  }
+
+  async activeMasked(): Promise<string | undefined> {
+    const v = await this.activeToken();
+    return v ? maskToken(v) : undefined;
+  }
+
+  async list(): Promise<TokenSummary[]> {
+    const active = this.activeName();
+    const out: TokenSummary[] = [];
+    for (const name of this.names()) {
+      const v = await this.context.secrets.get(secretKey(name));
+      out.push({ name, masked: maskToken(v), active: name === active });
+    }
+    return out;
+  }
+
+  async add(name: string, value: string, makeActive = true): Promise<void> {
+    await this.context.secrets.store(secretKey(name), value.trim());
+    const names = this.names();
+    if (!names.includes(name)) await this.context.globalState.update(NAMES_KEY, [...names, name]);
+    if (makeActive || !this.activeName()) await this.context.globalState.update(ACTIVE_KEY, name);
+    await this.refresh();
+    this.changed.fire();
+  }
+
+  async setActive(name: string): Promise<void> {
+    if (!this.names().includes(name)) throw new Error(`No token named "${name}".`);
+    await this.context.globalState.update(ACTIVE_KEY, name);
+    await this.refresh();
+    this.changed.fire();
+  }
+
+  async remove(name: string): Promise<void> {
+    await this.context.secrets.delete(secretKey(name));
+    const names = this.names().filter((n) => n !== name);
+    await this.context.globalState.update(NAMES_KEY, names);
+    if (this.context.globalState.get<string>(ACTIVE_KEY) === name) await this.context.globalState.update(ACTIVE_KEY, names[0]);
+    await this.refresh();
+    this.changed.fire();
+  }
+}
+
+/** Checks a token value typed by the user; returns a warning (not an error) for odd shapes. */
+export function tokenShapeWarning(value: string): string | undefined {
+  const v = value.trim();
+  if (!v) return 'The token is empty.';
+  if (/\s/.test(v)) return 'The token contains spaces; copy it again from the gateway console.';
+  if (/^bearer\s/i.test(value.trim())) return 'Paste only the token, without "Bearer ".';
+  if (!v.startsWith('sk-')) return 'Gateway tokens start with "sk-"; this one does not. It may be the wrong value.';
+  if (v.length < 20) return 'The token looks too short; copy the whole value from the gateway console.';
+  return undefined;
+}

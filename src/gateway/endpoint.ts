@@ -1,0 +1,160 @@
+/**
+ * Endpoint rules (spec sections 1, 4 rule 3, 9): the user gives a root address; the compatible
+ * surface's base is `{base}/v1`, the native surface's base is `{base}` and it appends `/v1/messages`.
+ */
+
+export type FindingCode =
+  | 'empty'
+  | 'whitespace'
+  | 'trailing-slash'
+  | 'missing-scheme'
+  | 'bad-scheme'
+  | 'invalid-url'
+  | 'trailing-v1'
+  | 'full-endpoint'
+  | 'query-or-fragment'
+  | 'http-public-host';
+
+export interface EndpointFinding {
+  code: FindingCode;
+  severity: 'info' | 'warn' | 'error';
+  message: string;
+  fix: string;
+}
+
+export interface NormalizedBase {
+  /** The root address, no trailing slash, no `/v1`; undefined when the input cannot be used at all. */
+  base: string | undefined;
+  input: string;
+  findings: EndpointFinding[];
+}
+
+const ENDPOINT_SUFFIXES = [
+  '/v1/chat/completions',
+  '/v1/messages',
+  '/v1/models',
+  '/v1/images/generations',
+  '/v1/images/edits',
+  '/v1/videos',
+  '/chat/completions',
+  '/messages',
+];
+
+function isLocalHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return (
+    h === 'localhost' ||
+    h.endsWith('.localhost') ||
+    h === '::1' ||
+    /^127\./.test(h) ||
+    /^10\./.test(h) ||
+    /^192\.168\./.test(h) ||
+    /^172\.(1[6-9]|2\d|3[01])\./.test(h) ||
+    h.endsWith('.local') ||
+    h.endsWith('.internal')
+  );
+}
+
+/** Normalises a user-entered base URL and reports every problem with its fix. Never throws. */
+export function normalizeBaseUrl(input: string): NormalizedBase {
+  const findings: EndpointFinding[] = [];
+  const raw = input ?? '';
+  let s = raw.trim();
+  if (s !== raw && s) {
+    findings.push({ code: 'whitespace', severity: 'info', message: 'The base URL had leading or trailing whitespace.', fix: 'Removed it.' });
+  }
+  if (!s) {
+    findings.push({ code: 'empty', severity: 'error', message: 'No base URL is set.', fix: 'Set the gateway root address, e.g. https://gateway.example.com (no /v1).' });
+    return { base: undefined, input: raw, findings };
+  }
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(s) && !/^[^:]+:\d/.test(s)) {
+      findings.push({ code: 'bad-scheme', severity: 'error', message: `The base URL "${s}" does not use http or https.`, fix: 'Use an https:// address (http:// only for a gateway on this machine or your LAN).' });
+      return { base: undefined, input: raw, findings };
+    }
+    findings.push({ code: 'missing-scheme', severity: 'warn', message: `The base URL "${s}" has no scheme.`, fix: `Assumed https://${s}; write the scheme explicitly.` });
+    s = `https://${s}`;
+  }
+  let url: URL;
+  try {
+    url = new URL(s);
+  } catch {
+    findings.push({ code: 'invalid-url', severity: 'error', message: `"${s}" is not a valid URL.`, fix: 'Enter the gateway root address, e.g. https://gateway.example.com.' });
+    return { base: undefined, input: raw, findings };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    findings.push({ code: 'bad-scheme', severity: 'error', message: `The base URL uses ${url.protocol}, not http or https.`, fix: 'Use an https:// address.' });
+    return { base: undefined, input: raw, findings };
+  }
+  if (url.search || url.hash) {
+    findings.push({ code: 'query-or-fragment', severity: 'warn', message: 'The base URL carried a query string or fragment.', fix: 'Removed it; the base URL is only scheme, host and optional path prefix.' });
+    url.search = '';
+    url.hash = '';
+  }
+  let path = url.pathname;
+  if (/\/{1,}$/.test(path) && path !== '/') {
+    findings.push({ code: 'trailing-slash', severity: 'info', message: 'The base URL ended with a slash.', fix: 'Removed the trailing slash.' });
+  } else if (path === '/' && /\/$/.test(s.replace(/[?#].*$/, ''))) {
+    findings.push({ code: 'trailing-slash', severity: 'info', message: 'The base URL ended with a slash.', fix: 'Removed the trailing slash.' });
+  }
+  path = path.replace(/\/+$/, '');
+  const lower = path.toLowerCase();
+  const suffix = ENDPOINT_SUFFIXES.find((e) => lower.endsWith(e));
+  if (suffix) {
+    const stripped = path.slice(0, path.length - suffix.length).replace(/\/v1$/i, '');
+    findings.push({
+      code: 'full-endpoint',
+      severity: 'warn',
+      message: `A full endpoint was pasted (${path}). The client appends the endpoint path itself, so requests would go to ${path}${suffix === '/v1/messages' ? '/v1/messages' : '/v1/...'} and get 404.`,
+      fix: `Use the root address ${url.origin}${stripped} (removed ${path.slice(stripped.length)}).`,
+    });
+    path = stripped;
+  } else if (/\/v1$/i.test(path)) {
+    const stripped = path.replace(/\/v1$/i, '');
+    findings.push({
+      code: 'trailing-v1',
+      severity: 'warn',
+      message: 'The base URL ends in /v1. The native surface appends /v1/messages itself, so it would call /v1/v1/messages and get 404.',
+      fix: `Use the root address ${url.origin}${stripped}; the compatible surface adds /v1 on its own.`,
+    });
+    path = stripped;
+  }
+  if (url.protocol === 'http:' && !isLocalHost(url.hostname)) {
+    findings.push({
+      code: 'http-public-host',
+      severity: 'warn',
+      message: `The base URL uses plain http to ${url.hostname}: the token would cross the network unencrypted.`,
+      fix: `Use https://${url.host}${path}.`,
+    });
+  }
+  return { base: `${url.origin}${path}`, input: raw, findings };
+}
+
+/** Compatible surface base URL: `{base}/v1`. */
+export function compatibleBase(base: string): string {
+  return `${base}/v1`;
+}
+
+/** Native surface base URL: `{base}` (clients append `/v1/messages`). */
+export function nativeBase(base: string): string {
+  return base;
+}
+
+/** The exact URL the native surface calls. */
+export function nativeMessagesUrl(base: string): string {
+  return `${nativeBase(base)}/v1/messages`;
+}
+
+/** Joins a root base with an API path such as `/v1/models`. */
+export function joinUrl(base: string, path: string): string {
+  return `${base.replace(/\/+$/, '')}${path.startsWith('/') ? path : `/${path}`}`;
+}
+
+/** The host part used for logs and status (`host:port`). */
+export function hostOf(base: string): string {
+  try {
+    return new URL(base).host;
+  } catch {
+    return base;
+  }
+}

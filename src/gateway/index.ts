@@ -1,0 +1,18 @@
+export * from './constants';
+export * from './endpoint';
+export * from './errors';
+export * from './mask';
+export * from './retryPolicy';
+export * from './requestLog';
+export * from './limiter';
+export * from './chatTypes';
+export * from './sseStream';
+export { chat, chatStream, surfaceAdapter } from './chat';
+export * from './models';
+export * from './images';
+export * from './videos';
+export { Transport, realSleep, type Sleep, type TransportOptions } from './transport';
+export * from './client';
+export { compatibleSurface } from './surfaces/compatible';
+export { nativeSurface } from './surfaces/native';
+export * from './proxy';

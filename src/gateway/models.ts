@@ -1,0 +1,53 @@
+/** `GET /v1/models`: the models visible to the token (OpenAI list, new-api additions, Anthropic list). */
+import { z } from 'zod';
+import { protocolError, type ErrorContext } from './errors';
+
+export type Capability = 'chat' | 'native' | 'image' | 'image-edit' | 'video';
+
+export interface ModelInfo {
+  id: string;
+  ownedBy?: string | undefined;
+  /** new-api's `supported_endpoint_types`, when the gateway sends it */
+  endpointTypes?: string[] | undefined;
+  /** capabilities derived from endpointTypes; undefined when unknown */
+  capabilities?: Capability[] | undefined;
+}
+
+const listSchema = z.object({
+  data: z.array(
+    z.object({
+      id: z.string(),
+      owned_by: z.string().nullish(),
+      supported_endpoint_types: z.array(z.string()).nullish(),
+    }),
+  ),
+});
+
+const ENDPOINT_CAPS: Record<string, Capability[]> = {
+  openai: ['chat'],
+  'openai-response': ['chat'],
+  anthropic: ['native'],
+  gemini: ['chat'],
+  'image-generation': ['image', 'image-edit'],
+  'openai-video': ['video'],
+};
+
+export function capabilitiesFromEndpointTypes(types: readonly string[] | null | undefined): Capability[] | undefined {
+  if (!types || types.length === 0) return undefined;
+  const caps = new Set<Capability>();
+  for (const t of types) for (const c of ENDPOINT_CAPS[t] ?? []) caps.add(c);
+  return [...caps];
+}
+
+export function parseModelList(json: unknown, context: ErrorContext): ModelInfo[] {
+  // Some gateways answer a bare array.
+  const normalized = Array.isArray(json) ? { data: json } : json;
+  const r = listSchema.safeParse(normalized);
+  if (!r.success) throw protocolError('unexpected_shape', 'GET /v1/models', context);
+  return r.data.data.map((m) => ({
+    id: m.id,
+    ownedBy: m.owned_by ?? undefined,
+    endpointTypes: m.supported_endpoint_types ?? undefined,
+    capabilities: capabilitiesFromEndpointTypes(m.supported_endpoint_types),
+  }));
+}

@@ -1,0 +1,53 @@
+/**
+ * Retry policy as pure functions (tested as a table).
+ * Retries 429, 5xx and connection failures with exponential backoff and full jitter, honouring
+ * `retry-after-ms` / `retry-after`; never 400/401/403/404/413, never new-api's 503 model_not_found.
+ */
+import type { GatewayError } from './errors';
+
+export interface RetryOptions {
+  maxRetries: number;
+  /** first backoff step; the n-th retry waits up to base * 2^n */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** a server-sent Retry-After longer than this is not waited for: the error is final */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY: RetryOptions = { maxRetries: 2, baseDelayMs: 500, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 };
+
+/**
+ * Whether a failed attempt may be retried.
+ * `sideEffecting` requests (video creation costs money) are only retried when the request
+ * provably never reached the server.
+ */
+export function shouldRetry(err: GatewayError, attempt: number, opts: RetryOptions, sideEffecting = false): boolean {
+  if (attempt >= opts.maxRetries) return false;
+  if (sideEffecting) return err.kind === 'network' && err.notSent;
+  if (err.detail === 'model_not_found_503') return false;
+  if (err.retryAfterMs !== undefined && err.retryAfterMs > opts.maxRetryAfterMs) return false;
+  switch (err.kind) {
+    case 'rate_limited':
+    case 'server_error':
+    case 'network':
+      return true;
+    case 'timeout':
+      return false;
+    default:
+      return false;
+  }
+}
+
+/**
+ * Delay before retry number `attempt` (0-based). A server-given Retry-After wins; otherwise full
+ * jitter: a uniform random delay in [0, min(max, base * 2^attempt)], never below a small floor so a
+ * retry is never immediate.
+ */
+export function retryDelayMs(attempt: number, retryAfterMs: number | undefined, opts: RetryOptions, random: () => number = Math.random): number {
+  if (retryAfterMs !== undefined && retryAfterMs >= 0 && retryAfterMs <= opts.maxRetryAfterMs) {
+    return Math.max(retryAfterMs, 50);
+  }
+  const cap = Math.min(opts.maxDelayMs, opts.baseDelayMs * 2 ** attempt);
+  const floor = Math.min(100, cap);
+  return Math.round(floor + random() * (cap - floor));
+}

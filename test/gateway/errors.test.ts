@@ -1,0 +1,215 @@
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSimulator, type Simulator } from '../sim/server';
+import { collect, makeClient, thrown } from './helpers';
+
+let strict: Simulator;
+let real: Simulator;
+before(async () => {
+  strict = await startSimulator({ profile: 'strict' });
+  real = await startSimulator({ profile: 'real' });
+});
+after(async () => {
+  await strict.close();
+  await real.close();
+});
+beforeEach(() => {
+  strict.reset();
+  real.reset();
+});
+
+const hi = [{ role: 'user' as const, content: 'hi' }];
+
+for (const profile of ['strict', 'real'] as const) {
+  const sim = () => (profile === 'strict' ? strict : real);
+
+  test(`${profile}: 401 for a wrong, disabled or missing token, on both surfaces`, async () => {
+    for (const surface of ['compatible', 'native'] as const) {
+      const m = surface === 'native' ? 'claude-sonnet-4-5' : 'gpt-4o-mini';
+      const wrong = makeClient(sim(), { token: () => 'sk-' + 'x'.repeat(48) });
+      const e1 = await thrown(() => wrong.client.chat({ surface, model: m, messages: hi }));
+      assert.equal(e1.kind, 'unauthorized');
+      assert.equal(e1.status, 401);
+      assert.match(e1.cause, surface === 'native' ? /x-api-key/ : /Bearer/);
+      assert.match(e1.fix, /token/i);
+      const disabled = makeClient(sim(), { tokenName: 'disabled' });
+      assert.equal((await thrown(() => disabled.client.chat({ surface, model: m, messages: hi }))).kind, 'unauthorized');
+      const none = makeClient(sim(), { token: () => undefined });
+      const e3 = await thrown(() => none.client.chat({ surface, model: m, messages: hi }));
+      assert.equal(e3.kind, 'unauthorized');
+      assert.equal(e3.notSent, true);
+      assert.equal(wrong.records.length, 1, '401 is never retried');
+    }
+    if (profile === 'real') {
+      const wrong = makeClient(sim(), { token: () => 'sk-' + 'x'.repeat(48) });
+      const e = await thrown(() => wrong.client.chat({ surface: 'native', model: 'claude-sonnet-4-5', messages: hi }));
+      assert.ok(e.requestId, 'request id parsed from new-api message or header');
+      assert.doesNotMatch(e.gatewayMessage, /request id/);
+    }
+  });
+
+  test(`${profile}: a group that cannot use the model is explained as the 403 case and never retried`, async () => {
+    const { client, records } = makeClient(sim());
+    const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o', messages: hi }));
+    assert.equal(e.kind, 'forbidden');
+    assert.equal(e.status, profile === 'strict' ? 403 : 503);
+    if (profile === 'real') assert.equal(e.detail, 'model_not_found_503');
+    assert.match(e.cause, /group/);
+    assert.equal(records.length, 1, 'not retried');
+    const ids = await client.listModelIds();
+    assert.ok(ids.includes('gpt-4o'), 'the model is listed, yet generation is refused (spec 7 rule 1)');
+  });
+
+  test(`${profile}: the chat-only group cannot reach the native model`, async () => {
+    const { client } = makeClient(sim(), { tokenName: 'test' });
+    const e = await thrown(() => client.chat({ surface: 'native', model: 'claude-sonnet-4-5', messages: hi }));
+    assert.ok(['forbidden', 'not_found'].includes(e.kind), e.kind);
+  });
+
+  test(`${profile}: 404 for an unknown model`, async () => {
+    const { client } = makeClient(sim());
+    const e = await thrown(() => client.chat({ surface: 'compatible', model: 'no-such-model', messages: hi }));
+    assert.ok(['not_found', 'forbidden'].includes(e.kind), e.kind);
+    assert.ok(e.fix);
+  });
+
+  test(`${profile}: /v1/v1/messages gives 404 explained as an extra /v1`, async () => {
+    const { client } = makeClient(sim());
+    const e = await thrown(() =>
+      client.transport.json({ method: 'POST', path: '/v1/v1/messages', surface: 'native', capability: 'chat', model: 'claude-sonnet-4-5', body: '{}', json: true, timeoutMs: 5000 }),
+    );
+    assert.equal(e.kind, 'not_found');
+    assert.equal(e.detail, 'double_v1');
+    assert.match(e.cause, /\/v1\/v1\/messages/);
+    assert.match(e.fix, /without \/v1/);
+  });
+
+  test(`${profile}: 413 for a body over the limit, never retried`, async () => {
+    const { client, records } = makeClient(sim());
+    const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x'.repeat(1_200_000) }] }));
+    assert.equal(e.kind, 'payload_too_large');
+    assert.match(e.fix, /Shorten the context|reduce the image/);
+    assert.equal(records.length, 1);
+  });
+
+  test(`${profile}: a chat model sent to the image endpoint is a 400 capability mismatch`, async () => {
+    const { client } = makeClient(sim());
+    const e = await thrown(() => client.generateImage({ model: 'gpt-4o-mini', prompt: 'a cat' }));
+    assert.equal(e.kind, 'bad_request');
+    assert.equal(e.detail, 'capability_mismatch');
+  });
+}
+
+test('429 with Retry-After: waits exactly that long, then succeeds', async () => {
+  const { client, sleeps, records } = makeClient(strict);
+  strict.fault({ kind: 'status', status: 429, retryAfter: '3', count: 2 });
+  const r = await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi });
+  assert.equal(r.text, 'Echo: hi');
+  assert.deepEqual(sleeps, [3000, 3000]);
+  assert.deepEqual(records.map((x) => x.status), [429, 429, 200]);
+});
+
+test('429 with retry-after-ms wins over retry-after', async () => {
+  const { client, sleeps } = makeClient(strict);
+  strict.fault({ kind: 'status', status: 429, retryAfter: '9', retryAfterMs: '1200', count: 1 });
+  await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi });
+  assert.deepEqual(sleeps, [1200]);
+});
+
+test('429 without Retry-After and an empty body (new-api in-memory limiter): backoff with jitter, bounded', async () => {
+  const { client, sleeps, records } = makeClient(real);
+  real.fault({ kind: 'status', status: 429, body: 'empty' });
+  const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
+  assert.equal(e.kind, 'rate_limited');
+  assert.equal(e.attempts, 3, 'first try + 2 retries');
+  assert.equal(records.length, 3);
+  assert.equal(sleeps.length, 2);
+  assert.ok(sleeps.every((s) => s > 0), 'never a retry without delay');
+  assert.ok(sleeps[1]! >= sleeps[0]!, 'exponential');
+});
+
+test('per-token rate limit from the simulator gives 429 with Retry-After', async () => {
+  strict.config.rateLimit = { perToken: 2, windowMs: 60_000 };
+  try {
+    const { client } = makeClient(strict, { retry: { maxRetries: 0 } });
+    await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi });
+    await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi });
+    const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
+    assert.equal(e.kind, 'rate_limited');
+    assert.ok(e.retryAfterMs && e.retryAfterMs > 0);
+  } finally {
+    delete strict.config.rateLimit;
+  }
+});
+
+test('5xx burst: retried with backoff, then succeeds', async () => {
+  const { client, sleeps, records } = makeClient(strict);
+  strict.fault({ kind: 'status', status: 500, count: 2 });
+  const r = await client.chat({ surface: 'native', model: 'claude-sonnet-4-5', messages: hi });
+  assert.equal(r.text, 'Echo: hi');
+  assert.equal(sleeps.length, 2);
+  assert.deepEqual(records.map((x) => x.status), [500, 500, 200]);
+});
+
+test('maxRetries is configurable', async () => {
+  const { client, records } = makeClient(strict, { retry: { maxRetries: 0 } });
+  strict.fault({ kind: 'status', status: 502, count: 1 });
+  const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
+  assert.equal(e.kind, 'server_error');
+  assert.equal(records.length, 1);
+});
+
+test('an HTML page where JSON was expected: named as the web page, never "unexpected token"', async () => {
+  const { client } = makeClient(strict);
+  strict.fault({ kind: 'html' });
+  const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
+  assert.equal(e.kind, 'protocol');
+  assert.equal(e.detail, 'html_page');
+  assert.match(e.message, /web page, not its API/);
+  assert.match(e.fix, /base URL/);
+  assert.doesNotMatch(`${e.message} ${e.cause}`, /unexpected token/i);
+  strict.fault({ kind: 'html' });
+  const e2 = await thrown(() => collect(client.chatStream({ surface: 'native', model: 'claude-sonnet-4-5', messages: hi })));
+  assert.equal(e2.detail, 'html_page');
+  strict.clearFaults();
+  strict.fault({ kind: 'html' });
+  assert.equal((await thrown(() => client.listModels())).detail, 'html_page');
+});
+
+test('invalid JSON and a 200 with empty choices are classified protocol errors', async () => {
+  const { client } = makeClient(strict);
+  strict.fault({ kind: 'invalidJson', count: 1 });
+  const e1 = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
+  assert.equal(e1.kind, 'protocol');
+  assert.equal(e1.detail, 'invalid_json');
+  strict.fault({ kind: 'emptyChoices', count: 1 });
+  const e2 = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
+  assert.equal(e2.kind, 'protocol');
+  assert.equal(e2.detail, 'empty_choices');
+});
+
+test('a connection reset before the answer is a network error, retried', async () => {
+  const { client, records } = makeClient(strict);
+  strict.fault({ kind: 'reset', count: 1 });
+  const r = await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi });
+  assert.equal(r.text, 'Echo: hi');
+  assert.equal(records[0]!.errorKind, 'network');
+});
+
+test('a slow gateway hits the chat timeout', async () => {
+  const { client } = makeClient(strict, { timeouts: { chatMs: 150 } });
+  strict.fault({ kind: 'latency', ms: 1000 });
+  const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
+  assert.equal(e.kind, 'timeout');
+  assert.ok(e.cause && e.fix);
+});
+
+test('request ids are read from the headers of both profiles', async () => {
+  for (const sim of [strict, real]) {
+    const { client } = makeClient(sim);
+    const e = await thrown(() => client.chat({ surface: 'compatible', model: 'no-such-model', messages: hi }));
+    assert.ok(e.requestId, 'request id present');
+    const rec = sim.log.at(-1)!;
+    assert.equal(e.requestId, rec.requestId);
+  }
+});

@@ -1,0 +1,117 @@
+/**
+ * Proxies with a real forward proxy (Debian's tinyproxy) on loopback, started and stopped by pid.
+ * CI installs tinyproxy; elsewhere the test is skipped with a note when it is missing.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDispatcher, describeProxy } from '../../src/gateway';
+import { startSimulator, type Simulator } from '../sim/server';
+import { deadPort, makeClient } from './helpers';
+
+const hasTinyproxy = spawnSync('sh', ['-c', 'command -v tinyproxy'], { encoding: 'utf8' }).status === 0;
+if (!hasTinyproxy && process.env.CI) throw new Error('tinyproxy is required in CI (.ci/run installs it)');
+
+let sim: Simulator;
+let proxy: ChildProcess | undefined;
+let dir: string;
+let proxyPort: number;
+let logFile: string;
+
+before(async () => {
+  sim = await startSimulator();
+  if (!hasTinyproxy) return;
+  dir = await mkdtemp(join(tmpdir(), 'relay-proxy-'));
+  proxyPort = await deadPort();
+  logFile = join(dir, 'tinyproxy.log');
+  const conf = join(dir, 'tinyproxy.conf');
+  await writeFile(conf, [`Port ${proxyPort}`, 'Listen 127.0.0.1', 'Timeout 30', `LogFile "${logFile}"`, 'LogLevel Connect', 'MaxClients 20', 'Allow 127.0.0.1', 'DisableViaHeader Yes', ''].join('\n'));
+  proxy = spawn('tinyproxy', ['-d', '-c', conf], { stdio: 'ignore' });
+  // wait (bounded) until it accepts connections
+  const net = await import('node:net');
+  for (let i = 0; i < 50; i++) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.connect(proxyPort, '127.0.0.1', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.on('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('tinyproxy did not start');
+});
+
+after(async () => {
+  await sim.close();
+  if (proxy?.pid) {
+    process.kill(proxy.pid, 'SIGTERM');
+    await new Promise((r) => (proxy!.exitCode !== null ? r(undefined) : proxy!.once('exit', r)));
+  }
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+test('describeProxy: setting beats environment; credentials never shown', () => {
+  assert.deepEqual(describeProxy({ env: {} }).source, 'none');
+  const env = describeProxy({ env: { HTTPS_PROXY: 'http://user:secret@proxy.corp:3128', NO_PROXY: 'localhost' } });
+  assert.equal(env.source, 'environment');
+  assert.equal(env.display, 'http://***:***@proxy.corp:3128');
+  assert.equal(env.noProxy, 'localhost');
+  const set = describeProxy({ proxy: 'http://proxy.local:8080', noProxy: ['a.com', 'b.com'], strictSSL: false, env: { HTTPS_PROXY: 'http://x:1' } });
+  assert.equal(set.source, 'setting');
+  assert.equal(set.noProxy, 'a.com,b.com');
+  assert.equal(set.strictSSL, false);
+});
+
+test('a chat request reaches the simulator through the proxy (VS Code http.proxy), and the proxy log shows it', { skip: !hasTinyproxy && 'tinyproxy not installed' }, async () => {
+  const dispatcher = createDispatcher({ proxy: `http://127.0.0.1:${proxyPort}`, env: {} });
+  try {
+    const { client } = makeClient(sim, { dispatcher });
+    const r = await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'via proxy' }] });
+    assert.equal(r.text, 'Echo: via proxy');
+    const events = [];
+    for await (const e of client.chatStream({ surface: 'native', model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'streamed via proxy' }] })) events.push(e);
+    assert.equal(events.at(-1)!.type, 'done');
+  } finally {
+    await dispatcher.close();
+  }
+  const log = await readFile(logFile, 'utf8');
+  const port = new URL(sim.url).port;
+  assert.match(log, new RegExp(`POST http://127\\.0\\.0\\.1:${port}/v1/chat/completions`));
+  assert.match(log, new RegExp(`POST http://127\\.0\\.0\\.1:${port}/v1/messages`));
+});
+
+test('HTTPS_PROXY from the environment is used, and NO_PROXY bypasses it', { skip: !hasTinyproxy && 'tinyproxy not installed' }, async () => {
+  const before = (await readFile(logFile, 'utf8')).length;
+  const viaEnv = createDispatcher({ env: { HTTP_PROXY: `http://127.0.0.1:${proxyPort}` } });
+  try {
+    await makeClient(sim, { dispatcher: viaEnv }).client.listModels();
+  } finally {
+    await viaEnv.close();
+  }
+  const after1 = await readFile(logFile, 'utf8');
+  assert.match(after1.slice(before), /GET http:\/\/127\.0\.0\.1:\d+\/v1\/models/);
+  const bypass = createDispatcher({ env: { HTTP_PROXY: `http://127.0.0.1:${proxyPort}`, NO_PROXY: '127.0.0.1' } });
+  try {
+    await makeClient(sim, { dispatcher: bypass }).client.listModels();
+  } finally {
+    await bypass.close();
+  }
+  const after2 = await readFile(logFile, 'utf8');
+  assert.equal(after2.slice(after1.length).match(/\/v1\/models/g), null, 'NO_PROXY host did not go through the proxy');
+});
+
+test('a proxy that is down is a network error naming the cause', async () => {
+  const port = await deadPort();
+  const dispatcher = createDispatcher({ proxy: `http://127.0.0.1:${port}`, env: {} });
+  try {
+    const { client } = makeClient(sim, { dispatcher, retry: { maxRetries: 0 } });
+    await assert.rejects(client.listModels(), (e: any) => e.kind === 'network' && /ECONNREFUSED|connections/.test(e.cause));
+  } finally {
+    await dispatcher.close();
+  }
+});
