@@ -8,6 +8,11 @@ import { RelayStatusBar } from './statusBar';
 import { StatusViewProvider } from './statusView';
 import { addToken, removeToken, switchToken } from './tokenCommands';
 import { TokenStore } from './tokenStore';
+import { editImage, generateImageFromSelection } from './media/imageCommands';
+import { registerVideo } from './media/videoTasks';
+import { registerLanguageModels } from './lm/chatProvider';
+import { registerParticipant } from './lm/participant';
+import { removeNativeCli, setupNativeCli } from './lm/nativeCli';
 
 export interface RelayApi {
   service: GatewayService;
@@ -23,6 +28,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<RelayA
   const bar = new RelayStatusBar(service, tokens);
   context.subscriptions.push(log, tokens, service, status, bar, vscode.window.registerTreeDataProvider('modelRelay.status', status));
   registerAllCommands(context, service, tokens, log);
+  context.subscriptions.push(
+    vscode.commands.registerCommand('modelRelay.generateImage', () => generateImageFromSelection(context, service)),
+    vscode.commands.registerCommand('modelRelay.editImage', (uri?: vscode.Uri) => editImage(context, service, uri)),
+  );
+  registerVideo(context, service);
+  registerLanguageModels(context, service, tokens, log);
+  registerParticipant(context, service, log);
+  context.subscriptions.push(
+    vscode.commands.registerCommand('modelRelay.setupNativeCli', (preset?: { tokenName?: string; openTerminal?: boolean }) => setupNativeCli(context, service, tokens, preset && typeof preset === 'object' ? preset : undefined)),
+    vscode.commands.registerCommand('modelRelay.removeNativeCli', () => removeNativeCli(context)),
+  );
   log.info(`Model Relay activated (VS Code ${vscode.version}); endpoint ${service.client.endpoints().base ?? 'not configured'}`);
   return { service, tokens };
 }

@@ -16,3 +16,6 @@ export * from './client';
 export { compatibleSurface } from './surfaces/compatible';
 export { nativeSurface } from './surfaces/native';
 export * from './proxy';
+export * from './fileNames';
+export * from './lmConversion';
+export * from './cliEnv';

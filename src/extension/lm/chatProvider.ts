@@ -1,0 +1,113 @@
+/**
+ * Gateway models in VS Code's own chat: a LanguageModelChatProvider answering through the core,
+ * streaming, on the surface configured for each model; plus the `@relay` chat participant.
+ * Where the running VS Code lacks these APIs, nothing is registered and the log says so once.
+ */
+import * as vscode from 'vscode';
+import { GatewayError, estimateTokens, transcriptToRequest, type ModelInfo, type Surface, type TranscriptMessage } from '../../gateway';
+import type { GatewayService } from '../gatewayService';
+import type { TokenStore } from '../tokenStore';
+
+export const VENDOR = 'model-relay';
+
+interface RelayModelInfo extends vscode.LanguageModelChatInformation {
+  surface: Surface;
+}
+
+/** Which surface answers a model: native for native-only models or the configured native model. */
+export function surfaceForModel(m: ModelInfo, configuredNative: string): Surface {
+  if (m.id === configuredNative) return 'native';
+  if (m.capabilities?.includes('native') && !m.capabilities.includes('chat')) return 'native';
+  return 'compatible';
+}
+
+function roleOf(r: vscode.LanguageModelChatMessageRole): TranscriptMessage['role'] {
+  return r === vscode.LanguageModelChatMessageRole.Assistant ? 'assistant' : r === vscode.LanguageModelChatMessageRole.User ? 'user' : 'system';
+}
+
+export function textOf(m: vscode.LanguageModelChatRequestMessage): string {
+  return m.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+}
+
+class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelInfo> {
+  private readonly emitter = new vscode.EventEmitter<void>();
+  readonly onDidChangeLanguageModelChatInformation = this.emitter.event;
+  constructor(private readonly service: GatewayService) {}
+
+  refresh(): void {
+    this.emitter.fire();
+  }
+
+  async provideLanguageModelChatInformation(_o: vscode.PrepareLanguageModelChatModelOptions, token: vscode.CancellationToken): Promise<RelayModelInfo[]> {
+    if (!this.service.client.endpoints().base) return [];
+    const ac = new AbortController();
+    token.onCancellationRequested(() => ac.abort());
+    let models: ModelInfo[];
+    try {
+      models = await this.service.refreshModels(ac.signal);
+    } catch {
+      return [];
+    }
+    const s = this.service.current;
+    return models
+      .filter((m) => !m.capabilities || m.capabilities.includes('chat') || m.capabilities.includes('native'))
+      .map((m) => {
+        const surface = surfaceForModel(m, s.models.native);
+        return {
+          id: m.id,
+          name: m.id,
+          family: m.id,
+          version: '1',
+          detail: `Model Relay · ${surface}`,
+          tooltip: `${m.id} through the gateway's ${surface} surface`,
+          maxInputTokens: 128_000,
+          maxOutputTokens: s.maxTokens,
+          capabilities: {},
+          surface,
+        };
+      });
+  }
+
+  async provideLanguageModelChatResponse(model: RelayModelInfo, messages: readonly vscode.LanguageModelChatRequestMessage[], _o: vscode.ProvideLanguageModelChatResponseOptions, progress: vscode.Progress<vscode.LanguageModelResponsePart>, token: vscode.CancellationToken): Promise<void> {
+    const ac = new AbortController();
+    token.onCancellationRequested(() => ac.abort());
+    const req = transcriptToRequest(
+      messages.map((m) => ({ role: roleOf(m.role), text: textOf(m) })),
+      model.surface,
+      model.id,
+      { maxTokens: this.service.current.maxTokens, signal: ac.signal },
+    );
+    try {
+      for await (const e of this.service.client.chatStream(req)) {
+        if (e.type === 'text') progress.report(new vscode.LanguageModelTextPart(e.text));
+      }
+    } catch (e) {
+      if (e instanceof GatewayError && e.kind !== 'aborted') throw new Error(`${e.message} ${e.cause} Fix: ${e.fix}`);
+      throw e;
+    }
+  }
+
+  async provideTokenCount(_m: RelayModelInfo, text: string | vscode.LanguageModelChatRequestMessage): Promise<number> {
+    return estimateTokens(typeof text === 'string' ? text : textOf(text));
+  }
+}
+
+export function registerLanguageModels(context: vscode.ExtensionContext, service: GatewayService, tokens: TokenStore, log: vscode.LogOutputChannel): void {
+  const lm = (vscode as { lm?: { registerLanguageModelChatProvider?: unknown } }).lm;
+  if (typeof lm?.registerLanguageModelChatProvider !== 'function') {
+    log.info(`VS Code ${vscode.version} has no language model chat provider API; gateway models are not offered in VS Code's chat.`);
+    return;
+  }
+  const provider = new RelayChatProvider(service);
+  context.subscriptions.push(vscode.lm.registerLanguageModelChatProvider(VENDOR, provider), tokens.onDidChange(() => provider.refresh()));
+  let lastBase = service.client.endpoints().base;
+  context.subscriptions.push(
+    service.onDidChange(() => {
+      const base = service.client.endpoints().base;
+      if (base !== lastBase) {
+        lastBase = base;
+        provider.refresh();
+      }
+    }),
+  );
+}

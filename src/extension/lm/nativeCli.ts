@@ -1,0 +1,53 @@
+/**
+ * "Set Up Native CLI in Terminals": puts the base-URL and token variables into every new integrated
+ * terminal through the environment variable collection, not persisted (the token is never written
+ * to disk by VS Code). "Remove Native CLI Setup" clears them.
+ */
+import * as vscode from 'vscode';
+import { DEFAULT_CLI_VARIABLES, maskToken, nativeCliEnvironment } from '../../gateway';
+import type { GatewayService } from '../gatewayService';
+import type { TokenStore } from '../tokenStore';
+
+export function cliVariableNames(): { baseUrl: string; token: string } {
+  const cfg = vscode.workspace.getConfiguration('modelRelay.nativeCli');
+  return { baseUrl: cfg.get<string>('baseUrlVariable') || DEFAULT_CLI_VARIABLES.baseUrl, token: cfg.get<string>('tokenVariable') || DEFAULT_CLI_VARIABLES.token };
+}
+
+export async function setupNativeCli(context: vscode.ExtensionContext, service: GatewayService, tokens: TokenStore, preset?: { tokenName?: string; openTerminal?: boolean }): Promise<boolean> {
+  const base = service.client.endpoints().base;
+  if (!base) {
+    void vscode.window.showErrorMessage('Model Relay: set the base URL first ("Model Relay: Configure Base URL").');
+    return false;
+  }
+  const list = await tokens.list();
+  if (!list.length) {
+    void vscode.window.showErrorMessage('Model Relay: add a token first ("Model Relay: Add Token"); a dedicated "native-cli" token is recommended.');
+    return false;
+  }
+  let name = preset?.tokenName;
+  if (!name) {
+    const items = [...list].sort((a, b) => (a.name === 'native-cli' ? -1 : b.name === 'native-cli' ? 1 : 0)).map((t) => ({ label: t.name, description: t.masked, detail: t.name === 'native-cli' ? 'recommended: a dedicated token for the native command-line tool' : undefined }));
+    name = (await vscode.window.showQuickPick(items, { title: 'Model Relay: token for the native command-line tool', placeHolder: 'A dedicated token is recommended (spec 5, rule 5)' }))?.label;
+  }
+  if (!name) return false;
+  const value = await context.secrets.get(`modelRelay.token.${name}`);
+  if (!value) {
+    void vscode.window.showErrorMessage(`Model Relay: no token named "${name}".`);
+    return false;
+  }
+  const names = cliVariableNames();
+  const env = nativeCliEnvironment(base, value, names);
+  const coll = context.environmentVariableCollection;
+  coll.persistent = false;
+  coll.clear();
+  for (const [k, v] of Object.entries(env)) coll.replace(k, v);
+  coll.description = `Model Relay: ${names.baseUrl}=${env[names.baseUrl]} and ${names.token} (${maskToken(value)}) for the native command-line tool`;
+  const open = preset?.openTerminal ?? (await vscode.window.showInformationMessage(`Model Relay: new terminals get ${names.baseUrl}=${env[names.baseUrl]} and ${names.token}=${maskToken(value)}. Existing terminals keep their old environment.`, 'Open New Terminal')) === 'Open New Terminal';
+  if (open) vscode.window.createTerminal({ name: 'Native CLI (Model Relay)' }).show();
+  return true;
+}
+
+export function removeNativeCli(context: vscode.ExtensionContext): void {
+  context.environmentVariableCollection.clear();
+  void vscode.window.showInformationMessage('Model Relay: the native CLI variables are removed from new terminals.');
+}

@@ -1,0 +1,87 @@
+/** "Generate Image from Selection" and "Edit Image": progress with Cancel, save, preview. */
+import * as vscode from 'vscode';
+import { basename } from 'node:path';
+import { SIZE_PATTERN, extensionForMime, mediaFileName, type ImageResult } from '../../gateway';
+import { showGatewayError } from '../errorPresenter';
+import type { GatewayService } from '../gatewayService';
+import { showImagePreview } from './imagePreview';
+import { outputFolder, pickModel, promptFromSelectionOrInput, signalFrom } from './mediaCommon';
+
+async function saveResults(context: vscode.ExtensionContext, result: ImageResult, prompt: string, suffix = ''): Promise<vscode.Uri[]> {
+  const dir = await outputFolder(context, 'images.outputFolder', '.model-relay/images');
+  const out: vscode.Uri[] = [];
+  const now = new Date();
+  for (const [i, img] of result.images.entries()) {
+    const name = mediaFileName(`${prompt}${suffix}${result.images.length > 1 ? `-${i + 1}` : ''}`, extensionForMime(img.mime), now);
+    const uri = vscode.Uri.joinPath(dir, name);
+    await vscode.workspace.fs.writeFile(uri, img.bytes);
+    out.push(uri);
+  }
+  return out;
+}
+
+export async function generateImageFromSelection(context: vscode.ExtensionContext, service: GatewayService): Promise<vscode.Uri | undefined> {
+  const prompt = await promptFromSelectionOrInput('Model Relay: Generate Image', 'Describe the image');
+  if (!prompt) return undefined;
+  const model = await pickModel(service, 'image', service.current.models.image, 'Model Relay: image model');
+  if (!model) return undefined;
+  const size = await vscode.window.showInputBox({
+    title: 'Model Relay: image size',
+    prompt: '<width>x<height>, e.g. 1024x1024 (leave empty for the model default)',
+    value: vscode.workspace.getConfiguration('modelRelay').get<string>('images.defaultSize') ?? '1024x1024',
+    ignoreFocusOut: true,
+    validateInput: (v) => (!v.trim() || SIZE_PATTERN.test(v.trim()) ? undefined : 'Use <width>x<height>, e.g. 1024x1024.'),
+  });
+  if (size === undefined) return undefined;
+  try {
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Model Relay: generating an image with ${model}…`, cancellable: true },
+      (_p, token) => service.client.generateImage({ model, prompt, size: size.trim() || undefined, signal: signalFrom(token) }),
+    );
+    const [file] = await saveResults(context, result, prompt);
+    if (!file) return undefined;
+    showImagePreview(context, { file, prompt, model, size: size.trim() || undefined });
+    return file;
+  } catch (e) {
+    await showGatewayError('Image generation', e);
+    return undefined;
+  }
+}
+
+export async function editImage(context: vscode.ExtensionContext, service: GatewayService, target?: vscode.Uri): Promise<vscode.Uri | undefined> {
+  let source = target instanceof vscode.Uri ? target : undefined;
+  if (!source) {
+    const picked = await vscode.window.showOpenDialog({ title: 'Model Relay: image to edit', canSelectMany: false, filters: { Images: ['png', 'jpg', 'jpeg', 'webp'] } });
+    source = picked?.[0];
+  }
+  if (!source) return undefined;
+  if (!/\.(png|jpe?g|webp)$/i.test(source.fsPath)) {
+    void vscode.window.showErrorMessage('Model Relay: only png, jpg and webp images can be edited.');
+    return undefined;
+  }
+  const maxBytes = service.current.imagesMaxUploadBytes;
+  const stat = await vscode.workspace.fs.stat(source);
+  if (stat.size > maxBytes) {
+    void vscode.window.showErrorMessage(
+      `Model Relay: ${basename(source.fsPath)} is ${(stat.size / 1048576).toFixed(1)} MiB, above the ${(maxBytes / 1048576).toFixed(1)} MiB limit (modelRelay.images.maxUploadBytes). The gateway would answer 413: reduce the image or file size.`,
+    );
+    return undefined;
+  }
+  const prompt = await vscode.window.showInputBox({ title: `Model Relay: Edit ${basename(source.fsPath)}`, prompt: 'What should change?', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'The instruction is empty.') });
+  if (!prompt?.trim()) return undefined;
+  const model = await pickModel(service, 'image-edit', service.current.models.imageEdit, 'Model Relay: image edit model');
+  if (!model) return undefined;
+  try {
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Model Relay: editing ${basename(source.fsPath)} with ${model}…`, cancellable: true },
+      (_p, token) => service.client.editImage({ model, prompt: prompt.trim(), imagePath: source!.fsPath, maxFileBytes: maxBytes, signal: signalFrom(token) }),
+    );
+    const [file] = await saveResults(context, result, prompt.trim(), '-edit');
+    if (!file) return undefined;
+    showImagePreview(context, { file, prompt: prompt.trim(), model, original: source, title: `Edited: ${basename(source.fsPath)}` });
+    return file;
+  } catch (e) {
+    await showGatewayError('Image edit', e);
+    return undefined;
+  }
+}

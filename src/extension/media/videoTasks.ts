@@ -1,0 +1,286 @@
+/**
+ * Video tasks: create, poll with the core's backoff poller (cancellable progress), download to the
+ * workspace, and a Video Tasks view persisted in global state so polling resumes after a reload.
+ */
+import * as vscode from 'vscode';
+import { GatewayError, mediaFileName, type VideoTask } from '../../gateway';
+import { showGatewayError } from '../errorPresenter';
+import type { GatewayService } from '../gatewayService';
+import { outputFolder, pickModel, promptFromSelectionOrInput, signalFrom } from './mediaCommon';
+
+const STATE_KEY = 'modelRelay.videoTasks';
+
+export type TaskState = 'queued' | 'in_progress' | 'running' | 'completed' | 'downloaded' | 'failed' | 'timed_out' | 'expired' | 'paused';
+
+export interface StoredVideoTask {
+  id: string;
+  prompt: string;
+  model: string;
+  seconds?: number | undefined;
+  createdAt: number;
+  state: TaskState;
+  rawStatus?: string | undefined;
+  progress?: number | undefined;
+  queuePosition?: number | undefined;
+  reason?: string | undefined;
+  file?: string | undefined;
+}
+
+const ACTIVE: ReadonlySet<TaskState> = new Set(['queued', 'in_progress', 'running']);
+
+export class VideoTaskStore {
+  private readonly emitter = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.emitter.event;
+  constructor(private readonly context: vscode.ExtensionContext) {}
+
+  all(): StoredVideoTask[] {
+    return this.context.globalState.get<StoredVideoTask[]>(STATE_KEY, []);
+  }
+
+  get(id: string): StoredVideoTask | undefined {
+    return this.all().find((t) => t.id === id);
+  }
+
+  async upsert(t: StoredVideoTask): Promise<void> {
+    const list = this.all().filter((x) => x.id !== t.id);
+    await this.context.globalState.update(STATE_KEY, [t, ...list].slice(0, 200));
+    this.emitter.fire();
+  }
+
+  async patch(id: string, p: Partial<StoredVideoTask>): Promise<StoredVideoTask | undefined> {
+    const t = this.get(id);
+    if (!t) return undefined;
+    const next = { ...t, ...p };
+    await this.upsert(next);
+    return next;
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.context.globalState.update(STATE_KEY, this.all().filter((x) => x.id !== id));
+    this.emitter.fire();
+  }
+
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}
+
+class TaskItem extends vscode.TreeItem {
+  constructor(readonly task: StoredVideoTask) {
+    super(task.prompt.length > 50 ? `${task.prompt.slice(0, 50)}…` : task.prompt, vscode.TreeItemCollapsibleState.None);
+    const progress = task.progress !== undefined && ACTIVE.has(task.state) ? ` ${Math.round(task.progress)}%` : '';
+    const queue = task.queuePosition !== undefined && task.state === 'queued' ? ` (#${task.queuePosition} in queue)` : '';
+    this.id = task.id;
+    this.description = `${task.state}${progress}${queue} · ${task.model} · ${new Date(task.createdAt).toLocaleTimeString()}`;
+    this.tooltip = new vscode.MarkdownString(
+      [`**${task.prompt.replace(/[*_`[\]]/g, '\\$&')}**`, `Task: \`${task.id}\``, `Model: ${task.model}`, `Status: ${task.state}${task.rawStatus ? ` (gateway: ${task.rawStatus})` : ''}`, task.reason ? `Reason: ${task.reason}` : '', task.file ? `File: ${vscode.workspace.asRelativePath(task.file)}` : ''].filter(Boolean).join('\n\n'),
+    );
+    const icons: Record<TaskState, string> = { queued: 'clock', in_progress: 'sync~spin', running: 'sync~spin', completed: 'check', downloaded: 'file-media', failed: 'error', timed_out: 'watch', expired: 'history', paused: 'debug-pause' };
+    this.iconPath = new vscode.ThemeIcon(icons[task.state]);
+    this.contextValue = `videoTask.${task.state}`;
+    if (task.file) this.command = { command: 'modelRelay.video.open', title: 'Open', arguments: [this] };
+  }
+}
+
+export class VideoTasksView implements vscode.TreeDataProvider<TaskItem> {
+  private readonly emitter = new vscode.EventEmitter<TaskItem | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  constructor(private readonly store: VideoTaskStore) {
+    store.onDidChange(() => this.emitter.fire(undefined));
+  }
+  getTreeItem(e: TaskItem): vscode.TreeItem {
+    return e;
+  }
+  getChildren(): TaskItem[] {
+    return this.store.all().map((t) => new TaskItem(t));
+  }
+}
+
+export class VideoController implements vscode.Disposable {
+  private readonly polling = new Map<string, AbortController>();
+  readonly store: VideoTaskStore;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly service: GatewayService,
+  ) {
+    this.store = new VideoTaskStore(context);
+  }
+
+  dispose(): void {
+    for (const ac of this.polling.values()) ac.abort();
+    this.polling.clear();
+    this.store.dispose();
+  }
+
+  /** Resumes polling for tasks that were still running when the window closed. */
+  resume(): void {
+    for (const t of this.store.all()) if (ACTIVE.has(t.state)) void this.watch(t.id);
+  }
+
+  async generate(): Promise<StoredVideoTask | undefined> {
+    const prompt = await promptFromSelectionOrInput('Model Relay: Generate Video', 'Describe the video');
+    if (!prompt) return undefined;
+    const model = await pickModel(this.service, 'video', this.service.current.models.video, 'Model Relay: video model');
+    if (!model) return undefined;
+    const secondsText = await vscode.window.showInputBox({
+      title: 'Model Relay: video length',
+      prompt: 'Seconds (leave empty for the model default)',
+      value: String(vscode.workspace.getConfiguration('modelRelay').get<number>('videos.defaultSeconds') ?? 4),
+      ignoreFocusOut: true,
+      validateInput: (v) => (!v.trim() || /^[1-9]\d{0,3}$/.test(v.trim()) ? undefined : 'A whole number of seconds, e.g. 4.'),
+    });
+    if (secondsText === undefined) return undefined;
+    const seconds = secondsText.trim() ? Number(secondsText.trim()) : undefined;
+    let task: VideoTask;
+    try {
+      task = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Model Relay: creating a video task with ${model}…`, cancellable: false }, () =>
+        this.service.client.createVideo({ model, prompt, seconds }),
+      );
+    } catch (e) {
+      if (e instanceof GatewayError && !e.notSent && (e.kind === 'server_error' || e.kind === 'network' || e.kind === 'timeout')) {
+        void vscode.window.showWarningMessage(`Model Relay: the video request may have reached the gateway (${e.status ? `HTTP ${e.status}` : e.kind}); it was not sent again, so no second paid task is created. Check the gateway console's usage log before retrying.`);
+      }
+      await showGatewayError('Creating the video task', e);
+      return undefined;
+    }
+    const stored: StoredVideoTask = { id: task.id, prompt, model, seconds, createdAt: Date.now(), state: task.phase === 'queued' ? 'queued' : 'running', rawStatus: task.rawStatus, progress: task.progress };
+    await this.store.upsert(stored);
+    void vscode.commands.executeCommand('modelRelay.videoTasks.focus');
+    void this.watch(task.id);
+    return stored;
+  }
+
+  /** Polls one task with a cancellable progress notification; downloads and opens on completion. */
+  async watch(id: string): Promise<void> {
+    if (this.polling.has(id)) return;
+    const ac = new AbortController();
+    this.polling.set(id, ac);
+    const t = this.store.get(id);
+    if (!t) return;
+    try {
+      const outcome = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Model Relay: video "${t.prompt.slice(0, 30)}"`, cancellable: true },
+        async (progress, token) => {
+          token.onCancellationRequested(() => ac.abort());
+          let last = 0;
+          return this.service.client.pollVideo(id, {
+            signal: ac.signal,
+            onUpdate: (task) => {
+              const pct = task.progress ?? last;
+              progress.report({ message: `${task.phase === 'queued' ? `waiting in the queue${task.queuePosition !== undefined ? ` (#${task.queuePosition})` : ''}` : task.rawStatus}${task.progress !== undefined ? ` ${Math.round(task.progress)}%` : ''}`, increment: Math.max(0, pct - last) });
+              last = pct;
+              void this.store.patch(id, { state: task.phase === 'completed' ? 'completed' : task.phase === 'failed' ? 'failed' : task.phase, rawStatus: task.rawStatus, progress: task.progress, queuePosition: task.queuePosition });
+            },
+          });
+        },
+      );
+      switch (outcome.outcome) {
+        case 'completed':
+          await this.store.patch(id, { state: 'completed', progress: 100 });
+          await this.download(id, true);
+          break;
+        case 'failed':
+          await this.store.patch(id, { state: 'failed', reason: outcome.reason });
+          void vscode.window.showErrorMessage(`Model Relay: the video task failed: ${outcome.reason}`);
+          break;
+        case 'timed_out': {
+          await this.store.patch(id, { state: 'timed_out', reason: `no result after ${Math.round(outcome.waitedMs / 60000)} min` });
+          const keep = await vscode.window.showWarningMessage(`Model Relay: the video task is still not finished after ${Math.round(outcome.waitedMs / 60000)} minutes (modelRelay.timeouts.videoOverallMinutes).`, 'Keep Waiting');
+          if (keep) {
+            await this.store.patch(id, { state: 'running' });
+            this.polling.delete(id);
+            void this.watch(id);
+          }
+          break;
+        }
+        case 'cancelled':
+          await this.store.patch(id, { state: 'paused', reason: 'polling stopped; use Refresh to check again' });
+          break;
+      }
+    } catch (e) {
+      await this.store.patch(id, { state: 'paused', reason: e instanceof GatewayError ? `${e.message} ${e.fix}` : String(e) });
+      await showGatewayError('Checking the video task', e);
+    } finally {
+      this.polling.delete(id);
+    }
+  }
+
+  /** Downloads a completed task's content (never before completion) and opens it. */
+  async download(id: string, open: boolean): Promise<void> {
+    const t = this.store.get(id);
+    if (!t) return;
+    const dir = await outputFolder(this.context, 'videos.outputFolder', '.model-relay/videos');
+    const file = vscode.Uri.joinPath(dir, mediaFileName(t.prompt, '.mp4', new Date(t.createdAt)));
+    try {
+      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Model Relay: downloading the video…', cancellable: true }, (_p, token) =>
+        this.service.client.downloadVideo(id, file.fsPath, signalFrom(token)),
+      );
+      if (r.outcome === 'downloaded') {
+        await this.store.patch(id, { state: 'downloaded', file: r.path });
+        if (open) await vscode.commands.executeCommand('vscode.open', file);
+      } else if (r.outcome === 'expired') {
+        await this.store.patch(id, { state: 'expired', reason: r.error.cause });
+        const again = await vscode.window.showWarningMessage(`Model Relay: ${r.error.message} ${r.error.fix}`, 'Generate Again');
+        if (again) void vscode.commands.executeCommand('modelRelay.generateVideo');
+      } else {
+        await this.store.patch(id, { state: 'running' });
+        void vscode.window.showInformationMessage(`Model Relay: ${r.error.message}`);
+        void this.watch(id);
+      }
+    } catch (e) {
+      await showGatewayError('Downloading the video', e);
+    }
+  }
+
+  async refresh(id: string): Promise<void> {
+    const t = this.store.get(id);
+    if (!t) return;
+    if (t.state === 'completed') return this.download(id, true);
+    try {
+      const task = await this.service.client.getVideo(id);
+      const state: TaskState = task.phase === 'completed' ? 'completed' : task.phase === 'failed' ? 'failed' : task.phase;
+      await this.store.patch(id, { state, rawStatus: task.rawStatus, progress: task.progress, reason: task.error?.message });
+      if (state === 'completed') await this.download(id, true);
+      else if (ACTIVE.has(state)) void this.watch(id);
+    } catch (e) {
+      await showGatewayError('Refreshing the video task', e);
+    }
+  }
+}
+
+export function registerVideo(context: vscode.ExtensionContext, service: GatewayService): VideoController {
+  const ctl = new VideoController(context, service);
+  const view = new VideoTasksView(ctl.store);
+  const taskOf = (arg: unknown): StoredVideoTask | undefined => (arg instanceof TaskItem ? arg.task : typeof arg === 'string' ? ctl.store.get(arg) : undefined);
+  context.subscriptions.push(
+    ctl,
+    vscode.window.registerTreeDataProvider('modelRelay.videoTasks', view),
+    vscode.commands.registerCommand('modelRelay.generateVideo', () => ctl.generate()),
+    vscode.commands.registerCommand('modelRelay.video.refresh', (a: unknown) => {
+      const t = taskOf(a);
+      return t ? ctl.refresh(t.id) : undefined;
+    }),
+    vscode.commands.registerCommand('modelRelay.video.download', (a: unknown) => {
+      const t = taskOf(a);
+      return t ? ctl.download(t.id, true) : undefined;
+    }),
+    vscode.commands.registerCommand('modelRelay.video.open', async (a: unknown) => {
+      const t = taskOf(a);
+      if (t?.file) await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(t.file));
+    }),
+    vscode.commands.registerCommand('modelRelay.video.copyId', async (a: unknown) => {
+      const t = taskOf(a);
+      if (t) {
+        await vscode.env.clipboard.writeText(t.id);
+        void vscode.window.showInformationMessage(`Model Relay: copied task id ${t.id}`);
+      }
+    }),
+    vscode.commands.registerCommand('modelRelay.video.remove', async (a: unknown) => {
+      const t = taskOf(a);
+      if (t) await ctl.store.remove(t.id);
+    }),
+  );
+  ctl.resume();
+  return ctl;
+}

@@ -1,0 +1,19 @@
+/**
+ * The environment for the native command-line coding tool (spec 5, rules 6–7): a base-URL variable
+ * set to the root address (never with /v1) and an auth-token variable, both in the same terminal.
+ */
+import { normalizeBaseUrl } from './endpoint';
+
+export interface CliVariableNames {
+  baseUrl: string;
+  token: string;
+}
+
+export const DEFAULT_CLI_VARIABLES: CliVariableNames = { baseUrl: 'ANTHROPIC_BASE_URL', token: 'ANTHROPIC_AUTH_TOKEN' };
+
+export function nativeCliEnvironment(baseUrl: string, token: string, names: CliVariableNames = DEFAULT_CLI_VARIABLES): Record<string, string> {
+  const n = normalizeBaseUrl(baseUrl);
+  if (!n.base) throw new Error(`The base URL "${baseUrl}" is not usable: ${n.findings[0]?.message ?? 'invalid'}`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(names.baseUrl) || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(names.token)) throw new Error('Environment variable names must be letters, digits and underscores.');
+  return { [names.baseUrl]: n.base, [names.token]: token };
+}

@@ -1,0 +1,36 @@
+/**
+ * Converting a generic chat transcript (as VS Code's language-model API hands it over) into the
+ * core's ChatRequest for either surface: system text becomes the surface's system prompt,
+ * consecutive turns of one role are merged (the native surface needs alternating turns), and the
+ * conversation always starts with a user turn.
+ */
+import type { ChatMessage, ChatRequest } from './chatTypes';
+import type { Surface } from './errors';
+
+export interface TranscriptMessage {
+  role: 'system' | 'user' | 'assistant';
+  text: string;
+}
+
+export function transcriptToRequest(transcript: readonly TranscriptMessage[], surface: Surface, model: string, extra: Partial<Pick<ChatRequest, 'maxTokens' | 'temperature' | 'signal' | 'stream'>> = {}): ChatRequest {
+  const system: string[] = [];
+  const messages: ChatMessage[] = [];
+  for (const m of transcript) {
+    const text = m.text;
+    if (!text.trim()) continue;
+    if (m.role === 'system') {
+      system.push(text);
+      continue;
+    }
+    const last = messages[messages.length - 1];
+    if (last && last.role === m.role) last.content = `${last.content}\n\n${text}`;
+    else messages.push({ role: m.role, content: text });
+  }
+  if (messages[0]?.role === 'assistant') messages.unshift({ role: 'user', content: '(continue)' });
+  return { surface, model, system: system.length ? system.join('\n\n') : undefined, messages, ...extra };
+}
+
+/** A rough token estimate (about 4 characters a token) for providers that must give a count. */
+export function estimateTokens(text: string): number {
+  return Math.max(1, Math.ceil(text.length / 4));
+}

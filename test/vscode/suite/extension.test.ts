@@ -1,0 +1,43 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { startSimulator, type Simulator } from '../../sim/server';
+import type { RelayApi } from '../../../src/extension/extension';
+
+suite('Model Relay in the extension host', () => {
+  let sim: Simulator;
+  let api: RelayApi;
+
+  suiteSetup(async () => {
+    sim = await startSimulator();
+    const ext = vscode.extensions.getExtension<RelayApi>('model-relay.model-relay');
+    assert.ok(ext, 'extension present');
+    api = await ext.activate();
+  });
+  suiteTeardown(() => sim.close());
+
+  test('all commands are registered', async () => {
+    const all = await vscode.commands.getCommands(true);
+    for (const c of ['configureBaseUrl', 'addToken', 'switchToken', 'removeToken', 'listModels', 'showLog']) assert.ok(all.includes(`modelRelay.${c}`), c);
+  });
+
+  test('a workspace baseUrl is ignored; the user setting is used', async () => {
+    await vscode.workspace.getConfiguration('modelRelay').update('baseUrl', sim.url, vscode.ConfigurationTarget.Global);
+    api.service.reload();
+    assert.equal(api.service.client.endpoints().base, sim.url);
+  });
+
+  test('tokens live in SecretStorage and requests use the active one', async () => {
+    await api.tokens.add('production', sim.tokens.production!, true);
+    const models = await api.service.refreshModels();
+    assert.ok(models.some((m) => m.id === 'gpt-4o-mini'));
+    assert.equal(sim.log.at(-1)!.host, 0);
+    const list = await api.tokens.list();
+    assert.ok(list.every((t) => !t.masked.includes(sim.tokens.production!.slice(6, -4))));
+  });
+
+  test('switching the token applies to the next request', async () => {
+    await api.tokens.add('test', sim.tokens.test!, true);
+    const models = await api.service.refreshModels();
+    assert.deepEqual(models.map((m) => m.id), ['gpt-4o-mini']);
+  });
+});
