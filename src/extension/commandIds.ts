@@ -13,4 +13,10 @@ export const enum CommandId {
   ShowActions = 'modelRelay.showActions',
   RefreshStatus = 'modelRelay.refreshStatus',
   CopyValue = 'modelRelay.copyValue',
+  /** diagnose/diagnosePanel.ts */
+  Diagnose = 'modelRelay.diagnose',
+  /** chat/registerChat.ts */
+  OpenChat = 'modelRelay.openChat',
+  NewChat = 'modelRelay.newChat',
+  AskAboutSelection = 'modelRelay.askAboutSelection',
 }

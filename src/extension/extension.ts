@@ -11,8 +11,10 @@ import { TokenStore } from './tokenStore';
 import { editImage, generateImageFromSelection } from './media/imageCommands';
 import { registerVideo } from './media/videoTasks';
 import { registerLanguageModels } from './lm/chatProvider';
-import { registerParticipant } from './lm/participant';
+import { registerParticipant, setDiagnoseMarkdownProvider } from './lm/participant';
+import { DiagnoseController } from './diagnose/diagnosePanel';
 import { removeNativeCli, setupNativeCli } from './lm/nativeCli';
+import { registerChat } from './chat/registerChat';
 
 export interface RelayApi {
   service: GatewayService;
@@ -35,6 +37,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<RelayA
   registerVideo(context, service);
   registerLanguageModels(context, service, tokens, log);
   registerParticipant(context, service, log);
+  const diagnose = new DiagnoseController(context, service, tokens);
+  setDiagnoseMarkdownProvider((signal) => diagnose.markdown(signal));
+  context.subscriptions.push(vscode.commands.registerCommand(CommandId.Diagnose, () => diagnose.run()));
+  registerChat(context, service, log);
   context.subscriptions.push(
     vscode.commands.registerCommand('modelRelay.setupNativeCli', (preset?: { tokenName?: string; openTerminal?: boolean }) => setupNativeCli(context, service, tokens, preset && typeof preset === 'object' ? preset : undefined)),
     vscode.commands.registerCommand('modelRelay.removeNativeCli', () => removeNativeCli(context)),
@@ -64,6 +70,7 @@ function registerAllCommands(context: vscode.ExtensionContext, service: GatewayS
       { label: '$(add) Add Token', command: CommandId.AddToken },
       { label: '$(globe) Configure Base URL', command: CommandId.ConfigureBaseUrl },
       { label: '$(list-unordered) List Models', command: CommandId.ListModels },
+      { label: '$(pulse) Diagnose Connection', command: CommandId.Diagnose },
       { label: '$(output) Show Request Log', command: CommandId.ShowLog },
       { label: '$(trash) Remove Token', command: CommandId.RemoveToken },
     ];

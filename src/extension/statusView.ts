@@ -73,6 +73,7 @@ export class StatusViewProvider implements vscode.TreeDataProvider<StatusItem>, 
     items.push(new StatusItem('Models', mc === undefined ? 'not listed yet — click to list' : `${mc} visible to this token`, { id: 'models', icon: 'list-unordered', command: { command: CommandId.ListModels, title: 'List Models' } }));
     const p = this.service.proxy;
     items.push(new StatusItem('Proxy', p.source === 'none' ? 'none' : `${p.display} (from ${p.source})${p.strictSSL ? '' : ', certificates not checked'}`, { id: 'proxy', icon: 'cloud' }));
+    items.push(new StatusItem('Diagnose', 'why do I get 401/403/404/429/5xx? — click to run', { id: 'diagnose', icon: 'pulse', command: { command: CommandId.Diagnose, title: 'Diagnose Connection' } }));
     return items;
   }
 }

@@ -97,6 +97,23 @@ async function* run(transport: Transport, req: ChatRequest, settings: ChatSettin
   });
   const ct = headerValue(res.headers, 'content-type') ?? '';
   let completed = false;
+  // Our own idle watchdog: undici's bodyTimeout has a coarse timer resolution.
+  let idleFired = false;
+  let idleTimer: NodeJS.Timeout | undefined;
+  const armIdle = () => {
+    if (idleTimer) clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => {
+      idleFired = true;
+      res.abort();
+    }, settings.idleTimeoutMs);
+  };
+  async function* watched(body: AsyncIterable<Buffer | Uint8Array | string>) {
+    armIdle();
+    for await (const chunk of body) {
+      armIdle();
+      yield chunk;
+    }
+  }
   try {
     if (!/text\/event-stream/i.test(ct)) {
       // Not a stream: an HTML page, or a gateway that ignored `stream` and answered JSON.
@@ -126,7 +143,7 @@ async function* run(transport: Transport, req: ChatRequest, settings: ChatSettin
     let model: string | undefined;
     let ended = false;
     const arrivals: number[] = [];
-    for await (const ev of sseEvents(res.body, started, now)) {
+    for await (const ev of sseEvents(watched(res.body), started, now)) {
       for (const se of adapter.parseEvent(ev)) {
         switch (se.type) {
           case 'text':
@@ -183,12 +200,13 @@ async function* run(transport: Transport, req: ChatRequest, settings: ChatSettin
     const aborted = !!req.signal?.aborted;
     let err: GatewayError;
     if (aborted) err = errorFromNetwork(e, res.context, { aborted: true });
-    else if (code === 'UND_ERR_BODY_TIMEOUT') err = streamError('idle_timeout', res.context, { original: e, ...(res.requestId ? { requestId: res.requestId } : {}) });
+    else if (idleFired || code === 'UND_ERR_BODY_TIMEOUT') err = streamError('idle_timeout', res.context, { original: e, ...(res.requestId ? { requestId: res.requestId } : {}) });
     else err = streamError('stream_truncated', res.context, { original: e, ...(res.requestId ? { requestId: res.requestId } : {}), status: res.status });
     err.host = res.host;
     res.finish({ errorKind: err.kind });
     throw err;
   } finally {
+    if (idleTimer) clearTimeout(idleTimer);
     if (!completed) {
       // The consumer broke out, or an error happened: close the connection.
       res.abort();

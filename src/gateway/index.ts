@@ -19,3 +19,4 @@ export * from './proxy';
 export * from './fileNames';
 export * from './lmConversion';
 export * from './cliEnv';
+export * from './diagnose';

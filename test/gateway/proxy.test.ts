@@ -81,8 +81,10 @@ test('a chat request reaches the simulator through the proxy (VS Code http.proxy
   }
   const log = await readFile(logFile, 'utf8');
   const port = new URL(sim.url).port;
-  assert.match(log, new RegExp(`POST http://127\\.0\\.0\\.1:${port}/v1/chat/completions`));
-  assert.match(log, new RegExp(`POST http://127\\.0\\.0\\.1:${port}/v1/messages`));
+  // undici tunnels through the proxy with CONNECT, also for http targets
+  assert.match(log, new RegExp(`CONNECT 127\\.0\\.0\\.1:${port} `));
+  assert.ok(sim.log.some((r) => r.path === '/v1/chat/completions' && r.status === 200));
+  assert.ok(sim.log.some((r) => r.path === '/v1/messages' && r.status === 200));
 });
 
 test('HTTPS_PROXY from the environment is used, and NO_PROXY bypasses it', { skip: !hasTinyproxy && 'tinyproxy not installed' }, async () => {
@@ -94,7 +96,8 @@ test('HTTPS_PROXY from the environment is used, and NO_PROXY bypasses it', { ski
     await viaEnv.close();
   }
   const after1 = await readFile(logFile, 'utf8');
-  assert.match(after1.slice(before), /GET http:\/\/127\.0\.0\.1:\d+\/v1\/models/);
+  const port = new URL(sim.url).port;
+  assert.match(after1.slice(before), new RegExp(`CONNECT 127\\.0\\.0\\.1:${port} `));
   const bypass = createDispatcher({ env: { HTTP_PROXY: `http://127.0.0.1:${proxyPort}`, NO_PROXY: '127.0.0.1' } });
   try {
     await makeClient(sim, { dispatcher: bypass }).client.listModels();
@@ -102,7 +105,8 @@ test('HTTPS_PROXY from the environment is used, and NO_PROXY bypasses it', { ski
     await bypass.close();
   }
   const after2 = await readFile(logFile, 'utf8');
-  assert.equal(after2.slice(after1.length).match(/\/v1\/models/g), null, 'NO_PROXY host did not go through the proxy');
+  assert.equal(after2.slice(after1.length).match(/CONNECT/g), null, 'NO_PROXY host did not go through the proxy');
+  assert.equal(sim.log.filter((r) => r.path === '/v1/models').length, 2);
 });
 
 test('a proxy that is down is a network error naming the cause', async () => {

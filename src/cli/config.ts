@@ -1,0 +1,50 @@
+/**
+ * relay-doctor's configuration: only from the environment. A token on the command line is refused
+ * (it would land in shell history and in process lists other users can read).
+ */
+
+export const ENV_BASE_URL = 'MODEL_RELAY_BASE_URL';
+export const ENV_TOKEN = 'MODEL_RELAY_TOKEN';
+export const ENV_BACKUP_URLS = 'MODEL_RELAY_BACKUP_URLS';
+
+/** A mistake in how the program was called: exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export interface CliConfig {
+  baseUrl: string;
+  token: string | undefined;
+  backupUrls: string[];
+}
+
+const TOKEN_OPTION = /^--?(token|api[-_]?key|auth[-_]?token|key|bearer|secret)(=.*)?$/i;
+const TOKEN_VALUE = /\bsk-[A-Za-z0-9_-]{8,}/;
+
+/** Throws a UsageError when any argument is or carries a token. Never echoes the value. */
+export function refuseTokenArguments(argv: readonly string[]): void {
+  for (const a of argv) {
+    const opt = TOKEN_OPTION.exec(a);
+    if (opt || TOKEN_VALUE.test(a)) {
+      const what = opt ? `the option --${opt[1]}` : 'an argument that looks like a token (sk-…)';
+      throw new UsageError(
+        `A token must not be given on the command line (${what} was given). ` +
+          'A token in the arguments lands in your shell history and is visible to other users in process lists (ps). ' +
+          `Set it in the environment instead: export ${ENV_TOKEN}=… (e.g. read -rs ${ENV_TOKEN} && export ${ENV_TOKEN}), and revoke the token in the gateway console if it was exposed.`,
+      );
+    }
+  }
+}
+
+export function readConfig(env: Record<string, string | undefined>): CliConfig {
+  const baseUrl = env[ENV_BASE_URL]?.trim();
+  if (!baseUrl) {
+    throw new UsageError(`${ENV_BASE_URL} is not set. Set it to the gateway root address, e.g. export ${ENV_BASE_URL}=https://gateway.example.com (no /v1).`);
+  }
+  const backupUrls = (env[ENV_BACKUP_URLS] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const token = env[ENV_TOKEN]?.trim() || undefined;
+  return { baseUrl: env[ENV_BASE_URL]!, token, backupUrls };
+}

@@ -1,0 +1,202 @@
+/**
+ * relay-doctor: the diagnosis engine and the client core in a terminal or CI.
+ *
+ *   relay-doctor diagnose [--chat-model M] [--native-model M] [--json]   exit 0 / 1 (a check failed) / 2 (usage)
+ *   relay-doctor models [--json]
+ *   relay-doctor chat --surface compatible|native --model M [--no-stream] "prompt"
+ *
+ * Configuration comes only from the environment: MODEL_RELAY_BASE_URL, MODEL_RELAY_TOKEN,
+ * MODEL_RELAY_BACKUP_URLS (comma separated); HTTPS_PROXY / HTTP_PROXY / NO_PROXY are honoured.
+ * Nothing it prints ever contains the full token.
+ */
+import { parseArgs } from 'node:util';
+import type { Dispatcher } from 'undici';
+import { GatewayClient, createDispatcher, isGatewayError, redactSecrets, renderTable, reportToJson, runDiagnosis, type Surface } from '../gateway';
+import { ENV_BACKUP_URLS, ENV_BASE_URL, ENV_TOKEN, UsageError, readConfig, refuseTokenArguments, type CliConfig } from './config';
+
+export interface CliIo {
+  argv: string[];
+  env: Record<string, string | undefined>;
+  cwd: string;
+  stdout: { write(s: string): unknown; columns?: number | undefined; isTTY?: boolean | undefined };
+  stderr: { write(s: string): unknown; isTTY?: boolean | undefined };
+}
+
+export const USAGE = `relay-doctor — diagnose and use a Model Relay gateway from a terminal
+
+Usage:
+  relay-doctor diagnose [--chat-model M] [--native-model M] [--json]
+  relay-doctor models [--json]
+  relay-doctor chat --surface compatible|native --model M [--no-stream] "prompt"
+
+Environment:
+  ${ENV_BASE_URL}     the gateway root address (e.g. https://gateway.example.com, no /v1)
+  ${ENV_TOKEN}        the token (sk-…); never pass it as an argument
+  ${ENV_BACKUP_URLS}  optional backup domains, comma separated
+  HTTPS_PROXY / HTTP_PROXY / NO_PROXY are honoured.
+
+Exit codes: 0 success (diagnose: no check failed), 1 a check or request failed, 2 usage error.
+`;
+
+type Command = 'diagnose' | 'models' | 'chat';
+
+function parse(command: Command, args: string[]) {
+  const options = {
+    json: { type: 'boolean' },
+    'chat-model': { type: 'string' },
+    'native-model': { type: 'string' },
+    surface: { type: 'string' },
+    model: { type: 'string' },
+    'no-stream': { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
+  const allowed: Record<Command, string[]> = {
+    diagnose: ['json', 'chat-model', 'native-model', 'help'],
+    models: ['json', 'help'],
+    chat: ['surface', 'model', 'no-stream', 'help'],
+  };
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message.split('\n')[0]}`);
+  }
+  for (const k of Object.keys(parsed.values)) {
+    if (!allowed[command].includes(k)) throw new UsageError(`The option --${k} does not apply to "${command}".`);
+  }
+  for (const k of ['chat-model', 'native-model', 'surface', 'model'] as const) {
+    const v = parsed.values[k];
+    if (v !== undefined && !v.trim()) throw new UsageError(`--${k} needs a value.`);
+  }
+  return parsed;
+}
+
+function errorText(e: unknown, token: string | undefined): string {
+  if (isGatewayError(e)) {
+    const lines = [`relay-doctor: error (${e.kind}${e.status !== undefined ? `, HTTP ${e.status}` : ''}): ${e.message}`, `  cause: ${e.cause}`, `  fix: ${e.fix}`];
+    if (e.url) lines.push(`  url: ${e.url}`);
+    if (e.requestId) lines.push(`  request id: ${e.requestId}`);
+    if (e.retryAfterMs !== undefined) lines.push(`  retry after: ${Math.ceil(e.retryAfterMs / 1000)} s`);
+    if (e.maskedToken) lines.push(`  token: ${e.maskedToken}`);
+    return redactSecrets(lines.join('\n') + '\n', [token]);
+  }
+  return redactSecrets(`relay-doctor: error (internal): ${e instanceof Error ? e.message : String(e)}\n`, [token]);
+}
+
+async function diagnose(cfg: CliConfig, values: Record<string, unknown>, io: CliIo, dispatcher: Dispatcher): Promise<number> {
+  const json = values.json === true;
+  const progress = !json && io.stderr.isTTY;
+  const report = await runDiagnosis({
+    baseUrl: cfg.baseUrl,
+    backupUrls: cfg.backupUrls,
+    token: cfg.token,
+    tokenName: ENV_TOKEN,
+    knownTokens: cfg.token ? [{ name: ENV_TOKEN, value: cfg.token }] : [],
+    models: { chat: values['chat-model'] as string | undefined, native: values['native-model'] as string | undefined },
+    dispatcher,
+    proxy: { env: io.env },
+    cliTool: { env: io.env, workspaceDir: io.cwd },
+    ...(progress ? { onCheckStart: (_id: string, title: string) => void io.stderr.write(`\r\x1b[2Kchecking: ${title}…`) } : {}),
+  });
+  if (progress) io.stderr.write('\r\x1b[2K');
+  const secrets = [cfg.token];
+  if (json) io.stdout.write(`${JSON.stringify(reportToJson(report, { secrets }), null, 2)}\n`);
+  else io.stdout.write(renderTable(report, { secrets, width: io.stdout.columns || 100 }));
+  return report.ok ? 0 : 1;
+}
+
+function clientFor(cfg: CliConfig, dispatcher: Dispatcher): GatewayClient {
+  return new GatewayClient({ baseUrl: cfg.baseUrl, backupUrls: cfg.backupUrls, token: () => cfg.token, dispatcher });
+}
+
+async function models(cfg: CliConfig, values: Record<string, unknown>, io: CliIo, dispatcher: Dispatcher): Promise<number> {
+  const list = await clientFor(cfg, dispatcher).listModels();
+  if (values.json === true) {
+    io.stdout.write(`${JSON.stringify({ models: list.map((m) => ({ id: m.id, capabilities: m.capabilities ?? null, ownedBy: m.ownedBy ?? null })) }, null, 2)}\n`);
+  } else {
+    const w = Math.max(2, ...list.map((m) => m.id.length));
+    for (const m of list) io.stdout.write(`${m.id.padEnd(w + 2)}${m.capabilities?.join(', ') ?? ''}\n`.replace(/\s+\n$/, '\n'));
+    if (!list.length) io.stderr.write("relay-doctor: the token's group sees no model.\n");
+  }
+  return 0;
+}
+
+async function chat(cfg: CliConfig, values: Record<string, unknown>, positionals: string[], io: CliIo, dispatcher: Dispatcher): Promise<number> {
+  const surface = (values.surface as string | undefined) ?? 'compatible';
+  if (surface !== 'compatible' && surface !== 'native') throw new UsageError(`--surface must be "compatible" or "native", not "${surface}".`);
+  const model = values.model as string | undefined;
+  if (!model) throw new UsageError('chat needs --model M (see "relay-doctor models").');
+  const prompt = positionals.join(' ').trim();
+  if (!prompt) throw new UsageError('chat needs a prompt, e.g. relay-doctor chat --model M "Hello"');
+  const client = clientFor(cfg, dispatcher);
+  const req = { surface: surface as Surface, model, messages: [{ role: 'user' as const, content: prompt }] };
+  if (values['no-stream'] === true) {
+    const r = await client.chat(req);
+    io.stdout.write(`${r.text}\n`);
+    return 0;
+  }
+  let wrote = false;
+  try {
+    for await (const ev of client.chatStream(req)) {
+      if (ev.type === 'text') {
+        io.stdout.write(ev.text);
+        wrote = true;
+      }
+    }
+  } finally {
+    if (wrote) io.stdout.write('\n');
+  }
+  return 0;
+}
+
+/** Runs the program; returns the exit code. */
+export async function main(io: CliIo): Promise<number> {
+  const [command, ...rest] = io.argv;
+  let token: string | undefined;
+  let dispatcher: Dispatcher | undefined;
+  try {
+    refuseTokenArguments(io.argv);
+    if (!command || command === 'help' || command === '--help' || command === '-h') {
+      io.stdout.write(USAGE);
+      return command ? 0 : 2;
+    }
+    if (command !== 'diagnose' && command !== 'models' && command !== 'chat') throw new UsageError(`Unknown command "${command}".`);
+    const { values, positionals } = parse(command, rest);
+    if (values.help) {
+      io.stdout.write(USAGE);
+      return 0;
+    }
+    if (command !== 'chat' && positionals.length) throw new UsageError(`"${command}" takes no arguments (got "${positionals[0]}").`);
+    const cfg = readConfig(io.env);
+    token = cfg.token;
+    if (command !== 'diagnose' && !cfg.token) throw new UsageError(`${ENV_TOKEN} is not set. Export the token in the environment (never as an argument).`);
+    dispatcher = createDispatcher({ env: io.env });
+    switch (command) {
+      case 'diagnose':
+        return await diagnose(cfg, values, io, dispatcher);
+      case 'models':
+        return await models(cfg, values, io, dispatcher);
+      case 'chat':
+        return await chat(cfg, values, positionals, io, dispatcher);
+      default: {
+        const _exhaustive: never = command;
+        throw new UsageError(`Unknown command "${String(_exhaustive)}".`);
+      }
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr.write(`relay-doctor: ${redactSecrets(e.message, [token])}\n\n${USAGE}`);
+      return 2;
+    }
+    io.stderr.write(errorText(e, token));
+    return 1;
+  } finally {
+    await dispatcher?.close().catch(() => undefined);
+  }
+}
+
+if (require.main === module) {
+  void main({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr }).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,343 @@
+/**
+ * One chat conversation and its requests: plain Node, no `vscode` (unit-tested against the
+ * simulator). The view provider owns one session, forwards its events to the webview and
+ * persists its entries.
+ *
+ * Behaviour:
+ * - `send` appends the user entry and a streaming assistant entry, then streams (or, with
+ *   streaming off, makes one non-streamed call). Text arrives as `entryDelta` events.
+ * - `stop` aborts the request (the core closes the connection); the partial reply is kept with
+ *   status `stopped`.
+ * - A stream that fails outright (broken off, error event, unreadable) is retried once without
+ *   `stream`; when that works the reply says so (notice `fallback`).
+ * - A stream the core flags `buffered` (one burst at the end: a buffering proxy) gets a
+ *   `buffering` notice, once per workspace.
+ * - 429/5xx retries made by the core are surfaced from its request records (`noteRequestRecord`).
+ */
+import { GatewayError, redactSecrets, type ChatEvent, type ChatMessage, type ChatRequest, type ChatResult, type RequestRecord } from '../../gateway';
+import type { ChatEntry, ChatErrorInfo, ChatNotice, ChatOptions, SelectionContext } from '../../shared/chatProtocol';
+
+/** The part of GatewayClient a session uses. */
+export interface ChatBackend {
+  chat(req: ChatRequest): Promise<ChatResult>;
+  chatStream(req: ChatRequest): AsyncIterable<ChatEvent>;
+}
+
+export type SessionEvent =
+  | { type: 'entryAdded'; entry: ChatEntry }
+  | { type: 'entryDelta'; id: string; text: string }
+  | { type: 'entryUpdated'; entry: ChatEntry }
+  | { type: 'entryRemoved'; id: string }
+  | { type: 'busy'; busy: boolean }
+  | { type: 'reset' };
+
+export interface ChatSessionInit {
+  backend: ChatBackend;
+  /** restored history (see {@link restoreEntries}) */
+  entries?: ChatEntry[];
+  /** modelRelay.stream, read at each request */
+  streaming: () => boolean;
+  /** modelRelay.maxRetries, for the "retrying (n of m)" notice */
+  maxRetries?: () => number;
+  /** whether the buffering notice was already shown in this workspace */
+  bufferNoticeShown?: boolean;
+  /** called once when the buffering notice is shown, to persist that */
+  onBufferNotice?: () => void;
+  listener: (e: SessionEvent) => void;
+  newId?: () => string;
+  now?: () => number;
+}
+
+export const BUFFERING_NOTICE =
+  'This reply arrived in one burst at the end instead of streaming: a proxy between you and the gateway buffers responses. Turning streaming off gives the same replies without the long wait for a stream that never flows.';
+
+/** Largest selection sent with a question (characters). */
+export const MAX_CONTEXT_CHARS = 100_000;
+
+let counter = 0;
+function defaultId(): string {
+  counter = (counter + 1) % 1e9;
+  return `m${Date.now().toString(36)}${counter.toString(36)}`;
+}
+
+export class ChatSession {
+  private list: ChatEntry[];
+  private abort: AbortController | undefined;
+  private current: { entry: ChatEntry; model: string; startedAt: number } | undefined;
+  private bufferNoticeShown: boolean;
+  private streamIgnoredShown = false;
+  private readonly newId: () => string;
+  private readonly now: () => number;
+
+  constructor(private readonly init: ChatSessionInit) {
+    this.list = init.entries ? [...init.entries] : [];
+    this.bufferNoticeShown = init.bufferNoticeShown ?? false;
+    this.newId = init.newId ?? defaultId;
+    this.now = init.now ?? Date.now;
+  }
+
+  get entries(): readonly ChatEntry[] {
+    return this.list;
+  }
+
+  get busy(): boolean {
+    return this.current !== undefined;
+  }
+
+  private emit(e: SessionEvent): void {
+    this.init.listener(e);
+  }
+
+  /** Sends a user message and waits for the reply (resolves with the finished assistant entry). */
+  async send(text: string, options: ChatOptions, context?: SelectionContext): Promise<ChatEntry | undefined> {
+    if (this.busy) return undefined;
+    const trimmed = text.trim();
+    if (!trimmed && !context) return undefined;
+    const user: ChatEntry = { id: this.newId(), role: 'user', text: trimmed || (context ? 'Explain this code.' : ''), createdAt: this.now() };
+    if (context) user.context = { ...context, code: context.code.slice(0, MAX_CONTEXT_CHARS) };
+    this.list.push(user);
+    this.emit({ type: 'entryAdded', entry: user });
+    return this.reply(options);
+  }
+
+  /** Replaces the last reply with a new one for the same question. */
+  async regenerate(options: ChatOptions): Promise<ChatEntry | undefined> {
+    if (this.busy) return undefined;
+    const last = this.list.at(-1);
+    if (last?.role === 'assistant') {
+      this.list.pop();
+      this.emit({ type: 'entryRemoved', id: last.id });
+    }
+    if (this.list.at(-1)?.role !== 'user') return undefined;
+    return this.reply(options);
+  }
+
+  /** Aborts the request under way (the connection is closed; the partial reply is kept). */
+  stop(): void {
+    this.abort?.abort();
+  }
+
+  /** New Chat: stops any request and forgets the conversation. */
+  clear(): void {
+    this.stop();
+    this.list = [];
+    this.emit({ type: 'reset' });
+  }
+
+  /**
+   * Feeds the core's per-attempt request records: a failed attempt of the request under way that
+   * the core will retry (429, 5xx, connection) shows "retrying with backoff" on the reply.
+   */
+  noteRequestRecord(r: RequestRecord): void {
+    const cur = this.current;
+    if (!cur || r.capability !== 'chat' || r.model !== cur.model) return;
+    const retryable = r.status === 429 || (r.status !== undefined && r.status >= 500) || r.errorKind === 'network' || r.errorKind === 'rate_limited' || r.errorKind === 'server_error';
+    if (!retryable) return;
+    const maxRetries = this.init.maxRetries?.() ?? 2;
+    if (r.attempt > maxRetries) return; // the last attempt: the error itself follows
+    cur.entry.retry = { attempt: r.attempt, maxRetries, status: r.status, errorKind: r.errorKind };
+    this.emit({ type: 'entryUpdated', entry: cur.entry });
+  }
+
+  private async reply(options: ChatOptions): Promise<ChatEntry> {
+    const entry: ChatEntry = { id: this.newId(), role: 'assistant', text: '', createdAt: this.now(), status: 'streaming', surface: options.surface, model: options.model };
+    const messages = toChatMessages(this.list);
+    this.list.push(entry);
+    const ac = new AbortController();
+    this.abort = ac;
+    this.current = { entry, model: options.model, startedAt: this.now() };
+    this.emit({ type: 'entryAdded', entry });
+    this.emit({ type: 'busy', busy: true });
+    const req: ChatRequest = {
+      surface: options.surface,
+      model: options.model,
+      system: options.system.trim() || undefined,
+      messages,
+      temperature: options.temperature,
+      maxTokens: options.maxTokens,
+      signal: ac.signal,
+    };
+    try {
+      if (this.init.streaming()) await this.streamInto(entry, req, ac.signal);
+      else this.finish(entry, await this.init.backend.chat({ ...req, stream: false }));
+    } catch (e) {
+      if (ac.signal.aborted || (e instanceof GatewayError && e.kind === 'aborted')) {
+        entry.status = 'stopped';
+      } else {
+        entry.status = 'error';
+        entry.error = errorInfo(e);
+      }
+    } finally {
+      delete entry.retry;
+      entry.durationMs = this.now() - (this.current?.startedAt ?? this.now());
+      this.current = undefined;
+      this.abort = undefined;
+      if (entry.status === 'streaming') entry.status = 'done';
+      // Another request may not start before listeners see this one end.
+      this.emit({ type: 'entryUpdated', entry });
+      this.emit({ type: 'busy', busy: false });
+    }
+    return entry;
+  }
+
+  private async streamInto(entry: ChatEntry, req: ChatRequest, signal: AbortSignal): Promise<void> {
+    try {
+      for await (const ev of this.init.backend.chatStream({ ...req, stream: true })) {
+        switch (ev.type) {
+          case 'text':
+            entry.text += ev.text;
+            if (entry.retry) {
+              delete entry.retry;
+              this.emit({ type: 'entryUpdated', entry });
+            }
+            this.emit({ type: 'entryDelta', id: entry.id, text: ev.text });
+            break;
+          case 'usage':
+            entry.usage = { ...ev.usage };
+            break;
+          case 'finish':
+            entry.finishReason = ev.reason;
+            break;
+          case 'done':
+            this.finish(entry, ev.result);
+            break;
+          default: {
+            const _exhaustive: never = ev;
+            void _exhaustive;
+          }
+        }
+      }
+    } catch (e) {
+      if (signal.aborted || !(e instanceof GatewayError) || !fallsBack(e)) throw e;
+      // The stream failed outright: try the same call without streaming.
+      let result: ChatResult;
+      try {
+        result = await this.init.backend.chat({ ...req, stream: false });
+      } catch (e2) {
+        if (signal.aborted) throw e2;
+        const info = errorInfo(e);
+        info.fallbackFailed = e2 instanceof GatewayError ? `${e2.status ? `HTTP ${e2.status}` : e2.kind}: ${e2.cause}` : 'it failed as well';
+        throw new FallbackFailed(info);
+      }
+      entry.text = '';
+      entry.usage = undefined;
+      this.finish(entry, result);
+      addNotice(entry, { kind: 'fallback', text: `The stream failed (${shortError(e)}), so this reply was requested again without streaming, which worked.` });
+    }
+  }
+
+  private finish(entry: ChatEntry, r: ChatResult): void {
+    entry.text = r.text;
+    entry.usage = r.usage ? { ...r.usage } : entry.usage;
+    entry.finishReason = r.finishReason ?? entry.finishReason;
+    entry.status = 'done';
+    if (r.buffered && !this.bufferNoticeShown) {
+      this.bufferNoticeShown = true;
+      addNotice(entry, { kind: 'buffering', text: BUFFERING_NOTICE });
+      this.init.onBufferNotice?.();
+    }
+    if (r.streamIgnored && !this.streamIgnoredShown) {
+      this.streamIgnoredShown = true;
+      addNotice(entry, { kind: 'streamIgnored', text: 'The gateway answered in one piece although a stream was requested; the reply is complete.' });
+    }
+  }
+}
+
+/** Thrown inside the session when the stream and the non-streamed fallback both failed. */
+class FallbackFailed extends Error {
+  constructor(readonly info: ChatErrorInfo) {
+    super(info.message);
+  }
+}
+
+function addNotice(entry: ChatEntry, n: ChatNotice): void {
+  (entry.notices ??= []).push(n);
+}
+
+/** Stream failures worth one non-streamed try: the request was accepted, the stream did not work. */
+function fallsBack(e: GatewayError): boolean {
+  return e.kind === 'stream_interrupted' || e.kind === 'protocol';
+}
+
+function shortError(e: GatewayError): string {
+  switch (e.detail) {
+    case 'stream_truncated':
+      return 'it broke off before its end marker';
+    case 'stream_error_event':
+      return `the gateway sent an error inside it${e.gatewayMessage ? `: ${e.gatewayMessage}` : ''}`;
+    case 'idle_timeout':
+      return 'it went silent';
+    default:
+      return e.message;
+  }
+}
+
+/** A core error (or anything else) as the chat's error card shows it. Never carries a token. */
+export function errorInfo(e: unknown): ChatErrorInfo {
+  if (e instanceof FallbackFailed) return e.info;
+  if (e instanceof GatewayError) {
+    return {
+      kind: e.kind,
+      status: e.status,
+      message: e.message,
+      cause: e.cause,
+      fix: e.fix,
+      detail: e.detail,
+      gatewayMessage: e.gatewayMessage,
+      requestId: e.requestId,
+      url: e.url,
+      host: e.host,
+      surface: e.surface,
+      model: e.model,
+      maskedToken: e.maskedToken,
+      attempts: e.attempts,
+    };
+  }
+  const message = redactSecrets(e instanceof Error ? e.message : String(e), []);
+  return { kind: 'internal', message, cause: `An unexpected error inside the extension: ${message}`, fix: 'Show the request log; if it happens again, report it with the log.' };
+}
+
+/** The text sent for a user entry: the question, then the attached selection as a fenced block. */
+export function userContent(entry: ChatEntry): string {
+  const c = entry.context;
+  if (!c) return entry.text;
+  const fence = c.code.includes('```') ? '````' : '```';
+  const lines = c.startLine === c.endLine ? `line ${c.startLine}` : `lines ${c.startLine}-${c.endLine}`;
+  return `${entry.text}\n\nFrom \`${c.fileName}\` (${lines}, ${c.language}):\n${fence}${c.language}\n${c.code}\n${fence}`;
+}
+
+/**
+ * The conversation as core chat messages: user turns, and replies that finished or were stopped
+ * with some text; failed replies are left out and consecutive turns of one role are merged (the
+ * native surface wants alternating turns).
+ */
+export function toChatMessages(entries: readonly ChatEntry[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  for (const e of entries) {
+    let content: string;
+    if (e.role === 'user') content = userContent(e);
+    else if ((e.status === 'done' || e.status === 'stopped') && e.text.trim()) content = e.text;
+    else continue;
+    const prev = out.at(-1);
+    if (prev && prev.role === e.role) prev.content += `\n\n${content}`;
+    else out.push({ role: e.role, content });
+  }
+  return out;
+}
+
+/**
+ * History restored from storage: a reply that was streaming when the window closed is marked
+ * stopped (it is never re-sent), transient retry state is dropped.
+ */
+export function restoreEntries(raw: unknown): ChatEntry[] {
+  if (!Array.isArray(raw)) return [];
+  const out: ChatEntry[] = [];
+  for (const e of raw as ChatEntry[]) {
+    if (!e || typeof e !== 'object' || typeof e.id !== 'string' || typeof e.text !== 'string' || (e.role !== 'user' && e.role !== 'assistant')) continue;
+    const copy: ChatEntry = { ...e };
+    delete copy.retry;
+    if (copy.role === 'assistant' && copy.status === 'streaming') copy.status = 'stopped';
+    out.push(copy);
+  }
+  return out;
+}

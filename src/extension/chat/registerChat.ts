@@ -1,0 +1,52 @@
+/** Registers the chat view and its commands: Open Chat, New Chat, Ask About Selection. */
+import * as vscode from 'vscode';
+import { CommandId } from '../commandIds';
+import type { GatewayService } from '../gatewayService';
+import { MAX_CONTEXT_CHARS } from './chatSession';
+import { CHAT_VIEW_ID, ChatViewProvider } from './chatViewProvider';
+import type { SelectionContext } from '../../shared/chatProtocol';
+
+export function registerChat(context: vscode.ExtensionContext, service: GatewayService, log: vscode.LogOutputChannel): ChatViewProvider {
+  const provider = new ChatViewProvider(context, service, log);
+  context.subscriptions.push(
+    provider,
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, provider),
+    vscode.commands.registerCommand(CommandId.OpenChat, () => provider.reveal()),
+    vscode.commands.registerCommand(CommandId.NewChat, async () => {
+      provider.newChat();
+      await provider.reveal();
+    }),
+    // An optional argument `{ question }` sends at once (for keybindings and automation).
+    vscode.commands.registerCommand(CommandId.AskAboutSelection, async (arg?: unknown) => {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor) {
+        void vscode.window.showWarningMessage('Model Relay: open a file and select some code to ask about.');
+        return;
+      }
+      const ctx = selectionContext(editor);
+      if (!ctx) {
+        void vscode.window.showWarningMessage('Model Relay: select some code to ask about first.');
+        return;
+      }
+      const question = arg && typeof arg === 'object' && typeof (arg as { question?: unknown }).question === 'string' ? (arg as { question: string }).question : undefined;
+      await provider.askAbout(ctx, question);
+    }),
+  );
+  return provider;
+}
+
+function selectionContext(editor: vscode.TextEditor): SelectionContext | undefined {
+  const sel = editor.selection;
+  if (sel.isEmpty) return undefined;
+  const code = editor.document.getText(sel);
+  if (!code.trim()) return undefined;
+  // A selection ending at column 0 of a line does not include that line.
+  const endLine = sel.end.character === 0 && sel.end.line > sel.start.line ? sel.end.line : sel.end.line + 1;
+  return {
+    fileName: vscode.workspace.asRelativePath(editor.document.uri, false),
+    language: editor.document.languageId,
+    code: code.length > MAX_CONTEXT_CHARS ? code.slice(0, MAX_CONTEXT_CHARS) : code,
+    startLine: sel.start.line + 1,
+    endLine,
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * "Model Relay: Diagnose Connection": runs the core's diagnosis engine with progress and shows the
+ * report in a panel (one row per check: icon, HTTP status, cause, fix, and a button for fixes the
+ * extension can apply), with "Copy report" (markdown, masked tokens only).
+ */
+import * as vscode from 'vscode';
+import { randomBytes } from 'node:crypto';
+import { homedir } from 'node:os';
+import { renderMarkdown, runDiagnosis, type DiagnosisCheck, type DiagnosisReport, type FixAction } from '../../gateway';
+import { CommandId } from '../commandIds';
+import type { GatewayService } from '../gatewayService';
+import { readProxySettings, writeBaseUrl } from '../settings';
+import type { TokenStore } from '../tokenStore';
+
+type PanelMessage = { type: 'fix'; index: number } | { type: 'copy' } | { type: 'rerun' };
+
+function parseMessage(raw: unknown): PanelMessage | undefined {
+  const m = raw as { type?: unknown; index?: unknown } | null;
+  if (m?.type === 'copy' || m?.type === 'rerun') return { type: m.type };
+  if (m?.type === 'fix' && typeof m.index === 'number' && Number.isInteger(m.index) && m.index >= 0) return { type: 'fix', index: m.index };
+  return undefined;
+}
+
+function esc(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+const FIX_LABEL: Record<FixAction['kind'], string> = {
+  'set-base-url': 'Use this base URL',
+  'switch-token': 'Switch token',
+  'add-token': 'Add token',
+  'disable-stream': 'Turn streaming off',
+  'setup-native-cli': 'Set up native CLI',
+};
+
+export class DiagnoseController {
+  private panel: vscode.WebviewPanel | undefined;
+  private report: DiagnosisReport | undefined;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly service: GatewayService,
+    private readonly tokens: TokenStore,
+  ) {}
+
+  /** Runs the engine with the extension's settings, token, proxy and the terminal environment. */
+  async diagnose(signal?: AbortSignal, onProgress?: (c: DiagnosisCheck) => void): Promise<DiagnosisReport> {
+    const s = this.service.current;
+    const token = await this.tokens.activeToken();
+    const knownTokens: Array<{ name: string; value: string }> = [];
+    for (const name of this.tokens.names()) {
+      const value = await this.context.secrets.get(`modelRelay.token.${name}`);
+      if (value) knownTokens.push({ name, value });
+    }
+    // The environment a new integrated terminal gets: the process environment plus our collection.
+    const env: Record<string, string | undefined> = { ...process.env };
+    this.context.environmentVariableCollection.forEach((variable, mutator) => {
+      env[variable] = mutator.value;
+    });
+    return runDiagnosis({
+      baseUrl: s.baseUrl,
+      backupUrls: s.backupUrls,
+      token,
+      tokenName: this.tokens.activeName(),
+      knownTokens,
+      models: { chat: s.models.chat || undefined, native: s.models.native || undefined, image: s.models.image || undefined, imageEdit: s.models.imageEdit || undefined, video: s.models.video || undefined },
+      proxy: readProxySettings(),
+      extraHeaders: s.extraHeaders,
+      cliTool: { env, homeDir: homedir(), workspaceDir: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath },
+      signal,
+      onProgress,
+    });
+  }
+
+  async markdown(signal?: AbortSignal): Promise<string> {
+    const r = await this.diagnose(signal);
+    return renderMarkdown(r, { secrets: [await this.tokens.activeToken()] });
+  }
+
+  async run(): Promise<void> {
+    const report = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Model Relay: diagnosing the connection', cancellable: true },
+      (progress, token) => {
+        const ac = new AbortController();
+        token.onCancellationRequested(() => ac.abort());
+        return this.diagnose(ac.signal, (c) => progress.report({ message: `${c.title}: ${c.result}`, increment: 100 / 14 }));
+      },
+    );
+    this.report = report;
+    this.show(report);
+  }
+
+  private show(r: DiagnosisReport): void {
+    if (!this.panel) {
+      this.panel = vscode.window.createWebviewPanel('modelRelay.diagnose', 'Model Relay: Diagnosis', vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [] });
+      this.panel.onDidDispose(() => (this.panel = undefined));
+      this.panel.webview.onDidReceiveMessage((raw) => {
+        const msg = parseMessage(raw);
+        if (msg) void this.onMessage(msg);
+      });
+    }
+    const nonce = randomBytes(16).toString('base64');
+    const icon = { pass: '✅', warn: '⚠️', fail: '❌', skipped: '⏭️' } as const;
+    const rows = r.checks
+      .map(
+        (c, i) => `<tr class="${c.result}" data-testid="check-${esc(c.id)}" data-result="${c.result}">
+<td>${icon[c.result]}</td><td><b>${esc(c.title)}</b>${c.url ? `<div class="url">${esc(c.url)}</div>` : ''}</td><td>${c.httpStatus ?? '—'}</td>
+<td>${esc(c.cause)}${c.details?.length ? `<ul>${c.details.map((d) => `<li>${esc(d)}</li>`).join('')}</ul>` : ''}</td>
+<td>${esc(c.fix || '—')}${c.fixAction ? `<div><button data-testid="fix-${esc(c.id)}" data-fix="${i}">${esc(FIX_LABEL[c.fixAction.kind])}${c.fixAction.kind === 'set-base-url' ? `: ${esc(c.fixAction.value)}` : ''}</button></div>` : ''}</td></tr>`,
+      )
+      .join('\n');
+    this.panel.webview.html = `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}';">
+<style nonce="${nonce}">
+body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);background:var(--vscode-editor-background);padding:12px}
+table{border-collapse:collapse;width:100%}td{border-bottom:1px solid var(--vscode-panel-border);padding:6px;vertical-align:top}
+tr.fail td{background:var(--vscode-inputValidation-errorBackground)}tr.warn td{background:var(--vscode-inputValidation-warningBackground)}
+.url{font-family:var(--vscode-editor-font-family);font-size:11px;color:var(--vscode-descriptionForeground);word-break:break-all}
+button{background:var(--vscode-button-background);color:var(--vscode-button-foreground);border:none;padding:3px 10px;margin-top:4px;cursor:pointer}
+</style></head><body>
+<h2>Model Relay diagnosis</h2>
+<p data-testid="diagnosis-summary">Base URL <code>${esc(r.baseUrl || '(not set)')}</code> · token ${r.maskedToken ? `<code>${esc(r.maskedToken)}</code>` : '(none)'}${r.tokenName ? ` (${esc(r.tokenName)})` : ''} · proxy: ${esc(r.proxy)} · <b>${r.summary.fail} failed, ${r.summary.warn} warnings, ${r.summary.pass} passed</b></p>
+<p><button data-testid="copy-report" data-cmd="copy">Copy report</button> <button data-testid="rerun" data-cmd="rerun">Run again</button></p>
+<table><tbody>${rows}</tbody></table>
+<script nonce="${nonce}">const vscode=acquireVsCodeApi();document.addEventListener('click',e=>{const b=e.target.closest('button');if(!b)return;if(b.dataset.fix!==undefined)vscode.postMessage({type:'fix',index:Number(b.dataset.fix)});else vscode.postMessage({type:b.dataset.cmd});});</script>
+</body></html>`;
+    this.panel.reveal();
+  }
+
+  private async onMessage(msg: PanelMessage): Promise<void> {
+    switch (msg.type) {
+      case 'copy':
+        if (this.report) {
+          await vscode.env.clipboard.writeText(renderMarkdown(this.report, { secrets: [await this.tokens.activeToken()] }));
+          void vscode.window.showInformationMessage('Model Relay: diagnosis report copied (tokens masked).');
+        }
+        return;
+      case 'rerun':
+        return this.run();
+      case 'fix': {
+        const action = this.report?.checks[msg.index]?.fixAction;
+        if (!action) return;
+        switch (action.kind) {
+          case 'set-base-url':
+            await writeBaseUrl(action.value);
+            this.service.reload();
+            void vscode.window.showInformationMessage(`Model Relay: base URL set to ${action.value}.`);
+            return this.run();
+          case 'switch-token':
+            await vscode.commands.executeCommand(CommandId.SwitchToken);
+            return this.run();
+          case 'add-token':
+            await vscode.commands.executeCommand(CommandId.AddToken);
+            return this.run();
+          case 'disable-stream':
+            await vscode.workspace.getConfiguration('modelRelay').update('stream', false, vscode.ConfigurationTarget.Global);
+            void vscode.window.showInformationMessage('Model Relay: streaming is off (modelRelay.stream).');
+            return;
+          case 'setup-native-cli':
+            await vscode.commands.executeCommand('modelRelay.setupNativeCli');
+            return;
+          default: {
+            const _exhaustive: never = action;
+            void _exhaustive;
+          }
+        }
+      }
+    }
+  }
+}

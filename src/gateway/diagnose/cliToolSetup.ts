@@ -1,0 +1,248 @@
+/**
+ * Check 8: the native command-line coding tool's setup (spec 5, rules 6–7). Reads the environment
+ * the terminal will get and the tool's user-level and project-level settings files (their `env`
+ * blocks), works out which address and token the tool will really use, and says what is wrong.
+ * File locations, the environment and file reading are injected so tests never touch the real home.
+ */
+import { readFile as fsReadFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_CLI_VARIABLES, type CliVariableNames } from '../cliEnv';
+import { normalizeBaseUrl } from '../endpoint';
+import { maskToken } from '../mask';
+import type { CheckResult, FixAction } from './types';
+
+/** The variable the tool also accepts as a key; set together with the auth token they can conflict. */
+export const CLI_API_KEY_VARIABLE = 'ANTHROPIC_API_KEY';
+
+export interface CliToolInput {
+  /** the environment a new integrated terminal gets (process env + the extension's additions) */
+  env: Record<string, string | undefined>;
+  /** home directory holding `.claude/settings.json`; default os.homedir() (or CLAUDE_CONFIG_DIR) */
+  homeDir?: string | undefined;
+  /** workspace folder holding `.claude/settings.json` and `.claude/settings.local.json` */
+  workspaceDir?: string | undefined;
+  /** variable names (the extension's modelRelay.nativeCli.* settings) */
+  names?: CliVariableNames | undefined;
+  /** injected file reader; resolves undefined when the file does not exist */
+  readFile?: ((path: string) => Promise<string | undefined>) | undefined;
+}
+
+export type CliSourceKind = 'terminal' | 'user' | 'project' | 'project-local';
+
+export interface CliSource {
+  kind: CliSourceKind;
+  /** "terminal environment" or the settings file path */
+  where: string;
+  baseUrl?: string | undefined;
+  token?: string | undefined;
+  apiKey?: string | undefined;
+}
+
+export interface CliToolFinding {
+  result: CheckResult;
+  cause: string;
+  fix: string;
+  details: string[];
+  fixAction?: FixAction | undefined;
+  /** what the tool will use, after overrides */
+  effective: { baseUrl?: { value: string; from: string } | undefined; token?: { masked: string; from: string; matches?: string | undefined } | undefined };
+}
+
+const SOURCE_LABEL: Record<CliSourceKind, string> = {
+  terminal: 'terminal environment',
+  user: 'user settings',
+  project: 'project settings',
+  'project-local': 'project local settings',
+};
+
+async function defaultReadFile(path: string): Promise<string | undefined> {
+  try {
+    return await fsReadFile(path, 'utf8');
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ENOENT' || (e as { code?: string }).code === 'ENOTDIR') return undefined;
+    throw e;
+  }
+}
+
+/** The settings files the tool reads, lowest precedence first (user < project < project-local). */
+export function cliSettingsFiles(input: Pick<CliToolInput, 'env' | 'homeDir' | 'workspaceDir'>): Array<{ kind: Exclude<CliSourceKind, 'terminal'>; path: string }> {
+  const configDir = input.homeDir !== undefined ? join(input.homeDir, '.claude') : input.env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude');
+  const files: Array<{ kind: Exclude<CliSourceKind, 'terminal'>; path: string }> = [{ kind: 'user', path: join(configDir, 'settings.json') }];
+  if (input.workspaceDir) {
+    files.push({ kind: 'project', path: join(input.workspaceDir, '.claude', 'settings.json') });
+    files.push({ kind: 'project-local', path: join(input.workspaceDir, '.claude', 'settings.local.json') });
+  }
+  return files;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+}
+
+/** Reads the terminal environment and each settings file that exists. */
+export async function readCliSources(input: CliToolInput): Promise<{ sources: CliSource[]; problems: string[] }> {
+  const names = input.names ?? DEFAULT_CLI_VARIABLES;
+  const read = input.readFile ?? defaultReadFile;
+  const sources: CliSource[] = [
+    { kind: 'terminal', where: SOURCE_LABEL.terminal, baseUrl: str(input.env[names.baseUrl]), token: str(input.env[names.token]), apiKey: str(input.env[CLI_API_KEY_VARIABLE]) },
+  ];
+  const problems: string[] = [];
+  for (const f of cliSettingsFiles(input)) {
+    let text: string | undefined;
+    try {
+      text = await read(f.path);
+    } catch (e) {
+      problems.push(`${f.path} could not be read (${(e as { code?: string }).code ?? (e as Error).message}).`);
+      continue;
+    }
+    if (text === undefined) continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      problems.push(`${f.path} is not valid JSON, so the tool may ignore it or fail to start.`);
+      continue;
+    }
+    const env = json && typeof json === 'object' ? (json as { env?: unknown }).env : undefined;
+    const e = env && typeof env === 'object' ? (env as Record<string, unknown>) : {};
+    sources.push({ kind: f.kind, where: f.path, baseUrl: str(e[names.baseUrl]), token: str(e[names.token]), apiKey: str(e[CLI_API_KEY_VARIABLE]) });
+  }
+  return { sources, problems };
+}
+
+function sameBase(a: string, b: string | undefined): boolean {
+  if (!b) return false;
+  return normalizeBaseUrl(a).base === b && !hasV1(a);
+}
+
+function hasV1(v: string): boolean {
+  return normalizeBaseUrl(v).findings.some((f) => f.code === 'trailing-v1' || f.code === 'full-endpoint');
+}
+
+/**
+ * Judges the tool's setup against the extension's configuration.
+ * `expected.base` is the extension's root address; `expected.tokens` the tokens it knows (by name).
+ */
+export async function inspectCliTool(input: CliToolInput, expected: { base: string | undefined; tokens: ReadonlyArray<{ name: string; value: string }> }): Promise<CliToolFinding> {
+  const names = input.names ?? DEFAULT_CLI_VARIABLES;
+  const { sources, problems } = await readCliSources(input);
+  const warns: Array<{ cause: string; fix: string }> = [];
+  const details: string[] = [];
+  const knownName = (v: string) => expected.tokens.find((t) => t.value.trim() === v)?.name;
+
+  for (const s of sources) {
+    const parts: string[] = [];
+    if (s.baseUrl) parts.push(`${names.baseUrl}=${s.baseUrl}`);
+    if (s.token) parts.push(`${names.token}=${maskToken(s.token)}`);
+    if (s.apiKey) parts.push(`${CLI_API_KEY_VARIABLE}=${maskToken(s.apiKey)}`);
+    details.push(`${s.kind === 'terminal' ? 'Terminal environment' : `${SOURCE_LABEL[s.kind]} (${s.where})`}: ${parts.length ? parts.join(', ') : `neither ${names.baseUrl} nor ${names.token} set`}`);
+  }
+  for (const p of problems) warns.push({ cause: p, fix: 'Fix the JSON syntax of that settings file, or remove it.' });
+
+  // Later sources override earlier ones: terminal < user < project < project-local (spec 5, rule 7).
+  let baseFrom: CliSource | undefined;
+  let tokenFrom: CliSource | undefined;
+  let keyFrom: CliSource | undefined;
+  for (const s of sources) {
+    if (s.baseUrl) baseFrom = s;
+    if (s.token) tokenFrom = s;
+    if (s.apiKey) keyFrom = s;
+  }
+  const label = (s: CliSource) => (s.kind === 'terminal' ? 'the terminal environment' : s.where);
+
+  // Base URL
+  for (const s of sources) {
+    if (s.baseUrl && hasV1(s.baseUrl)) {
+      const root = normalizeBaseUrl(s.baseUrl).base;
+      warns.push({
+        cause: `${names.baseUrl} in ${label(s)} is ${s.baseUrl}: it carries /v1, so the tool appends /v1/messages again and calls /v1/v1/messages, which answers 404.`,
+        fix: `Set ${names.baseUrl} to the root address ${root ?? expected.base ?? '{base_url}'} (never with /v1).`,
+      });
+    }
+  }
+  if (!baseFrom && !tokenFrom && !keyFrom) {
+    warns.push({
+      cause: `Neither ${names.baseUrl} nor ${names.token} is set in the terminal environment or in the tool's settings files, so the native command-line tool will not use the gateway (it may fall back to a locally logged-in identity).`,
+      fix: `Run "Model Relay: Set Up Native CLI in Terminals" (a dedicated native-cli token is recommended) and start the tool in a new terminal, or export both variables in the terminal that starts it: ${names.baseUrl}=${expected.base ?? '{base_url}'} (no /v1) and ${names.token}=<token>.`,
+    });
+  } else if (!baseFrom) {
+    warns.push({
+      cause: `${names.baseUrl} is not set in the terminal environment nor in the tool's settings files, so the tool will not use the gateway.`,
+      fix: 'Run "Model Relay: Set Up Native CLI in Terminals" (or export both variables in the terminal that starts the tool).',
+    });
+  } else if (expected.base && !hasV1(baseFrom.baseUrl!) && !sameBase(baseFrom.baseUrl!, expected.base)) {
+    const overridden = baseFrom.kind !== 'terminal';
+    warns.push({
+      cause: overridden
+        ? `${baseFrom.where} overrides ${names.baseUrl} with another address (${baseFrom.baseUrl}); settings files win over the terminal variables, so the tool sends its requests there, not to ${expected.base}.`
+        : `${names.baseUrl} in the terminal environment is ${baseFrom.baseUrl}, which differs from the extension's base URL ${expected.base}.`,
+      fix: overridden ? `Remove ${names.baseUrl} from the "env" block of ${baseFrom.where}, or set it to ${expected.base}.` : `Set ${names.baseUrl}=${expected.base} (run "Model Relay: Set Up Native CLI in Terminals" and open a new terminal).`,
+    });
+  } else if (baseFrom.kind !== 'terminal') {
+    const terminal = sources[0]!;
+    if (terminal.baseUrl && !sameBase(terminal.baseUrl, normalizeBaseUrl(baseFrom.baseUrl!).base)) {
+      details.push(`${baseFrom.where} overrides the terminal's ${names.baseUrl} (${terminal.baseUrl}).`);
+    }
+  }
+
+  // Token
+  let tokenInfo: CliToolFinding['effective']['token'];
+  if (!tokenFrom && !keyFrom) {
+    if (baseFrom) warns.push({
+      cause: `${names.token} is not set in the terminal environment nor in the tool's settings files: the tool has no gateway token (it may fall back to a locally logged-in identity).`,
+      fix: `Run "Model Relay: Set Up Native CLI in Terminals" (a dedicated native-cli token is recommended), or set ${names.token} in the same terminal as ${names.baseUrl}.`,
+    });
+  } else {
+    const from = (tokenFrom ?? keyFrom)!;
+    const value = (tokenFrom ? from.token : from.apiKey)!;
+    const matches = knownName(value);
+    tokenInfo = { masked: maskToken(value), from: label(from), matches };
+    if (!tokenFrom) {
+      details.push(`Only ${CLI_API_KEY_VARIABLE} is set (${maskToken(value)}); the tool sends it as its key.`);
+    }
+    if (expected.tokens.length && !matches) {
+      warns.push({
+        cause: `The token the tool will use (${maskToken(value)}, from ${label(from)}) differs from the extension's tokens (${expected.tokens.map((t) => `${t.name} ${maskToken(t.value)}`).join(', ')}).`,
+        fix: `Set ${names.token} to one of the extension's tokens (a dedicated native-cli token is recommended), or remove the override from ${label(from)}.`,
+      });
+    } else if (matches) {
+      details.push(`The tool's token ${maskToken(value)} is the extension's "${matches}" token.`);
+    }
+    if (tokenFrom && keyFrom && tokenFrom.token !== keyFrom.apiKey) {
+      warns.push({
+        cause: `Both ${names.token} (${maskToken(tokenFrom.token)}, ${label(tokenFrom)}) and ${CLI_API_KEY_VARIABLE} (${maskToken(keyFrom.apiKey)}, ${label(keyFrom)}) are set; together they (or a locally logged-in identity) can conflict.`,
+        fix: `Keep only ${names.token}; the tool's /status command shows which credential is in use.`,
+      });
+    }
+  }
+
+  const baseInfo = baseFrom ? { value: baseFrom.baseUrl!, from: label(baseFrom) } : undefined;
+  const effective = { baseUrl: baseInfo, token: tokenInfo };
+  if (baseInfo) details.unshift(`The tool will call ${normalizeBaseUrl(baseInfo.value).base && !hasV1(baseInfo.value) ? `${normalizeBaseUrl(baseInfo.value).base}/v1/messages` : `${baseInfo.value.trim().replace(/\/+$/, '')}/v1/messages`} (${names.baseUrl} from ${baseInfo.from}).`);
+
+  if (warns.length === 0) {
+    return {
+      result: 'pass',
+      cause: `The tool will use ${names.baseUrl}=${baseInfo!.value} (root address, no /v1) and the token ${tokenInfo!.masked}${tokenInfo!.matches ? ` ("${tokenInfo!.matches}")` : ''}, matching the extension's settings.`,
+      fix: '',
+      details,
+      effective,
+    };
+  }
+  // Rewriting the terminal variables cannot help while a settings file overrides them.
+  const fileOverrides = sources.some((s) => s.kind !== 'terminal' && (s.baseUrl || s.token || s.apiKey));
+  const fixAction: FixAction | undefined = fileOverrides ? undefined : { kind: 'setup-native-cli' };
+  return {
+    result: 'warn',
+    cause: warns.map((w) => w.cause).join(' '),
+    fix: dedupe(warns.map((w) => w.fix)).join(' '),
+    details,
+    fixAction,
+    effective,
+  };
+}
+
+function dedupe(a: string[]): string[] {
+  return [...new Set(a)];
+}

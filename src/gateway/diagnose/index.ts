@@ -1,0 +1,5 @@
+export * from './types';
+export { runDiagnosis, DEFAULT_DIAGNOSIS_TIMEOUTS } from './engine';
+export { inspectCliTool, readCliSources, cliSettingsFiles, CLI_API_KEY_VARIABLE, type CliToolInput, type CliToolFinding, type CliSource, type CliSourceKind } from './cliToolSetup';
+export { probeHost, describeProbe, type HostProbe, type HostOutcome } from './hostProbe';
+export { renderMarkdown, renderTable, reportToJson, displayUrl, type RenderOptions, type TableOptions, type JsonCheck } from './report';

@@ -1,0 +1,150 @@
+/**
+ * The shape of a diagnosis: an ordered list of checks, each with a result, the HTTP status where
+ * one was involved, the duration, the masked token, and a cause and a fix in the spec's terms.
+ * Pure data: the VS Code panel, the markdown report and `relay-doctor` all render this.
+ */
+import type { Dispatcher } from 'undici';
+import type { ErrorKind } from '../errors';
+import type { ProxySettings } from '../proxy';
+import type { Sleep } from '../transport';
+import type { CliToolInput } from './cliToolSetup';
+
+export type CheckResult = 'pass' | 'warn' | 'fail' | 'skipped';
+
+export type CheckId =
+  | 'base-url'
+  | 'reachability'
+  | 'token'
+  | 'visibility'
+  | 'generate-chat'
+  | 'generate-native'
+  | 'generate-image'
+  | 'generate-image-edit'
+  | 'generate-video'
+  | 'native-path'
+  | 'stream-compatible'
+  | 'stream-native'
+  | 'cli-tool'
+  | 'wrong-place'
+  | 'proxy';
+
+/** A fix the editor can apply with one button. */
+export type FixAction =
+  /** replace the base URL setting with `value` (the root address) */
+  | { kind: 'set-base-url'; value: string }
+  /** pick another stored token (e.g. one of a group that can use the model) */
+  | { kind: 'switch-token' }
+  /** no token is stored: add one */
+  | { kind: 'add-token' }
+  /** turn streaming off (a buffering or stream-cutting proxy) */
+  | { kind: 'disable-stream' }
+  /** (re)write the native command-line tool's variables for new terminals */
+  | { kind: 'setup-native-cli' };
+
+export interface DiagnosisCheck {
+  id: CheckId;
+  title: string;
+  result: CheckResult;
+  /** the HTTP status that decided the result, when a response was involved */
+  httpStatus?: number | undefined;
+  durationMs: number;
+  /** masked form of the token the check sent (never the full value) */
+  maskedToken?: string | undefined;
+  /** why this result: for a pass, what was verified */
+  cause: string;
+  /** what to change (empty for a pass) */
+  fix: string;
+  /** supporting lines: URLs called, timings, per-host outcomes, file names */
+  details?: string[] | undefined;
+  /** the URL that decided the result */
+  url?: string | undefined;
+  /** the classified error kind, when a request failed */
+  errorKind?: ErrorKind | undefined;
+  requestId?: string | undefined;
+  /** a 429's Retry-After, in ms */
+  retryAfterMs?: number | undefined;
+  fixAction?: FixAction | undefined;
+}
+
+export interface DiagnosisModels {
+  /** compatible surface chat model */
+  chat?: string | undefined;
+  /** native messages surface model */
+  native?: string | undefined;
+  image?: string | undefined;
+  imageEdit?: string | undefined;
+  video?: string | undefined;
+}
+
+export interface DiagnosisTimeouts {
+  /** per request (time to answer; a stream's idle limit). Default 20 s. */
+  requestMs?: number;
+  /** the whole diagnosis; checks left when it runs out are skipped. Default 90 s. */
+  totalMs?: number;
+}
+
+export interface DiagnosisInput {
+  /** the base URL exactly as configured (not normalised) */
+  baseUrl: string;
+  backupUrls?: readonly string[] | undefined;
+  token: string | undefined;
+  /** shown in the report next to the masked token, e.g. "production" */
+  tokenName?: string | undefined;
+  /** other stored tokens (name + value): the CLI-tool check says which one the terminal uses */
+  knownTokens?: ReadonlyArray<{ name: string; value: string }> | undefined;
+  models?: DiagnosisModels | undefined;
+  /** the dispatcher every request goes through; when absent one is built from `proxy` */
+  dispatcher?: Dispatcher | undefined;
+  /** the proxy configuration (VS Code http.proxy settings and/or environment), for check 10 */
+  proxy?: ProxySettings | undefined;
+  extraHeaders?: Record<string, string> | undefined;
+  /** the native command-line tool's environment and settings locations (check 8) */
+  cliTool?: CliToolInput | undefined;
+  /** run image, image-edit and video generation checks (they cost money) */
+  includeMedia?: boolean | undefined;
+  timeouts?: DiagnosisTimeouts | undefined;
+  sleep?: Sleep | undefined;
+  now?: (() => number) | undefined;
+  signal?: AbortSignal | undefined;
+  /** called when a check starts */
+  onCheckStart?: ((id: CheckId, title: string) => void) | undefined;
+  /** called as each check completes, in report order */
+  onProgress?: ((check: DiagnosisCheck) => void) | undefined;
+}
+
+export interface DiagnosisReport {
+  startedAt: string;
+  durationMs: number;
+  /** the base URL as configured */
+  baseUrl: string;
+  /** the root address after the endpoint rules, when usable */
+  base: string | undefined;
+  backups: string[];
+  /** the host the network checks used (primary, or the first backup that works) */
+  usedBase: string | undefined;
+  maskedToken: string | undefined;
+  tokenName: string | undefined;
+  proxy: string;
+  checks: DiagnosisCheck[];
+  summary: Record<CheckResult, number>;
+  /** true when no check failed */
+  ok: boolean;
+}
+
+export const CHECK_TITLES: Record<CheckId, string> = {
+  'base-url': 'Base URL shape',
+  reachability: 'Reachability',
+  token: 'Token',
+  visibility: 'Model visibility',
+  'generate-chat': 'Generation (compatible chat)',
+  'generate-native': 'Generation (native messages)',
+  'generate-image': 'Generation (image)',
+  'generate-image-edit': 'Generation (image edit)',
+  'generate-video': 'Generation (video task)',
+  'native-path': 'Native surface path',
+  'stream-compatible': 'Streaming (compatible)',
+  'stream-native': 'Streaming (native)',
+  'cli-tool': 'Native command-line tool setup',
+  'wrong-place': 'Wrong place (HTML instead of API)',
+  proxy: 'Proxy',
+};

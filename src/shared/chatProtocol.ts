@@ -1,0 +1,193 @@
+/**
+ * The chat webview protocol: one discriminated union per direction, shared by the extension host
+ * (src/extension/chat) and the webview (src/webview). Runs anywhere: no `vscode`, no DOM.
+ *
+ * - {@link WebviewToHost}: sent by the webview. Untrusted input: the host validates every message
+ *   with {@link parseWebviewMessage} (zod) before acting on it.
+ * - {@link HostToWebview}: sent by the host, only after the webview has posted `ready`.
+ *
+ * Nothing here ever carries a token: errors carry the masked form only (`sk-abc...wxyz`).
+ * The webview imports this file with `import type` only, so zod stays out of its bundle.
+ */
+import { z } from 'zod';
+
+export type ChatSurface = 'compatible' | 'native';
+
+/** What the user chose in the chat view; persisted with the conversation. */
+export interface ChatOptions {
+  surface: ChatSurface;
+  model: string;
+  /** system prompt ('' = none); sent as a `system` message (compatible) or top-level `system` (native) */
+  system: string;
+  temperature: number;
+  maxTokens: number;
+}
+
+/** A selection attached by "Ask About Selection". */
+export interface SelectionContext {
+  /** workspace-relative file name */
+  fileName: string;
+  /** VS Code language id, e.g. `typescript` */
+  language: string;
+  code: string;
+  /** 1-based, inclusive */
+  startLine: number;
+  endLine: number;
+}
+
+export interface ChatUsage {
+  inputTokens?: number | undefined;
+  outputTokens?: number | undefined;
+}
+
+/** A gateway error as the chat shows it (built from GatewayError.toJSON(): masked token only). */
+export interface ChatErrorInfo {
+  kind: string;
+  status?: number | undefined;
+  /** one line: what went wrong */
+  message: string;
+  cause: string;
+  fix: string;
+  detail?: string | undefined;
+  gatewayMessage?: string | undefined;
+  requestId?: string | undefined;
+  /** the endpoint that was called (never contains a token) */
+  url?: string | undefined;
+  host?: string | undefined;
+  surface?: ChatSurface | undefined;
+  model?: string | undefined;
+  /** masked token, e.g. `sk-abc...wxyz` */
+  maskedToken?: string | undefined;
+  /** how many attempts were made (the core retries 429/5xx with backoff) */
+  attempts?: number | undefined;
+  /** set when the non-streamed fallback was tried and failed too */
+  fallbackFailed?: string | undefined;
+}
+
+export type NoticeKind = 'buffering' | 'fallback' | 'streamIgnored';
+
+export interface ChatNotice {
+  kind: NoticeKind;
+  text: string;
+}
+
+/** A retry under way (from the core's per-attempt request records). */
+export interface RetryInfo {
+  /** the attempt that failed (1 = the first request) */
+  attempt: number;
+  maxRetries: number;
+  status?: number | undefined;
+  errorKind?: string | undefined;
+}
+
+export type EntryStatus = 'streaming' | 'done' | 'stopped' | 'error';
+
+export interface ChatEntry {
+  id: string;
+  role: 'user' | 'assistant';
+  /** user: what was typed; assistant: the reply text so far */
+  text: string;
+  createdAt: number;
+  /** user only: the attached selection */
+  context?: SelectionContext | undefined;
+  /** assistant only */
+  status?: EntryStatus | undefined;
+  surface?: ChatSurface | undefined;
+  model?: string | undefined;
+  usage?: ChatUsage | undefined;
+  finishReason?: string | undefined;
+  durationMs?: number | undefined;
+  error?: ChatErrorInfo | undefined;
+  notices?: ChatNotice[] | undefined;
+  retry?: RetryInfo | undefined;
+}
+
+export interface ModelOption {
+  id: string;
+  /** from new-api's supported_endpoint_types, when known */
+  capabilities?: string[] | undefined;
+}
+
+export interface ModelList {
+  items: ModelOption[];
+  /** the configured defaults (modelRelay.models.chat / .native), listed first */
+  defaults: { compatible: string; native: string };
+  loading: boolean;
+  /** why listing failed, in plain words */
+  error?: string | undefined;
+}
+
+export interface ChatSnapshot {
+  entries: ChatEntry[];
+  options: ChatOptions;
+  busy: boolean;
+  /** a selection waiting to be sent with the next message */
+  pendingContext?: SelectionContext | undefined;
+  /** modelRelay.stream */
+  streaming: boolean;
+  /** whether modelRelay.diagnose exists (else the error card's button shows the request log) */
+  canDiagnose: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host → webview
+
+export type HostToWebview =
+  /** answer to `ready`: the whole state (the webview replaces whatever it restored) */
+  | { type: 'init'; state: ChatSnapshot; models: ModelList }
+  /** New Chat: the conversation starts over */
+  | { type: 'reset'; state: ChatSnapshot }
+  | { type: 'models'; models: ModelList }
+  | { type: 'entryAdded'; entry: ChatEntry }
+  /** text appended to a streaming reply */
+  | { type: 'entryDelta'; id: string; text: string }
+  /** an entry changed other than by appending (finished, stopped, failed, notice, retry) */
+  | { type: 'entryUpdated'; entry: ChatEntry }
+  | { type: 'entryRemoved'; id: string }
+  | { type: 'busy'; busy: boolean }
+  | { type: 'context'; context: SelectionContext | undefined }
+  | { type: 'options'; options: ChatOptions }
+  | { type: 'config'; streaming: boolean; canDiagnose: boolean }
+  | { type: 'focusInput' };
+
+// ---------------------------------------------------------------------------------------------
+// Webview → host (validated)
+
+const MAX_TEXT = 200_000;
+const MAX_CODE = 1_000_000;
+
+export const chatOptionsSchema = z.object({
+  surface: z.enum(['compatible', 'native']),
+  model: z.string().max(200),
+  system: z.string().max(MAX_TEXT),
+  temperature: z.number().min(0).max(2),
+  maxTokens: z.number().int().min(1).max(1_000_000),
+});
+
+export const webviewToHostSchema = z.discriminatedUnion('type', [
+  /** the webview has loaded and listens: the host may post from now on */
+  z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('send'), text: z.string().max(MAX_TEXT), options: chatOptionsSchema }),
+  z.object({ type: z.literal('stop') }),
+  z.object({ type: z.literal('regenerate'), options: chatOptionsSchema }),
+  z.object({ type: z.literal('newChat') }),
+  /** persist the surface/model/system/temperature/max tokens choice */
+  z.object({ type: z.literal('setOptions'), options: chatOptionsSchema }),
+  z.object({ type: z.literal('clearContext') }),
+  z.object({ type: z.literal('copyCode'), code: z.string().max(MAX_CODE) }),
+  z.object({ type: z.literal('insertCode'), code: z.string().max(MAX_CODE) }),
+  /** the error card's button: run Diagnose (or show the request log when it does not exist) */
+  z.object({ type: z.literal('runDiagnose') }),
+  z.object({ type: z.literal('showLog') }),
+  /** the buffering notice's action: set modelRelay.stream to false */
+  z.object({ type: z.literal('disableStreaming') }),
+  z.object({ type: z.literal('refreshModels') }),
+]);
+
+export type WebviewToHost = z.infer<typeof webviewToHostSchema>;
+
+/** Validates a message from the webview; undefined when it is not one of ours. */
+export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
+  const r = webviewToHostSchema.safeParse(raw);
+  return r.success ? r.data : undefined;
+}

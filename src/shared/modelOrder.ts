@@ -1,0 +1,25 @@
+/** The model picker's order: the configured default for the surface first, then the rest. Pure. */
+import type { ChatSurface, ModelList } from './chatProtocol';
+
+/** Capability a surface needs (names as in src/gateway/models.ts). */
+const NEEDS: Record<ChatSurface, string> = { compatible: 'chat', native: 'native' };
+
+/**
+ * The model ids to offer for a surface: its configured default (even when the list failed or does
+ * not show it), the other surface's default when the list says it fits this surface too, then
+ * every listed model that can serve the surface (models whose capabilities are unknown are kept),
+ * alphabetically. No duplicates, no empty ids.
+ */
+export function modelsForSurface(list: Pick<ModelList, 'items' | 'defaults'>, surface: ChatSurface): string[] {
+  const other: ChatSurface = surface === 'native' ? 'compatible' : 'native';
+  const fits = list.items
+    .filter((m) => !m.capabilities || m.capabilities.length === 0 || m.capabilities.includes(NEEDS[surface]))
+    .map((m) => m.id)
+    .sort((a, b) => a.localeCompare(b));
+  const out: string[] = [];
+  const otherDefault = fits.includes(list.defaults[other]) ? list.defaults[other] : '';
+  for (const id of [list.defaults[surface], otherDefault, ...fits]) {
+    if (id && !out.includes(id)) out.push(id);
+  }
+  return out;
+}

@@ -1,0 +1,130 @@
+/**
+ * Model output → safe DOM. Runs in the webview (and in jsdom for tests): markdown-it with raw HTML
+ * disabled, then DOMPurify, then our own rules: no remote loads (images only data: or this
+ * webview's own resources, others dropped), links only http(s)/mailto, code blocks get Copy and
+ * Insert buttons (made here, never taken from model output).
+ */
+import MarkdownIt from 'markdown-it';
+import createDOMPurify from 'dompurify';
+
+export interface MarkdownRendererOptions {
+  /** origin of this webview's resources (asWebviewUri); images from it are allowed */
+  resourceOrigin?: string | undefined;
+}
+
+export interface MarkdownRenderer {
+  /** Renders markdown text to a sanitised fragment of the window's document. */
+  render(markdown: string): DocumentFragment;
+  /** Sanitises an HTML string (the same rules as render, for any HTML that reaches the view). */
+  sanitize(html: string): DocumentFragment;
+}
+
+const SAFE_DATA_IMAGE = /^data:image\/(?:png|gif|jpe?g|webp);base64,[a-z0-9+/=\s]*$/i;
+
+const PURIFY_CONFIG = {
+  USE_PROFILES: { html: true },
+  FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'option', 'iframe', 'frame', 'frameset', 'object', 'embed', 'link', 'meta', 'base', 'video', 'audio', 'source', 'track', 'picture', 'dialog', 'template', 'noscript'],
+  FORBID_ATTR: ['style', 'srcset', 'action', 'formaction', 'background', 'poster', 'ping', 'target'],
+  ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|#)/i,
+  ALLOW_DATA_ATTR: false,
+  RETURN_DOM_FRAGMENT: true as const,
+};
+
+export function createMarkdownRenderer(win: Window, opts: MarkdownRendererOptions = {}): MarkdownRenderer {
+  const md = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
+  // DOMPurify needs a window; one instance per renderer (jsdom in tests, the webview's window live).
+  const purify = createDOMPurify(win as unknown as Parameters<typeof createDOMPurify>[0]);
+  const doc = win.document;
+  const resourcePrefix = opts.resourceOrigin ? `${opts.resourceOrigin.replace(/\/+$/, '')}/` : undefined;
+
+  const imageAllowed = (src: string): boolean => SAFE_DATA_IMAGE.test(src) || (!!resourcePrefix && src.startsWith(resourcePrefix));
+
+  function finish(frag: DocumentFragment): DocumentFragment {
+    for (const img of Array.from(frag.querySelectorAll('img'))) {
+      const src = img.getAttribute('src') ?? '';
+      if (!imageAllowed(src)) {
+        // A remote (or unknown) image would be a load from outside: show its alt text instead.
+        const note = doc.createElement('span');
+        note.className = 'blocked-image';
+        note.textContent = `[image not loaded${img.getAttribute('alt') ? `: ${img.getAttribute('alt')}` : ''}]`;
+        img.replaceWith(note);
+      }
+    }
+    for (const a of Array.from(frag.querySelectorAll('a'))) {
+      const href = a.getAttribute('href');
+      if (href && !/^(?:https?:|mailto:|#)/i.test(href)) a.removeAttribute('href');
+      a.setAttribute('rel', 'noopener noreferrer');
+    }
+    for (const code of Array.from(frag.querySelectorAll('pre > code'))) {
+      const pre = code.parentElement!;
+      const lang = /(?:^|\s)language-([\w#+.-]+)/.exec(code.className)?.[1] ?? '';
+      const block = doc.createElement('div');
+      block.className = 'code-block';
+      block.setAttribute('data-testid', 'chat-code-block');
+      const bar = doc.createElement('div');
+      bar.className = 'code-actions';
+      const label = doc.createElement('span');
+      label.className = 'code-lang';
+      label.textContent = lang;
+      bar.append(label, button(doc, 'copy', 'Copy', 'chat-code-copy'), button(doc, 'insert', 'Insert', 'chat-code-insert'));
+      pre.replaceWith(block);
+      block.append(bar, pre);
+    }
+    return frag;
+  }
+
+  function sanitize(html: string): DocumentFragment {
+    return finish(purify.sanitize(html, PURIFY_CONFIG) as unknown as DocumentFragment);
+  }
+
+  return {
+    render: (markdown) => sanitize(md.render(markdown)),
+    sanitize,
+  };
+}
+
+function button(doc: Document, action: string, label: string, testId: string): HTMLButtonElement {
+  const b = doc.createElement('button');
+  b.type = 'button';
+  b.className = 'code-action';
+  b.textContent = label;
+  b.setAttribute('data-action', action);
+  b.setAttribute('data-testid', testId);
+  b.title = action === 'copy' ? 'Copy the code' : 'Insert the code at the cursor of the active editor';
+  return b;
+}
+
+/**
+ * Where the streamed text can be cut so that everything before the cut is finished markdown
+ * blocks: after the last blank line outside a code fence. The part before it is rendered once
+ * and never touched again; only the rest is re-rendered as more text arrives.
+ */
+export function stableSplit(text: string): number {
+  let cut = 0;
+  let fence: { ch: string; len: number } | undefined;
+  let pos = 0;
+  let prevBlank = true;
+  while (pos < text.length) {
+    const nl = text.indexOf('\n', pos);
+    if (nl < 0) break; // the last line is still being written
+    const line = text.slice(pos, nl);
+    const next = nl + 1;
+    const m = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
+    if (fence) {
+      if (m && m[1]![0] === fence.ch && m[1]!.length >= fence.len && !m[2]!.trim()) {
+        fence = undefined;
+        cut = next; // a closed fence is a finished block
+        prevBlank = true;
+      }
+    } else if (m && !(m[1]![0] === '`' && m[2]!.includes('`'))) {
+      fence = { ch: m[1]![0]!, len: m[1]!.length };
+    } else if (!line.trim()) {
+      if (!prevBlank) cut = next;
+      prevBlank = true;
+    } else {
+      prevBlank = false;
+    }
+    pos = next;
+  }
+  return cut;
+}

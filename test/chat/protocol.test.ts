@@ -1,0 +1,164 @@
+/** The chat webview protocol: inbound validation, the HTML shell's CSP, and no token ever posted. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseWebviewMessage, type ChatEntry, type ChatOptions, type HostToWebview } from '../../src/shared/chatProtocol';
+import { modelsForSurface } from '../../src/shared/modelOrder';
+import { chatCsp, chatHtml } from '../../src/extension/chat/chatHtml';
+import { ChatSession, errorInfo, type ChatBackend, type SessionEvent } from '../../src/extension/chat/chatSession';
+import { errorFromResponse, maskToken, type ChatEvent, type ChatRequest, type ChatResult } from '../../src/gateway';
+
+const options: ChatOptions = { surface: 'compatible', model: 'gpt-4o-mini', system: '', temperature: 0.7, maxTokens: 256 };
+
+test('every valid webview message parses', () => {
+  const valid = [
+    { type: 'ready' },
+    { type: 'send', text: 'hello', options },
+    { type: 'send', text: '', options: { ...options, surface: 'native', model: 'claude-sonnet-4-5', system: 'Be terse.', temperature: 0, maxTokens: 1 } },
+    { type: 'stop' },
+    { type: 'regenerate', options },
+    { type: 'newChat' },
+    { type: 'setOptions', options },
+    { type: 'clearContext' },
+    { type: 'copyCode', code: 'x = 1' },
+    { type: 'insertCode', code: 'x = 1' },
+    { type: 'runDiagnose' },
+    { type: 'showLog' },
+    { type: 'disableStreaming' },
+    { type: 'refreshModels' },
+  ];
+  for (const m of valid) assert.deepEqual(parseWebviewMessage(m), m, JSON.stringify(m));
+});
+
+test('invalid webview messages are refused', () => {
+  const invalid: unknown[] = [
+    undefined,
+    null,
+    'ready',
+    42,
+    [],
+    {},
+    { type: 'READY' },
+    { type: 'exec', command: 'workbench.action.terminal.new' },
+    { type: 'send' },
+    { type: 'send', text: 1, options },
+    { type: 'send', text: 'x' },
+    { type: 'send', text: 'x', options: { ...options, surface: 'other' } },
+    { type: 'send', text: 'x', options: { ...options, temperature: 2.5 } },
+    { type: 'send', text: 'x', options: { ...options, temperature: 'hot' } },
+    { type: 'send', text: 'x', options: { ...options, maxTokens: 0 } },
+    { type: 'send', text: 'x', options: { ...options, maxTokens: 1.5 } },
+    { type: 'send', text: 'x'.repeat(200_001), options },
+    { type: 'regenerate' },
+    { type: 'setOptions', options: { surface: 'native' } },
+    { type: 'copyCode' },
+    { type: 'insertCode', code: { toString: 'x' } },
+  ];
+  for (const m of invalid) assert.equal(parseWebviewMessage(m), undefined, JSON.stringify(m)?.slice(0, 80));
+});
+
+test('unknown fields are dropped, not passed on', () => {
+  const m = parseWebviewMessage({ type: 'send', text: 'hi', options: { ...options, token: 'sk-x' }, command: 'evil' });
+  assert.deepEqual(m, { type: 'send', text: 'hi', options });
+});
+
+test('the HTML shell: strict CSP with a fresh crypto nonce, local resources only', () => {
+  const input = { cspSource: 'https://*.vscode-cdn.net', scriptUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/dist/webview.js', styleUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/media/chat.css' };
+  const a = chatHtml(input);
+  const b = chatHtml(input);
+  const nonceOf = (html: string) => /script-src 'nonce-([^']+)'/.exec(html)?.[1];
+  assert.ok(nonceOf(a) && nonceOf(a)!.length >= 16);
+  assert.notEqual(nonceOf(a), nonceOf(b), 'a new nonce per load');
+  assert.ok(a.includes(`<script nonce="${nonceOf(a)}" src="${input.scriptUri}">`));
+  assert.equal(chatCsp('X', 'N'), "default-src 'none'; img-src X data:; style-src X; font-src X; script-src 'nonce-N';");
+  assert.ok(!/unsafe-inline|unsafe-eval/.test(a));
+  assert.ok(!/<style|style=|<script>/.test(a), 'no inline style or script');
+  assert.ok(!/https?:\/\/(?!file\+\.vscode-resource)/.test(a.replace(/https:\/\/\*\.vscode-cdn\.net/g, '')), 'no remote URL');
+});
+
+test('model picker order: the configured default for the surface first, then fitting models', () => {
+  const list = { items: [{ id: 'zeta' }, { id: 'gpt-4o-mini', capabilities: ['chat'] }, { id: 'claude-sonnet-4-5', capabilities: ['native'] }, { id: 'alpha' }], defaults: { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' } };
+  assert.deepEqual(modelsForSurface(list, 'compatible'), ['gpt-4o-mini', 'alpha', 'zeta']);
+  assert.deepEqual(modelsForSurface(list, 'native'), ['claude-sonnet-4-5', 'alpha', 'zeta']);
+  assert.deepEqual(modelsForSurface({ items: [], defaults: { compatible: 'my-model', native: '' } }, 'compatible'), ['my-model'], 'the default even when the list failed');
+  assert.deepEqual(modelsForSurface({ items: [{ id: 'b' }, { id: 'a' }], defaults: { compatible: 'a', native: 'b' } }, 'compatible'), ['a', 'b'], 'no duplicates');
+});
+
+// ----- no token ever leaves for the webview ---------------------------------------------------------
+
+const TOKEN = 'sk-LiveSecretToken0123456789abcdefXYZ';
+
+/** A backend whose calls fail the way a gateway does, with the token in the error context and body. */
+function failing(status: number, body: string): ChatBackend {
+  const fail = (req: ChatRequest) =>
+    errorFromResponse({ status, headers: { 'x-request-id': 'req-1' }, body, context: { surface: req.surface, model: req.model, url: 'http://127.0.0.1:9/v1/chat/completions', token: TOKEN } });
+  return {
+    chat: async (req) => {
+      throw fail(req);
+    },
+    chatStream: (req): AsyncIterable<ChatEvent> => ({
+      // eslint-disable-next-line require-yield
+      async *[Symbol.asyncIterator]() {
+        throw fail(req);
+      },
+    }),
+  };
+}
+
+/** The messages the view provider would post for these session events. */
+function outbound(events: SessionEvent[], session: ChatSession): HostToWebview[] {
+  return events.map((e): HostToWebview => {
+    switch (e.type) {
+      case 'reset':
+        return { type: 'reset', state: { entries: [...session.entries], options, busy: session.busy, streaming: true, canDiagnose: false } };
+      default:
+        return e;
+    }
+  });
+}
+
+for (const [status, body] of [
+  [401, JSON.stringify({ error: { message: `Invalid token ${TOKEN}`, type: 'invalid_request_error' } })],
+  [403, JSON.stringify({ error: { message: `token ${TOKEN} group default has no access to model gpt-4o`, type: 'new_api_error' } })],
+  [500, `upstream said: Authorization: Bearer ${TOKEN}`],
+] as const) {
+  test(`an HTTP ${status} becomes an error card with the masked token only`, async () => {
+    const events: SessionEvent[] = [];
+    const session = new ChatSession({ backend: failing(status, body), streaming: () => true, listener: (e) => events.push(e) });
+    const entry = await session.send('hi', options);
+    assert.equal(entry!.status, 'error');
+    assert.equal(entry!.error!.status, status);
+    assert.equal(entry!.error!.maskedToken, maskToken(TOKEN));
+    assert.ok(entry!.error!.cause && entry!.error!.fix);
+    const wire = JSON.stringify(outbound(events, session));
+    assert.ok(!wire.includes(TOKEN), 'the full token is never posted');
+    assert.ok(!wire.includes(TOKEN.slice(6, -4)), 'not even its middle');
+    assert.ok(wire.includes(maskToken(TOKEN)));
+  });
+}
+
+test('an unexpected (non-gateway) error message is redacted too', () => {
+  const info = errorInfo(new Error(`boom with ${TOKEN}`));
+  assert.ok(!JSON.stringify(info).includes(TOKEN));
+});
+
+test('a stream that succeeds posts entries without any token', async () => {
+  const events: SessionEvent[] = [];
+  const result: ChatResult = { text: 'hello there', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 2 }, model: 'gpt-4o-mini', id: 'x', host: '127.0.0.1', requestId: 'r', durationMs: 5, buffered: false };
+  const backend: ChatBackend = {
+    chat: async () => result,
+    chatStream: () => ({
+      async *[Symbol.asyncIterator]() {
+        yield { type: 'text', text: 'hello ' } as ChatEvent;
+        yield { type: 'text', text: 'there' } as ChatEvent;
+        yield { type: 'usage', usage: result.usage! } as ChatEvent;
+        yield { type: 'done', result } as ChatEvent;
+      },
+    }),
+  };
+  const session = new ChatSession({ backend, streaming: () => true, listener: (e) => events.push(e) });
+  const entry = (await session.send('hi', options)) as ChatEntry;
+  assert.equal(entry.text, 'hello there');
+  assert.deepEqual(entry.usage, { inputTokens: 3, outputTokens: 2 });
+  assert.deepEqual(events.map((e) => e.type), ['entryAdded', 'entryAdded', 'busy', 'entryDelta', 'entryDelta', 'entryUpdated', 'busy']);
+  assert.ok(!JSON.stringify(outbound(events, session)).includes('sk-'));
+});

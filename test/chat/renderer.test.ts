@@ -1,0 +1,332 @@
+/** The webview renderer in jsdom: sanitising (XSS attempts render inert) and incremental rendering. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { JSDOM } from 'jsdom';
+import { createMarkdownRenderer, stableSplit } from '../../src/webview/markdownRenderer';
+import { ChatApp, type VsCodeApi } from '../../src/webview/chatApp';
+import type { ChatEntry, ChatSnapshot, HostToWebview, ModelList, WebviewToHost } from '../../src/shared/chatProtocol';
+
+const ORIGIN = 'https://file+.vscode-resource.vscode-cdn.net';
+
+function dom() {
+  // runScripts: anything that managed to get in as a live script or handler would run here.
+  const jsdom = new JSDOM('<!DOCTYPE html><html><body><div id="app"></div></body></html>', { runScripts: 'dangerously', pretendToBeVisual: true });
+  const win = jsdom.window as unknown as Window & { pwned?: number; alert: (s: string) => void };
+  let alerts = 0;
+  win.alert = () => {
+    alerts++;
+  };
+  return { jsdom, win, alerts: () => alerts };
+}
+
+/** Asserts a rendered tree holds nothing active. */
+function assertInert(root: ParentNode, label: string): void {
+  for (const tag of ['script', 'iframe', 'object', 'embed', 'frame', 'form', 'style', 'link', 'meta', 'base', 'svg', 'math']) {
+    assert.equal(root.querySelectorAll(tag).length, 0, `${label}: no <${tag}>`);
+  }
+  for (const el of Array.from(root.querySelectorAll('*'))) {
+    for (const a of Array.from(el.attributes)) {
+      assert.ok(!/^on/i.test(a.name), `${label}: no event handler attribute (${el.tagName} ${a.name})`);
+      assert.ok(a.name !== 'style', `${label}: no style attribute`);
+      assert.ok(!/^\s*(javascript|vbscript|data:text)/i.test(a.value), `${label}: no script URL (${el.tagName} ${a.name}=${a.value})`);
+    }
+  }
+  for (const img of Array.from(root.querySelectorAll('img'))) {
+    const src = img.getAttribute('src') ?? '';
+    assert.ok(src.startsWith('data:image/') || src.startsWith(`${ORIGIN}/`), `${label}: no remote image (${src})`);
+  }
+  for (const a of Array.from(root.querySelectorAll('a[href]'))) {
+    assert.match(a.getAttribute('href')!, /^(https?:|mailto:|#)/i, `${label}: only http(s)/mailto links`);
+  }
+}
+
+const ATTACKS: Array<[string, string]> = [
+  ['script tag', 'Hello <script>window.pwned = 1; alert(1)</script> world'],
+  ['img onerror', 'Look: <img src=x onerror="window.pwned=1;alert(1)">'],
+  ['markdown javascript link', '[click me](javascript:alert(1))'],
+  ['markdown javascript link, encoded', '[click me](JaVaScRiPt&#58;alert(1)) [x](java\nscript:alert(1))'],
+  ['html javascript link', '<a href="javascript:alert(1)">click</a>'],
+  ['iframe', '<iframe src="https://evil.example/"></iframe><iframe srcdoc="<script>parent.pwned=1</script>"></iframe>'],
+  ['remote markdown image', '![tracker](https://evil.example/pixel.png)'],
+  ['remote html image', '<img src="https://evil.example/pixel.png">'],
+  ['svg onload', '<svg onload="alert(1)"><circle r="4"/></svg>'],
+  ['style and form', '<style>body{display:none}</style><form action="https://evil.example"><input name=a></form>'],
+  ['autolinked script url', 'javascript:alert(1) and <javascript:alert(1)>'],
+  ['data html link', '[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)'],
+  ['code fence with html', '```html\n<script>alert(1)</script>\n```'],
+];
+
+test('the inertness check itself catches live markup (negative control)', () => {
+  const { win } = dom();
+  const host = win.document.getElementById('app')!;
+  for (const html of ['<img src="https://evil.example/x.png">', '<a href="javascript:alert(1)">x</a>', '<div onclick="x()"></div>', '<iframe></iframe>']) {
+    host.innerHTML = html;
+    assert.throws(() => assertInert(host, 'unsanitised'), html);
+  }
+});
+
+test('model output with XSS attempts renders inert (markdown path)', () => {
+  const { win, alerts } = dom();
+  const md = createMarkdownRenderer(win, { resourceOrigin: ORIGIN });
+  const host = win.document.getElementById('app')!;
+  for (const [label, text] of ATTACKS) {
+    const frag = md.render(text);
+    host.replaceChildren(frag);
+    assertInert(host, label);
+  }
+  assert.equal((win as { pwned?: number }).pwned, undefined, 'nothing executed');
+  assert.equal(alerts(), 0, 'no alert');
+  // The text survives as text.
+  host.replaceChildren(md.render('Hello <script>alert(1)</script>'));
+  assert.match(host.textContent ?? '', /<script>alert\(1\)<\/script>/);
+});
+
+test('raw HTML through the sanitiser is inert too (defence in depth)', () => {
+  const { win, alerts } = dom();
+  const md = createMarkdownRenderer(win, { resourceOrigin: ORIGIN });
+  const host = win.document.getElementById('app')!;
+  for (const [label, html] of [
+    ['script', '<p>a</p><script>window.pwned=1</script>'],
+    ['img onerror', '<img src=x onerror="window.pwned=1">'],
+    ['a javascript', '<a href="javascript:window.pwned=1">x</a><a href=" javascript:alert(1)">y</a>'],
+    ['iframe', '<iframe src="https://evil.example"></iframe>'],
+    ['remote img', '<img src="https://evil.example/a.png" alt="t">'],
+    ['onclick', '<div onclick="alert(1)" onmouseover="alert(2)">x</div>'],
+    ['object/embed', '<object data="https://evil.example/x.swf"></object><embed src="https://evil.example/x">'],
+    ['meta refresh', '<meta http-equiv="refresh" content="0;url=https://evil.example">'],
+    ['srcset', '<img src="data:image/png;base64,iVBORw0KGgo=" srcset="https://evil.example/a.png 2x">'],
+  ] as const) {
+    host.replaceChildren(md.sanitize(html));
+    assertInert(host, label);
+  }
+  assert.equal((win as { pwned?: number }).pwned, undefined);
+  assert.equal(alerts(), 0);
+});
+
+test('allowed: data: images, own-resource images, https links (rel=noopener), remote images become a note', () => {
+  const { win } = dom();
+  const md = createMarkdownRenderer(win, { resourceOrigin: ORIGIN });
+  const host = win.document.getElementById('app')!;
+  host.replaceChildren(md.render(`![dot](data:image/png;base64,iVBORw0KGgo=) ![own](${ORIGIN}/media/icon.png) [docs](https://example.com/docs) ![remote](https://evil.example/x.png)`));
+  const imgs = Array.from(host.querySelectorAll('img')).map((i) => i.getAttribute('src'));
+  assert.deepEqual(imgs, ['data:image/png;base64,iVBORw0KGgo=', `${ORIGIN}/media/icon.png`]);
+  const a = host.querySelector('a')!;
+  assert.equal(a.getAttribute('href'), 'https://example.com/docs');
+  assert.equal(a.getAttribute('rel'), 'noopener noreferrer');
+  assert.match(host.querySelector('.blocked-image')!.textContent!, /image not loaded: remote/);
+});
+
+test('code blocks get Copy and Insert buttons, made by us', () => {
+  const { win } = dom();
+  const md = createMarkdownRenderer(win);
+  const host = win.document.getElementById('app')!;
+  host.replaceChildren(md.render('Try:\n\n```ts\nconst a = 1 < 2;\n```\n'));
+  const block = host.querySelector('[data-testid="chat-code-block"]')!;
+  assert.ok(block);
+  assert.equal(block.querySelector('code')!.textContent, 'const a = 1 < 2;\n');
+  assert.ok(block.querySelector('[data-testid="chat-code-copy"]'));
+  assert.ok(block.querySelector('[data-testid="chat-code-insert"]'));
+  assert.equal(block.querySelector('.code-lang')!.textContent, 'ts');
+  // Model output cannot forge our buttons.
+  host.replaceChildren(md.render('<button data-action="insert">x</button>'));
+  assert.equal(host.querySelectorAll('button').length, 0);
+});
+
+test('stableSplit cuts only after finished blocks, never inside a code fence', () => {
+  assert.equal(stableSplit('Hello wor'), 0);
+  assert.equal(stableSplit('Para one.\n\nPara tw'), 'Para one.\n\n'.length);
+  assert.equal(stableSplit('Intro\n\n```js\nconst a = 1;\n\nconst b = 2;\n'), 'Intro\n\n'.length, 'the blank line inside the open fence is not a cut');
+  const closed = 'Intro\n\n```js\nconst a = 1;\n\nconst b = 2;\n```\n';
+  assert.equal(stableSplit(`${closed}More te`), closed.length, 'a closed fence is a finished block');
+  assert.equal(stableSplit('~~~\na\n\n```\nb\n'), 0, 'a ``` line does not close a ~~~ fence');
+});
+
+// ----- the app --------------------------------------------------------------------------------
+
+interface Harness {
+  win: Window;
+  app: ChatApp;
+  posted: WebviewToHost[];
+  state: { value: unknown };
+  frames: Array<() => void>;
+  list: HTMLElement;
+  q: (testId: string) => HTMLElement | null;
+}
+
+function harness(saved?: unknown): Harness {
+  const { win } = dom();
+  const posted: WebviewToHost[] = [];
+  const state = { value: saved };
+  const api: VsCodeApi = { postMessage: (m) => posted.push(m), getState: () => state.value, setState: (s) => (state.value = s) };
+  const frames: Array<() => void> = [];
+  const app = new ChatApp(win, win.document.getElementById('app')!, api, { schedule: (fn) => frames.push(fn), resourceOrigin: ORIGIN });
+  const q = (id: string) => win.document.querySelector<HTMLElement>(`[data-testid="${id}"]`);
+  return { win, app, posted, state, frames, list: q('chat-messages')!, q };
+}
+
+const models: ModelList = { items: [{ id: 'gpt-4o-mini', capabilities: ['chat'] }, { id: 'claude-sonnet-4-5', capabilities: ['native'] }, { id: 'gpt-4o' }], defaults: { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' }, loading: false };
+
+function snapshot(entries: ChatEntry[], extra: Partial<ChatSnapshot> = {}): ChatSnapshot {
+  return { entries, options: { surface: 'compatible', model: 'gpt-4o-mini', system: '', temperature: 0.7, maxTokens: 512 }, busy: false, streaming: true, canDiagnose: false, ...extra };
+}
+
+const finished = (id: string, text: string): ChatEntry => ({ id, role: 'assistant', text, createdAt: 1, status: 'done', surface: 'compatible', model: 'gpt-4o-mini', usage: { inputTokens: 5, outputTokens: 7 }, durationMs: 1200 });
+const user = (id: string, text: string): ChatEntry => ({ id, role: 'user', text, createdAt: 1 });
+
+test('incremental rendering: a streaming reply touches only its own tail; finished messages stay frozen', () => {
+  const h = harness();
+  const init: HostToWebview = { type: 'init', state: snapshot([user('u1', 'first question'), finished('a1', 'A **finished** reply.\n\n```js\nx()\n```\n'), user('u2', 'second')]), models };
+  h.app.handle(init);
+  const msgs = () => Array.from(h.list.querySelectorAll<HTMLElement>('[data-testid="chat-message"]'));
+  assert.equal(msgs().length, 3);
+  const frozenBodies = msgs().map((m) => m.querySelector('[data-testid="chat-message-body"]')!.firstChild);
+
+  h.app.handle({ type: 'entryAdded', entry: { id: 'a2', role: 'assistant', text: '', createdAt: 2, status: 'streaming', surface: 'compatible', model: 'gpt-4o-mini' } });
+  h.app.handle({ type: 'busy', busy: true });
+  const streaming = h.list.querySelector<HTMLElement>('[data-entry-id="a2"]')!;
+  assert.equal(streaming.getAttribute('data-status'), 'streaming');
+  assert.ok(streaming.querySelector('[data-testid="chat-streaming-indicator"]'));
+
+  const observer = new (h.win as unknown as { MutationObserver: typeof MutationObserver }).MutationObserver(() => undefined);
+  observer.observe(h.list, { childList: true, subtree: true, characterData: true, attributes: true });
+
+  const chunks = ['Para', 'graph one.', '\n\nPara', 'graph two ', 'is longer.\n\n', '- item', ' a\n- item b'];
+  for (const c of chunks) h.app.handle({ type: 'entryDelta', id: 'a2', text: c });
+  // Several deltas, one frame: one render.
+  assert.equal(h.frames.length, 1);
+  h.frames.shift()!();
+  const firstPara = streaming.querySelector('.md-stable p');
+  assert.ok(firstPara, 'finished paragraphs went to the stable part');
+  for (const c of [' more', '\n- item c', '\n\nDone.']) {
+    h.app.handle({ type: 'entryDelta', id: 'a2', text: c });
+    h.frames.shift()!();
+  }
+  assert.equal(streaming.querySelector('.md-stable p'), firstPara, 'the stable part is never re-rendered');
+
+  const records = observer.takeRecords();
+  assert.ok(records.length > 0);
+  for (const r of records) {
+    assert.ok(streaming.contains(r.target), `mutation outside the streaming message: ${(r.target as Element).outerHTML?.slice(0, 80)}`);
+    if (r.type === 'childList' && (r.target as Element).classList?.contains('md-stable')) assert.equal(r.removedNodes.length, 0, 'stable blocks are only appended');
+  }
+  msgs().slice(0, 3).forEach((m, i) => assert.equal(m.querySelector('[data-testid="chat-message-body"]')!.firstChild, frozenBodies[i], 'earlier messages untouched'));
+
+  // Finishing freezes the message with the final text; late deltas are ignored.
+  const fullText = chunks.join('') + ' more\n- item c\n\nDone.';
+  h.app.handle({ type: 'entryUpdated', entry: { ...finished('a2', fullText), usage: { inputTokens: 11, outputTokens: 22 } } });
+  h.app.handle({ type: 'busy', busy: false });
+  assert.equal(streaming.getAttribute('data-status'), 'done');
+  assert.equal(streaming.querySelector('[data-testid="chat-streaming-indicator"]'), null);
+  assert.equal(streaming.querySelectorAll('li').length, 3);
+  assert.match(streaming.querySelector('[data-testid="chat-usage"]')!.textContent!, /11 input · 22 output tokens/);
+  const body = streaming.querySelector('[data-testid="chat-message-body"]')!.innerHTML;
+  h.app.handle({ type: 'entryDelta', id: 'a2', text: 'late' });
+  h.frames.splice(0).forEach((f) => f());
+  assert.equal(streaming.querySelector('[data-testid="chat-message-body"]')!.innerHTML, body, 'frozen');
+  observer.disconnect();
+});
+
+test('streamed XSS renders inert at every step', () => {
+  const h = harness();
+  h.app.handle({ type: 'init', state: snapshot([]), models });
+  h.app.handle({ type: 'entryAdded', entry: { id: 'x', role: 'assistant', text: '', createdAt: 1, status: 'streaming' } });
+  const payload = 'Hi <img src=x one' + 'rror="window.pwned=1"> [a](javas' + 'cript:alert(1)) <script>window.pwned=2</script> ![t](https://evil.example/t.png)';
+  for (let i = 0; i < payload.length; i += 7) {
+    h.app.handle({ type: 'entryDelta', id: 'x', text: payload.slice(i, i + 7) });
+    h.frames.splice(0).forEach((f) => f());
+    assertInert(h.list, `streamed step ${i}`);
+  }
+  h.app.handle({ type: 'entryUpdated', entry: finished('x', payload) });
+  assertInert(h.list, 'finished');
+  assert.equal((h.win as { pwned?: number }).pwned, undefined);
+});
+
+test('controls: Enter sends, Shift+Enter does not, Escape stops, Stop/Send swap while busy', () => {
+  const h = harness();
+  h.app.handle({ type: 'init', state: snapshot([]), models });
+  const input = h.q('chat-input') as HTMLTextAreaElement;
+  const KeyboardEvent = (h.win as unknown as { KeyboardEvent: typeof globalThis.KeyboardEvent }).KeyboardEvent;
+  input.value = 'line one';
+  input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', shiftKey: true, bubbles: true, cancelable: true }));
+  assert.equal(h.posted.length, 0);
+  input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
+  assert.deepEqual(h.posted.at(-1), { type: 'send', text: 'line one', options: { surface: 'compatible', model: 'gpt-4o-mini', system: '', temperature: 0.7, maxTokens: 512 } });
+  assert.equal(input.value, '');
+  h.app.handle({ type: 'busy', busy: true });
+  assert.equal(h.q('chat-send')!.hidden, true);
+  assert.equal(h.q('chat-stop')!.hidden, false);
+  h.win.document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+  assert.deepEqual(h.posted.at(-1), { type: 'stop' });
+  h.q('chat-stop')!.click();
+  assert.deepEqual(h.posted.at(-1), { type: 'stop' });
+  h.app.handle({ type: 'busy', busy: false });
+  assert.equal(h.q('chat-stop')!.hidden, true);
+});
+
+test('surface switch and model picker: configured defaults first, options posted', () => {
+  const h = harness();
+  h.app.handle({ type: 'init', state: snapshot([]), models });
+  const model = h.q('chat-model') as HTMLSelectElement;
+  assert.deepEqual(Array.from(model.options).map((o) => o.value), ['gpt-4o-mini', 'gpt-4o']);
+  const surface = h.q('chat-surface') as HTMLSelectElement;
+  surface.value = 'native';
+  surface.dispatchEvent(new (h.win as unknown as { Event: typeof Event }).Event('change'));
+  assert.equal(model.value, 'claude-sonnet-4-5');
+  assert.equal(Array.from(model.options)[0]!.value, 'claude-sonnet-4-5');
+  const last = h.posted.at(-1) as Extract<WebviewToHost, { type: 'setOptions' }>;
+  assert.equal(last.type, 'setOptions');
+  assert.equal(last.options.surface, 'native');
+  assert.equal(last.options.model, 'claude-sonnet-4-5');
+  const temp = h.q('chat-temperature') as HTMLInputElement;
+  temp.value = '7';
+  temp.dispatchEvent(new (h.win as unknown as { Event: typeof Event }).Event('change'));
+  assert.equal((h.posted.at(-1) as Extract<WebviewToHost, { type: 'setOptions' }>).options.temperature, 2, 'clamped');
+});
+
+test('code Copy / Insert, error card with Diagnose, buffering notice action', () => {
+  const h = harness();
+  const err: ChatEntry = {
+    id: 'e1',
+    role: 'assistant',
+    text: '',
+    createdAt: 1,
+    status: 'error',
+    error: { kind: 'forbidden', status: 403, message: 'HTTP 403 from the gateway', cause: "Your token's group cannot use this model.", fix: 'Pick a model your group can use.', url: 'http://127.0.0.1:1/v1/chat/completions', maskedToken: 'sk-abc...wxyz', attempts: 1 },
+  };
+  const buffered: ChatEntry = { ...finished('b1', '```py\nprint(1)\n```\n'), notices: [{ kind: 'buffering', text: 'A proxy buffers responses.' }] };
+  h.app.handle({ type: 'init', state: snapshot([user('u1', 'q'), buffered, user('u2', 'q2'), err]), models });
+  (h.q('chat-code-copy') as HTMLButtonElement).click();
+  assert.deepEqual(h.posted.at(-1), { type: 'copyCode', code: 'print(1)\n' });
+  (h.q('chat-code-insert') as HTMLButtonElement).click();
+  assert.deepEqual(h.posted.at(-1), { type: 'insertCode', code: 'print(1)\n' });
+  const card = h.q('chat-error-card')!;
+  assert.match(h.q('chat-error-status')!.textContent!, /HTTP 403/);
+  assert.match(h.q('chat-error-cause')!.textContent!, /group cannot use this model/);
+  assert.match(h.q('chat-error-fix')!.textContent!, /Pick a model/);
+  assert.equal(h.q('chat-error-token')!.textContent, 'sk-abc...wxyz');
+  assert.equal(h.q('chat-error-endpoint')!.textContent, 'http://127.0.0.1:1/v1/chat/completions');
+  assert.equal(card.getAttribute('data-http-status'), '403');
+  (h.q('chat-error-diagnose') as HTMLButtonElement).click();
+  assert.deepEqual(h.posted.at(-1), { type: 'runDiagnose' });
+  assert.ok(h.q('chat-buffering-notice'));
+  (h.q('chat-disable-streaming') as HTMLButtonElement).click();
+  assert.deepEqual(h.posted.at(-1), { type: 'disableStreaming' });
+  h.app.handle({ type: 'config', streaming: false, canDiagnose: true });
+  assert.equal(h.q('chat-disable-streaming'), null, 'no button once streaming is off');
+  assert.equal(h.q('chat-error-diagnose')!.textContent, 'Run Diagnose');
+});
+
+test('state survives a reload: the saved state paints at once and nothing is re-sent', async () => {
+  const h = harness();
+  h.app.handle({ type: 'init', state: snapshot([user('u1', 'remember me'), finished('a1', 'I will.')]), models });
+  (h.q('chat-input') as HTMLTextAreaElement).value = 'a draft';
+  h.q('chat-input')!.dispatchEvent(new (h.win as unknown as { Event: typeof Event }).Event('input'));
+  await new Promise((r) => setTimeout(r, 250));
+  const saved = h.state.value;
+  assert.ok(saved);
+  const again = harness(JSON.parse(JSON.stringify(saved)));
+  assert.equal(again.list.querySelectorAll('[data-testid="chat-message"]').length, 2);
+  assert.match(again.list.textContent!, /remember me/);
+  assert.equal((again.q('chat-input') as HTMLTextAreaElement).value, 'a draft');
+  assert.deepEqual(again.posted, [], 'restoring posts nothing (main.ts then says ready)');
+});

@@ -1,0 +1,283 @@
+/** ChatSession against the gateway simulator: streaming on both surfaces, stop, regenerate, fallback, buffering. */
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSimulator, type Simulator } from '../sim/server';
+import { makeClient } from '../gateway/helpers';
+import { ChatSession, restoreEntries, toChatMessages, userContent, type ChatBackend, type SessionEvent } from '../../src/extension/chat/chatSession';
+import type { ChatEntry, ChatOptions, ChatSurface } from '../../src/shared/chatProtocol';
+import type { ChatRequest, RequestRecord } from '../../src/gateway';
+
+let sim: Simulator;
+before(async () => {
+  sim = await startSimulator();
+});
+after(() => sim.close());
+beforeEach(() => sim.reset());
+
+const T = { timeout: 20_000 };
+const modelOf = (s: ChatSurface) => (s === 'native' ? 'claude-sonnet-4-5' : 'gpt-4o-mini');
+const opts = (surface: ChatSurface, extra: Partial<ChatOptions> = {}): ChatOptions => ({ surface, model: modelOf(surface), system: '', temperature: 0.5, maxTokens: 512, ...extra });
+
+interface Rig {
+  session: ChatSession;
+  events: SessionEvent[];
+  requests: ChatRequest[];
+  records: RequestRecord[];
+  bufferNotices: number;
+}
+
+function rig(o: { streaming?: boolean | (() => boolean); baseUrl?: string; entries?: ChatEntry[]; bufferNoticeShown?: boolean } = {}): Rig {
+  const { client, records } = makeClient(sim, o.baseUrl ? { baseUrl: o.baseUrl } : {});
+  const requests: ChatRequest[] = [];
+  // Records what the session asks the core for; the core does the rest.
+  const backend: ChatBackend = {
+    chat: (req) => {
+      requests.push(req);
+      return client.chat(req);
+    },
+    chatStream: (req) => {
+      requests.push(req);
+      return client.chatStream(req);
+    },
+  };
+  const events: SessionEvent[] = [];
+  const r: Rig = { session: undefined as unknown as ChatSession, events, requests, records, bufferNotices: 0 };
+  const streaming = o.streaming ?? true;
+  r.session = new ChatSession({
+    backend,
+    streaming: typeof streaming === 'function' ? streaming : () => streaming,
+    entries: o.entries,
+    bufferNoticeShown: o.bufferNoticeShown,
+    onBufferNotice: () => r.bufferNotices++,
+    listener: (e) => events.push(e),
+  });
+  return r;
+}
+
+const deltas = (r: Rig) => r.events.filter((e): e is Extract<SessionEvent, { type: 'entryDelta' }> => e.type === 'entryDelta');
+
+for (const surface of ['compatible', 'native'] as const) {
+  test(`${surface}: a streamed reply arrives in deltas, with usage`, T, async () => {
+    const r = rig();
+    const entry = (await r.session.send('hello relay world', opts(surface, { system: 'You are terse.' })))!;
+    assert.equal(entry.status, 'done');
+    assert.equal(entry.text, 'Echo: hello relay world');
+    assert.ok(deltas(r).length > 1, 'several deltas');
+    assert.equal(deltas(r).map((d) => d.text).join(''), entry.text);
+    assert.ok(entry.usage?.inputTokens && entry.usage.outputTokens, 'usage reported');
+    assert.equal(entry.surface, surface);
+    assert.equal(entry.model, modelOf(surface));
+    const req = r.requests[0]!;
+    assert.equal(req.surface, surface);
+    assert.equal(req.maxTokens, 512, 'max tokens always sent');
+    assert.equal(req.system, 'You are terse.');
+    assert.equal(sim.log.at(-1)!.path, surface === 'native' ? '/v1/messages' : '/v1/chat/completions');
+    assert.equal(r.session.busy, false);
+    assert.deepEqual(r.events.filter((e) => e.type === 'busy').map((e) => (e as { busy: boolean }).busy), [true, false]);
+  });
+
+  test(`${surface}: Stop keeps the partial reply, marks it stopped and closes the connection early`, T, async () => {
+    const r = rig();
+    sim.fault({ kind: 'slowChunks', ms: 80 });
+    const words = 'a b c d e f g h i j k l m n o p q r s t';
+    let seen = 0;
+    r.events.length = 0;
+    const listenerEvents = r.events;
+    const started = Date.now();
+    const pending = r.session.send(words, opts(surface));
+    // Stop after the second delta.
+    await new Promise<void>((resolve, reject) => {
+      const timer = setInterval(() => {
+        seen = listenerEvents.filter((e) => e.type === 'entryDelta').length;
+        if (seen >= 2) {
+          clearInterval(timer);
+          r.session.stop();
+          resolve();
+        } else if (Date.now() - started > 10_000) {
+          clearInterval(timer);
+          reject(new Error('no deltas'));
+        }
+      }, 5);
+    });
+    const entry = (await pending)!;
+    const elapsed = Date.now() - started;
+    assert.equal(entry.status, 'stopped');
+    assert.ok(entry.text.length > 0, 'partial text kept');
+    assert.ok(entry.text.length < `Echo: ${words}`.length, 'not the whole reply');
+    assert.equal(entry.error, undefined, 'a stop is not an error');
+    assert.ok(elapsed < 21 * 80, `stopped early (${elapsed} ms)`);
+    assert.equal(r.records.at(-1)!.errorKind, 'aborted', 'the core closed the request');
+    // The simulator saw the client go away before the stream ended.
+    const rec = sim.log.at(-1)!;
+    for (let i = 0; i < 40 && !rec.closedEarly; i++) await new Promise((res) => setTimeout(res, 25));
+    assert.equal(rec.closedEarly, true, 'the simulator log shows the connection closed early');
+    // The next request works and carries the partial reply as history.
+    sim.clearFaults();
+    const next = (await r.session.send('and now?', opts(surface)))!;
+    assert.equal(next.status, 'done');
+    const msgs = r.requests.at(-1)!.messages;
+    assert.deepEqual(msgs.map((m) => m.role), ['user', 'assistant', 'user']);
+    assert.equal(msgs[1]!.content, entry.text);
+  });
+
+  test(`${surface}: Regenerate replaces the last reply`, T, async () => {
+    const r = rig();
+    const first = (await r.session.send('one two three', opts(surface)))!;
+    const second = (await r.session.regenerate(opts(surface)))!;
+    assert.notEqual(second.id, first.id);
+    assert.equal(second.status, 'done');
+    assert.equal(second.text, first.text);
+    assert.deepEqual(r.session.entries.map((e) => e.role), ['user', 'assistant']);
+    assert.ok(r.events.some((e) => e.type === 'entryRemoved' && e.id === first.id));
+    assert.deepEqual(r.requests.at(-1)!.messages, [{ role: 'user', content: 'one two three' }], 'the question is asked again, without the old reply');
+  });
+
+  test(`${surface}: a stream that fails outright falls back to a non-streamed call and says so`, T, async () => {
+    const r = rig();
+    sim.fault({ kind: 'midStreamError', afterEvents: 2, message: 'upstream overloaded' });
+    const entry = (await r.session.send('one two three four five six', opts(surface)))!;
+    assert.equal(entry.status, 'done', JSON.stringify(entry.error));
+    assert.equal(entry.text, 'Echo: one two three four five six', 'the complete reply, not the broken partial one');
+    assert.ok(entry.notices?.some((n) => n.kind === 'fallback' && /without streaming/.test(n.text)));
+    assert.deepEqual(r.requests.map((q) => q.stream), [true, false]);
+    assert.ok(entry.usage?.outputTokens);
+  });
+
+  test(`${surface}: a buffered stream is flagged once, with the offer to turn streaming off`, T, async () => {
+    const r = rig();
+    sim.fault({ kind: 'slowChunks', ms: 60 });
+    sim.fault({ kind: 'buffer' });
+    const entry = (await r.session.send('one two three four five six', opts(surface)))!;
+    assert.equal(entry.status, 'done');
+    assert.equal(entry.text, 'Echo: one two three four five six');
+    assert.equal(entry.notices?.filter((n) => n.kind === 'buffering').length, 1);
+    assert.equal(r.bufferNotices, 1);
+    const again = (await r.session.send('seven eight nine ten eleven', opts(surface)))!;
+    assert.equal(again.notices?.some((n) => n.kind === 'buffering') ?? false, false, 'told once');
+    assert.equal(r.bufferNotices, 1);
+    // Already told in this workspace: a new session does not repeat it.
+    const later = rig({ bufferNoticeShown: true });
+    const third = (await later.session.send('one two three four five six', opts(surface)))!;
+    assert.equal(third.notices, undefined);
+  });
+}
+
+test('a 403 shows an error card with status, cause, fix, masked token and endpoint; no fallback is tried', T, async () => {
+  const r = rig();
+  const entry = (await r.session.send('hi', opts('compatible', { model: 'gpt-4o' })))!;
+  assert.equal(entry.status, 'error');
+  const e = entry.error!;
+  assert.equal(e.status, 403);
+  assert.equal(e.kind, 'forbidden');
+  assert.match(e.cause, /group/i);
+  assert.ok(e.fix.length > 10);
+  assert.match(e.maskedToken!, /^sk-.{3}\.\.\..{4}$/);
+  assert.match(e.url!, /\/v1\/chat\/completions$/);
+  assert.equal(r.requests.length, 1, 'a refused model is not retried without streaming');
+  assert.ok(!JSON.stringify(r.events).includes(sim.tokens.production!));
+  // The failed turn is left out of the next request's history.
+  await r.session.send('hello again', opts('compatible'));
+  assert.deepEqual(r.requests.at(-1)!.messages, [{ role: 'user', content: 'hi\n\nhello again' }]);
+});
+
+test('streaming off: one non-streamed call, the reply arrives whole', T, async () => {
+  const r = rig({ streaming: false });
+  const entry = (await r.session.send('one two three', opts('native')))!;
+  assert.equal(entry.status, 'done');
+  assert.equal(entry.text, 'Echo: one two three');
+  assert.equal(deltas(r).length, 0);
+  assert.equal(r.requests[0]!.stream, false);
+  assert.ok(entry.usage?.inputTokens);
+});
+
+test('history: both surfaces get alternating turns; a selection is sent with file name and language', T, async () => {
+  const r = rig();
+  await r.session.send('first', opts('native'));
+  const ctx = { fileName: 'src/app.ts', language: 'typescript', code: 'const x = 1;', startLine: 3, endLine: 3 };
+  await r.session.send('what is x?', opts('native'), ctx);
+  const msgs = r.requests.at(-1)!.messages;
+  assert.deepEqual(msgs.map((m) => m.role), ['user', 'assistant', 'user']);
+  assert.equal(msgs[2]!.content, 'what is x?\n\nFrom `src/app.ts` (line 3, typescript):\n```typescript\nconst x = 1;\n```');
+  assert.deepEqual(r.session.entries.at(-2)!.context, ctx);
+});
+
+// ----- pure parts ---------------------------------------------------------------------------
+
+test('restored history never re-sends: a reply that was streaming is marked stopped', () => {
+  const entries = restoreEntries([
+    { id: 'u', role: 'user', text: 'q', createdAt: 1 },
+    { id: 'a', role: 'assistant', text: 'partial', createdAt: 2, status: 'streaming', retry: { attempt: 1, maxRetries: 2 } },
+    { id: 'bad', role: 'system', text: 'x' },
+    'junk',
+  ]);
+  assert.deepEqual(entries, [
+    { id: 'u', role: 'user', text: 'q', createdAt: 1 },
+    { id: 'a', role: 'assistant', text: 'partial', createdAt: 2, status: 'stopped' },
+  ]);
+  assert.deepEqual(restoreEntries(undefined), []);
+  let sent = 0;
+  const backend: ChatBackend = {
+    chat: async () => {
+      sent++;
+      throw new Error('no');
+    },
+    chatStream: () => {
+      sent++;
+      throw new Error('no');
+    },
+  };
+  const s = new ChatSession({ backend, entries, streaming: () => true, listener: () => undefined });
+  assert.equal(s.entries.length, 2);
+  assert.equal(sent, 0);
+});
+
+test('toChatMessages: failed replies left out, same-role turns merged, selection appended', () => {
+  const e = (x: Partial<ChatEntry> & Pick<ChatEntry, 'role' | 'text'>): ChatEntry => ({ id: Math.random().toString(36), createdAt: 0, ...x });
+  assert.deepEqual(
+    toChatMessages([
+      e({ role: 'user', text: 'a' }),
+      e({ role: 'assistant', text: '', status: 'error' }),
+      e({ role: 'user', text: 'b' }),
+      e({ role: 'assistant', text: 'B', status: 'done' }),
+      e({ role: 'user', text: 'c' }),
+      e({ role: 'assistant', text: 'half', status: 'stopped' }),
+      e({ role: 'user', text: 'd' }),
+      e({ role: 'assistant', text: '', status: 'stopped' }),
+    ]),
+    [
+      { role: 'user', content: 'a\n\nb' },
+      { role: 'assistant', content: 'B' },
+      { role: 'user', content: 'c' },
+      { role: 'assistant', content: 'half' },
+      { role: 'user', content: 'd' },
+    ],
+  );
+  assert.match(userContent(e({ role: 'user', text: 'q', context: { fileName: 'a.md', language: 'markdown', code: '```x```', startLine: 1, endLine: 4 } })), /lines 1-4, markdown\):\n````markdown\n```x```\n````$/);
+});
+
+test('retry notice: failed attempts the core will retry show on the reply, the last one does not', () => {
+  const events: SessionEvent[] = [];
+  let release!: () => void;
+  const backend: ChatBackend = {
+    chat: () => new Promise((_, reject) => (release = () => reject(new Error('gave up')))),
+    chatStream: () => ({ [Symbol.asyncIterator]: () => ({ next: () => new Promise((_, reject) => (release = () => reject(new Error('gave up')))) }) }),
+  };
+  const s = new ChatSession({ backend, streaming: () => true, maxRetries: () => 2, listener: (e) => events.push(e) });
+  const pending = s.send('hi', opts('compatible'));
+  const rec = (attempt: number, status: number | undefined, extra: Partial<RequestRecord> = {}): RequestRecord => ({ time: '', surface: 'compatible', capability: 'chat', host: 'h', method: 'POST', path: '/v1/chat/completions', model: 'gpt-4o-mini', status, errorKind: undefined, durationMs: 1, maskedToken: 'sk-abc...wxyz', requestId: undefined, attempt, stream: true, ...extra });
+  s.noteRequestRecord(rec(1, 200));
+  s.noteRequestRecord(rec(1, 429, { capability: 'models' }));
+  s.noteRequestRecord(rec(1, 429, { model: 'other' }));
+  assert.equal(events.filter((e) => e.type === 'entryUpdated').length, 0, 'unrelated records ignored');
+  s.noteRequestRecord(rec(1, 429, { errorKind: 'rate_limited' }));
+  s.noteRequestRecord(rec(2, 503, { errorKind: 'server_error' }));
+  s.noteRequestRecord(rec(3, 503, { errorKind: 'server_error' }));
+  const updates = events.filter((e): e is Extract<SessionEvent, { type: 'entryUpdated' }> => e.type === 'entryUpdated');
+  assert.equal(updates.length, 2);
+  assert.deepEqual(s.entries.at(-1)!.retry, { attempt: 2, maxRetries: 2, status: 503, errorKind: 'server_error' });
+  release();
+  return pending.then((entry) => {
+    assert.equal(entry!.status, 'error');
+    assert.equal(entry!.retry, undefined, 'the retry state ends with the request');
+  });
+});

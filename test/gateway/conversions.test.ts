@@ -1,0 +1,47 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DEFAULT_CLI_VARIABLES, compatibleSurface, mediaFileName, nativeCliEnvironment, nativeSurface, slugify, transcriptToRequest } from '../../src/gateway';
+
+test('transcript → request: system merged, same-role turns merged, starts with a user turn', () => {
+  const r = transcriptToRequest(
+    [
+      { role: 'system', text: 'Be brief.' },
+      { role: 'assistant', text: 'Earlier answer' },
+      { role: 'user', text: 'one' },
+      { role: 'user', text: 'two' },
+      { role: 'system', text: 'Use English.' },
+      { role: 'assistant', text: '' },
+    ],
+    'native',
+    'claude-sonnet-4-5',
+    { maxTokens: 100 },
+  );
+  assert.equal(r.system, 'Be brief.\n\nUse English.');
+  assert.deepEqual(r.messages, [
+    { role: 'user', content: '(continue)' },
+    { role: 'assistant', content: 'Earlier answer' },
+    { role: 'user', content: 'one\n\ntwo' },
+  ]);
+  const native = nativeSurface.toRequest(r, { maxTokens: 4096 });
+  assert.equal(native.system, 'Be brief.\n\nUse English.');
+  assert.equal(native.max_tokens, 100);
+  const compat = compatibleSurface.toRequest({ ...r, surface: 'compatible' }, { maxTokens: 4096 });
+  assert.deepEqual((compat.messages as Array<{ role: string }>).map((m) => m.role), ['system', 'user', 'assistant', 'user']);
+});
+
+test('native CLI environment: root address, never /v1, configurable names', () => {
+  const token = 'sk-abcdefghijklmnopqrstuvwxyz0123456789';
+  assert.deepEqual(nativeCliEnvironment('https://gw.example.com/v1/', token), { ANTHROPIC_BASE_URL: 'https://gw.example.com', ANTHROPIC_AUTH_TOKEN: token });
+  assert.deepEqual(nativeCliEnvironment('https://gw.example.com/v1/messages', token, { baseUrl: 'X_BASE', token: 'X_TOKEN' }), { X_BASE: 'https://gw.example.com', X_TOKEN: token });
+  assert.equal(DEFAULT_CLI_VARIABLES.baseUrl, 'ANTHROPIC_BASE_URL');
+  assert.throws(() => nativeCliEnvironment('', token));
+  assert.throws(() => nativeCliEnvironment('https://gw.example.com', token, { baseUrl: 'BAD NAME', token: 'T' }));
+});
+
+test('media file names: time stamp and prompt slug', () => {
+  const d = new Date(2026, 10, 22, 16, 31, 2);
+  assert.equal(mediaFileName('A lighthouse at dusk!', '.png', d), '20261122-163102-a-lighthouse-at-dusk.png');
+  assert.equal(mediaFileName('???', 'mp4', d), '20261122-163102-untitled.mp4');
+  assert.equal(slugify('Crème brûlée / 日本'), 'creme-brulee');
+  assert.ok(slugify('x'.repeat(100)).length <= 40);
+});

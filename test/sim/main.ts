@@ -1,0 +1,39 @@
+/** `npm run sim`: the gateway simulator on 127.0.0.1, for trying the extension offline. */
+import { parseArgs } from 'node:util';
+import { startSimulator, type Profile } from './server';
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { port: { type: 'string' }, profile: { type: 'string' }, hosts: { type: 'string' } } });
+  const port = Number(values.port ?? process.env.SIM_PORT ?? 8787);
+  const profile = (values.profile ?? 'strict') as Profile;
+  if (profile !== 'strict' && profile !== 'real') throw new Error('--profile must be strict or real');
+  const sim = await startSimulator({ port, profile, hosts: Number(values.hosts ?? 1) });
+  const lines = [
+    `Model Relay gateway simulator (${profile} profile)`,
+    `  base URL (root):     ${sim.url}`,
+    `  compatible surface:  ${sim.url}/v1`,
+    `  native surface:      ${sim.url}   (clients append /v1/messages)`,
+    ...(sim.urls.length > 1 ? [`  backup hosts:        ${sim.urls.slice(1).join(', ')}`] : []),
+    '',
+    '  demo tokens:',
+    ...sim.config.tokens.map((t) => `    ${t.name.padEnd(11)} ${t.value}  (group ${t.group}${t.disabled ? ', disabled' : ''})`),
+    '',
+    '  try:',
+    `    curl -s ${sim.url}/v1/chat/completions -H "Authorization: Bearer ${sim.tokens.production}" -H "Content-Type: application/json" -d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hello"}]}'`,
+    `    curl -sN ${sim.url}/v1/messages -H "x-api-key: ${sim.tokens.production}" -H "native-version: 2023-06-01" -H "Content-Type: application/json" -d '{"model":"claude-sonnet-4-5","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"hello"}]}'`,
+    '',
+    `  faults: POST ${sim.url}/__sim/faults '{"kind":"status","status":503,"count":2}' · DELETE /__sim/faults · GET /__sim/log`,
+    '  Ctrl-C stops it.',
+  ];
+  console.log(lines.join('\n'));
+  const stop = () => {
+    void sim.close().then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});
