@@ -1,0 +1,113 @@
+/**
+ * Proof of fidelity: the official `openai` and `@anthropic-ai/sdk` clients parse the simulator's
+ * answers, streamed and not, and raise their own error classes for its errors.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
+import { startSimulator, type Simulator } from './server';
+
+let strict: Simulator;
+let real: Simulator;
+before(async () => {
+  strict = await startSimulator({ profile: 'strict' });
+  real = await startSimulator({ profile: 'real' });
+});
+after(async () => {
+  await strict.close();
+  await real.close();
+});
+
+const openai = (sim: Simulator, apiKey = sim.tokens.production!) => new OpenAI({ baseURL: `${sim.url}/v1`, apiKey, maxRetries: 0, timeout: 10_000 });
+const anthropic = (sim: Simulator, apiKey = sim.tokens.production!) => new Anthropic({ baseURL: sim.url, apiKey, maxRetries: 0, timeout: 10_000, defaultHeaders: { 'native-version': '2023-06-01' } });
+
+for (const profile of ['strict', 'real'] as const) {
+  const sim = () => (profile === 'strict' ? strict : real);
+
+  test(`${profile}: openai chat.completions non-stream and stream`, async () => {
+    const client = openai(sim());
+    const r = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'terse' }, { role: 'user', content: 'hello sdk' }] });
+    assert.equal(r.choices[0]!.message.content, 'Echo: hello sdk');
+    assert.equal(r.choices[0]!.finish_reason, 'stop');
+    assert.ok(r.usage!.total_tokens > 0);
+    const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hello sdk stream' }] });
+    let text = '';
+    let usage: unknown;
+    let chunks = 0;
+    for await (const chunk of stream) {
+      chunks++;
+      text += chunk.choices[0]?.delta?.content ?? '';
+      if (chunk.usage) usage = chunk.usage;
+    }
+    assert.equal(text, 'Echo: hello sdk stream');
+    assert.ok(chunks > 3);
+    assert.ok(usage, 'usage chunk parsed');
+  });
+
+  test(`${profile}: openai models, images, videos`, async () => {
+    const client = openai(sim());
+    const models = [];
+    for await (const m of client.models.list()) models.push(m.id);
+    assert.ok(models.includes('gpt-4o-mini') && models.includes('sora-2'));
+    const img = await client.images.generate({ model: 'gpt-image-1', prompt: 'a lighthouse', size: '1024x1024' });
+    assert.ok(Buffer.from(img.data![0]!.b64_json!, 'base64').subarray(1, 4).toString('latin1') === 'PNG');
+    const url = await client.images.generate({ model: 'dall-e-3', prompt: 'a lighthouse' });
+    assert.match(url.data![0]!.url!, /^http:\/\/127\.0\.0\.1:\d+\/files\//);
+    const video = await client.videos.create({ model: 'sora-2', prompt: 'waves', seconds: '4' });
+    assert.ok(video.id);
+    assert.equal(video.status, 'queued');
+    let v = await client.videos.retrieve(video.id);
+    for (let i = 0; i < 5 && v.status !== 'completed'; i++) v = await client.videos.retrieve(video.id);
+    assert.equal(v.status, 'completed');
+    const content = await client.videos.downloadContent(video.id);
+    const bytes = Buffer.from(await content.arrayBuffer());
+    assert.equal(bytes.subarray(4, 8).toString('latin1'), 'ftyp');
+  });
+
+  test(`${profile}: openai error classes for 401, 404 and the group case`, async () => {
+    await assert.rejects(openai(sim(), 'sk-' + 'x'.repeat(48)).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }), OpenAI.AuthenticationError);
+    const bad = new OpenAI({ baseURL: `${sim().url}/v1/v1`, apiKey: sim().tokens.production!, maxRetries: 0 });
+    await assert.rejects(bad.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }), OpenAI.NotFoundError);
+    const group = openai(sim()).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] });
+    if (profile === 'strict') await assert.rejects(group, OpenAI.PermissionDeniedError);
+    else await assert.rejects(group, (e: unknown) => e instanceof OpenAI.InternalServerError && e.status === 503 && (e as { code?: string }).code === 'model_not_found');
+  });
+
+  test(`${profile}: openai stream with an error data line raises an APIError`, async () => {
+    sim().fault({ kind: 'midStreamError', afterEvents: 2, count: 1 });
+    const stream = await openai(sim()).chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'a b c d e' }] });
+    await assert.rejects(async () => {
+      for await (const _ of stream) void _;
+    }, OpenAI.APIError);
+  });
+
+  test(`${profile}: anthropic messages non-stream and stream`, async () => {
+    const client = anthropic(sim());
+    const r = await client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, system: 'terse', messages: [{ role: 'user', content: 'hello native' }] });
+    assert.equal(r.content[0]!.type, 'text');
+    assert.equal((r.content[0] as { text: string }).text, 'Echo: hello native');
+    assert.equal(r.stop_reason, 'end_turn');
+    const stream = client.messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'hello native stream' }] });
+    const types = new Set<string>();
+    stream.on('streamEvent', (e) => types.add(e.type));
+    const final = await stream.finalMessage();
+    assert.equal((final.content[0] as { text: string }).text, 'Echo: hello native stream');
+    assert.equal(final.usage.output_tokens, 4);
+    for (const t of ['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']) assert.ok(types.has(t), t);
+    const cut = await client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 2, messages: [{ role: 'user', content: 'one two three four' }] });
+    assert.equal(cut.stop_reason, 'max_tokens');
+  });
+
+  test(`${profile}: anthropic error classes (401, mid-stream error event)`, async () => {
+    await assert.rejects(anthropic(sim(), 'sk-' + 'y'.repeat(48)).messages.create({ model: 'claude-sonnet-4-5', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }), Anthropic.AuthenticationError);
+    sim().fault({ kind: 'midStreamError', afterEvents: 3, count: 1 });
+    const stream = anthropic(sim()).messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'a b c d e f' }] });
+    await assert.rejects(stream.finalMessage(), Anthropic.APIError);
+  });
+}
+
+test('strict: the native surface without native-version is a 400 the SDK reports', async () => {
+  const client = new Anthropic({ baseURL: strict.url, apiKey: strict.tokens.production!, maxRetries: 0 });
+  await assert.rejects(client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }), Anthropic.BadRequestError);
+});
