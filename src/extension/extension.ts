@@ -25,6 +25,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<RelayA
   const log = vscode.window.createOutputChannel('Model Relay', { log: true });
   const tokens = new TokenStore(context);
   await tokens.refresh();
+  // `npm start` (a local try-out against the simulator) hands its demo token over in the
+  // environment of this process only; it is stored in SecretStorage like any other token.
+  const seed = process.env.MODEL_RELAY_SEED_TOKEN;
+  if (seed && tokens.names().length === 0) await tokens.add(process.env.MODEL_RELAY_SEED_TOKEN_NAME || 'local', seed, true);
   const service = new GatewayService(tokens, log);
   const status = new StatusViewProvider(service, tokens);
   const bar = new RelayStatusBar(service, tokens);
@@ -40,7 +44,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RelayA
   const diagnose = new DiagnoseController(context, service, tokens);
   setDiagnoseMarkdownProvider((signal) => diagnose.markdown(signal));
   context.subscriptions.push(vscode.commands.registerCommand(CommandId.Diagnose, () => diagnose.run()));
-  registerChat(context, service, log);
+  registerChat(context, service, tokens, log);
   context.subscriptions.push(
     vscode.commands.registerCommand('modelRelay.setupNativeCli', (preset?: { tokenName?: string; openTerminal?: boolean }) => setupNativeCli(context, service, tokens, preset && typeof preset === 'object' ? preset : undefined)),
     vscode.commands.registerCommand('modelRelay.removeNativeCli', () => removeNativeCli(context)),

@@ -415,6 +415,8 @@ export class ChatApp {
       }
     } else if (action === 'diagnose') {
       this.post({ type: 'runDiagnose' });
+    } else if (action === 'show-log') {
+      this.post({ type: 'showLog' });
     } else if (action === 'disable-streaming') {
       this.post({ type: 'disableStreaming' });
     }

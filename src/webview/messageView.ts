@@ -181,7 +181,9 @@ export class MessageView {
     card.setAttribute('role', 'alert');
     const title = el(d, 'div', 'error-title');
     title.setAttribute('data-testid', 'chat-error-status');
-    title.textContent = `${err.status !== undefined ? `HTTP ${err.status}` : labelFor(err.kind)} — ${err.message}`;
+    // The core's message often starts with the status already ("HTTP 403 no access. …").
+    const label = err.status !== undefined ? `HTTP ${err.status}` : labelFor(err.kind);
+    title.textContent = `${label} — ${err.message.replace(/^HTTP \d{3}\s*/, '')}`;
     card.append(title);
     card.append(row(d, 'Cause', err.cause, 'chat-error-cause'), row(d, 'Fix', err.fix, 'chat-error-fix'));
     const dl = d.createElement('dl');
@@ -208,7 +210,12 @@ export class MessageView {
     diag.setAttribute('data-action', 'diagnose');
     diag.setAttribute('data-testid', 'chat-error-diagnose');
     diag.textContent = this.env.canDiagnose() ? 'Run Diagnose' : 'Diagnose: Show Request Log';
-    actions.append(diag);
+    const log = d.createElement('button');
+    log.type = 'button';
+    log.setAttribute('data-action', 'show-log');
+    log.setAttribute('data-testid', 'chat-error-show-log');
+    log.textContent = 'Request Log';
+    actions.append(diag, ...(this.env.canDiagnose() ? [log] : []));
     card.append(actions);
     return card;
   }

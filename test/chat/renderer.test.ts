@@ -2,11 +2,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { JSDOM } from 'jsdom';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createMarkdownRenderer, stableSplit } from '../../src/webview/markdownRenderer';
 import { ChatApp, type VsCodeApi } from '../../src/webview/chatApp';
 import type { ChatEntry, ChatSnapshot, HostToWebview, ModelList, WebviewToHost } from '../../src/shared/chatProtocol';
 
 const ORIGIN = 'https://file+.vscode-resource.vscode-cdn.net';
+const BUNDLE = join(__dirname, '..', '..', '..', 'dist', 'webview.js');
 
 function dom() {
   // runScripts: anything that managed to get in as a live script or handler would run here.
@@ -314,6 +317,8 @@ test('code Copy / Insert, error card with Diagnose, buffering notice action', ()
   h.app.handle({ type: 'config', streaming: false, canDiagnose: true });
   assert.equal(h.q('chat-disable-streaming'), null, 'no button once streaming is off');
   assert.equal(h.q('chat-error-diagnose')!.textContent, 'Run Diagnose');
+  (h.q('chat-error-show-log') as HTMLButtonElement).click();
+  assert.deepEqual(h.posted.at(-1), { type: 'showLog' });
 });
 
 test('state survives a reload: the saved state paints at once and nothing is re-sent', async () => {
@@ -329,4 +334,23 @@ test('state survives a reload: the saved state paints at once and nothing is re-
   assert.match(again.list.textContent!, /remember me/);
   assert.equal((again.q('chat-input') as HTMLTextAreaElement).value, 'a draft');
   assert.deepEqual(again.posted, [], 'restoring posts nothing (main.ts then says ready)');
+});
+
+test('the bundled webview (dist/webview.js) boots, says ready and renders under its CSP-shaped page', { skip: !existsSync(BUNDLE) && 'run npm run build first' }, async () => {
+  const jsdom = new JSDOM('<!DOCTYPE html><html><body><div id="app"></div></body></html>', { runScripts: 'outside-only', pretendToBeVisual: true });
+  const w = jsdom.window as unknown as Window & { acquireVsCodeApi: () => VsCodeApi; eval: (src: string) => void };
+  const posted: WebviewToHost[] = [];
+  w.acquireVsCodeApi = () => ({ postMessage: (m) => posted.push(m), getState: () => undefined, setState: () => undefined });
+  w.eval(readFileSync(BUNDLE, 'utf8'));
+  assert.deepEqual(JSON.parse(JSON.stringify(posted)), [{ type: 'ready' }], 'ready is the first and only message');
+  const msg: HostToWebview = { type: 'init', state: snapshot([user('u', 'hi'), finished('a', 'Hello **there** <img src=x onerror=alert(1)>')]), models };
+  w.dispatchEvent(new (w as unknown as { MessageEvent: typeof MessageEvent }).MessageEvent('message', { data: msg }));
+  const doc = w.document;
+  assert.equal(doc.querySelectorAll('[data-testid="chat-message"]').length, 2);
+  assert.equal(doc.querySelector('[data-entry-id="a"] strong')!.textContent, 'there');
+  assertInert(doc.body, 'bundle');
+  for (const id of ['chat-input', 'chat-send', 'chat-stop', 'chat-regenerate', 'chat-new', 'chat-surface', 'chat-model', 'chat-system', 'chat-temperature', 'chat-max-tokens', 'chat-usage']) {
+    assert.ok(doc.querySelector(`[data-testid="${id}"]`), id);
+  }
+  jsdom.window.close();
 });

@@ -291,6 +291,14 @@ test('buffering proxy: a stream that arrives in one burst is named, with the dis
     assert.deepEqual(s.fixAction, { kind: 'disable-stream' });
   }
   assert.equal(check(r, 'generate-chat').result, 'pass');
+  // the same slow upstream without a buffering proxy: no false alarm
+  strict.reset();
+  strict.fault({ kind: 'slowChunks', ms: 30 });
+  const flowing = await diagnose(strict);
+  for (const id of ['stream-compatible', 'stream-native'] as const) {
+    assert.equal(check(flowing, id).result, 'pass', check(flowing, id).cause);
+    assert.match(check(flowing, id).cause, /flowed progressively/);
+  }
 });
 
 test('a failing stream where the non-streamed call works: named as such', T, async () => {

@@ -8,6 +8,7 @@ import { GatewayError, type RequestRecord } from '../../gateway';
 import { parseWebviewMessage, type ChatOptions, type ChatSnapshot, type HostToWebview, type ModelList, type SelectionContext, type WebviewToHost } from '../../shared/chatProtocol';
 import { CommandId } from '../commandIds';
 import type { GatewayService } from '../gatewayService';
+import type { TokenStore } from '../tokenStore';
 import { SECTION } from '../settings';
 import { chatHtml } from './chatHtml';
 import { ChatSession, restoreEntries, type SessionEvent } from './chatSession';
@@ -45,6 +46,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly service: GatewayService,
+    tokens: TokenStore,
     private readonly log: vscode.LogOutputChannel,
   ) {
     const saved = context.workspaceState.get<SavedChat>(STATE_KEY) ?? {};
@@ -75,9 +77,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         if (e.affectsConfiguration(`${SECTION}.stream`)) this.post({ type: 'config', streaming: this.streamingSetting(), canDiagnose: this.canDiagnose });
         if (e.affectsConfiguration(`${SECTION}.models`) || e.affectsConfiguration(`${SECTION}.baseUrl`)) {
           this.models = { ...this.models, defaults: this.defaults() };
-          void this.loadModels();
+          this.modelsChanged();
         }
       }),
+      // Which models a token sees depends on its group.
+      tokens.onDidChange(() => this.modelsChanged()),
     );
   }
 
@@ -154,12 +158,19 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   private async handle(msg: WebviewToHost): Promise<void> {
     switch (msg.type) {
-      case 'ready':
+      case 'ready': {
         this.ready = true;
-        this.canDiagnose = (await vscode.commands.getCommands(true)).includes(DIAGNOSE_COMMAND);
+        // The snapshot already holds any streamed text not yet posted.
+        this.deltas.clear();
         this.postNow({ type: 'init', state: this.snapshot(), models: this.models });
         if (!this.modelsLoaded) void this.loadModels();
+        const canDiagnose = (await vscode.commands.getCommands(true)).includes(DIAGNOSE_COMMAND);
+        if (canDiagnose !== this.canDiagnose) {
+          this.canDiagnose = canDiagnose;
+          this.post({ type: 'config', streaming: this.streamingSetting(), canDiagnose });
+        }
         break;
+      }
       case 'send':
         this.setOptions(msg.options);
         this.sendText(msg.text);
@@ -301,6 +312,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     return vscode.workspace.getConfiguration(SECTION).get<boolean>('stream', true) !== false;
   }
 
+  /** The model list is stale: reload it now if the view shows, else when it next does. */
+  private modelsChanged(): void {
+    this.modelsLoaded = false;
+    if (this.view && this.ready) void this.loadModels();
+  }
+
   private async loadModels(): Promise<void> {
     this.models = { ...this.models, defaults: this.defaults(), loading: true, error: undefined };
     this.post({ type: 'models', models: this.models });
@@ -347,9 +364,9 @@ async function insertAtCursor(code: string): Promise<void> {
     void vscode.window.showWarningMessage('Model Relay: open a file to insert the code into.');
     return;
   }
-  await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
-  const ok = await editor.edit((b) => {
-    for (const s of editor.selections) b.replace(s, code);
+  const target = await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
+  const ok = await target.edit((b) => {
+    for (const s of target.selections) b.replace(s, code);
   });
   if (!ok) void vscode.window.showWarningMessage('Model Relay: the code could not be inserted (is the file read-only?).');
 }

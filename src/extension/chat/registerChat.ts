@@ -2,12 +2,13 @@
 import * as vscode from 'vscode';
 import { CommandId } from '../commandIds';
 import type { GatewayService } from '../gatewayService';
+import type { TokenStore } from '../tokenStore';
 import { MAX_CONTEXT_CHARS } from './chatSession';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chatViewProvider';
 import type { SelectionContext } from '../../shared/chatProtocol';
 
-export function registerChat(context: vscode.ExtensionContext, service: GatewayService, log: vscode.LogOutputChannel): ChatViewProvider {
-  const provider = new ChatViewProvider(context, service, log);
+export function registerChat(context: vscode.ExtensionContext, service: GatewayService, tokens: TokenStore, log: vscode.LogOutputChannel): ChatViewProvider {
+  const provider = new ChatViewProvider(context, service, tokens, log);
   context.subscriptions.push(
     provider,
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, provider),

@@ -15,6 +15,7 @@ import { GatewayError, isGatewayError } from '../errors';
 import { maskToken } from '../mask';
 import type { Capability, ModelInfo } from '../models';
 import { createDispatcher, describeProxy, type ProxyChoice } from '../proxy';
+import { DEFAULT_BURST } from '../sseStream';
 import type { Surface } from '../errors';
 import { inspectCliTool } from './cliToolSetup';
 import { describeProbe, probeHost, type HostProbe } from './hostProbe';
@@ -94,6 +95,12 @@ function tokenShapeProblems(t: string): string[] {
   return p;
 }
 
+/** ` The gateway said: "…".` without doubled punctuation, or '' when it said nothing. */
+function saidText(message: string | undefined): string {
+  const m = message?.trim().replace(/[.\s]+$/, '');
+  return m ? ` The gateway said: "${m}".` : '';
+}
+
 function waitText(ms: number | undefined): string {
   if (ms === undefined) return 'with exponential backoff (no Retry-After was given)';
   const s = Math.ceil(ms / 1000);
@@ -153,7 +160,7 @@ export async function runDiagnosis(input: DiagnosisInput): Promise<DiagnosisRepo
     if (!isGatewayError(e)) return { result: 'fail', cause: `Unexpected error: ${e instanceof Error ? e.message : String(e)}`, fix: 'Report this with the diagnosis report.' };
     noteHtml(e);
     const common = { httpStatus: e.status, url: e.url, errorKind: e.kind, requestId: e.requestId, maskedToken: e.maskedToken ?? masked, retryAfterMs: e.retryAfterMs };
-    const said = e.gatewayMessage ? ` The gateway said: "${e.gatewayMessage}".` : '';
+    const said = saidText(e.gatewayMessage);
     const model = o.model ? `"${o.model}"` : 'the model';
     switch (e.kind) {
       case 'aborted':
@@ -380,7 +387,7 @@ export async function runDiagnosis(input: DiagnosisInput): Promise<DiagnosisRepo
           const o = fromError(e);
           if (isGatewayError(e) && e.kind === 'unauthorized') {
             tokenRefused = true;
-            return { ...o, cause: `GET /v1/models answered 401: the token (${masked}) is missing, mistyped, disabled, or sent in the wrong header format.${shape.length ? ` ${shape.join(' ')}` : ''}${e.gatewayMessage ? ` The gateway said: "${e.gatewayMessage}".` : ''}`, fix: `${shape.length ? 'Store the bare key (sk-…). ' : ''}${e.fix}` };
+            return { ...o, cause: `GET /v1/models answered 401: the token (${masked}) is missing, mistyped, disabled, or sent in the wrong header format.${shape.length ? ` ${shape.join(' ')}` : ''}${saidText(e.gatewayMessage)}`, fix: `${shape.length ? 'Store the bare key (sk-…). ' : ''}${e.fix}` };
           }
           return o;
         }
@@ -564,7 +571,7 @@ export async function runDiagnosis(input: DiagnosisInput): Promise<DiagnosisRepo
               url: probeUrl,
               maskedToken: masked,
               errorKind: o?.kind,
-              cause: `${consequence} → ${status === 404 ? 'HTTP 404 (shown above)' : status !== undefined ? `HTTP ${status}` : (o?.message ?? 'an error')}: the base URL carries ${extra} (spec 4, rule 3). This client strips it and calls ${url}.`,
+              cause: `${consequence} → ${status === 404 ? 'HTTP 404' : status !== undefined ? `HTTP ${status}` : (o?.message ?? 'an error')}: the base URL carries ${extra} (spec 4, rule 3). This client strips it and calls ${url}.`,
               fix: fixText,
               details,
               fixAction,
@@ -624,7 +631,18 @@ export async function runDiagnosis(input: DiagnosisInput): Promise<DiagnosisRepo
               if (r.buffered) {
                 return { result: 'warn', httpStatus: 200, url, maskedToken: masked, cause: `The stream on the ${surface} surface arrived in one burst (${timing}): a proxy between you and the gateway buffers responses (spec 6).`, fix: 'Turn streaming off (modelRelay.stream), or ask for the proxy to pass text/event-stream through unbuffered.', details: [timing], fixAction: { kind: 'disable-stream' } };
               }
-              return { result: 'pass', httpStatus: 200, url, maskedToken: masked, cause: `A short streamed reply on the ${surface} surface flowed progressively (${timing}).`, fix: '', details: [timing] };
+              const judged = r.durationMs >= DEFAULT_BURST.minWaitMs;
+              return {
+                result: 'pass',
+                httpStatus: 200,
+                url,
+                maskedToken: masked,
+                cause: judged
+                  ? `A short streamed reply on the ${surface} surface flowed progressively (${timing}).`
+                  : `A short streamed reply on the ${surface} surface arrived complete, with its end marker (${timing}); it was too quick to tell flowing from buffered, and no burst after a wait was seen.`,
+                fix: '',
+                details: [timing],
+              };
             }
           }
           return { result: 'fail', httpStatus: 200, url, cause: 'The stream ended without its end marker.', fix: 'Turn streaming off and check the proxy.', fixAction: { kind: 'disable-stream' } };
