@@ -58,8 +58,12 @@ export async function launchVSCode({ vsix = join(repoRoot, 'model-relay.vsix'), 
   const userDataDir = join(base, 'user-data');
   const extensionsDir = join(base, 'extensions');
   mkdirSync(join(userDataDir, 'User'), { recursive: true });
+  mkdirSync(join(userDataDir, 'Machine'), { recursive: true });
   mkdirSync(extensionsDir, { recursive: true });
-  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'telemetry.telemetryLevel': 'off', 'extensions.autoUpdate': false, 'workbench.tips.enabled': false, ...settings }, null, 2));
+  const allSettings = { 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'telemetry.telemetryLevel': 'off', 'extensions.autoUpdate': false, 'workbench.tips.enabled': false, 'workbench.secondarySideBar.defaultVisibility': 'hidden', 'chat.commandCenter.enabled': false, ...settings };
+  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify(allSettings, null, 2));
+  // code-server is a remote: machine-scoped settings (modelRelay.baseUrl, backupUrls) live here
+  writeFileSync(join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(Object.fromEntries(Object.entries(settings).filter(([k]) => /^modelRelay\.(baseUrl|backupUrls)$/.test(k))), null, 2));
   const csArgs = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
   const inst = spawnSync(NODE24, [CODE_SERVER, ...csArgs, '--install-extension', vsix], { encoding: 'utf8', timeout: 120_000 });
   if (inst.status !== 0) throw new Error(`installing ${vsix} failed: ${inst.stdout}\n${inst.stderr}`);

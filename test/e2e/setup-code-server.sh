@@ -12,7 +12,7 @@ STAMP="$CACHE/.ready-$CODE_SERVER_VERSION"
 export npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false npm_config_loglevel=error
 
 need_apt=()
-for pkg in chromium libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config tinyproxy nginx-light; do
+for pkg in chromium fonts-noto-color-emoji libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config tinyproxy nginx-light; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -1,0 +1,74 @@
+// E2E for Diagnose in a real VS Code: with the base URL set to {sim}/v1 the report shows the
+// /v1/v1/messages finding and its fix button repairs the setting; a model the token's group cannot
+// use shows the 403 cause.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { launchVSCode, repoRoot } from './harness.mjs';
+
+const require = createRequire(import.meta.url);
+const { startSimulator } = require(join(repoRoot, 'out/test/sim/server.js'));
+
+let sim;
+let vs;
+let workspace;
+
+before(async () => {
+  sim = await startSimulator();
+  workspace = mkdtempSync(join(tmpdir(), 'relay-ws-'));
+  vs = await launchVSCode({
+    workspaceDir: workspace,
+    settings: { 'modelRelay.baseUrl': `${sim.url}/v1`, 'modelRelay.models.chat': 'gpt-4o', 'modelRelay.models.native': 'claude-sonnet-4-5' },
+    env: { MODEL_RELAY_SEED_TOKEN: sim.tokens.production, MODEL_RELAY_SEED_TOKEN_NAME: 'production' },
+  });
+});
+
+after(async () => {
+  await vs?.close();
+  await sim?.close();
+  if (workspace) rmSync(workspace, { recursive: true, force: true });
+});
+
+/** The diagnosis panel's document (a webview: nested iframes). */
+function panel() {
+  return vs.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+}
+
+test('Diagnose shows the /v1/v1/messages finding and the 403 group cause', async () => {
+  await vs.waitForText('Relay: production', 60_000);
+  await vs.runCommand('Model Relay: Diagnose Connection');
+  const p = panel();
+  await p.locator('[data-testid="diagnosis-summary"]').waitFor({ state: 'visible', timeout: 60_000 });
+  const nativePath = p.locator('[data-testid="check-native-path"]');
+  await nativePath.waitFor();
+  assert.equal(await nativePath.getAttribute('data-result'), 'fail');
+  assert.match(await nativePath.innerText(), /\/v1\/v1\/messages/);
+  assert.match(await nativePath.innerText(), /404/);
+  const chat = p.locator('[data-testid="check-generate-chat"]');
+  assert.equal(await chat.getAttribute('data-result'), 'fail');
+  assert.match(await chat.innerText(), /403/);
+  assert.match(await chat.innerText(), /group/i);
+  const all = await p.locator('body').innerText();
+  assert.ok(all.includes(`${sim.tokens.production.slice(0, 6)}...${sim.tokens.production.slice(-4)}`), 'masked token shown');
+  for (const t of Object.values(sim.tokens)) assert.ok(!all.includes(t), 'no full token in the report');
+  await vs.screenshot('diagnose-01-v1-and-403');
+});
+
+test('the fix button repairs the base URL setting', async () => {
+  const p = panel();
+  await p.locator('[data-testid="fix-base-url"]').click();
+  await vs.waitForText(`base URL set to ${sim.url}.`, 20_000);
+  const read = (scope) => {
+    try {
+      return JSON.parse(readFileSync(join(vs.userDataDir, scope, 'settings.json'), 'utf8'))['modelRelay.baseUrl'];
+    } catch {
+      return undefined;
+    }
+  };
+  assert.ok([read('Machine'), read('User')].includes(sim.url), 'the setting now holds the root address');
+  await p.locator('[data-testid="check-native-path"][data-result="pass"]').waitFor({ timeout: 60_000 });
+  await vs.screenshot('diagnose-02-fixed');
+});
