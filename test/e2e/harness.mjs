@@ -116,7 +116,8 @@ export async function launchVSCode({ vsix = join(repoRoot, 'model-relay.vsix'), 
       userDataDir,
       /** Runs a command by its palette title, e.g. "Model Relay: Add Token". */
       async runCommand(title) {
-        await page.keyboard.press('Escape');
+        // close an open quick input (but don't press Escape in an editor: it clears the selection)
+        if (await page.locator('.quick-input-widget').isVisible()) await page.keyboard.press('Escape');
         await page.keyboard.press('Control+Shift+P');
         const input = page.locator('.quick-input-widget input');
         await input.waitFor({ state: 'visible', timeout: 15_000 });
