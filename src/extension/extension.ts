@@ -10,7 +10,7 @@ import { addToken, removeToken, switchToken } from './tokenCommands';
 import { TokenStore } from './tokenStore';
 import { editImage, generateImageFromSelection } from './media/imageCommands';
 import { registerVideo } from './media/videoTasks';
-import { registerLanguageModels } from './lm/chatProvider';
+import { checkLanguageModels, registerLanguageModels } from './lm/chatProvider';
 import { registerParticipant, setDiagnoseMarkdownProvider } from './lm/participant';
 import { DiagnoseController } from './diagnose/diagnosePanel';
 import { removeNativeCli, setupNativeCli } from './lm/nativeCli';
@@ -48,6 +48,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RelayA
   context.subscriptions.push(
     vscode.commands.registerCommand('modelRelay.setupNativeCli', (preset?: { tokenName?: string; openTerminal?: boolean }) => setupNativeCli(context, service, tokens, preset && typeof preset === 'object' ? preset : undefined)),
     vscode.commands.registerCommand('modelRelay.removeNativeCli', () => removeNativeCli(context)),
+    vscode.commands.registerCommand('modelRelay.checkLanguageModels', (preset?: { model?: string }) => checkLanguageModels(preset && typeof preset === 'object' ? preset : undefined)),
   );
   log.info(`Model Relay activated (VS Code ${vscode.version}); endpoint ${service.client.endpoints().base ?? 'not configured'}`);
   return { service, tokens };
