@@ -685,7 +685,9 @@ export async function startSimulator(opts: Partial<SimConfig> & { hosts?: number
       if (/multipart\/form-data/i.test(String(req.headers['content-type'] ?? ''))) {
         const form = await readForm(c, raw);
         if (!form) return;
-        for (const [k, v] of form.entries()) if (typeof v === 'string') fields[k] = v;
+        form.forEach((v, k) => {
+          if (typeof v === 'string') fields[k] = v;
+        });
       } else {
         const body = parseJson(c, raw);
         if (!body) return;
