@@ -9,7 +9,7 @@ import type { ChatEvent, ChatRequest, ChatResult, SurfaceAdapter, Usage } from '
 import { compatibleSurface } from './surfaces/compatible';
 import { nativeSurface } from './surfaces/native';
 import { DEFAULT_BURST, isBurst, sseEvents, type BurstThresholds } from './sseStream';
-import { headerValue, readText, type Transport } from './transport';
+import { headerValue, readText, type SendOptions, type Transport } from './transport';
 
 export function surfaceAdapter(surface: Surface): SurfaceAdapter {
   return surface === 'native' ? nativeSurface : compatibleSurface;
@@ -30,14 +30,10 @@ function validate(req: ChatRequest): void {
   if (req.maxTokens !== undefined && !(Number.isInteger(req.maxTokens) && req.maxTokens > 0)) throw inputError(`max tokens ${req.maxTokens} is not a positive integer.`, 'Use a positive whole number for max tokens.', { surface: req.surface, model: req.model });
 }
 
-/** A non-streamed chat call. */
-export async function chat(transport: Transport, req: ChatRequest, settings: ChatSettings): Promise<ChatResult> {
-  validate(req);
-  const now = settings.now ?? Date.now;
-  const adapter = surfaceAdapter(req.surface);
-  const started = now();
-  const body = adapter.toRequest({ ...req, stream: false }, { maxTokens: settings.defaultNativeMaxTokens ?? DEFAULT_NATIVE_MAX_TOKENS });
-  const { data, res } = await transport.json({
+/** The HTTP request of a chat call on the request's surface. */
+function sendOptions(adapter: SurfaceAdapter, req: ChatRequest, settings: ChatSettings, stream: boolean): SendOptions {
+  const body = adapter.toRequest({ ...req, stream }, { maxTokens: settings.defaultNativeMaxTokens ?? DEFAULT_NATIVE_MAX_TOKENS });
+  return {
     method: 'POST',
     path: adapter.path,
     surface: req.surface,
@@ -45,9 +41,20 @@ export async function chat(transport: Transport, req: ChatRequest, settings: Cha
     model: req.model,
     body: JSON.stringify(body),
     json: true,
+    stream,
     signal: req.signal,
     timeoutMs: settings.timeoutMs,
-  });
+    ...(stream ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
+  };
+}
+
+/** A non-streamed chat call. */
+export async function chat(transport: Transport, req: ChatRequest, settings: ChatSettings): Promise<ChatResult> {
+  validate(req);
+  const now = settings.now ?? Date.now;
+  const adapter = surfaceAdapter(req.surface);
+  const started = now();
+  const { data, res } = await transport.json(sendOptions(adapter, req, settings, false));
   return toResult(adapter, data, res.context, res.host, res.requestId, res.status, now() - started);
 }
 
@@ -81,20 +88,7 @@ async function* run(transport: Transport, req: ChatRequest, settings: ChatSettin
   const now = settings.now ?? Date.now;
   const adapter = surfaceAdapter(req.surface);
   const started = now();
-  const body = adapter.toRequest({ ...req, stream: true }, { maxTokens: settings.defaultNativeMaxTokens ?? DEFAULT_NATIVE_MAX_TOKENS });
-  const res = await transport.open({
-    method: 'POST',
-    path: adapter.path,
-    surface: req.surface,
-    capability: 'chat',
-    model: req.model,
-    body: JSON.stringify(body),
-    json: true,
-    stream: true,
-    signal: req.signal,
-    timeoutMs: settings.timeoutMs,
-    idleTimeoutMs: settings.idleTimeoutMs,
-  });
+  const res = await transport.open(sendOptions(adapter, req, settings, true));
   const ct = headerValue(res.headers, 'content-type') ?? '';
   let completed = false;
   // Our own idle watchdog: undici's bodyTimeout has a coarse timer resolution.

@@ -2,34 +2,21 @@
 // the native command-line tool's variables in a new integrated terminal.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import { launchVSCode, repoRoot } from './harness.mjs';
-
-const require = createRequire(import.meta.url);
-const { startSimulator } = require(join(repoRoot, 'out/test/sim/server.js'));
+import { startScenario } from './harness.mjs';
 
 let sim;
 let vs;
 let workspace;
+let scenario;
 
 before(async () => {
-  sim = await startSimulator();
-  workspace = mkdtempSync(join(tmpdir(), 'relay-ws-'));
-  vs = await launchVSCode({
-    workspaceDir: workspace,
-    settings: { 'modelRelay.baseUrl': sim.url, 'modelRelay.models.chat': 'gpt-4o-mini', 'modelRelay.models.native': 'claude-sonnet-4-5' },
-    env: { MODEL_RELAY_SEED_TOKEN: sim.tokens['native-cli'], MODEL_RELAY_SEED_TOKEN_NAME: 'native-cli' },
-  });
+  scenario = await startScenario({ tokenName: 'native-cli', settings: { 'modelRelay.models.chat': 'gpt-4o-mini', 'modelRelay.models.native': 'claude-sonnet-4-5' } });
+  ({ sim, vs, workspace } = scenario);
 });
 
-after(async () => {
-  await vs?.close();
-  await sim?.close();
-  if (workspace) rmSync(workspace, { recursive: true, force: true });
-});
+after(() => scenario?.stop());
 
 test("VS Code's language model API lists gateway models and a prompt is answered through them", async () => {
   // The built-in chat view needs a Copilot sign-in here (no network), so the same path is driven

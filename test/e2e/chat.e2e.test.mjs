@@ -2,41 +2,25 @@
 // connection early, the 403 error card, history surviving a reload, and inert malicious output.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import { launchVSCode, repoRoot } from './harness.mjs';
-
-const require = createRequire(import.meta.url);
-const { startSimulator } = require(join(repoRoot, 'out/test/sim/server.js'));
+import { startScenario, webviewFrame } from './harness.mjs';
 
 let sim;
 let vs;
-let workspace;
+let scenario;
 const dialogs = [];
 
 before(async () => {
-  sim = await startSimulator();
-  workspace = mkdtempSync(join(tmpdir(), 'relay-ws-'));
-  vs = await launchVSCode({
-    workspaceDir: workspace,
-    settings: { 'modelRelay.baseUrl': sim.url, 'modelRelay.models.chat': 'gpt-4o-mini', 'modelRelay.models.native': 'claude-sonnet-4-5' },
-    env: { MODEL_RELAY_SEED_TOKEN: sim.tokens.production, MODEL_RELAY_SEED_TOKEN_NAME: 'production' },
-  });
+  scenario = await startScenario({ settings: { 'modelRelay.models.chat': 'gpt-4o-mini', 'modelRelay.models.native': 'claude-sonnet-4-5' } });
+  ({ sim, vs } = scenario);
   vs.page.on('dialog', (d) => {
     dialogs.push(d.message());
     void d.dismiss();
   });
 });
 
-after(async () => {
-  await vs?.close();
-  await sim?.close();
-  if (workspace) rmSync(workspace, { recursive: true, force: true });
-});
+after(() => scenario?.stop());
 
-const chat = () => vs.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+const chat = () => webviewFrame(vs.page);
 const chatRequests = () => sim.log.filter((r) => r.path === '/v1/chat/completions' || r.path === '/v1/messages');
 
 async function openChat() {

@@ -3,38 +3,24 @@
 // use shows the 403 cause.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import { launchVSCode, repoRoot } from './harness.mjs';
-
-const require = createRequire(import.meta.url);
-const { startSimulator } = require(join(repoRoot, 'out/test/sim/server.js'));
+import { startScenario, webviewFrame } from './harness.mjs';
 
 let sim;
 let vs;
-let workspace;
+let scenario;
 
 before(async () => {
-  sim = await startSimulator();
-  workspace = mkdtempSync(join(tmpdir(), 'relay-ws-'));
-  vs = await launchVSCode({
-    workspaceDir: workspace,
-    settings: { 'modelRelay.baseUrl': `${sim.url}/v1`, 'modelRelay.models.chat': 'gpt-4o', 'modelRelay.models.native': 'claude-sonnet-4-5' },
-    env: { MODEL_RELAY_SEED_TOKEN: sim.tokens.production, MODEL_RELAY_SEED_TOKEN_NAME: 'production' },
-  });
+  scenario = await startScenario({ baseUrl: (s) => `${s.url}/v1`, settings: { 'modelRelay.models.chat': 'gpt-4o', 'modelRelay.models.native': 'claude-sonnet-4-5' } });
+  ({ sim, vs } = scenario);
 });
 
-after(async () => {
-  await vs?.close();
-  await sim?.close();
-  if (workspace) rmSync(workspace, { recursive: true, force: true });
-});
+after(() => scenario?.stop());
 
 /** The diagnosis panel's document (a webview: nested iframes). */
 function panel() {
-  return vs.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+  return webviewFrame(vs.page);
 }
 
 test('Diagnose shows the /v1/v1/messages finding and the 403 group cause', async () => {

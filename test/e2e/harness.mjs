@@ -159,3 +159,46 @@ export async function launchVSCode({ vsix = join(repoRoot, 'model-relay.vsix'), 
     throw new Error(`${e.message}\ncode-server output:\n${logs.join('').slice(-4000)}`);
   }
 }
+
+/**
+ * One scenario's world: a fresh simulator, a fresh workspace (with `files`), and VS Code with the
+ * base URL set to the simulator and a demo token seeded into SecretStorage. `stop()` ends all three.
+ */
+export async function startScenario({ settings = {}, tokenName = 'production', files = {}, simOptions = {}, baseUrl } = {}) {
+  const { createRequire } = await import('node:module');
+  const require = createRequire(import.meta.url);
+  const { startSimulator } = require(join(repoRoot, 'out/test/sim/server.js'));
+  const sim = await startSimulator(simOptions);
+  const workspace = mkdtempSync(join(tmpdir(), 'relay-ws-'));
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(workspace, name)), { recursive: true });
+    writeFileSync(join(workspace, name), content);
+  }
+  let vs;
+  try {
+    vs = await launchVSCode({
+      workspaceDir: workspace,
+      settings: { 'modelRelay.baseUrl': baseUrl ? baseUrl(sim) : sim.url, ...settings },
+      env: { MODEL_RELAY_SEED_TOKEN: sim.tokens[tokenName], MODEL_RELAY_SEED_TOKEN_NAME: tokenName },
+    });
+  } catch (e) {
+    await sim.close();
+    rmSync(workspace, { recursive: true, force: true });
+    throw e;
+  }
+  return {
+    sim,
+    vs,
+    workspace,
+    async stop() {
+      await vs.close();
+      await sim.close();
+      rmSync(workspace, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The document inside the newest webview (webviews are nested iframes). */
+export function webviewFrame(page) {
+  return page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+}

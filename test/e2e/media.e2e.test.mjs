@@ -3,38 +3,26 @@
 // in the Video Tasks view until its file is downloaded; a failed task showing its reason.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { launchVSCode, repoRoot } from './harness.mjs';
+import { repoRoot, startScenario, webviewFrame } from './harness.mjs';
 
-const require = createRequire(import.meta.url);
-const { startSimulator, makePng } = require(join(repoRoot, 'out/test/sim/server.js'));
+const { makePng } = createRequire(import.meta.url)(join(repoRoot, 'out/test/sim/server.js'));
 
 let sim;
 let vs;
 let workspace;
+let scenario;
 
 before(async () => {
-  sim = await startSimulator();
-  workspace = mkdtempSync(join(tmpdir(), 'relay-ws-'));
-  writeFileSync(join(workspace, 'prompts.md'), 'A lighthouse at dusk\n');
-  writeFileSync(join(workspace, 'source.png'), makePng('source image', 32));
-  vs = await launchVSCode({
-    workspaceDir: workspace,
-    settings: { 'modelRelay.baseUrl': sim.url, 'modelRelay.models.image': 'gpt-image-1', 'modelRelay.models.imageEdit': 'gpt-image-1', 'modelRelay.models.video': 'sora-2' },
-    env: { MODEL_RELAY_SEED_TOKEN: sim.tokens.production, MODEL_RELAY_SEED_TOKEN_NAME: 'production' },
-  });
+  scenario = await startScenario({ files: { 'prompts.md': 'A lighthouse at dusk\n', 'source.png': makePng('source image', 32) }, settings: { 'modelRelay.models.image': 'gpt-image-1', 'modelRelay.models.imageEdit': 'gpt-image-1', 'modelRelay.models.video': 'sora-2' } });
+  ({ sim, vs, workspace } = scenario);
 });
 
-after(async () => {
-  await vs?.close();
-  await sim?.close();
-  if (workspace) rmSync(workspace, { recursive: true, force: true });
-});
+after(() => scenario?.stop());
 
-const webview = () => vs.page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+const webview = () => webviewFrame(vs.page);
 const files = (dir) => (existsSync(join(workspace, dir)) ? readdirSync(join(workspace, dir)) : []);
 
 test('generate an image from the editor selection: saved and shown in the preview panel', async () => {

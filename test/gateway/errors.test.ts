@@ -1,27 +1,14 @@
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSimulator, type Simulator } from '../sim/server';
+import { useBothProfiles } from '../sim/profiles';
 import { collect, makeClient, thrown } from './helpers';
 
-let strict: Simulator;
-let real: Simulator;
-before(async () => {
-  strict = await startSimulator({ profile: 'strict' });
-  real = await startSimulator({ profile: 'real' });
-});
-after(async () => {
-  await strict.close();
-  await real.close();
-});
-beforeEach(() => {
-  strict.reset();
-  real.reset();
-});
+const sims = useBothProfiles();
 
 const hi = [{ role: 'user' as const, content: 'hi' }];
 
 for (const profile of ['strict', 'real'] as const) {
-  const sim = () => (profile === 'strict' ? strict : real);
+  const sim = () => (profile === 'strict' ? sims.strict : sims.real);
 
   test(`${profile}: 401 for a wrong, disabled or missing token, on both surfaces`, async () => {
     for (const surface of ['compatible', 'native'] as const) {
@@ -101,8 +88,8 @@ for (const profile of ['strict', 'real'] as const) {
 }
 
 test('429 with Retry-After: waits exactly that long, then succeeds', async () => {
-  const { client, sleeps, records } = makeClient(strict);
-  strict.fault({ kind: 'status', status: 429, retryAfter: '3', count: 2 });
+  const { client, sleeps, records } = makeClient(sims.strict);
+  sims.strict.fault({ kind: 'status', status: 429, retryAfter: '3', count: 2 });
   const r = await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi });
   assert.equal(r.text, 'Echo: hi');
   assert.deepEqual(sleeps, [3000, 3000]);
@@ -110,15 +97,15 @@ test('429 with Retry-After: waits exactly that long, then succeeds', async () =>
 });
 
 test('429 with retry-after-ms wins over retry-after', async () => {
-  const { client, sleeps } = makeClient(strict);
-  strict.fault({ kind: 'status', status: 429, retryAfter: '9', retryAfterMs: '1200', count: 1 });
+  const { client, sleeps } = makeClient(sims.strict);
+  sims.strict.fault({ kind: 'status', status: 429, retryAfter: '9', retryAfterMs: '1200', count: 1 });
   await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi });
   assert.deepEqual(sleeps, [1200]);
 });
 
 test('429 without Retry-After and an empty body (new-api in-memory limiter): backoff with jitter, bounded', async () => {
-  const { client, sleeps, records } = makeClient(real);
-  real.fault({ kind: 'status', status: 429, body: 'empty' });
+  const { client, sleeps, records } = makeClient(sims.real);
+  sims.real.fault({ kind: 'status', status: 429, body: 'empty' });
   const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
   assert.equal(e.kind, 'rate_limited');
   assert.equal(e.attempts, 3, 'first try + 2 retries');
@@ -129,22 +116,22 @@ test('429 without Retry-After and an empty body (new-api in-memory limiter): bac
 });
 
 test('per-token rate limit from the simulator gives 429 with Retry-After', async () => {
-  strict.config.rateLimit = { perToken: 2, windowMs: 60_000 };
+  sims.strict.config.rateLimit = { perToken: 2, windowMs: 60_000 };
   try {
-    const { client } = makeClient(strict, { retry: { maxRetries: 0 } });
+    const { client } = makeClient(sims.strict, { retry: { maxRetries: 0 } });
     await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi });
     await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi });
     const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
     assert.equal(e.kind, 'rate_limited');
     assert.ok(e.retryAfterMs && e.retryAfterMs > 0);
   } finally {
-    delete strict.config.rateLimit;
+    delete sims.strict.config.rateLimit;
   }
 });
 
 test('5xx burst: retried with backoff, then succeeds', async () => {
-  const { client, sleeps, records } = makeClient(strict);
-  strict.fault({ kind: 'status', status: 500, count: 2 });
+  const { client, sleeps, records } = makeClient(sims.strict);
+  sims.strict.fault({ kind: 'status', status: 500, count: 2 });
   const r = await client.chat({ surface: 'native', model: 'claude-sonnet-4-5', messages: hi });
   assert.equal(r.text, 'Echo: hi');
   assert.equal(sleeps.length, 2);
@@ -152,60 +139,60 @@ test('5xx burst: retried with backoff, then succeeds', async () => {
 });
 
 test('maxRetries is configurable', async () => {
-  const { client, records } = makeClient(strict, { retry: { maxRetries: 0 } });
-  strict.fault({ kind: 'status', status: 502, count: 1 });
+  const { client, records } = makeClient(sims.strict, { retry: { maxRetries: 0 } });
+  sims.strict.fault({ kind: 'status', status: 502, count: 1 });
   const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
   assert.equal(e.kind, 'server_error');
   assert.equal(records.length, 1);
 });
 
 test('an HTML page where JSON was expected: named as the web page, never "unexpected token"', async () => {
-  const { client } = makeClient(strict);
-  strict.fault({ kind: 'html' });
+  const { client } = makeClient(sims.strict);
+  sims.strict.fault({ kind: 'html' });
   const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
   assert.equal(e.kind, 'protocol');
   assert.equal(e.detail, 'html_page');
   assert.match(e.message, /web page, not its API/);
   assert.match(e.fix, /base URL/);
   assert.doesNotMatch(`${e.message} ${e.cause}`, /unexpected token/i);
-  strict.fault({ kind: 'html' });
+  sims.strict.fault({ kind: 'html' });
   const e2 = await thrown(() => collect(client.chatStream({ surface: 'native', model: 'claude-sonnet-4-5', messages: hi })));
   assert.equal(e2.detail, 'html_page');
-  strict.clearFaults();
-  strict.fault({ kind: 'html' });
+  sims.strict.clearFaults();
+  sims.strict.fault({ kind: 'html' });
   assert.equal((await thrown(() => client.listModels())).detail, 'html_page');
 });
 
 test('invalid JSON and a 200 with empty choices are classified protocol errors', async () => {
-  const { client } = makeClient(strict);
-  strict.fault({ kind: 'invalidJson', count: 1 });
+  const { client } = makeClient(sims.strict);
+  sims.strict.fault({ kind: 'invalidJson', count: 1 });
   const e1 = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
   assert.equal(e1.kind, 'protocol');
   assert.equal(e1.detail, 'invalid_json');
-  strict.fault({ kind: 'emptyChoices', count: 1 });
+  sims.strict.fault({ kind: 'emptyChoices', count: 1 });
   const e2 = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
   assert.equal(e2.kind, 'protocol');
   assert.equal(e2.detail, 'empty_choices');
 });
 
 test('a connection reset before the answer is a network error, retried', async () => {
-  const { client, records } = makeClient(strict);
-  strict.fault({ kind: 'reset', count: 1 });
+  const { client, records } = makeClient(sims.strict);
+  sims.strict.fault({ kind: 'reset', count: 1 });
   const r = await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi });
   assert.equal(r.text, 'Echo: hi');
   assert.equal(records[0]!.errorKind, 'network');
 });
 
 test('a slow gateway hits the chat timeout', async () => {
-  const { client } = makeClient(strict, { timeouts: { chatMs: 150 } });
-  strict.fault({ kind: 'latency', ms: 1000 });
+  const { client } = makeClient(sims.strict, { timeouts: { chatMs: 150 } });
+  sims.strict.fault({ kind: 'latency', ms: 1000 });
   const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
   assert.equal(e.kind, 'timeout');
   assert.ok(e.cause && e.fix);
 });
 
 test('request ids are read from the headers of both profiles', async () => {
-  for (const sim of [strict, real]) {
+  for (const sim of [sims.strict, sims.real]) {
     const { client } = makeClient(sim);
     const e = await thrown(() => client.chat({ surface: 'compatible', model: 'no-such-model', messages: hi }));
     assert.ok(e.requestId, 'request id present');

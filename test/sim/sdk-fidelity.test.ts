@@ -2,28 +2,20 @@
  * Proof of fidelity: the official `openai` and `@anthropic-ai/sdk` clients parse the simulator's
  * answers, streamed and not, and raise their own error classes for its errors.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
-import { startSimulator, type Simulator } from './server';
+import type { Simulator } from './server';
+import { useBothProfiles } from './profiles';
 
-let strict: Simulator;
-let real: Simulator;
-before(async () => {
-  strict = await startSimulator({ profile: 'strict' });
-  real = await startSimulator({ profile: 'real' });
-});
-after(async () => {
-  await strict.close();
-  await real.close();
-});
+const sims = useBothProfiles();
 
 const openai = (sim: Simulator, apiKey = sim.tokens.production!) => new OpenAI({ baseURL: `${sim.url}/v1`, apiKey, maxRetries: 0, timeout: 10_000 });
 const anthropic = (sim: Simulator, apiKey = sim.tokens.production!) => new Anthropic({ baseURL: sim.url, apiKey, maxRetries: 0, timeout: 10_000, defaultHeaders: { 'native-version': '2023-06-01' } });
 
 for (const profile of ['strict', 'real'] as const) {
-  const sim = () => (profile === 'strict' ? strict : real);
+  const sim = () => (profile === 'strict' ? sims.strict : sims.real);
 
   test(`${profile}: openai chat.completions non-stream and stream`, async () => {
     const client = openai(sim());
@@ -108,6 +100,6 @@ for (const profile of ['strict', 'real'] as const) {
 }
 
 test('strict: the native surface without native-version is a 400 the SDK reports', async () => {
-  const client = new Anthropic({ baseURL: strict.url, apiKey: strict.tokens.production!, maxRetries: 0 });
+  const client = new Anthropic({ baseURL: sims.strict.url, apiKey: sims.strict.tokens.production!, maxRetries: 0 });
   await assert.rejects(client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }), Anthropic.BadRequestError);
 });

@@ -1,0 +1,34 @@
+/** Test fixture: one simulator per profile for a whole test file, reset before each test. */
+import { before, after, beforeEach } from 'node:test';
+import { startSimulator, type Profile, type Simulator } from './server';
+
+export interface BothProfiles {
+  strict: Simulator;
+  real: Simulator;
+  of(profile: Profile): Simulator;
+}
+
+export function useBothProfiles(): BothProfiles {
+  const sims = {} as { strict: Simulator; real: Simulator };
+  before(async () => {
+    sims.strict = await startSimulator({ profile: 'strict' });
+    sims.real = await startSimulator({ profile: 'real' });
+  });
+  after(async () => {
+    await sims.strict?.close();
+    await sims.real?.close();
+  });
+  beforeEach(() => {
+    sims.strict.reset();
+    sims.real.reset();
+  });
+  return {
+    get strict() {
+      return sims.strict;
+    },
+    get real() {
+      return sims.real;
+    },
+    of: (profile) => sims[profile],
+  };
+}
