@@ -31,6 +31,9 @@ const settings = {
 };
 const profile = join(homedir(), '.cache', 'model-relay-vscode', 'start-profile');
 mkdirSync(join(profile, 'user-data', 'User'), { recursive: true });
+mkdirSync(join(profile, 'user-data', 'Machine'), { recursive: true });
+// code-server is a remote: machine-scoped settings (the base URL) are read from Machine/settings.json
+writeFileSync(join(profile, 'user-data', 'Machine', 'settings.json'), JSON.stringify({ 'modelRelay.baseUrl': sim.url }, null, 2));
 mkdirSync(join(profile, 'extensions'), { recursive: true });
 writeFileSync(join(profile, 'user-data', 'User', 'settings.json'), JSON.stringify(settings, null, 2));
 
