@@ -100,6 +100,8 @@ export interface ChatEntry {
   error?: ChatErrorInfo | undefined;
   notices?: ChatNotice[] | undefined;
   retry?: RetryInfo | undefined;
+  /** set on `/image` entries: such turns are shown, never sent to a chat model as history */
+  image?: { prompt: string; savedPath?: string | undefined } | undefined;
 }
 
 export interface ModelOption {

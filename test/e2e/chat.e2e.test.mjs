@@ -10,7 +10,7 @@ let scenario;
 const dialogs = [];
 
 before(async () => {
-  scenario = await startScenario({ settings: { 'modelRelay.models.chat': 'gpt-4o-mini', 'modelRelay.models.native': 'claude-sonnet-4-5' } });
+  scenario = await startScenario({ settings: { 'modelRelay.models.chat': 'gpt-4o-mini', 'modelRelay.models.native': 'claude-sonnet-4-5', 'modelRelay.models.image': 'gpt-image-1' } });
   ({ sim, vs } = scenario);
   vs.page.on('dialog', (d) => {
     dialogs.push(d.message());
@@ -103,6 +103,15 @@ test('a malicious reply executes nothing and injects no element', async () => {
   }
 });
 
+test('/image renders the generated image inline in the chat', async () => {
+  await send('compatible', 'gpt-4o-mini', '/image a lighthouse at dusk');
+  const img = assistant().last().locator('img[src^="data:image/png;base64,"]');
+  await img.waitFor({ timeout: 30_000 });
+  assert.ok(await img.evaluate((el) => el.complete && el.naturalWidth > 0), 'the image rendered');
+  assert.equal(sim.log.filter((r) => r.path === '/v1/images/generations').length, 1);
+  await vs.screenshot('chat-05-inline-image');
+});
+
 test('reloading the window keeps the history and re-sends nothing', async () => {
   const before = chatRequests().length;
   const count = await chat().locator('[data-testid="chat-message"]').count();
@@ -114,5 +123,6 @@ test('reloading the window keeps the history and re-sends nothing', async () => 
   assert.equal(await chat().locator('[data-testid="chat-message"]').count(), count);
   assert.match(await chat().locator('[data-testid="chat-messages"]').innerText(), /Echo: hello native surface/);
   assert.equal(chatRequests().length, before, 'nothing re-sent');
-  await vs.screenshot('chat-05-after-reload');
+  assert.equal(sim.log.filter((r) => r.path === '/v1/images/generations').length, 1, 'no image re-generated');
+  await vs.screenshot('chat-06-after-reload');
 });

@@ -23,6 +23,15 @@ export interface ChatBackend {
   chatStream(req: ChatRequest): AsyncIterable<ChatEvent>;
 }
 
+/** Generates an image for `/image <prompt>`: bytes as a data URL (inline) and where it was saved. */
+export interface ImageBackend {
+  model(): string;
+  generate(prompt: string, signal: AbortSignal): Promise<{ dataUrl: string; savedPath?: string | undefined }>;
+}
+
+/** Inline images above this size are shown as a link to the saved file instead. */
+export const MAX_INLINE_IMAGE_CHARS = 3_000_000;
+
 export type SessionEvent =
   | { type: 'entryAdded'; entry: ChatEntry }
   | { type: 'entryDelta'; id: string; text: string }
@@ -44,6 +53,8 @@ export interface ChatSessionInit {
   /** called once when the buffering notice is shown, to persist that */
   onBufferNotice?: () => void;
   listener: (e: SessionEvent) => void;
+  /** `/image <prompt>` in the chat: generates an image and shows it inline */
+  image?: ImageBackend;
   newId?: () => string;
   now?: () => number;
 }
@@ -95,9 +106,49 @@ export class ChatSession {
     if (!trimmed && !context) return undefined;
     const user: ChatEntry = { id: this.newId(), role: 'user', text: trimmed || (context ? 'Explain this code.' : ''), createdAt: this.now() };
     if (context) user.context = { ...context, code: context.code.slice(0, MAX_CONTEXT_CHARS) };
+    const imagePrompt = /^\/image\s+([\s\S]+)$/.exec(trimmed)?.[1]?.trim();
+    if (imagePrompt && this.init.image) {
+      user.image = { prompt: imagePrompt };
+      this.list.push(user);
+      this.emit({ type: 'entryAdded', entry: user });
+      return this.imageReply(imagePrompt, this.init.image);
+    }
     this.list.push(user);
     this.emit({ type: 'entryAdded', entry: user });
     return this.reply(options);
+  }
+
+  /** `/image <prompt>`: an assistant entry holding the generated image (inline) and its file. */
+  private async imageReply(prompt: string, backend: ImageBackend): Promise<ChatEntry> {
+    const model = backend.model();
+    const entry: ChatEntry = { id: this.newId(), role: 'assistant', text: '', createdAt: this.now(), status: 'streaming', model, image: { prompt } };
+    this.list.push(entry);
+    const ac = new AbortController();
+    this.abort = ac;
+    this.current = { entry, model, startedAt: this.now() };
+    this.emit({ type: 'entryAdded', entry });
+    this.emit({ type: 'busy', busy: true });
+    try {
+      const r = await backend.generate(prompt, ac.signal);
+      const alt = prompt.replace(/[[\]\n]/g, ' ').slice(0, 100);
+      const saved = r.savedPath ? `\n\nSaved to \`${r.savedPath}\`.` : '';
+      entry.text = r.dataUrl.length <= MAX_INLINE_IMAGE_CHARS ? `![${alt}](${r.dataUrl})${saved}` : `The image is too large to show inline.${saved}`;
+      entry.image = { prompt, savedPath: r.savedPath };
+      entry.status = 'done';
+    } catch (e) {
+      if (ac.signal.aborted || (e instanceof GatewayError && e.kind === 'aborted')) entry.status = 'stopped';
+      else {
+        entry.status = 'error';
+        entry.error = errorInfo(e);
+      }
+    } finally {
+      entry.durationMs = this.now() - (this.current?.startedAt ?? this.now());
+      this.current = undefined;
+      this.abort = undefined;
+      this.emit({ type: 'entryUpdated', entry });
+      this.emit({ type: 'busy', busy: false });
+    }
+    return entry;
   }
 
   /** Replaces the last reply with a new one for the same question. */
@@ -108,7 +159,9 @@ export class ChatSession {
       this.list.pop();
       this.emit({ type: 'entryRemoved', id: last.id });
     }
-    if (this.list.at(-1)?.role !== 'user') return undefined;
+    const lastUser = this.list.at(-1);
+    if (lastUser?.role !== 'user') return undefined;
+    if (lastUser.image && this.init.image) return this.imageReply(lastUser.image.prompt, this.init.image);
     return this.reply(options);
   }
 
@@ -314,6 +367,7 @@ export function userContent(entry: ChatEntry): string {
 export function toChatMessages(entries: readonly ChatEntry[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   for (const e of entries) {
+    if (e.image) continue; // /image turns are not chat history
     let content: string;
     if (e.role === 'user') content = userContent(e);
     else if ((e.status === 'done' || e.status === 'stopped') && e.text.trim()) content = e.text;
