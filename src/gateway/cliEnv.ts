@@ -17,3 +17,22 @@ export function nativeCliEnvironment(baseUrl: string, token: string, names: CliV
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(names.baseUrl) || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(names.token)) throw new Error('Environment variable names must be letters, digits and underscores.');
   return { [names.baseUrl]: n.base, [names.token]: token };
 }
+
+/** The part of VS Code's EnvironmentVariableCollection used here (structural: no vscode import). */
+export interface EnvCollection {
+  persistent: boolean;
+  description?: unknown;
+  clear(): void;
+  replace(variable: string, value: string): void;
+}
+
+/**
+ * Puts the variables into new terminals: replaced (not appended), and never persisted, so VS Code
+ * does not write the token to disk.
+ */
+export function applyCliEnvironment(collection: EnvCollection, env: Record<string, string>, description: string): void {
+  collection.persistent = false;
+  collection.clear();
+  for (const [k, v] of Object.entries(env)) collection.replace(k, v);
+  collection.description = description;
+}

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_CLI_VARIABLES, compatibleSurface, mediaFileName, nativeCliEnvironment, nativeSurface, slugify, transcriptToRequest } from '../../src/gateway';
+import { DEFAULT_CLI_VARIABLES, applyCliEnvironment, compatibleSurface, mediaFileName, nativeCliEnvironment, nativeSurface, slugify, transcriptToRequest } from '../../src/gateway';
 
 test('transcript → request: system merged, same-role turns merged, starts with a user turn', () => {
   const r = transcriptToRequest(
@@ -44,4 +44,13 @@ test('media file names: time stamp and prompt slug', () => {
   assert.equal(mediaFileName('???', 'mp4', d), '20261122-163102-untitled.mp4');
   assert.equal(slugify('Crème brûlée / 日本'), 'creme-brulee');
   assert.ok(slugify('x'.repeat(100)).length <= 40);
+});
+
+test('the CLI environment goes into new terminals replaced and never persisted', () => {
+  const calls: string[] = [];
+  const coll = { persistent: true, description: undefined as unknown, clear: () => calls.push('clear'), replace: (k: string, v: string) => calls.push(`${k}=${v.length}`) };
+  applyCliEnvironment(coll, nativeCliEnvironment('https://gw.example.com/v1', 'sk-abcdefghijklmnopqrstuvwxyz'), 'desc');
+  assert.equal(coll.persistent, false, 'the token is not written to disk by VS Code');
+  assert.deepEqual(calls, ['clear', 'ANTHROPIC_BASE_URL=22', 'ANTHROPIC_AUTH_TOKEN=29']);
+  assert.equal(coll.description, 'desc');
 });

@@ -4,7 +4,7 @@
  * to disk by VS Code). "Remove Native CLI Setup" clears them.
  */
 import * as vscode from 'vscode';
-import { DEFAULT_CLI_VARIABLES, maskToken, nativeCliEnvironment } from '../../gateway';
+import { DEFAULT_CLI_VARIABLES, applyCliEnvironment, maskToken, nativeCliEnvironment } from '../../gateway';
 import type { GatewayService } from '../gatewayService';
 import type { TokenStore } from '../tokenStore';
 
@@ -37,11 +37,7 @@ export async function setupNativeCli(context: vscode.ExtensionContext, service: 
   }
   const names = cliVariableNames();
   const env = nativeCliEnvironment(base, value, names);
-  const coll = context.environmentVariableCollection;
-  coll.persistent = false;
-  coll.clear();
-  for (const [k, v] of Object.entries(env)) coll.replace(k, v);
-  coll.description = `Model Relay: ${names.baseUrl}=${env[names.baseUrl]} and ${names.token} (${maskToken(value)}) for the native command-line tool`;
+  applyCliEnvironment(context.environmentVariableCollection, env, `Model Relay: ${names.baseUrl}=${env[names.baseUrl]} and ${names.token} (${maskToken(value)}) for the native command-line tool`);
   const open = preset?.openTerminal ?? (await vscode.window.showInformationMessage(`Model Relay: new terminals get ${names.baseUrl}=${env[names.baseUrl]} and ${names.token}=${maskToken(value)}. Existing terminals keep their old environment.`, 'Open New Terminal')) === 'Open New Terminal';
   if (open) vscode.window.createTerminal({ name: 'Native CLI (Model Relay)' }).show();
   return true;
