@@ -83,14 +83,21 @@ function requestId(profile: Profile): string {
   return `req_${randomBytes(12).toString('hex')}`;
 }
 
-/** A small valid PNG (solid colour, 8x8) whose colour depends on the prompt. */
-export function makePng(seed: string, size = 8): Buffer {
+/** A small valid PNG (a 96x96 gradient whose colours depend on the prompt). */
+export function makePng(seed: string, size = 96): Buffer {
   let h = 0;
   for (const ch of seed) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
   const [r, g, b] = [h & 255, (h >> 8) & 255, (h >> 16) & 255];
-  const row = Buffer.alloc(1 + size * 3);
-  for (let x = 0; x < size; x++) row.set([r, g, b], 1 + x * 3);
-  const raw = Buffer.concat(Array.from({ length: size }, () => row));
+  const rows: Buffer[] = [];
+  for (let y = 0; y < size; y++) {
+    const row = Buffer.alloc(1 + size * 3);
+    for (let x = 0; x < size; x++) {
+      const t = (x + y) / (2 * size);
+      row.set([Math.round(r * (1 - t) + 255 * t * 0.3), Math.round(g * (1 - t) + 128 * t), Math.round(b * (1 - t) + 255 * t)], 1 + x * 3);
+    }
+    rows.push(row);
+  }
+  const raw = Buffer.concat(rows);
   const crcTable = Array.from({ length: 256 }, (_, n) => {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
