@@ -8,7 +8,7 @@ import { GatewayError, errorFromNetwork, errorFromResponse, inputError, looksLik
 import type { ChatEvent, ChatRequest, ChatResult, SurfaceAdapter, Usage } from './chatTypes';
 import { compatibleSurface } from './surfaces/compatible';
 import { nativeSurface } from './surfaces/native';
-import { DEFAULT_BURST, isBurst, sseEvents, type BurstThresholds } from './sseStream';
+import { DEFAULT_BURST, isBurst, sseEventBatches, type BurstThresholds } from './sseStream';
 import { headerValue, readText, type SendOptions, type Transport } from './transport';
 
 export function surfaceAdapter(surface: Surface): SurfaceAdapter {
@@ -91,23 +91,23 @@ async function* run(transport: Transport, req: ChatRequest, settings: ChatSettin
   const res = await transport.open(sendOptions(adapter, req, settings, true));
   const ct = headerValue(res.headers, 'content-type') ?? '';
   let completed = false;
-  // Our own idle watchdog: undici's bodyTimeout has a coarse timer resolution.
+  // Our own idle watchdog (undici's bodyTimeout has a coarse timer resolution). One timer, not
+  // one per chunk: each chunk only records its time; the timer re-arms for what remains.
   let idleFired = false;
   let idleTimer: NodeJS.Timeout | undefined;
-  const armIdle = () => {
-    if (idleTimer) clearTimeout(idleTimer);
-    idleTimer = setTimeout(() => {
+  let lastChunkAt = Date.now();
+  const idleMs = settings.idleTimeoutMs;
+  const check = () => {
+    const quiet = Date.now() - lastChunkAt;
+    if (quiet >= idleMs) {
       idleFired = true;
       res.abort();
-    }, settings.idleTimeoutMs);
+    } else idleTimer = setTimeout(check, idleMs - quiet);
   };
-  async function* watched(body: AsyncIterable<Buffer | Uint8Array | string>) {
-    armIdle();
-    for await (const chunk of body) {
-      armIdle();
-      yield chunk;
-    }
-  }
+  const armIdle = () => {
+    lastChunkAt = Date.now();
+    idleTimer ??= setTimeout(check, idleMs);
+  };
   try {
     if (!/text\/event-stream/i.test(ct)) {
       // Not a stream: an HTML page, or a gateway that ignored `stream` and answered JSON.
@@ -137,8 +137,9 @@ async function* run(transport: Transport, req: ChatRequest, settings: ChatSettin
     let model: string | undefined;
     let ended = false;
     const arrivals: number[] = [];
-    for await (const ev of sseEvents(watched(res.body), started, now)) {
-      for (const se of adapter.parseEvent(ev)) {
+    armIdle();
+    batches: for await (const batch of sseEventBatches(res.body, started, now, armIdle)) {
+      for (const ev of batch) for (const se of adapter.parseEvent(ev)) {
         switch (se.type) {
           case 'text':
             arrivals.push(ev.at);
@@ -174,9 +175,8 @@ async function* run(transport: Transport, req: ChatRequest, settings: ChatSettin
             void _exhaustive;
           }
         }
-        if (ended) break;
+        if (ended) break batches;
       }
-      if (ended) break;
     }
     if (!ended) throw streamError('stream_truncated', res.context, { ...(res.requestId ? { requestId: res.requestId } : {}), status: res.status });
     const durationMs = now() - started;

@@ -10,24 +10,41 @@ export interface TimedEvent extends EventSourceMessage {
   at: number;
 }
 
-export async function* sseEvents(body: AsyncIterable<Buffer | Uint8Array | string>, startedAt: number, now: () => number): AsyncGenerator<TimedEvent> {
-  const pending: TimedEvent[] = [];
+/**
+ * The events of each network chunk as one batch (one async step per chunk, not per event: a
+ * stream of many small events stays cheap). `onChunk` runs for every chunk received.
+ */
+export async function* sseEventBatches(body: AsyncIterable<Buffer | Uint8Array | string>, startedAt: number, now: () => number, onChunk?: () => void): AsyncGenerator<TimedEvent[]> {
+  let pending: TimedEvent[] = [];
+  let at = 0;
   const parser = createParser({
     onEvent: (ev) => {
-      pending.push({ ...ev, at: now() - startedAt });
+      pending.push({ id: ev.id, event: ev.event, data: ev.data, at });
     },
   });
   const decoder = new TextDecoder('utf-8');
   for await (const chunk of body) {
+    onChunk?.();
+    at = now() - startedAt;
     parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true }));
-    while (pending.length) yield pending.shift()!;
+    if (pending.length) {
+      const batch = pending;
+      pending = [];
+      yield batch;
+    }
   }
   const rest = decoder.decode();
+  at = now() - startedAt;
   if (rest) parser.feed(rest);
   // A last event whose closing blank line never came is still delivered; whether the stream was
   // complete is judged by the surface's end marker ([DONE] / message_stop), not by framing.
   parser.reset({ consume: true });
-  while (pending.length) yield pending.shift()!;
+  if (pending.length) yield pending;
+}
+
+/** The same events one by one. */
+export async function* sseEvents(body: AsyncIterable<Buffer | Uint8Array | string>, startedAt: number, now: () => number): AsyncGenerator<TimedEvent> {
+  for await (const batch of sseEventBatches(body, startedAt, now)) yield* batch;
 }
 
 export interface BurstThresholds {

@@ -38,6 +38,36 @@ function toUsage(u: z.infer<typeof usageSchema>): Usage | undefined {
   return { inputTokens: u.prompt_tokens ?? undefined, outputTokens: u.completion_tokens ?? undefined };
 }
 
+const isNum = (v: unknown) => v === null || v === undefined || typeof v === 'number';
+const isStr = (v: unknown) => v === null || v === undefined || typeof v === 'string';
+
+/**
+ * The per-chunk fast path: a well-formed chunk (the overwhelming case) is checked by hand, which
+ * costs a fraction of a schema parse; anything unusual falls through to the zod schema.
+ */
+function fastChunk(j: unknown): SurfaceEvent[] | undefined {
+  if (!j || typeof j !== 'object') return undefined;
+  const o = j as { id?: unknown; model?: unknown; choices?: unknown; usage?: unknown; error?: unknown };
+  if (o.error !== undefined && o.error !== null) return undefined;
+  if (!isStr(o.id) || !isStr(o.model)) return undefined;
+  const choices = o.choices;
+  if (choices !== undefined && choices !== null && !Array.isArray(choices)) return undefined;
+  const c = (choices as unknown[] | null | undefined)?.[0] as { delta?: { content?: unknown } | null; finish_reason?: unknown } | undefined;
+  if (c !== undefined && (c === null || typeof c !== 'object')) return undefined;
+  const delta = c?.delta;
+  if (delta !== undefined && delta !== null && typeof delta !== 'object') return undefined;
+  const content = delta?.content;
+  if (!isStr(content) || !isStr(c?.finish_reason)) return undefined;
+  const u = o.usage as { prompt_tokens?: unknown; completion_tokens?: unknown } | null | undefined;
+  if (u !== undefined && u !== null && (typeof u !== 'object' || !isNum(u.prompt_tokens) || !isNum(u.completion_tokens))) return undefined;
+  const out: SurfaceEvent[] = [];
+  if (o.id || o.model) out.push({ type: 'meta', id: (o.id as string | null | undefined) ?? undefined, model: (o.model as string | null | undefined) ?? undefined });
+  if (content) out.push({ type: 'text', text: content as string });
+  if (c?.finish_reason) out.push({ type: 'finish', reason: c.finish_reason as string });
+  if (u) out.push({ type: 'usage', usage: { inputTokens: (u.prompt_tokens as number | null | undefined) ?? undefined, outputTokens: (u.completion_tokens as number | null | undefined) ?? undefined } });
+  return out;
+}
+
 export const compatibleSurface: SurfaceAdapter = {
   surface: 'compatible',
   path: '/v1/chat/completions',
@@ -80,6 +110,8 @@ export const compatibleSurface: SurfaceAdapter = {
     } catch {
       return [{ type: 'error', message: `invalid JSON in stream chunk: ${data.slice(0, 80)}`, errorType: 'invalid_chunk' }];
     }
+    const fast = fastChunk(json);
+    if (fast) return fast;
     const r = chunkSchema.safeParse(json);
     if (!r.success) return [];
     const chunk = r.data;

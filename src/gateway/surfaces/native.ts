@@ -68,6 +68,12 @@ export const nativeSurface: SurfaceAdapter = {
     } catch {
       return [{ type: 'error', message: `invalid JSON in stream event: ${data.slice(0, 80)}`, errorType: 'invalid_chunk' }];
     }
+    // Fast path for the overwhelming case, a text delta: checked by hand, no schema parse.
+    const f = json as { type?: unknown; delta?: { type?: unknown; text?: unknown } | null } | null;
+    if (f && typeof f === 'object' && f.type === 'content_block_delta' && (!ev.event || ev.event === 'content_block_delta') && f.delta && typeof f.delta === 'object') {
+      if (f.delta.type === 'text_delta' && typeof f.delta.text === 'string') return f.delta.text ? [{ type: 'text', text: f.delta.text }] : [];
+      if (typeof f.delta.type === 'string' && f.delta.type !== 'text_delta') return [];
+    }
     const r = eventSchema.safeParse(json);
     if (!r.success) {
       // An OpenAI-shaped error (new-api's own errors) inside the stream is still an error.
