@@ -8,7 +8,7 @@ import { tmpdir, cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Module from 'node:module';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { createParser } from 'eventsource-parser';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -117,12 +117,15 @@ async function parseCost() {
 // ---------------------------------------------------------------------------------------------
 // 4. Time to first token added by the client over a raw undici read
 async function ttft() {
-  const client = new core.GatewayClient({ baseUrl: sim.url, token: () => token, retry: { maxRetries: 0 } });
+  // separate connection pools: the raw loop drops its connection after the first token
+  const relayAgent = new Agent();
+  const rawAgent = new Agent();
+  const client = new core.GatewayClient({ baseUrl: sim.url, token: () => token, dispatcher: relayAgent });
   const msg = [{ role: 'user', content: 'alpha beta gamma' }];
   const relay = async () => { const t0 = performance.now(); for await (const e of client.chatStream({ surface: 'compatible', model: 'gpt-4o-mini', messages: msg })) if (e.type === 'text') return performance.now() - t0; throw new Error('no text'); };
   const raw = async () => {
     const t0 = performance.now();
-    const res = await request(`${sim.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: msg }) });
+    const res = await request(`${sim.url}/v1/chat/completions`, { dispatcher: rawAgent, method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: msg }) });
     let first;
     const p = createParser({ onEvent: (ev) => { if (first === undefined && ev.data !== '[DONE]' && JSON.parse(ev.data).choices?.[0]?.delta?.content) first = performance.now() - t0; } });
     const d = new TextDecoder();
@@ -133,6 +136,8 @@ async function ttft() {
   const a = [];
   const b = [];
   for (let i = 0; i < (QUICK ? 50 : 200); i++) { a.push(await relay()); b.push(await raw()); }
+  await relayAgent.close();
+  await rawAgent.close();
   const added = median(a) - median(b);
   row('4 time to first token (ms, median)', `relay ${r2(median(a))} · raw undici ${r2(median(b))} · added ${r2(added)}`, { relay: median(a), raw: median(b), added, ratio: r2(median(a) / median(b)) }, 'added < 2 ms', added < 2);
 }
