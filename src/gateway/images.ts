@@ -40,6 +40,21 @@ export interface ImageResult {
   durationMs: number;
 }
 
+/**
+ * Upload limits for image edits known per model family (the providers' documented limits); the
+ * gateway may be stricter and answers 413, which is explained in the spec's words.
+ */
+export const KNOWN_EDIT_LIMITS: ReadonlyArray<{ pattern: RegExp; bytes: number; note: string }> = [
+  { pattern: /^dall-e-2/i, bytes: 4 * 1024 * 1024, note: 'dall-e-2 edits take a square PNG under 4 MB' },
+  { pattern: /^gpt-image/i, bytes: 50 * 1024 * 1024, note: 'gpt-image models take images under 50 MB' },
+];
+
+/** The limit to check before sending: the setting, lowered to the model's known limit. */
+export function editUploadLimit(model: string, setting: number): { bytes: number; note?: string | undefined } {
+  const known = KNOWN_EDIT_LIMITS.find((k) => k.pattern.test(model));
+  return known && known.bytes < setting ? { bytes: known.bytes, note: known.note } : { bytes: setting };
+}
+
 export const SIZE_PATTERN = /^([1-9]\d{1,4})x([1-9]\d{1,4})$/;
 
 export function validateSize(size: string | undefined, context: ErrorContext): void {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_CLI_VARIABLES, applyCliEnvironment, compatibleSurface, mediaFileName, nativeCliEnvironment, nativeSurface, slugify, transcriptToRequest } from '../../src/gateway';
+import { DEFAULT_CLI_VARIABLES, applyCliEnvironment, compatibleSurface, editUploadLimit, mediaFileName, nativeCliEnvironment, nativeSurface, slugify, transcriptToRequest } from '../../src/gateway';
 
 test('transcript → request: system merged, same-role turns merged, starts with a user turn', () => {
   const r = transcriptToRequest(
@@ -53,4 +53,12 @@ test('the CLI environment goes into new terminals replaced and never persisted',
   assert.equal(coll.persistent, false, 'the token is not written to disk by VS Code');
   assert.deepEqual(calls, ['clear', 'ANTHROPIC_BASE_URL=22', 'ANTHROPIC_AUTH_TOKEN=29']);
   assert.equal(coll.description, 'desc');
+});
+
+test('image edit upload limit: the setting, lowered to a known per-model limit', () => {
+  const MB = 1024 * 1024;
+  assert.deepEqual(editUploadLimit('dall-e-2', 20 * MB), { bytes: 4 * MB, note: 'dall-e-2 edits take a square PNG under 4 MB' });
+  assert.deepEqual(editUploadLimit('gpt-image-1', 20 * MB), { bytes: 20 * MB });
+  assert.equal(editUploadLimit('gpt-image-1', 80 * MB).bytes, 50 * MB);
+  assert.deepEqual(editUploadLimit('some-new-model', 20 * MB), { bytes: 20 * MB });
 });

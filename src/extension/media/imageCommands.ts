@@ -1,7 +1,7 @@
 /** "Generate Image from Selection" and "Edit Image": progress with Cancel, save, preview. */
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
-import { SIZE_PATTERN, extensionForMime, mediaFileName, type ImageResult } from '../../gateway';
+import { SIZE_PATTERN, editUploadLimit, extensionForMime, mediaFileName, type ImageResult } from '../../gateway';
 import { showGatewayError } from '../errorPresenter';
 import type { GatewayService } from '../gatewayService';
 import { showImagePreview } from './imagePreview';
@@ -59,18 +59,19 @@ export async function editImage(context: vscode.ExtensionContext, service: Gatew
     void vscode.window.showErrorMessage('Model Relay: only png, jpg and webp images can be edited.');
     return undefined;
   }
-  const maxBytes = service.current.imagesMaxUploadBytes;
+  const model = await pickModel(service, 'image-edit', service.current.models.imageEdit, 'Model Relay: image edit model');
+  if (!model) return undefined;
+  const limit = editUploadLimit(model, service.current.imagesMaxUploadBytes);
+  const maxBytes = limit.bytes;
   const stat = await vscode.workspace.fs.stat(source);
   if (stat.size > maxBytes) {
     void vscode.window.showErrorMessage(
-      `Model Relay: ${basename(source.fsPath)} is ${(stat.size / 1048576).toFixed(1)} MiB, above the ${(maxBytes / 1048576).toFixed(1)} MiB limit (modelRelay.images.maxUploadBytes). The gateway would answer 413: reduce the image or file size.`,
+      `Model Relay: ${basename(source.fsPath)} is ${(stat.size / 1048576).toFixed(1)} MiB, above the ${(maxBytes / 1048576).toFixed(1)} MiB limit (${limit.note ?? 'modelRelay.images.maxUploadBytes'}). The gateway would answer 413: reduce the image or file size.`,
     );
     return undefined;
   }
   const prompt = await vscode.window.showInputBox({ title: `Model Relay: Edit ${basename(source.fsPath)}`, prompt: 'What should change?', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'The instruction is empty.') });
   if (!prompt?.trim()) return undefined;
-  const model = await pickModel(service, 'image-edit', service.current.models.imageEdit, 'Model Relay: image edit model');
-  if (!model) return undefined;
   try {
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Model Relay: editing ${basename(source.fsPath)} with ${model}…`, cancellable: true },
