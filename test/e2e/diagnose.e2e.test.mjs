@@ -58,3 +58,4 @@ test('the fix button repairs the base URL setting', async () => {
   await p.locator('[data-testid="check-native-path"][data-result="pass"]').waitFor({ timeout: 60_000 });
   await vs.screenshot('diagnose-02-fixed');
 });
+

@@ -1,24 +1,34 @@
-// The e2e harness: a real VS Code (code-server on Node 24) with our packaged .vsix installed,
-// driven through Debian's chromium by playwright-core. Everything started here is stopped by pid.
+// The e2e harness: a real VS Code (code-server on Node 24) with an extension installed, driven
+// through Debian's chromium by playwright-core. Plain ESM, no compile step.
+//
+//   const vs = await launchVSCode({ workspaceDir, settings, env });            // our packaged .vsix
+//   const vs = await launchVSCode({ extensionDevelopmentPath: 'fixtures/x' }); // an unpacked folder
+//   await vs.runCommand('Model Relay: Add Token'); await vs.screenshot('/tmp/x.png'); await vs.close();
+//
+// Everything started here (code-server's process group, chromium) is stopped by pid in close(), and
+// also on process exit / SIGINT / SIGTERM, so a failed or interrupted run leaves no orphans.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = resolve(here, '../..');
 export const resultsDir = join(repoRoot, 'test-results');
+const DEFAULT_TIMEOUT = 60_000;
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-dev-shm-usage'];
 
 let setupCache;
-/** Runs setup-code-server.sh once per process; returns { NODE24, CODE_SERVER, CHROMIUM }. */
+/** Runs setup-code-server.sh once per process (a no-op when cached); returns { NODE24, CODE_SERVER, CHROMIUM }. */
 export function ensureCodeServer() {
   if (setupCache) return setupCache;
   const r = spawnSync('bash', [join(here, 'setup-code-server.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 45 * 60_000 });
-  if (r.status !== 0) throw new Error(`setup-code-server.sh failed (exit ${r.status})`);
+  if (r.status !== 0) throw new Error(`setup-code-server.sh failed (exit ${r.status}${r.error ? `, ${r.error.message}` : ''})`);
   setupCache = Object.fromEntries(r.stdout.trim().split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  for (const k of ['NODE24', 'CODE_SERVER', 'CHROMIUM']) if (!setupCache[k] || !existsSync(setupCache[k])) throw new Error(`setup-code-server.sh gave no usable ${k} (${setupCache[k]})`);
   return setupCache;
 }
 
@@ -33,7 +43,7 @@ export function freePort() {
   });
 }
 
-async function waitFor(fn, what, timeoutMs = 60_000, stepMs = 250) {
+async function waitFor(fn, what, timeoutMs = DEFAULT_TIMEOUT, stepMs = 250) {
   const end = Date.now() + timeoutMs;
   let last;
   while (Date.now() < end) {
@@ -48,90 +58,174 @@ async function waitFor(fn, what, timeoutMs = 60_000, stepMs = 250) {
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last.message}` : ''}`);
 }
 
+const withTimeout = (promise, ms, what) => {
+  let timer;
+  return Promise.race([promise, new Promise((_, rej) => (timer = setTimeout(() => rej(new Error(`timed out after ${ms} ms: ${what}`)), ms)))]).finally(() => clearTimeout(timer));
+};
+
+// Process groups of live code-servers: killed synchronously if this process exits without close().
+const liveGroups = new Set();
+const killGroup = (pgid, signal) => {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false; // ESRCH: the whole group is gone
+  }
+};
+let exitHooked = false;
+function hookExit() {
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on('exit', () => {
+    for (const g of liveGroups) killGroup(g, 'SIGKILL');
+  });
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.once(sig, () => {
+      for (const g of liveGroups) killGroup(g, 'SIGKILL');
+      process.exit(128 + (sig === 'SIGINT' ? 2 : 15));
+    });
+  }
+}
+
+/** Loads an unpacked extension folder: copied into the extensions dir as <publisher>.<name>-<version>. */
+function installFolder(extensionDevelopmentPath, extensionsDir) {
+  const manifest = JSON.parse(readFileSync(join(extensionDevelopmentPath, 'package.json'), 'utf8'));
+  const id = `${manifest.publisher}.${manifest.name}`;
+  const dest = join(extensionsDir, `${id}-${manifest.version}`.toLowerCase());
+  // VS Code only loads extensions listed in the extensions dir's extensions.json; with no such file
+  // it scans the folder once and writes one, which is what picks this copy up.
+  cpSync(extensionDevelopmentPath, dest, { recursive: true, filter: (src) => !/[\\/](\.git|\.vscode-test)$/.test(src) });
+  return id;
+}
+
 /**
- * Starts code-server with a fresh user-data and extensions dir, installs the .vsix, opens the
- * workbench in chromium. Returns helpers for driving it; close() stops everything by pid.
+ * Starts code-server (fresh user-data and extensions dirs unless given), installs the extension,
+ * writes `settings`, opens the workbench in chromium.
+ *
+ * Options:
+ *  - vsix: a packaged .vsix, installed with `code-server --install-extension` (the default is the
+ *    repo's model-relay.vsix, so the packaged artefact is what is tested)
+ *  - extensionDevelopmentPath: an unpacked extension folder instead (copied into the extensions dir;
+ *    code-server has no --extensionDevelopmentPath flag)
+ *  - workspaceDir: the folder to open; userDataDir / extensionsDir: kept (not deleted) when given
+ *  - settings: user settings.json; machine-scoped keys also need machineSettings (code-server is a
+ *    remote, and machine-scoped settings are read from <userDataDir>/Machine/settings.json)
+ *  - env: extra environment for code-server and so for the extension host
+ *  - timeoutMs: the bound for each startup wait (default 60 s; the first workbench load gets 1.5x)
  */
-export async function launchVSCode({ vsix = join(repoRoot, 'model-relay.vsix'), workspaceDir, settings = {}, env = {} } = {}) {
+export async function launchVSCode({ vsix, extensionDevelopmentPath, workspaceDir, userDataDir, extensionsDir, settings = {}, machineSettings, env = {}, timeoutMs = DEFAULT_TIMEOUT, viewport = { width: 1400, height: 900 } } = {}) {
   const { NODE24, CODE_SERVER, CHROMIUM } = ensureCodeServer();
   const base = mkdtempSync(join(tmpdir(), 'relay-e2e-'));
-  const userDataDir = join(base, 'user-data');
-  const extensionsDir = join(base, 'extensions');
+  userDataDir = userDataDir ? resolve(userDataDir) : join(base, 'user-data');
+  extensionsDir = extensionsDir ? resolve(extensionsDir) : join(base, 'extensions');
+  const folder = workspaceDir ? resolve(workspaceDir) : base;
   mkdirSync(join(userDataDir, 'User'), { recursive: true });
   mkdirSync(join(userDataDir, 'Machine'), { recursive: true });
   mkdirSync(extensionsDir, { recursive: true });
-  const allSettings = { 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'telemetry.telemetryLevel': 'off', 'extensions.autoUpdate': false, 'workbench.tips.enabled': false, 'workbench.secondarySideBar.defaultVisibility': 'hidden', 'chat.commandCenter.enabled': false, ...settings };
+  const allSettings = { 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'telemetry.telemetryLevel': 'off', 'extensions.autoUpdate': false, 'extensions.autoCheckUpdates': false, 'update.mode': 'none', 'workbench.tips.enabled': false, 'workbench.secondarySideBar.defaultVisibility': 'hidden', 'chat.commandCenter.enabled': false, ...settings };
   writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify(allSettings, null, 2));
-  // code-server is a remote: machine-scoped settings (modelRelay.baseUrl, backupUrls) live here
-  writeFileSync(join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(Object.fromEntries(Object.entries(settings).filter(([k]) => /^modelRelay\.(baseUrl|backupUrls)$/.test(k))), null, 2));
+  const machine = machineSettings ?? Object.fromEntries(Object.entries(settings).filter(([k]) => /^modelRelay\.(baseUrl|backupUrls)$/.test(k)));
+  writeFileSync(join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(machine, null, 2));
+
   const csArgs = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
-  const inst = spawnSync(NODE24, [CODE_SERVER, ...csArgs, '--install-extension', vsix], { encoding: 'utf8', timeout: 120_000 });
-  if (inst.status !== 0) throw new Error(`installing ${vsix} failed: ${inst.stdout}\n${inst.stderr}`);
+  let extensionId;
+  if (extensionDevelopmentPath && !vsix) {
+    extensionId = installFolder(resolve(extensionDevelopmentPath), extensionsDir);
+  } else {
+    vsix = resolve(vsix ?? join(repoRoot, 'model-relay.vsix'));
+    if (!existsSync(vsix)) throw new Error(`no ${vsix}: run \`npm run package\` first`);
+    const inst = spawnSync(NODE24, [CODE_SERVER, ...csArgs, '--install-extension', vsix, '--force'], { encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (inst.status !== 0 || !/successfully installed/i.test(inst.stdout + inst.stderr)) throw new Error(`installing ${vsix} failed (exit ${inst.status}${inst.error ? `, ${inst.error.message}` : ''}):\n${inst.stdout}\n${inst.stderr}`);
+  }
+
   const port = await freePort();
   const logs = [];
-  const child = spawn(NODE24, [CODE_SERVER, ...csArgs, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', workspaceDir ?? base], {
-    detached: true,
+  hookExit();
+  const child = spawn(NODE24, [CODE_SERVER, ...csArgs, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', folder], {
+    detached: true, // its own process group: close() kills code-server and every child it spawned
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env, PATH: `${dirname(NODE24)}:${process.env.PATH}` },
   });
+  liveGroups.add(child.pid);
+  let exited = null;
+  child.on('exit', (code, signal) => (exited = { code, signal }));
   child.stdout.on('data', (d) => logs.push(String(d)));
   child.stderr.on('data', (d) => logs.push(String(d)));
   const url = `http://127.0.0.1:${port}`;
   let browser;
+  let closed = false;
+
   const close = async () => {
-    try {
-      await browser?.close();
-    } catch {
-      /* already gone */
+    if (closed) return;
+    closed = true;
+    if (browser) {
+      // playwright kills the chromium it launched; bound it in case the browser hangs
+      await withTimeout(browser.close(), 15_000, 'browser.close()').catch(() => {});
     }
-    if (child.pid && child.exitCode === null) {
-      try {
-        process.kill(-child.pid, 'SIGTERM');
-      } catch {
-        /* gone */
-      }
-      await Promise.race([new Promise((r) => child.once('exit', r)), new Promise((r) => setTimeout(r, 5000))]);
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
+    if (child.pid) {
+      killGroup(child.pid, 'SIGTERM');
+      const gone = await waitFor(() => !killGroup(child.pid, 0), `code-server group ${child.pid} to exit`, 10_000, 100).catch(() => false);
+      if (!gone) killGroup(child.pid, 'SIGKILL');
+      await waitFor(() => !killGroup(child.pid, 0), `code-server group ${child.pid} to die`, 5_000, 100).catch(() => {});
+      liveGroups.delete(child.pid);
     }
     rmSync(base, { recursive: true, force: true });
   };
+
   try {
-    await waitFor(async () => (await fetch(`${url}/healthz`)).ok, 'code-server to answer', 90_000);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-dev-shm-usage'] });
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    await waitFor(async () => {
+      if (exited) throw Object.assign(new Error(`code-server exited early (${JSON.stringify(exited)})`), { fatal: true });
+      return (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) })).ok;
+    }, `code-server to answer on ${url}/healthz`, timeoutMs).catch((e) => {
+      throw exited ? new Error(`code-server exited early (${JSON.stringify(exited)})`) : e;
+    });
+    browser = await withTimeout(chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: timeoutMs }), timeoutMs, 'chromium to launch');
+    const context = await browser.newContext({ viewport });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
     const page = await context.newPage();
-    await page.goto(`${url}/?folder=${encodeURIComponent(workspaceDir ?? base)}`);
-    await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
-    await page.waitForSelector('.statusbar', { timeout: 60_000 });
+    page.setDefaultTimeout(timeoutMs);
+    await page.goto(`${url}/?folder=${encodeURIComponent(folder)}`, { timeout: timeoutMs });
+    await page.waitForSelector('.monaco-workbench', { timeout: Math.round(timeoutMs * 1.5) }).catch((e) => {
+      throw new Error(`the workbench (.monaco-workbench) did not appear: ${e.message.split('\n')[0]}`);
+    });
+    await page.waitForSelector('.statusbar', { timeout: timeoutMs });
+
     const vs = {
       page,
       browser,
       url,
+      port,
+      pid: child.pid,
       logs,
       userDataDir,
-      /** Runs a command by its palette title, e.g. "Model Relay: Add Token". */
-      async runCommand(title) {
+      extensionsDir,
+      extensionId,
+      /** Runs a command by its palette title, e.g. "Model Relay: Add Token" (F1, type, Enter). */
+      async runCommand(title, { timeout = 15_000 } = {}) {
         // close an open quick input (but don't press Escape in an editor: it clears the selection)
         if (await page.locator('.quick-input-widget').isVisible()) await page.keyboard.press('Escape');
-        await page.keyboard.press('Control+Shift+P');
+        await page.keyboard.press('F1');
         const input = page.locator('.quick-input-widget input');
-        await input.waitFor({ state: 'visible', timeout: 15_000 });
+        await input.waitFor({ state: 'visible', timeout }).catch(() => {
+          throw new Error(`runCommand(${JSON.stringify(title)}): the command palette did not open within ${timeout} ms`);
+        });
         await input.fill(`>${title}`);
         const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-        await row.waitFor({ state: 'visible', timeout: 15_000 });
-        await page.keyboard.press('Enter');
+        await row.waitFor({ state: 'visible', timeout }).catch(() => {
+          throw new Error(`runCommand(${JSON.stringify(title)}): no such command in the palette within ${timeout} ms (is the extension installed and its contribution valid?)`);
+        });
+        // Enter runs the focused (first) row; if fuzzy matching ranked another command first, click ours
+        const focused = await page.locator('.quick-input-list .monaco-list-row.focused').first().getAttribute('aria-label').catch(() => null);
+        if (focused && !focused.toLowerCase().startsWith(title.toLowerCase())) await row.click();
+        else await page.keyboard.press('Enter');
         // the palette has closed (or been replaced by the command's own input)
         await page.waitForFunction(() => {
           const i = document.querySelector('.quick-input-widget input');
           return !i || i.offsetParent === null || !i.value.startsWith('>');
-        }, undefined, { timeout: 15_000 });
+        }, undefined, { timeout });
       },
-      /** Waits for the quick input to show a title or prompt containing `text`, then types and accepts. */
+      /** Waits for the quick input to show a title or prompt containing `expect`, then types `value` and accepts. */
       async answerInput(value, { expect, timeout = 20_000 } = {}) {
         const input = page.locator('.quick-input-widget input');
         await input.waitFor({ state: 'visible', timeout });
@@ -139,15 +233,27 @@ export async function launchVSCode({ vsix = join(repoRoot, 'model-relay.vsix'), 
         await input.fill(value);
         await page.keyboard.press('Enter');
       },
+      /** Waits until `text` is visible anywhere in the workbench (not inside webviews). */
       async waitForText(text, timeout = 30_000) {
-        await page.getByText(text, { exact: false }).first().waitFor({ state: 'visible', timeout });
+        await page.getByText(text, { exact: false }).first().waitFor({ state: 'visible', timeout }).catch((e) => {
+          throw new Error(`waitForText(${JSON.stringify(text)}): not visible within ${timeout} ms (${e.message.split('\n')[0]})`);
+        });
+      },
+      /** Waits for a notification toast containing `text`; returns its full text. */
+      async waitForNotification(text, timeout = 30_000) {
+        const toast = page.locator('.notification-toast', { hasText: text }).first();
+        await toast.waitFor({ state: 'visible', timeout }).catch(() => {
+          throw new Error(`no notification containing ${JSON.stringify(text)} within ${timeout} ms`);
+        });
+        return (await toast.innerText()).trim();
       },
       async pageText() {
         return page.evaluate(() => document.body.innerText);
       },
-      async screenshot(name) {
-        mkdirSync(resultsDir, { recursive: true });
-        const path = join(resultsDir, `${name}.png`);
+      /** A PNG of the page: `nameOrPath` is a path (has a / or ends in .png) or a name under test-results/. */
+      async screenshot(nameOrPath) {
+        const path = /[\\/]|\.png$/i.test(nameOrPath) ? (isAbsolute(nameOrPath) ? nameOrPath : resolve(nameOrPath)) : join(resultsDir, `${nameOrPath}.png`);
+        mkdirSync(dirname(path), { recursive: true });
         await page.screenshot({ path });
         return path;
       },

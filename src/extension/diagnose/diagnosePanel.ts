@@ -12,11 +12,11 @@ import type { GatewayService } from '../gatewayService';
 import { readProxySettings, writeBaseUrl } from '../settings';
 import type { TokenStore } from '../tokenStore';
 
-type PanelMessage = { type: 'fix'; index: number } | { type: 'copy' } | { type: 'rerun' };
+type PanelMessage = { type: 'fix'; index: number } | { type: 'copy' } | { type: 'rerun' } | { type: 'rerunMedia' };
 
 function parseMessage(raw: unknown): PanelMessage | undefined {
   const m = raw as { type?: unknown; index?: unknown } | null;
-  if (m?.type === 'copy' || m?.type === 'rerun') return { type: m.type };
+  if (m?.type === 'copy' || m?.type === 'rerun' || m?.type === 'rerunMedia') return { type: m.type };
   if (m?.type === 'fix' && typeof m.index === 'number' && Number.isInteger(m.index) && m.index >= 0) return { type: 'fix', index: m.index };
   return undefined;
 }
@@ -44,7 +44,7 @@ export class DiagnoseController {
   ) {}
 
   /** Runs the engine with the extension's settings, token, proxy and the terminal environment. */
-  async diagnose(signal?: AbortSignal, onProgress?: (c: DiagnosisCheck) => void): Promise<DiagnosisReport> {
+  async diagnose(signal?: AbortSignal, onProgress?: (c: DiagnosisCheck) => void, includeMedia = false): Promise<DiagnosisReport> {
     const s = this.service.current;
     const token = await this.tokens.activeToken();
     const knownTokens: Array<{ name: string; value: string }> = [];
@@ -67,6 +67,7 @@ export class DiagnoseController {
       proxy: readProxySettings(),
       extraHeaders: s.extraHeaders,
       cliTool: { env, homeDir: homedir(), workspaceDir: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath },
+      includeMedia,
       signal,
       onProgress,
     });
@@ -77,13 +78,18 @@ export class DiagnoseController {
     return renderMarkdown(r, { secrets: [await this.tokens.activeToken()] });
   }
 
-  async run(): Promise<void> {
+  /** Runs the diagnosis; image and video generation checks only when asked for (they cost money). */
+  async run(includeMedia = false): Promise<void> {
+    if (includeMedia) {
+      const go = await vscode.window.showWarningMessage('Model Relay: the image, image-edit and video checks make real generation calls, which the gateway bills.', { modal: true }, 'Run Them');
+      if (go !== 'Run Them') return;
+    }
     const report = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'Model Relay: diagnosing the connection', cancellable: true },
       (progress, token) => {
         const ac = new AbortController();
         token.onCancellationRequested(() => ac.abort());
-        return this.diagnose(ac.signal, (c) => progress.report({ message: `${c.title}: ${c.result}`, increment: 100 / 14 }));
+        return this.diagnose(ac.signal, (c) => progress.report({ message: `${c.title}: ${c.result}`, increment: 100 / 15 }), includeMedia);
       },
     );
     this.report = report;
@@ -120,7 +126,7 @@ button{background:var(--vscode-button-background);color:var(--vscode-button-fore
 </style></head><body>
 <h2>Model Relay diagnosis</h2>
 <p data-testid="diagnosis-summary">Base URL <code>${esc(r.baseUrl || '(not set)')}</code> · token ${r.maskedToken ? `<code>${esc(r.maskedToken)}</code>` : '(none)'}${r.tokenName ? ` (${esc(r.tokenName)})` : ''} · proxy: ${esc(r.proxy)} · <b>${r.summary.fail} failed, ${r.summary.warn} warnings, ${r.summary.pass} passed</b></p>
-<p><button data-testid="copy-report" data-cmd="copy">Copy report</button> <button data-testid="rerun" data-cmd="rerun">Run again</button></p>
+<p><button data-testid="copy-report" data-cmd="copy">Copy report</button> <button data-testid="rerun" data-cmd="rerun">Run again</button> <button data-testid="rerun-media" data-cmd="rerunMedia">Run with image and video checks (billed)</button></p>
 <table><tbody>${rows}</tbody></table>
 <script nonce="${nonce}">const vscode=acquireVsCodeApi();document.addEventListener('click',e=>{const b=e.target.closest('button');if(!b)return;if(b.dataset.fix!==undefined)vscode.postMessage({type:'fix',index:Number(b.dataset.fix)});else vscode.postMessage({type:b.dataset.cmd});});</script>
 </body></html>`;
@@ -137,6 +143,8 @@ button{background:var(--vscode-button-background);color:var(--vscode-button-fore
         return;
       case 'rerun':
         return this.run();
+      case 'rerunMedia':
+        return this.run(true);
       case 'fix': {
         const action = this.report?.checks[msg.index]?.fixAction;
         if (!action) return;
