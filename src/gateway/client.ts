@@ -257,7 +257,7 @@ export class GatewayClient {
     try {
       let target = url;
       for (let hop = 0; ; hop++) {
-        const res = await request(target, { method: 'GET', signal: controller.signal, ...(this.transport.dispatcher ? { dispatcher: this.transport.dispatcher } : {}) });
+        const res = await request(target, { method: 'GET', signal: controller.signal, dispatcher: this.transport.dispatcher });
         const location = headerValue(res.headers, 'location');
         if (res.statusCode >= 300 && res.statusCode < 400 && location && hop < 3) {
           await res.body.dump();

@@ -3,7 +3,7 @@
  * backoff, timeouts, an injected undici dispatcher (proxy), and one request-log record per attempt.
  * Never calls setGlobalDispatcher: the caller's dispatcher is passed to each request.
  */
-import { request, type Dispatcher, type FormData } from 'undici';
+import { Agent, request, type Dispatcher, type FormData } from 'undici';
 import { setTimeout as delay } from 'node:timers/promises';
 import { NATIVE_VERSION, USER_AGENT } from './constants';
 import { hostOf, joinUrl, normalizeBaseUrl } from './endpoint';
@@ -118,8 +118,15 @@ export class Transport {
     this.failedOverAt = 0;
   }
 
-  get dispatcher(): Dispatcher | undefined {
-    return this.opts.dispatcher;
+  private ownAgent: Agent | undefined;
+
+  /**
+   * The dispatcher every request uses: the caller's, else a private agent — never undici's global
+   * dispatcher, which a host (VS Code's extension host) may have replaced with one from another
+   * undici version that does not understand this bundle's request bodies (e.g. FormData).
+   */
+  get dispatcher(): Dispatcher {
+    return this.opts.dispatcher ?? (this.ownAgent ??= new Agent());
   }
 
   setDispatcher(dispatcher: Dispatcher | undefined): void {
@@ -289,7 +296,7 @@ export class Transport {
         signal: controller.signal,
         headersTimeout: o.timeoutMs,
         bodyTimeout: o.idleTimeoutMs ?? o.timeoutMs,
-        ...(this.opts.dispatcher ? { dispatcher: this.opts.dispatcher } : {}),
+        dispatcher: this.dispatcher,
       });
     } catch (e) {
       cleanup();

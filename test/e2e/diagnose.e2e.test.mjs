@@ -12,7 +12,7 @@ let vs;
 let scenario;
 
 before(async () => {
-  scenario = await startScenario({ baseUrl: (s) => `${s.url}/v1`, settings: { 'modelRelay.models.chat': 'gpt-4o', 'modelRelay.models.native': 'claude-sonnet-4-5' } });
+  scenario = await startScenario({ baseUrl: (s) => `${s.url}/v1`, settings: { 'modelRelay.models.chat': 'gpt-4o', 'modelRelay.models.native': 'claude-sonnet-4-5', 'modelRelay.models.image': 'gpt-image-1', 'modelRelay.models.video': 'sora-2' } });
   ({ sim, vs } = scenario);
 });
 
@@ -59,3 +59,16 @@ test('the fix button repairs the base URL setting', async () => {
   await vs.screenshot('diagnose-02-fixed');
 });
 
+
+test('image and video checks run only when asked for, after a billing warning', async () => {
+  const p = panel();
+  const billed = () => sim.log.filter((r) => r.method === 'POST' && (r.path === '/v1/images/generations' || r.path === '/v1/videos'));
+  assert.equal(billed().length, 0, 'nothing billed by the plain runs');
+  await p.locator('[data-testid="rerun-media"]').click();
+  await vs.page.locator('.monaco-dialog-box').getByRole('button', { name: 'Run Them' }).click();
+  await p.locator('[data-testid="check-generate-image"][data-result="pass"]').waitFor({ timeout: 90_000 });
+  const video = p.locator('[data-testid="check-generate-video"]');
+  assert.equal(await video.getAttribute('data-result'), 'pass', await video.innerText());
+  assert.equal(billed().filter((r) => r.path === '/v1/videos').length, 1);
+  await vs.screenshot('diagnose-03-media-checks');
+});

@@ -24,6 +24,22 @@ const check = (name, ok, detail = '') => {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? `: ${detail}` : ''}`);
 };
 
+function psTable() {
+  return execFileSync('ps', ['-e', '-o', 'pid=,ppid=,pgid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => {
+      const [pid, ppid, pgid, ...args] = l.trim().split(/\s+/);
+      return { pid: Number(pid), ppid: Number(ppid), pgid: Number(pgid), args: args.join(' ') };
+    });
+}
+function isDescendant(p) {
+  const table = new Map(psTable().map((q) => [q.pid, q]));
+  for (let q = p; q && q.ppid > 1; q = table.get(q.ppid)) if (q.ppid === process.pid) return true;
+  return false;
+}
+const crashpadBefore = new Set(psTable().filter((p) => /chrome_crashpad_handler/.test(p.args)).map((p) => p.pid));
+
 const workspace = mkdtempSync(join(tmpdir(), 'relay-smoke-ws-'));
 writeFileSync(join(workspace, 'readme.txt'), 'smoke workspace\n');
 let vs;
@@ -72,11 +88,11 @@ try {
   await vs?.close();
   rmSync(workspace, { recursive: true, force: true });
   if (pid) {
-    // no orphans: nothing left in code-server's process group, no chromium started by us
-    const left = execFileSync('ps', ['-e', '-o', 'pid=,pgid=,args='], { encoding: 'utf8' })
-      .split('\n')
-      .filter((l) => l.trim() && (l.trim().split(/\s+/)[1] === String(pid) || /chrom(e|ium).*--remote-debugging-pipe/.test(l)));
-    check('close() left no processes behind', left.length === 0, left.join(' | '));
+    // no orphans: nothing left in code-server's process group, no descendant of this process
+    // (playwright's chromium), and no chromium crash handler that appeared during the run
+    await new Promise((r) => setTimeout(r, 1000));
+    const left = psTable().filter((p) => p.pid !== process.pid && !p.args.startsWith('ps ') && (p.pgid === pid || isDescendant(p) || (/chrome_crashpad_handler/.test(p.args) && !crashpadBefore.has(p.pid))));
+    check('close() left no processes behind', left.length === 0, left.map((p) => `${p.pid} ${p.args.slice(0, 80)}`).join(' | '));
   }
   lap('closed');
 }

@@ -143,7 +143,8 @@ export async function runDiagnosis(input: DiagnosisInput): Promise<DiagnosisRepo
   const backups = [...new Set(backupNorm.map((b) => b.n.base).filter((b): b is string => !!b && b !== n.base))];
   const proxyChoice: ProxyChoice | undefined = input.proxy ? describeProxy(input.proxy) : undefined;
   let ownedDispatcher: Dispatcher | undefined;
-  const dispatcher = input.dispatcher ?? (input.proxy && proxyChoice?.source !== 'none' ? (ownedDispatcher = createDispatcher(input.proxy)) : undefined);
+  // Always a dispatcher of our own (never undici's global one, which a host may have replaced).
+  const dispatcher = input.dispatcher ?? (ownedDispatcher = createDispatcher(input.proxy ?? { env: {} }));
   const runner = new Runner(now, input);
   const html: HtmlSighting[] = [];
   const noteHtml = (e: GatewayError | undefined) => {
