@@ -8,11 +8,11 @@
 // Everything started here (code-server's process group, chromium) is stopped by pid in close(), and
 // also on process exit / SIGINT / SIGTERM, so a failed or interrupted run leaves no orphans.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -51,6 +51,7 @@ async function waitFor(fn, what, timeoutMs = DEFAULT_TIMEOUT, stepMs = 250) {
       const v = await fn();
       if (v) return v;
     } catch (e) {
+      if (e?.fatal) throw e; // no point waiting any longer
       last = e;
     }
     await new Promise((r) => setTimeout(r, stepMs));
@@ -63,39 +64,80 @@ const withTimeout = (promise, ms, what) => {
   return Promise.race([promise, new Promise((_, rej) => (timer = setTimeout(() => rej(new Error(`timed out after ${ms} ms: ${what}`)), ms)))]).finally(() => clearTimeout(timer));
 };
 
-// Process groups of live code-servers: killed synchronously if this process exits without close().
-const liveGroups = new Set();
-const killGroup = (pgid, signal) => {
+// Every process this harness starts (code-server and its children, chromium and its helpers)
+// carries MODEL_RELAY_E2E_OWNER=<marker> in its environment. Killing code-server's process group
+// gets most of them, but not those that leave the group: terminal shells (node-pty gives each its
+// own session) and chromium's crash handler (double-forked). A sweep of /proc for the marker finds
+// those too, and it never touches anything another run started.
+const OWNER_VAR = 'MODEL_RELAY_E2E_OWNER';
+/** Pids of live processes whose environment carries this run's marker. */
+export function findProcesses(marker) {
+  const needle = `${OWNER_VAR}=${marker}\0`;
+  const pids = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const environ = readFileSync(`/proc/${name}/environ`, 'latin1');
+      if (environ.startsWith(needle) || environ.includes(`\0${needle}`)) pids.push(Number(name));
+    } catch {
+      /* gone, or not ours to read */
+    }
+  }
+  return pids;
+}
+const killPid = (pid, signal) => {
   try {
-    process.kill(-pgid, signal);
+    process.kill(pid, signal);
     return true;
   } catch {
-    return false; // ESRCH: the whole group is gone
+    return false; // ESRCH: gone
   }
+};
+const killGroup = (pgid, signal) => killPid(-pgid, signal);
+const liveRuns = new Map(); // marker -> code-server pid (= its process group)
+const sweepNow = (marker, pgid) => {
+  if (pgid) killGroup(pgid, 'SIGKILL');
+  for (const pid of findProcesses(marker)) killPid(pid, 'SIGKILL');
 };
 let exitHooked = false;
 function hookExit() {
   if (exitHooked) return;
   exitHooked = true;
+  // a test that fails or is interrupted without close(): leave nothing behind
   process.on('exit', () => {
-    for (const g of liveGroups) killGroup(g, 'SIGKILL');
+    for (const [marker, pgid] of liveRuns) sweepNow(marker, pgid);
   });
-  for (const sig of ['SIGINT', 'SIGTERM']) {
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.once(sig, () => {
-      for (const g of liveGroups) killGroup(g, 'SIGKILL');
-      process.exit(128 + (sig === 'SIGINT' ? 2 : 15));
+      for (const [marker, pgid] of liveRuns) sweepNow(marker, pgid);
+      process.exit(128 + { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 }[sig]);
     });
   }
 }
 
-/** Loads an unpacked extension folder: copied into the extensions dir as <publisher>.<name>-<version>. */
+/**
+ * Loads an unpacked extension folder (code-server has no --extensionDevelopmentPath, and
+ * --install-extension takes only a .vsix or a gallery id): copies it into the extensions dir as
+ * <publisher>.<name>-<version> and lists it in the dir's extensions.json, which is what VS Code
+ * reads (a folder that is not listed there is ignored).
+ */
 function installFolder(extensionDevelopmentPath, extensionsDir) {
   const manifest = JSON.parse(readFileSync(join(extensionDevelopmentPath, 'package.json'), 'utf8'));
-  const id = `${manifest.publisher}.${manifest.name}`;
-  const dest = join(extensionsDir, `${id}-${manifest.version}`.toLowerCase());
-  // VS Code only loads extensions listed in the extensions dir's extensions.json; with no such file
-  // it scans the folder once and writes one, which is what picks this copy up.
+  const id = `${manifest.publisher}.${manifest.name}`.toLowerCase();
+  const relativeLocation = `${id}-${manifest.version}`;
+  const dest = join(extensionsDir, relativeLocation);
+  rmSync(dest, { recursive: true, force: true });
   cpSync(extensionDevelopmentPath, dest, { recursive: true, filter: (src) => !/[\\/](\.git|\.vscode-test)$/.test(src) });
+  const listFile = join(extensionsDir, 'extensions.json');
+  const list = existsSync(listFile) ? JSON.parse(readFileSync(listFile, 'utf8')).filter((e) => e.identifier?.id?.toLowerCase() !== id) : [];
+  list.push({
+    identifier: { id },
+    version: manifest.version,
+    location: { $mid: 1, fsPath: dest, external: pathToFileURL(dest).href, path: dest, scheme: 'file' },
+    relativeLocation,
+    metadata: { installedTimestamp: Date.now(), pinned: true, source: 'vsix' },
+  });
+  writeFileSync(listFile, JSON.stringify(list));
   return id;
 }
 
@@ -130,24 +172,31 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, workspaceDi
 
   const csArgs = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
   let extensionId;
-  if (extensionDevelopmentPath && !vsix) {
-    extensionId = installFolder(resolve(extensionDevelopmentPath), extensionsDir);
-  } else {
-    vsix = resolve(vsix ?? join(repoRoot, 'model-relay.vsix'));
-    if (!existsSync(vsix)) throw new Error(`no ${vsix}: run \`npm run package\` first`);
-    const inst = spawnSync(NODE24, [CODE_SERVER, ...csArgs, '--install-extension', vsix, '--force'], { encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
-    if (inst.status !== 0 || !/successfully installed/i.test(inst.stdout + inst.stderr)) throw new Error(`installing ${vsix} failed (exit ${inst.status}${inst.error ? `, ${inst.error.message}` : ''}):\n${inst.stdout}\n${inst.stderr}`);
+  try {
+    if (extensionDevelopmentPath && !vsix) {
+      extensionId = installFolder(resolve(extensionDevelopmentPath), extensionsDir);
+    } else {
+      vsix = resolve(vsix ?? join(repoRoot, 'model-relay.vsix'));
+      if (!existsSync(vsix)) throw new Error(`no ${vsix}: run \`npm run package\` first`);
+      const inst = spawnSync(NODE24, [CODE_SERVER, ...csArgs, '--install-extension', vsix, '--force'], { encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
+      if (inst.status !== 0 || !/successfully installed/i.test(inst.stdout + inst.stderr)) throw new Error(`installing ${vsix} failed (exit ${inst.status}${inst.error ? `, ${inst.error.message}` : ''}):\n${inst.stdout}\n${inst.stderr}`);
+    }
+  } catch (e) {
+    rmSync(base, { recursive: true, force: true });
+    throw e;
   }
 
   const port = await freePort();
+  const marker = `${process.pid}-${port}-${Date.now()}`;
+  const ownerEnv = { [OWNER_VAR]: marker };
   const logs = [];
   hookExit();
   const child = spawn(NODE24, [CODE_SERVER, ...csArgs, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', folder], {
     detached: true, // its own process group: close() kills code-server and every child it spawned
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env, PATH: `${dirname(NODE24)}:${process.env.PATH}` },
+    env: { ...process.env, ...env, ...ownerEnv, PATH: `${dirname(NODE24)}:${process.env.PATH}` },
   });
-  liveGroups.add(child.pid);
+  liveRuns.set(marker, child.pid);
   let exited = null;
   child.on('exit', (code, signal) => (exited = { code, signal }));
   child.stdout.on('data', (d) => logs.push(String(d)));
@@ -167,9 +216,15 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, workspaceDi
       killGroup(child.pid, 'SIGTERM');
       const gone = await waitFor(() => !killGroup(child.pid, 0), `code-server group ${child.pid} to exit`, 10_000, 100).catch(() => false);
       if (!gone) killGroup(child.pid, 'SIGKILL');
-      await waitFor(() => !killGroup(child.pid, 0), `code-server group ${child.pid} to die`, 5_000, 100).catch(() => {});
-      liveGroups.delete(child.pid);
     }
+    // whatever left the group (terminal shells, chromium's crash handler): by the environment marker
+    const left = await waitFor(() => {
+      const pids = findProcesses(marker);
+      for (const pid of pids) killPid(pid, 'SIGKILL');
+      return pids.length === 0;
+    }, `the processes of run ${marker} to die`, 10_000, 200).then(() => [], () => findProcesses(marker));
+    liveRuns.delete(marker);
+    if (left.length) console.error(`[harness] processes still alive after close(): ${left.join(', ')}`);
     rmSync(base, { recursive: true, force: true });
   };
 
@@ -180,7 +235,7 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, workspaceDi
     }, `code-server to answer on ${url}/healthz`, timeoutMs).catch((e) => {
       throw exited ? new Error(`code-server exited early (${JSON.stringify(exited)})`) : e;
     });
-    browser = await withTimeout(chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: timeoutMs }), timeoutMs, 'chromium to launch');
+    browser = await withTimeout(chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: timeoutMs, env: { ...process.env, ...ownerEnv } }), timeoutMs, 'chromium to launch');
     const context = await browser.newContext({ viewport });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
     const page = await context.newPage();
@@ -197,6 +252,8 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, workspaceDi
       url,
       port,
       pid: child.pid,
+      /** The MODEL_RELAY_E2E_OWNER value every process of this run carries (see findProcesses). */
+      marker,
       logs,
       userDataDir,
       extensionsDir,
@@ -210,11 +267,17 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, workspaceDi
         await input.waitFor({ state: 'visible', timeout }).catch(() => {
           throw new Error(`runCommand(${JSON.stringify(title)}): the command palette did not open within ${timeout} ms`);
         });
-        await input.fill(`>${title}`);
         const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-        await row.waitFor({ state: 'visible', timeout }).catch(() => {
-          throw new Error(`runCommand(${JSON.stringify(title)}): no such command in the palette within ${timeout} ms (is the extension installed and its contribution valid?)`);
-        });
+        // the palette lists the commands known when the filter changes: an extension whose
+        // contributions arrive later (just after startup) needs the filter typed again
+        const end = Date.now() + timeout;
+        for (;;) {
+          await input.fill('>');
+          await input.fill(`>${title}`);
+          const found = await row.waitFor({ state: 'visible', timeout: Math.max(1, Math.min(2_500, end - Date.now())) }).then(() => true, () => false);
+          if (found) break;
+          if (Date.now() >= end) throw new Error(`runCommand(${JSON.stringify(title)}): no such command in the palette within ${timeout} ms (is the extension installed and activated, its contribution valid?)`);
+        }
         // Enter runs the focused (first) row; if fuzzy matching ranked another command first, click ours
         const focused = await page.locator('.quick-input-list .monaco-list-row.focused').first().getAttribute('aria-label').catch(() => null);
         if (focused && !focused.toLowerCase().startsWith(title.toLowerCase())) await row.click();

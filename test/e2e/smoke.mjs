@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { launchVSCode } from './harness.mjs';
+import { findProcesses, launchVSCode } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values: opts } = parseArgs({ options: { vsix: { type: 'string' }, screenshot: { type: 'string', default: '/tmp/e2e-smoke.png' } } });
@@ -38,7 +38,6 @@ function isDescendant(p) {
   for (let q = p; q && q.ppid > 1; q = table.get(q.ppid)) if (q.ppid === process.pid) return true;
   return false;
 }
-const crashpadBefore = new Set(psTable().filter((p) => /chrome_crashpad_handler/.test(p.args)).map((p) => p.pid));
 
 const workspace = mkdtempSync(join(tmpdir(), 'relay-smoke-ws-'));
 writeFileSync(join(workspace, 'readme.txt'), 'smoke workspace\n');
@@ -63,6 +62,7 @@ try {
   await vs.runCommand('Hello Relay: Secret Round Trip');
   const secret = await vs.waitForNotification('Secret round trip:');
   check('SecretStorage store + get', /Secret round trip: OK/.test(secret), secret.split('\n')[0]);
+  const stored = /\((relay-secret-\d+)\)/.exec(secret)?.[1];
 
   await vs.runCommand('Hello Relay: Probe API');
   const probe = await vs.waitForNotification('Probe:', 45_000);
@@ -79,20 +79,37 @@ try {
     console.log(`     webview: ${e.message.split('\n')[0]}`);
   }
   check('webview view renders and posts a message back', webviewOk);
+
+  // a terminal: its shell runs in its own session, outside code-server's process group
+  await vs.runCommand('Hello Relay: Open Terminal');
+  const termPid = Number(/Terminal pid: (\d+)/.exec(await vs.waitForNotification('Terminal pid:', 30_000))?.[1]);
+  const termProc = psTable().find((p) => p.pid === termPid);
+  check('terminal shell started', Boolean(termProc), termProc ? `pid ${termPid}, pgid ${termProc.pgid} (code-server's group: ${vs.pid})` : `pid ${termPid} not found`);
   await vs.screenshot(opts.screenshot.replace(/\.png$/i, '-probes.png'));
   lap('probes done');
+
+  // SecretStorage across a window reload (same browser profile, same code-server)
+  await vs.page.reload();
+  await vs.page.waitForSelector('.monaco-workbench .statusbar', { timeout: 60_000 });
+  await vs.runCommand('Hello Relay: Secret Read', { timeout: 30_000 });
+  const reread = await vs.waitForNotification('Secret read:');
+  check('SecretStorage value survives a window reload', Boolean(stored) && reread.includes(stored), reread.split('\n')[0]);
+  lap('reload done');
 } catch (e) {
   check('harness run', false, e.message);
 } finally {
   const pid = vs?.pid;
+  const marker = vs?.marker;
   await vs?.close();
   rmSync(workspace, { recursive: true, force: true });
   if (pid) {
-    // no orphans: nothing left in code-server's process group, no descendant of this process
-    // (playwright's chromium), and no chromium crash handler that appeared during the run
+    // no orphans: nothing in code-server's process group, no descendant of this process
+    // (playwright's chromium), nothing carrying this run's environment marker (terminal shells,
+    // chromium's crash handler); `ps` is the judge, not the harness's own bookkeeping
     await new Promise((r) => setTimeout(r, 1000));
-    const left = psTable().filter((p) => p.pid !== process.pid && !p.args.startsWith('ps ') && (p.pgid === pid || isDescendant(p) || (/chrome_crashpad_handler/.test(p.args) && !crashpadBefore.has(p.pid))));
-    check('close() left no processes behind', left.length === 0, left.map((p) => `${p.pid} ${p.args.slice(0, 80)}`).join(' | '));
+    const mine = new Set(findProcesses(marker));
+    const left = psTable().filter((p) => p.pid !== process.pid && !p.args.startsWith('ps ') && (p.pgid === pid || isDescendant(p) || mine.has(p.pid)));
+    check('close() left no processes behind (ps)', left.length === 0, left.map((p) => `${p.pid} ${p.args.slice(0, 80)}`).join(' | '));
   }
   lap('closed');
 }
