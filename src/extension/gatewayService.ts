@@ -7,6 +7,14 @@ import * as vscode from 'vscode';
 import type { Dispatcher } from 'undici';
 import { GatewayClient, createDispatcher, describeProxy, formatRecord, type ProxyChoice, type RequestRecord } from '../gateway';
 import { readProxySettings, readSettings, affectsRelay, type RelaySettings } from './settings';
+import type { ProxySettings } from '../gateway';
+
+/** What decides the dispatcher: the proxy settings and the proxy-related environment. */
+function proxySettingsKey(p: ProxySettings): string {
+  const env = p.env ?? {};
+  const pick = (n: string) => env[n] ?? env[n.toLowerCase()] ?? '';
+  return JSON.stringify([p.proxy ?? '', p.strictSSL ?? true, p.noProxy ?? [], pick('HTTPS_PROXY'), pick('HTTP_PROXY'), pick('NO_PROXY')]);
+}
 import type { TokenStore } from './tokenStore';
 
 export class GatewayService implements vscode.Disposable {
@@ -14,6 +22,7 @@ export class GatewayService implements vscode.Disposable {
   private settings: RelaySettings;
   private dispatcher: Dispatcher;
   private proxyChoice: ProxyChoice;
+  private proxyKey: string;
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   lastRecord: RequestRecord | undefined;
@@ -26,6 +35,7 @@ export class GatewayService implements vscode.Disposable {
   ) {
     this.settings = readSettings();
     const proxy = readProxySettings();
+    this.proxyKey = proxySettingsKey(proxy);
     this.proxyChoice = describeProxy(proxy);
     this.dispatcher = createDispatcher(proxy);
     this.client = new GatewayClient({
@@ -68,17 +78,22 @@ export class GatewayService implements vscode.Disposable {
     const before = this.settings;
     this.settings = readSettings();
     const proxy = readProxySettings();
-    this.proxyChoice = describeProxy(proxy);
-    const old = this.dispatcher;
-    this.dispatcher = createDispatcher(proxy);
+    const proxyKey = proxySettingsKey(proxy);
+    if (proxyKey !== this.proxyKey) {
+      // Only a changed proxy configuration replaces the dispatcher (and its open connections).
+      this.proxyKey = proxyKey;
+      this.proxyChoice = describeProxy(proxy);
+      const old = this.dispatcher;
+      this.dispatcher = createDispatcher(proxy);
+      this.client.configure({ dispatcher: this.dispatcher });
+      void old.close().catch(() => undefined);
+    }
     this.client.configure({
       baseUrl: this.settings.baseUrl,
       backupUrls: this.settings.backupUrls,
-      dispatcher: this.dispatcher,
       extraHeaders: this.settings.extraHeaders,
       timeouts: this.timeouts(),
     });
-    void old.close().catch(() => undefined);
     if (before.baseUrl !== this.settings.baseUrl || before.backupUrls.join() !== this.settings.backupUrls.join()) this.modelCount = undefined;
     this.changed.fire();
   }

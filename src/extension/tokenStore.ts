@@ -47,7 +47,7 @@ export class TokenStore implements vscode.Disposable {
 
   async refresh(): Promise<void> {
     const name = this.activeName();
-    this.activeValue = name ? await this.context.secrets.get(secretKey(name)) : undefined;
+    this.activeValue = name ? await this.value(name) : undefined;
   }
 
   /** The active token's value, for the client's auth header only. */
@@ -61,11 +61,16 @@ export class TokenStore implements vscode.Disposable {
     return v ? maskToken(v) : undefined;
   }
 
+  /** A stored token's value by name (for the auth header or the terminal environment only). */
+  async value(name: string): Promise<string | undefined> {
+    return this.context.secrets.get(secretKey(name));
+  }
+
   async list(): Promise<TokenSummary[]> {
     const active = this.activeName();
     const out: TokenSummary[] = [];
     for (const name of this.names()) {
-      const v = await this.context.secrets.get(secretKey(name));
+      const v = await this.value(name);
       out.push({ name, masked: maskToken(v), active: name === active });
     }
     return out;

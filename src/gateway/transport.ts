@@ -215,7 +215,7 @@ export class Transport {
       try {
         await this.sleep(wait, o.signal);
       } catch {
-        throw errorFromNetwork(new Error('aborted'), err.url ? { url: err.url, surface: o.surface, model: o.model, token } : { surface: o.surface, model: o.model, token }, { aborted: true });
+        throw errorFromNetwork(new Error('aborted'), { url: err.url, surface: o.surface, model: o.model, token }, { aborted: true });
       }
     }
   }

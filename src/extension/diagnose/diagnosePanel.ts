@@ -49,7 +49,7 @@ export class DiagnoseController {
     const token = await this.tokens.activeToken();
     const knownTokens: Array<{ name: string; value: string }> = [];
     for (const name of this.tokens.names()) {
-      const value = await this.context.secrets.get(`modelRelay.token.${name}`);
+      const value = await this.tokens.value(name);
       if (value) knownTokens.push({ name, value });
     }
     // The environment a new integrated terminal gets: the process environment plus our collection.

@@ -30,7 +30,7 @@ export async function setupNativeCli(context: vscode.ExtensionContext, service: 
     name = (await vscode.window.showQuickPick(items, { title: 'Model Relay: token for the native command-line tool', placeHolder: 'A dedicated token is recommended (spec 5, rule 5)' }))?.label;
   }
   if (!name) return false;
-  const value = await context.secrets.get(`modelRelay.token.${name}`);
+  const value = await tokens.value(name);
   if (!value) {
     void vscode.window.showErrorMessage(`Model Relay: no token named "${name}".`);
     return false;

@@ -170,7 +170,7 @@ export class VideoController implements vscode.Disposable {
               const pct = task.progress ?? last;
               progress.report({ message: `${task.phase === 'queued' ? `waiting in the queue${task.queuePosition !== undefined ? ` (#${task.queuePosition})` : ''}` : task.rawStatus}${task.progress !== undefined ? ` ${Math.round(task.progress)}%` : ''}`, increment: Math.max(0, pct - last) });
               last = pct;
-              void this.store.patch(id, { state: task.phase === 'completed' ? 'completed' : task.phase === 'failed' ? 'failed' : task.phase, rawStatus: task.rawStatus, progress: task.progress, queuePosition: task.queuePosition });
+              void this.store.patch(id, { state: task.phase, rawStatus: task.rawStatus, progress: task.progress, queuePosition: task.queuePosition });
             },
           });
         },
@@ -239,7 +239,7 @@ export class VideoController implements vscode.Disposable {
     if (t.state === 'completed') return this.download(id, true);
     try {
       const task = await this.service.client.getVideo(id);
-      const state: TaskState = task.phase === 'completed' ? 'completed' : task.phase === 'failed' ? 'failed' : task.phase;
+      const state: TaskState = task.phase;
       await this.store.patch(id, { state, rawStatus: task.rawStatus, progress: task.progress, reason: task.error?.message });
       if (state === 'completed') await this.download(id, true);
       else if (ACTIVE.has(state)) void this.watch(id);
