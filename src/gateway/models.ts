@@ -1,6 +1,6 @@
 /** `GET /v1/models`: the models visible to the token (OpenAI list, new-api additions, Anthropic list). */
 import { z } from 'zod';
-import { protocolError, type ErrorContext } from './errors';
+import { protocolError, type ErrorContext } from './errors/gatewayError';
 
 export type Capability = 'chat' | 'native' | 'image' | 'image-edit' | 'video';
 

@@ -1,5 +1,5 @@
 /** One record per request (spec 7 rule 2): never the full token, only the masked form. */
-import type { Surface } from './errors';
+import type { Surface } from './errors/gatewayError';
 
 export interface RequestRecord {
   time: string;

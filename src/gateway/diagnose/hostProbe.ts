@@ -7,10 +7,10 @@ import { lookup } from 'node:dns/promises';
 import { isIP, connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { request, type Dispatcher } from 'undici';
-import { USER_AGENT } from '../constants';
+import { USER_AGENT } from '../defaults';
 import { hostOf, joinUrl } from '../endpoint';
-import { GatewayError, errorFromNetwork, errorFromResponse, looksLikeHtml, protocolError } from '../errors';
-import { headerValue, readText } from '../transport';
+import { GatewayError, errorFromNetwork, errorFromResponse, looksLikeHtml, protocolError } from '../errors/gatewayError';
+import { headerValue, readText } from '../http/transport';
 
 export type HostOutcome = 'ok' | 'html' | 'rate_limited' | 'server_error' | 'http_error' | 'network' | 'timeout' | 'aborted';
 

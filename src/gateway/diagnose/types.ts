@@ -4,9 +4,9 @@
  * Pure data: the VS Code panel, the markdown report and `relay-doctor` all render this.
  */
 import type { Dispatcher } from 'undici';
-import type { ErrorKind } from '../errors';
-import type { ProxySettings } from '../proxy';
-import type { Sleep } from '../transport';
+import type { ErrorKind } from '../errors/gatewayError';
+import type { ProxySettings } from '../http/proxy';
+import type { Sleep } from '../http/transport';
 import type { CliToolInput } from './cliToolSetup';
 
 export type CheckResult = 'pass' | 'warn' | 'fail' | 'skipped';

@@ -4,8 +4,8 @@
  * consecutive turns of one role are merged (the native surface needs alternating turns), and the
  * conversation always starts with a user turn.
  */
-import type { ChatMessage, ChatRequest } from './chatTypes';
-import type { Surface } from './errors';
+import type { ChatMessage, ChatRequest } from './types';
+import type { Surface } from '../errors/gatewayError';
 
 export interface TranscriptMessage {
   role: 'system' | 'user' | 'assistant';

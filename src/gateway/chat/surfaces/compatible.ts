@@ -1,6 +1,6 @@
 /** The chat-completions-compatible surface: `POST {base}/v1/chat/completions`, Bearer auth. */
 import { z } from 'zod';
-import type { ChatRequest, ParsedReply, SurfaceAdapter, SurfaceEvent, Usage } from '../chatTypes';
+import type { ChatRequest, ParsedReply, SurfaceAdapter, SurfaceEvent, Usage } from '../types';
 
 const usageSchema = z
   .object({ prompt_tokens: z.number().nullish(), completion_tokens: z.number().nullish() })

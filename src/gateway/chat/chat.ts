@@ -3,13 +3,13 @@
  * single-use AsyncIterable<ChatEvent> that closes the connection when the consumer breaks or the
  * signal aborts, and throws the same GatewayError for an error inside a 200 stream.
  */
-import { DEFAULT_NATIVE_MAX_TOKENS } from './constants';
-import { GatewayError, errorFromNetwork, errorFromResponse, inputError, looksLikeHtml, protocolError, streamError, type ErrorContext, type Surface } from './errors';
-import type { ChatEvent, ChatRequest, ChatResult, SurfaceAdapter, Usage } from './chatTypes';
+import { DEFAULT_NATIVE_MAX_TOKENS } from '../defaults';
+import { GatewayError, errorFromNetwork, errorFromResponse, inputError, looksLikeHtml, protocolError, streamError, type ErrorContext, type Surface } from '../errors/gatewayError';
+import type { ChatEvent, ChatRequest, ChatResult, SurfaceAdapter, Usage } from './types';
 import { compatibleSurface } from './surfaces/compatible';
 import { nativeSurface } from './surfaces/native';
-import { DEFAULT_BURST, isBurst, sseEventBatches, type BurstThresholds } from './sseStream';
-import { headerValue, readText, type SendOptions, type Transport } from './transport';
+import { DEFAULT_BURST, isBurst, sseEventBatches, type BurstThresholds } from '../http/sseStream';
+import { headerValue, readText, type SendOptions, type Transport } from '../http/transport';
 
 export function surfaceAdapter(surface: Surface): SurfaceAdapter {
   return surface === 'native' ? nativeSurface : compatibleSurface;

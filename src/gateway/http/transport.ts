@@ -5,8 +5,8 @@
  */
 import { Agent, request, type Dispatcher, type FormData } from 'undici';
 import { setTimeout as delay } from 'node:timers/promises';
-import { NATIVE_VERSION, USER_AGENT } from './constants';
-import { hostOf, joinUrl, normalizeBaseUrl } from './endpoint';
+import { NATIVE_VERSION, USER_AGENT } from '../defaults';
+import { hostOf, joinUrl, normalizeBaseUrl } from '../endpoint';
 import {
   GatewayError,
   errorFromNetwork,
@@ -16,10 +16,10 @@ import {
   requestIdFrom,
   type ErrorContext,
   type Surface,
-} from './errors';
-import { maskToken } from './mask';
+} from '../errors/gatewayError';
+import { maskToken } from '../mask';
 import { DEFAULT_RETRY, retryDelayMs, shouldRetry, type RetryOptions } from './retryPolicy';
-import type { RequestLogSink, RequestRecord } from './requestLog';
+import type { RequestLogSink, RequestRecord } from '../requestLog';
 
 export type Headers = Record<string, string | string[] | undefined>;
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;

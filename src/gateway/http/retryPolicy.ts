@@ -3,7 +3,7 @@
  * Retries 429, 5xx and connection failures with exponential backoff and full jitter, honouring
  * `retry-after-ms` / `retry-after`; never 400/401/403/404/413, never new-api's 503 model_not_found.
  */
-import type { GatewayError } from './errors';
+import type { GatewayError } from '../errors/gatewayError';
 
 export interface RetryOptions {
   maxRetries: number;

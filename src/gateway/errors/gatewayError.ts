@@ -3,7 +3,7 @@
  * Each carries a `kind` (spec section 7 rows plus transport kinds), the HTTP status, the gateway's
  * own message, the request id, and a `cause` and `fix` sentence in the spec's terms.
  */
-import { maskToken, redactSecrets } from './mask';
+import { maskToken, redactSecrets } from '../mask';
 
 export type ErrorKind =
   | 'bad_request' // 400 (and other unlisted 4xx)

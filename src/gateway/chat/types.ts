@@ -1,5 +1,5 @@
 /** The one chat interface both surfaces are translated into. */
-import type { Surface } from './errors';
+import type { Surface } from '../errors/gatewayError';
 
 export type Role = 'user' | 'assistant';
 

@@ -1,6 +1,6 @@
 /** The native messages surface: `POST {base}/v1/messages`, x-api-key + native-version. */
 import { z } from 'zod';
-import type { ChatRequest, ParsedReply, SurfaceAdapter, SurfaceEvent } from '../chatTypes';
+import type { ChatRequest, ParsedReply, SurfaceAdapter, SurfaceEvent } from '../types';
 
 const replySchema = z.object({
   id: z.string().nullish(),

@@ -4,7 +4,7 @@ import { openAsBlob } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { FormData } from 'undici';
-import { GatewayError, inputError, protocolError, type ErrorContext } from './errors';
+import { GatewayError, inputError, protocolError, type ErrorContext } from '../errors/gatewayError';
 
 export interface ImageGenerateRequest {
   model: string;
