@@ -2,14 +2,13 @@
  * The environment for the native command-line coding tool (spec 5, rules 6–7): a base-URL variable
  * set to the root address (never with /v1) and an auth-token variable, both in the same terminal.
  */
+import { DEFAULT_CLI_VARIABLES } from './defaults';
 import { normalizeBaseUrl } from './endpoint';
 
 export interface CliVariableNames {
   baseUrl: string;
   token: string;
 }
-
-export const DEFAULT_CLI_VARIABLES: CliVariableNames = { baseUrl: 'ANTHROPIC_BASE_URL', token: 'ANTHROPIC_AUTH_TOKEN' };
 
 export function nativeCliEnvironment(baseUrl: string, token: string, names: CliVariableNames = DEFAULT_CLI_VARIABLES): Record<string, string> {
   const n = normalizeBaseUrl(baseUrl);

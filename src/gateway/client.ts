@@ -8,7 +8,7 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
-import { DEFAULT_CONCURRENCY, DEFAULT_NATIVE_MAX_TOKENS, DEFAULT_TIMEOUTS } from './defaults';
+import { DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUTS } from './defaults';
 import { chat, chatStream } from './chat/chat';
 import type { ChatEvent, ChatRequest, ChatResult } from './chat/types';
 import { compatibleBase, nativeBase, nativeMessagesUrl, normalizeBaseUrl, type EndpointFinding } from './endpoint';
@@ -152,7 +152,7 @@ export class GatewayClient {
     return {
       timeoutMs: this.timeouts.chatMs,
       idleTimeoutMs: this.timeouts.streamIdleMs,
-      defaultNativeMaxTokens: this.opts.defaultNativeMaxTokens ?? DEFAULT_NATIVE_MAX_TOKENS,
+      defaultNativeMaxTokens: this.opts.defaultNativeMaxTokens ?? DEFAULT_MAX_TOKENS,
       now: this.now,
       ...(this.opts.burst ? { burst: this.opts.burst } : {}),
     };

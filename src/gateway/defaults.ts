@@ -1,11 +1,17 @@
-/** The native messages surface's version header value (spec section 9). The one place it is defined. */
-export const NATIVE_VERSION = '2023-06-01';
+/**
+ * Every default of the client, in one place: the core reads them when a caller gives nothing, and
+ * the extension's settings schema takes its defaults from here (a test checks they equal
+ * package.json's `contributes.configuration` defaults).
+ */
 
-/** `max_tokens` sent on the native surface when the caller gives none (spec 2.4: always required). */
-export const DEFAULT_NATIVE_MAX_TOKENS = 4096;
+/** Output cap; `max_tokens` sent on the native surface when the caller gives none (spec 2.4: always required). */
+export const DEFAULT_MAX_TOKENS = 4096;
 
-/** Default number of retries for 429 / 5xx / connection failures (after the first attempt). */
-export const DEFAULT_MAX_RETRIES = 2;
+/** Sampling temperature offered by the chat panel and the settings. */
+export const DEFAULT_TEMPERATURE = 0.7;
+
+/** Retries after the first attempt for 429 / 5xx / connection failures, with backoff and jitter. */
+export const DEFAULT_RETRY = { maxRetries: 2, baseDelayMs: 500, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 } as const;
 
 export const DEFAULT_TIMEOUTS = {
   /** chat, models: whole non-streamed request, or time to the first byte of a stream */
@@ -18,6 +24,18 @@ export const DEFAULT_TIMEOUTS = {
   videoOverallMs: 30 * 60_000,
 } as const;
 
+/** Requests of one kind running at once (more wait in a queue). */
 export const DEFAULT_CONCURRENCY = { image: 2, video: 1 } as const;
 
-export const USER_AGENT = 'model-relay-vscode/0.1';
+/** Largest image sent for editing unless the model's own limit is lower. */
+export const DEFAULT_MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+
+export const DEFAULT_IMAGE_SIZE = '1024x1024';
+export const DEFAULT_VIDEO_SECONDS = 4;
+export const DEFAULT_OUTPUT_FOLDERS = { images: '.model-relay/images', videos: '.model-relay/videos' } as const;
+
+/** The variables a native command-line tool reads (set up in terminals by the extension). */
+export const DEFAULT_CLI_VARIABLES = { baseUrl: 'ANTHROPIC_BASE_URL', token: 'ANTHROPIC_AUTH_TOKEN' } as const;
+
+/** The diagnose engine: one request's limit, and the whole run's budget. */
+export const DEFAULT_DIAGNOSIS_TIMEOUTS = { requestMs: 20_000, totalMs: 90_000 } as const;

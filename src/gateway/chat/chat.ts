@@ -3,7 +3,7 @@
  * single-use AsyncIterable<ChatEvent> that closes the connection when the consumer breaks or the
  * signal aborts, and throws the same GatewayError for an error inside a 200 stream.
  */
-import { DEFAULT_NATIVE_MAX_TOKENS } from '../defaults';
+import { DEFAULT_MAX_TOKENS } from '../defaults';
 import { GatewayError, errorFromNetwork, errorFromResponse, inputError, looksLikeHtml, protocolError, streamError, type ErrorContext, type Surface } from '../errors/gatewayError';
 import type { ChatEvent, ChatRequest, ChatResult, SurfaceAdapter, Usage } from './types';
 import { compatibleSurface } from './surfaces/compatible';
@@ -32,7 +32,7 @@ function validate(req: ChatRequest): void {
 
 /** The HTTP request of a chat call on the request's surface. */
 function sendOptions(adapter: SurfaceAdapter, req: ChatRequest, settings: ChatSettings, stream: boolean): SendOptions {
-  const body = adapter.toRequest({ ...req, stream }, { maxTokens: settings.defaultNativeMaxTokens ?? DEFAULT_NATIVE_MAX_TOKENS });
+  const body = adapter.toRequest({ ...req, stream }, { maxTokens: settings.defaultNativeMaxTokens ?? DEFAULT_MAX_TOKENS });
   return {
     method: 'POST',
     path: adapter.path,

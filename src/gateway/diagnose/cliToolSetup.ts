@@ -7,7 +7,8 @@
 import { readFile as fsReadFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_CLI_VARIABLES, type CliVariableNames } from '../cliEnv';
+import type { CliVariableNames } from '../cliEnv';
+import { DEFAULT_CLI_VARIABLES } from '../defaults';
 import { normalizeBaseUrl } from '../endpoint';
 import { maskToken } from '../mask';
 import type { CheckResult, FixAction } from './types';

@@ -16,12 +16,12 @@ import { maskToken } from '../mask';
 import type { Capability, ModelInfo } from '../models';
 import { createDispatcher, describeProxy, type ProxyChoice } from '../http/proxy';
 import { DEFAULT_BURST } from '../http/sseStream';
+import { DEFAULT_DIAGNOSIS_TIMEOUTS } from '../defaults';
 import type { Surface } from '../errors/gatewayError';
 import { inspectCliTool } from './cliToolSetup';
 import { describeProbe, probeHost, type HostProbe } from './hostProbe';
 import { CHECK_TITLES, type CheckId, type CheckResult, type DiagnosisCheck, type DiagnosisInput, type DiagnosisModels, type DiagnosisReport, type FixAction } from './types';
 
-export const DEFAULT_DIAGNOSIS_TIMEOUTS = { requestMs: 20_000, totalMs: 90_000 } as const;
 
 type Outcome = Omit<DiagnosisCheck, 'id' | 'title' | 'durationMs'> & { durationMs?: number };
 

@@ -7,7 +7,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP, connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { request, type Dispatcher } from 'undici';
-import { USER_AGENT } from '../defaults';
+import { USER_AGENT } from '../http/headers';
 import { hostOf, joinUrl } from '../endpoint';
 import { GatewayError, errorFromNetwork, errorFromResponse, looksLikeHtml, protocolError } from '../errors/gatewayError';
 import { headerValue, readText } from '../http/transport';

@@ -14,7 +14,6 @@ export interface RetryOptions {
   maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY: RetryOptions = { maxRetries: 2, baseDelayMs: 500, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 };
 
 /**
  * Whether a failed attempt may be retried.

@@ -5,7 +5,8 @@
  */
 import { Agent, request, type Dispatcher, type FormData } from 'undici';
 import { setTimeout as delay } from 'node:timers/promises';
-import { NATIVE_VERSION, USER_AGENT } from '../defaults';
+import { requestHeaders } from './headers';
+import { DEFAULT_RETRY } from '../defaults';
 import { hostOf, joinUrl, normalizeBaseUrl } from '../endpoint';
 import {
   GatewayError,
@@ -18,7 +19,7 @@ import {
   type Surface,
 } from '../errors/gatewayError';
 import { maskToken } from '../mask';
-import { DEFAULT_RETRY, retryDelayMs, shouldRetry, type RetryOptions } from './retryPolicy';
+import { retryDelayMs, shouldRetry, type RetryOptions } from './retryPolicy';
 import type { RequestLogSink, RequestRecord } from '../requestLog';
 
 export type Headers = Record<string, string | string[] | undefined>;
@@ -220,24 +221,6 @@ export class Transport {
     }
   }
 
-  private headersFor(o: SendOptions, token: string): Record<string, string> {
-    const h: Record<string, string> = { 'user-agent': USER_AGENT, accept: o.accept ?? (o.stream ? 'text/event-stream' : 'application/json') };
-    for (const [k, v] of Object.entries(this.opts.extraHeaders ?? {})) {
-      const lk = k.toLowerCase();
-      if (lk === 'authorization' || lk === 'x-api-key' || lk === 'host' || lk === 'content-length') continue;
-      h[lk] = v;
-    }
-    if (o.surface === 'native') {
-      h['x-api-key'] = token;
-      h['native-version'] = NATIVE_VERSION;
-      h['anthropic-version'] = NATIVE_VERSION;
-    } else {
-      h['authorization'] = `Bearer ${token}`;
-    }
-    if (o.json) h['content-type'] = 'application/json';
-    return h;
-  }
-
   private async once(o: SendOptions, idx: number, token: string, tryNo: number): Promise<OpenResponse> {
     const host = this.hosts[idx]!;
     const url = joinUrl(host.base, o.path);
@@ -291,7 +274,7 @@ export class Transport {
       const body = typeof o.body === 'function' ? await o.body() : o.body;
       res = await request(url, {
         method: o.method,
-        headers: this.headersFor(o, token),
+        headers: requestHeaders({ surface: o.surface, token, accept: o.accept ?? (o.stream ? 'text/event-stream' : 'application/json'), json: o.json, extraHeaders: this.opts.extraHeaders }),
         body: body as Dispatcher.RequestOptions['body'],
         signal: controller.signal,
         headersTimeout: o.timeoutMs,
