@@ -96,7 +96,6 @@ function failing(status: number, body: string): ChatBackend {
       throw fail(req);
     },
     chatStream: (req): AsyncIterable<ChatEvent> => ({
-      // eslint-disable-next-line require-yield
       async *[Symbol.asyncIterator]() {
         throw fail(req);
       },

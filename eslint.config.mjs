@@ -1,0 +1,82 @@
+// ESLint (flat config): the layer boundaries and the size limits are rules, run by `npm test`.
+//   src/gateway  — the client core: plain Node, imports nothing of the layers above it, never `vscode`
+//   src/host     — extension-host logic in plain Node (no `vscode`), used by src/extension
+//   src/shared   — the webview ↔ host message protocol: may use the core's *types* only
+//   src/webview  — the chat UI in the browser: no Node, no undici, no core
+//   src/cli      — relay-doctor: the core, never `vscode`
+import { builtinModules } from 'node:module';
+import tseslint from 'typescript-eslint';
+
+/** A relative or src/-rooted import of one of the named layers. */
+const layer = (...names) => `^(\\.{1,2}/(.*/)?|(.*/)?src/)(${names.join('|')})(/|$)`;
+const nodeBuiltins = ['node:*', ...builtinModules, ...builtinModules.map((m) => `${m}/*`)];
+
+const vscodeBan = { name: 'vscode', message: 'This layer runs in plain Node: no vscode import (put VS Code glue in src/extension).' };
+
+export default tseslint.config(
+  { ignores: ['out/**', 'out-*/**', 'dist/**', 'node_modules/**', '.vscode-test/**', 'test/e2e/fixtures/**', 'bench/results.json'] },
+  {
+    files: ['**/*.ts'],
+    extends: [tseslint.configs.base],
+    rules: {},
+  },
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      'max-lines': ['error', { max: 300, skipBlankLines: false, skipComments: false }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false, IIFEs: true }],
+    },
+  },
+  {
+    files: ['src/gateway/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [vscodeBan],
+        patterns: [{ regex: layer('extension', 'host', 'cli', 'webview', 'shared'), message: 'src/gateway is the bottom layer: it imports nothing from extension, host, cli, webview or shared.' }],
+      }],
+    },
+  },
+  {
+    files: ['src/host/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [vscodeBan],
+        patterns: [{ regex: layer('extension', 'cli', 'webview'), message: 'src/host is plain Node under src/extension: it imports the core and shared only.' }],
+      }],
+    },
+  },
+  {
+    files: ['src/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [vscodeBan],
+        patterns: [{ regex: layer('extension', 'host', 'webview'), message: 'relay-doctor uses the core only.' }],
+      }],
+    },
+  },
+  {
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        paths: [vscodeBan, { name: 'undici', message: 'src/shared is bundled into the webview: no undici.' }],
+        patterns: [
+          { group: nodeBuiltins, message: 'src/shared is bundled into the webview: no Node modules.' },
+          { regex: layer('gateway'), allowTypeImports: true, message: 'src/shared may use the core\'s types only (import type): its code would end up in the webview bundle.' },
+          { regex: layer('extension', 'host', 'cli', 'webview'), message: 'src/shared imports nothing from the layers that use it.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['src/webview/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [vscodeBan, { name: 'undici', message: 'The webview runs in a browser: no undici (the host makes every request).' }],
+        patterns: [
+          { group: nodeBuiltins, message: 'The webview runs in a browser: no Node modules.' },
+          { regex: layer('gateway', 'extension', 'host', 'cli'), message: 'The webview talks to the host through src/shared messages only.' },
+        ],
+      }],
+    },
+  },
+);

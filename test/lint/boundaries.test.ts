@@ -1,0 +1,71 @@
+/**
+ * The layer boundaries are ESLint rules (eslint.config.mjs); these tests lint real files, once as
+ * they are and once with a forbidden import added, so the rules are proven to bite and not to
+ * misfire.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ESLint } from 'eslint';
+
+const root = resolve(__dirname, '../../..');
+const eslint = new ESLint({ cwd: root });
+
+async function ruleIds(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: join(root, filePath) });
+  return (result?.messages ?? []).map((m) => m.ruleId ?? `fatal: ${m.message}`);
+}
+
+function source(filePath: string): string {
+  return readFileSync(join(root, filePath), 'utf8');
+}
+
+const IMPORT_RULES = ['no-restricted-imports', '@typescript-eslint/no-restricted-imports'];
+const isImportBan = (ids: string[]) => ids.some((id) => IMPORT_RULES.includes(id));
+
+const forbidden: Array<{ file: string; line: string; why: string }> = [
+  { file: 'src/gateway/mask.ts', line: "import * as vscode from 'vscode';\nexport const v = vscode;", why: 'the core imports vscode' },
+  { file: 'src/gateway/mask.ts', line: "import { readSettings } from '../extension/settings';\nexport const r = readSettings;", why: 'the core imports the extension' },
+  { file: 'src/gateway/http/transport.ts', line: "import { main } from '../../cli/main';\nexport const m = main;", why: 'the core imports the CLI' },
+  { file: 'src/gateway/mask.ts', line: "import type { HostToWebview } from '../shared/chatProtocol';\nexport type H = HostToWebview;", why: 'the core imports shared' },
+  { file: 'src/webview/main.ts', line: "import { readFileSync } from 'node:fs';\nexport const f = readFileSync;", why: 'the webview imports node:fs' },
+  { file: 'src/webview/main.ts', line: "import { request } from 'undici';\nexport const q = request;", why: 'the webview imports undici' },
+  { file: 'src/webview/main.ts', line: "import { maskToken } from '../gateway/mask';\nexport const k = maskToken;", why: 'the webview imports the core' },
+  { file: 'src/webview/main.ts', line: "import * as path from 'path';\nexport const p = path;", why: 'the webview imports a Node builtin without node:' },
+  { file: 'src/shared/chatProtocol.ts', line: "import { maskToken } from '../gateway/mask';\nexport const k2 = maskToken;", why: 'shared imports a core value' },
+  { file: 'src/cli/main.ts', line: "import * as vscode from 'vscode';\nexport const v2 = vscode;", why: 'the CLI imports vscode' },
+];
+
+for (const f of forbidden) {
+  test(`lint fails when ${f.why} (${f.file})`, async () => {
+    const ids = await ruleIds(f.file, `${f.line}\n${source(f.file)}`);
+    assert.ok(isImportBan(ids), `expected an import ban, got: ${ids.join(', ') || 'nothing'}`);
+  });
+}
+
+test('lint fails when a host-side plain-Node file imports vscode', async () => {
+  const ids = await ruleIds('src/host/probe.ts', "import * as vscode from 'vscode';\nexport const v = vscode;\n");
+  assert.ok(isImportBan(ids), ids.join(', '));
+});
+
+test('shared may import the core\'s types', async () => {
+  const ids = await ruleIds('src/shared/probe.ts', "import type { ErrorKind } from '../gateway/errors/gatewayError';\nexport type K = ErrorKind;\n");
+  assert.deepEqual(ids, []);
+});
+
+test('the unmodified files pass the boundary rules', async () => {
+  for (const file of new Set(forbidden.map((f) => f.file))) {
+    const ids = await ruleIds(file, source(file));
+    assert.ok(!isImportBan(ids), `${file}: ${ids.join(', ')}`);
+  }
+});
+
+test('a file over 300 lines and a function over 80 lines fail', async () => {
+  const longFunction = `export function f(): number {\n  let n = 0;\n${'  n++;\n'.repeat(80)}  return n;\n}\n`;
+  assert.ok((await ruleIds('src/gateway/probe.ts', longFunction)).includes('max-lines-per-function'));
+  const longFile = 'export const a = 1;\n'.repeat(301);
+  assert.ok((await ruleIds('src/gateway/probe.ts', longFile)).includes('max-lines'));
+  const fine = `export function f(): number {\n  let n = 0;\n${'  n++;\n'.repeat(70)}  return n;\n}\n`;
+  assert.deepEqual(await ruleIds('src/gateway/probe.ts', fine), []);
+});
