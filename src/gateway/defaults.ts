@@ -39,3 +39,6 @@ export const DEFAULT_CLI_VARIABLES = { baseUrl: 'ANTHROPIC_BASE_URL', token: 'AN
 
 /** The diagnose engine: one request's limit, and the whole run's budget. */
 export const DEFAULT_DIAGNOSIS_TIMEOUTS = { requestMs: 20_000, totalMs: 90_000 } as const;
+
+/** Per-capability limits (ms), as the client holds them. */
+export type Timeouts = { -readonly [K in keyof typeof DEFAULT_TIMEOUTS]: number };

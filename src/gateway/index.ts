@@ -1,22 +1,37 @@
-export * from './defaults';
-export * from './endpoint';
-export * from './errors/gatewayError';
-export * from './mask';
-export * from './http/retryPolicy';
-export * from './requestLog';
-export * from './http/limiter';
-export * from './chat/types';
-export * from './http/sseStream';
-export { chat, chatStream, surfaceAdapter } from './chat/chat';
-export * from './models';
-export * from './media/images';
-export * from './media/videos';
-export { Transport, realSleep, type Sleep, type TransportOptions } from './http/transport';
-export * from './client';
+/**
+ * The core's public surface, by name: what src/extension, src/cli, the tests and the benchmarks use.
+ * No `export *`: a symbol is public because it is listed here.
+ */
+export { DEFAULT_CLI_VARIABLES, DEFAULT_CONCURRENCY, DEFAULT_DIAGNOSIS_TIMEOUTS, DEFAULT_IMAGE_SIZE, DEFAULT_MAX_TOKENS, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_OUTPUT_FOLDERS, DEFAULT_RETRY, DEFAULT_TEMPERATURE, DEFAULT_TIMEOUTS, DEFAULT_VIDEO_SECONDS, type Timeouts } from './defaults';
+export { compatibleBase, hostOf, joinUrl, nativeBase, nativeMessagesUrl, normalizeBaseUrl, type EndpointFinding, type FindingCode } from './endpoint';
+export { maskToken, redactSecrets } from './mask';
+export { looksLikeHtml, parseErrorBody, requestIdFrom, retryAfterFrom } from './errors/errorBody';
+export { inputError, noImageError, noImageModelError, protocolError, streamError } from './errors/factories';
+export { errorFromNetwork } from './errors/fromNetwork';
+export { errorFromResponse } from './errors/fromResponse';
+export { GatewayError, isGatewayError, type ErrorContext, type ErrorDetail, type ErrorKind, type Surface } from './errors/gatewayError';
+export { NATIVE_VERSION, requestHeaders } from './http/headers';
+export { Limiter } from './http/limiter';
+export { createDispatcher, describeProxy, type ProxyChoice, type ProxySettings } from './http/proxy';
+export { retryDelayMs, shouldRetry, type RetryNotice, type RetryOptions } from './http/retryPolicy';
+export { DEFAULT_BURST, isBurst, sseEventBatches, sseEvents, type BurstThresholds, type TimedEvent } from './http/sseStream';
+export { Transport, realSleep, type OpenResponse, type SendOptions, type Sleep, type TransportOptions } from './http/transport';
+export { formatRecord, type RequestLogSink, type RequestRecord } from './requestLog';
+export { capabilitiesFromEndpointTypes, checkCapability, parseModelList, type Capability, type ModelInfo } from './models';
+export { chat, surfaceAdapter } from './chat/chat';
+export { chatStream } from './chat/stream';
 export { compatibleSurface } from './chat/surfaces/compatible';
 export { nativeSurface } from './chat/surfaces/native';
-export * from './http/proxy';
-export * from './fileNames';
-export * from './chat/transcript';
-export * from './cliEnv';
-export * from './diagnose';
+export { estimateTokens, transcriptToRequest, type TranscriptMessage } from './chat/transcript';
+export { type ChatEvent, type ChatMessage, type ChatRequest, type ChatResult, type Role, type SurfaceAdapter, type SurfaceEvent, type Usage } from './chat/types';
+export { KNOWN_EDIT_LIMITS, SIZE_PATTERN, buildEditForm, editUploadLimit, extensionForMime, parseImageResponse, sniffImageMime, validateSize, type GeneratedImage, type ImageEditRequest, type ImageGenerateRequest, type ImageResult } from './media/images';
+export { type DownloadOutcome, type PollRequest, type VideoCreateRequest } from './media/videoCalls';
+export { parseProgress, parseTask, phaseOf, pollDelayMs, pollTask, type PollOptions, type PollOutcome, type VideoPhase, type VideoTask } from './media/videos';
+export { GatewayClient, type ClientConfiguration, type EndpointInfo, type GatewayClientOptions } from './client';
+export { mediaFileName, slugify } from './fileNames';
+export { applyCliEnvironment, nativeCliEnvironment, type CliVariableNames } from './cliEnv';
+export { CLI_API_KEY_VARIABLE, cliSettingsFiles, inspectCliTool, readCliSources, type CliSource, type CliSourceKind, type CliToolFinding, type CliToolInput } from './diagnose/cliToolSetup';
+export { runDiagnosis } from './diagnose/engine';
+export { describeProbe, probeHost, type HostOutcome, type HostProbe } from './diagnose/hostProbe';
+export { displayUrl, renderMarkdown, renderTable, reportToJson, type JsonCheck, type RenderOptions, type TableOptions } from './diagnose/report';
+export { CHECK_TITLES, type CheckId, type CheckResult, type DiagnosisCheck, type DiagnosisInput, type DiagnosisModels, type DiagnosisReport, type DiagnosisTimeouts, type FixAction } from './diagnose/types';

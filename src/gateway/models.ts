@@ -1,6 +1,7 @@
 /** `GET /v1/models`: the models visible to the token (OpenAI list, new-api additions, Anthropic list). */
 import { z } from 'zod';
-import { protocolError, type ErrorContext } from './errors/gatewayError';
+import { inputError, protocolError } from './errors/factories';
+import { type ErrorContext } from './errors/gatewayError';
 
 export type Capability = 'chat' | 'native' | 'image' | 'image-edit' | 'video';
 
@@ -50,4 +51,18 @@ export function parseModelList(json: unknown, context: ErrorContext): ModelInfo[
     endpointTypes: m.supported_endpoint_types ?? undefined,
     capabilities: capabilitiesFromEndpointTypes(m.supported_endpoint_types),
   }));
+}
+
+const CAPABILITY_NAMES: Record<Capability, string> = { chat: 'chat', native: 'native messages', image: 'image generation', 'image-edit': 'image editing', video: 'video generation' };
+
+/** Refuses a call before it is sent when the model list says the model cannot do it (spec 4, rule 4). */
+export function checkCapability(caps: readonly Capability[] | undefined, model: string, cap: Capability, context: ErrorContext): void {
+  if (caps && !caps.includes(cap)) {
+    throw inputError(
+      `The model "${model}" does not support ${CAPABILITY_NAMES[cap]} (it supports: ${caps.map((c) => CAPABILITY_NAMES[c]).join(', ') || 'nothing known'}).`,
+      `Choose a ${CAPABILITY_NAMES[cap]} model; each capability needs a model of that capability (spec section 4, rule 4).`,
+      context,
+      'capability_mismatch',
+    );
+  }
 }

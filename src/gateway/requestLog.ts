@@ -1,17 +1,19 @@
 /** One record per request (spec 7 rule 2): never the full token, only the masked form. */
-import type { Surface } from './errors/gatewayError';
+import type { ErrorKind, Surface } from './errors/gatewayError';
+import { maskToken } from './mask';
+import type { Capability } from './models';
 
 export interface RequestRecord {
   time: string;
   surface: Surface | 'none';
-  capability: string;
+  capability: Capability | 'models';
   host: string;
   method: string;
   path: string;
   model: string | undefined;
   status: number | undefined;
   /** classification when the request failed */
-  errorKind: string | undefined;
+  errorKind: ErrorKind | undefined;
   durationMs: number;
   maskedToken: string;
   requestId: string | undefined;
@@ -22,6 +24,39 @@ export interface RequestRecord {
 }
 
 export type RequestLogSink = (record: RequestRecord) => void;
+
+export interface AttemptFacts {
+  surface: Surface;
+  capability: RequestRecord['capability'];
+  host: string;
+  method: string;
+  path: string;
+  model: string | undefined;
+  /** masked before it is recorded */
+  token: string;
+  attempt: number;
+  stream: boolean;
+}
+
+export type RecordEnd = (status: number | undefined, requestId: string | undefined, extra: { errorKind?: ErrorKind | undefined; buffered?: boolean | undefined }) => void;
+
+/** Starts the record of one attempt; the returned function ends it (the first call only). */
+export function recordAttempt(sink: RequestLogSink | undefined, f: AttemptFacts, now: () => number): RecordEnd {
+  const started = now();
+  let finished = false;
+  return (status, requestId, extra) => {
+    if (finished) return;
+    finished = true;
+    const { token, ...facts } = f;
+    const r: RequestRecord = { time: new Date(started).toISOString(), ...facts, status, errorKind: extra.errorKind, durationMs: Math.max(0, now() - started), maskedToken: maskToken(token), requestId };
+    if (extra.buffered !== undefined) r.buffered = extra.buffered;
+    try {
+      sink?.(r);
+    } catch {
+      /* a broken sink must not break requests */
+    }
+  };
+}
 
 /** Formats a record as one log line, e.g. for an output channel. */
 export function formatRecord(r: RequestRecord): string {

@@ -4,7 +4,7 @@
  * conversation in workspace state, and fills the model picker from /v1/models.
  */
 import * as vscode from 'vscode';
-import { GatewayError, extensionForMime, mediaFileName, type RequestRecord } from '../../gateway';
+import { GatewayError, extensionForMime, noImageError, noImageModelError, mediaFileName, type RequestRecord } from '../../gateway';
 import { outputFolder } from '../media/mediaCommon';
 import { parseWebviewMessage, type ChatOptions, type ChatSnapshot, type HostToWebview, type ModelList, type SelectionContext, type WebviewToHost } from '../../shared/chatProtocol';
 import { CommandId } from '../commandIds';
@@ -69,10 +69,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         model: () => service.current.models.image || 'gpt-image-1',
         generate: async (prompt, signal) => {
           const model = service.current.models.image;
-          if (!model) throw new GatewayError({ kind: 'bad_request', message: 'No image model is set.', cause: '/image needs an image model, and modelRelay.models.image is empty.', fix: 'Set modelRelay.models.image to an image model from "Model Relay: List Models".', notSent: true });
+          if (!model) throw noImageModelError();
           const r = await service.client.generateImage({ model, prompt, signal });
           const img = r.images[0];
-          if (!img) throw new GatewayError({ kind: 'protocol', message: 'The gateway returned no image.', cause: 'The image response held no image.', fix: 'Try again or another image model.' });
+          if (!img) throw noImageError();
           const dir = await outputFolder(context, 'images.outputFolder', '.model-relay/images');
           const file = vscode.Uri.joinPath(dir, mediaFileName(prompt, extensionForMime(img.mime)));
           await vscode.workspace.fs.writeFile(file, img.bytes);

@@ -1,5 +1,6 @@
 /** The one chat interface both surfaces are translated into. */
 import type { Surface } from '../errors/gatewayError';
+import type { RetryNotice } from '../http/retryPolicy';
 
 export type Role = 'user' | 'assistant';
 
@@ -17,6 +18,8 @@ export interface ChatRequest {
   maxTokens?: number | undefined;
   stream?: boolean | undefined;
   signal?: AbortSignal | undefined;
+  /** Called where the core waits before retrying this request (429, 5xx, connection failures). */
+  onRetry?: ((notice: RetryNotice) => void) | undefined;
 }
 
 export interface Usage {

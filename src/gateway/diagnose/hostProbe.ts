@@ -6,11 +6,15 @@
 import { lookup } from 'node:dns/promises';
 import { isIP, connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { request, type Dispatcher } from 'undici';
-import { USER_AGENT } from '../http/headers';
+import { Agent, type Dispatcher } from 'undici';
+import { requestHeaders } from '../http/headers';
+import { headerValue, readText, sendOnce, type Attempt, type Headers } from '../http/attempt';
 import { hostOf, joinUrl } from '../endpoint';
-import { GatewayError, errorFromNetwork, errorFromResponse, looksLikeHtml, protocolError } from '../errors/gatewayError';
-import { headerValue, readText } from '../http/transport';
+import { GatewayError, type ErrorContext } from '../errors/gatewayError';
+import { errorFromNetwork } from '../errors/fromNetwork';
+import { errorFromResponse } from '../errors/fromResponse';
+import { looksLikeHtml } from '../errors/errorBody';
+import { protocolError } from '../errors/factories';
 
 export type HostOutcome = 'ok' | 'html' | 'rate_limited' | 'server_error' | 'http_error' | 'network' | 'timeout' | 'aborted';
 
@@ -78,104 +82,106 @@ function connectOnce(kind: 'tcp' | 'tls', host: string, servername: string, port
   });
 }
 
-export async function probeHost(base: string, o: ProbeOptions): Promise<HostProbe> {
-  const url = joinUrl(base, '/v1/models');
-  const host = hostOf(base);
-  const out: HostProbe = { base, host, url, outcome: 'network', works: false, viaProxy: o.viaProxy };
-  const context = { url, method: 'GET', surface: 'compatible' as const, token: o.token };
-  const u = new URL(base);
+/** DNS, TCP and TLS, each timed; returns the failed probe, or undefined when the host is reachable. */
+async function connectSteps(u: URL, out: HostProbe, o: ProbeOptions, fail: (e: unknown, timedOut?: boolean) => HostProbe): Promise<HostProbe | undefined> {
   const hostname = u.hostname.replace(/^\[|\]$/g, '');
   const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
   const stepMs = Math.min(o.timeoutMs, 10_000);
+  let address = hostname;
+  if (!isIP(hostname)) {
+    const t0 = o.now();
+    try {
+      address = (await withTimeout(lookup(hostname), stepMs, 'DNS lookup')).address;
+      out.dnsMs = o.now() - t0;
+    } catch (e) {
+      return fail(e, (e as { code?: string }).code === 'ETIMEDOUT_PROBE');
+    }
+  }
+  out.address = address;
+  const steps: Array<['tcp' | 'tls', 'connectMs' | 'tlsMs']> = u.protocol === 'https:' ? [['tcp', 'connectMs'], ['tls', 'tlsMs']] : [['tcp', 'connectMs']];
+  for (const [kind, field] of steps) {
+    const t = o.now();
+    try {
+      await connectOnce(kind, address, hostname, port, o.strictSSL, stepMs);
+      out[field] = o.now() - t;
+    } catch (e) {
+      return fail(e, (e as { code?: string }).code === 'UND_ERR_CONNECT_TIMEOUT');
+    }
+  }
+  return undefined;
+}
+
+/** Reads the answer of GET /v1/models into the probe: which outcome, and whether the API answered. */
+function judgeAnswer(out: HostProbe, status: number, headers: Headers, text: string, context: ErrorContext, now: number): void {
+  if (looksLikeHtml(text, headerValue(headers, 'content-type'))) {
+    out.error = errorFromResponse({ status, headers, body: text, context });
+    out.outcome = 'html';
+  } else if (status >= 200 && status < 300) {
+    try {
+      out.body = JSON.parse(text);
+      out.outcome = 'ok';
+      out.works = true;
+    } catch {
+      out.error = protocolError('invalid_json', 'GET /v1/models', context, { status });
+      out.outcome = 'http_error';
+    }
+  } else {
+    out.error = errorFromResponse({ status, headers, body: text, context, now });
+    if (status === 429) out.outcome = 'rate_limited';
+    else if (status >= 500) out.outcome = 'server_error';
+    else if (status === 404 || status === 405) out.outcome = 'http_error';
+    else {
+      // 401 / 403 / 400: the API itself answered; the token check explains the status.
+      out.outcome = 'ok';
+      out.works = true;
+    }
+  }
+}
+
+export async function probeHost(base: string, o: ProbeOptions): Promise<HostProbe> {
+  const url = joinUrl(base, MODELS_PATH);
+  const host = hostOf(base);
+  const out: HostProbe = { base, host, url, outcome: 'network', works: false, viaProxy: o.viaProxy };
+  const context: ErrorContext = { url, method: 'GET', surface: 'compatible', token: o.token };
   const fail = (e: unknown, timedOut = false): HostProbe => {
     const aborted = !!o.signal?.aborted;
-    out.error = errorFromNetwork(e, context, { aborted, timedOut, timeoutMs: timedOut ? stepMs : o.timeoutMs });
+    out.error = errorFromNetwork(e, context, { aborted, timedOut, timeoutMs: timedOut ? Math.min(o.timeoutMs, 10_000) : o.timeoutMs });
     out.error.host = host;
     out.outcome = aborted ? 'aborted' : out.error.kind === 'timeout' ? 'timeout' : 'network';
     return out;
   };
-
   if (!o.viaProxy) {
-    let address = hostname;
-    if (!isIP(hostname)) {
-      const t0 = o.now();
-      try {
-        address = (await withTimeout(lookup(hostname), stepMs, 'DNS lookup')).address;
-        out.dnsMs = o.now() - t0;
-      } catch (e) {
-        return fail(e, (e as { code?: string }).code === 'ETIMEDOUT_PROBE');
-      }
-    }
-    out.address = address;
-    const t1 = o.now();
-    try {
-      await connectOnce('tcp', address, hostname, port, o.strictSSL, stepMs);
-      out.connectMs = o.now() - t1;
-    } catch (e) {
-      return fail(e, (e as { code?: string }).code === 'UND_ERR_CONNECT_TIMEOUT');
-    }
-    if (u.protocol === 'https:') {
-      const t2 = o.now();
-      try {
-        await connectOnce('tls', address, hostname, port, o.strictSSL, stepMs);
-        out.tlsMs = o.now() - t2;
-      } catch (e) {
-        return fail(e, (e as { code?: string }).code === 'UND_ERR_CONNECT_TIMEOUT');
-      }
-    }
+    const failed = await connectSteps(new URL(base), out, o, fail);
+    if (failed) return failed;
   }
-
-  const controller = new AbortController();
-  const onAbort = () => controller.abort();
-  o.signal?.addEventListener('abort', onAbort, { once: true });
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, o.timeoutMs);
   const started = o.now();
+  let a: Attempt | undefined;
   try {
-    const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'application/json' };
-    for (const [k, v] of Object.entries(o.extraHeaders ?? {})) if (!/^(authorization|x-api-key|host|content-length)$/i.test(k)) headers[k.toLowerCase()] = v;
-    if (o.token) headers.authorization = `Bearer ${o.token}`;
-    const res = await request(url, { method: 'GET', headers, signal: controller.signal, headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs, ...(o.dispatcher ? { dispatcher: o.dispatcher } : {}) });
+    const headers = requestHeaders({ surface: 'compatible', token: o.token, accept: 'application/json', extraHeaders: o.extraHeaders });
+    a = await sendOnce({ url, method: 'GET', headers, dispatcher: o.dispatcher ?? (ownAgent ??= new Agent()), signal: o.signal, timeoutMs: o.timeoutMs, context });
     out.firstByteMs = o.now() - started;
-    out.status = res.statusCode;
-    const text = await readText(res.body, 1024 * 1024);
-    const ct = headerValue(res.headers, 'content-type');
-    if (looksLikeHtml(text, ct)) {
-      out.error = errorFromResponse({ status: res.statusCode, headers: res.headers, body: text, context });
-      out.outcome = 'html';
-    } else if (res.statusCode >= 200 && res.statusCode < 300) {
-      try {
-        out.body = JSON.parse(text);
-        out.outcome = 'ok';
-        out.works = true;
-      } catch {
-        out.error = protocolError('invalid_json', 'GET /v1/models', context, { status: res.statusCode });
-        out.outcome = 'http_error';
-      }
-    } else {
-      out.error = errorFromResponse({ status: res.statusCode, headers: res.headers, body: text, context, now: o.now() });
-      if (res.statusCode === 429) out.outcome = 'rate_limited';
-      else if (res.statusCode >= 500) out.outcome = 'server_error';
-      else if (res.statusCode === 404 || res.statusCode === 405) out.outcome = 'http_error';
-      else {
-        // 401 / 403 / 400: the API itself answered; the token check explains the status.
-        out.outcome = 'ok';
-        out.works = true;
-      }
-    }
+    out.status = a.status;
+    judgeAnswer(out, a.status, a.headers, await readText(a.body, PROBE_BODY_LIMIT), context, o.now());
     if (out.error) out.error.host = host;
     return out;
   } catch (e) {
-    const code = (e as { code?: string }).code;
-    return fail(e, timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT');
+    if (e instanceof GatewayError) {
+      out.error = e;
+      e.host = host;
+      out.outcome = e.kind === 'aborted' ? 'aborted' : e.kind === 'timeout' ? 'timeout' : 'network';
+      return out;
+    }
+    return fail(e, a?.timedOut() || (e as { code?: string }).code === 'UND_ERR_BODY_TIMEOUT');
   } finally {
-    clearTimeout(timer);
-    o.signal?.removeEventListener('abort', onAbort);
+    a?.release();
   }
 }
+
+/** How much of the models list is read. */
+const PROBE_BODY_LIMIT = 1024 * 1024;
+const MODELS_PATH = '/v1/models';
+/** Used when the caller gives no dispatcher (never undici's global one). */
+let ownAgent: Agent | undefined;
 
 /** One line per host for the report, e.g. "127.0.0.1:8799: DNS 1 ms, TCP 0 ms, first byte 3 ms, HTTP 200". */
 export function describeProbe(p: HostProbe, role: string): string {

@@ -11,7 +11,8 @@ const RESERVED = new Set(['authorization', 'x-api-key', 'host', 'content-length'
 
 export interface HeaderInput {
   surface: Surface;
-  token: string;
+  /** none: no auth header (a probe without a token) */
+  token: string | undefined;
   accept: string;
   json?: boolean | undefined;
   extraHeaders?: Record<string, string> | undefined;
@@ -24,7 +25,9 @@ export function requestHeaders(o: HeaderInput): Record<string, string> {
     const lk = k.toLowerCase();
     if (!RESERVED.has(lk)) h[lk] = v;
   }
-  if (o.surface === 'native') {
+  if (o.token === undefined) {
+    /* no auth */
+  } else if (o.surface === 'native') {
     h['x-api-key'] = o.token;
     h['native-version'] = NATIVE_VERSION;
     h['anthropic-version'] = NATIVE_VERSION;

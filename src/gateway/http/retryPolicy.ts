@@ -5,6 +5,17 @@
  */
 import type { GatewayError } from '../errors/gatewayError';
 
+/** What a request's `onRetry` hears, fired where the transport waits before trying again. */
+export interface RetryNotice {
+  /** the retry about to be made (1 = the first retry) */
+  attempt: number;
+  maxRetries: number;
+  /** how long the transport waits before it */
+  delayMs: number;
+  /** the failure being retried */
+  error: GatewayError;
+}
+
 export interface RetryOptions {
   maxRetries: number;
   /** first backoff step; the n-th retry waits up to base * 2^n */

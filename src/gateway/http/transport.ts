@@ -1,33 +1,34 @@
 /**
- * The HTTP layer under every call: auth headers per surface, backup-domain failover, retry with
- * backoff, timeouts, an injected undici dispatcher (proxy), and one request-log record per attempt.
+ * The HTTP layer under every call: backup-domain failover, retry with backoff, and one request-log
+ * record per attempt. Sending itself (headers per surface, timers, abort, bounded reads) is
+ * attempt.ts's; this file decides where to send and whether to try again.
  * Never calls setGlobalDispatcher: the caller's dispatcher is passed to each request.
  */
-import { Agent, request, type Dispatcher, type FormData } from 'undici';
+import { Agent, type Dispatcher, type FormData } from 'undici';
 import { setTimeout as delay } from 'node:timers/promises';
-import { requestHeaders } from './headers';
 import { DEFAULT_RETRY } from '../defaults';
 import { hostOf, joinUrl, normalizeBaseUrl } from '../endpoint';
-import {
-  GatewayError,
-  errorFromNetwork,
-  errorFromResponse,
-  looksLikeHtml,
-  protocolError,
-  requestIdFrom,
-  type ErrorContext,
-  type Surface,
-} from '../errors/gatewayError';
-import { maskToken } from '../mask';
-import { retryDelayMs, shouldRetry, type RetryOptions } from './retryPolicy';
-import type { RequestLogSink, RequestRecord } from '../requestLog';
+import { looksLikeHtml, requestIdFrom } from '../errors/errorBody';
+import { noBaseUrlError, noTokenError, protocolError } from '../errors/factories';
+import { errorFromNetwork } from '../errors/fromNetwork';
+import { errorFromResponse } from '../errors/fromResponse';
+import type { ErrorContext, ErrorKind, GatewayError, Surface } from '../errors/gatewayError';
+import type { Capability } from '../models';
+import { recordAttempt, type RequestLogSink } from '../requestLog';
+import { bodyReadError, headerValue, readText, sendOnce, type Headers, type ResponseBody } from './attempt';
+import { requestHeaders } from './headers';
+import { retryDelayMs, shouldRetry, type RetryNotice, type RetryOptions } from './retryPolicy';
 
-export type Headers = Record<string, string | string[] | undefined>;
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 export const realSleep: Sleep = async (ms, signal) => {
   await delay(ms, undefined, signal ? { signal } : undefined);
 };
+
+/** How much of an error body is read to classify it (the rest is never read). */
+const ERROR_BODY_LIMIT = 256 * 1024;
+/** The largest JSON answer accepted. */
+const JSON_BODY_LIMIT = 64 * 1024 * 1024;
 
 export interface TransportOptions {
   baseUrl: string;
@@ -52,7 +53,7 @@ export interface SendOptions {
   /** API path, e.g. `/v1/chat/completions` */
   path: string;
   surface: Surface;
-  capability: string;
+  capability: Capability | 'models';
   model?: string | undefined;
   body?: RequestBody;
   /** JSON text bodies get Content-Type: application/json */
@@ -66,19 +67,21 @@ export interface SendOptions {
   idleTimeoutMs?: number;
   /** costs money or creates something: retried / failed over only when provably never sent */
   sideEffecting?: boolean;
+  /** Called where the transport waits before a retry (never for an error it does not retry). */
+  onRetry?: ((notice: RetryNotice) => void) | undefined;
 }
 
 export interface OpenResponse {
   status: number;
   headers: Headers;
-  body: Dispatcher.ResponseData['body'];
+  body: ResponseBody;
   url: string;
   host: string;
   requestId: string | undefined;
   attempt: number;
   context: ErrorContext;
   /** Ends the request log record for this response (once). */
-  finish(extra: { errorKind?: string; buffered?: boolean; status?: number }): void;
+  finish(extra: { errorKind?: ErrorKind; buffered?: boolean; status?: number }): void;
   /** Stops the underlying request (closes the connection). */
   abort(): void;
   /** true when our own timeout (not the caller) stopped the request */
@@ -90,6 +93,12 @@ interface HostState {
   host: string;
 }
 
+/** Whether a failed attempt moves on to the next host at once (instead of backing off on this one). */
+function failsOver(err: GatewayError, sideEffecting: boolean | undefined): boolean {
+  if (sideEffecting) return err.kind === 'network' && err.notSent;
+  return err.kind === 'network' || (err.kind === 'server_error' && (err.status === 502 || err.status === 503 || err.status === 504));
+}
+
 export class Transport {
   private hosts: HostState[] = [];
   private preferred = 0;
@@ -98,6 +107,7 @@ export class Transport {
   private readonly sleep: Sleep;
   private readonly now: () => number;
   private readonly random: () => number;
+  private ownAgent: Agent | undefined;
 
   constructor(private readonly opts: TransportOptions) {
     this.retry = { ...DEFAULT_RETRY, ...(opts.retry ?? {}) };
@@ -118,8 +128,6 @@ export class Transport {
     this.preferred = 0;
     this.failedOverAt = 0;
   }
-
-  private ownAgent: Agent | undefined;
 
   /**
    * The dispatcher every request uses: the caller's, else a private agent — never undici's global
@@ -158,228 +166,124 @@ export class Transport {
 
   /** Sends a request, retrying and failing over as the policy allows; returns the open response (2xx only). */
   async open(o: SendOptions): Promise<OpenResponse> {
-    if (this.hosts.length === 0) {
-      throw new GatewayError({
-        kind: 'bad_request',
-        message: 'No usable base URL is configured.',
-        cause: 'The base URL setting is empty or not a valid http(s) address.',
-        fix: 'Set the gateway root address with "Model Relay: Configure Base URL".',
-        notSent: true,
-        context: { surface: o.surface, model: o.model },
-      });
-    }
+    if (this.hosts.length === 0) throw noBaseUrlError({ surface: o.surface, model: o.model });
     const token = await this.token();
-    if (!token) {
-      throw new GatewayError({
-        kind: 'unauthorized',
-        message: 'No token is set.',
-        cause: 'No API token is stored for the gateway, so the request would be refused with 401.',
-        fix: 'Add a token with "Model Relay: Add Token" (copy it from the gateway console; it starts with sk-).',
-        notSent: true,
-        context: { surface: o.surface, model: o.model },
-      });
-    }
+    if (!token) throw noTokenError({ surface: o.surface, model: o.model });
     if (this.preferred !== 0 && this.now() - this.failedOverAt > (this.opts.primaryRecheckMs ?? 5 * 60_000)) this.preferred = 0;
-
-    let attempt = 0; // retries used
-    let tries = 0;
-    let lastError: GatewayError | undefined;
-    for (;;) {
-      // One round: the preferred host, then the others in order while failover applies.
-      const order = this.hosts.map((_, i) => (this.preferred + i) % this.hosts.length);
-      for (let k = 0; k < order.length; k++) {
-        const idx = order[k]!;
-        tries++;
-        try {
-          const res = await this.once(o, idx, token, tries);
-          if (this.preferred !== idx) {
-            this.preferred = idx;
-            this.failedOverAt = this.now();
-          }
-          return res;
-        } catch (e) {
-          const err = e as GatewayError;
-          err.attempts = tries;
-          lastError = err;
-          if (err.kind === 'aborted') throw err;
-          const failover =
-            k < order.length - 1 &&
-            (o.sideEffecting ? err.kind === 'network' && err.notSent : err.kind === 'network' || (err.kind === 'server_error' && (err.status === 502 || err.status === 503 || err.status === 504)));
-          if (failover) continue;
-          break;
-        }
-      }
-      const err = lastError!;
-      if (!shouldRetry(err, attempt, this.retry, o.sideEffecting)) throw err;
-      const wait = retryDelayMs(attempt, err.retryAfterMs, this.retry, this.random);
-      attempt++;
+    const tries = { n: 0 };
+    for (let retries = 0; ; retries++) {
+      const round = await this.round(o, token, tries);
+      if (!('error' in round)) return round.res;
+      const err = round.error;
+      if (!shouldRetry(err, retries, this.retry, o.sideEffecting)) throw err;
+      const delayMs = retryDelayMs(retries, err.retryAfterMs, this.retry, this.random);
       try {
-        await this.sleep(wait, o.signal);
+        o.onRetry?.({ attempt: retries + 1, maxRetries: this.retry.maxRetries, delayMs, error: err });
+      } catch {
+        /* a broken listener must not break the request */
+      }
+      try {
+        await this.sleep(delayMs, o.signal);
       } catch {
         throw errorFromNetwork(new Error('aborted'), { url: err.url, surface: o.surface, model: o.model, token }, { aborted: true });
       }
     }
   }
 
+  /** One round: the preferred host, then the others in order while failover applies. */
+  private async round(o: SendOptions, token: string, tries: { n: number }): Promise<{ res: OpenResponse } | { error: GatewayError }> {
+    const order = this.hosts.map((_, i) => (this.preferred + i) % this.hosts.length);
+    let last: GatewayError | undefined;
+    for (let k = 0; k < order.length; k++) {
+      const idx = order[k]!;
+      try {
+        const res = await this.once(o, idx, token, ++tries.n);
+        if (this.preferred !== idx) {
+          this.preferred = idx;
+          this.failedOverAt = this.now();
+        }
+        return { res };
+      } catch (e) {
+        last = e as GatewayError;
+        last.attempts = tries.n;
+        if (last.kind === 'aborted') throw last;
+        if (k < order.length - 1 && failsOver(last, o.sideEffecting)) continue;
+        break;
+      }
+    }
+    return { error: last! };
+  }
+
   private async once(o: SendOptions, idx: number, token: string, tryNo: number): Promise<OpenResponse> {
     const host = this.hosts[idx]!;
     const url = joinUrl(host.base, o.path);
     const context: ErrorContext = { surface: o.surface, method: o.method, url, model: o.model, token };
-    const started = this.now();
-    const controller = new AbortController();
-    let timedOut = false;
-    const onCallerAbort = () => controller.abort(o.signal?.reason);
-    if (o.signal) {
-      if (o.signal.aborted) throw errorFromNetwork(o.signal.reason, context, { aborted: true });
-      o.signal.addEventListener('abort', onCallerAbort, { once: true });
-    }
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error('timeout'));
-    }, o.timeoutMs);
-    const cleanup = () => {
-      clearTimeout(timer);
-      o.signal?.removeEventListener('abort', onCallerAbort);
-    };
-    let finished = false;
-    const record = (status: number | undefined, requestId: string | undefined, extra: { errorKind?: string | undefined; buffered?: boolean | undefined }) => {
-      if (finished) return;
-      finished = true;
-      const r: RequestRecord = {
-        time: new Date(started).toISOString(),
-        surface: o.surface,
-        capability: o.capability,
-        host: host.host,
-        method: o.method,
-        path: o.path,
-        model: o.model,
-        status,
-        errorKind: extra.errorKind,
-        durationMs: Math.max(0, this.now() - started),
-        maskedToken: maskToken(token),
-        requestId,
-        attempt: tryNo,
-        stream: !!o.stream,
-      };
-      if (extra.buffered !== undefined) r.buffered = extra.buffered;
-      try {
-        this.opts.onRequest?.(r);
-      } catch {
-        /* a broken sink must not break requests */
-      }
-    };
-
-    let res: Dispatcher.ResponseData;
+    const record = recordAttempt(this.opts.onRequest, { surface: o.surface, capability: o.capability, host: host.host, method: o.method, path: o.path, model: o.model, token, attempt: tryNo, stream: !!o.stream }, this.now);
+    const headers = requestHeaders({ surface: o.surface, token, accept: o.accept ?? (o.stream ? 'text/event-stream' : 'application/json'), json: o.json, extraHeaders: this.opts.extraHeaders });
+    if (o.signal?.aborted) throw errorFromNetwork(o.signal.reason, context, { aborted: true });
+    let a;
     try {
       const body = typeof o.body === 'function' ? await o.body() : o.body;
-      res = await request(url, {
-        method: o.method,
-        headers: requestHeaders({ surface: o.surface, token, accept: o.accept ?? (o.stream ? 'text/event-stream' : 'application/json'), json: o.json, extraHeaders: this.opts.extraHeaders }),
-        body: body as Dispatcher.RequestOptions['body'],
-        signal: controller.signal,
-        headersTimeout: o.timeoutMs,
-        bodyTimeout: o.idleTimeoutMs ?? o.timeoutMs,
-        dispatcher: this.dispatcher,
-      });
+      a = await sendOnce({ url, method: o.method, headers, body, dispatcher: this.dispatcher, signal: o.signal, timeoutMs: o.timeoutMs, idleTimeoutMs: o.idleTimeoutMs, context });
     } catch (e) {
-      cleanup();
-      const code = (e as { code?: string }).code;
-      const err = errorFromNetwork(e, context, {
-        aborted: !timedOut && !!o.signal?.aborted,
-        timedOut: timedOut || code === 'UND_ERR_HEADERS_TIMEOUT',
-        timeoutMs: o.timeoutMs,
-      });
+      const err = errorFromNetwork(e, context);
       err.host = host.host;
       record(undefined, undefined, { errorKind: err.kind });
       throw err;
     }
-    const requestId = requestIdFrom(res.headers);
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      let text = '';
-      try {
-        text = await readText(res.body, 256 * 1024);
-      } catch {
-        /* body broke off: classify by status alone */
-      }
-      cleanup();
-      const err = errorFromResponse({ status: res.statusCode, headers: res.headers, body: text, context, now: this.now() });
+    const requestId = requestIdFrom(a.headers);
+    if (a.status < 200 || a.status >= 300) {
+      const text = await readText(a.body, ERROR_BODY_LIMIT).catch(() => ''); // broke off: classify by status alone
+      a.release();
+      const err = errorFromResponse({ status: a.status, headers: a.headers, body: text, context, now: this.now() });
       err.host = host.host;
-      record(res.statusCode, err.requestId ?? requestId, { errorKind: err.kind });
+      record(a.status, err.requestId ?? requestId, { errorKind: err.kind });
       throw err;
     }
-    if (!o.stream) {
-      // Non-streamed: the overall timer stays armed until the caller has read the body; it is
-      // cleared by finish().
-    } else {
-      // Streams: only the idle timeout (bodyTimeout) applies from here on.
-      clearTimeout(timer);
-    }
+    // Non-streamed: the overall timer stays armed until the caller has read the body (finish()).
+    // Streams: only the idle timeout applies from here on.
+    if (o.stream) a.keepOpen();
+    const status = a.status;
     return {
-      status: res.statusCode,
-      headers: res.headers,
-      body: res.body,
+      status,
+      headers: a.headers,
+      body: a.body,
       url,
       host: host.host,
       requestId,
       attempt: tryNo,
       context,
       finish: (extra) => {
-        cleanup();
-        record(extra.status ?? res.statusCode, requestId, extra);
+        a.release();
+        record(extra.status ?? status, requestId, extra);
       },
-      abort: () => {
-        controller.abort(new Error('aborted by caller'));
-      },
-      timedOut: () => timedOut,
+      abort: a.abort,
+      timedOut: a.timedOut,
     };
   }
 
   /** Sends and reads a JSON answer; validates HTML / invalid JSON. */
   async json(o: SendOptions): Promise<{ data: unknown; res: OpenResponse }> {
     const res = await this.open(o);
-    let text: string;
+    const fail = (err: GatewayError): never => {
+      err.host = res.host;
+      res.finish({ errorKind: err.kind });
+      throw err;
+    };
+    let text = '';
     try {
-      text = await readText(res.body, 64 * 1024 * 1024);
+      text = await readText(res.body, JSON_BODY_LIMIT);
     } catch (e) {
-      const code = (e as { code?: string }).code;
-      const err = errorFromNetwork(e, res.context, { timedOut: res.timedOut() || code === 'UND_ERR_BODY_TIMEOUT', aborted: !res.timedOut() && !!o.signal?.aborted, timeoutMs: o.timeoutMs });
-      err.host = res.host;
-      res.finish({ errorKind: err.kind });
-      throw err;
+      fail(bodyReadError(e, res, res.context, o));
     }
-    const ct = headerValue(res.headers, 'content-type');
-    if (looksLikeHtml(text, ct)) {
-      const err = errorFromResponse({ status: res.status, headers: res.headers, body: text, context: res.context });
-      err.host = res.host;
-      res.finish({ errorKind: err.kind });
-      throw err;
-    }
+    if (looksLikeHtml(text, headerValue(res.headers, 'content-type'))) fail(errorFromResponse({ status: res.status, headers: res.headers, body: text, context: res.context }));
+    let data: unknown;
     try {
-      const data = JSON.parse(text) as unknown;
-      res.finish({});
-      return { data, res };
+      data = JSON.parse(text) as unknown;
     } catch {
-      const err = protocolError('invalid_json', `${o.method} ${o.path}`, res.context, { status: res.status, ...(res.requestId ? { requestId: res.requestId } : {}) });
-      err.host = res.host;
-      res.finish({ errorKind: err.kind });
-      throw err;
+      fail(protocolError('invalid_json', `${o.method} ${o.path}`, res.context, { status: res.status, ...(res.requestId ? { requestId: res.requestId } : {}) }));
     }
+    res.finish({});
+    return { data, res };
   }
-}
-
-export function headerValue(h: Headers, name: string): string | undefined {
-  const v = h[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-/** Reads a body as text, up to `limit` bytes (the rest is discarded). */
-export async function readText(body: AsyncIterable<Buffer | Uint8Array | string>, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const b = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
-    if (size < limit) chunks.push(b.subarray(0, limit - size));
-    size += b.length;
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

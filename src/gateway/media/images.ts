@@ -4,7 +4,8 @@ import { openAsBlob } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { FormData } from 'undici';
-import { GatewayError, inputError, protocolError, type ErrorContext } from '../errors/gatewayError';
+import type { ErrorContext } from '../errors/gatewayError';
+import { inputError, protocolError, uploadTooLargeError } from '../errors/factories';
 
 export interface ImageGenerateRequest {
   model: string;
@@ -93,14 +94,7 @@ export async function buildEditForm(req: ImageEditRequest, context: ErrorContext
     throw inputError(`The image file ${req.imagePath} cannot be read.`, 'Check that the file exists and is readable.', context);
   }
   if (req.maxFileBytes !== undefined && size > req.maxFileBytes) {
-    throw new GatewayError({
-      kind: 'payload_too_large',
-      message: `The image is ${(size / 1048576).toFixed(1)} MiB, above the ${(req.maxFileBytes / 1048576).toFixed(1)} MiB limit for edits.`,
-      cause: 'The request body would be larger than the gateway accepts (it would answer 413).',
-      fix: 'Reduce the image or file size (scale it down or compress it), or raise modelRelay.images.maxUploadBytes if your gateway allows more.',
-      context,
-      notSent: true,
-    });
+    throw uploadTooLargeError(size, req.maxFileBytes, context);
   }
   const form = async () => {
     const blob = await openAsBlob(req.imagePath, { type });

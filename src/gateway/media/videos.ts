@@ -4,7 +4,8 @@
  * overall timeout and cancellation, and treats unknown status strings as still running.
  */
 import { z } from 'zod';
-import { GatewayError, protocolError, type ErrorContext } from '../errors/gatewayError';
+import { GatewayError, type ErrorContext } from '../errors/gatewayError';
+import { protocolError } from '../errors/factories';
 import type { Sleep } from '../http/transport';
 
 export type VideoPhase = 'queued' | 'in_progress' | 'completed' | 'failed' | 'running';

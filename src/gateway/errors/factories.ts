@@ -1,0 +1,127 @@
+/**
+ * Every GatewayError that is not read off an HTTP answer or a network failure is built here, by a
+ * named factory: nothing outside src/gateway/errors calls `new GatewayError` itself.
+ */
+import { REQUEST_ID_SUFFIX } from './errorBody';
+import { GatewayError, type ErrorContext, type ErrorDetail } from './gatewayError';
+
+/** A 2xx answer whose body is not what the endpoint promises. */
+export function protocolError(detail: 'invalid_json' | 'unexpected_shape' | 'empty_choices', what: string, context: ErrorContext, extra: { status?: number; requestId?: string } = {}): GatewayError {
+  const messages = {
+    invalid_json: { message: `The gateway answered ${what} with a body that is not valid JSON.`, cause: 'The response body was cut off or is not JSON: a proxy, a wrong path or a gateway fault.' },
+    unexpected_shape: { message: `The gateway answered ${what} with an unexpected body.`, cause: 'The response does not have the fields the API promises: the base URL may point at something other than the gateway API, or the gateway changed its format.' },
+    empty_choices: { message: `The gateway answered ${what} with no reply (empty choices).`, cause: 'The upstream model returned nothing: a content filter, a gateway fault or an exhausted channel.' },
+  } as const;
+  const m = messages[detail];
+  return new GatewayError({ kind: 'protocol', detail, ...m, fix: 'Check the base URL and retry; if it persists, report it with the request id.', context, ...extra });
+}
+
+/** An error carried inside a 200 stream, or a stream that broke off. */
+export function streamError(
+  detail: 'stream_error_event' | 'stream_truncated' | 'idle_timeout',
+  context: ErrorContext,
+  extra: { gatewayMessage?: string; gatewayType?: string; gatewayCode?: string; requestId?: string; status?: number; original?: unknown } = {},
+): GatewayError {
+  const gm = extra.gatewayMessage?.replace(REQUEST_ID_SUFFIX, '');
+  const requestId = extra.requestId ?? (extra.gatewayMessage ? REQUEST_ID_SUFFIX.exec(extra.gatewayMessage)?.[1] : undefined);
+  const base = { ...extra, gatewayMessage: gm, requestId, context, kind: 'stream_interrupted' as const, detail };
+  switch (detail) {
+    case 'stream_error_event':
+      return new GatewayError({
+        ...base,
+        message: `The stream carried an error${gm ? `: "${gm}"` : ''}.`,
+        cause: 'The gateway or the upstream model failed after the reply had started (an error event inside the stream).',
+        fix: 'Retry the request; if it keeps failing, try another model or report it with the request id.',
+      });
+    case 'stream_truncated':
+      return new GatewayError({
+        ...base,
+        message: 'The stream ended before the reply was complete.',
+        cause: 'The connection was closed mid-reply: a proxy, a gateway timeout, or a network break.',
+        fix: 'Retry; if it happens often, a proxy may be cutting streams — turn streaming off or check the proxy.',
+      });
+    case 'idle_timeout':
+      return new GatewayError({
+        ...base,
+        message: 'The stream stalled: no data arrived within the idle limit.',
+        cause: 'The gateway, the upstream or a proxy stopped sending data mid-stream.',
+        fix: 'Retry; raise the stream idle timeout if the model is slow, or turn streaming off behind a buffering proxy.',
+      });
+  }
+}
+
+/** An error raised before anything is sent (bad caller input). */
+export function inputError(message: string, fix: string, context: ErrorContext = {}, detail?: ErrorDetail): GatewayError {
+  return new GatewayError({ kind: 'bad_request', message, cause: message, fix, context, detail, notSent: true });
+}
+
+/** No usable base URL: nothing can be sent. */
+export function noBaseUrlError(context: ErrorContext): GatewayError {
+  return new GatewayError({
+    kind: 'bad_request',
+    message: 'No usable base URL is configured.',
+    cause: 'The base URL setting is empty or not a valid http(s) address.',
+    fix: 'Set the gateway root address with "Model Relay: Configure Base URL".',
+    notSent: true,
+    context,
+  });
+}
+
+/** No token stored: the gateway would answer 401, so nothing is sent. */
+export function noTokenError(context: ErrorContext): GatewayError {
+  return new GatewayError({
+    kind: 'unauthorized',
+    message: 'No token is set.',
+    cause: 'No API token is stored for the gateway, so the request would be refused with 401.',
+    fix: 'Add a token with "Model Relay: Add Token" (copy it from the gateway console; it starts with sk-).',
+    notSent: true,
+    context,
+  });
+}
+
+/** A 200 answer whose body is an error object (some gateways answer errors with 200). */
+export function errorInOkBody(e: GatewayError, status: number, requestId: string | undefined, context: ErrorContext): GatewayError {
+  return new GatewayError({ kind: e.kind, message: `HTTP 200 carrying an error: ${e.gatewayMessage ?? 'unknown'}`, cause: e.cause, fix: e.fix, status, gatewayMessage: e.gatewayMessage, gatewayCode: e.gatewayCode, gatewayType: e.gatewayType, requestId: requestId ?? e.requestId, context });
+}
+
+/** An image above the upload limit for edits: refused before anything is sent. */
+export function uploadTooLargeError(size: number, limit: number, context: ErrorContext): GatewayError {
+  return new GatewayError({
+    kind: 'payload_too_large',
+    message: `The image is ${(size / 1048576).toFixed(1)} MiB, above the ${(limit / 1048576).toFixed(1)} MiB limit for edits.`,
+    cause: 'The request body would be larger than the gateway accepts (it would answer 413).',
+    fix: 'Reduce the image or file size (scale it down or compress it), or raise modelRelay.images.maxUploadBytes if your gateway allows more.',
+    context,
+    notSent: true,
+  });
+}
+
+/** The gateway answered an image request without any image in it. */
+export function noImageError(context: ErrorContext = {}): GatewayError {
+  return new GatewayError({ kind: 'protocol', message: 'The gateway returned no image.', cause: 'The image response held no image.', fix: 'Try again or another image model.', context });
+}
+
+/** A video download refused: the result expired, or the task has not finished. */
+export function videoContentError(e: GatewayError, detail: 'content_not_ready' | 'content_expired'): GatewayError {
+  const context = { url: e.url, model: e.model, surface: e.surface };
+  const common = { kind: e.kind, status: e.status, detail, gatewayMessage: e.gatewayMessage, requestId: e.requestId, context };
+  if (detail === 'content_expired') {
+    return new GatewayError({
+      ...common,
+      message: `The video result is no longer held by the gateway (HTTP ${e.status}).`,
+      cause: 'The finished video was kept only for a limited time and has expired (download expired).',
+      fix: 'Generate the video again; download results soon after they complete.',
+    });
+  }
+  return new GatewayError({
+    ...common,
+    message: 'The video is not finished yet, so its content cannot be downloaded.',
+    cause: 'Content can be downloaded only after the task has completed.',
+    fix: 'Wait until the task shows completed, then download.',
+  });
+}
+
+/** `/image` in the chat with no image model configured. */
+export function noImageModelError(): GatewayError {
+  return new GatewayError({ kind: 'bad_request', message: 'No image model is set.', cause: '/image needs an image model, and modelRelay.models.image is empty.', fix: 'Set modelRelay.models.image to an image model from "Model Relay: List Models".', notSent: true, context: { capability: 'image' } });
+}

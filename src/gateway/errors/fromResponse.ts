@@ -1,0 +1,197 @@
+/**
+ * The classified error for a non-success HTTP answer (or an HTML page answered with 200): one
+ * builder per status, each with its cause and fix in the spec's terms (section 7).
+ */
+import { parseErrorBody, REQUEST_ID_SUFFIX, requestIdFrom, retryAfterFrom, type ParsedErrorBody } from './errorBody';
+import { GatewayError, type ErrorContext, type GatewayErrorInit } from './gatewayError';
+
+export interface HttpErrorInput {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  context: ErrorContext;
+  now?: number;
+}
+
+/** What every builder needs: the common fields and the phrases they quote. */
+interface Answer {
+  base: Omit<GatewayErrorInit, 'kind' | 'message' | 'cause' | 'fix'>;
+  status: number;
+  parsed: ParsedErrorBody;
+  gatewayMessage: string | undefined;
+  context: ErrorContext;
+  /** the called path, e.g. /v1/chat/completions */
+  path: string;
+  /** `"model-id"` or `this model` */
+  model: string;
+  /** ` The gateway said: "…".` or nothing */
+  quoted: string;
+}
+
+function pathOf(url: string | undefined): string {
+  if (!url) return '';
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url;
+  }
+}
+
+function first(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function readAnswer(input: HttpErrorInput): Answer {
+  const { status, headers, body, context } = input;
+  const parsed = parseErrorBody(body, first(headers['content-type']));
+  const requestId = requestIdFrom(headers, parsed.message);
+  const gatewayMessage = parsed.message?.replace(REQUEST_ID_SUFFIX, '') || undefined;
+  const retryAfterMs = retryAfterFrom(headers, input.now);
+  return {
+    base: { status, gatewayMessage, gatewayType: parsed.type, gatewayCode: parsed.code, requestId, retryAfterMs, context },
+    status,
+    parsed,
+    gatewayMessage,
+    context,
+    path: pathOf(context.url),
+    model: context.model ? `"${context.model}"` : 'this model',
+    quoted: gatewayMessage ? ` The gateway said: "${gatewayMessage}".` : '',
+  };
+}
+
+function htmlPage(a: Answer): GatewayError {
+  const { status, parsed, path, context } = a;
+  if (status >= 500) {
+    return new GatewayError({
+      ...a.base,
+      kind: 'server_error',
+      detail: 'html_page',
+      message: `HTTP ${status}: an HTML error page came back from ${path || 'the gateway'}${parsed.title ? ` ("${parsed.title}")` : ''}.`,
+      cause: 'A proxy or CDN in front of the gateway answered with its own error page: a temporary service or upstream fault.',
+      fix: 'Retry with backoff after about 1 to 2 minutes; if it persists, try a backup domain or report it to the gateway operator.',
+    });
+  }
+  return new GatewayError({
+    ...a.base,
+    kind: 'protocol',
+    detail: 'html_page',
+    message: `You reached the gateway's web page, not its API (HTTP ${status} HTML${parsed.title ? ` "${parsed.title}"` : ''} from ${context.url ?? path}).`,
+    cause: "The URL that was called serves the gateway's web console (or another web page), not the API — the base URL or path is wrong.",
+    fix: 'Check the base URL: it must be the root address of the gateway (e.g. https://gateway.example.com), without /v1 and without a console path.',
+  });
+}
+
+function modelNotFound503(a: Answer): GatewayError {
+  return new GatewayError({
+    ...a.base,
+    kind: 'forbidden',
+    detail: 'model_not_found_503',
+    message: `HTTP 503 model_not_found: the token's group cannot use ${a.model}.${a.quoted}`,
+    cause: `The token's group cannot use ${a.model} (the gateway reports it as 503 "model_not_found"/"no available channel"; this is not a temporary fault, retrying will not help).`,
+    fix: 'Pick a model visible to this token (GET /v1/models), or use a token from a group that allows this model (ask the gateway operator).',
+  });
+}
+
+function badRequest(a: Answer): GatewayError {
+  const nativeVersion = /native-version|anthropic-version/i.test(a.gatewayMessage ?? '');
+  const capability = /does not support|not support|capabilit|not an? (image|video|chat)/i.test(a.gatewayMessage ?? '');
+  return new GatewayError({
+    ...a.base,
+    kind: 'bad_request',
+    detail: nativeVersion ? 'missing_native_version' : capability ? 'capability_mismatch' : a.parsed.code === 'task_not_exist' ? 'task_not_found' : undefined,
+    message: `HTTP 400 bad request.${a.quoted}`,
+    cause: nativeVersion
+      ? 'The native messages surface requires the native-version header (2023-06-01).'
+      : capability
+        ? `The model ${a.model} does not support this capability: each capability (chat, image, image edit, video) needs a model of that capability.`
+        : 'The request parameters are invalid: invalid JSON, a missing required field, bad model parameters, or a context that is too long.',
+    fix: nativeVersion
+      ? 'Send native-version: 2023-06-01 (and anthropic-version) on /v1/messages.'
+      : capability
+        ? 'Choose a model of the right capability for this call (see the model list).'
+        : 'Check the model parameters and shorten the conversation if it is long.',
+  });
+}
+
+function unauthorized(a: Answer): GatewayError {
+  return new GatewayError({
+    ...a.base,
+    kind: 'unauthorized',
+    message: `HTTP 401 invalid token.${a.quoted}`,
+    cause:
+      a.context.surface === 'native'
+        ? 'The token is missing, copied wrongly, disabled, or not sent as the x-api-key header.'
+        : 'The token is missing, copied wrongly, disabled, or not sent as "Authorization: Bearer <token>".',
+    fix: 'Copy the token again from the gateway console (it starts with sk-) and store it with "Model Relay: Add Token"; if it was disabled, create a new one.',
+  });
+}
+
+function forbidden(a: Answer): GatewayError {
+  const quota = /quota|额度/i.test(`${a.parsed.code ?? ''} ${a.gatewayMessage ?? ''}`);
+  return new GatewayError({
+    ...a.base,
+    kind: 'forbidden',
+    detail: quota ? 'insufficient_quota' : undefined,
+    message: `HTTP 403 no access.${a.quoted}`,
+    cause: quota
+      ? 'The account or token has no quota left for this request.'
+      : `The token's group cannot use ${a.model} — the message may read "model not found". Listing a model does not prove generation works.`,
+    fix: quota
+      ? 'Top up the account or raise the token quota in the gateway console.'
+      : "Use a model id from this token's group (GET /v1/models), check the model's capability, or use a token from a group that allows it.",
+  });
+}
+
+function notFound(a: Answer): GatewayError {
+  const doubleV1 = a.path.includes('/v1/v1/');
+  const modelish = /model/i.test(a.gatewayMessage ?? '') || a.parsed.code === 'model_not_found';
+  return new GatewayError({
+    ...a.base,
+    kind: 'not_found',
+    detail: doubleV1 ? 'double_v1' : undefined,
+    message: `HTTP 404 not found: ${a.path || 'the path'}.${a.quoted}`,
+    cause: doubleV1
+      ? `The request went to ${a.path}: the base URL carries an extra /v1, and the client appends /v1/... itself.`
+      : modelish
+        ? `The model id ${a.model} does not exist (or is not visible to this token's group).`
+        : 'The path or the model does not exist: the base URL may carry an extra /v1, or the model id is wrong.',
+    fix: doubleV1
+      ? 'Set the base URL to the root address, without /v1 (e.g. https://gateway.example.com).'
+      : modelish
+        ? 'Copy the model id from GET /v1/models or the gateway model catalogue.'
+        : 'Check that the base URL is the root address (no /v1) and that the model id is copied from the model list.',
+  });
+}
+
+function tooLarge(a: Answer): GatewayError {
+  return new GatewayError({ ...a.base, kind: 'payload_too_large', message: `HTTP 413 request body too large.${a.quoted}`, cause: 'The request body is larger than the gateway accepts.', fix: 'Shorten the context, or reduce the image or file size.' });
+}
+
+function rateLimited(a: Answer): GatewayError {
+  return new GatewayError({ ...a.base, kind: 'rate_limited', message: `HTTP 429 rate limited.${a.quoted}`, cause: 'Too many requests for this token or model in a short time (rate limited).', fix: 'Lower concurrency and retry with exponential backoff.' });
+}
+
+function serverError(a: Answer): GatewayError {
+  return new GatewayError({
+    ...a.base,
+    kind: 'server_error',
+    message: `HTTP ${a.status} service or upstream fault.${a.quoted}`,
+    cause: 'A temporary fault in the gateway or its upstream provider.',
+    fix: 'Retry with backoff after about 1 to 2 minutes; if the fault persists, report it with the request id.',
+  });
+}
+
+function otherStatus(a: Answer): GatewayError {
+  return new GatewayError({ ...a.base, kind: 'bad_request', message: `HTTP ${a.status}.${a.quoted}`, cause: 'The gateway refused the request.', fix: 'Check the request parameters and the base URL.' });
+}
+
+const BY_STATUS: Record<number, (a: Answer) => GatewayError> = { 400: badRequest, 401: unauthorized, 403: forbidden, 404: notFound, 413: tooLarge, 429: rateLimited };
+
+/** Builds the classified error for a non-success HTTP answer (or an HTML page answered with 200). */
+export function errorFromResponse(input: HttpErrorInput): GatewayError {
+  const a = readAnswer(input);
+  if (a.parsed.html) return htmlPage(a);
+  if (a.status === 503 && a.parsed.code === 'model_not_found') return modelNotFound503(a);
+  const build = BY_STATUS[a.status] ?? (a.status >= 500 ? serverError : otherStatus);
+  return build(a);
+}

@@ -1,0 +1,119 @@
+/**
+ * One HTTP request, sent once: the overall timer, the caller's abort signal wired to our own
+ * controller, cleanup of both, and bounded body reads. The transport (gateway calls), the image
+ * download (result URLs on a CDN) and the diagnose host probe all send through here; retries,
+ * failover and request records are the transport's business, not this file's.
+ */
+import { request, type Dispatcher } from 'undici';
+import { errorFromNetwork } from '../errors/fromNetwork';
+import type { ErrorContext } from '../errors/gatewayError';
+
+export type Headers = Record<string, string | string[] | undefined>;
+export type ResponseBody = Dispatcher.ResponseData['body'];
+export type SendBody = string | Dispatcher.RequestOptions['body'] | undefined;
+
+export interface AttemptOptions {
+  url: string;
+  method: 'GET' | 'POST' | 'DELETE';
+  headers: Record<string, string>;
+  body?: SendBody;
+  dispatcher: Dispatcher;
+  signal?: AbortSignal | undefined;
+  /** until the response headers arrive, and (unless `keepOpen`) until the body has been read */
+  timeoutMs: number;
+  /** longest silence between body chunks */
+  idleTimeoutMs?: number | undefined;
+  /** what error messages name (url, surface, model, token to mask) */
+  context: ErrorContext;
+}
+
+export interface Attempt {
+  status: number;
+  headers: Headers;
+  body: ResponseBody;
+  /** true when our own timer (not the caller) stopped the request */
+  timedOut(): boolean;
+  /** Stops the overall timer: from here on only the idle timeout applies (streams, downloads). */
+  keepOpen(): void;
+  /** Clears the timer and the abort wiring (idempotent). */
+  release(): void;
+  /** Stops the request (closes the connection). */
+  abort(): void;
+}
+
+/** Sends one request; network failures, timeouts and aborts become a classified GatewayError. */
+export async function sendOnce(o: AttemptOptions): Promise<Attempt> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const onCallerAbort = () => controller.abort(o.signal?.reason);
+  if (o.signal?.aborted) throw errorFromNetwork(o.signal.reason, o.context, { aborted: true });
+  o.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error('timeout'));
+  }, o.timeoutMs);
+  const release = () => {
+    clearTimeout(timer);
+    o.signal?.removeEventListener('abort', onCallerAbort);
+  };
+  try {
+    const res = await request(o.url, {
+      method: o.method,
+      headers: o.headers,
+      body: o.body as Dispatcher.RequestOptions['body'],
+      signal: controller.signal,
+      headersTimeout: o.timeoutMs,
+      bodyTimeout: o.idleTimeoutMs ?? o.timeoutMs,
+      dispatcher: o.dispatcher,
+    });
+    return {
+      status: res.statusCode,
+      headers: res.headers,
+      body: res.body,
+      timedOut: () => timedOut,
+      keepOpen: () => clearTimeout(timer),
+      release,
+      abort: () => controller.abort(new Error('aborted by caller')),
+    };
+  } catch (e) {
+    release();
+    const code = (e as { code?: string }).code;
+    throw errorFromNetwork(e, o.context, {
+      aborted: !timedOut && !!o.signal?.aborted,
+      timedOut: timedOut || code === 'UND_ERR_HEADERS_TIMEOUT',
+      timeoutMs: o.timeoutMs,
+    });
+  }
+}
+
+/** A body read that failed (broke off, idle timeout, our timer, the caller) as a GatewayError. */
+export function bodyReadError(e: unknown, a: Pick<Attempt, 'timedOut'>, context: ErrorContext, o: { signal?: AbortSignal | undefined; timeoutMs: number }) {
+  const code = (e as { code?: string }).code;
+  return errorFromNetwork(e, context, { timedOut: a.timedOut() || code === 'UND_ERR_BODY_TIMEOUT', aborted: !a.timedOut() && !!o.signal?.aborted, timeoutMs: o.timeoutMs });
+}
+
+/** Reads a body as text, at most `limit` bytes: at the cap it stops and destroys the body. */
+export async function readText(body: AsyncIterable<Buffer | Uint8Array | string>, limit: number): Promise<string> {
+  return (await readBytes(body, limit)).toString('utf8');
+}
+
+/** Reads a body as bytes, at most `limit` bytes (then the body is destroyed, the rest never read). */
+export async function readBytes(body: AsyncIterable<Buffer | Uint8Array | string>, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
+    chunks.push(b.subarray(0, limit - size));
+    size += b.length;
+    if (size >= limit) {
+      (body as { destroy?: () => void }).destroy?.();
+      break;
+    }
+  }
+  return Buffer.concat(chunks);
+}
+
+export function headerValue(h: Headers, name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+}

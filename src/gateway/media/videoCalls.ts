@@ -1,0 +1,138 @@
+/**
+ * Video calls over a Transport: create (billed: retried only when provably never sent), query,
+ * wait with the backoff poller, and download the finished content to a file (streamed, renamed
+ * into place when complete).
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { FormData } from 'undici';
+import { retryAfterFrom } from '../errors/errorBody';
+import { inputError, videoContentError } from '../errors/factories';
+import { errorFromNetwork } from '../errors/fromNetwork';
+import { GatewayError, type ErrorContext } from '../errors/gatewayError';
+import { headerValue } from '../http/attempt';
+import type { Sleep } from '../http/transport';
+import { checkCapability } from '../models';
+import type { MediaCallContext } from './imageCalls';
+import { validateSize } from './images';
+import { parseTask, pollTask, type PollOutcome, type VideoTask } from './videos';
+
+export interface VideoCreateRequest {
+  model: string;
+  prompt: string;
+  seconds?: number | undefined;
+  size?: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export type DownloadOutcome =
+  | { outcome: 'downloaded'; path: string; bytes: number; contentType: string | undefined }
+  | { outcome: 'expired'; error: GatewayError }
+  | { outcome: 'not_ready'; error: GatewayError };
+
+export interface PollRequest {
+  signal?: AbortSignal;
+  overallTimeoutMs?: number;
+  initialDelayMs?: number;
+  maxDelayMs?: number;
+  minDelayMs?: number;
+  onUpdate?: (t: VideoTask) => void;
+}
+
+export interface VideoCallContext extends MediaCallContext {
+  /** the longest silence between chunks of a download */
+  idleTimeoutMs: number;
+  overallTimeoutMs: number;
+  sleep: Sleep;
+  random?: (() => number) | undefined;
+}
+
+function checkTaskId(id: string): void {
+  if (!/^[\w.-]+$/.test(id)) throw inputError(`"${id}" is not a valid task id.`, 'Copy the task id from the Video Tasks view.', { capability: 'video' });
+}
+
+/** Creates a video task. Costs money: retried only when the request provably never left. */
+export async function createVideo(c: VideoCallContext, req: VideoCreateRequest): Promise<VideoTask> {
+  const context: ErrorContext = { surface: 'compatible', model: req.model, capability: 'video' };
+  if (!req.model?.trim()) throw inputError('No video model is set.', 'Set modelRelay.models.video or pick a video model.', context);
+  if (!req.prompt?.trim()) throw inputError('The video prompt is empty.', 'Select some text or type a prompt.', context);
+  if (req.seconds !== undefined && !(Number.isInteger(req.seconds) && req.seconds > 0 && req.seconds <= 3600)) throw inputError(`Video length ${req.seconds} s is not a whole number between 1 and 3600.`, 'Use a whole number of seconds, e.g. 4 or 8.', context);
+  validateSize(req.size, context);
+  checkCapability(c.capabilitiesOf(req.model), req.model, 'video', context);
+  return c.limiter.run(async () => {
+    const form = () => {
+      const fd = new FormData();
+      fd.append('model', req.model);
+      fd.append('prompt', req.prompt);
+      if (req.seconds !== undefined) fd.append('seconds', String(req.seconds));
+      if (req.size) fd.append('size', req.size);
+      return fd;
+    };
+    const { data, res } = await c.transport.json({ method: 'POST', path: '/v1/videos', surface: 'compatible', capability: 'video', model: req.model, body: form, signal: req.signal, timeoutMs: c.timeoutMs, sideEffecting: true });
+    return parseTask(data, res.context);
+  }, req.signal);
+}
+
+export async function getVideo(c: VideoCallContext, id: string, signal?: AbortSignal): Promise<VideoTask> {
+  checkTaskId(id);
+  const { data, res } = await c.transport.json({ method: 'GET', path: `/v1/videos/${encodeURIComponent(id)}`, surface: 'compatible', capability: 'video', signal, timeoutMs: c.timeoutMs });
+  const task = parseTask(data, res.context);
+  const pollAfter = Number(headerValue(res.headers, 'openai-poll-after-ms'));
+  task.pollAfterMs = Number.isFinite(pollAfter) && pollAfter > 0 ? pollAfter : retryAfterFrom(res.headers, c.now());
+  return task;
+}
+
+/** Waits for a task with backoff; outcomes: completed, failed, timed_out, cancelled. */
+export function pollVideo(c: VideoCallContext, id: string, o: PollRequest = {}): Promise<PollOutcome> {
+  const { overallTimeoutMs, ...rest } = o;
+  return pollTask((signal) => getVideo(c, id, signal), {
+    ...rest,
+    overallTimeoutMs: overallTimeoutMs ?? c.overallTimeoutMs,
+    sleep: c.sleep,
+    now: c.now,
+    ...(c.random ? { random: c.random } : {}),
+  });
+}
+
+/**
+ * Streams a completed task's content to `filePath` (written to a temporary file first, renamed
+ * when complete). Outcomes: downloaded, expired (the result is no longer held), not_ready.
+ * Callers must only call this after the task completed; a 400 here reports `not_ready`.
+ */
+export async function downloadVideo(c: VideoCallContext, id: string, filePath: string, signal?: AbortSignal): Promise<DownloadOutcome> {
+  checkTaskId(id);
+  let res;
+  try {
+    res = await c.transport.open({ method: 'GET', path: `/v1/videos/${encodeURIComponent(id)}/content`, surface: 'compatible', capability: 'video', signal, timeoutMs: c.timeoutMs, idleTimeoutMs: c.idleTimeoutMs, accept: 'application/binary', stream: true });
+  } catch (e) {
+    if (e instanceof GatewayError) {
+      if (e.status === 400 && /not completed|not ready|status/i.test(e.gatewayMessage ?? '')) return { outcome: 'not_ready', error: videoContentError(e, 'content_not_ready') };
+      if (e.status === 404 || e.status === 410 || (e.status === 502 && /404|410|expire|not found/i.test(e.gatewayMessage ?? ''))) return { outcome: 'expired', error: videoContentError(e, 'content_expired') };
+    }
+    throw e;
+  }
+  await mkdir(dirname(filePath), { recursive: true });
+  const tmp = `${filePath}.part-${process.pid}-${c.now()}`;
+  let bytes = 0;
+  const count = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      bytes += chunk.length;
+      cb(null, chunk);
+    },
+  });
+  try {
+    await pipeline(res.body, count, createWriteStream(tmp));
+    await rename(tmp, filePath);
+    res.finish({});
+    return { outcome: 'downloaded', path: filePath, bytes, contentType: headerValue(res.headers, 'content-type') };
+  } catch (e) {
+    await rm(tmp, { force: true });
+    const code = (e as { code?: string }).code;
+    const err = errorFromNetwork(e, res.context, { aborted: !!signal?.aborted, timedOut: code === 'UND_ERR_BODY_TIMEOUT', timeoutMs: c.idleTimeoutMs });
+    res.finish({ errorKind: err.kind });
+    throw err;
+  }
+}
