@@ -1,7 +1,7 @@
 /** Add / switch / remove tokens. Values go to SecretStorage only and are only ever shown masked. */
 import * as vscode from 'vscode';
-import { maskToken } from '../gateway';
-import { tokenShapeWarning, type TokenStore } from './tokenStore';
+import { maskToken, tokenShapeWarning } from '../gateway';
+import type { TokenStore } from './tokenStore';
 
 const SUGGESTED = ['production', 'test', 'local', 'native-cli'];
 

@@ -101,14 +101,3 @@ export class TokenStore implements vscode.Disposable {
     this.changed.fire();
   }
 }
-
-/** Checks a token value typed by the user; returns a warning (not an error) for odd shapes. */
-export function tokenShapeWarning(value: string): string | undefined {
-  const v = value.trim();
-  if (!v) return 'The token is empty.';
-  if (/\s/.test(v)) return 'The token contains spaces; copy it again from the gateway console.';
-  if (/^bearer\s/i.test(value.trim())) return 'Paste only the token, without "Bearer ".';
-  if (!v.startsWith('sk-')) return 'Gateway tokens start with "sk-"; this one does not. It may be the wrong value.';
-  if (v.length < 20) return 'The token looks too short; copy the whole value from the gateway console.';
-  return undefined;
-}

@@ -17,7 +17,7 @@ import { editImage, generateImage, type MediaCallContext } from './media/imageCa
 import type { ImageEditRequest, ImageGenerateRequest, ImageResult } from './media/images';
 import { createVideo, downloadVideo, getVideo, pollVideo, type DownloadOutcome, type PollRequest, type VideoCallContext, type VideoCreateRequest } from './media/videoCalls';
 import type { PollOutcome, VideoTask } from './media/videos';
-import { parseModelList, type Capability, type ModelInfo } from './models';
+import { MODELS_PATH, parseModelList, type Capability, type ModelInfo } from './models';
 import type { RequestLogSink } from './requestLog';
 
 export interface GatewayClientOptions {
@@ -127,7 +127,7 @@ export class GatewayClient {
   }
 
   async listModels(signal?: AbortSignal): Promise<ModelInfo[]> {
-    const { data, res } = await this.transport.json({ method: 'GET', path: '/v1/models', surface: 'compatible', capability: 'models', signal, timeoutMs: this.timeouts.chatMs });
+    const { data, res } = await this.transport.json({ method: 'GET', path: MODELS_PATH, surface: 'compatible', capability: 'models', signal, timeoutMs: this.timeouts.chatMs });
     const models = parseModelList(data, res.context);
     for (const m of models) if (m.capabilities) this.capabilities.set(m.id, m.capabilities);
     return models;

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { inputError, protocolError } from './errors/factories';
 import { type ErrorContext } from './errors/gatewayError';
 
+/** Where the token's model list is read (compatible surface). */
+export const MODELS_PATH = '/v1/models';
+
 export type Capability = 'chat' | 'native' | 'image' | 'image-edit' | 'video';
 
 export interface ModelInfo {

@@ -8,7 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDispatcher, describeProxy } from '../../src/gateway';
+import { bypassesProxy, createDispatcher, describeProxy } from '../../src/gateway';
 import { startSimulator, type Simulator } from '../sim/server';
 import { deadPort, makeClient } from './helpers';
 
@@ -65,6 +65,30 @@ test('describeProxy: setting beats environment; credentials never shown', () => 
   assert.equal(set.source, 'setting');
   assert.equal(set.noProxy, 'a.com,b.com');
   assert.equal(set.strictSSL, false);
+});
+
+test('bypassesProxy: one no-proxy matcher for the dispatcher and the diagnosis', () => {
+  const table: Array<[string, string | undefined, boolean]> = [
+    ['gw.example.com:443', undefined, false],
+    ['gw.example.com:443', '', false],
+    ['gw.example.com:443', '*', true],
+    ['gw.example.com:443', 'example.com', true],
+    ['gw.example.com:443', '.example.com', true],
+    ['gw.example.com:443', '*.example.com', true],
+    ['example.com:443', '.example.com', true],
+    ['notexample.com:443', 'example.com', false],
+    ['GW.Example.COM:443', 'gw.example.com', true],
+    ['gw.example.com:443', 'other.com, example.com', true],
+    ['gw.example.com:443', 'other.com example.com', true],
+    ['gw.example.com:443', 'gw.example.com:8443', false],
+    ['gw.example.com:8443', 'gw.example.com:8443', true],
+    ['127.0.0.1:8787', '127.0.0.1', true],
+    ['127.0.0.10:8787', '127.0.0.1', false],
+    ['[::1]:8787', '::1', true],
+    ['[::1]:8787', '[::1]', true],
+    ['localhost:80', 'localhost:80', true],
+  ];
+  for (const [host, noProxy, expected] of table) assert.equal(bypassesProxy(host, noProxy), expected, `${host} under ${JSON.stringify(noProxy)}`);
 });
 
 test('a chat request reaches the simulator through the proxy (VS Code http.proxy), and the proxy log shows it', { skip: !hasTinyproxy && 'tinyproxy not installed' }, async () => {

@@ -15,6 +15,7 @@ import { errorFromNetwork } from '../errors/fromNetwork';
 import { errorFromResponse } from '../errors/fromResponse';
 import { looksLikeHtml } from '../errors/errorBody';
 import { protocolError } from '../errors/factories';
+import { MODELS_PATH } from '../models';
 
 export type HostOutcome = 'ok' | 'html' | 'rate_limited' | 'server_error' | 'http_error' | 'network' | 'timeout' | 'aborted';
 
@@ -179,7 +180,6 @@ export async function probeHost(base: string, o: ProbeOptions): Promise<HostProb
 
 /** How much of the models list is read. */
 const PROBE_BODY_LIMIT = 1024 * 1024;
-const MODELS_PATH = '/v1/models';
 /** Used when the caller gives no dispatcher (never undici's global one). */
 let ownAgent: Agent | undefined;
 

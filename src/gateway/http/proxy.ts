@@ -3,7 +3,7 @@
  * extension passes its settings (http.proxy, http.proxyStrictSSL, http.noProxy) and the process
  * environment here and hands the resulting dispatcher to the client. Never a global dispatcher.
  */
-import { Agent, EnvHttpProxyAgent, ProxyAgent, type Dispatcher } from 'undici';
+import { Agent, Dispatcher, ProxyAgent } from 'undici';
 
 export interface ProxySettings {
   /** VS Code's `http.proxy` (empty: use the environment) */
@@ -54,25 +54,96 @@ export function describeProxy(s: ProxySettings): ProxyChoice {
   return { source: 'none', display: undefined, noProxy, strictSSL };
 }
 
+/** A no-proxy entry as name and optional port: `[::1]:80`, `::1` (bare IPv6, no port), `a.com:8443`. */
+function splitEntry(entry: string): [string, string | undefined] {
+  const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+  if (v6) return [v6[1]!, v6[2]];
+  if (entry.indexOf(':') !== entry.lastIndexOf(':')) return [entry, undefined];
+  const [name, port] = entry.split(':');
+  return [name!, port && /^\d+$/.test(port) ? port : undefined];
+}
+
 /**
- * Builds the dispatcher for the core: a proxy agent when a proxy is configured (honouring no-proxy
- * rules), else a plain agent; `strictSSL: false` accepts self-signed certificates (as VS Code does).
+ * Whether `host` (`name` or `name:port`, IPv6 in brackets) bypasses the proxy under a no-proxy list
+ * (comma or space separated): `*` matches everything; an entry matches the name itself and its
+ * subdomains (`example.com`, `.example.com` and `*.example.com` alike); `name:port` only that port.
+ * The dispatcher and the diagnosis both ask this one function.
+ */
+export function bypassesProxy(host: string, noProxy: string | undefined): boolean {
+  if (!noProxy) return false;
+  const m = /^\[?([^\]]+?)\]?(?::(\d+))?$/.exec(host);
+  const name = m?.[1]?.toLowerCase() ?? host.toLowerCase();
+  const port = m?.[2];
+  for (const raw of noProxy.split(/[,\s]+/)) {
+    const entry = raw.trim().toLowerCase();
+    if (!entry) continue;
+    if (entry === '*') return true;
+    const [eName, ePort] = splitEntry(entry);
+    if (ePort && ePort !== port) continue;
+    const bare = eName.replace(/^\*?\./, '');
+    if (name === bare || name.endsWith(`.${bare}`)) return true;
+  }
+  return false;
+}
+
+/** The `host:port` of an origin, with the scheme's default port filled in (what no-proxy entries name). */
+export function hostPort(origin: string | URL): string {
+  const u = typeof origin === 'string' ? new URL(origin) : origin;
+  return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
+}
+
+/** Routes each request by its origin: directly when the no-proxy list says so, else through a proxy. */
+class NoProxyRouter extends Dispatcher {
+  constructor(
+    private readonly direct: Agent,
+    private readonly proxies: { http: ProxyAgent; https: ProxyAgent },
+    private readonly noProxy: string | undefined,
+  ) {
+    super();
+  }
+
+  private route(origin: string | URL | undefined): Dispatcher {
+    if (!origin) return this.direct;
+    const u = typeof origin === 'string' ? new URL(origin) : origin;
+    if (bypassesProxy(hostPort(u), this.noProxy)) return this.direct;
+    return u.protocol === 'https:' ? this.proxies.https : this.proxies.http;
+  }
+
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    return this.route(options.origin).dispatch(options, handler);
+  }
+
+  override async close(): Promise<void> {
+    await Promise.all([this.direct.close(), this.proxies.http.close(), this.proxies.https.close()]);
+  }
+
+  override destroy(): Promise<void>;
+  override destroy(err: Error | null): Promise<void>;
+  override destroy(err: Error | null, callback: () => void): void;
+  override destroy(callback: () => void): void;
+  override destroy(a?: Error | null | (() => void), b?: () => void): Promise<void> | void {
+    const err = typeof a === 'function' ? null : (a ?? null);
+    const done = Promise.all([this.direct.destroy(err), this.proxies.http.destroy(err), this.proxies.https.destroy(err)]).then(() => undefined);
+    const callback = typeof a === 'function' ? a : b;
+    if (!callback) return done;
+    void done.then(callback, callback);
+  }
+}
+
+/**
+ * Builds the dispatcher for the core: a router over a proxy agent (per scheme) and a direct agent
+ * when a proxy is configured — the no-proxy list decided by {@link bypassesProxy} — else a plain
+ * agent; `strictSSL: false` accepts self-signed certificates (as VS Code does).
  */
 export function createDispatcher(s: ProxySettings): Dispatcher {
   const env = s.env ?? process.env;
   const choice = describeProxy(s);
   const tls = { rejectUnauthorized: choice.strictSSL };
-  if (choice.source === 'setting') {
-    const uri = s.proxy!.trim();
-    if (choice.noProxy) {
-      return new EnvHttpProxyAgent({ httpProxy: uri, httpsProxy: uri, noProxy: choice.noProxy, connect: tls, requestTls: tls, proxyTls: tls });
-    }
-    return new ProxyAgent({ uri, requestTls: tls, proxyTls: tls });
-  }
-  if (choice.source === 'environment') {
-    const httpProxy = envVar(env, 'HTTP_PROXY') ?? envVar(env, 'HTTPS_PROXY');
-    const httpsProxy = envVar(env, 'HTTPS_PROXY') ?? envVar(env, 'HTTP_PROXY');
-    return new EnvHttpProxyAgent({ ...(httpProxy ? { httpProxy } : {}), ...(httpsProxy ? { httpsProxy } : {}), noProxy: choice.noProxy ?? '', connect: tls, requestTls: tls, proxyTls: tls });
-  }
-  return new Agent({ connect: tls });
+  const direct = new Agent({ connect: tls });
+  if (choice.source === 'none') return direct;
+  const setting = choice.source === 'setting' ? s.proxy!.trim() : undefined;
+  const httpUri = setting ?? (envVar(env, 'HTTP_PROXY') ?? envVar(env, 'HTTPS_PROXY'))!;
+  const httpsUri = setting ?? (envVar(env, 'HTTPS_PROXY') ?? envVar(env, 'HTTP_PROXY'))!;
+  const agent = (uri: string) => new ProxyAgent({ uri, requestTls: tls, proxyTls: tls });
+  return new NoProxyRouter(direct, { http: agent(httpUri), https: agent(httpsUri) }, choice.noProxy);
 }

@@ -9,7 +9,7 @@ import { bodyReadError, headerValue, readBytes, readText, sendOnce } from '../ht
 import type { Limiter } from '../http/limiter';
 import type { RequestBody, Transport } from '../http/transport';
 import { checkCapability, type Capability } from '../models';
-import { buildEditForm, parseImageResponse, sniffImageMime, validateSize, type GeneratedImage, type ImageEditRequest, type ImageGenerateRequest, type ImageResult } from './images';
+import { IMAGE_PATHS, buildEditForm, parseImageResponse, sniffImageMime, validateSize, type GeneratedImage, type ImageEditRequest, type ImageGenerateRequest, type ImageResult } from './images';
 
 export interface MediaCallContext {
   transport: Transport;
@@ -37,7 +37,7 @@ export async function generateImage(c: MediaCallContext, req: ImageGenerateReque
   if (req.size) body.size = req.size;
   if (req.n) body.n = req.n;
   if (req.responseFormat) body.response_format = req.responseFormat;
-  return imageCall(c, '/v1/images/generations', 'image', req.model, JSON.stringify(body), req.signal);
+  return imageCall(c, IMAGE_PATHS.generate, 'image', req.model, JSON.stringify(body), req.signal);
 }
 
 export async function editImage(c: MediaCallContext, req: ImageEditRequest): Promise<ImageResult> {
@@ -45,7 +45,7 @@ export async function editImage(c: MediaCallContext, req: ImageEditRequest): Pro
   checkPrompt(req, { model: 'image-edit', setting: 'modelRelay.models.imageEdit', prompt: 'The edit instruction is empty.', promptFix: 'Type what should change in the image.' }, context);
   checkCapability(c.capabilitiesOf(req.model), req.model, 'image-edit', context);
   const { form } = await buildEditForm(req, context);
-  return imageCall(c, '/v1/images/edits', 'image-edit', req.model, form, req.signal);
+  return imageCall(c, IMAGE_PATHS.edit, 'image-edit', req.model, form, req.signal);
 }
 
 async function imageCall(c: MediaCallContext, path: string, capability: 'image' | 'image-edit', model: string, body: RequestBody, signal: AbortSignal | undefined): Promise<ImageResult> {

@@ -7,6 +7,9 @@ import { FormData } from 'undici';
 import type { ErrorContext } from '../errors/gatewayError';
 import { inputError, protocolError, uploadTooLargeError } from '../errors/factories';
 
+/** The image endpoints (compatible surface). */
+export const IMAGE_PATHS = { generate: '/v1/images/generations', edit: '/v1/images/edits' } as const;
+
 export interface ImageGenerateRequest {
   model: string;
   prompt: string;

@@ -18,7 +18,7 @@ import type { Sleep } from '../http/transport';
 import { checkCapability } from '../models';
 import type { MediaCallContext } from './imageCalls';
 import { validateSize } from './images';
-import { parseTask, pollTask, type PollOutcome, type VideoTask } from './videos';
+import { VIDEOS_PATH, parseTask, pollTask, type PollOutcome, type VideoTask } from './videos';
 
 export interface VideoCreateRequest {
   model: string;
@@ -71,14 +71,14 @@ export async function createVideo(c: VideoCallContext, req: VideoCreateRequest):
       if (req.size) fd.append('size', req.size);
       return fd;
     };
-    const { data, res } = await c.transport.json({ method: 'POST', path: '/v1/videos', surface: 'compatible', capability: 'video', model: req.model, body: form, signal: req.signal, timeoutMs: c.timeoutMs, sideEffecting: true });
+    const { data, res } = await c.transport.json({ method: 'POST', path: VIDEOS_PATH, surface: 'compatible', capability: 'video', model: req.model, body: form, signal: req.signal, timeoutMs: c.timeoutMs, sideEffecting: true });
     return parseTask(data, res.context);
   }, req.signal);
 }
 
 export async function getVideo(c: VideoCallContext, id: string, signal?: AbortSignal): Promise<VideoTask> {
   checkTaskId(id);
-  const { data, res } = await c.transport.json({ method: 'GET', path: `/v1/videos/${encodeURIComponent(id)}`, surface: 'compatible', capability: 'video', signal, timeoutMs: c.timeoutMs });
+  const { data, res } = await c.transport.json({ method: 'GET', path: `${VIDEOS_PATH}/${encodeURIComponent(id)}`, surface: 'compatible', capability: 'video', signal, timeoutMs: c.timeoutMs });
   const task = parseTask(data, res.context);
   const pollAfter = Number(headerValue(res.headers, 'openai-poll-after-ms'));
   task.pollAfterMs = Number.isFinite(pollAfter) && pollAfter > 0 ? pollAfter : retryAfterFrom(res.headers, c.now());
@@ -106,7 +106,7 @@ export async function downloadVideo(c: VideoCallContext, id: string, filePath: s
   checkTaskId(id);
   let res;
   try {
-    res = await c.transport.open({ method: 'GET', path: `/v1/videos/${encodeURIComponent(id)}/content`, surface: 'compatible', capability: 'video', signal, timeoutMs: c.timeoutMs, idleTimeoutMs: c.idleTimeoutMs, accept: 'application/binary', stream: true });
+    res = await c.transport.open({ method: 'GET', path: `${VIDEOS_PATH}/${encodeURIComponent(id)}/content`, surface: 'compatible', capability: 'video', signal, timeoutMs: c.timeoutMs, idleTimeoutMs: c.idleTimeoutMs, accept: 'application/binary', stream: true });
   } catch (e) {
     if (e instanceof GatewayError) {
       if (e.status === 400 && /not completed|not ready|status/i.test(e.gatewayMessage ?? '')) return { outcome: 'not_ready', error: videoContentError(e, 'content_not_ready') };

@@ -8,6 +8,9 @@ import { GatewayError, type ErrorContext } from '../errors/gatewayError';
 import { protocolError } from '../errors/factories';
 import type { Sleep } from '../http/transport';
 
+/** Video tasks are created here; `/{id}` queries one, `/{id}/content` downloads it. */
+export const VIDEOS_PATH = '/v1/videos';
+
 export type VideoPhase = 'queued' | 'in_progress' | 'completed' | 'failed' | 'running';
 
 export interface VideoTask {

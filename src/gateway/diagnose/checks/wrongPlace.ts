@@ -1,0 +1,26 @@
+/** Check 9: an HTML page (the console, a CDN error page) answered where the API should have. */
+import type { Check } from '../check';
+
+export const wrongPlaceCheck: Check = {
+  id: 'wrong-place',
+  run: (ctx) => {
+    const html = ctx.html;
+    if (!html.length) {
+      return ctx.probes.some((p) => p.status !== undefined)
+        ? { result: 'pass', cause: 'Every answer came from the API (JSON or an event stream), not from a web page.', fix: '' }
+        : { result: 'skipped', cause: 'No HTTP answer was received, so this could not be judged.', fix: '' };
+    }
+    const first = html[0]!;
+    const cdn = first.status !== undefined && first.status >= 500;
+    return {
+      result: 'fail',
+      httpStatus: first.status,
+      url: first.url,
+      cause: cdn
+        ? `An HTML error page (HTTP ${first.status}) answered at ${first.url}: a CDN or proxy in front of the gateway answered instead of the API.`
+        : `An HTML page answered at ${first.url} (HTTP ${first.status ?? '?'}) where the API should answer: that is the gateway's web console or another web page, not its API.`,
+      fix: cdn ? 'Retry after 1 to 2 minutes or use a backup domain; if it persists, report it to the gateway operator.' : 'Set the base URL to the API root address shown in the gateway console (e.g. https://gateway.example.com), not the console page or a path under it.',
+      details: html.map((h) => `${h.url}: ${h.message}`),
+    };
+  },
+};

@@ -1,0 +1,151 @@
+/**
+ * What the checks of one diagnosis share: the input as normalised once, the clock and time budget,
+ * the dispatcher, and what earlier checks found (probes, the host that works, the model list, each
+ * check's result). Checks read and write it instead of mutable locals in one long function.
+ */
+import type { Dispatcher } from 'undici';
+import { GatewayClient } from '../client';
+import { DEFAULT_DIAGNOSIS_TIMEOUTS } from '../defaults';
+import { normalizeBaseUrl, type NormalizedBase } from '../endpoint';
+import type { GatewayError } from '../errors/gatewayError';
+import { bypassesProxy, createDispatcher, describeProxy, hostPort, type ProxyChoice } from '../http/proxy';
+import { maskToken } from '../mask';
+import type { Capability, ModelInfo } from '../models';
+import type { HostProbe } from './hostProbe';
+import type { CheckId, DiagnosisCheck, DiagnosisInput, DiagnosisModels } from './types';
+
+/** Why a check is not run (or a halt that stops every further request). */
+export interface Reason {
+  cause: string;
+  fix: string;
+}
+
+export interface HtmlSighting {
+  url: string;
+  status: number | undefined;
+  message: string;
+}
+
+/** A configured model, with the capability it is configured for. */
+export interface WantedModel {
+  cap: Capability;
+  key: keyof DiagnosisModels;
+  label: string;
+  model: string;
+}
+
+const CAPABILITY_OF: Record<keyof DiagnosisModels, [Capability, string]> = { chat: ['chat', 'chat'], native: ['native', 'native'], image: ['image', 'image'], imageEdit: ['image-edit', 'image edit'], video: ['video', 'video'] };
+
+export class DiagnosisContext {
+  readonly now: () => number;
+  readonly startedAt: number;
+  readonly requestMs: number;
+  readonly totalMs: number;
+  /** the caller's signal and the time budget */
+  readonly signal: AbortSignal;
+  readonly token: string | undefined;
+  readonly masked: string | undefined;
+  readonly models: DiagnosisModels;
+  readonly wanted: WantedModel[];
+  /** the base URL after the endpoint rules */
+  readonly n: NormalizedBase;
+  readonly backupNorm: Array<{ input: string; n: NormalizedBase }>;
+  readonly backups: string[];
+  readonly proxyChoice: ProxyChoice | undefined;
+  readonly dispatcher: Dispatcher;
+  /** HTML pages seen where the API should have answered */
+  readonly html: HtmlSighting[] = [];
+  readonly probes: HostProbe[] = [];
+  /** each finished check, by id */
+  readonly results = new Map<CheckId, DiagnosisCheck>();
+  /** the host the network checks use (primary, or the first backup that works) */
+  usedBase: string | undefined;
+  modelList: ModelInfo[] | undefined;
+  tokenRefused = false;
+  /** set by a 429: no further request is sent */
+  halt: Reason | undefined;
+  private readonly budget = new AbortController();
+  private readonly budgetTimer: NodeJS.Timeout;
+  private readonly ownedDispatcher: Dispatcher | undefined;
+  private ownClient: GatewayClient | undefined;
+
+  constructor(readonly input: DiagnosisInput) {
+    this.now = input.now ?? Date.now;
+    this.startedAt = this.now();
+    this.requestMs = input.timeouts?.requestMs ?? DEFAULT_DIAGNOSIS_TIMEOUTS.requestMs;
+    this.totalMs = input.timeouts?.totalMs ?? DEFAULT_DIAGNOSIS_TIMEOUTS.totalMs;
+    this.budgetTimer = setTimeout(() => this.budget.abort(new Error('diagnosis time budget exhausted')), this.totalMs);
+    this.budgetTimer.unref?.();
+    this.signal = input.signal ? AbortSignal.any([input.signal, this.budget.signal]) : this.budget.signal;
+    this.token = input.token?.trim() || undefined;
+    this.masked = this.token ? maskToken(this.token) : undefined;
+    this.models = Object.fromEntries(Object.entries(input.models ?? {}).map(([k, v]) => [k, typeof v === 'string' && v.trim() ? v.trim() : undefined]));
+    this.wanted = (Object.keys(CAPABILITY_OF) as Array<keyof DiagnosisModels>).flatMap((key) => {
+      const model = this.models[key];
+      return model ? [{ cap: CAPABILITY_OF[key][0], key, label: CAPABILITY_OF[key][1], model }] : [];
+    });
+    this.n = normalizeBaseUrl(input.baseUrl);
+    this.backupNorm = (input.backupUrls ?? []).map((u) => ({ input: u, n: normalizeBaseUrl(u) }));
+    this.backups = [...new Set(this.backupNorm.map((b) => b.n.base).filter((b): b is string => !!b && b !== this.n.base))];
+    this.proxyChoice = input.proxy ? describeProxy(input.proxy) : undefined;
+    // Always a dispatcher of our own (never undici's global one, which a host may have replaced).
+    this.dispatcher = input.dispatcher ?? (this.ownedDispatcher = createDispatcher(input.proxy ?? { env: {} }));
+  }
+
+  /** The client every check after reachability uses: the host that works, no retries, short timeouts. */
+  get client(): GatewayClient | undefined {
+    if (!this.usedBase) return undefined;
+    const requestMs = this.requestMs;
+    return (this.ownClient ??= new GatewayClient({
+      baseUrl: this.usedBase,
+      token: () => this.token,
+      dispatcher: this.dispatcher,
+      extraHeaders: this.input.extraHeaders,
+      retry: { maxRetries: 0 },
+      timeouts: { chatMs: requestMs, streamIdleMs: requestMs, imageMs: Math.max(requestMs, 60_000), videoMs: requestMs },
+      ...(this.input.sleep ? { sleep: this.input.sleep } : {}),
+      now: this.now,
+    }));
+  }
+
+  noteHtml(e: GatewayError | undefined): void {
+    if (e?.detail === 'html_page' && e.url && !this.html.some((h) => h.url === e.url)) this.html.push({ url: e.url, status: e.status, message: e.message });
+  }
+
+  /** Why the diagnosis stopped (cancelled, out of time), or undefined while it runs. */
+  stopped(): string | undefined {
+    if (this.input.signal?.aborted) return 'The diagnosis was cancelled.';
+    if (this.budget.signal.aborted) return `The diagnosis ran out of its ${Math.round(this.totalMs / 1000)} s time budget.`;
+    return undefined;
+  }
+
+  /** Why a network check cannot run, or undefined when it can. */
+  blocked(needsToken = true): Reason | undefined {
+    const s = this.stopped();
+    if (s) return { cause: s, fix: 'Run the diagnosis again.' };
+    if (this.halt) return this.halt;
+    if (!this.n.base) return { cause: 'No usable base URL.', fix: 'Fix the base URL first.' };
+    if (!this.client) return { cause: 'No host works, so nothing further could be tested.', fix: 'Fix reachability first (see above).' };
+    if (needsToken && !this.token) return { cause: 'No token is set.', fix: 'Add a token first.' };
+    if (needsToken && this.tokenRefused) return { cause: 'The token was refused (401), so this was not tested.', fix: 'Fix the token first.' };
+    return undefined;
+  }
+
+  /** Whether the token's model list shows `model` (undefined when unknown). */
+  listed(model: string | undefined): boolean | undefined {
+    return model && this.modelList ? this.modelList.some((x) => x.id === model) : undefined;
+  }
+
+  /** Whether requests to `base` go through the proxy (the dispatcher's own no-proxy matcher decides). */
+  viaProxyFor(base: string): boolean {
+    const p = this.proxyChoice;
+    if (!p || p.source === 'none') return false;
+    return !bypassesProxy(hostPort(base), p.noProxy);
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.budgetTimer);
+    if (this.ownedDispatcher) await this.ownedDispatcher.close().catch(() => undefined);
+  }
+}
+

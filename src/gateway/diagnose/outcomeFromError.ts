@@ -1,0 +1,127 @@
+/**
+ * The one place where a failed request becomes a check outcome, in the spec's terms: what the
+ * status means for this diagnosis (a 429 halts every further request), and which fix applies.
+ */
+import { isGatewayError, type GatewayError } from '../errors/gatewayError';
+import type { DiagnosisContext } from './context';
+import type { DiagnosisCheck, FixAction } from './types';
+
+/** A check's result before the engine adds its id, title and duration. */
+export type Outcome = Omit<DiagnosisCheck, 'id' | 'title' | 'durationMs'> & { durationMs?: number };
+
+export interface ErrorOptions {
+  model?: string;
+  /** whether the token's model list shows the model */
+  listed?: boolean | undefined;
+  /** said after the cause of a stream failure */
+  streamNote?: string;
+}
+
+/** ` The gateway said: "…".` without doubled punctuation, or '' when it said nothing. */
+export function saidText(message: string | undefined): string {
+  const m = message?.trim().replace(/[.\s]+$/, '');
+  return m ? ` The gateway said: "${m}".` : '';
+}
+
+export function waitText(ms: number | undefined): string {
+  if (ms === undefined) return 'with exponential backoff (no Retry-After was given)';
+  return `${Math.ceil(ms / 1000)} s (Retry-After)`;
+}
+
+/** Records a 429: no further request is sent in this diagnosis. */
+export function haltOn429(ctx: DiagnosisContext, retryAfterMs: number | undefined, what: string): void {
+  const wait = waitText(retryAfterMs);
+  ctx.halt ??= { cause: `The gateway answered 429${what} and asked to wait ${wait}; no further request was sent.`, fix: `Run the diagnosis again after ${wait}.` };
+}
+
+type Common = Pick<Outcome, 'httpStatus' | 'url' | 'errorKind' | 'requestId' | 'maskedToken' | 'retryAfterMs'>;
+
+function forbidden(e: GatewayError, common: Common, model: string, said: string, o: ErrorOptions): Outcome {
+  if (e.detail === 'insufficient_quota') return { ...common, result: 'fail', cause: `HTTP 403: ${e.cause}${said}`, fix: e.fix };
+  const how = e.detail === 'model_not_found_503' ? '503 "model_not_found" (new-api\'s answer for a group/model mismatch: not a temporary fault)' : '403';
+  if (o.listed) {
+    return {
+      ...common,
+      result: 'fail',
+      cause: `GET /v1/models lists ${model}, but the generation call answered ${how}: the token's group, the model id or the model's capability range does not allow this call (spec 7, rule 1). Listing a model does not prove generation works.${said}`,
+      fix: `Use a token of a group that can use ${model} (switch token), or pick another model from this token's list; ask the gateway operator which group allows it.`,
+      fixAction: { kind: 'switch-token' },
+    };
+  }
+  return {
+    ...common,
+    result: 'fail',
+    cause: `The generation call answered ${how}: ${model} is not usable with this token — its group cannot use the model${o.listed === false ? ' (it is not even in the token\'s model list)' : ''}, or the id is wrong.${said}`,
+    fix: `Pick a model from this token's list (GET /v1/models), or switch to a token of a group that allows ${model}.`,
+    fixAction: { kind: 'switch-token' },
+  };
+}
+
+function notFound(e: GatewayError, common: Common, model: string, said: string, o: ErrorOptions, base: string | undefined): Outcome {
+  const modelish = e.detail !== 'double_v1' && (e.gatewayCode === 'model_not_found' || /model/i.test(e.gatewayMessage ?? ''));
+  if (modelish && o.model) {
+    return {
+      ...common,
+      result: 'fail',
+      cause: `The generation call answered 404 for ${model}: the model id does not exist, or this token's group cannot see it${o.listed === false ? ' (it is not in the token\'s model list)' : o.listed ? ' (although the model list shows it: the group, model id or capability range refuses it, spec 7 rule 1)' : ''}.${said}`,
+      fix: `Copy the model id from this token's list (GET /v1/models), or switch to a token of a group that can use ${model}.`,
+      fixAction: { kind: 'switch-token' },
+    };
+  }
+  return { ...common, result: 'fail', cause: `HTTP 404: ${e.cause}${said}`, fix: e.fix, ...(e.detail === 'double_v1' && base ? { fixAction: { kind: 'set-base-url', value: base } as FixAction } : {}) };
+}
+
+function rateLimited(ctx: DiagnosisContext, e: GatewayError, common: Common, said: string): Outcome {
+  const wait = waitText(e.retryAfterMs);
+  haltOn429(ctx, e.retryAfterMs, ' (rate limited)');
+  return {
+    ...common,
+    result: 'fail',
+    cause: `HTTP 429 rate limited: too many requests for this token or model.${said} The wait that applies: ${wait}. The diagnosis does not retry and sent no further requests.`,
+    fix: `Wait ${wait} before trying again; lower concurrency and retry with exponential backoff (never in a loop without delay).`,
+  };
+}
+
+function serverError(e: GatewayError, common: Common, said: string): Outcome {
+  const page = e.detail === 'html_page';
+  return {
+    ...common,
+    result: 'fail',
+    cause: `HTTP ${e.status ?? '5xx'}: ${page ? `${e.message} ` : ''}a temporary service or upstream fault (5xx).${page ? '' : said}`,
+    fix: `Retry with backoff after about 1 to 2 minutes${e.retryAfterMs !== undefined ? ` (the gateway asked for ${waitText(e.retryAfterMs)})` : ''}; if it persists, report it to the gateway operator${e.requestId ? ` with request id ${e.requestId}` : ''}, or use a backup domain.`,
+  };
+}
+
+/** Turns a failed request into a check outcome, in the spec's terms. */
+export function outcomeFromError(ctx: DiagnosisContext, e: unknown, o: ErrorOptions = {}): Outcome {
+  if (!isGatewayError(e)) return { result: 'fail', cause: `Unexpected error: ${e instanceof Error ? e.message : String(e)}`, fix: 'Report this with the diagnosis report.' };
+  ctx.noteHtml(e);
+  const common: Common = { httpStatus: e.status, url: e.url, errorKind: e.kind, requestId: e.requestId, maskedToken: e.maskedToken ?? ctx.masked, retryAfterMs: e.retryAfterMs };
+  const said = saidText(e.gatewayMessage);
+  const model = o.model ? `"${o.model}"` : 'the model';
+  switch (e.kind) {
+    case 'aborted':
+      return { ...common, result: 'skipped', cause: ctx.stopped() ?? 'The request was cancelled.', fix: 'Run the diagnosis again.' };
+    case 'rate_limited':
+      return rateLimited(ctx, e, common, said);
+    case 'server_error':
+      return serverError(e, common, said);
+    case 'forbidden':
+      return forbidden(e, common, model, said, o);
+    case 'unauthorized':
+      return { ...common, result: 'fail', cause: `HTTP 401 invalid token: ${e.cause}${said}`, fix: e.fix, fixAction: ctx.token ? { kind: 'switch-token' } : { kind: 'add-token' } };
+    case 'not_found':
+      return notFound(e, common, model, said, o, ctx.n.base);
+    case 'stream_interrupted':
+    case 'timeout':
+    case 'network':
+    case 'protocol':
+    case 'bad_request':
+    case 'payload_too_large':
+      return { ...common, result: 'fail', cause: `${e.message} ${e.cause}${o.streamNote ? ` ${o.streamNote}` : ''}`, fix: e.fix };
+    default: {
+      const _exhaustive: never = e.kind;
+      return { ...common, result: 'fail', cause: `${String(_exhaustive)}: ${e.message}`, fix: e.fix };
+    }
+  }
+}
