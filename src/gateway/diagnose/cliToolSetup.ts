@@ -121,17 +121,22 @@ function hasV1(v: string): boolean {
   return normalizeBaseUrl(v).findings.some((f) => f.code === 'trailing-v1' || f.code === 'full-endpoint');
 }
 
-/**
- * Judges the tool's setup against the extension's configuration.
- * `expected.base` is the extension's root address; `expected.tokens` the tokens it knows (by name).
- */
-export async function inspectCliTool(input: CliToolInput, expected: { base: string | undefined; tokens: ReadonlyArray<{ name: string; value: string }> }): Promise<CliToolFinding> {
-  const names = input.names ?? DEFAULT_CLI_VARIABLES;
-  const { sources, problems } = await readCliSources(input);
-  const warns: Array<{ cause: string; fix: string }> = [];
-  const details: string[] = [];
-  const knownName = (v: string) => expected.tokens.find((t) => t.value.trim() === v)?.name;
+interface Judging {
+  names: CliVariableNames;
+  sources: CliSource[];
+  expected: { base: string | undefined; tokens: ReadonlyArray<{ name: string; value: string }> };
+  warns: Array<{ cause: string; fix: string }>;
+  details: string[];
+  /** the sources that decide each value: later ones override earlier (terminal < user < project < project-local, spec 5 rule 7) */
+  baseFrom: CliSource | undefined;
+  tokenFrom: CliSource | undefined;
+  keyFrom: CliSource | undefined;
+}
 
+const label = (s: CliSource) => (s.kind === 'terminal' ? 'the terminal environment' : s.where);
+
+function describeSources(j: Judging): void {
+  const { names, sources, details } = j;
   for (const s of sources) {
     const parts: string[] = [];
     if (s.baseUrl) parts.push(`${names.baseUrl}=${s.baseUrl}`);
@@ -139,20 +144,10 @@ export async function inspectCliTool(input: CliToolInput, expected: { base: stri
     if (s.apiKey) parts.push(`${CLI_API_KEY_VARIABLE}=${maskToken(s.apiKey)}`);
     details.push(`${s.kind === 'terminal' ? 'Terminal environment' : `${SOURCE_LABEL[s.kind]} (${s.where})`}: ${parts.length ? parts.join(', ') : `neither ${names.baseUrl} nor ${names.token} set`}`);
   }
-  for (const p of problems) warns.push({ cause: p, fix: 'Fix the JSON syntax of that settings file, or remove it.' });
+}
 
-  // Later sources override earlier ones: terminal < user < project < project-local (spec 5, rule 7).
-  let baseFrom: CliSource | undefined;
-  let tokenFrom: CliSource | undefined;
-  let keyFrom: CliSource | undefined;
-  for (const s of sources) {
-    if (s.baseUrl) baseFrom = s;
-    if (s.token) tokenFrom = s;
-    if (s.apiKey) keyFrom = s;
-  }
-  const label = (s: CliSource) => (s.kind === 'terminal' ? 'the terminal environment' : s.where);
-
-  // Base URL
+function judgeBase(j: Judging): void {
+  const { names, sources, expected, warns, details, baseFrom, tokenFrom, keyFrom } = j;
   for (const s of sources) {
     if (s.baseUrl && hasV1(s.baseUrl)) {
       const root = normalizeBaseUrl(s.baseUrl).base;
@@ -187,37 +182,57 @@ export async function inspectCliTool(input: CliToolInput, expected: { base: stri
     }
   }
 
-  // Token
-  let tokenInfo: CliToolFinding['effective']['token'];
+}
+
+function judgeToken(j: Judging): CliToolFinding['effective']['token'] {
+  const { names, expected, warns, details, baseFrom, tokenFrom, keyFrom } = j;
+  const knownName = (v: string) => expected.tokens.find((t) => t.value.trim() === v)?.name;
   if (!tokenFrom && !keyFrom) {
-    if (baseFrom) warns.push({
+    if (!baseFrom) return undefined;
+    warns.push({
       cause: `${names.token} is not set in the terminal environment nor in the tool's settings files: the tool has no gateway token (it may fall back to a locally logged-in identity).`,
       fix: `Run "Model Relay: Set Up Native CLI in Terminals" (a dedicated native-cli token is recommended), or set ${names.token} in the same terminal as ${names.baseUrl}.`,
     });
-  } else {
-    const from = (tokenFrom ?? keyFrom)!;
-    const value = (tokenFrom ? from.token : from.apiKey)!;
-    const matches = knownName(value);
-    tokenInfo = { masked: maskToken(value), from: label(from), matches };
-    if (!tokenFrom) {
-      details.push(`Only ${CLI_API_KEY_VARIABLE} is set (${maskToken(value)}); the tool sends it as its key.`);
-    }
-    if (expected.tokens.length && !matches) {
-      warns.push({
-        cause: `The token the tool will use (${maskToken(value)}, from ${label(from)}) differs from the extension's tokens (${expected.tokens.map((t) => `${t.name} ${maskToken(t.value)}`).join(', ')}).`,
-        fix: `Set ${names.token} to one of the extension's tokens (a dedicated native-cli token is recommended), or remove the override from ${label(from)}.`,
-      });
-    } else if (matches) {
-      details.push(`The tool's token ${maskToken(value)} is the extension's "${matches}" token.`);
-    }
-    if (tokenFrom && keyFrom && tokenFrom.token !== keyFrom.apiKey) {
-      warns.push({
-        cause: `Both ${names.token} (${maskToken(tokenFrom.token)}, ${label(tokenFrom)}) and ${CLI_API_KEY_VARIABLE} (${maskToken(keyFrom.apiKey)}, ${label(keyFrom)}) are set; together they (or a locally logged-in identity) can conflict.`,
-        fix: `Keep only ${names.token}; the tool's /status command shows which credential is in use.`,
-      });
-    }
+    return undefined;
   }
+  const from = (tokenFrom ?? keyFrom)!;
+  const value = (tokenFrom ? from.token : from.apiKey)!;
+  const matches = knownName(value);
+  const tokenInfo = { masked: maskToken(value), from: label(from), matches };
+  if (!tokenFrom) {
+    details.push(`Only ${CLI_API_KEY_VARIABLE} is set (${maskToken(value)}); the tool sends it as its key.`);
+  }
+  if (expected.tokens.length && !matches) {
+    warns.push({
+      cause: `The token the tool will use (${maskToken(value)}, from ${label(from)}) differs from the extension's tokens (${expected.tokens.map((t) => `${t.name} ${maskToken(t.value)}`).join(', ')}).`,
+      fix: `Set ${names.token} to one of the extension's tokens (a dedicated native-cli token is recommended), or remove the override from ${label(from)}.`,
+    });
+  } else if (matches) {
+    details.push(`The tool's token ${maskToken(value)} is the extension's "${matches}" token.`);
+  }
+  if (tokenFrom && keyFrom && tokenFrom.token !== keyFrom.apiKey) {
+    warns.push({
+      cause: `Both ${names.token} (${maskToken(tokenFrom.token)}, ${label(tokenFrom)}) and ${CLI_API_KEY_VARIABLE} (${maskToken(keyFrom.apiKey)}, ${label(keyFrom)}) are set; together they (or a locally logged-in identity) can conflict.`,
+      fix: `Keep only ${names.token}; the tool's /status command shows which credential is in use.`,
+    });
+  }
+  return tokenInfo;
+}
 
+/**
+ * Judges the tool's setup against the extension's configuration.
+ * `expected.base` is the extension's root address; `expected.tokens` the tokens it knows (by name).
+ */
+export async function inspectCliTool(input: CliToolInput, expected: { base: string | undefined; tokens: ReadonlyArray<{ name: string; value: string }> }): Promise<CliToolFinding> {
+  const names = input.names ?? DEFAULT_CLI_VARIABLES;
+  const { sources, problems } = await readCliSources(input);
+  const last = (has: (s: CliSource) => unknown) => [...sources].reverse().find(has);
+  const j: Judging = { names, sources, expected, warns: [], details: [], baseFrom: last((s) => s.baseUrl), tokenFrom: last((s) => s.token), keyFrom: last((s) => s.apiKey) };
+  const { warns, details, baseFrom } = j;
+  describeSources(j);
+  for (const p of problems) warns.push({ cause: p, fix: 'Fix the JSON syntax of that settings file, or remove it.' });
+  judgeBase(j);
+  const tokenInfo = judgeToken(j);
   const baseInfo = baseFrom ? { value: baseFrom.baseUrl!, from: label(baseFrom) } : undefined;
   const effective = { baseUrl: baseInfo, token: tokenInfo };
   if (baseInfo) details.unshift(`The tool will call ${normalizeBaseUrl(baseInfo.value).base && !hasV1(baseInfo.value) ? `${normalizeBaseUrl(baseInfo.value).base}/v1/messages` : `${baseInfo.value.trim().replace(/\/+$/, '')}/v1/messages`} (${names.baseUrl} from ${baseInfo.from}).`);
