@@ -200,3 +200,37 @@ test('request ids are read from the headers of both profiles', async () => {
     assert.equal(e.requestId, rec.requestId);
   }
 });
+
+test('onRetry fires where the transport waits: 429 twice gives two notices with the real delays', async () => {
+  const { client, sleeps } = makeClient(sims.strict);
+  sims.strict.fault({ kind: 'status', status: 429, retryAfter: '3', count: 2 });
+  const notices: Array<{ attempt: number; maxRetries: number; delayMs: number; kind: string; status: number | undefined }> = [];
+  const r = await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi, onRetry: (n) => notices.push({ attempt: n.attempt, maxRetries: n.maxRetries, delayMs: n.delayMs, kind: n.error.kind, status: n.error.status }) });
+  assert.equal(r.text, 'Echo: hi');
+  assert.deepEqual(notices, [
+    { attempt: 1, maxRetries: 2, delayMs: 3000, kind: 'rate_limited', status: 429 },
+    { attempt: 2, maxRetries: 2, delayMs: 3000, kind: 'rate_limited', status: 429 },
+  ]);
+  assert.deepEqual(sleeps, [3000, 3000], 'each notice is followed by exactly that wait');
+});
+
+test('onRetry never fires for what is not retried: 503 model_not_found, 401, and the last failed attempt', async () => {
+  const notices: number[] = [];
+  const onRetry = (n: { attempt: number }) => notices.push(n.attempt);
+  const { client } = makeClient(sims.real);
+  assert.equal((await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o', messages: hi, onRetry }))).detail, 'model_not_found_503');
+  const wrong = makeClient(sims.real, { token: () => 'sk-' + 'x'.repeat(48) });
+  assert.equal((await thrown(() => wrong.client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi, onRetry }))).kind, 'unauthorized');
+  assert.deepEqual(notices, []);
+  sims.strict.fault({ kind: 'status', status: 500, count: 3 });
+  const e = await thrown(() => makeClient(sims.strict).client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi, onRetry }));
+  assert.equal(e.kind, 'server_error');
+  assert.deepEqual(notices, [1, 2], 'two retries announced; the third failure is final and announced as the error');
+});
+
+test('a throwing onRetry listener does not break the request', async () => {
+  const { client } = makeClient(sims.strict);
+  sims.strict.fault({ kind: 'status', status: 429, retryAfter: '1', count: 1 });
+  const r = await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi, onRetry: () => { throw new Error('listener broke'); } });
+  assert.equal(r.text, 'Echo: hi');
+});
