@@ -1,7 +1,7 @@
 /** The one place a core error becomes UI: a notification with the cause, the fix and actions. */
 import * as vscode from 'vscode';
 import { GatewayError } from '../gateway';
-import { CommandId } from './commandIds';
+import { CommandId } from '../host/commandIds';
 
 export async function showGatewayError(what: string, e: unknown): Promise<void> {
   if (e instanceof GatewayError) {

@@ -1,6 +1,6 @@
 /** Activation: wires the token store, the gateway service, the status view/bar, the log and commands. */
 import * as vscode from 'vscode';
-import { CommandId } from './commandIds';
+import { CommandId } from '../host/commandIds';
 import { configureBaseUrl } from './configureBaseUrl';
 import { GatewayService } from './gatewayService';
 import { listModels } from './listModels';
@@ -11,7 +11,7 @@ import { TokenStore } from './tokenStore';
 import { editImage, generateImageFromSelection } from './media/imageCommands';
 import { registerVideo } from './media/videoTasks';
 import { checkLanguageModels, registerLanguageModels } from './lm/chatProvider';
-import { registerParticipant, setDiagnoseMarkdownProvider } from './lm/participant';
+import { registerParticipant } from './lm/participant';
 import { DiagnoseController } from './diagnose/diagnosePanel';
 import { removeNativeCli, setupNativeCli } from './lm/nativeCli';
 import { registerChat } from './chat/registerChat';
@@ -33,29 +33,26 @@ export async function activate(context: vscode.ExtensionContext): Promise<RelayA
   const status = new StatusViewProvider(service, tokens);
   const bar = new RelayStatusBar(service, tokens);
   context.subscriptions.push(log, tokens, service, status, bar, vscode.window.registerTreeDataProvider('modelRelay.status', status));
-  registerAllCommands(context, service, tokens, log);
-  context.subscriptions.push(
-    vscode.commands.registerCommand('modelRelay.generateImage', () => generateImageFromSelection(context, service)),
-    vscode.commands.registerCommand('modelRelay.editImage', (uri?: vscode.Uri) => editImage(context, service, uri)),
-  );
+  const diagnose = new DiagnoseController(context, service, tokens);
+  registerAllCommands(context, service, tokens, log, diagnose);
   registerVideo(context, service);
   registerLanguageModels(context, service, tokens, log);
-  registerParticipant(context, service, log);
-  const diagnose = new DiagnoseController(context, service, tokens);
-  setDiagnoseMarkdownProvider((signal) => diagnose.markdown(signal));
-  context.subscriptions.push(vscode.commands.registerCommand(CommandId.Diagnose, () => diagnose.run()));
+  registerParticipant(context, service, log, (signal) => diagnose.markdown(signal));
   registerChat(context, service, tokens, log);
-  context.subscriptions.push(
-    vscode.commands.registerCommand('modelRelay.setupNativeCli', (preset?: { tokenName?: string; openTerminal?: boolean }) => setupNativeCli(context, service, tokens, preset && typeof preset === 'object' ? preset : undefined)),
-    vscode.commands.registerCommand('modelRelay.removeNativeCli', () => removeNativeCli(context)),
-    vscode.commands.registerCommand('modelRelay.checkLanguageModels', (preset?: { model?: string }) => checkLanguageModels(preset && typeof preset === 'object' ? preset : undefined)),
-  );
   log.info(`Model Relay activated (VS Code ${vscode.version}); endpoint ${service.client.endpoints().base ?? 'not configured'}`);
   return { service, tokens };
 }
 
-function registerAllCommands(context: vscode.ExtensionContext, service: GatewayService, tokens: TokenStore, log: vscode.LogOutputChannel): void {
+/** The commands whose work lives in plain functions; video and chat commands register with their views. */
+function registerAllCommands(context: vscode.ExtensionContext, service: GatewayService, tokens: TokenStore, log: vscode.LogOutputChannel, diagnose: DiagnoseController): void {
   const reg = (id: CommandId, fn: (...args: any[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+  const preset = <T extends object>(v: unknown): T | undefined => (v && typeof v === 'object' ? (v as T) : undefined);
+  reg(CommandId.GenerateImage, () => generateImageFromSelection(context, service));
+  reg(CommandId.EditImage, (uri?: vscode.Uri) => editImage(context, service, uri));
+  reg(CommandId.Diagnose, () => diagnose.run());
+  reg(CommandId.SetupNativeCli, (p?: unknown) => setupNativeCli(context, service, tokens, preset<{ tokenName?: string; openTerminal?: boolean }>(p)));
+  reg(CommandId.RemoveNativeCli, () => removeNativeCli(context));
+  reg(CommandId.CheckLanguageModels, (p?: unknown) => checkLanguageModels(preset<{ model?: string }>(p)));
   reg(CommandId.ConfigureBaseUrl, (preset?: string) => configureBaseUrl(service, typeof preset === 'string' ? preset : undefined));
   reg(CommandId.AddToken, () => addToken(tokens));
   reg(CommandId.SwitchToken, () => switchToken(tokens));
@@ -69,7 +66,11 @@ function registerAllCommands(context: vscode.ExtensionContext, service: GatewayS
       void vscode.window.showInformationMessage(`Model Relay: copied ${value}`);
     }
   });
-  reg(CommandId.ShowActions, async () => {
+  reg(CommandId.ShowActions, () => showActions());
+}
+
+async function showActions(): Promise<void> {
+  {
     const actions: Array<vscode.QuickPickItem & { command: CommandId }> = [
       { label: '$(key) Switch Token', command: CommandId.SwitchToken },
       { label: '$(add) Add Token', command: CommandId.AddToken },
@@ -81,7 +82,7 @@ function registerAllCommands(context: vscode.ExtensionContext, service: GatewayS
     ];
     const pick = await vscode.window.showQuickPick(actions, { title: 'Model Relay' });
     if (pick) await vscode.commands.executeCommand(pick.command);
-  });
+  }
 }
 
 export function deactivate(): void {}

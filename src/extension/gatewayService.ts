@@ -4,6 +4,7 @@
  * the status view. Logic that can live in the core lives in the core.
  */
 import * as vscode from 'vscode';
+import { Disposable } from './disposable';
 import type { Dispatcher } from 'undici';
 import { GatewayClient, createDispatcher, describeProxy, formatRecord, type ProxyChoice, type RequestRecord } from '../gateway';
 import { readProxySettings, readSettings, affectsRelay, type RelaySettings } from './settings';
@@ -17,22 +18,22 @@ function proxySettingsKey(p: ProxySettings): string {
 }
 import type { TokenStore } from './tokenStore';
 
-export class GatewayService implements vscode.Disposable {
+export class GatewayService extends Disposable {
   readonly client: GatewayClient;
   private settings: RelaySettings;
   private dispatcher: Dispatcher;
   private proxyChoice: ProxyChoice;
   private proxyKey: string;
-  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly changed = this._register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
   lastRecord: RequestRecord | undefined;
   modelCount: number | undefined;
-  private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
     private readonly tokens: TokenStore,
     private readonly log: vscode.LogOutputChannel,
   ) {
+    super();
     this.settings = readSettings();
     const proxy = readProxySettings();
     this.proxyKey = proxySettingsKey(proxy);
@@ -49,14 +50,16 @@ export class GatewayService implements vscode.Disposable {
       defaultNativeMaxTokens: this.settings.maxTokens,
       onRequest: (r) => this.onRecord(r),
     });
-    this.disposables.push(
+    this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (affectsRelay(e)) this.reload();
-      }),
+      })
+    );
+    this._register(
       tokens.onDidChange(() => {
         this.modelCount = undefined;
         this.changed.fire();
-      }),
+      })
     );
   }
 
@@ -114,9 +117,8 @@ export class GatewayService implements vscode.Disposable {
     return models;
   }
 
-  dispose(): void {
-    for (const d of this.disposables) d.dispose();
-    this.changed.dispose();
+  override dispose(): void {
+    super.dispose();
     void this.dispatcher.close().catch(() => undefined);
   }
 }

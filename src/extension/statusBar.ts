@@ -1,20 +1,22 @@
 /** Status bar item: active token name and health; click → the actions quick pick. */
 import * as vscode from 'vscode';
-import { CommandId } from './commandIds';
+import { CommandId } from '../host/commandIds';
+import { Disposable } from './disposable';
 import type { GatewayService } from './gatewayService';
 import type { TokenStore } from './tokenStore';
 
-export class RelayStatusBar implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('modelRelay.status', vscode.StatusBarAlignment.Right, 100);
-  private readonly subs: vscode.Disposable[];
+export class RelayStatusBar extends Disposable {
+  private readonly item = this._register(vscode.window.createStatusBarItem('modelRelay.status', vscode.StatusBarAlignment.Right, 100));
 
   constructor(
     private readonly service: GatewayService,
     private readonly tokens: TokenStore,
   ) {
+    super();
     this.item.name = 'Model Relay';
     this.item.command = CommandId.ShowActions;
-    this.subs = [service.onDidChange(() => void this.update()), tokens.onDidChange(() => void this.update())];
+    this._register(service.onDidChange(() => void this.update()));
+    this._register(tokens.onDidChange(() => void this.update()));
     void this.update();
     this.item.show();
   }
@@ -31,10 +33,5 @@ export class RelayStatusBar implements vscode.Disposable {
       `**Model Relay**\n\nEndpoint: ${base ?? 'not configured'}\n\nToken: ${name ?? 'none'} ${masked ?? ''}\n\nLast request: ${r ? `${r.model ?? r.path} → ${r.status ?? r.errorKind} (${r.durationMs} ms)` : 'none'}\n\nClick for actions.`,
     );
     this.item.backgroundColor = failing ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
-  }
-
-  dispose(): void {
-    for (const s of this.subs) s.dispose();
-    this.item.dispose();
   }
 }

@@ -1,6 +1,7 @@
 /** The Status view: which endpoint and token are active, the last request, visible models, actions. */
 import * as vscode from 'vscode';
-import { CommandId } from './commandIds';
+import { CommandId } from '../host/commandIds';
+import { Disposable } from './disposable';
 import type { GatewayService } from './gatewayService';
 import type { TokenStore } from './tokenStore';
 
@@ -16,21 +17,17 @@ export class StatusItem extends vscode.TreeItem {
   }
 }
 
-export class StatusViewProvider implements vscode.TreeDataProvider<StatusItem>, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<StatusItem | undefined>();
+export class StatusViewProvider extends Disposable implements vscode.TreeDataProvider<StatusItem> {
+  private readonly emitter = this._register(new vscode.EventEmitter<StatusItem | undefined>());
   readonly onDidChangeTreeData = this.emitter.event;
-  private readonly subs: vscode.Disposable[];
 
   constructor(
     private readonly service: GatewayService,
     private readonly tokens: TokenStore,
   ) {
-    this.subs = [service.onDidChange(() => this.emitter.fire(undefined)), tokens.onDidChange(() => this.emitter.fire(undefined))];
-  }
-
-  dispose(): void {
-    for (const s of this.subs) s.dispose();
-    this.emitter.dispose();
+    super();
+    this._register(service.onDidChange(() => this.emitter.fire(undefined)));
+    this._register(tokens.onDidChange(() => this.emitter.fire(undefined)));
   }
 
   getTreeItem(e: StatusItem): vscode.TreeItem {

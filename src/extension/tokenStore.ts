@@ -3,6 +3,7 @@
  * state. Nothing here ever returns a token to a caller that displays it: use `maskToken`.
  */
 import * as vscode from 'vscode';
+import { Disposable } from './disposable';
 import { maskToken } from '../gateway';
 
 const NAMES_KEY = 'modelRelay.tokenNames';
@@ -15,25 +16,22 @@ export interface TokenSummary {
   active: boolean;
 }
 
-export class TokenStore implements vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<void>();
+export class TokenStore extends Disposable {
+  private readonly changed = this._register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
   /** cached active value, refreshed on every change */
   private activeValue: string | undefined;
-  private readonly sub: vscode.Disposable;
 
   constructor(private readonly context: vscode.ExtensionContext) {
-    this.sub = context.secrets.onDidChange(async (e) => {
-      if (e.key.startsWith('modelRelay.token.')) {
-        await this.refresh();
-        this.changed.fire();
-      }
-    });
-  }
-
-  dispose(): void {
-    this.sub.dispose();
-    this.changed.dispose();
+    super();
+    this._register(
+      context.secrets.onDidChange(async (e) => {
+        if (e.key.startsWith('modelRelay.token.')) {
+          await this.refresh();
+          this.changed.fire();
+        }
+      }),
+    );
   }
 
   names(): string[] {

@@ -36,3 +36,4 @@ export { describeProbe, probeHost, type HostOutcome, type HostProbe } from './di
 export { displayUrl, renderMarkdown, renderTable, reportToJson, type JsonCheck, type RenderOptions, type TableOptions } from './diagnose/report';
 export { CHECK_TITLES, type CheckId, type CheckResult, type DiagnosisCheck, type DiagnosisInput, type DiagnosisModels, type DiagnosisReport, type DiagnosisTimeouts, type FixAction } from './diagnose/types';
 export { storedTokenShapeProblems, tokenShapeProblem, tokenShapeWarning, type TokenShapeProblem } from './tokenShape';
+export { mergeTurns } from './chat/transcript';

@@ -10,8 +10,10 @@
  * The webview imports this file with `import type` only, so zod stays out of its bundle.
  */
 import { z } from 'zod';
+import type { Capability, ErrorDetail, ErrorKind, Surface } from '../gateway';
 
-export type ChatSurface = 'compatible' | 'native';
+/** The core's surface (`import type` only: nothing of the core reaches the webview bundle). */
+export type ChatSurface = Surface;
 
 /** What the user chose in the chat view; persisted with the conversation. */
 export interface ChatOptions {
@@ -42,13 +44,14 @@ export interface ChatUsage {
 
 /** A gateway error as the chat shows it (built from GatewayError.toJSON(): masked token only). */
 export interface ChatErrorInfo {
-  kind: string;
+  /** the core's classification, or `internal` for a fault inside the extension */
+  kind: ErrorKind | 'internal';
   status?: number | undefined;
   /** one line: what went wrong */
   message: string;
   cause: string;
   fix: string;
-  detail?: string | undefined;
+  detail?: ErrorDetail | undefined;
   gatewayMessage?: string | undefined;
   requestId?: string | undefined;
   /** the endpoint that was called (never contains a token) */
@@ -71,13 +74,13 @@ export interface ChatNotice {
   text: string;
 }
 
-/** A retry under way (from the core's per-attempt request records). */
+/** A retry under way: the core's `onRetry`, fired where it waits before trying again. */
 export interface RetryInfo {
   /** the attempt that failed (1 = the first request) */
   attempt: number;
   maxRetries: number;
   status?: number | undefined;
-  errorKind?: string | undefined;
+  errorKind?: ErrorKind | undefined;
 }
 
 export type EntryStatus = 'streaming' | 'done' | 'stopped' | 'error';
@@ -107,7 +110,7 @@ export interface ChatEntry {
 export interface ModelOption {
   id: string;
   /** from new-api's supported_endpoint_types, when known */
-  capabilities?: string[] | undefined;
+  capabilities?: Capability[] | undefined;
 }
 
 export interface ModelList {
@@ -127,8 +130,6 @@ export interface ChatSnapshot {
   pendingContext?: SelectionContext | undefined;
   /** modelRelay.stream */
   streaming: boolean;
-  /** whether modelRelay.diagnose exists (else the error card's button shows the request log) */
-  canDiagnose: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -148,8 +149,7 @@ export type HostToWebview =
   | { type: 'entryRemoved'; id: string }
   | { type: 'busy'; busy: boolean }
   | { type: 'context'; context: SelectionContext | undefined }
-  | { type: 'options'; options: ChatOptions }
-  | { type: 'config'; streaming: boolean; canDiagnose: boolean }
+  | { type: 'config'; streaming: boolean }
   | { type: 'focusInput' };
 
 // ---------------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 /** The model picker's order: the configured default for the surface first, then the rest. Pure. */
+import type { Capability } from '../gateway';
 import type { ChatSurface, ModelList } from './chatProtocol';
 
-/** Capability a surface needs (names as in src/gateway/models.ts). */
-const NEEDS: Record<ChatSurface, string> = { compatible: 'chat', native: 'native' };
+/** The capability a surface needs. */
+const NEEDS: Record<ChatSurface, Capability> = { compatible: 'chat', native: 'native' };
 
 /**
  * The model ids to offer for a surface: its configured default (even when the list failed or does

@@ -11,7 +11,6 @@ export interface MessageViewEnv {
   md: MarkdownRenderer;
   /** modelRelay.stream is on (the buffering notice offers to turn it off) */
   streaming: () => boolean;
-  canDiagnose: () => boolean;
 }
 
 export class MessageView {
@@ -209,13 +208,13 @@ export class MessageView {
     diag.type = 'button';
     diag.setAttribute('data-action', 'diagnose');
     diag.setAttribute('data-testid', 'chat-error-diagnose');
-    diag.textContent = this.env.canDiagnose() ? 'Run Diagnose' : 'Diagnose: Show Request Log';
+    diag.textContent = 'Run Diagnose';
     const log = d.createElement('button');
     log.type = 'button';
     log.setAttribute('data-action', 'show-log');
     log.setAttribute('data-testid', 'chat-error-show-log');
     log.textContent = 'Request Log';
-    actions.append(diag, ...(this.env.canDiagnose() ? [log] : []));
+    actions.append(diag, log);
     card.append(actions);
     return card;
   }

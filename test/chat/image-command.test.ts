@@ -3,7 +3,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSimulator, type Simulator } from '../sim/server';
 import { makeClient } from '../gateway/helpers';
-import { ChatSession, toChatMessages, type ImageBackend, type SessionEvent } from '../../src/extension/chat/chatSession';
+import { ChatSession, type ImageBackend, type SessionEvent } from '../../src/host/chat/session';
+import { toChatMessages } from '../../src/host/chat/history';
 
 let sim: Simulator;
 before(async () => {

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../sim/server';
 import { makeClient, deadPort } from '../gateway/helpers';
-import { ChatSession, type SessionEvent } from '../../src/extension/chat/chatSession';
+import { ChatSession, type SessionEvent } from '../../src/host/chat/session';
 import type { ChatOptions } from '../../src/shared/chatProtocol';
 
 const NGINX = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'].find((p) => existsSync(p));

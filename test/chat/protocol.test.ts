@@ -1,10 +1,11 @@
 /** The chat webview protocol: inbound validation, the HTML shell's CSP, and no token ever posted. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseWebviewMessage, type ChatEntry, type ChatOptions, type HostToWebview } from '../../src/shared/chatProtocol';
+import { parseWebviewMessage, type ChatEntry, type ChatOptions, type HostToWebview, type ModelList } from '../../src/shared/chatProtocol';
 import { modelsForSurface } from '../../src/shared/modelOrder';
-import { chatCsp, chatHtml } from '../../src/extension/chat/chatHtml';
-import { ChatSession, errorInfo, type ChatBackend, type SessionEvent } from '../../src/extension/chat/chatSession';
+import { chatCsp, chatHtml } from '../../src/host/webviewHtml';
+import { ChatSession, type ChatBackend, type SessionEvent } from '../../src/host/chat/session';
+import { errorInfo } from '../../src/host/errorPresenter';
 import { errorFromResponse, maskToken, type ChatEvent, type ChatRequest, type ChatResult } from '../../src/gateway';
 
 const options: ChatOptions = { surface: 'compatible', model: 'gpt-4o-mini', system: '', temperature: 0.7, maxTokens: 256 };
@@ -76,7 +77,7 @@ test('the HTML shell: strict CSP with a fresh crypto nonce, local resources only
 });
 
 test('model picker order: the configured default for the surface first, then fitting models', () => {
-  const list = { items: [{ id: 'zeta' }, { id: 'gpt-4o-mini', capabilities: ['chat'] }, { id: 'claude-sonnet-4-5', capabilities: ['native'] }, { id: 'alpha' }], defaults: { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' } };
+  const list: Pick<ModelList, 'items' | 'defaults'> = { items: [{ id: 'zeta' }, { id: 'gpt-4o-mini', capabilities: ['chat'] }, { id: 'claude-sonnet-4-5', capabilities: ['native'] }, { id: 'alpha' }], defaults: { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' } };
   assert.deepEqual(modelsForSurface(list, 'compatible'), ['gpt-4o-mini', 'alpha', 'zeta']);
   assert.deepEqual(modelsForSurface(list, 'native'), ['claude-sonnet-4-5', 'alpha', 'zeta']);
   assert.deepEqual(modelsForSurface({ items: [], defaults: { compatible: 'my-model', native: '' } }, 'compatible'), ['my-model'], 'the default even when the list failed');
@@ -108,7 +109,7 @@ function outbound(events: SessionEvent[], session: ChatSession): HostToWebview[]
   return events.map((e): HostToWebview => {
     switch (e.type) {
       case 'reset':
-        return { type: 'reset', state: { entries: [...session.entries], options, busy: session.busy, streaming: true, canDiagnose: false } };
+        return { type: 'reset', state: { entries: [...session.entries], options, busy: session.busy, streaming: true } };
       default:
         return e;
     }

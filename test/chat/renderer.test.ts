@@ -170,7 +170,7 @@ function harness(saved?: unknown): Harness {
 const models: ModelList = { items: [{ id: 'gpt-4o-mini', capabilities: ['chat'] }, { id: 'claude-sonnet-4-5', capabilities: ['native'] }, { id: 'gpt-4o' }], defaults: { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' }, loading: false };
 
 function snapshot(entries: ChatEntry[], extra: Partial<ChatSnapshot> = {}): ChatSnapshot {
-  return { entries, options: { surface: 'compatible', model: 'gpt-4o-mini', system: '', temperature: 0.7, maxTokens: 512 }, busy: false, streaming: true, canDiagnose: false, ...extra };
+  return { entries, options: { surface: 'compatible', model: 'gpt-4o-mini', system: '', temperature: 0.7, maxTokens: 512 }, busy: false, streaming: true, ...extra };
 }
 
 const finished = (id: string, text: string): ChatEntry => ({ id, role: 'assistant', text, createdAt: 1, status: 'done', surface: 'compatible', model: 'gpt-4o-mini', usage: { inputTokens: 5, outputTokens: 7 }, durationMs: 1200 });
@@ -314,7 +314,7 @@ test('code Copy / Insert, error card with Diagnose, buffering notice action', ()
   assert.ok(h.q('chat-buffering-notice'));
   (h.q('chat-disable-streaming') as HTMLButtonElement).click();
   assert.deepEqual(h.posted.at(-1), { type: 'disableStreaming' });
-  h.app.handle({ type: 'config', streaming: false, canDiagnose: true });
+  h.app.handle({ type: 'config', streaming: false });
   assert.equal(h.q('chat-disable-streaming'), null, 'no button once streaming is off');
   assert.equal(h.q('chat-error-diagnose')!.textContent, 'Run Diagnose');
   (h.q('chat-error-show-log') as HTMLButtonElement).click();

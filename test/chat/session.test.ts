@@ -3,9 +3,11 @@ import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSimulator, type Simulator } from '../sim/server';
 import { makeClient } from '../gateway/helpers';
-import { ChatSession, restoreEntries, toChatMessages, userContent, type ChatBackend, type SessionEvent } from '../../src/extension/chat/chatSession';
+import { ChatSession, type ChatBackend, type SessionEvent } from '../../src/host/chat/session';
+import { restoreEntries, toChatMessages, userContent } from '../../src/host/chat/history';
 import type { ChatEntry, ChatOptions, ChatSurface } from '../../src/shared/chatProtocol';
 import type { ChatRequest, RequestRecord } from '../../src/gateway';
+import { useBothProfiles } from '../sim/profiles';
 
 let sim: Simulator;
 before(async () => {
@@ -255,23 +257,24 @@ test('toChatMessages: failed replies left out, same-role turns merged, selection
   assert.match(userContent(e({ role: 'user', text: 'q', context: { fileName: 'a.md', language: 'markdown', code: '```x```', startLine: 1, endLine: 4 } })), /lines 1-4, markdown\):\n````markdown\n```x```\n````$/);
 });
 
-test('retry notice: failed attempts the core will retry show on the reply, the last one does not', () => {
+test('retry notice: the core\'s onRetry shows on the reply until the request ends; late notices are ignored', () => {
   const events: SessionEvent[] = [];
   let release!: () => void;
+  let seen: ChatRequest | undefined;
   const backend: ChatBackend = {
     chat: () => new Promise((_, reject) => (release = () => reject(new Error('gave up')))),
-    chatStream: () => ({ [Symbol.asyncIterator]: () => ({ next: () => new Promise((_, reject) => (release = () => reject(new Error('gave up')))) }) }),
+    chatStream: (req) => {
+      seen = req;
+      return { [Symbol.asyncIterator]: () => ({ next: () => new Promise((_, reject) => (release = () => reject(new Error('gave up')))) }) };
+    },
   };
-  const s = new ChatSession({ backend, streaming: () => true, maxRetries: () => 2, listener: (e) => events.push(e) });
+  const s = new ChatSession({ backend, streaming: () => true, listener: (e) => events.push(e) });
   const pending = s.send('hi', opts('compatible'));
-  const rec = (attempt: number, status: number | undefined, extra: Partial<RequestRecord> = {}): RequestRecord => ({ time: '', surface: 'compatible', capability: 'chat', host: 'h', method: 'POST', path: '/v1/chat/completions', model: 'gpt-4o-mini', status, errorKind: undefined, durationMs: 1, maskedToken: 'sk-abc...wxyz', requestId: undefined, attempt, stream: true, ...extra });
-  s.noteRequestRecord(rec(1, 200));
-  s.noteRequestRecord(rec(1, 429, { capability: 'models' }));
-  s.noteRequestRecord(rec(1, 429, { model: 'other' }));
-  assert.equal(events.filter((e) => e.type === 'entryUpdated').length, 0, 'unrelated records ignored');
-  s.noteRequestRecord(rec(1, 429, { errorKind: 'rate_limited' }));
-  s.noteRequestRecord(rec(2, 503, { errorKind: 'server_error' }));
-  s.noteRequestRecord(rec(3, 503, { errorKind: 'server_error' }));
+  assert.ok(seen?.onRetry, 'the session passes onRetry with the request');
+  assert.equal(events.filter((e) => e.type === 'entryUpdated').length, 0);
+  const err = (status: number, kind: string) => Object.assign(new Error('x'), { status, kind }) as never;
+  seen.onRetry!({ attempt: 1, maxRetries: 2, delayMs: 3000, error: err(429, 'rate_limited') });
+  seen.onRetry!({ attempt: 2, maxRetries: 2, delayMs: 1000, error: err(503, 'server_error') });
   const updates = events.filter((e): e is Extract<SessionEvent, { type: 'entryUpdated' }> => e.type === 'entryUpdated');
   assert.equal(updates.length, 2);
   assert.deepEqual(s.entries.at(-1)!.retry, { attempt: 2, maxRetries: 2, status: 503, errorKind: 'server_error' });
@@ -279,5 +282,43 @@ test('retry notice: failed attempts the core will retry show on the reply, the l
   return pending.then((entry) => {
     assert.equal(entry!.status, 'error');
     assert.equal(entry!.retry, undefined, 'the retry state ends with the request');
+    seen!.onRetry!({ attempt: 1, maxRetries: 2, delayMs: 1, error: err(429, 'rate_limited') });
+    assert.equal(entry!.retry, undefined, 'a late notice for a finished request is ignored');
   });
 });
+
+for (const profile of ['strict', 'real'] as const) {
+  test(`${profile}: no retry notice for a model the token's group cannot use (403 / 503 model_not_found): the core never retries it`, T, async () => {
+    const sim = profile === 'strict' ? sims.strict : sims.real;
+    const r = rigOn(sim);
+    const entry = await r.session.send('hi', opts('compatible', { model: 'gpt-4o' }));
+    assert.equal(entry!.status, 'error');
+    assert.equal(entry!.error!.kind, 'forbidden');
+    if (profile === 'real') assert.equal(entry!.error!.detail, 'model_not_found_503');
+    assert.deepEqual(r.retries, [], 'no "retrying" for a request that is not retried');
+    assert.equal(r.records.length, 1);
+  });
+}
+
+test('a 429 with Retry-After shows "retry 1 of 2" with the status, then the reply', T, async () => {
+  const r = rigOn(sims.strict);
+  sims.strict.fault({ kind: 'status', status: 429, retryAfter: '2', count: 1 });
+  const entry = await r.session.send('hi', opts('compatible'));
+  assert.deepEqual(r.retries, [{ attempt: 1, maxRetries: 2, status: 429, errorKind: 'rate_limited' }]);
+  assert.equal(entry!.status, 'done');
+  assert.equal(entry!.retry, undefined);
+  assert.deepEqual(r.records.map((x) => x.status), [429, 200]);
+});
+
+const sims = useBothProfiles();
+
+/** A session on one of the two-profile simulators, recording request records and each retry notice as shown. */
+function rigOn(sim: Simulator) {
+  const { client, records } = makeClient(sim);
+  const retries: object[] = [];
+  const listener = (e: SessionEvent) => {
+    if (e.type === 'entryUpdated' && e.entry.retry) retries.push({ ...e.entry.retry });
+  };
+  const session = new ChatSession({ backend: client, streaming: () => true, listener });
+  return { session, retries, records };
+}

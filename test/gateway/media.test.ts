@@ -102,7 +102,7 @@ for (const profile of ['strict', 'real'] as const) {
       const { client, sleeps } = makeClient(s);
       const task = await client.createVideo({ model: 'sora-2', prompt: 'waves', seconds: 4 });
       assert.match(task.id, /^\w+/);
-      assert.ok(['queued', 'running'].includes(task.phase));
+      assert.ok(['queued', 'in_progress'].includes(task.phase));
       const phases: string[] = [];
       const out = await client.pollVideo(task.id, { onUpdate: (t) => phases.push(t.phase), overallTimeoutMs: 10 * 60_000 });
       assert.equal(out.outcome, 'completed');

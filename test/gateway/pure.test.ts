@@ -108,8 +108,9 @@ test('video status and progress normalisation', () => {
   assert.equal(phaseOf('in_progress'), 'in_progress');
   assert.equal(phaseOf('completed'), 'completed');
   assert.equal(phaseOf('failed'), 'failed');
-  assert.equal(phaseOf('unknown'), 'running');
-  assert.equal(phaseOf('some_new_state'), 'running');
+  assert.equal(phaseOf('unknown'), 'in_progress');
+  assert.equal(phaseOf('some_new_state'), 'in_progress');
+  assert.equal(phaseOf('running'), 'in_progress', 'one name per state');
   assert.equal(parseProgress('30%'), 30);
   assert.equal(parseProgress(45), 45);
   assert.equal(parseProgress('n/a'), undefined);

@@ -1,48 +1,38 @@
 /**
- * The chat webview view (`modelRelay.chat` in the Model Relay container): owns the ChatSession,
- * validates every webview message (zod), posts nothing before the webview's `ready`, persists the
- * conversation in workspace state, and fills the model picker from /v1/models.
+ * The chat webview view (`modelRelay.chat` in the Model Relay container): its lifecycle, and the
+ * wiring between the ChatSession (src/host/chat/session.ts), the webview (validated messages in,
+ * batched deltas out, nothing before its `ready`), the model list and the saved conversation.
  */
 import * as vscode from 'vscode';
-import { GatewayError, extensionForMime, noImageError, noImageModelError, mediaFileName, type RequestRecord } from '../../gateway';
-import { outputFolder } from '../media/mediaCommon';
-import { parseWebviewMessage, type ChatOptions, type ChatSnapshot, type HostToWebview, type ModelList, type SelectionContext, type WebviewToHost } from '../../shared/chatProtocol';
-import { CommandId } from '../commandIds';
+import { DeltaBatcher } from '../../host/chat/deltaBatcher';
+import { restoreEntries } from '../../host/chat/history';
+import { ChatSession, type SessionEvent } from '../../host/chat/session';
+import { ChatStore, restoreOptions } from '../../host/chat/chatStore';
+import { chatHtml } from '../../host/webviewHtml';
+import { parseWebviewMessage, type ChatOptions, type ChatSnapshot, type HostToWebview, type SelectionContext } from '../../shared/chatProtocol';
+import { Disposable } from '../disposable';
 import type { GatewayService } from '../gatewayService';
-import type { TokenStore } from '../tokenStore';
+import { generateAndSaveImage } from '../media/mediaCommon';
 import { SECTION } from '../settings';
-import { chatHtml } from './chatHtml';
-import { ChatSession, restoreEntries, type SessionEvent } from './chatSession';
+import type { TokenStore } from '../tokenStore';
+import { handleChatMessage, type ChatHost } from './chatMessages';
+import { ChatModels } from './chatModels';
 
 export const CHAT_VIEW_ID = 'modelRelay.chat';
-const STATE_KEY = 'modelRelay.chat.v1';
-const DIAGNOSE_COMMAND = 'modelRelay.diagnose';
-/** Entries kept in workspace state. */
-const MAX_SAVED_ENTRIES = 200;
-/** Streamed text is posted at most this often (ms); the webview renders once per frame anyway. */
-const DELTA_FLUSH_MS = 16;
 
-interface SavedChat {
-  entries?: unknown;
-  options?: Partial<ChatOptions>;
-  bufferNoticeShown?: boolean;
-}
+/** The model named for an `/image` reply before one is configured (the request then says what to set). */
+const IMAGE_MODEL_PLACEHOLDER = 'gpt-image-1';
 
-export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+export class ChatViewProvider extends Disposable implements vscode.WebviewViewProvider, ChatHost {
   private view: vscode.WebviewView | undefined;
   private ready = false;
   private readonly session: ChatSession;
+  private readonly store: ChatStore;
+  private readonly models: ChatModels;
+  private readonly deltas = new DeltaBatcher((id, text) => this.postNow({ type: 'entryDelta', id, text }));
   private options: ChatOptions;
   private pendingContext: SelectionContext | undefined;
-  private models: ModelList;
-  private modelsLoaded = false;
-  private canDiagnose = false;
   private bufferNoticeShown: boolean;
-  private readonly deltas = new Map<string, string>();
-  private deltaTimer: NodeJS.Timeout | undefined;
-  private saveTimer: NodeJS.Timeout | undefined;
-  private lastRecord: RequestRecord | undefined;
-  private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -50,57 +40,45 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     tokens: TokenStore,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    const saved = context.workspaceState.get<SavedChat>(STATE_KEY) ?? {};
+    super();
+    this.store = new ChatStore(context.workspaceState, () => ({ entries: this.session.entries, options: this.options, bufferNoticeShown: this.bufferNoticeShown }));
+    const saved = this.store.load();
     this.bufferNoticeShown = saved.bufferNoticeShown === true;
-    this.options = this.initialOptions(saved.options);
-    this.models = { items: [], defaults: this.defaults(), loading: false };
-    this.session = new ChatSession({
+    this.options = restoreOptions(saved.options, service.current);
+    this.models = new ChatModels(service, (models) => this.post({ type: 'models', models }), () => !!this.view && this.ready);
+    this.session = this.createSession(saved.entries);
+    this._register({ dispose: () => this.shutdown() });
+    this._register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`${SECTION}.stream`)) this.streamingChanged(this.service.current.stream);
+        if (e.affectsConfiguration(`${SECTION}.models`) || e.affectsConfiguration(`${SECTION}.baseUrl`)) this.models.defaultsChanged();
+      }),
+    );
+    // Which models a token sees depends on its group.
+    this._register(tokens.onDidChange(() => this.models.stale()));
+  }
+
+  private createSession(savedEntries: unknown): ChatSession {
+    const service = this.service;
+    return new ChatSession({
       backend: service.client,
-      entries: restoreEntries(saved.entries),
+      entries: restoreEntries(savedEntries),
       streaming: () => service.current.stream,
-      maxRetries: () => service.current.maxRetries,
       bufferNoticeShown: this.bufferNoticeShown,
       onBufferNotice: () => {
         this.bufferNoticeShown = true;
-        this.scheduleSave(0);
+        this.store.schedule(0);
       },
       listener: (e) => this.onSessionEvent(e),
       image: {
-        model: () => service.current.models.image || 'gpt-image-1',
+        model: () => service.current.models.image || IMAGE_MODEL_PLACEHOLDER,
         generate: async (prompt, signal) => {
-          const model = service.current.models.image;
-          if (!model) throw noImageModelError();
-          const r = await service.client.generateImage({ model, prompt, signal });
-          const img = r.images[0];
-          if (!img) throw noImageError();
-          const dir = await outputFolder(context, 'images.outputFolder', '.model-relay/images');
-          const file = vscode.Uri.joinPath(dir, mediaFileName(prompt, extensionForMime(img.mime)));
-          await vscode.workspace.fs.writeFile(file, img.bytes);
-          return { dataUrl: `data:${img.mime};base64,${img.bytes.toString('base64')}`, savedPath: vscode.workspace.asRelativePath(file) };
+          const { file, image } = await generateAndSaveImage(this.context, service, service.current.models.image, prompt, signal);
+          return { dataUrl: `data:${image.mime};base64,${image.bytes.toString('base64')}`, savedPath: vscode.workspace.asRelativePath(file) };
         },
       },
     });
-    this.disposables.push(
-      service.onDidChange(() => {
-        const r = service.lastRecord;
-        if (r && r !== this.lastRecord) {
-          this.lastRecord = r;
-          this.session.noteRequestRecord(r);
-        }
-      }),
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`${SECTION}.stream`)) this.post({ type: 'config', streaming: this.streamingSetting(), canDiagnose: this.canDiagnose });
-        if (e.affectsConfiguration(`${SECTION}.models`) || e.affectsConfiguration(`${SECTION}.baseUrl`)) {
-          this.models = { ...this.models, defaults: this.defaults() };
-          this.modelsChanged();
-        }
-      }),
-      // Which models a token sees depends on its group.
-      tokens.onDidChange(() => this.modelsChanged()),
-    );
   }
-
-  // ----- view ----------------------------------------------------------------------------------
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
@@ -134,13 +112,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
   }
 
-  // ----- commands ------------------------------------------------------------------------------
-
-  newChat(): void {
-    this.pendingContext = undefined;
-    this.session.clear();
-  }
-
   /** Ask About Selection: attaches the selection; with a question, sends it at once. */
   async askAbout(context: SelectionContext, question?: string): Promise<void> {
     this.pendingContext = context;
@@ -153,6 +124,54 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.post({ type: 'focusInput' });
   }
 
+  // ----- ChatHost: what the webview's messages do ----------------------------------------------
+
+  webviewReady(): void {
+    this.ready = true;
+    // The snapshot already holds any streamed text not yet posted.
+    this.deltas.clear();
+    this.postNow({ type: 'init', state: this.snapshot(), models: this.models.current });
+    this.models.ensureLoaded();
+  }
+
+  send(text: string, options: ChatOptions): void {
+    this.setOptions(options);
+    this.sendText(text);
+  }
+
+  stop(): void {
+    this.session.stop();
+  }
+
+  regenerate(options: ChatOptions): void {
+    this.setOptions(options);
+    void this.session.regenerate(this.options);
+  }
+
+  newChat(): void {
+    this.pendingContext = undefined;
+    this.session.clear();
+  }
+
+  setOptions(o: ChatOptions): void {
+    this.options = { ...o };
+    this.store.schedule(0);
+  }
+
+  clearContext(): void {
+    this.pendingContext = undefined;
+  }
+
+  streamingChanged(streaming: boolean): void {
+    this.post({ type: 'config', streaming });
+  }
+
+  refreshModels(): Promise<void> {
+    return this.models.load();
+  }
+
+  // ----- plumbing -------------------------------------------------------------------------------
+
   private sendText(text: string): void {
     const context = this.pendingContext;
     this.pendingContext = undefined;
@@ -160,126 +179,33 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     void this.session.send(text, this.options, context);
   }
 
-  // ----- messages from the webview ---------------------------------------------------------------
-
   private onMessage(raw: unknown): void {
     const msg = parseWebviewMessage(raw);
     if (!msg) {
       this.log.warn(`Chat view: ignored an invalid message (${typeof raw === 'object' && raw ? String((raw as { type?: unknown }).type) : typeof raw}).`);
       return;
     }
-    void this.handle(msg).catch((e) => this.log.error(`Chat view: ${msg.type} failed: ${e instanceof Error ? e.message : String(e)}`));
+    void handleChatMessage(this, msg).catch((e) => this.log.error(`Chat view: ${msg.type} failed: ${e instanceof Error ? e.message : String(e)}`));
   }
-
-  private async handle(msg: WebviewToHost): Promise<void> {
-    switch (msg.type) {
-      case 'ready': {
-        this.ready = true;
-        // The snapshot already holds any streamed text not yet posted.
-        this.deltas.clear();
-        this.postNow({ type: 'init', state: this.snapshot(), models: this.models });
-        if (!this.modelsLoaded) void this.loadModels();
-        const canDiagnose = (await vscode.commands.getCommands(true)).includes(DIAGNOSE_COMMAND);
-        if (canDiagnose !== this.canDiagnose) {
-          this.canDiagnose = canDiagnose;
-          this.post({ type: 'config', streaming: this.streamingSetting(), canDiagnose });
-        }
-        break;
-      }
-      case 'send':
-        this.setOptions(msg.options);
-        this.sendText(msg.text);
-        break;
-      case 'stop':
-        this.session.stop();
-        break;
-      case 'regenerate':
-        this.setOptions(msg.options);
-        void this.session.regenerate(this.options);
-        break;
-      case 'newChat':
-        this.newChat();
-        break;
-      case 'setOptions':
-        this.setOptions(msg.options);
-        break;
-      case 'clearContext':
-        this.pendingContext = undefined;
-        break;
-      case 'copyCode':
-        await vscode.env.clipboard.writeText(msg.code);
-        void vscode.window.setStatusBarMessage('Model Relay: code copied', 2000);
-        break;
-      case 'insertCode':
-        await insertAtCursor(msg.code);
-        break;
-      case 'runDiagnose':
-        if ((await vscode.commands.getCommands(true)).includes(DIAGNOSE_COMMAND)) await vscode.commands.executeCommand(DIAGNOSE_COMMAND);
-        else await vscode.commands.executeCommand(CommandId.ShowLog);
-        break;
-      case 'showLog':
-        await vscode.commands.executeCommand(CommandId.ShowLog);
-        break;
-      case 'disableStreaming':
-        await vscode.workspace.getConfiguration(SECTION).update('stream', false, vscode.ConfigurationTarget.Global);
-        this.post({ type: 'config', streaming: false, canDiagnose: this.canDiagnose });
-        void vscode.window.showInformationMessage('Model Relay: streaming is off (modelRelay.stream = false). Replies now arrive in one piece.');
-        break;
-      case 'refreshModels':
-        await this.loadModels();
-        break;
-      default: {
-        const _exhaustive: never = msg;
-        void _exhaustive;
-      }
-    }
-  }
-
-  // ----- session → webview ---------------------------------------------------------------------
 
   private onSessionEvent(e: SessionEvent): void {
-    switch (e.type) {
-      case 'entryDelta':
-        this.deltas.set(e.id, (this.deltas.get(e.id) ?? '') + e.text);
-        this.deltaTimer ??= setTimeout(() => this.flushDeltas(), DELTA_FLUSH_MS);
-        this.scheduleSave(1000);
-        return;
-      case 'entryAdded':
-        this.post({ type: 'entryAdded', entry: e.entry });
-        break;
-      case 'entryUpdated':
-        this.post({ type: 'entryUpdated', entry: e.entry });
-        break;
-      case 'entryRemoved':
-        this.post({ type: 'entryRemoved', id: e.id });
-        break;
-      case 'busy':
-        this.post({ type: 'busy', busy: e.busy });
-        break;
-      case 'reset':
-        this.deltas.clear();
-        this.post({ type: 'reset', state: this.snapshot() });
-        break;
-      default: {
-        const _exhaustive: never = e;
-        void _exhaustive;
-      }
+    if (e.type === 'entryDelta') {
+      this.deltas.add(e.id, e.text);
+      this.store.schedule(1000);
+      return;
     }
-    this.scheduleSave(0);
-  }
-
-  private flushDeltas(): void {
-    if (this.deltaTimer) clearTimeout(this.deltaTimer);
-    this.deltaTimer = undefined;
-    if (!this.deltas.size) return;
-    const pending = [...this.deltas];
-    this.deltas.clear();
-    for (const [id, text] of pending) this.postNow({ type: 'entryDelta', id, text });
+    if (e.type === 'reset') {
+      this.deltas.clear();
+      this.post({ type: 'reset', state: this.snapshot() });
+    } else {
+      this.post(e);
+    }
+    this.store.schedule(0);
   }
 
   /** Posts in order (pending deltas first); dropped before `ready`: `init` carries the state. */
   private post(msg: HostToWebview): void {
-    this.flushDeltas();
+    this.deltas.flush();
     this.postNow(msg);
   }
 
@@ -289,99 +215,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   private snapshot(): ChatSnapshot {
-    return {
-      entries: [...this.session.entries],
-      options: this.options,
-      busy: this.session.busy,
-      pendingContext: this.pendingContext,
-      streaming: this.streamingSetting(),
-      canDiagnose: this.canDiagnose,
-    };
+    return { entries: [...this.session.entries], options: this.options, busy: this.session.busy, pendingContext: this.pendingContext, streaming: this.service.current.stream };
   }
 
-  // ----- options, models, persistence ----------------------------------------------------------
-
-  private defaults(): ModelList['defaults'] {
-    return { compatible: this.service.current.models.chat, native: this.service.current.models.native };
-  }
-
-  private initialOptions(saved: Partial<ChatOptions> | undefined): ChatOptions {
-    const s = this.service.current;
-    const surface = saved?.surface === 'native' || saved?.surface === 'compatible' ? saved.surface : s.defaultSurface;
-    const model = typeof saved?.model === 'string' && saved.model ? saved.model : surface === 'native' ? s.models.native : s.models.chat;
-    return {
-      surface,
-      model,
-      system: typeof saved?.system === 'string' ? saved.system : '',
-      temperature: typeof saved?.temperature === 'number' && saved.temperature >= 0 && saved.temperature <= 2 ? saved.temperature : s.temperature,
-      maxTokens: typeof saved?.maxTokens === 'number' && Number.isInteger(saved.maxTokens) && saved.maxTokens > 0 ? saved.maxTokens : s.maxTokens,
-    };
-  }
-
-  private setOptions(o: ChatOptions): void {
-    this.options = { ...o };
-    this.scheduleSave(0);
-  }
-
-  private streamingSetting(): boolean {
-    return vscode.workspace.getConfiguration(SECTION).get<boolean>('stream', true) !== false;
-  }
-
-  /** The model list is stale: reload it now if the view shows, else when it next does. */
-  private modelsChanged(): void {
-    this.modelsLoaded = false;
-    if (this.view && this.ready) void this.loadModels();
-  }
-
-  private async loadModels(): Promise<void> {
-    this.models = { ...this.models, defaults: this.defaults(), loading: true, error: undefined };
-    this.post({ type: 'models', models: this.models });
-    try {
-      const list = await this.service.refreshModels();
-      this.models = { items: list.map((m) => ({ id: m.id, capabilities: m.capabilities })), defaults: this.defaults(), loading: false };
-      this.modelsLoaded = true;
-    } catch (e) {
-      const why = e instanceof GatewayError ? `${e.status ? `HTTP ${e.status}: ` : ''}${e.cause}` : e instanceof Error ? e.message : String(e);
-      this.models = { ...this.models, defaults: this.defaults(), loading: false, error: why };
-    }
-    this.post({ type: 'models', models: this.models });
-  }
-
-  private scheduleSave(delayMs: number): void {
-    if (this.saveTimer && delayMs > 0) return;
-    if (this.saveTimer) clearTimeout(this.saveTimer);
-    this.saveTimer = setTimeout(() => {
-      this.saveTimer = undefined;
-      void this.save();
-    }, delayMs);
-  }
-
-  private async save(): Promise<void> {
-    const saved: SavedChat = { entries: this.session.entries.slice(-MAX_SAVED_ENTRIES), options: this.options, bufferNoticeShown: this.bufferNoticeShown };
-    await this.context.workspaceState.update(STATE_KEY, saved);
-  }
-
-  dispose(): void {
+  private shutdown(): void {
     this.session.stop();
-    if (this.deltaTimer) clearTimeout(this.deltaTimer);
-    if (this.saveTimer) {
-      clearTimeout(this.saveTimer);
-      void this.save();
-    }
-    for (const d of this.disposables) d.dispose();
+    this.deltas.clear();
+    this.store.flush();
   }
-}
-
-/** Inserts code at the cursor (replacing the selection) of the editor the user last worked in. */
-async function insertAtCursor(code: string): Promise<void> {
-  const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme !== 'output');
-  if (!editor) {
-    void vscode.window.showWarningMessage('Model Relay: open a file to insert the code into.');
-    return;
-  }
-  const target = await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
-  const ok = await target.edit((b) => {
-    for (const s of target.selections) b.replace(s, code);
-  });
-  if (!ok) void vscode.window.showWarningMessage('Model Relay: the code could not be inserted (is the file read-only?).');
 }

@@ -1,9 +1,9 @@
 /** Registers the chat view and its commands: Open Chat, New Chat, Ask About Selection. */
 import * as vscode from 'vscode';
-import { CommandId } from '../commandIds';
+import { CommandId } from '../../host/commandIds';
 import type { GatewayService } from '../gatewayService';
 import type { TokenStore } from '../tokenStore';
-import { MAX_CONTEXT_CHARS } from './chatSession';
+import { MAX_CONTEXT_CHARS } from '../../host/chat/session';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chatViewProvider';
 import type { SelectionContext } from '../../shared/chatProtocol';
 

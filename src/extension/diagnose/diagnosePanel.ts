@@ -4,26 +4,14 @@
  * extension can apply), with "Copy report" (markdown, masked tokens only).
  */
 import * as vscode from 'vscode';
-import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { renderMarkdown, runDiagnosis, type DiagnosisCheck, type DiagnosisReport, type FixAction } from '../../gateway';
-import { CommandId } from '../commandIds';
+import { CommandId } from '../../host/commandIds';
+import { parseDiagnoseMessage, type DiagnosePanelMessage } from '../../host/panelMessages';
+import { escapeHtml as esc, htmlPage, makeNonce, webviewCsp } from '../../host/webviewHtml';
 import type { GatewayService } from '../gatewayService';
-import { readProxySettings, writeBaseUrl } from '../settings';
+import { disableStreaming, readProxySettings, writeBaseUrl } from '../settings';
 import type { TokenStore } from '../tokenStore';
-
-type PanelMessage = { type: 'fix'; index: number } | { type: 'copy' } | { type: 'rerun' } | { type: 'rerunMedia' };
-
-function parseMessage(raw: unknown): PanelMessage | undefined {
-  const m = raw as { type?: unknown; index?: unknown } | null;
-  if (m?.type === 'copy' || m?.type === 'rerun' || m?.type === 'rerunMedia') return { type: m.type };
-  if (m?.type === 'fix' && typeof m.index === 'number' && Number.isInteger(m.index) && m.index >= 0) return { type: 'fix', index: m.index };
-  return undefined;
-}
-
-function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 const FIX_LABEL: Record<FixAction['kind'], string> = {
   'set-base-url': 'Use this base URL',
@@ -101,39 +89,16 @@ export class DiagnoseController {
       this.panel = vscode.window.createWebviewPanel('modelRelay.diagnose', 'Model Relay: Diagnosis', vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [] });
       this.panel.onDidDispose(() => (this.panel = undefined));
       this.panel.webview.onDidReceiveMessage((raw) => {
-        const msg = parseMessage(raw);
+        const msg = parseDiagnoseMessage(raw);
         if (msg) void this.onMessage(msg);
       });
     }
-    const nonce = randomBytes(16).toString('base64');
-    const icon = { pass: '✅', warn: '⚠️', fail: '❌', skipped: '⏭️' } as const;
-    const rows = r.checks
-      .map(
-        (c, i) => `<tr class="${c.result}" data-testid="check-${esc(c.id)}" data-result="${c.result}">
-<td>${icon[c.result]}</td><td><b>${esc(c.title)}</b>${c.url ? `<div class="url">${esc(c.url)}</div>` : ''}</td><td>${c.httpStatus ?? '—'}</td>
-<td>${esc(c.cause)}${c.details?.length ? `<ul>${c.details.map((d) => `<li>${esc(d)}</li>`).join('')}</ul>` : ''}</td>
-<td>${esc(c.fix || '—')}${c.fixAction ? `<div><button data-testid="fix-${esc(c.id)}" data-fix="${i}">${esc(FIX_LABEL[c.fixAction.kind])}${c.fixAction.kind === 'set-base-url' ? `: ${esc(c.fixAction.value)}` : ''}</button></div>` : ''}</td></tr>`,
-      )
-      .join('\n');
-    this.panel.webview.html = `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}';">
-<style nonce="${nonce}">
-body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);background:var(--vscode-editor-background);padding:12px}
-table{border-collapse:collapse;width:100%}td{border-bottom:1px solid var(--vscode-panel-border);padding:6px;vertical-align:top}
-tr.fail td{background:var(--vscode-inputValidation-errorBackground)}tr.warn td{background:var(--vscode-inputValidation-warningBackground)}
-.url{font-family:var(--vscode-editor-font-family);font-size:11px;color:var(--vscode-descriptionForeground);word-break:break-all}
-button{background:var(--vscode-button-background);color:var(--vscode-button-foreground);border:none;padding:3px 10px;margin-top:4px;cursor:pointer}
-</style></head><body>
-<h2>Model Relay diagnosis</h2>
-<p data-testid="diagnosis-summary">Base URL <code>${esc(r.baseUrl || '(not set)')}</code> · token ${r.maskedToken ? `<code>${esc(r.maskedToken)}</code>` : '(none)'}${r.tokenName ? ` (${esc(r.tokenName)})` : ''} · proxy: ${esc(r.proxy)} · <b>${r.summary.fail} failed, ${r.summary.warn} warnings, ${r.summary.pass} passed</b></p>
-<p><button data-testid="copy-report" data-cmd="copy">Copy report</button> <button data-testid="rerun" data-cmd="rerun">Run again</button> <button data-testid="rerun-media" data-cmd="rerunMedia">Run with image and video checks (billed)</button></p>
-<table><tbody>${rows}</tbody></table>
-<script nonce="${nonce}">const vscode=acquireVsCodeApi();document.addEventListener('click',e=>{const b=e.target.closest('button');if(!b)return;if(b.dataset.fix!==undefined)vscode.postMessage({type:'fix',index:Number(b.dataset.fix)});else vscode.postMessage({type:b.dataset.cmd});});</script>
-</body></html>`;
+    const nonce = makeNonce();
+    this.panel.webview.html = htmlPage({ title: 'Model Relay: Diagnosis', nonce, csp: webviewCsp({ nonce, style: `'nonce-${nonce}'` }), style: DIAGNOSE_CSS, body: reportBody(r), script: DIAGNOSE_SCRIPT });
     this.panel.reveal();
   }
 
-  private async onMessage(msg: PanelMessage): Promise<void> {
+  private async onMessage(msg: DiagnosePanelMessage): Promise<void> {
     switch (msg.type) {
       case 'copy':
         if (this.report) {
@@ -161,11 +126,11 @@ button{background:var(--vscode-button-background);color:var(--vscode-button-fore
             await vscode.commands.executeCommand(CommandId.AddToken);
             return this.run();
           case 'disable-stream':
-            await vscode.workspace.getConfiguration('modelRelay').update('stream', false, vscode.ConfigurationTarget.Global);
+            await disableStreaming();
             void vscode.window.showInformationMessage('Model Relay: streaming is off (modelRelay.stream).');
             return;
           case 'setup-native-cli':
-            await vscode.commands.executeCommand('modelRelay.setupNativeCli');
+            await vscode.commands.executeCommand(CommandId.SetupNativeCli);
             return;
           default: {
             const _exhaustive: never = action;
@@ -175,4 +140,29 @@ button{background:var(--vscode-button-background);color:var(--vscode-button-fore
       }
     }
   }
+}
+
+const DIAGNOSE_CSS = `body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);background:var(--vscode-editor-background);padding:12px}
+table{border-collapse:collapse;width:100%}td{border-bottom:1px solid var(--vscode-panel-border);padding:6px;vertical-align:top}
+tr.fail td{background:var(--vscode-inputValidation-errorBackground)}tr.warn td{background:var(--vscode-inputValidation-warningBackground)}
+.url{font-family:var(--vscode-editor-font-family);font-size:11px;color:var(--vscode-descriptionForeground);word-break:break-all}
+button{background:var(--vscode-button-background);color:var(--vscode-button-foreground);border:none;padding:3px 10px;margin-top:4px;cursor:pointer}`;
+
+const DIAGNOSE_SCRIPT = `const vscode=acquireVsCodeApi();document.addEventListener('click',e=>{const b=e.target.closest('button');if(!b)return;if(b.dataset.fix!==undefined)vscode.postMessage({type:'fix',index:Number(b.dataset.fix)});else vscode.postMessage({type:b.dataset.cmd});});`;
+
+const ICON = { pass: '✅', warn: '⚠️', fail: '❌', skipped: '⏭️' } as const;
+
+function checkRow(c: DiagnosisCheck, i: number): string {
+  const fixButton = c.fixAction ? `<div><button data-testid="fix-${esc(c.id)}" data-fix="${i}">${esc(FIX_LABEL[c.fixAction.kind])}${c.fixAction.kind === 'set-base-url' ? `: ${esc(c.fixAction.value)}` : ''}</button></div>` : '';
+  return `<tr class="${c.result}" data-testid="check-${esc(c.id)}" data-result="${c.result}">
+<td>${ICON[c.result]}</td><td><b>${esc(c.title)}</b>${c.url ? `<div class="url">${esc(c.url)}</div>` : ''}</td><td>${c.httpStatus ?? '—'}</td>
+<td>${esc(c.cause)}${c.details?.length ? `<ul>${c.details.map((d) => `<li>${esc(d)}</li>`).join('')}</ul>` : ''}</td>
+<td>${esc(c.fix || '—')}${fixButton}</td></tr>`;
+}
+
+function reportBody(r: DiagnosisReport): string {
+  return `<h2>Model Relay diagnosis</h2>
+<p data-testid="diagnosis-summary">Base URL <code>${esc(r.baseUrl || '(not set)')}</code> · token ${r.maskedToken ? `<code>${esc(r.maskedToken)}</code>` : '(none)'}${r.tokenName ? ` (${esc(r.tokenName)})` : ''} · proxy: ${esc(r.proxy)} · <b>${r.summary.fail} failed, ${r.summary.warn} warnings, ${r.summary.pass} passed</b></p>
+<p><button data-testid="copy-report" data-cmd="copy">Copy report</button> <button data-testid="rerun" data-cmd="rerun">Run again</button> <button data-testid="rerun-media" data-cmd="rerunMedia">Run with image and video checks (billed)</button></p>
+<table><tbody>${r.checks.map(checkRow).join('\n')}</tbody></table>`;
 }

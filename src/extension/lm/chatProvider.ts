@@ -4,6 +4,7 @@
  * Where the running VS Code lacks these APIs, nothing is registered and the log says so once.
  */
 import * as vscode from 'vscode';
+import { errorSentence } from '../../host/errorPresenter';
 import { GatewayError, estimateTokens, transcriptToRequest, type ModelInfo, type Surface, type TranscriptMessage } from '../../gateway';
 import type { GatewayService } from '../gatewayService';
 import type { TokenStore } from '../tokenStore';
@@ -82,7 +83,7 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
         if (e.type === 'text') progress.report(new vscode.LanguageModelTextPart(e.text));
       }
     } catch (e) {
-      if (e instanceof GatewayError && e.kind !== 'aborted') throw new Error(`${e.message} ${e.cause} Fix: ${e.fix}`);
+      if (e instanceof GatewayError && e.kind !== 'aborted') throw new Error(errorSentence(e));
       throw e;
     }
   }

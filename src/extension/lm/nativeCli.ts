@@ -4,13 +4,14 @@
  * to disk by VS Code). "Remove Native CLI Setup" clears them.
  */
 import * as vscode from 'vscode';
-import { DEFAULT_CLI_VARIABLES, applyCliEnvironment, maskToken, nativeCliEnvironment } from '../../gateway';
+import { applyCliEnvironment, maskToken, nativeCliEnvironment } from '../../gateway';
 import type { GatewayService } from '../gatewayService';
 import type { TokenStore } from '../tokenStore';
+import { readSettings } from '../settings';
 
 export function cliVariableNames(): { baseUrl: string; token: string } {
-  const cfg = vscode.workspace.getConfiguration('modelRelay.nativeCli');
-  return { baseUrl: cfg.get<string>('baseUrlVariable') || DEFAULT_CLI_VARIABLES.baseUrl, token: cfg.get<string>('tokenVariable') || DEFAULT_CLI_VARIABLES.token };
+  const { baseUrlVariable, tokenVariable } = readSettings().nativeCli;
+  return { baseUrl: baseUrlVariable, token: tokenVariable };
 }
 
 export async function setupNativeCli(context: vscode.ExtensionContext, service: GatewayService, tokens: TokenStore, preset?: { tokenName?: string; openTerminal?: boolean }): Promise<boolean> {

@@ -1,23 +1,14 @@
 /** The `@relay` chat participant: /models, /diagnose and /image in VS Code's own chat. */
 import * as vscode from 'vscode';
-import { GatewayError, extensionForMime, mediaFileName } from '../../gateway';
+import { GatewayError } from '../../gateway';
+import { errorMarkdown } from '../../host/errorPresenter';
 import type { GatewayService } from '../gatewayService';
-import { outputFolder } from '../media/mediaCommon';
+import { generateAndSaveImage } from '../media/mediaCommon';
 
+/** The diagnosis as markdown (the diagnose feature's report). */
 export type DiagnoseMarkdown = (signal: AbortSignal) => Promise<string>;
-let diagnoseProvider: DiagnoseMarkdown | undefined;
 
-/** The diagnose feature plugs its markdown report in here. */
-export function setDiagnoseMarkdownProvider(p: DiagnoseMarkdown): void {
-  diagnoseProvider = p;
-}
-
-function errorMarkdown(e: unknown): string {
-  if (e instanceof GatewayError) return `**${e.status ? `HTTP ${e.status}` : e.kind}** — ${e.cause}\n\n**Fix:** ${e.fix}${e.maskedToken ? `\n\nToken: \`${e.maskedToken}\`` : ''}`;
-  return `Failed: ${e instanceof Error ? e.message : String(e)}`;
-}
-
-export function registerParticipant(context: vscode.ExtensionContext, service: GatewayService, log: vscode.LogOutputChannel): void {
+export function registerParticipant(context: vscode.ExtensionContext, service: GatewayService, log: vscode.LogOutputChannel, diagnoseMarkdown: DiagnoseMarkdown): void {
   if (typeof (vscode as { chat?: { createChatParticipant?: unknown } }).chat?.createChatParticipant !== 'function') {
     log.info(`VS Code ${vscode.version} has no chat participant API; @relay is not available.`);
     return;
@@ -34,12 +25,8 @@ export function registerParticipant(context: vscode.ExtensionContext, service: G
           return;
         }
         case 'diagnose': {
-          if (!diagnoseProvider) {
-            stream.markdown('Diagnosis is not available in this build.');
-            return;
-          }
           stream.progress('Running the diagnosis…');
-          stream.markdown(await diagnoseProvider(ac.signal));
+          stream.markdown(await diagnoseMarkdown(ac.signal));
           return;
         }
         case 'image': {
@@ -54,12 +41,7 @@ export function registerParticipant(context: vscode.ExtensionContext, service: G
             return;
           }
           stream.progress(`Generating with ${model}…`);
-          const r = await service.client.generateImage({ model, prompt, signal: ac.signal });
-          const img = r.images[0];
-          if (!img) throw new Error('no image returned');
-          const dir = await outputFolder(context, 'images.outputFolder', '.model-relay/images');
-          const file = vscode.Uri.joinPath(dir, mediaFileName(prompt, extensionForMime(img.mime)));
-          await vscode.workspace.fs.writeFile(file, img.bytes);
+          const { file } = await generateAndSaveImage(context, service, model, prompt, ac.signal);
           stream.markdown(`![${prompt.replace(/[[\]]/g, '')}](${file.toString()})\n\nSaved to `);
           stream.anchor(file, vscode.workspace.asRelativePath(file));
           return;

@@ -1,22 +1,17 @@
 /** "Generate Image from Selection" and "Edit Image": progress with Cancel, save, preview. */
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
-import { SIZE_PATTERN, editUploadLimit, extensionForMime, mediaFileName, type ImageResult } from '../../gateway';
+import { SIZE_PATTERN, editUploadLimit, type ImageResult } from '../../gateway';
 import { showGatewayError } from '../errorPresenter';
 import type { GatewayService } from '../gatewayService';
 import { showImagePreview } from './imagePreview';
-import { outputFolder, pickModel, promptFromSelectionOrInput, signalFrom } from './mediaCommon';
+import { pickModel, promptFromSelectionOrInput, saveGeneratedImage, signalFrom } from './mediaCommon';
 
 async function saveResults(context: vscode.ExtensionContext, result: ImageResult, prompt: string, suffix = ''): Promise<vscode.Uri[]> {
-  const dir = await outputFolder(context, 'images.outputFolder', '.model-relay/images');
-  const out: vscode.Uri[] = [];
   const now = new Date();
-  for (const [i, img] of result.images.entries()) {
-    const name = mediaFileName(`${prompt}${suffix}${result.images.length > 1 ? `-${i + 1}` : ''}`, extensionForMime(img.mime), now);
-    const uri = vscode.Uri.joinPath(dir, name);
-    await vscode.workspace.fs.writeFile(uri, img.bytes);
-    out.push(uri);
-  }
+  const many = result.images.length > 1;
+  const out: vscode.Uri[] = [];
+  for (const [i, img] of result.images.entries()) out.push(await saveGeneratedImage(context, img, `${prompt}${suffix}${many ? `-${i + 1}` : ''}`, now));
   return out;
 }
 
@@ -28,7 +23,7 @@ export async function generateImageFromSelection(context: vscode.ExtensionContex
   const size = await vscode.window.showInputBox({
     title: 'Model Relay: image size',
     prompt: '<width>x<height>, e.g. 1024x1024 (leave empty for the model default)',
-    value: vscode.workspace.getConfiguration('modelRelay').get<string>('images.defaultSize') ?? '1024x1024',
+    value: service.current.images.defaultSize,
     ignoreFocusOut: true,
     validateInput: (v) => (!v.trim() || SIZE_PATTERN.test(v.trim()) ? undefined : 'Use <width>x<height>, e.g. 1024x1024.'),
   });

@@ -1,7 +1,8 @@
 /** A preview panel for a generated or edited image, with Save As / Copy Path / Insert Markdown Link. */
 import * as vscode from 'vscode';
-import { randomBytes } from 'node:crypto';
 import { basename, dirname, relative } from 'node:path';
+import { parsePreviewMessage } from '../../host/panelMessages';
+import { escapeHtml, htmlPage, makeNonce, webviewCsp } from '../../host/webviewHtml';
 
 export interface PreviewInfo {
   file: vscode.Uri;
@@ -13,12 +14,6 @@ export interface PreviewInfo {
   title?: string;
 }
 
-type PreviewMessage = { type: 'saveAs' } | { type: 'copyPath' } | { type: 'insertLink' };
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
 export function showImagePreview(context: vscode.ExtensionContext, info: PreviewInfo): vscode.WebviewPanel {
   const roots = [vscode.Uri.file(dirname(info.file.fsPath)), vscode.Uri.joinPath(context.extensionUri, 'media')];
   if (info.original) roots.push(vscode.Uri.file(dirname(info.original.fsPath)));
@@ -27,26 +22,16 @@ export function showImagePreview(context: vscode.ExtensionContext, info: Preview
     localResourceRoots: roots,
   });
   const w = panel.webview;
-  const nonce = randomBytes(16).toString('base64');
+  const nonce = makeNonce();
   const img = (u: vscode.Uri, alt: string, id: string) => `<figure><img data-testid="${id}" src="${w.asWebviewUri(u)}" alt="${escapeHtml(alt)}"><figcaption>${escapeHtml(alt)}</figcaption></figure>`;
-  panel.webview.html = `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src ${w.cspSource}; style-src ${w.cspSource} 'nonce-${nonce}'; script-src 'nonce-${nonce}';">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<style nonce="${nonce}">
-body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);background:var(--vscode-editor-background);padding:12px}
-.row{display:flex;gap:16px;flex-wrap:wrap}figure{margin:0}img{max-width:min(100%,640px);border:1px solid var(--vscode-panel-border)}
-figcaption{font-size:12px;color:var(--vscode-descriptionForeground)}dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 12px}dt{color:var(--vscode-descriptionForeground)}
-button{background:var(--vscode-button-background);color:var(--vscode-button-foreground);border:none;padding:4px 12px;margin-right:8px;cursor:pointer}button:hover{background:var(--vscode-button-hoverBackground)}
-</style></head><body>
-<div class="row">${info.original ? img(info.original, 'Original', 'preview-original') : ''}${img(info.file, info.original ? 'Edited' : 'Generated', 'preview-image')}</div>
-<dl data-testid="preview-meta"><dt>Prompt</dt><dd>${escapeHtml(info.prompt)}</dd><dt>Model</dt><dd>${escapeHtml(info.model)}</dd>${info.size ? `<dt>Size</dt><dd>${escapeHtml(info.size)}</dd>` : ''}<dt>File</dt><dd>${escapeHtml(vscode.workspace.asRelativePath(info.file))}</dd></dl>
-<p><button data-testid="preview-save-as" data-cmd="saveAs">Save As…</button><button data-testid="preview-copy-path" data-cmd="copyPath">Copy Path</button><button data-testid="preview-insert-link" data-cmd="insertLink">Insert Markdown Link</button></p>
-<script nonce="${nonce}">const vscode=acquireVsCodeApi();for(const b of document.querySelectorAll('button[data-cmd]'))b.addEventListener('click',()=>vscode.postMessage({type:b.dataset.cmd}));</script>
-</body></html>`;
+  const meta = `<dt>Prompt</dt><dd>${escapeHtml(info.prompt)}</dd><dt>Model</dt><dd>${escapeHtml(info.model)}</dd>${info.size ? `<dt>Size</dt><dd>${escapeHtml(info.size)}</dd>` : ''}<dt>File</dt><dd>${escapeHtml(vscode.workspace.asRelativePath(info.file))}</dd>`;
+  const body = `<div class="row">${info.original ? img(info.original, 'Original', 'preview-original') : ''}${img(info.file, info.original ? 'Edited' : 'Generated', 'preview-image')}</div>
+<dl data-testid="preview-meta">${meta}</dl>
+<p><button data-testid="preview-save-as" data-cmd="saveAs">Save As…</button><button data-testid="preview-copy-path" data-cmd="copyPath">Copy Path</button><button data-testid="preview-insert-link" data-cmd="insertLink">Insert Markdown Link</button></p>`;
+  panel.webview.html = htmlPage({ title: panel.title, nonce, csp: webviewCsp({ nonce, img: w.cspSource, style: `${w.cspSource} 'nonce-${nonce}'` }), style: PREVIEW_CSS, body, script: PREVIEW_SCRIPT });
   panel.webview.onDidReceiveMessage(async (raw: unknown) => {
-    const type = (raw as { type?: unknown })?.type;
-    if (type !== 'saveAs' && type !== 'copyPath' && type !== 'insertLink') return; // validated at the boundary
-    const msg = { type } as PreviewMessage;
+    const msg = parsePreviewMessage(raw);
+    if (!msg) return; // validated at the boundary
     switch (msg.type) {
       case 'saveAs': {
         const target = await vscode.window.showSaveDialog({ defaultUri: info.file, filters: { Images: [info.file.fsPath.split('.').pop() ?? 'png'] } });
@@ -73,10 +58,17 @@ button{background:var(--vscode-button-background);color:var(--vscode-button-fore
         break;
       }
       default: {
-        const _exhaustive: never = msg;
+        const _exhaustive: never = msg.type;
         void _exhaustive;
       }
     }
   });
   return panel;
 }
+
+const PREVIEW_CSS = `body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);background:var(--vscode-editor-background);padding:12px}
+.row{display:flex;gap:16px;flex-wrap:wrap}figure{margin:0}img{max-width:min(100%,640px);border:1px solid var(--vscode-panel-border)}
+figcaption{font-size:12px;color:var(--vscode-descriptionForeground)}dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 12px}dt{color:var(--vscode-descriptionForeground)}
+button{background:var(--vscode-button-background);color:var(--vscode-button-foreground);border:none;padding:4px 12px;margin-right:8px;cursor:pointer}button:hover{background:var(--vscode-button-hoverBackground)}`;
+
+const PREVIEW_SCRIPT = `const vscode=acquireVsCodeApi();for(const b of document.querySelectorAll('button[data-cmd]'))b.addEventListener('click',()=>vscode.postMessage({type:b.dataset.cmd}));`;

@@ -1,11 +1,12 @@
-/** Shared bits of the image and video commands: output folders, model picking, prompts. */
+/** Shared bits of the image and video commands: output folders, saving images, model picking, prompts. */
 import * as vscode from 'vscode';
-import type { Capability } from '../../gateway';
+import { extensionForMime, mediaFileName, noImageError, type Capability, type GeneratedImage } from '../../gateway';
 import type { GatewayService } from '../gatewayService';
+import { readSettings } from '../settings';
 
 /** The folder results are saved to: a workspace-relative setting, else the extension's storage. */
-export async function outputFolder(context: vscode.ExtensionContext, setting: 'images.outputFolder' | 'videos.outputFolder', fallback: string): Promise<vscode.Uri> {
-  const rel = vscode.workspace.getConfiguration('modelRelay').get<string>(setting) || fallback;
+export async function outputFolder(context: vscode.ExtensionContext, kind: 'images' | 'videos'): Promise<vscode.Uri> {
+  const rel = readSettings()[kind].outputFolder;
   const ws = vscode.workspace.workspaceFolders?.[0];
   const dir = ws ? vscode.Uri.joinPath(ws.uri, rel) : vscode.Uri.joinPath(context.globalStorageUri, rel.replace(/^\.+\/?/, ''));
   await vscode.workspace.fs.createDirectory(dir);
@@ -43,4 +44,20 @@ export function signalFrom(token: vscode.CancellationToken): AbortSignal {
   if (token.isCancellationRequested) ac.abort();
   token.onCancellationRequested(() => ac.abort());
   return ac.signal;
+}
+
+/** Saves one generated image in the images folder, named from `nameSeed` (the prompt); returns the file. */
+export async function saveGeneratedImage(context: vscode.ExtensionContext, img: GeneratedImage, nameSeed: string, when?: Date): Promise<vscode.Uri> {
+  const dir = await outputFolder(context, 'images');
+  const file = vscode.Uri.joinPath(dir, mediaFileName(nameSeed, extensionForMime(img.mime), when));
+  await vscode.workspace.fs.writeFile(file, img.bytes);
+  return file;
+}
+
+/** Generates one image from a prompt and saves it (the chat's and @relay's `/image`). */
+export async function generateAndSaveImage(context: vscode.ExtensionContext, service: GatewayService, model: string, prompt: string, signal: AbortSignal): Promise<{ file: vscode.Uri; image: GeneratedImage }> {
+  const r = await service.client.generateImage({ model, prompt, signal });
+  const image = r.images[0];
+  if (!image) throw noImageError();
+  return { file: await saveGeneratedImage(context, image, prompt), image };
 }

@@ -3,14 +3,18 @@
  * workspace, and a Video Tasks view persisted in global state so polling resumes after a reload.
  */
 import * as vscode from 'vscode';
-import { GatewayError, mediaFileName, type VideoTask } from '../../gateway';
+import { GatewayError, mediaFileName, type VideoPhase, type VideoTask } from '../../gateway';
+import { CommandId } from '../../host/commandIds';
+import { errorWithFix } from '../../host/errorPresenter';
+import { Disposable } from '../disposable';
 import { showGatewayError } from '../errorPresenter';
 import type { GatewayService } from '../gatewayService';
 import { outputFolder, pickModel, promptFromSelectionOrInput, signalFrom } from './mediaCommon';
 
 const STATE_KEY = 'modelRelay.videoTasks';
 
-export type TaskState = 'queued' | 'in_progress' | 'running' | 'completed' | 'downloaded' | 'failed' | 'timed_out' | 'expired' | 'paused';
+/** A stored task's state: the core's video phase, or what happened to it here. */
+export type TaskState = VideoPhase | 'downloaded' | 'timed_out' | 'expired' | 'paused';
 
 export interface StoredVideoTask {
   id: string;
@@ -26,15 +30,22 @@ export interface StoredVideoTask {
   file?: string | undefined;
 }
 
-const ACTIVE: ReadonlySet<TaskState> = new Set(['queued', 'in_progress', 'running']);
+const ACTIVE: ReadonlySet<TaskState> = new Set<TaskState>(['queued', 'in_progress']);
 
-export class VideoTaskStore {
-  private readonly emitter = new vscode.EventEmitter<void>();
+/** Tasks stored by earlier versions said `running` for what is now `in_progress`. */
+function upgrade(t: StoredVideoTask): StoredVideoTask {
+  return (t.state as string) === 'running' ? { ...t, state: 'in_progress' } : t;
+}
+
+export class VideoTaskStore extends Disposable {
+  private readonly emitter = this._register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.emitter.event;
-  constructor(private readonly context: vscode.ExtensionContext) {}
+  constructor(private readonly context: vscode.ExtensionContext) {
+    super();
+  }
 
   all(): StoredVideoTask[] {
-    return this.context.globalState.get<StoredVideoTask[]>(STATE_KEY, []);
+    return this.context.globalState.get<StoredVideoTask[]>(STATE_KEY, []).map(upgrade);
   }
 
   get(id: string): StoredVideoTask | undefined {
@@ -60,9 +71,6 @@ export class VideoTaskStore {
     this.emitter.fire();
   }
 
-  dispose(): void {
-    this.emitter.dispose();
-  }
 }
 
 class TaskItem extends vscode.TreeItem {
@@ -75,18 +83,19 @@ class TaskItem extends vscode.TreeItem {
     this.tooltip = new vscode.MarkdownString(
       [`**${task.prompt.replace(/[*_`[\]]/g, '\\$&')}**`, `Task: \`${task.id}\``, `Model: ${task.model}`, `Status: ${task.state}${task.rawStatus ? ` (gateway: ${task.rawStatus})` : ''}`, task.reason ? `Reason: ${task.reason}` : '', task.file ? `File: ${vscode.workspace.asRelativePath(task.file)}` : ''].filter(Boolean).join('\n\n'),
     );
-    const icons: Record<TaskState, string> = { queued: 'clock', in_progress: 'sync~spin', running: 'sync~spin', completed: 'check', downloaded: 'file-media', failed: 'error', timed_out: 'watch', expired: 'history', paused: 'debug-pause' };
+    const icons: Record<TaskState, string> = { queued: 'clock', in_progress: 'sync~spin', completed: 'check', downloaded: 'file-media', failed: 'error', timed_out: 'watch', expired: 'history', paused: 'debug-pause' };
     this.iconPath = new vscode.ThemeIcon(icons[task.state]);
     this.contextValue = `videoTask.${task.state}`;
-    if (task.file) this.command = { command: 'modelRelay.video.open', title: 'Open', arguments: [this] };
+    if (task.file) this.command = { command: CommandId.VideoOpen, title: 'Open', arguments: [this] };
   }
 }
 
-export class VideoTasksView implements vscode.TreeDataProvider<TaskItem> {
-  private readonly emitter = new vscode.EventEmitter<TaskItem | undefined>();
+export class VideoTasksView extends Disposable implements vscode.TreeDataProvider<TaskItem> {
+  private readonly emitter = this._register(new vscode.EventEmitter<TaskItem | undefined>());
   readonly onDidChangeTreeData = this.emitter.event;
   constructor(private readonly store: VideoTaskStore) {
-    store.onDidChange(() => this.emitter.fire(undefined));
+    super();
+    this._register(store.onDidChange(() => this.emitter.fire(undefined)));
   }
   getTreeItem(e: TaskItem): vscode.TreeItem {
     return e;
@@ -96,7 +105,7 @@ export class VideoTasksView implements vscode.TreeDataProvider<TaskItem> {
   }
 }
 
-export class VideoController implements vscode.Disposable {
+export class VideoController extends Disposable {
   private readonly polling = new Map<string, AbortController>();
   readonly store: VideoTaskStore;
 
@@ -104,13 +113,9 @@ export class VideoController implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     private readonly service: GatewayService,
   ) {
-    this.store = new VideoTaskStore(context);
-  }
-
-  dispose(): void {
-    for (const ac of this.polling.values()) ac.abort();
-    this.polling.clear();
-    this.store.dispose();
+    super();
+    this.store = this._register(new VideoTaskStore(context));
+    this._register({ dispose: () => this.polling.forEach((ac) => ac.abort()) });
   }
 
   /** Resumes polling for tasks that were still running when the window closed. */
@@ -126,7 +131,7 @@ export class VideoController implements vscode.Disposable {
     const secondsText = await vscode.window.showInputBox({
       title: 'Model Relay: video length',
       prompt: 'Seconds (leave empty for the model default)',
-      value: String(vscode.workspace.getConfiguration('modelRelay').get<number>('videos.defaultSeconds') ?? 4),
+      value: String(this.service.current.videos.defaultSeconds),
       ignoreFocusOut: true,
       validateInput: (v) => (!v.trim() || /^[1-9]\d{0,3}$/.test(v.trim()) ? undefined : 'A whole number of seconds, e.g. 4.'),
     });
@@ -144,7 +149,7 @@ export class VideoController implements vscode.Disposable {
       await showGatewayError('Creating the video task', e);
       return undefined;
     }
-    const stored: StoredVideoTask = { id: task.id, prompt, model, seconds, createdAt: Date.now(), state: task.phase === 'queued' ? 'queued' : 'running', rawStatus: task.rawStatus, progress: task.progress };
+    const stored: StoredVideoTask = { id: task.id, prompt, model, seconds, createdAt: Date.now(), state: task.phase === 'queued' ? 'queued' : 'in_progress', rawStatus: task.rawStatus, progress: task.progress };
     await this.store.upsert(stored);
     void vscode.commands.executeCommand('modelRelay.videoTasks.focus');
     void this.watch(task.id);
@@ -188,7 +193,7 @@ export class VideoController implements vscode.Disposable {
           await this.store.patch(id, { state: 'timed_out', reason: `no result after ${Math.round(outcome.waitedMs / 60000)} min` });
           const keep = await vscode.window.showWarningMessage(`Model Relay: the video task is still not finished after ${Math.round(outcome.waitedMs / 60000)} minutes (modelRelay.timeouts.videoOverallMinutes).`, 'Keep Waiting');
           if (keep) {
-            await this.store.patch(id, { state: 'running' });
+            await this.store.patch(id, { state: 'in_progress' });
             this.polling.delete(id);
             void this.watch(id);
           }
@@ -199,7 +204,7 @@ export class VideoController implements vscode.Disposable {
           break;
       }
     } catch (e) {
-      await this.store.patch(id, { state: 'paused', reason: e instanceof GatewayError ? `${e.message} ${e.fix}` : String(e) });
+      await this.store.patch(id, { state: 'paused', reason: errorWithFix(e) });
       await showGatewayError('Checking the video task', e);
     } finally {
       this.polling.delete(id);
@@ -210,7 +215,7 @@ export class VideoController implements vscode.Disposable {
   async download(id: string, open: boolean): Promise<void> {
     const t = this.store.get(id);
     if (!t) return;
-    const dir = await outputFolder(this.context, 'videos.outputFolder', '.model-relay/videos');
+    const dir = await outputFolder(this.context, 'videos');
     const file = vscode.Uri.joinPath(dir, mediaFileName(t.prompt, '.mp4', new Date(t.createdAt)));
     try {
       const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Model Relay: downloading the video…', cancellable: true }, (_p, token) =>
@@ -222,9 +227,9 @@ export class VideoController implements vscode.Disposable {
       } else if (r.outcome === 'expired') {
         await this.store.patch(id, { state: 'expired', reason: r.error.cause });
         const again = await vscode.window.showWarningMessage(`Model Relay: ${r.error.message} ${r.error.fix}`, 'Generate Again');
-        if (again) void vscode.commands.executeCommand('modelRelay.generateVideo');
+        if (again) void vscode.commands.executeCommand(CommandId.GenerateVideo);
       } else {
-        await this.store.patch(id, { state: 'running' });
+        await this.store.patch(id, { state: 'in_progress' });
         void vscode.window.showInformationMessage(`Model Relay: ${r.error.message}`);
         void this.watch(id);
       }
@@ -255,28 +260,29 @@ export function registerVideo(context: vscode.ExtensionContext, service: Gateway
   const taskOf = (arg: unknown): StoredVideoTask | undefined => (arg instanceof TaskItem ? arg.task : typeof arg === 'string' ? ctl.store.get(arg) : undefined);
   context.subscriptions.push(
     ctl,
+    view,
     vscode.window.registerTreeDataProvider('modelRelay.videoTasks', view),
-    vscode.commands.registerCommand('modelRelay.generateVideo', () => ctl.generate()),
-    vscode.commands.registerCommand('modelRelay.video.refresh', (a: unknown) => {
+    vscode.commands.registerCommand(CommandId.GenerateVideo, () => ctl.generate()),
+    vscode.commands.registerCommand(CommandId.VideoRefresh, (a: unknown) => {
       const t = taskOf(a);
       return t ? ctl.refresh(t.id) : undefined;
     }),
-    vscode.commands.registerCommand('modelRelay.video.download', (a: unknown) => {
+    vscode.commands.registerCommand(CommandId.VideoDownload, (a: unknown) => {
       const t = taskOf(a);
       return t ? ctl.download(t.id, true) : undefined;
     }),
-    vscode.commands.registerCommand('modelRelay.video.open', async (a: unknown) => {
+    vscode.commands.registerCommand(CommandId.VideoOpen, async (a: unknown) => {
       const t = taskOf(a);
       if (t?.file) await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(t.file));
     }),
-    vscode.commands.registerCommand('modelRelay.video.copyId', async (a: unknown) => {
+    vscode.commands.registerCommand(CommandId.VideoCopyId, async (a: unknown) => {
       const t = taskOf(a);
       if (t) {
         await vscode.env.clipboard.writeText(t.id);
         void vscode.window.showInformationMessage(`Model Relay: copied task id ${t.id}`);
       }
     }),
-    vscode.commands.registerCommand('modelRelay.video.remove', async (a: unknown) => {
+    vscode.commands.registerCommand(CommandId.VideoRemove, async (a: unknown) => {
       const t = taskOf(a);
       if (t) await ctl.store.remove(t.id);
     }),

@@ -12,6 +12,21 @@ export interface TranscriptMessage {
   text: string;
 }
 
+/**
+ * The one turn-merging rule: consecutive messages of one role become one message, their texts
+ * joined by a blank line (the native surface needs alternating turns). Merges in place.
+ */
+export function mergeTurns(messages: ChatMessage[]): ChatMessage[] {
+  let w = 0;
+  for (const m of messages) {
+    const prev = w > 0 ? messages[w - 1] : undefined;
+    if (prev && prev.role === m.role) prev.content = `${prev.content}\n\n${m.content}`;
+    else messages[w++] = { ...m };
+  }
+  messages.length = w;
+  return messages;
+}
+
 export function transcriptToRequest(transcript: readonly TranscriptMessage[], surface: Surface, model: string, extra: Partial<Pick<ChatRequest, 'maxTokens' | 'temperature' | 'signal' | 'stream'>> = {}): ChatRequest {
   const system: string[] = [];
   const messages: ChatMessage[] = [];
@@ -22,10 +37,9 @@ export function transcriptToRequest(transcript: readonly TranscriptMessage[], su
       system.push(text);
       continue;
     }
-    const last = messages[messages.length - 1];
-    if (last && last.role === m.role) last.content = `${last.content}\n\n${text}`;
-    else messages.push({ role: m.role, content: text });
+    messages.push({ role: m.role, content: text });
   }
+  mergeTurns(messages);
   if (messages[0]?.role === 'assistant') messages.unshift({ role: 'user', content: '(continue)' });
   return { surface, model, system: system.length ? system.join('\n\n') : undefined, messages, ...extra };
 }

@@ -4,20 +4,21 @@
  * overall timeout and cancellation, and treats unknown status strings as still running.
  */
 import { z } from 'zod';
-import { GatewayError, type ErrorContext } from '../errors/gatewayError';
+import { GatewayError, type ErrorContext, type ErrorKind } from '../errors/gatewayError';
 import { protocolError } from '../errors/factories';
 import type { Sleep } from '../http/transport';
 
 /** Video tasks are created here; `/{id}` queries one, `/{id}/content` downloads it. */
 export const VIDEOS_PATH = '/v1/videos';
 
-export type VideoPhase = 'queued' | 'in_progress' | 'completed' | 'failed' | 'running';
+/** A task's state, one name each: unknown gateway statuses count as still in progress (keep polling). */
+export type VideoPhase = 'queued' | 'in_progress' | 'completed' | 'failed';
 
 export interface VideoTask {
   id: string;
   /** the status string as the gateway sent it */
   rawStatus: string;
-  /** normalised phase; unknown strings (e.g. new-api's `unknown`) are `running` */
+  /** normalised phase; unknown strings (e.g. new-api's `unknown`) are `in_progress` */
   phase: VideoPhase;
   /** 0–100 when the gateway gives it (numbers or strings like "30%") */
   progress: number | undefined;
@@ -54,7 +55,7 @@ export function phaseOf(status: string | undefined | null): VideoPhase {
   if (s === 'in_progress' || s === 'processing' || s === 'running') return 'in_progress';
   if (s === 'completed' || s === 'succeeded' || s === 'success') return 'completed';
   if (s === 'failed' || s === 'failure' || s === 'cancelled' || s === 'canceled' || s === 'error') return 'failed';
-  return 'running';
+  return 'in_progress';
 }
 
 export function parseProgress(p: number | string | null | undefined): number | undefined {
@@ -126,7 +127,8 @@ export function pollDelayMs(n: number, hintMs: number | undefined, o: Pick<PollO
   return Math.round(Math.max(min, hintMs ?? 0, Math.min(max, jittered)));
 }
 
-const TRANSIENT = new Set(['rate_limited', 'server_error', 'network', 'timeout']);
+/** Poll failures that keep the wait going (with backoff). */
+const TRANSIENT: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['rate_limited', 'server_error', 'network', 'timeout']);
 
 /** Polls a task until it completes, fails, times out or is cancelled. */
 export async function pollTask(get: (signal?: AbortSignal) => Promise<VideoTask>, o: PollOptions): Promise<PollOutcome> {

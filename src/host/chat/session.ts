@@ -1,6 +1,6 @@
 /**
  * One chat conversation and its requests: plain Node, no `vscode` (unit-tested against the
- * simulator). The view provider owns one session, forwards its events to the webview and
+ * simulator; src/host is the extension host's plain-Node half). The view provider owns one session, forwards its events to the webview and
  * persists its entries.
  *
  * Behaviour:
@@ -12,10 +12,13 @@
  *   `stream`; when that works the reply says so (notice `fallback`).
  * - A stream the core flags `buffered` (one burst at the end: a buffering proxy) gets a
  *   `buffering` notice, once per workspace.
- * - 429/5xx retries made by the core are surfaced from its request records (`noteRequestRecord`).
+ * - A retry the core makes (429, 5xx, connection) shows on the reply while the core waits: the
+ *   core calls the request's `onRetry` exactly where it waits, and never for what it does not retry.
  */
-import { GatewayError, redactSecrets, type ChatEvent, type ChatMessage, type ChatRequest, type ChatResult, type RequestRecord } from '../../gateway';
-import type { ChatEntry, ChatErrorInfo, ChatNotice, ChatOptions, SelectionContext } from '../../shared/chatProtocol';
+import { GatewayError, type ChatEvent, type ChatRequest, type ChatResult, type RetryNotice } from '../../gateway';
+import type { ChatEntry, ChatNotice, ChatOptions, SelectionContext } from '../../shared/chatProtocol';
+import { errorInfo, FallbackFailed, shortError } from '../errorPresenter';
+import { toChatMessages } from './history';
 
 /** The part of GatewayClient a session uses. */
 export interface ChatBackend {
@@ -46,8 +49,6 @@ export interface ChatSessionInit {
   entries?: ChatEntry[];
   /** modelRelay.stream, read at each request */
   streaming: () => boolean;
-  /** modelRelay.maxRetries, for the "retrying (n of m)" notice */
-  maxRetries?: () => number;
   /** whether the buffering notice was already shown in this workspace */
   bufferNoticeShown?: boolean;
   /** called once when the buffering notice is shown, to persist that */
@@ -177,19 +178,11 @@ export class ChatSession {
     this.emit({ type: 'reset' });
   }
 
-  /**
-   * Feeds the core's per-attempt request records: a failed attempt of the request under way that
-   * the core will retry (429, 5xx, connection) shows "retrying with backoff" on the reply.
-   */
-  noteRequestRecord(r: RequestRecord): void {
-    const cur = this.current;
-    if (!cur || r.capability !== 'chat' || r.model !== cur.model) return;
-    const retryable = r.status === 429 || (r.status !== undefined && r.status >= 500) || r.errorKind === 'network' || r.errorKind === 'rate_limited' || r.errorKind === 'server_error';
-    if (!retryable) return;
-    const maxRetries = this.init.maxRetries?.() ?? 2;
-    if (r.attempt > maxRetries) return; // the last attempt: the error itself follows
-    cur.entry.retry = { attempt: r.attempt, maxRetries, status: r.status, errorKind: r.errorKind };
-    this.emit({ type: 'entryUpdated', entry: cur.entry });
+  /** The core is about to retry the request under way: show it on the reply until text flows or it ends. */
+  private noteRetry(entry: ChatEntry, n: RetryNotice): void {
+    if (this.current?.entry !== entry) return;
+    entry.retry = { attempt: n.attempt, maxRetries: n.maxRetries, status: n.error.status, errorKind: n.error.kind };
+    this.emit({ type: 'entryUpdated', entry });
   }
 
   private async reply(options: ChatOptions): Promise<ChatEntry> {
@@ -209,6 +202,7 @@ export class ChatSession {
       temperature: options.temperature,
       maxTokens: options.maxTokens,
       signal: ac.signal,
+      onRetry: (n) => this.noteRetry(entry, n),
     };
     try {
       if (this.init.streaming()) await this.streamInto(entry, req, ac.signal);
@@ -296,13 +290,6 @@ export class ChatSession {
   }
 }
 
-/** Thrown inside the session when the stream and the non-streamed fallback both failed. */
-class FallbackFailed extends Error {
-  constructor(readonly info: ChatErrorInfo) {
-    super(info.message);
-  }
-}
-
 function addNotice(entry: ChatEntry, n: ChatNotice): void {
   (entry.notices ??= []).push(n);
 }
@@ -310,88 +297,4 @@ function addNotice(entry: ChatEntry, n: ChatNotice): void {
 /** Stream failures worth one non-streamed try: the request was accepted, the stream did not work. */
 function fallsBack(e: GatewayError): boolean {
   return e.kind === 'stream_interrupted' || e.kind === 'protocol';
-}
-
-function shortError(e: GatewayError): string {
-  switch (e.detail) {
-    case 'stream_truncated':
-      return 'it broke off before its end marker';
-    case 'stream_error_event':
-      return `the gateway sent an error inside it${e.gatewayMessage ? `: ${e.gatewayMessage}` : ''}`;
-    case 'idle_timeout':
-      return 'it went silent';
-    default:
-      return e.message;
-  }
-}
-
-/** A core error (or anything else) as the chat's error card shows it. Never carries a token. */
-export function errorInfo(e: unknown): ChatErrorInfo {
-  if (e instanceof FallbackFailed) return e.info;
-  if (e instanceof GatewayError) {
-    return {
-      kind: e.kind,
-      status: e.status,
-      message: e.message,
-      cause: e.cause,
-      fix: e.fix,
-      detail: e.detail,
-      gatewayMessage: e.gatewayMessage,
-      requestId: e.requestId,
-      url: e.url,
-      host: e.host,
-      surface: e.surface,
-      model: e.model,
-      maskedToken: e.maskedToken,
-      attempts: e.attempts,
-    };
-  }
-  const message = redactSecrets(e instanceof Error ? e.message : String(e), []);
-  return { kind: 'internal', message, cause: `An unexpected error inside the extension: ${message}`, fix: 'Show the request log; if it happens again, report it with the log.' };
-}
-
-/** The text sent for a user entry: the question, then the attached selection as a fenced block. */
-export function userContent(entry: ChatEntry): string {
-  const c = entry.context;
-  if (!c) return entry.text;
-  const fence = c.code.includes('```') ? '````' : '```';
-  const lines = c.startLine === c.endLine ? `line ${c.startLine}` : `lines ${c.startLine}-${c.endLine}`;
-  return `${entry.text}\n\nFrom \`${c.fileName}\` (${lines}, ${c.language}):\n${fence}${c.language}\n${c.code}\n${fence}`;
-}
-
-/**
- * The conversation as core chat messages: user turns, and replies that finished or were stopped
- * with some text; failed replies are left out and consecutive turns of one role are merged (the
- * native surface wants alternating turns).
- */
-export function toChatMessages(entries: readonly ChatEntry[]): ChatMessage[] {
-  const out: ChatMessage[] = [];
-  for (const e of entries) {
-    if (e.image) continue; // /image turns are not chat history
-    let content: string;
-    if (e.role === 'user') content = userContent(e);
-    else if ((e.status === 'done' || e.status === 'stopped') && e.text.trim()) content = e.text;
-    else continue;
-    const prev = out.at(-1);
-    if (prev && prev.role === e.role) prev.content += `\n\n${content}`;
-    else out.push({ role: e.role, content });
-  }
-  return out;
-}
-
-/**
- * History restored from storage: a reply that was streaming when the window closed is marked
- * stopped (it is never re-sent), transient retry state is dropped.
- */
-export function restoreEntries(raw: unknown): ChatEntry[] {
-  if (!Array.isArray(raw)) return [];
-  const out: ChatEntry[] = [];
-  for (const e of raw as ChatEntry[]) {
-    if (!e || typeof e !== 'object' || typeof e.id !== 'string' || typeof e.text !== 'string' || (e.role !== 'user' && e.role !== 'assistant')) continue;
-    const copy: ChatEntry = { ...e };
-    delete copy.retry;
-    if (copy.role === 'assistant' && copy.status === 'streaming') copy.status = 'stopped';
-    out.push(copy);
-  }
-  return out;
 }

@@ -1,0 +1,57 @@
+/** The chat view's model picker: the token's models from /v1/models, reloaded when settings or the token change. */
+import type { ModelList } from '../../shared/chatProtocol';
+import { errorSummary } from '../../host/errorPresenter';
+import type { GatewayService } from '../gatewayService';
+
+export class ChatModels {
+  private list: ModelList;
+  private loaded = false;
+
+  constructor(
+    private readonly service: GatewayService,
+    /** posts the list to the webview (dropped while it is not ready) */
+    private readonly post: (models: ModelList) => void,
+    /** whether the webview shows now (else the list loads when it next does) */
+    private readonly showing: () => boolean,
+  ) {
+    this.list = { items: [], defaults: this.defaults(), loading: false };
+  }
+
+  get current(): ModelList {
+    return this.list;
+  }
+
+  private defaults(): ModelList['defaults'] {
+    return { compatible: this.service.current.models.chat, native: this.service.current.models.native };
+  }
+
+  /** The configured default models changed. */
+  defaultsChanged(): void {
+    this.list = { ...this.list, defaults: this.defaults() };
+    this.stale();
+  }
+
+  /** The list is stale: reload it now if the view shows, else when it next does. */
+  stale(): void {
+    this.loaded = false;
+    if (this.showing()) void this.load();
+  }
+
+  /** Loads the list once per view session (the view calls it on `ready`). */
+  ensureLoaded(): void {
+    if (!this.loaded) void this.load();
+  }
+
+  async load(): Promise<void> {
+    this.list = { ...this.list, defaults: this.defaults(), loading: true, error: undefined };
+    this.post(this.list);
+    try {
+      const models = await this.service.refreshModels();
+      this.list = { items: models.map((m) => ({ id: m.id, capabilities: m.capabilities })), defaults: this.defaults(), loading: false };
+      this.loaded = true;
+    } catch (e) {
+      this.list = { ...this.list, defaults: this.defaults(), loading: false, error: errorSummary(e) };
+    }
+    this.post(this.list);
+  }
+}

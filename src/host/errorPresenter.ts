@@ -1,0 +1,76 @@
+/**
+ * Where a core error becomes words for the UI: the chat's error card, the chat participant's
+ * markdown, one-line summaries (model list, video tasks, VS Code's language model API) and the
+ * notification text. src/extension/errorPresenter.ts shows the notification; nothing else builds
+ * error UI from a GatewayError. Plain Node, no `vscode`.
+ */
+import { GatewayError, redactSecrets } from '../gateway';
+import type { ChatErrorInfo } from '../shared/chatProtocol';
+
+/** Thrown inside the session when the stream and the non-streamed fallback both failed. */
+export class FallbackFailed extends Error {
+  constructor(readonly info: ChatErrorInfo) {
+    super(info.message);
+  }
+}
+
+export function shortError(e: GatewayError): string {
+  switch (e.detail) {
+    case 'stream_truncated':
+      return 'it broke off before its end marker';
+    case 'stream_error_event':
+      return `the gateway sent an error inside it${e.gatewayMessage ? `: ${e.gatewayMessage}` : ''}`;
+    case 'idle_timeout':
+      return 'it went silent';
+    default:
+      return e.message;
+  }
+}
+
+/** A core error (or anything else) as the chat's error card shows it. Never carries a token. */
+export function errorInfo(e: unknown): ChatErrorInfo {
+  if (e instanceof FallbackFailed) return e.info;
+  if (e instanceof GatewayError) {
+    return {
+      kind: e.kind,
+      status: e.status,
+      message: e.message,
+      cause: e.cause,
+      fix: e.fix,
+      detail: e.detail,
+      gatewayMessage: e.gatewayMessage,
+      requestId: e.requestId,
+      url: e.url,
+      host: e.host,
+      surface: e.surface,
+      model: e.model,
+      maskedToken: e.maskedToken,
+      attempts: e.attempts,
+    };
+  }
+  const message = redactSecrets(e instanceof Error ? e.message : String(e), []);
+  return { kind: 'internal', message, cause: `An unexpected error inside the extension: ${message}`, fix: 'Show the request log; if it happens again, report it with the log.' };
+}
+
+/** One line: the status (or kind) and the cause. */
+export function errorSummary(e: unknown): string {
+  if (e instanceof GatewayError) return `${e.status ? `HTTP ${e.status}: ` : ''}${e.cause}`;
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** The message plus what to change, e.g. for a paused video task or VS Code's language model API. */
+export function errorWithFix(e: unknown): string {
+  if (e instanceof GatewayError) return `${e.message} ${e.fix}`;
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** The error as one sentence with its cause and fix (e.g. for VS Code's language model API). */
+export function errorSentence(e: GatewayError): string {
+  return `${e.message} ${e.cause} Fix: ${e.fix}`;
+}
+
+/** The error as chat markdown: status, cause, fix and the masked token. */
+export function errorMarkdown(e: unknown): string {
+  if (e instanceof GatewayError) return `**${e.status ? `HTTP ${e.status}` : e.kind}** — ${e.cause}\n\n**Fix:** ${e.fix}${e.maskedToken ? `\n\nToken: \`${e.maskedToken}\`` : ''}`;
+  return `Failed: ${e instanceof Error ? e.message : String(e)}`;
+}

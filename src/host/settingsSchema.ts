@@ -1,0 +1,99 @@
+/**
+ * Every `modelRelay.*` setting, once: its zod schema and its default (taken from the core's
+ * defaults). package.json `contributes.configuration` declares the same keys and defaults — a test
+ * checks both agree. src/extension/settings.ts reads VS Code's configuration through this; no other
+ * module reads a `modelRelay.*` key. Plain Node, no `vscode`.
+ */
+import { z } from 'zod';
+import { DEFAULT_CLI_VARIABLES, DEFAULT_IMAGE_SIZE, DEFAULT_MAX_TOKENS, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_OUTPUT_FOLDERS, DEFAULT_RETRY, DEFAULT_TEMPERATURE, DEFAULT_TIMEOUTS, DEFAULT_VIDEO_SECONDS } from '../gateway';
+
+const setting = <T extends z.ZodType>(schema: T, defaultValue: z.infer<T>) => ({ schema, default: defaultValue });
+const num = (min: number, max: number) => z.number().min(min).max(max);
+const str = z.string();
+const SECOND = 1000;
+
+export const SETTINGS = {
+  /** read from user settings only (machine scope): a repository cannot redirect the token */
+  baseUrl: setting(str, ''),
+  backupUrls: setting(z.array(str), []),
+  defaultSurface: setting(z.enum(['compatible', 'native']), 'compatible'),
+  'models.chat': setting(str, ''),
+  'models.native': setting(str, ''),
+  'models.image': setting(str, ''),
+  'models.imageEdit': setting(str, ''),
+  'models.video': setting(str, ''),
+  maxTokens: setting(num(1, 1_000_000), DEFAULT_MAX_TOKENS),
+  temperature: setting(num(0, 2), DEFAULT_TEMPERATURE),
+  stream: setting(z.boolean(), true),
+  'timeouts.chatSeconds': setting(num(5, 3600), DEFAULT_TIMEOUTS.chatMs / SECOND),
+  'timeouts.streamIdleSeconds': setting(num(5, 3600), DEFAULT_TIMEOUTS.streamIdleMs / SECOND),
+  'timeouts.imageSeconds': setting(num(10, 3600), DEFAULT_TIMEOUTS.imageMs / SECOND),
+  'timeouts.videoSeconds': setting(num(10, 3600), DEFAULT_TIMEOUTS.videoMs / SECOND),
+  'timeouts.videoOverallMinutes': setting(num(1, 24 * 60), DEFAULT_TIMEOUTS.videoOverallMs / (60 * SECOND)),
+  maxRetries: setting(num(0, 10), DEFAULT_RETRY.maxRetries),
+  extraHeaders: setting(z.record(str, str), {}),
+  'images.maxUploadBytes': setting(num(1024, 1024 * 1024 * 1024), DEFAULT_MAX_UPLOAD_BYTES),
+  'images.outputFolder': setting(str, DEFAULT_OUTPUT_FOLDERS.images),
+  'images.defaultSize': setting(str, DEFAULT_IMAGE_SIZE),
+  'videos.outputFolder': setting(str, DEFAULT_OUTPUT_FOLDERS.videos),
+  'videos.defaultSeconds': setting(num(1, 3600), DEFAULT_VIDEO_SECONDS),
+  'nativeCli.baseUrlVariable': setting(str, DEFAULT_CLI_VARIABLES.baseUrl),
+  'nativeCli.tokenVariable': setting(str, DEFAULT_CLI_VARIABLES.token),
+} as const;
+
+export type SettingKey = keyof typeof SETTINGS;
+export type SettingValues = { -readonly [K in SettingKey]: z.infer<(typeof SETTINGS)[K]['schema']> };
+
+/** Keys read from user settings only, whatever a workspace says. */
+export const USER_ONLY: ReadonlySet<SettingKey> = new Set<SettingKey>(['baseUrl', 'backupUrls']);
+
+/** Every setting validated: a value that does not fit its schema falls back to the default. */
+export function parseSettings(read: (key: SettingKey) => unknown): SettingValues {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(SETTINGS) as SettingKey[]) {
+    const { schema, default: fallback } = SETTINGS[key];
+    const r = (schema as z.ZodType).safeParse(read(key));
+    out[key] = r.success ? r.data : fallback;
+  }
+  return out as SettingValues;
+}
+
+export interface RelaySettings {
+  /** the gateway root address (user scope only) */
+  baseUrl: string;
+  /** backup domains, same path rules (user scope only) */
+  backupUrls: string[];
+  defaultSurface: 'compatible' | 'native';
+  models: { chat: string; native: string; image: string; imageEdit: string; video: string };
+  maxTokens: number;
+  temperature: number;
+  stream: boolean;
+  timeouts: { chatSeconds: number; streamIdleSeconds: number; imageSeconds: number; videoSeconds: number; videoOverallMinutes: number };
+  maxRetries: number;
+  extraHeaders: Record<string, string>;
+  imagesMaxUploadBytes: number;
+  images: { outputFolder: string; defaultSize: string };
+  videos: { outputFolder: string; defaultSeconds: number };
+  nativeCli: { baseUrlVariable: string; tokenVariable: string };
+}
+
+/** The settings as the extension uses them (model ids trimmed, empty backups dropped). */
+export function relaySettings(v: SettingValues): RelaySettings {
+  const t = (s: string) => s.trim();
+  return {
+    baseUrl: v.baseUrl,
+    backupUrls: v.backupUrls.filter((u) => u.trim()),
+    defaultSurface: v.defaultSurface,
+    models: { chat: t(v['models.chat']), native: t(v['models.native']), image: t(v['models.image']), imageEdit: t(v['models.imageEdit']), video: t(v['models.video']) },
+    maxTokens: v.maxTokens,
+    temperature: v.temperature,
+    stream: v.stream,
+    timeouts: { chatSeconds: v['timeouts.chatSeconds'], streamIdleSeconds: v['timeouts.streamIdleSeconds'], imageSeconds: v['timeouts.imageSeconds'], videoSeconds: v['timeouts.videoSeconds'], videoOverallMinutes: v['timeouts.videoOverallMinutes'] },
+    maxRetries: v.maxRetries,
+    extraHeaders: v.extraHeaders,
+    imagesMaxUploadBytes: v['images.maxUploadBytes'],
+    images: { outputFolder: v['images.outputFolder'] || DEFAULT_OUTPUT_FOLDERS.images, defaultSize: v['images.defaultSize'] },
+    videos: { outputFolder: v['videos.outputFolder'] || DEFAULT_OUTPUT_FOLDERS.videos, defaultSeconds: v['videos.defaultSeconds'] },
+    nativeCli: { baseUrlVariable: v['nativeCli.baseUrlVariable'] || DEFAULT_CLI_VARIABLES.baseUrl, tokenVariable: v['nativeCli.tokenVariable'] || DEFAULT_CLI_VARIABLES.token },
+  };
+}
