@@ -1,0 +1,72 @@
+/**
+ * package.json's contributions and the code agree: every command id is in CommandId and the other
+ * way round, each registered exactly once; every `modelRelay.*` setting has one schema entry whose
+ * default equals the declared default (the defaults come from src/gateway/defaults.ts).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { CommandId } from '../../src/host/commandIds';
+import { parseSettings, relaySettings, SETTINGS, type SettingKey } from '../../src/host/settingsSchema';
+
+const root = resolve(__dirname, '../../..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  contributes: { commands: Array<{ command: string }>; configuration: { properties: Record<string, { default?: unknown }> } | Array<{ properties: Record<string, { default?: unknown }> }> };
+};
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? sources(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+test('CommandId lists exactly the commands package.json contributes', () => {
+  const declared = pkg.contributes.commands.map((c) => c.command).sort();
+  const ids = (Object.values(CommandId) as string[]).sort();
+  assert.deepEqual(ids, declared);
+  assert.equal(new Set(ids).size, ids.length, 'no id twice');
+});
+
+test('each command is registered exactly once, by its CommandId (no spelt-out command ids)', () => {
+  const code = sources(join(root, 'src')).map((f) => readFileSync(f, 'utf8')).join('\n');
+  for (const [name, id] of Object.entries(CommandId)) {
+    const uses = code.match(new RegExp(`(registerCommand|reg)\\(CommandId\\.${name}\\b`, 'g')) ?? [];
+    assert.equal(uses.length, 1, `${id} registered ${uses.length} times`);
+  }
+  assert.doesNotMatch(code, /registerCommand\('modelRelay\./, 'commands are registered through CommandId');
+});
+
+function declaredSettings(): Record<string, { default?: unknown }> {
+  const c = pkg.contributes.configuration;
+  const props: Record<string, { default?: unknown }> = Array.isArray(c) ? Object.assign({}, ...c.map((s) => s.properties)) : c.properties;
+  return Object.fromEntries(Object.entries(props).map(([k, v]) => [k.replace(/^modelRelay\./, ''), v]));
+}
+
+test('one schema entry per modelRelay.* setting, with package.json\'s default', () => {
+  const declared = declaredSettings();
+  assert.deepEqual(Object.keys(SETTINGS).sort(), Object.keys(declared).sort());
+  for (const key of Object.keys(SETTINGS) as SettingKey[]) {
+    assert.deepEqual(SETTINGS[key].default, declared[key]!.default, `default of modelRelay.${key}`);
+    assert.ok(SETTINGS[key].schema.safeParse(SETTINGS[key].default).success, `the default of ${key} fits its own schema`);
+  }
+});
+
+test('settings: values that do not fit fall back to the default; model ids are trimmed', () => {
+  const values: Partial<Record<SettingKey, unknown>> = { maxTokens: -5, temperature: 'hot', defaultSurface: 'native', 'models.chat': '  gpt-4o-mini ', backupUrls: ['', 'https://b.example.com'], 'timeouts.chatSeconds': 1 };
+  const s = relaySettings(parseSettings((k) => values[k]));
+  assert.equal(s.maxTokens, SETTINGS.maxTokens.default);
+  assert.equal(s.temperature, SETTINGS.temperature.default);
+  assert.equal(s.defaultSurface, 'native');
+  assert.equal(s.models.chat, 'gpt-4o-mini');
+  assert.deepEqual(s.backupUrls, ['https://b.example.com']);
+  assert.equal(s.timeouts.chatSeconds, SETTINGS['timeouts.chatSeconds'].default, 'below the minimum');
+});
+
+test('no module reads a modelRelay setting outside the settings module', () => {
+  for (const f of sources(join(root, 'src'))) {
+    if (f.endsWith(join('extension', 'settings.ts'))) continue;
+    assert.doesNotMatch(readFileSync(f, 'utf8'), /getConfiguration\(/, `${f} reads the configuration itself`);
+  }
+});
