@@ -13,6 +13,12 @@ const nodeBuiltins = ['node:*', ...builtinModules, ...builtinModules.map((m) => 
 
 const vscodeBan = { name: 'vscode', message: 'This layer runs in plain Node: no vscode import (put VS Code glue in src/extension).' };
 
+/** A plain-Node layer: no `vscode`, and none of the named layers. */
+const boundary = (folder, regexes, message) => ({
+  files: [`${folder}/**/*.ts`],
+  rules: { 'no-restricted-imports': ['error', { paths: [vscodeBan], patterns: regexes.map((regex) => ({ regex, message })) }] },
+});
+
 export default tseslint.config(
   { ignores: ['out/**', 'out-*/**', 'dist/**', 'node_modules/**', '.vscode-test/**', 'test/e2e/fixtures/**', 'bench/results.json'] },
   {
@@ -27,33 +33,9 @@ export default tseslint.config(
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false, IIFEs: true }],
     },
   },
-  {
-    files: ['src/gateway/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        paths: [vscodeBan],
-        patterns: [{ regex: layer('extension', 'host', 'cli', 'webview', 'shared'), message: 'src/gateway is the bottom layer: it imports nothing from extension, host, cli, webview or shared.' }],
-      }],
-    },
-  },
-  {
-    files: ['src/host/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        paths: [vscodeBan],
-        patterns: [{ regex: layer('extension', 'cli', 'webview'), message: 'src/host is plain Node under src/extension: it imports the core and shared only.' }],
-      }],
-    },
-  },
-  {
-    files: ['src/cli/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        paths: [vscodeBan],
-        patterns: [{ regex: layer('extension', 'host', 'webview'), message: 'relay-doctor uses the core only.' }],
-      }],
-    },
-  },
+  boundary('src/gateway', [layer('extension', 'host', 'cli', 'webview', 'shared')], 'src/gateway is the bottom layer: it imports nothing from extension, host, cli, webview or shared.'),
+  boundary('src/host', [layer('extension', 'cli', 'webview')], 'src/host is plain Node under src/extension: it imports the core and shared only.'),
+  boundary('src/cli', [layer('extension', 'host', 'webview')], 'relay-doctor uses the core only.'),
   {
     files: ['src/shared/**/*.ts'],
     rules: {

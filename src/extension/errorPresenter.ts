@@ -1,4 +1,7 @@
-/** The one place a core error becomes UI: a notification with the cause, the fix and actions. */
+/**
+ * A core error as a notification: the cause, the fix and actions. The words for every other place
+ * an error is shown (chat card, @relay, summaries) come from src/host/errorPresenter.ts.
+ */
 import * as vscode from 'vscode';
 import { GatewayError } from '../gateway';
 import { CommandId } from '../host/commandIds';

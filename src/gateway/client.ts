@@ -10,31 +10,19 @@ import type { ChatEvent, ChatRequest, ChatResult } from './chat/types';
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUTS, type Timeouts } from './defaults';
 import { compatibleBase, nativeBase, nativeMessagesUrl, normalizeBaseUrl, type EndpointFinding } from './endpoint';
 import { Limiter } from './http/limiter';
-import type { RetryOptions } from './http/retryPolicy';
 import type { BurstThresholds } from './http/sseStream';
-import { Transport, realSleep, type Sleep } from './http/transport';
+import { Transport, realSleep, type Sleep, type TransportOptions } from './http/transport';
 import { editImage, generateImage, type MediaCallContext } from './media/imageCalls';
 import type { ImageEditRequest, ImageGenerateRequest, ImageResult } from './media/images';
 import { createVideo, downloadVideo, getVideo, pollVideo, type DownloadOutcome, type PollRequest, type VideoCallContext, type VideoCreateRequest } from './media/videoCalls';
 import type { PollOutcome, VideoTask } from './media/videos';
 import { MODELS_PATH, parseModelList, type Capability, type ModelInfo } from './models';
-import type { RequestLogSink } from './requestLog';
 
-export interface GatewayClientOptions {
-  baseUrl: string;
-  backupUrls?: readonly string[];
-  token: () => string | undefined | Promise<string | undefined>;
-  dispatcher?: Dispatcher | undefined;
-  extraHeaders?: Record<string, string> | undefined;
+export interface GatewayClientOptions extends Omit<TransportOptions, 'primaryRecheckMs'> {
   timeouts?: Partial<Timeouts>;
-  retry?: Partial<RetryOptions>;
   concurrency?: { image?: number; video?: number };
   defaultNativeMaxTokens?: number;
   burst?: BurstThresholds;
-  onRequest?: RequestLogSink;
-  sleep?: Sleep;
-  now?: () => number;
-  random?: () => number;
 }
 
 export interface EndpointInfo {

@@ -235,7 +235,7 @@ function row(d: Document, label: string, text: string, testId: string): HTMLElem
   return p;
 }
 
-function labelFor(kind: string): string {
+function labelFor(kind: ChatErrorInfo['kind']): string {
   const labels: Record<string, string> = { network: 'Connection failed', timeout: 'Timed out', protocol: 'Unexpected answer', stream_interrupted: 'Stream broke off', bad_request: 'Request refused', internal: 'Error' };
   return labels[kind] ?? kind;
 }

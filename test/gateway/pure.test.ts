@@ -17,6 +17,9 @@ import {
   shouldRetry,
   compatibleSurface,
   nativeSurface,
+  storedTokenShapeProblems,
+  tokenShapeProblem,
+  tokenShapeWarning,
 } from '../../src/gateway';
 
 const TOKEN = 'sk-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHwxyz';
@@ -165,4 +168,26 @@ test('Limiter caps concurrency and queues in order', async () => {
   await assert.rejects(queued);
   await Promise.all([blocker, blocker2]);
   assert.equal(lim.running, 0);
+});
+
+test('token shape: one rule set, for the input box and for the diagnosis', () => {
+  const table: Array<[string, string | undefined]> = [
+    ['', 'empty'],
+    ['   ', 'empty'],
+    ['Bearer sk-abcdefghijklmnopqrstuvwxyz', 'bearer'],
+    ['bearer sk-abcdefghijklmnopqrstuvwxyz', 'bearer'],
+    ['"sk-abcdefghijklmnopqrstuvwxyz"', 'quoted'],
+    ["sk-abcdefghijklmnopqrstuvwxyz'", 'quoted'],
+    ['sk-abcdefghij klmnopqrstuvwxyz', 'whitespace'],
+    ['sk-abcdefghij\nklmnopqrstuvwxyz', 'whitespace'],
+    ['abcdefghijklmnopqrstuvwxyz0123', 'prefix'],
+    ['sk-short', 'short'],
+    ['  sk-abcdefghijklmnopqrstuvwxyz  ', undefined],
+    ['sk-abcdefghijklmnopqrstuvwxyz', undefined],
+  ];
+  for (const [value, problem] of table) assert.equal(tokenShapeProblem(value), problem, JSON.stringify(value));
+  assert.match(tokenShapeWarning('Bearer sk-abcdefghijklmnopqrstuvwxyz')!, /without "Bearer "/);
+  assert.equal(tokenShapeWarning('sk-abcdefghijklmnopqrstuvwxyz'), undefined);
+  assert.match(storedTokenShapeProblems('Bearer sk-abcdefghijklmnopqrstuvwxyz')[0]!, /Bearer Bearer/);
+  assert.deepEqual(storedTokenShapeProblems('sk-abcdefghijklmnopqrstuvwxyz'), []);
 });

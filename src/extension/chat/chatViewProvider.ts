@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { DeltaBatcher } from '../../host/chat/deltaBatcher';
 import { restoreEntries } from '../../host/chat/history';
 import { ChatSession, type SessionEvent } from '../../host/chat/session';
+import { ChatModels } from '../../host/chat/chatModels';
 import { ChatStore, restoreOptions } from '../../host/chat/chatStore';
 import { chatHtml } from '../../host/webviewHtml';
 import { parseWebviewMessage, type ChatOptions, type ChatSnapshot, type HostToWebview, type SelectionContext } from '../../shared/chatProtocol';
@@ -16,7 +17,6 @@ import { generateAndSaveImage } from '../media/mediaCommon';
 import { SECTION } from '../settings';
 import type { TokenStore } from '../tokenStore';
 import { handleChatMessage, type ChatHost } from './chatMessages';
-import { ChatModels } from './chatModels';
 
 export const CHAT_VIEW_ID = 'modelRelay.chat';
 

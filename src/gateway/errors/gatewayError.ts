@@ -4,6 +4,7 @@
  * own message, the request id, and a `cause` and `fix` sentence in the spec's terms.
  */
 import { maskToken, redactSecrets } from '../mask';
+import type { Capability } from '../models';
 
 export type ErrorKind =
   | 'bad_request' // 400 (and other unlisted 4xx)
@@ -45,7 +46,7 @@ export interface ErrorContext {
   url?: string | undefined;
   model?: string | undefined;
   token?: string | undefined;
-  capability?: string | undefined;
+  capability?: Capability | 'models' | undefined;
 }
 
 export interface GatewayErrorInit {

@@ -2,14 +2,11 @@
 import { surfaceAdapter } from '../../chat/chat';
 import { joinUrl } from '../../endpoint';
 import type { Surface } from '../../errors/gatewayError';
-import type { Check } from '../check';
+import { perSurface } from '../check';
 import type { DiagnosisContext } from '../context';
 import { outcomeFromError, type Outcome } from '../outcomeFromError';
 
-const modelFor = (ctx: DiagnosisContext, surface: Surface) => (surface === 'compatible' ? ctx.models.chat : ctx.models.native);
-
-async function run(ctx: DiagnosisContext, surface: Surface): Promise<Outcome> {
-  const model = modelFor(ctx, surface)!;
+async function run(ctx: DiagnosisContext, surface: Surface, model: string): Promise<Outcome> {
   const url = joinUrl(ctx.usedBase!, surfaceAdapter(surface).path);
   const started = ctx.now();
   try {
@@ -29,18 +26,5 @@ async function run(ctx: DiagnosisContext, surface: Surface): Promise<Outcome> {
   }
 }
 
-function generationCheck(surface: Surface): Check {
-  const chat = surface === 'compatible';
-  return {
-    id: chat ? 'generate-chat' : 'generate-native',
-    applies: (ctx) => !!modelFor(ctx, surface) || ctx.wanted.length > 0,
-    skip: (ctx) => {
-      if (!modelFor(ctx, surface)) return { cause: `No ${chat ? 'chat' : 'native'} model is configured.`, fix: chat ? 'Set modelRelay.models.chat (relay-doctor: --chat-model).' : 'Set modelRelay.models.native (relay-doctor: --native-model).' };
-      return ctx.blocked();
-    },
-    run: (ctx) => run(ctx, surface),
-  };
-}
-
-export const generateChatCheck = generationCheck('compatible');
-export const generateNativeCheck = generationCheck('native');
+export const generateChatCheck = perSurface('compatible', { id: 'generate-chat', noModelFix: 'Set modelRelay.models.chat (relay-doctor: --chat-model).', skip: (ctx) => ctx.blocked(), run: (ctx, model) => run(ctx, 'compatible', model) });
+export const generateNativeCheck = perSurface('native', { id: 'generate-native', noModelFix: 'Set modelRelay.models.native (relay-doctor: --native-model).', skip: (ctx) => ctx.blocked(), run: (ctx, model) => run(ctx, 'native', model) });

@@ -4,14 +4,12 @@ import type { ChatResult } from '../../chat/types';
 import { joinUrl } from '../../endpoint';
 import { isGatewayError, type Surface } from '../../errors/gatewayError';
 import { DEFAULT_BURST } from '../../http/sseStream';
-import type { Check } from '../check';
+import { perSurface } from '../check';
 import type { DiagnosisContext } from '../context';
 import { outcomeFromError, type Outcome } from '../outcomeFromError';
 
 /** Words of a short reply (several chunks, so a burst can be recognised). */
 const STREAM_PROMPT = 'Reply with exactly these words: one two three four five six';
-
-const modelFor = (ctx: DiagnosisContext, surface: Surface) => (surface === 'compatible' ? ctx.models.chat : ctx.models.native);
 
 function judge(r: ChatResult, surface: Surface, url: string, masked: string | undefined, timing: string): Outcome {
   const common = { httpStatus: 200, url, maskedToken: masked, details: [timing] };
@@ -32,8 +30,7 @@ function judge(r: ChatResult, surface: Surface, url: string, masked: string | un
   };
 }
 
-async function run(ctx: DiagnosisContext, surface: Surface): Promise<Outcome> {
-  const model = modelFor(ctx, surface)!;
+async function run(ctx: DiagnosisContext, surface: Surface, model: string): Promise<Outcome> {
   const url = joinUrl(ctx.usedBase!, surfaceAdapter(surface).path);
   const started = ctx.now();
   let firstAt: number | undefined;
@@ -58,21 +55,15 @@ async function run(ctx: DiagnosisContext, surface: Surface): Promise<Outcome> {
   }
 }
 
-function streamingCheck(surface: Surface): Check {
-  const chat = surface === 'compatible';
-  return {
-    id: chat ? 'stream-compatible' : 'stream-native',
-    applies: (ctx) => !!modelFor(ctx, surface) || ctx.wanted.length > 0,
-    skip: (ctx) => {
-      if (!modelFor(ctx, surface)) return { cause: `No ${chat ? 'chat' : 'native'} model is configured.`, fix: '' };
-      const b = ctx.blocked();
-      if (b) return b;
-      if (ctx.results.get(chat ? 'generate-chat' : 'generate-native')?.result !== 'pass') return { cause: 'The non-streamed call did not succeed, so streaming was not tested.', fix: 'Fix the generation check first.' };
-      return undefined;
-    },
-    run: (ctx) => run(ctx, surface),
+/** Streaming is tested only where the same call without streaming worked. */
+function afterGeneration(generation: 'generate-chat' | 'generate-native') {
+  return (ctx: DiagnosisContext) => {
+    const b = ctx.blocked();
+    if (b) return b;
+    if (ctx.results.get(generation)?.result !== 'pass') return { cause: 'The non-streamed call did not succeed, so streaming was not tested.', fix: 'Fix the generation check first.' };
+    return undefined;
   };
 }
 
-export const streamCompatibleCheck = streamingCheck('compatible');
-export const streamNativeCheck = streamingCheck('native');
+export const streamCompatibleCheck = perSurface('compatible', { id: 'stream-compatible', noModelFix: '', skip: afterGeneration('generate-chat'), run: (ctx, model) => run(ctx, 'compatible', model) });
+export const streamNativeCheck = perSurface('native', { id: 'stream-native', noModelFix: '', skip: afterGeneration('generate-native'), run: (ctx, model) => run(ctx, 'native', model) });

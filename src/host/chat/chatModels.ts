@@ -1,14 +1,23 @@
-/** The chat view's model picker: the token's models from /v1/models, reloaded when settings or the token change. */
+/**
+ * The chat view's model picker: the token's models from /v1/models, reloaded when settings or the
+ * token change. Plain Node: the caller hands in where the models and the configured defaults come from.
+ */
+import type { ModelInfo } from '../../gateway';
 import type { ModelList } from '../../shared/chatProtocol';
-import { errorSummary } from '../../host/errorPresenter';
-import type { GatewayService } from '../gatewayService';
+import { errorSummary } from '../errorPresenter';
+
+/** What the model list needs of the gateway service. */
+export interface ModelSource {
+  readonly current: { models: { chat: string; native: string } };
+  refreshModels(): Promise<ModelInfo[]>;
+}
 
 export class ChatModels {
   private list: ModelList;
   private loaded = false;
 
   constructor(
-    private readonly service: GatewayService,
+    private readonly service: ModelSource,
     /** posts the list to the webview (dropped while it is not ready) */
     private readonly post: (models: ModelList) => void,
     /** whether the webview shows now (else the list loads when it next does) */
