@@ -74,6 +74,8 @@ function parse(command: Command, args: string[]) {
 function errorText(e: unknown, token: string | undefined): string {
   if (isGatewayError(e)) {
     const lines = [`relay-doctor: error (${e.kind}${e.status !== undefined ? `, HTTP ${e.status}` : ''}): ${e.message}`, `  cause: ${e.cause}`, `  fix: ${e.fix}`];
+    const billing = e.billingNote();
+    if (billing) lines.push(`  billing: ${billing}`);
     if (e.url) lines.push(`  url: ${e.url}`);
     if (e.requestId) lines.push(`  request id: ${e.requestId}`);
     if (e.retryAfterMs !== undefined) lines.push(`  retry after: ${Math.ceil(e.retryAfterMs / 1000)} s`);

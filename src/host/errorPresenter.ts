@@ -46,6 +46,7 @@ export function errorInfo(e: unknown): ChatErrorInfo {
       model: e.model,
       maskedToken: e.maskedToken,
       attempts: e.attempts,
+      billing: e.billingNote(),
     };
   }
   const message = redactSecrets(e instanceof Error ? e.message : String(e), []);

@@ -63,6 +63,8 @@ export interface ChatErrorInfo {
   maskedToken?: string | undefined;
   /** how many attempts were made (the core retries 429/5xx with backoff) */
   attempts?: number | undefined;
+  /** a billed call (`/image`) that may have reached the gateway: what that means */
+  billing?: string | undefined;
   /** set when the non-streamed fallback was tried and failed too */
   fallbackFailed?: string | undefined;
 }

@@ -200,6 +200,7 @@ export class MessageView {
     add('Token', err.maskedToken, 'chat-error-token');
     add('Model', err.model ? `${err.model}${err.surface ? ` (${err.surface} surface)` : ''}` : undefined, 'chat-error-model');
     add('Request id', err.requestId, 'chat-error-request-id');
+    add('Billing', err.billing, 'chat-error-billing');
     if (err.attempts && err.attempts > 1) add('Retries', `Retried with backoff; gave up after ${err.attempts} attempts.`, 'chat-error-attempts');
     add('Without streaming', err.fallbackFailed ? `Tried again without streaming: ${err.fallbackFailed}` : undefined, 'chat-error-fallback');
     if (dl.children.length) card.append(dl);

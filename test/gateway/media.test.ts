@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, writeFile, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSimulator, type Simulator } from '../sim/server';
-import { makeClient, thrown } from './helpers';
+import { makePng, startSimulator, type Simulator } from '../sim/server';
+import { deadPort, makeClient, thrown, type TestClient } from './helpers';
 
 let sim: Simulator;
 let dir: string;
@@ -194,6 +194,58 @@ test('video creation is not retried after a 5xx (it may have been created), only
   const e2 = await thrown(() => client.createVideo({ model: 'sora-2', prompt: 'x' }));
   assert.equal(e2.kind, 'network');
   assert.equal(sim.log.filter((l) => l.method === 'POST').length, 2, 'a reset after sending is not retried either');
+  assert.equal(e.mayHaveBeenBilled, true);
+  assert.equal(e2.mayHaveBeenBilled, true);
+  assert.match(e2.billingNote(), /may have reached the gateway and been charged/);
+});
+
+/** A small PNG on disk for edits. */
+async function pngFile(): Promise<string> {
+  const file = join(dir, `edit-source-${Date.now()}.png`);
+  await writeFile(file, makePng('edit-source'));
+  return file;
+}
+
+test('video creation answered 429 with Retry-After is retried (nothing was created), after that wait', async () => {
+  const { client, sleeps } = makeClient(sim);
+  sim.fault({ kind: 'status', status: 429, retryAfter: '2', path: '/v1/videos', count: 1 });
+  const task = await client.createVideo({ model: 'sora-2', prompt: 'x' });
+  assert.ok(task.id);
+  assert.deepEqual(sleeps, [2000]);
+  assert.deepEqual(sim.log.filter((l) => l.method === 'POST').map((l) => l.status), [429, 200]);
+});
+
+for (const [what, call] of [
+  ['generation', (c: TestClient['client']) => c.generateImage({ model: 'gpt-image-1', prompt: 'a red square' })],
+  ['edit', async (c: TestClient['client']) => c.editImage({ model: 'gpt-image-1', prompt: 'make it blue', imagePath: await pngFile() })],
+] as const) {
+  test(`image ${what} is billed: a reset after sending, a 5xx or a 502 is never sent again (and never failed over)`, async () => {
+    const backup = await startSimulator();
+    try {
+      const { client } = makeClient(sim, { backupUrls: [backup.url] });
+      const posts = () => [...sim.log, ...backup.log].filter((l) => l.method === 'POST' && l.path.startsWith('/v1/images/')).length;
+      for (const fault of [{ kind: 'reset' }, { kind: 'status', status: 500 }, { kind: 'status', status: 502 }] as const) {
+        const before = posts();
+        sim.fault({ ...fault, path: '/v1/images', count: 1 });
+        const e = await thrown(() => call(client));
+        assert.equal(posts() - before, 1, `${JSON.stringify(fault)}: exactly one POST`);
+        assert.equal(e.mayHaveBeenBilled, true, JSON.stringify(fault));
+        assert.match(e.billingNote(), /not sent again/);
+      }
+    } finally {
+      await backup.close();
+    }
+  });
+}
+
+test('image generation: a 429 (work refused) and a refused connection (never sent) are retried', async () => {
+  const { client } = makeClient(sim);
+  sim.fault({ kind: 'status', status: 429, retryAfter: '1', path: '/v1/images', count: 1 });
+  const r = await client.generateImage({ model: 'gpt-image-1', prompt: 'a' });
+  assert.equal(r.images.length, 1);
+  assert.deepEqual(sim.log.filter((l) => l.path === '/v1/images/generations').map((l) => l.status), [429, 200]);
+  const refused = makeClient(sim, { baseUrl: `http://127.0.0.1:${await deadPort()}`, backupUrls: [sim.url] });
+  assert.equal((await refused.client.generateImage({ model: 'gpt-image-1', prompt: 'b' })).images.length, 1, 'never sent: failed over to the backup');
 });
 
 test('unknown task id is a classified error', async () => {

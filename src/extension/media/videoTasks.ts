@@ -3,7 +3,7 @@
  * workspace, and a Video Tasks view persisted in global state so polling resumes after a reload.
  */
 import * as vscode from 'vscode';
-import { GatewayError, mediaFileName, type VideoPhase, type VideoTask } from '../../gateway';
+import { mediaFileName, type VideoPhase, type VideoTask } from '../../gateway';
 import { CommandId } from '../../host/commandIds';
 import { errorWithFix } from '../../host/errorPresenter';
 import { Disposable } from '../disposable';
@@ -143,9 +143,7 @@ export class VideoController extends Disposable {
         this.service.client.createVideo({ model, prompt, seconds }),
       );
     } catch (e) {
-      if (e instanceof GatewayError && !e.notSent && (e.kind === 'server_error' || e.kind === 'network' || e.kind === 'timeout')) {
-        void vscode.window.showWarningMessage(`Model Relay: the video request may have reached the gateway (${e.status ? `HTTP ${e.status}` : e.kind}); it was not sent again, so no second paid task is created. Check the gateway console's usage log before retrying.`);
-      }
+      // The notification says when the call may have been billed (it is never sent twice).
       await showGatewayError('Creating the video task', e);
       return undefined;
     }

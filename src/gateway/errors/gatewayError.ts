@@ -91,6 +91,8 @@ export class GatewayError extends Error {
   host: string | undefined;
   /** How many attempts were made in total. */
   attempts = 1;
+  /** A billed call (image, video) that failed after it may have reached the gateway: never re-sent by the client. */
+  mayHaveBeenBilled = false;
   readonly original: unknown;
 
   constructor(init: GatewayErrorInit) {
@@ -137,7 +139,14 @@ export class GatewayError extends Error {
       maskedToken: this.maskedToken,
       attempts: this.attempts,
       retryAfterMs: this.retryAfterMs,
+      mayHaveBeenBilled: this.mayHaveBeenBilled,
     };
+  }
+
+  /** For a billed call that may have reached the gateway: what that means and what to do, else undefined. */
+  billingNote(): string | undefined {
+    if (!this.mayHaveBeenBilled) return undefined;
+    return `This billed call may have reached the gateway and been charged${this.requestId ? ` (request id ${this.requestId})` : ''}. It was not sent again: check the usage log in the gateway console before you try again.`;
   }
 }
 

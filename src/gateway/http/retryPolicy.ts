@@ -28,14 +28,14 @@ export interface RetryOptions {
 
 /**
  * Whether a failed attempt may be retried.
- * `sideEffecting` requests (video creation costs money) are only retried when the request
- * provably never reached the server.
+ * `sideEffecting` requests (billed: images, video creation) are only retried when the request
+ * provably never reached the server, or the gateway refused the work (429: nothing was done).
  */
 export function shouldRetry(err: GatewayError, attempt: number, opts: RetryOptions, sideEffecting = false): boolean {
   if (attempt >= opts.maxRetries) return false;
-  if (sideEffecting) return err.kind === 'network' && err.notSent;
-  if (err.detail === 'model_not_found_503') return false;
   if (err.retryAfterMs !== undefined && err.retryAfterMs > opts.maxRetryAfterMs) return false;
+  if (sideEffecting) return (err.kind === 'network' && err.notSent) || err.kind === 'rate_limited';
+  if (err.detail === 'model_not_found_503') return false;
   switch (err.kind) {
     case 'rate_limited':
     case 'server_error':
@@ -53,6 +53,21 @@ export function shouldRetry(err: GatewayError, attempt: number, opts: RetryOptio
  * jitter: a uniform random delay in [0, min(max, base * 2^attempt)], never below a small floor so a
  * retry is never immediate.
  */
+/** Whether a billed request that failed this way may still have reached the gateway (and been billed). */
+export function mayHaveArrived(err: GatewayError): boolean {
+  switch (err.kind) {
+    case 'network':
+      return !err.notSent;
+    case 'timeout':
+    case 'server_error':
+    case 'stream_interrupted':
+    case 'protocol':
+      return true;
+    default:
+      return false;
+  }
+}
+
 export function retryDelayMs(attempt: number, retryAfterMs: number | undefined, opts: RetryOptions, random: () => number = Math.random): number {
   if (retryAfterMs !== undefined && retryAfterMs >= 0 && retryAfterMs <= opts.maxRetryAfterMs) {
     return Math.max(retryAfterMs, 50);

@@ -17,7 +17,7 @@ import type { Capability } from '../models';
 import { recordAttempt, type RequestLogSink } from '../requestLog';
 import { bodyReadError, headerValue, readText, sendOnce, type Headers, type ResponseBody } from './attempt';
 import { requestHeaders } from './headers';
-import { retryDelayMs, shouldRetry, type RetryNotice, type RetryOptions } from './retryPolicy';
+import { mayHaveArrived, retryDelayMs, shouldRetry, type RetryNotice, type RetryOptions } from './retryPolicy';
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
@@ -175,7 +175,10 @@ export class Transport {
       const round = await this.round(o, token, tries);
       if (!('error' in round)) return round.res;
       const err = round.error;
-      if (!shouldRetry(err, retries, this.retry, o.sideEffecting)) throw err;
+      if (!shouldRetry(err, retries, this.retry, o.sideEffecting)) {
+        if (o.sideEffecting && mayHaveArrived(err)) err.mayHaveBeenBilled = true;
+        throw err;
+      }
       const delayMs = retryDelayMs(retries, err.retryAfterMs, this.retry, this.random);
       try {
         o.onRetry?.({ attempt: retries + 1, maxRetries: this.retry.maxRetries, delayMs, error: err });
@@ -267,6 +270,8 @@ export class Transport {
     const res = await this.open(o);
     const fail = (err: GatewayError): never => {
       err.host = res.host;
+      // The gateway answered 2xx: a billed call did its work, whatever became of the body.
+      if (o.sideEffecting && err.detail !== 'html_page') err.mayHaveBeenBilled = true;
       res.finish({ errorKind: err.kind });
       throw err;
     };

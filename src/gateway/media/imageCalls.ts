@@ -52,7 +52,8 @@ async function imageCall(c: MediaCallContext, path: string, capability: 'image' 
   return c.limiter.run(async () => {
     const started = c.now();
     const json = typeof body === 'string';
-    const { data, res } = await c.transport.json({ method: 'POST', path, surface: 'compatible', capability, model, body, json, signal, timeoutMs: c.timeoutMs });
+    // Billed: retried only when it provably never reached the gateway, or on 429 (work refused).
+    const { data, res } = await c.transport.json({ method: 'POST', path, surface: 'compatible', capability, model, body, json, signal, timeoutMs: c.timeoutMs, sideEffecting: true });
     const images = await materialize(c, parseImageResponse(data, res.context), res.context, signal);
     return { images, host: res.host, requestId: res.requestId, durationMs: c.now() - started };
   }, signal);
