@@ -412,3 +412,14 @@ test('markdown report: a table row per check, masked token only, ready for a tic
   assert.match(table, /FAIL {3}Native surface path/);
   assert.match(table, /\/v1\/v1\/messages/);
 });
+
+test('a 307 on GET /v1/models is not "reachable": reachability fails and names the target; nothing follows it', T, async () => {
+  strict.fault({ kind: 'redirect', status: 307, location: 'https://console.example.com/login', path: '/v1/models' });
+  const r = await diagnose(strict);
+  const c = check(r, 'reachability');
+  assert.equal(c.result, 'fail');
+  assert.equal(c.httpStatus, 307);
+  assert.match(c.cause, /redirects \/v1\/models to console\.example\.com/);
+  assert.match(c.cause, /never follows a redirect with your token/);
+  assert.equal(check(r, 'token').result, 'skipped');
+});

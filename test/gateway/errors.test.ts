@@ -234,3 +234,32 @@ test('a throwing onRetry listener does not break the request', async () => {
   const r = await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi, onRetry: () => { throw new Error('listener broke'); } });
   assert.equal(r.text, 'Echo: hi');
 });
+
+test('3xx: classified as a redirect naming the target host; never followed, never retried', async () => {
+  const { client, records } = makeClient(sims.strict);
+  sims.strict.fault({ kind: 'redirect', status: 307, location: 'https://elsewhere.example.com/v1/chat/completions', count: 1 });
+  const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
+  assert.equal(e.kind, 'protocol');
+  assert.equal(e.detail, 'redirect');
+  assert.equal(e.status, 307);
+  assert.match(e.message, /redirects \/v1\/chat\/completions to elsewhere\.example\.com/);
+  assert.match(e.fix, /https:\/\/elsewhere\.example\.com/);
+  assert.doesNotMatch(e.fix, /elsewhere\.example\.com\/v1/, 'the fix names the root address only');
+  assert.equal(records.length, 1, 'not retried');
+  assert.equal(sims.strict.log.length, 1);
+  const host = new URL(sims.strict.url).host;
+  sims.strict.fault({ kind: 'redirect', status: 301, location: `https://${host}/v1/models`, count: 1 });
+  const e2 = await thrown(() => client.listModels());
+  assert.match(e2.cause, /https only/);
+});
+
+test('an error body is read up to its cap and the connection closed: a 200 MB error page is never read whole', async () => {
+  const { client } = makeClient(sims.strict, { retry: { maxRetries: 2 } });
+  sims.strict.fault({ kind: 'hugeError', bytes: 200 * 1024 * 1024, status: 502, count: 3 });
+  const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
+  assert.equal(e.kind, 'server_error');
+  const pages = sims.strict.log.filter((l) => l.status === 502);
+  assert.equal(pages.length, 3, 'three attempts');
+  await new Promise((r) => setTimeout(r, 50));
+  for (const p of pages) assert.ok((p.bytesSent ?? 0) < 20 * 1024 * 1024, `read ${p.bytesSent} bytes of 200 MB`);
+});

@@ -29,8 +29,12 @@ export type Fault = { host?: number; path?: string; count?: number } & (
   | { kind: 'invalidJson' }
   | { kind: 'emptyChoices' }
   | { kind: 'down' }
+  /** answers with a redirect to `location` (e.g. http → https, or the console) */
+  | { kind: 'redirect'; status?: number; location: string }
+  /** an error page of `bytes` bytes (status 502 unless given), streamed without holding it */
+  | { kind: 'hugeError'; bytes: number; status?: number }
 );
-export interface UsageRecord { time: number; host: number; method: string; path: string; tokenMasked: string | null; tokenName: string | null; group: string | null; model: string | null; status: number; stream: boolean; requestId: string; durationMs: number; headers: Record<string, string>; closedEarly?: boolean }
+export interface UsageRecord { time: number; host: number; method: string; path: string; tokenMasked: string | null; tokenName: string | null; group: string | null; model: string | null; status: number; stream: boolean; requestId: string; durationMs: number; headers: Record<string, string>; closedEarly?: boolean; /** body bytes written (hugeError) */ bytesSent?: number }
 export interface Simulator {
   url: string;
   urls: string[];
@@ -616,6 +620,33 @@ export async function startSimulator(opts: Partial<SimConfig> & { hosts?: number
       res.writeHead(html.status ?? 200, { ...headersFor(c), 'Content-Type': 'text/html; charset=utf-8' });
       res.end(HTML_PAGE);
       return finish(c, html.status ?? 200);
+    }
+    const redirect = find(c.faults, 'redirect');
+    if (redirect) {
+      req.resume();
+      res.writeHead(redirect.status ?? 307, { ...headersFor(c), Location: redirect.location, 'Content-Type': 'text/html' });
+      res.end(`<html><body>Moved to <a href="${redirect.location}">${redirect.location}</a></body></html>`);
+      return finish(c, redirect.status ?? 307);
+    }
+    const huge = find(c.faults, 'hugeError');
+    if (huge) {
+      req.resume();
+      const status = huge.status ?? 502;
+      res.writeHead(status, { ...headersFor(c), 'Content-Type': 'text/html' });
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      let sent = 0;
+      const pump = () => {
+        while (sent < huge.bytes) {
+          const n = Math.min(chunk.length, huge.bytes - sent);
+          sent += n;
+          c.record.bytesSent = sent;
+          if (!res.write(n === chunk.length ? chunk : chunk.subarray(0, n))) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      res.on('close', () => (c.record.closedEarly = sent < huge.bytes));
+      pump();
+      return finish(c, status);
     }
     const st = find(c.faults, 'status');
     if (st) {

@@ -114,7 +114,11 @@ async function connectSteps(u: URL, out: HostProbe, o: ProbeOptions, fail: (e: u
 
 /** Reads the answer of GET /v1/models into the probe: which outcome, and whether the API answered. */
 function judgeAnswer(out: HostProbe, status: number, headers: Headers, text: string, context: ErrorContext, now: number): void {
-  if (looksLikeHtml(text, headerValue(headers, 'content-type'))) {
+  if (status >= 300 && status < 400) {
+    // A redirect is not the API answering (and is never followed with the token).
+    out.error = errorFromResponse({ status, headers, body: text, context, now });
+    out.outcome = 'http_error';
+  } else if (looksLikeHtml(text, headerValue(headers, 'content-type'))) {
     out.error = errorFromResponse({ status, headers, body: text, context });
     out.outcome = 'html';
   } else if (status >= 200 && status < 300) {

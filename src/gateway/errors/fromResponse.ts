@@ -181,6 +181,41 @@ function serverError(a: Answer): GatewayError {
   });
 }
 
+/** Where a redirect points, as `https://host` (never a path or query that could carry anything else). */
+function redirectTarget(a: Answer, location: string | undefined): { origin: string; host: string } | undefined {
+  if (!location) return undefined;
+  try {
+    const u = new URL(location, a.context.url);
+    return { origin: u.origin, host: u.host };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A 3xx: never followed with the token (it would be sent wherever the redirect points). */
+function redirected(a: Answer, location: string | undefined): GatewayError {
+  const target = redirectTarget(a, location);
+  const from = (() => {
+    try {
+      return a.context.url ? new URL(a.context.url).host : 'the gateway';
+    } catch {
+      return 'the gateway';
+    }
+  })();
+  const where = target ? `${target.host === from ? 'another address on ' : ''}${target.host}` : 'an address it did not name';
+  const httpToHttps = !!target && !!a.context.url?.startsWith('http:') && target.origin.startsWith('https:') && target.host === from;
+  return new GatewayError({
+    ...a.base,
+    kind: 'protocol',
+    detail: 'redirect',
+    message: `HTTP ${a.status}: ${from} redirects ${a.path || 'the request'} to ${where}.`,
+    cause: httpToHttps
+      ? `The gateway serves its API over https only; this client never follows a redirect with your token, so the request was not repeated at ${target!.origin}.`
+      : `The address answers with a redirect (to ${where}): the base URL points at a page, an old domain or a proxy, not the API. This client never follows a redirect with your token.`,
+    fix: target ? `If you trust ${target.host}, set the base URL to ${target.origin} (the root address); otherwise check the gateway console for its API address.` : 'Check the gateway console for its API address and set the base URL to that root address.',
+  });
+}
+
 function otherStatus(a: Answer): GatewayError {
   return new GatewayError({ ...a.base, kind: 'bad_request', message: `HTTP ${a.status}.${a.quoted}`, cause: 'The gateway refused the request.', fix: 'Check the request parameters and the base URL.' });
 }
@@ -190,6 +225,7 @@ const BY_STATUS: Record<number, (a: Answer) => GatewayError> = { 400: badRequest
 /** Builds the classified error for a non-success HTTP answer (or an HTML page answered with 200). */
 export function errorFromResponse(input: HttpErrorInput): GatewayError {
   const a = readAnswer(input);
+  if (a.status >= 300 && a.status < 400) return redirected(a, first(input.headers.location));
   if (a.parsed.html) return htmlPage(a);
   if (a.status === 503 && a.parsed.code === 'model_not_found') return modelNotFound503(a);
   const build = BY_STATUS[a.status] ?? (a.status >= 500 ? serverError : otherStatus);

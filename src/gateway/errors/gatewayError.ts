@@ -37,7 +37,8 @@ export type ErrorDetail =
   | 'insufficient_quota'
   | 'task_not_found'
   | 'content_not_ready'
-  | 'content_expired';
+  | 'content_expired'
+  | 'redirect';
 
 export interface ErrorContext {
   surface?: Surface | undefined;
