@@ -4,7 +4,7 @@
  */
 export { DEFAULT_CLI_VARIABLES, DEFAULT_CONCURRENCY, DEFAULT_DIAGNOSIS_TIMEOUTS, DEFAULT_IMAGE_SIZE, DEFAULT_MAX_TOKENS, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_OUTPUT_FOLDERS, DEFAULT_RETRY, DEFAULT_TEMPERATURE, DEFAULT_TIMEOUTS, DEFAULT_VIDEO_SECONDS, type Timeouts } from './defaults';
 export { compatibleBase, hostOf, joinUrl, nativeBase, nativeMessagesUrl, normalizeBaseUrl, type EndpointFinding, type FindingCode } from './endpoint';
-export { maskToken, redactSecrets } from './mask';
+export { maskToken, redactSecrets, stripUrlCredentials } from './mask';
 export { looksLikeHtml, parseErrorBody, requestIdFrom, retryAfterFrom } from './errors/errorBody';
 export { inputError, noImageError, noImageModelError, protocolError, streamError } from './errors/factories';
 export { errorFromNetwork } from './errors/fromNetwork';
@@ -33,7 +33,7 @@ export { applyCliEnvironment, nativeCliEnvironment, type CliVariableNames } from
 export { CLI_API_KEY_VARIABLE, cliSettingsFiles, inspectCliTool, readCliSources, type CliSource, type CliSourceKind, type CliToolFinding, type CliToolInput } from './diagnose/cliToolSetup';
 export { runDiagnosis } from './diagnose/engine';
 export { describeProbe, probeHost, type HostOutcome, type HostProbe } from './diagnose/hostProbe';
-export { displayUrl, renderMarkdown, renderTable, reportToJson, type JsonCheck, type RenderOptions, type TableOptions } from './diagnose/report';
+export { renderMarkdown, renderTable, reportToJson, type JsonCheck, type RenderOptions, type TableOptions } from './diagnose/report';
 export { CHECK_TITLES, type CheckId, type CheckResult, type DiagnosisCheck, type DiagnosisInput, type DiagnosisModels, type DiagnosisReport, type DiagnosisTimeouts, type FixAction } from './diagnose/types';
 export { storedTokenShapeProblems, tokenShapeProblem, tokenShapeWarning, type TokenShapeProblem } from './tokenShape';
 export { mergeTurns } from './chat/transcript';

@@ -9,12 +9,27 @@ export function maskToken(token: string | undefined | null): string {
   return `${t.slice(0, 6)}...${t.slice(-4)}`;
 }
 
-/** Replaces every occurrence of each secret in `text` with its masked form. */
+/** `scheme://user:password@` in any URL inside a text. */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s"'<>]+@/gi;
+
+/** Replaces the credentials of every URL in `text` with `***` (`https://***@host/...`). */
+export function stripUrlCredentials(text: string): string {
+  return text.replace(URL_USERINFO, '$1***@');
+}
+
+/**
+ * Replaces every occurrence of each secret in `text` with its masked form — also the bare key
+ * without its `sk-` prefix (new-api strips it when it echoes a key) — and the credentials of any URL.
+ */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text;
-  for (const s of secrets) {
-    if (s && s.length >= 8) out = out.split(s).join(maskToken(s));
+  for (const raw of secrets) {
+    const s = raw?.trim();
+    if (!s || s.length < 8) continue;
+    out = out.split(s).join(maskToken(s));
+    const bare = /^sk-/i.test(s) ? s.slice(3) : undefined;
+    if (bare && bare.length >= 8) out = out.split(bare).join(maskToken(bare));
   }
   // Also catch anything that looks like a full gateway key, whatever its origin.
-  return out.replace(/\bsk-[A-Za-z0-9_-]{16,}/g, (m) => maskToken(m));
+  return stripUrlCredentials(out.replace(/\bsk-[A-Za-z0-9_-]{16,}/g, (m) => maskToken(m)));
 }

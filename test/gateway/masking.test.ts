@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, type Fault } from '../sim/server';
 import { collect, deadPort, makeClient } from './helpers';
-import { maskToken } from '../../src/gateway';
+import { maskToken, renderMarkdown, renderTable, runDiagnosis, stripUrlCredentials } from '../../src/gateway';
 
 test('the full token never appears in records, errors or results of any scenario', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'relay-mask-'));
@@ -74,5 +74,34 @@ test('the full token never appears in records, errors or results of any scenario
   for (const t of tokensSeen) {
     assert.equal(all.includes(t), false, `full token ${maskToken(t)} leaked`);
     assert.equal(all.includes(t.slice(6, -4)), false, `the middle of ${maskToken(t)} leaked`);
+  }
+});
+
+test('a key echoed without its sk- prefix, and credentials in a base URL, are never shown', async () => {
+  const sim = await startSimulator({ profile: 'real' });
+  try {
+    const token = sim.tokens.production!;
+    const bare = token.slice(3);
+    sim.fault({ kind: 'echoKey' });
+    const { client } = makeClient(sim);
+    let caught: unknown;
+    try {
+      await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+    } catch (e) {
+      caught = e;
+    }
+    const e = caught as { kind: string; gatewayMessage: string };
+    assert.equal(e.kind, 'unauthorized');
+    assert.match(e.gatewayMessage, new RegExp(`无效的令牌 ${maskToken(bare).replace(/[.]/g, '\\.')}`), 'the echoed key is shown masked');
+    for (const text of [JSON.stringify(caught), inspect(caught, { depth: 5 }), String((caught as Error).stack)]) assert.ok(!text.includes(bare), 'no bare key');
+    const withPassword = sim.url.replace('http://', 'http://relay-user:S3cretPassw0rd@');
+    const report = await runDiagnosis({ baseUrl: withPassword, backupUrls: [withPassword], token, models: { chat: 'gpt-4o-mini' }, timeouts: { requestMs: 3000, totalMs: 10000 } });
+    for (const text of [JSON.stringify(report), renderMarkdown(report), renderTable(report)]) {
+      assert.ok(!text.includes('S3cretPassw0rd'), 'no URL password in the report');
+      assert.ok(!text.includes(bare) && !text.includes(token), 'no token in the report');
+    }
+    assert.equal(stripUrlCredentials('see https://u:p@h.example.com/x and http://a@b'), 'see https://***@h.example.com/x and http://***@b');
+  } finally {
+    await sim.close();
   }
 });

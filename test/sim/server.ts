@@ -31,6 +31,8 @@ export type Fault = { host?: number; path?: string; count?: number } & (
   | { kind: 'down' }
   /** answers with a redirect to `location` (e.g. http → https, or the console) */
   | { kind: 'redirect'; status?: number; location: string }
+  /** 401 whose message echoes the key without its sk- prefix (as new-api does) */
+  | { kind: 'echoKey' }
   /** an error page of `bytes` bytes (status 502 unless given), streamed without holding it */
   | { kind: 'hugeError'; bytes: number; status?: number }
 );
@@ -627,6 +629,11 @@ export async function startSimulator(opts: Partial<SimConfig> & { hosts?: number
       res.writeHead(redirect.status ?? 307, { ...headersFor(c), Location: redirect.location, 'Content-Type': 'text/html' });
       res.end(`<html><body>Moved to <a href="${redirect.location}">${redirect.location}</a></body></html>`);
       return finish(c, redirect.status ?? 307);
+    }
+    if (find(c.faults, 'echoKey')) {
+      req.resume();
+      const sent = String(req.headers['x-api-key'] ?? req.headers['authorization'] ?? '').replace(/^Bearer\s+/i, '').replace(/^sk-/, '');
+      return sendJson(c, 401, { error: { message: `无效的令牌 ${sent} (request id: ${c.rid})`, type: 'new_api_error', code: '' } });
     }
     const huge = find(c.faults, 'hugeError');
     if (huge) {

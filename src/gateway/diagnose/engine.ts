@@ -18,6 +18,7 @@ import { tokenCheck } from './checks/token';
 import { visibilityCheck } from './checks/visibility';
 import { wrongPlaceCheck } from './checks/wrongPlace';
 import { DiagnosisContext } from './context';
+import { redactSecrets, stripUrlCredentials } from '../mask';
 import type { Outcome } from './outcomeFromError';
 import { CHECK_TITLES, type CheckResult, type DiagnosisCheck, type DiagnosisReport } from './types';
 import type { DiagnosisInput } from './types';
@@ -64,12 +65,18 @@ async function runCheck(ctx: DiagnosisContext, check: Check): Promise<DiagnosisC
     o = { result: 'fail', cause: `The check itself failed: ${e instanceof Error ? e.message : String(e)}`, fix: 'Report this with the diagnosis report.' };
   }
   const { durationMs, ...rest } = o;
-  const done: DiagnosisCheck = { id, title, ...rest, durationMs: durationMs ?? Math.max(0, ctx.now() - started) };
+  const done: DiagnosisCheck = { id, title, ...redacted(rest, ctx.token), durationMs: durationMs ?? Math.max(0, ctx.now() - started) };
   if (!done.details?.length) delete done.details;
   for (const k of Object.keys(done) as Array<keyof DiagnosisCheck>) if (done[k] === undefined) delete done[k];
   ctx.results.set(id, done);
   safe(() => ctx.input.onProgress?.(done));
   return done;
+}
+
+/** Every text of an outcome without the token, the bare key, or URL credentials. */
+function redacted<T extends Omit<Outcome, 'durationMs'>>(o: T, token: string | undefined): T {
+  const clean = (s: string) => redactSecrets(s, [token]);
+  return { ...o, cause: clean(o.cause), fix: clean(o.fix), ...(o.details ? { details: o.details.map(clean) } : {}), ...(o.url ? { url: clean(o.url) } : {}) };
 }
 
 function report(ctx: DiagnosisContext, checks: DiagnosisCheck[]): DiagnosisReport {
@@ -79,10 +86,10 @@ function report(ctx: DiagnosisContext, checks: DiagnosisCheck[]): DiagnosisRepor
   return {
     startedAt: new Date(ctx.startedAt).toISOString(),
     durationMs: Math.max(0, ctx.now() - ctx.startedAt),
-    baseUrl: ctx.input.baseUrl,
-    base: ctx.n.base,
-    backups: ctx.backups,
-    usedBase: ctx.usedBase,
+    baseUrl: stripUrlCredentials(ctx.input.baseUrl),
+    base: ctx.n.base && stripUrlCredentials(ctx.n.base),
+    backups: ctx.backups.map(stripUrlCredentials),
+    usedBase: ctx.usedBase && stripUrlCredentials(ctx.usedBase),
     maskedToken: ctx.masked,
     tokenName: ctx.input.tokenName,
     proxy: !p || p.source === 'none' ? 'none' : `${p.display} (${p.source})`,

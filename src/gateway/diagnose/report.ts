@@ -3,7 +3,7 @@
  * terminal, and the JSON object `relay-doctor diagnose --json` prints. All three hold only masked
  * tokens: every text passes through the secret redaction, whatever a check wrote.
  */
-import { redactSecrets } from '../mask';
+import { redactSecrets, stripUrlCredentials } from '../mask';
 import type { CheckResult, DiagnosisCheck, DiagnosisReport } from './types';
 
 export interface RenderOptions {
@@ -14,10 +14,6 @@ export interface RenderOptions {
 const ICON: Record<CheckResult, string> = { pass: '✅', warn: '⚠️', fail: '❌', skipped: '⏭️' };
 const LABEL: Record<CheckResult, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL', skipped: 'SKIP' };
 
-/** Removes credentials from a URL-ish string for display. */
-export function displayUrl(u: string): string {
-  return u.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1***@');
-}
 
 function clean(s: string, o: RenderOptions): string {
   return redactSecrets(s, o.secrets ?? []);
@@ -41,10 +37,10 @@ export function renderMarkdown(r: DiagnosisReport, o: RenderOptions = {}): strin
   const lines: string[] = [];
   lines.push('## Model Relay diagnosis', '');
   lines.push(`- When: ${r.startedAt} (took ${seconds(r.durationMs)})`);
-  lines.push(`- Base URL as configured: \`${displayUrl(r.baseUrl)}\``);
-  if (r.base) lines.push(`- Root address: \`${displayUrl(r.base)}\``);
-  if (r.backups.length) lines.push(`- Backup domains: ${r.backups.map((b) => `\`${displayUrl(b)}\``).join(', ')}`);
-  if (r.usedBase && r.usedBase !== r.base) lines.push(`- Host used for the checks: \`${displayUrl(r.usedBase)}\``);
+  lines.push(`- Base URL as configured: \`${stripUrlCredentials(r.baseUrl)}\``);
+  if (r.base) lines.push(`- Root address: \`${stripUrlCredentials(r.base)}\``);
+  if (r.backups.length) lines.push(`- Backup domains: ${r.backups.map((b) => `\`${stripUrlCredentials(b)}\``).join(', ')}`);
+  if (r.usedBase && r.usedBase !== r.base) lines.push(`- Host used for the checks: \`${stripUrlCredentials(r.usedBase)}\``);
   lines.push(`- Token: ${r.maskedToken ? `\`${r.maskedToken}\`` : '(none)'}${r.tokenName ? ` (${r.tokenName})` : ''}`);
   lines.push(`- Proxy: ${r.proxy}`);
   lines.push(`- Result: **${r.ok ? 'no check failed' : 'a check failed'}** — ${summaryLine(r)}`, '');
@@ -57,7 +53,7 @@ export function renderMarkdown(r: DiagnosisReport, o: RenderOptions = {}): strin
     lines.push('', '### Details', '');
     for (const c of withDetails) {
       lines.push(`**${c.title}** (${c.result}${c.maskedToken ? `, token \`${c.maskedToken}\`` : ''})`, '');
-      if (c.url) lines.push(`- URL: \`${displayUrl(c.url)}\``);
+      if (c.url) lines.push(`- URL: \`${stripUrlCredentials(c.url)}\``);
       if (c.requestId) lines.push(`- Request id: \`${c.requestId}\``);
       if (c.retryAfterMs !== undefined) lines.push(`- Retry-After: ${Math.ceil(c.retryAfterMs / 1000)} s`);
       for (const d of c.details ?? []) lines.push(`- ${d}`);
@@ -98,10 +94,10 @@ export function renderTable(r: DiagnosisReport, o: TableOptions = {}): string {
   const indent = ' '.repeat(7);
   const textW = width - indent.length;
   const lines: string[] = [];
-  lines.push(`Model Relay diagnosis of ${displayUrl(r.baseUrl)}`);
+  lines.push(`Model Relay diagnosis of ${stripUrlCredentials(r.baseUrl)}`);
   const meta = [`token ${r.maskedToken ?? '(none)'}${r.tokenName ? ` (${r.tokenName})` : ''}`, `proxy ${r.proxy}`];
-  if (r.backups.length) meta.push(`backups ${r.backups.map(displayUrl).join(', ')}`);
-  if (r.usedBase && r.usedBase !== r.base) meta.push(`checks ran against ${displayUrl(r.usedBase)}`);
+  if (r.backups.length) meta.push(`backups ${r.backups.map(stripUrlCredentials).join(', ')}`);
+  if (r.usedBase && r.usedBase !== r.base) meta.push(`checks ran against ${stripUrlCredentials(r.usedBase)}`);
   lines.push(meta.join(' · '), '');
   lines.push(`${'RESULT'.padEnd(7)}${'CHECK'.padEnd(titleW + 2)}${'HTTP'.padEnd(6)}TIME`);
   for (const c of r.checks) {
@@ -139,7 +135,7 @@ export function reportToJson(r: DiagnosisReport, o: RenderOptions = {}): { ok: b
   const obj = {
     ok: r.ok,
     summary: r.summary,
-    baseUrl: displayUrl(r.baseUrl),
+    baseUrl: stripUrlCredentials(r.baseUrl),
     base: r.base ?? null,
     usedBase: r.usedBase ?? null,
     maskedToken: r.maskedToken ?? null,
