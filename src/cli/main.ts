@@ -11,7 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { Dispatcher } from 'undici';
-import { GatewayClient, createDispatcher, isGatewayError, redactSecrets, renderTable, reportToJson, runDiagnosis, type Surface } from '../gateway';
+import { GatewayClient, createDispatcher, describeProxy, isGatewayError, redactSecrets, renderTable, reportToJson, runDiagnosis, type Surface } from '../gateway';
 import { ENV_BACKUP_URLS, ENV_BASE_URL, ENV_TOKEN, UsageError, readConfig, refuseTokenArguments, type CliConfig } from './config';
 
 export interface CliIo {
@@ -172,6 +172,8 @@ export async function main(io: CliIo): Promise<number> {
     const cfg = readConfig(io.env);
     token = cfg.token;
     if (command !== 'diagnose' && !cfg.token) throw new UsageError(`${ENV_TOKEN} is not set. Export the token in the environment (never as an argument).`);
+    const proxy = describeProxy({ env: io.env });
+    if (proxy.invalid) io.stderr.write(`relay-doctor: warning: the proxy "${proxy.display}" (HTTPS_PROXY / HTTP_PROXY) cannot be used: ${proxy.invalid}. Requests go directly.\n`);
     dispatcher = createDispatcher({ env: io.env });
     switch (command) {
       case 'diagnose':

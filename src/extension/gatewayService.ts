@@ -38,6 +38,7 @@ export class GatewayService extends Disposable {
     const proxy = readProxySettings();
     this.proxyKey = proxySettingsKey(proxy);
     this.proxyChoice = describeProxy(proxy);
+    this.warnInvalidProxy();
     this.dispatcher = createDispatcher(proxy);
     this.client = new GatewayClient({
       baseUrl: this.settings.baseUrl,
@@ -63,6 +64,11 @@ export class GatewayService extends Disposable {
     );
   }
 
+  private warnInvalidProxy(): void {
+    const p = this.proxyChoice;
+    if (p.invalid) this.log.warn(`The proxy "${p.display}" (${p.source}) cannot be used: ${p.invalid}. Requests go directly to the gateway; "Model Relay: Diagnose Connection" shows the proxy check.`);
+  }
+
   private timeouts() {
     const t = this.settings.timeouts;
     return { chatMs: t.chatSeconds * 1000, streamIdleMs: t.streamIdleSeconds * 1000, imageMs: t.imageSeconds * 1000, videoMs: t.videoSeconds * 1000, videoOverallMs: t.videoOverallMinutes * 60_000 };
@@ -86,6 +92,7 @@ export class GatewayService extends Disposable {
       // Only a changed proxy configuration replaces the dispatcher (and its open connections).
       this.proxyKey = proxyKey;
       this.proxyChoice = describeProxy(proxy);
+      this.warnInvalidProxy();
       const old = this.dispatcher;
       this.dispatcher = createDispatcher(proxy);
       this.client.configure({ dispatcher: this.dispatcher });

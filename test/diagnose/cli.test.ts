@@ -185,3 +185,15 @@ test('HTTPS_PROXY / HTTP_PROXY from the environment are honoured (a dead proxy f
   const bypass = await run(['models'], { HTTP_PROXY: `http://127.0.0.1:${port}`, NO_PROXY: '127.0.0.1' });
   assert.equal(bypass.code, 0, bypass.stderr);
 });
+
+test('a proxy without a scheme (HTTPS_PROXY=proxy.corp:8080): warned, requests go directly, diagnose reports it', T, async () => {
+  const models = await run(['models'], { HTTPS_PROXY: 'proxy.corp:8080' });
+  assert.equal(models.code, 0, models.stderr);
+  assert.match(models.stderr, /warning: the proxy "proxy\.corp:8080".*cannot be used: it must start with http:\/\/ or https:\/\//);
+  assert.match(models.stdout, /gpt-4o-mini/);
+  const d = await run(['diagnose', '--json', '--chat-model', 'gpt-4o-mini'], { HTTPS_PROXY: 'proxy.corp:8080' });
+  const proxy = (JSON.parse(d.stdout) as { checks: Array<{ id: string; result: string; cause: string; fix: string }> }).checks.find((c) => c.id === 'proxy')!;
+  assert.equal(proxy.result, 'fail');
+  assert.match(proxy.cause, /cannot be used.*Requests go directly/);
+  assert.match(proxy.fix, /http:\/\/proxy\.example\.com:8080/);
+});

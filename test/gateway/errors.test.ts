@@ -263,3 +263,16 @@ test('an error body is read up to its cap and the connection closed: a 200 MB er
   await new Promise((r) => setTimeout(r, 50));
   for (const p of pages) assert.ok((p.bytesSent ?? 0) < 20 * 1024 * 1024, `read ${p.bytesSent} bytes of 200 MB`);
 });
+
+test('extra headers with a line break are a configuration error: never sent, never retried or failed over', async () => {
+  const { client, records } = makeClient(sims.strict, { extraHeaders: { 'X-Team': 'a\r\nX-Injected: 1' }, backupUrls: [sims.real.url] });
+  const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
+  assert.equal(e.kind, 'bad_request');
+  assert.equal(e.notSent, true);
+  assert.match(e.message, /X-Team contains a line break/);
+  assert.match(e.fix, /modelRelay\.extraHeaders/);
+  assert.equal(records.length, 0);
+  assert.equal(sims.strict.log.length + sims.real.log.length, 0, 'nothing reached either host');
+  const badName = makeClient(sims.strict, { extraHeaders: { 'X Team': 'a' } });
+  assert.match((await thrown(() => badName.client.listModels())).message, /not a valid HTTP header name/);
+});

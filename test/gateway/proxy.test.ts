@@ -143,3 +143,21 @@ test('a proxy that is down is a network error naming the cause', async () => {
     await dispatcher.close();
   }
 });
+
+test('a proxy that is not a usable URL never throws: described as invalid, and requests go directly', async () => {
+  for (const env of [{ HTTPS_PROXY: 'proxy.corp:8080' }, { HTTPS_PROXY: 'http://ok.corp:3128', HTTP_PROXY: 'ftp://nope' }] as Array<Record<string, string>>) {
+    const c = describeProxy({ env });
+    assert.ok(c.invalid, JSON.stringify(env));
+    const dispatcher = createDispatcher({ env });
+    try {
+      assert.ok((await makeClient(sim, { dispatcher }).client.listModelIds()).length > 0);
+    } finally {
+      await dispatcher.close();
+    }
+  }
+  const noScheme = describeProxy({ proxy: 'user:pw@proxy.corp:3128', env: {} });
+  assert.match(noScheme.invalid!, /http:\/\//);
+  assert.equal(noScheme.display, '***@proxy.corp:3128', 'credentials hidden even without a scheme');
+  assert.doesNotMatch(noScheme.invalid!, /pw/);
+  assert.equal(describeProxy({ proxy: 'http://proxy.corp:3128', env: {} }).invalid, undefined);
+});

@@ -139,7 +139,7 @@ export class DiagnosisContext {
   /** Whether requests to `base` go through the proxy (the dispatcher's own no-proxy matcher decides). */
   viaProxyFor(base: string): boolean {
     const p = this.proxyChoice;
-    if (!p || p.source === 'none') return false;
+    if (!p || p.source === 'none' || p.invalid) return false;
     return !bypassesProxy(hostPort(base), p.noProxy);
   }
 

@@ -7,14 +7,14 @@ import { lookup } from 'node:dns/promises';
 import { isIP, connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { Agent, type Dispatcher } from 'undici';
-import { requestHeaders } from '../http/headers';
+import { headerProblems, requestHeaders } from '../http/headers';
 import { headerValue, readText, sendOnce, type Attempt, type Headers } from '../http/attempt';
 import { hostOf, joinUrl } from '../endpoint';
 import { GatewayError, type ErrorContext } from '../errors/gatewayError';
 import { errorFromNetwork } from '../errors/fromNetwork';
 import { errorFromResponse } from '../errors/fromResponse';
 import { looksLikeHtml } from '../errors/errorBody';
-import { protocolError } from '../errors/factories';
+import { invalidHeadersError, protocolError } from '../errors/factories';
 import { MODELS_PATH } from '../models';
 
 export type HostOutcome = 'ok' | 'html' | 'rate_limited' | 'server_error' | 'http_error' | 'network' | 'timeout' | 'aborted';
@@ -158,6 +158,12 @@ export async function probeHost(base: string, o: ProbeOptions): Promise<HostProb
   if (!o.viaProxy) {
     const failed = await connectSteps(new URL(base), out, o, fail);
     if (failed) return failed;
+  }
+  const badHeaders = headerProblems(o.extraHeaders);
+  if (badHeaders.length) {
+    out.error = invalidHeadersError(badHeaders, context);
+    out.outcome = 'http_error';
+    return out;
   }
   const started = o.now();
   let a: Attempt | undefined;

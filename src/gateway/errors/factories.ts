@@ -67,6 +67,18 @@ export function noBaseUrlError(context: ErrorContext): GatewayError {
   });
 }
 
+/** Extra headers that cannot be sent (a line break in a value, a bad name): a configuration error, never sent. */
+export function invalidHeadersError(problems: readonly string[], context: ErrorContext): GatewayError {
+  return new GatewayError({
+    kind: 'bad_request',
+    message: `The extra request headers cannot be sent: ${problems.join('; ')}.`,
+    cause: 'modelRelay.extraHeaders holds a header that would break the request (a line break could smuggle a second header or request).',
+    fix: 'Fix modelRelay.extraHeaders: header names are letters, digits and -, values are one line.',
+    notSent: true,
+    context,
+  });
+}
+
 /** No token stored: the gateway would answer 401, so nothing is sent. */
 export function noTokenError(context: ErrorContext): GatewayError {
   return new GatewayError({

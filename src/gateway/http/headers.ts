@@ -9,6 +9,19 @@ export const USER_AGENT = 'model-relay-vscode/0.1';
 /** Headers a caller's extra headers may never set (auth is ours; host and length are the transport's). */
 const RESERVED = new Set(['authorization', 'x-api-key', 'host', 'content-length']);
 
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** What is wrong with extra headers from the settings (a CR/LF would split the request): empty when fine. */
+export function headerProblems(h: Record<string, string> | undefined): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(h ?? {})) {
+    if (!HEADER_NAME.test(name)) out.push(`the header name ${JSON.stringify(name)} is not a valid HTTP header name`);
+    else if (/[\r\n\0]/.test(String(value))) out.push(`the value of ${name} contains a line break or NUL`);
+  }
+  return out;
+}
+
 export interface HeaderInput {
   surface: Surface;
   /** none: no auth header (a probe without a token) */

@@ -4,6 +4,7 @@
  * environment here and hands the resulting dispatcher to the client. Never a global dispatcher.
  */
 import { Agent, Dispatcher, ProxyAgent } from 'undici';
+import { stripUrlCredentials } from '../mask';
 
 export interface ProxySettings {
   /** VS Code's `http.proxy` (empty: use the environment) */
@@ -23,6 +24,8 @@ export interface ProxyChoice {
   display: string | undefined;
   noProxy: string | undefined;
   strictSSL: boolean;
+  /** why the configured proxy cannot be used (requests then go directly), e.g. a URL without scheme */
+  invalid?: string | undefined;
 }
 
 function envVar(env: Record<string, string | undefined>, name: string): string | undefined {
@@ -42,16 +45,42 @@ function redactCredentials(u: string): string {
   }
 }
 
+/** Why a proxy URL cannot be used, or undefined when it can (http: or https: with a host). */
+function proxyUrlProblem(u: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(u);
+  } catch {
+    return 'it is not a URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `it must start with http:// or https:// (e.g. http://${hideUserinfo(u).replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/^\*\*\*@/, '')})`;
+  return url.hostname ? undefined : 'it names no host';
+}
+
+/** A proxy value as shown: credentials hidden, also when it has no scheme (`user:pw@host:port`). */
+function hideUserinfo(u: string): string {
+  return stripUrlCredentials(u).replace(/^[^/@\s]*@/, '***@');
+}
+
+function choice(source: 'setting' | 'environment', uri: string, base: Omit<ProxyChoice, 'source' | 'display'>): ProxyChoice {
+  const problem = proxyUrlProblem(uri);
+  return { source, display: problem ? hideUserinfo(uri) : redactCredentials(uri), ...base, ...(problem ? { invalid: problem } : {}) };
+}
+
 /** Describes which proxy applies, without creating anything. */
 export function describeProxy(s: ProxySettings): ProxyChoice {
   const env = s.env ?? process.env;
   const strictSSL = s.strictSSL ?? true;
   const settingNoProxy = s.noProxy && s.noProxy.length ? s.noProxy.join(',') : undefined;
   const noProxy = settingNoProxy ?? envVar(env, 'NO_PROXY');
-  if (s.proxy && s.proxy.trim()) return { source: 'setting', display: redactCredentials(s.proxy.trim()), noProxy, strictSSL };
+  if (s.proxy && s.proxy.trim()) return choice('setting', s.proxy.trim(), { noProxy, strictSSL });
   const fromEnv = envVar(env, 'HTTPS_PROXY') ?? envVar(env, 'HTTP_PROXY');
-  if (fromEnv) return { source: 'environment', display: redactCredentials(fromEnv), noProxy, strictSSL };
-  return { source: 'none', display: undefined, noProxy, strictSSL };
+  if (!fromEnv) return { source: 'none', display: undefined, noProxy, strictSSL };
+  const c = choice('environment', fromEnv, { noProxy, strictSSL });
+  // Both variables are used (per scheme): either one unusable means no proxy at all.
+  const other = envVar(env, 'HTTP_PROXY');
+  const otherProblem = other && other !== fromEnv ? proxyUrlProblem(other) : undefined;
+  return otherProblem && !c.invalid ? { ...c, display: hideUserinfo(other!), invalid: otherProblem } : c;
 }
 
 /** A no-proxy entry as name and optional port: `[::1]:80`, `::1` (bare IPv6, no port), `a.com:8443`. */
@@ -137,13 +166,14 @@ class NoProxyRouter extends Dispatcher {
  */
 export function createDispatcher(s: ProxySettings): Dispatcher {
   const env = s.env ?? process.env;
-  const choice = describeProxy(s);
-  const tls = { rejectUnauthorized: choice.strictSSL };
+  const chosen = describeProxy(s);
+  const tls = { rejectUnauthorized: chosen.strictSSL };
   const direct = new Agent({ connect: tls });
-  if (choice.source === 'none') return direct;
-  const setting = choice.source === 'setting' ? s.proxy!.trim() : undefined;
+  // A proxy that cannot be used (e.g. `proxy.corp:8080`, no scheme): direct, and every caller says so.
+  if (chosen.source === 'none' || chosen.invalid) return direct;
+  const setting = chosen.source === 'setting' ? s.proxy!.trim() : undefined;
   const httpUri = setting ?? (envVar(env, 'HTTP_PROXY') ?? envVar(env, 'HTTPS_PROXY'))!;
   const httpsUri = setting ?? (envVar(env, 'HTTPS_PROXY') ?? envVar(env, 'HTTP_PROXY'))!;
   const agent = (uri: string) => new ProxyAgent({ uri, requestTls: tls, proxyTls: tls });
-  return new NoProxyRouter(direct, { http: agent(httpUri), https: agent(httpsUri) }, choice.noProxy);
+  return new NoProxyRouter(direct, { http: agent(httpUri), https: agent(httpsUri) }, chosen.noProxy);
 }

@@ -9,14 +9,14 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { DEFAULT_RETRY } from '../defaults';
 import { hostOf, joinUrl, normalizeBaseUrl } from '../endpoint';
 import { looksLikeHtml, requestIdFrom } from '../errors/errorBody';
-import { noBaseUrlError, noTokenError, protocolError } from '../errors/factories';
+import { invalidHeadersError, noBaseUrlError, noTokenError, protocolError } from '../errors/factories';
 import { errorFromNetwork } from '../errors/fromNetwork';
 import { errorFromResponse } from '../errors/fromResponse';
 import type { ErrorContext, ErrorKind, GatewayError, Surface } from '../errors/gatewayError';
 import type { Capability } from '../models';
 import { recordAttempt, type RequestLogSink } from '../requestLog';
 import { bodyReadError, headerValue, readText, sendOnce, type Headers, type ResponseBody } from './attempt';
-import { requestHeaders } from './headers';
+import { headerProblems, requestHeaders } from './headers';
 import { mayHaveArrived, retryDelayMs, shouldRetry, type RetryNotice, type RetryOptions } from './retryPolicy';
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -167,6 +167,8 @@ export class Transport {
   /** Sends a request, retrying and failing over as the policy allows; returns the open response (2xx only). */
   async open(o: SendOptions): Promise<OpenResponse> {
     if (this.hosts.length === 0) throw noBaseUrlError({ surface: o.surface, model: o.model });
+    const badHeaders = headerProblems(this.opts.extraHeaders);
+    if (badHeaders.length) throw invalidHeadersError(badHeaders, { surface: o.surface, model: o.model });
     const token = await this.token();
     if (!token) throw noTokenError({ surface: o.surface, model: o.model });
     if (this.preferred !== 0 && this.now() - this.failedOverAt > (this.opts.primaryRecheckMs ?? 5 * 60_000)) this.preferred = 0;

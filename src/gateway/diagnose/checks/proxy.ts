@@ -12,6 +12,13 @@ function run(ctx: DiagnosisContext): Outcome {
     return { result: 'pass', cause, fix: '' };
   }
   const where = proxyChoice.source === 'setting' ? 'the http.proxy setting' : 'the HTTPS_PROXY / HTTP_PROXY environment';
+  if (proxyChoice.invalid) {
+    return {
+      result: 'fail',
+      cause: `The proxy "${proxyChoice.display}" (from ${where}) cannot be used: ${proxyChoice.invalid}. Requests go directly to the gateway, without it.`,
+      fix: `Write the proxy as a URL with its scheme, e.g. http://proxy.example.com:8080, in ${where}.`,
+    };
+  }
   const proxy = `${proxyChoice.display}, from ${where}`;
   const details = [`Proxy: ${proxyChoice.display} (from ${where})`, `No-proxy list: ${proxyChoice.noProxy ?? '(none)'}`, `Strict TLS: ${proxyChoice.strictSSL ? 'yes' : 'no (self-signed certificates accepted)'}`];
   if (!n.base || !primary) return { result: 'skipped', cause: `A proxy is in use (${proxy}), but no host was contacted.`, fix: '', details };
