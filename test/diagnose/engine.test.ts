@@ -125,8 +125,9 @@ for (const profile of ['strict', 'real'] as const) {
     assert.equal(check(r, 'generate-chat').result, 'pass', 'gpt-4o-mini is usable by the chat-only group');
     const g = check(r, 'generate-native');
     assert.equal(g.result, 'fail');
-    assert.equal(g.httpStatus, profile === 'strict' ? 404 : 503);
-    assert.match(g.cause, profile === 'strict' ? /this token's group cannot see it \(it is not in the token's model list\)/ : /group cannot use the model \(it is not even in the token's model list\)/);
+    // Spec 4 rule 2 / 7: a model outside the token's group is 403 (strict), 503 model_not_found (new-api).
+    assert.equal(g.httpStatus, profile === 'strict' ? 403 : 503);
+    assert.match(g.cause, /group cannot use the model \(it is not even in the token's model list\)/);
     assert.deepEqual(g.fixAction, { kind: 'switch-token' });
     assert.equal(check(r, 'stream-native').result, 'skipped');
   });

@@ -323,7 +323,8 @@ export async function startSimulator(opts: Partial<SimConfig> & { hosts?: number
     if (!m || !visible || !usable) {
       if (config.profile === 'real') {
         sendJson(c, 503, { error: { message: withId(`No available channel for model ${model} under group ${tok.group} (distributor)`, c), type: 'new_api_error', code: 'model_not_found' } });
-      } else if (!m || !visible) {
+      } else if (!m) {
+        // Spec 4 rule 2 / 7: an existing model outside the token's group is 403 (its message may read "model not found").
         sendError(c, 404, { message: `The model '${model}' does not exist or you do not have access to it.`, oaType: 'invalid_request_error', antType: 'not_found_error', code: 'model_not_found' });
       } else {
         sendError(c, 403, { message: `Your token's group '${tok.group}' has no access to model ${model} (model not found for this group).`, oaType: 'permission_denied', antType: 'permission_error', code: 'model_not_found' });

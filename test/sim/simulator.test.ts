@@ -133,3 +133,12 @@ test('the usage log never holds a full token', async () => {
   assert.ok(!text.includes(sims.strict.tokens.production!));
   assert.ok(text.includes(`${sims.strict.tokens.production!.slice(0, 6)}...${sims.strict.tokens.production!.slice(-4)}`));
 });
+
+test('strict profile: an existing model outside the token\'s group is 403 (spec 4 rule 2, 7); an unknown model 404', async () => {
+  const chatOnly = sims.strict.tokens.test!;
+  const body = (model: string) => JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] });
+  const outside = await call(sims.strict, '/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${chatOnly}`, 'content-type': 'application/json' }, body: body('claude-sonnet-4-5') });
+  assert.equal(outside.status, 403);
+  const unknown = await call(sims.strict, '/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${chatOnly}`, 'content-type': 'application/json' }, body: body('no-such-model') });
+  assert.equal(unknown.status, 404);
+});
