@@ -103,6 +103,9 @@ export class GatewayService extends Disposable {
       backupUrls: this.settings.backupUrls,
       extraHeaders: this.settings.extraHeaders,
       timeouts: this.timeouts(),
+      // Apply at once, like every other setting (no reload needed).
+      retry: { maxRetries: this.settings.maxRetries },
+      defaultNativeMaxTokens: this.settings.maxTokens,
     });
     if (before.baseUrl !== this.settings.baseUrl || before.backupUrls.join() !== this.settings.backupUrls.join()) this.modelCount = undefined;
     this.changed.fire();

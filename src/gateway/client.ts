@@ -37,7 +37,7 @@ export interface EndpointInfo {
   activeIsBackup: boolean;
 }
 
-export type ClientConfiguration = { baseUrl?: string; backupUrls?: readonly string[]; dispatcher?: Dispatcher | undefined; extraHeaders?: Record<string, string>; timeouts?: Partial<Timeouts>; concurrency?: { image?: number; video?: number } };
+export type ClientConfiguration = Pick<GatewayClientOptions, 'timeouts' | 'retry' | 'concurrency' | 'defaultNativeMaxTokens'> & { baseUrl?: string; backupUrls?: readonly string[]; dispatcher?: Dispatcher | undefined; extraHeaders?: Record<string, string> };
 
 export class GatewayClient {
   readonly transport: Transport;
@@ -48,6 +48,7 @@ export class GatewayClient {
   private readonly now: () => number;
   private baseUrl: string;
   private backupUrls: readonly string[];
+  private nativeMaxTokens: number;
   /** capabilities learnt from /v1/models (new-api's supported_endpoint_types) */
   private readonly capabilities = new Map<string, Capability[]>();
 
@@ -56,6 +57,7 @@ export class GatewayClient {
     this.now = opts.now ?? Date.now;
     this.baseUrl = opts.baseUrl;
     this.backupUrls = opts.backupUrls ?? [];
+    this.nativeMaxTokens = opts.defaultNativeMaxTokens ?? DEFAULT_MAX_TOKENS;
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...(opts.timeouts ?? {}) };
     this.imageLimiter = new Limiter(opts.concurrency?.image ?? DEFAULT_CONCURRENCY.image);
     this.videoLimiter = new Limiter(opts.concurrency?.video ?? DEFAULT_CONCURRENCY.video);
@@ -73,6 +75,8 @@ export class GatewayClient {
     if ('dispatcher' in c) this.transport.setDispatcher(c.dispatcher);
     if (c.extraHeaders) this.transport.setExtraHeaders(c.extraHeaders);
     if (c.timeouts) this.timeouts = { ...this.timeouts, ...c.timeouts };
+    if (c.retry) this.transport.setRetry(c.retry);
+    if (c.defaultNativeMaxTokens !== undefined) this.nativeMaxTokens = c.defaultNativeMaxTokens;
     if (c.concurrency?.image) this.imageLimiter.max = c.concurrency.image;
     if (c.concurrency?.video) this.videoLimiter.max = c.concurrency.video;
   }
@@ -103,7 +107,7 @@ export class GatewayClient {
 
   private chatSettings() {
     const { chatMs: timeoutMs, streamIdleMs: idleTimeoutMs } = this.timeouts;
-    return { timeoutMs, idleTimeoutMs, defaultNativeMaxTokens: this.opts.defaultNativeMaxTokens ?? DEFAULT_MAX_TOKENS, now: this.now, ...(this.opts.burst ? { burst: this.opts.burst } : {}) };
+    return { timeoutMs, idleTimeoutMs, defaultNativeMaxTokens: this.nativeMaxTokens, now: this.now, ...(this.opts.burst ? { burst: this.opts.burst } : {}) };
   }
 
   chat(req: ChatRequest): Promise<ChatResult> {

@@ -44,8 +44,11 @@ export const SETTINGS = {
 export type SettingKey = keyof typeof SETTINGS;
 export type SettingValues = { -readonly [K in SettingKey]: z.infer<(typeof SETTINGS)[K]['schema']> };
 
-/** Keys read from user settings only, whatever a workspace says. */
-export const USER_ONLY: ReadonlySet<SettingKey> = new Set<SettingKey>(['baseUrl', 'backupUrls']);
+/**
+ * Keys read from user settings only (machine scope in package.json), whatever a workspace says: the
+ * address the token goes to, the variables a terminal tool reads it from, and how often a call is retried.
+ */
+export const USER_ONLY: ReadonlySet<SettingKey> = new Set<SettingKey>(['baseUrl', 'backupUrls', 'maxRetries', 'nativeCli.baseUrlVariable', 'nativeCli.tokenVariable']);
 
 /** Every setting validated: a value that does not fit its schema falls back to the default. */
 export function parseSettings(read: (key: SettingKey) => unknown): SettingValues {

@@ -103,3 +103,15 @@ test('changing the token or base URL applies to the next request', async () => {
   await client.listModels();
   assert.equal(sim.log.at(-1)!.host, 1);
 });
+
+test('maxRetries and the native max_tokens apply at once when the settings change (no reload)', async () => {
+  const { client, records } = makeClient(sim);
+  client.configure({ retry: { maxRetries: 0 } });
+  sim.fault({ kind: 'status', status: 500, count: 1 });
+  await assert.rejects(client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }));
+  assert.equal(records.length, 1, 'maxRetries 0: not retried');
+  const ask = () => client.chat({ surface: 'native', model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'tell me more than one word' }] });
+  assert.equal((await ask()).finishReason, 'end_turn');
+  client.configure({ defaultNativeMaxTokens: 1 });
+  assert.equal((await ask()).finishReason, 'max_tokens', 'the new max_tokens is sent at once');
+});

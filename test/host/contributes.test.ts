@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CommandId } from '../../src/host/commandIds';
-import { parseSettings, relaySettings, SETTINGS, type SettingKey } from '../../src/host/settingsSchema';
+import { parseSettings, relaySettings, SETTINGS, USER_ONLY, type SettingKey } from '../../src/host/settingsSchema';
 
 const root = resolve(__dirname, '../../..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -69,4 +69,13 @@ test('no module reads a modelRelay setting outside the settings module', () => {
     if (f.endsWith(join('extension', 'settings.ts'))) continue;
     assert.doesNotMatch(readFileSync(f, 'utf8'), /getConfiguration\(/, `${f} reads the configuration itself`);
   }
+});
+
+test('what a repository may not change: machine-scoped keys are read from user settings only; models and folders are restricted', () => {
+  const props = declaredSettings() as Record<string, { scope?: string }>;
+  const machine = Object.keys(props).filter((k) => props[k]!.scope === 'machine').sort();
+  assert.deepEqual([...USER_ONLY].sort(), machine);
+  for (const k of ['baseUrl', 'backupUrls', 'maxRetries', 'nativeCli.baseUrlVariable', 'nativeCli.tokenVariable']) assert.ok(machine.includes(k), k);
+  const restricted = (pkg as unknown as { capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } } }).capabilities.untrustedWorkspaces.restrictedConfigurations;
+  for (const k of ['models.chat', 'models.native', 'models.image', 'models.imageEdit', 'models.video', 'images.outputFolder', 'videos.outputFolder', 'extraHeaders']) assert.ok(restricted.includes(`modelRelay.${k}`), k);
 });

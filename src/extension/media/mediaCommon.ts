@@ -2,15 +2,35 @@
 import * as vscode from 'vscode';
 import { extensionForMime, mediaFileName, noImageError, type Capability, type GeneratedImage } from '../../gateway';
 import type { GatewayService } from '../gatewayService';
+import { freeFileName, resolveOutputFolder } from '../../host/media/outputFiles';
 import { readSettings } from '../settings';
 
-/** The folder results are saved to: a workspace-relative setting, else the extension's storage. */
+/**
+ * The folder results are saved to: the setting, inside the workspace folder (never outside it), else
+ * inside the extension's storage.
+ */
 export async function outputFolder(context: vscode.ExtensionContext, kind: 'images' | 'videos'): Promise<vscode.Uri> {
-  const rel = readSettings()[kind].outputFolder;
+  const setting = readSettings()[kind].outputFolder;
   const ws = vscode.workspace.workspaceFolders?.[0];
-  const dir = ws ? vscode.Uri.joinPath(ws.uri, rel) : vscode.Uri.joinPath(context.globalStorageUri, rel.replace(/^\.+\/?/, ''));
+  const root = ws && ws.uri.scheme === 'file' ? ws.uri.fsPath : context.globalStorageUri.fsPath;
+  const r = resolveOutputFolder(root, ws ? setting : setting.replace(/^(\.\.?[\\/])+/, ''), `modelRelay.${kind}.outputFolder`);
+  if ('error' in r) throw new Error(r.error);
+  const dir = vscode.Uri.file(r.path);
   await vscode.workspace.fs.createDirectory(dir);
   return dir;
+}
+
+/** A file in `dir` named `name`, or numbered (`-2`, `-3`…) when that exists: saved media never overwrite. */
+export async function freeFile(dir: vscode.Uri, name: string): Promise<vscode.Uri> {
+  const taken = async (n: string) => {
+    try {
+      await vscode.workspace.fs.stat(vscode.Uri.joinPath(dir, n));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return vscode.Uri.joinPath(dir, await freeFileName(name, taken));
 }
 
 /** The configured model for a capability, or a pick among the visible models that have it. */
@@ -49,7 +69,7 @@ export function signalFrom(token: vscode.CancellationToken): AbortSignal {
 /** Saves one generated image in the images folder, named from `nameSeed` (the prompt); returns the file. */
 export async function saveGeneratedImage(context: vscode.ExtensionContext, img: GeneratedImage, nameSeed: string, when?: Date): Promise<vscode.Uri> {
   const dir = await outputFolder(context, 'images');
-  const file = vscode.Uri.joinPath(dir, mediaFileName(nameSeed, extensionForMime(img.mime), when));
+  const file = await freeFile(dir, mediaFileName(nameSeed, extensionForMime(img.mime), when));
   await vscode.workspace.fs.writeFile(file, img.bytes);
   return file;
 }

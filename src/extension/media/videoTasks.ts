@@ -6,10 +6,11 @@ import * as vscode from 'vscode';
 import { mediaFileName, type VideoPhase, type VideoTask } from '../../gateway';
 import { CommandId } from '../../host/commandIds';
 import { errorWithFix } from '../../host/errorPresenter';
+import { TaskPollers } from '../../host/media/taskPollers';
 import { Disposable } from '../disposable';
 import { showGatewayError } from '../errorPresenter';
 import type { GatewayService } from '../gatewayService';
-import { outputFolder, pickModel, promptFromSelectionOrInput, signalFrom } from './mediaCommon';
+import { freeFile, outputFolder, pickModel, promptFromSelectionOrInput, signalFrom } from './mediaCommon';
 
 const STATE_KEY = 'modelRelay.videoTasks';
 
@@ -106,7 +107,7 @@ export class VideoTasksView extends Disposable implements vscode.TreeDataProvide
 }
 
 export class VideoController extends Disposable {
-  private readonly polling = new Map<string, AbortController>();
+  private readonly pollers = new TaskPollers();
   readonly store: VideoTaskStore;
 
   constructor(
@@ -115,7 +116,7 @@ export class VideoController extends Disposable {
   ) {
     super();
     this.store = this._register(new VideoTaskStore(context));
-    this._register({ dispose: () => this.polling.forEach((ac) => ac.abort()) });
+    this._register({ dispose: () => this.pollers.stopAll() });
   }
 
   /** Resumes polling for tasks that were still running when the window closed. */
@@ -156,11 +157,13 @@ export class VideoController extends Disposable {
 
   /** Polls one task with a cancellable progress notification; downloads and opens on completion. */
   async watch(id: string): Promise<void> {
-    if (this.polling.has(id)) return;
-    const ac = new AbortController();
-    this.polling.set(id, ac);
     const t = this.store.get(id);
     if (!t) return;
+    const ac = this.pollers.claim(id);
+    if (!ac) {
+      void vscode.window.setStatusBarMessage(`Model Relay: video task ${id} is already being watched.`, 3000);
+      return;
+    }
     try {
       const outcome = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Model Relay: video "${t.prompt.slice(0, 30)}"`, cancellable: true },
@@ -192,7 +195,7 @@ export class VideoController extends Disposable {
           const keep = await vscode.window.showWarningMessage(`Model Relay: the video task is still not finished after ${Math.round(outcome.waitedMs / 60000)} minutes (modelRelay.timeouts.videoOverallMinutes).`, 'Keep Waiting');
           if (keep) {
             await this.store.patch(id, { state: 'in_progress' });
-            this.polling.delete(id);
+            this.pollers.release(id, ac);
             void this.watch(id);
           }
           break;
@@ -205,7 +208,7 @@ export class VideoController extends Disposable {
       await this.store.patch(id, { state: 'paused', reason: errorWithFix(e) });
       await showGatewayError('Checking the video task', e);
     } finally {
-      this.polling.delete(id);
+      this.pollers.release(id, ac);
     }
   }
 
@@ -213,9 +216,9 @@ export class VideoController extends Disposable {
   async download(id: string, open: boolean): Promise<void> {
     const t = this.store.get(id);
     if (!t) return;
-    const dir = await outputFolder(this.context, 'videos');
-    const file = vscode.Uri.joinPath(dir, mediaFileName(t.prompt, '.mp4', new Date(t.createdAt)));
     try {
+      const dir = await outputFolder(this.context, 'videos');
+      const file = await freeFile(dir, mediaFileName(t.prompt, '.mp4', new Date(t.createdAt)));
       const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Model Relay: downloading the video…', cancellable: true }, (_p, token) =>
         this.service.client.downloadVideo(id, file.fsPath, signalFrom(token)),
       );

@@ -103,7 +103,7 @@ export class Transport {
   private hosts: HostState[] = [];
   private preferred = 0;
   private failedOverAt = 0;
-  private readonly retry: RetryOptions;
+  private retry: RetryOptions;
   private readonly sleep: Sleep;
   private readonly now: () => number;
   private readonly random: () => number;
@@ -140,6 +140,11 @@ export class Transport {
 
   setDispatcher(dispatcher: Dispatcher | undefined): void {
     this.opts.dispatcher = dispatcher;
+  }
+
+  /** Changes the retry policy for the next requests. */
+  setRetry(r: Partial<RetryOptions>): void {
+    this.retry = { ...this.retry, ...r };
   }
 
   setExtraHeaders(h: Record<string, string> | undefined): void {
