@@ -76,3 +76,9 @@ export function retryDelayMs(attempt: number, retryAfterMs: number | undefined, 
   const floor = Math.min(100, cap);
   return Math.round(floor + random() * (cap - floor));
 }
+
+/** Whether a failed attempt moves on to the next host at once (instead of backing off on this one). */
+export function failsOver(err: GatewayError, sideEffecting: boolean | undefined): boolean {
+  if (sideEffecting) return err.kind === 'network' && err.notSent;
+  return err.kind === 'network' || (err.kind === 'server_error' && (err.status === 502 || err.status === 503 || err.status === 504));
+}

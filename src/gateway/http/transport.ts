@@ -17,7 +17,7 @@ import type { Capability } from '../models';
 import { recordAttempt, type RequestLogSink } from '../requestLog';
 import { bodyReadError, headerValue, readText, sendOnce, type Headers, type ResponseBody } from './attempt';
 import { headerProblems, requestHeaders } from './headers';
-import { mayHaveArrived, retryDelayMs, shouldRetry, type RetryNotice, type RetryOptions } from './retryPolicy';
+import { failsOver, mayHaveArrived, retryDelayMs, shouldRetry, type RetryNotice, type RetryOptions } from './retryPolicy';
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
@@ -91,12 +91,6 @@ export interface OpenResponse {
 interface HostState {
   base: string;
   host: string;
-}
-
-/** Whether a failed attempt moves on to the next host at once (instead of backing off on this one). */
-function failsOver(err: GatewayError, sideEffecting: boolean | undefined): boolean {
-  if (sideEffecting) return err.kind === 'network' && err.notSent;
-  return err.kind === 'network' || (err.kind === 'server_error' && (err.status === 502 || err.status === 503 || err.status === 504));
 }
 
 export class Transport {
