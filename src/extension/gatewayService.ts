@@ -71,7 +71,7 @@ export class GatewayService extends Disposable {
 
   private timeouts() {
     const t = this.settings.timeouts;
-    return { chatMs: t.chatSeconds * 1000, streamIdleMs: t.streamIdleSeconds * 1000, imageMs: t.imageSeconds * 1000, videoMs: t.videoSeconds * 1000, videoOverallMs: t.videoOverallMinutes * 60_000 };
+    return { chatMs: t.chatSeconds * 1000, streamIdleMs: t.streamIdleSeconds * 1000, chatOverallMs: t.chatOverallSeconds * 1000, imageMs: t.imageSeconds * 1000, videoMs: t.videoSeconds * 1000, videoOverallMs: t.videoOverallMinutes * 60_000 };
   }
 
   get current(): RelaySettings {

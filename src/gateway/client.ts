@@ -106,8 +106,8 @@ export class GatewayClient {
   }
 
   private chatSettings() {
-    const { chatMs: timeoutMs, streamIdleMs: idleTimeoutMs } = this.timeouts;
-    return { timeoutMs, idleTimeoutMs, defaultNativeMaxTokens: this.nativeMaxTokens, now: this.now, ...(this.opts.burst ? { burst: this.opts.burst } : {}) };
+    const { chatMs: timeoutMs, streamIdleMs: idleTimeoutMs, chatOverallMs: overallMs } = this.timeouts;
+    return { timeoutMs, idleTimeoutMs, overallMs, defaultNativeMaxTokens: this.nativeMaxTokens, now: this.now, ...(this.opts.burst ? { burst: this.opts.burst } : {}) };
   }
 
   chat(req: ChatRequest): Promise<ChatResult> {

@@ -16,8 +16,10 @@ export const DEFAULT_RETRY = { maxRetries: 2, baseDelayMs: 500, maxDelayMs: 8_00
 export const DEFAULT_TIMEOUTS = {
   /** chat, models: whole non-streamed request, or time to the first byte of a stream */
   chatMs: 120_000,
-  /** the longest silence allowed between two stream events */
+  /** the longest silence allowed between two stream events (keep-alive comments do not count) */
   streamIdleMs: 60_000,
+  /** a whole chat reply, streamed or not, body included */
+  chatOverallMs: 10 * 60_000,
   imageMs: 300_000,
   videoMs: 120_000,
   /** overall limit for waiting on a video task */

@@ -27,6 +27,7 @@ export const SETTINGS = {
   stream: setting(z.boolean(), true),
   'timeouts.chatSeconds': setting(num(5, 3600), DEFAULT_TIMEOUTS.chatMs / SECOND),
   'timeouts.streamIdleSeconds': setting(num(5, 3600), DEFAULT_TIMEOUTS.streamIdleMs / SECOND),
+  'timeouts.chatOverallSeconds': setting(num(10, 7200), DEFAULT_TIMEOUTS.chatOverallMs / SECOND),
   'timeouts.imageSeconds': setting(num(10, 3600), DEFAULT_TIMEOUTS.imageMs / SECOND),
   'timeouts.videoSeconds': setting(num(10, 3600), DEFAULT_TIMEOUTS.videoMs / SECOND),
   'timeouts.videoOverallMinutes': setting(num(1, 24 * 60), DEFAULT_TIMEOUTS.videoOverallMs / (60 * SECOND)),
@@ -71,7 +72,7 @@ export interface RelaySettings {
   maxTokens: number;
   temperature: number;
   stream: boolean;
-  timeouts: { chatSeconds: number; streamIdleSeconds: number; imageSeconds: number; videoSeconds: number; videoOverallMinutes: number };
+  timeouts: { chatSeconds: number; streamIdleSeconds: number; chatOverallSeconds: number; imageSeconds: number; videoSeconds: number; videoOverallMinutes: number };
   maxRetries: number;
   extraHeaders: Record<string, string>;
   imagesMaxUploadBytes: number;
@@ -91,7 +92,7 @@ export function relaySettings(v: SettingValues): RelaySettings {
     maxTokens: v.maxTokens,
     temperature: v.temperature,
     stream: v.stream,
-    timeouts: { chatSeconds: v['timeouts.chatSeconds'], streamIdleSeconds: v['timeouts.streamIdleSeconds'], imageSeconds: v['timeouts.imageSeconds'], videoSeconds: v['timeouts.videoSeconds'], videoOverallMinutes: v['timeouts.videoOverallMinutes'] },
+    timeouts: { chatSeconds: v['timeouts.chatSeconds'], streamIdleSeconds: v['timeouts.streamIdleSeconds'], chatOverallSeconds: v['timeouts.chatOverallSeconds'], imageSeconds: v['timeouts.imageSeconds'], videoSeconds: v['timeouts.videoSeconds'], videoOverallMinutes: v['timeouts.videoOverallMinutes'] },
     maxRetries: v.maxRetries,
     extraHeaders: v.extraHeaders,
     imagesMaxUploadBytes: v['images.maxUploadBytes'],

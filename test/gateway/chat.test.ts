@@ -167,3 +167,44 @@ test('bad input is a classified error before anything is sent', async () => {
   }
   assert.equal(sim.log.length, 0);
 });
+
+test('keep-alive comments are not activity: a stream of only `: ping` ends with the idle timeout', { timeout: 10_000 }, async () => {
+  const sim = await startSimulator();
+  try {
+    sim.fault({ kind: 'keepAlive', everyMs: 50, afterEvents: 2 });
+    const { client } = makeClient(sim, { timeouts: { streamIdleMs: 400 } });
+    const started = Date.now();
+    const events: string[] = [];
+    const e = await thrown(async () => {
+      for await (const ev of client.chatStream({ surface: 'compatible', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi there friend' }] })) events.push(ev.type);
+    });
+    assert.equal(e.kind, 'stream_interrupted');
+    assert.equal(e.detail, 'idle_timeout');
+    assert.ok(Date.now() - started < 3000, 'ended within a few idle periods, not never');
+    assert.ok(events.includes('text'), 'the events before the pings arrived');
+  } finally {
+    await sim.close();
+  }
+});
+
+for (const surface of ['compatible', 'native'] as const) {
+  test(`${surface}: a body dripped one byte at a time ends at the overall deadline, streamed or not`, { timeout: 10_000 }, async () => {
+    const sim = await startSimulator();
+    try {
+      const model = surface === 'native' ? 'claude-sonnet-4-5' : 'gpt-4o-mini';
+      const { client } = makeClient(sim, { timeouts: { chatOverallMs: 600, streamIdleMs: 60_000 }, retry: { maxRetries: 0 } });
+      for (const stream of [true, false]) {
+        sim.fault({ kind: 'drip', everyMs: 40, count: 1 });
+        const started = Date.now();
+        const e = await thrown(async () => {
+          if (!stream) return client.chat({ surface, model, messages: [{ role: 'user', content: 'x' }] });
+          for await (const _ of client.chatStream({ surface, model, messages: [{ role: 'user', content: 'x' }] })) void _;
+        });
+        assert.equal(e.kind, 'timeout', `stream=${stream}: ${e.kind} ${e.message}`);
+        assert.ok(Date.now() - started < 2500, `stream=${stream}: ended at the deadline`);
+      }
+    } finally {
+      await sim.close();
+    }
+  });
+}

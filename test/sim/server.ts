@@ -31,6 +31,10 @@ export type Fault = { host?: number; path?: string; count?: number } & (
   | { kind: 'down' }
   /** answers with a redirect to `location` (e.g. http → https, or the console) */
   | { kind: 'redirect'; status?: number; location: string }
+  /** after `afterEvents` events, only `: ping` keep-alive comments every `everyMs` (a stalled upstream behind a live proxy) */
+  | { kind: 'keepAlive'; everyMs: number; afterEvents?: number }
+  /** a 200 JSON body dripped one byte every `everyMs` (any request, streamed or not) */
+  | { kind: 'drip'; everyMs: number }
   /** 401 whose message echoes the key without its sk- prefix (as new-api does) */
   | { kind: 'echoKey' }
   /** an error page of `bytes` bytes (status 502 unless given), streamed without holding it */
@@ -388,6 +392,8 @@ export async function startSimulator(opts: Partial<SimConfig> & { hosts?: number
     c.res.on('close', () => {
       closed = true;
     });
+    const keepAlive = find(fs, 'keepAlive');
+    if (keepAlive) out = out.slice(0, keepAlive.afterEvents ?? 0);
     for (let i = 0; i < out.length; i++) {
       if (closed) break;
       if (reset?.afterEvents !== undefined && i === reset.afterEvents) {
@@ -399,6 +405,11 @@ export async function startSimulator(opts: Partial<SimConfig> & { hosts?: number
       if (closed) break;
       if (buffer) pending.push(out[i]!);
       else c.res.write(out[i]!);
+    }
+    // Keep-alive comments only, until the client gives up (bounded: at most 100,000 of them).
+    for (let n = 0; keepAlive && !closed && n < 100_000; n++) {
+      c.res.write(': ping\n\n');
+      await sleep(keepAlive.everyMs);
     }
     if (closed && !c.res.writableEnded) {
       c.record.closedEarly = true;
@@ -635,6 +646,21 @@ export async function startSimulator(opts: Partial<SimConfig> & { hosts?: number
       req.resume();
       const sent = String(req.headers['x-api-key'] ?? req.headers['authorization'] ?? '').replace(/^Bearer\s+/i, '').replace(/^sk-/, '');
       return sendJson(c, 401, { error: { message: `无效的令牌 ${sent} (request id: ${c.rid})`, type: 'new_api_error', code: '' } });
+    }
+    const drip = find(c.faults, 'drip');
+    if (drip) {
+      req.resume();
+      const body = Buffer.from(JSON.stringify({ id: 'chatcmpl-drip', object: 'chat.completion', model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content: 'dripped' }, finish_reason: 'stop' }] }));
+      res.writeHead(200, { ...headersFor(c), 'Content-Type': 'application/json' });
+      let closed = false;
+      res.on('close', () => (closed = true));
+      for (let i = 0; i < body.length && !closed; i++) {
+        res.write(body.subarray(i, i + 1));
+        await sleep(drip.everyMs);
+      }
+      if (!closed) res.end();
+      c.record.closedEarly = closed;
+      return finish(c, 200);
     }
     const huge = find(c.faults, 'hugeError');
     if (huge) {

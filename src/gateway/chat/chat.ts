@@ -20,6 +20,8 @@ export function surfaceAdapter(surface: Surface): SurfaceAdapter {
 export interface ChatSettings {
   timeoutMs: number;
   idleTimeoutMs: number;
+  /** the whole reply (streamed or not) must be complete within this */
+  overallMs?: number;
   defaultNativeMaxTokens?: number;
   burst?: BurstThresholds;
   now?: () => number;
@@ -47,6 +49,7 @@ export function sendOptions(adapter: SurfaceAdapter, req: ChatRequest, settings:
     signal: req.signal,
     timeoutMs: settings.timeoutMs,
     ...(stream ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
+    ...(settings.overallMs !== undefined ? { deadlineMs: settings.overallMs } : {}),
     onRetry: req.onRetry,
   };
 }

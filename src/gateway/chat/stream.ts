@@ -108,11 +108,12 @@ async function* notAStream(res: OpenResponse, adapter: SurfaceAdapter, ct: strin
 }
 
 /** Whatever broke the stream, as one GatewayError. */
-function streamFailure(e: unknown, res: OpenResponse, aborted: boolean, idle: boolean): GatewayError {
+function streamFailure(e: unknown, res: OpenResponse, aborted: boolean, idle: boolean, overallMs: number | undefined): GatewayError {
   if (e instanceof GatewayError) return e;
   const code = (e as { code?: string }).code;
   const rid = res.requestId ? { requestId: res.requestId } : {};
   if (aborted) return errorFromNetwork(e, res.context, { aborted: true });
+  if (res.timedOut()) return errorFromNetwork(e, res.context, { timedOut: true, timeoutMs: overallMs });
   if (idle || code === 'UND_ERR_BODY_TIMEOUT') return streamError('idle_timeout', res.context, { original: e, ...rid });
   return streamError('stream_truncated', res.context, { original: e, ...rid, status: res.status });
 }
@@ -136,7 +137,9 @@ async function* runStream(transport: Transport, req: ChatRequest, settings: Chat
     }
     const st: StreamState = { text: '', usage: undefined, finishReason: undefined, id: undefined, model: undefined, ended: false, arrivals: [] };
     idle.arm();
-    batches: for await (const batch of sseEventBatches(res.body, started, now, idle.arm)) {
+    // Only real events count as activity: keep-alive comments (`: ping`) do not re-arm the watchdog.
+    batches: for await (const batch of sseEventBatches(res.body, started, now)) {
+      if (batch.length) idle.arm();
       for (const ev of batch) for (const se of adapter.parseEvent(ev)) {
         const out = apply(st, se, ev.at, res);
         if (out) yield out;
@@ -150,7 +153,7 @@ async function* runStream(transport: Transport, req: ChatRequest, settings: Chat
     res.finish({ buffered });
     yield { type: 'done', result: { text: st.text, finishReason: st.finishReason, usage: st.usage, model: st.model, id: st.id, host: res.host, requestId: res.requestId, buffered, durationMs } };
   } catch (e) {
-    const err = streamFailure(e, res, !!req.signal?.aborted, idle.fired());
+    const err = streamFailure(e, res, !!req.signal?.aborted, idle.fired(), settings.overallMs);
     err.host = res.host;
     res.finish({ errorKind: err.kind });
     throw err;

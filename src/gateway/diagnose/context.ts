@@ -102,7 +102,7 @@ export class DiagnosisContext {
       dispatcher: this.dispatcher,
       extraHeaders: this.input.extraHeaders,
       retry: { maxRetries: 0 },
-      timeouts: { chatMs: requestMs, streamIdleMs: requestMs, imageMs: Math.max(requestMs, 60_000), videoMs: requestMs },
+      timeouts: { chatMs: requestMs, streamIdleMs: requestMs, chatOverallMs: requestMs, imageMs: Math.max(requestMs, 60_000), videoMs: requestMs },
       ...(this.input.sleep ? { sleep: this.input.sleep } : {}),
       now: this.now,
     }));

@@ -23,6 +23,8 @@ export interface AttemptOptions {
   timeoutMs: number;
   /** longest silence between body chunks */
   idleTimeoutMs?: number | undefined;
+  /** the whole request, body included, must end within this (streams too): never cleared by keepOpen */
+  deadlineMs?: number | undefined;
   /** what error messages name (url, surface, model, token to mask) */
   context: ErrorContext;
 }
@@ -48,12 +50,15 @@ export async function sendOnce(o: AttemptOptions): Promise<Attempt> {
   const onCallerAbort = () => controller.abort(o.signal?.reason);
   if (o.signal?.aborted) throw errorFromNetwork(o.signal.reason, o.context, { aborted: true });
   o.signal?.addEventListener('abort', onCallerAbort, { once: true });
-  const timer = setTimeout(() => {
+  const expire = () => {
     timedOut = true;
     controller.abort(new Error('timeout'));
-  }, o.timeoutMs);
+  };
+  const timer = setTimeout(expire, o.timeoutMs);
+  const deadline = o.deadlineMs !== undefined ? setTimeout(expire, o.deadlineMs) : undefined;
   const release = () => {
     clearTimeout(timer);
+    clearTimeout(deadline);
     o.signal?.removeEventListener('abort', onCallerAbort);
   };
   try {

@@ -12,9 +12,9 @@ export interface TimedEvent extends EventSourceMessage {
 
 /**
  * The events of each network chunk as one batch (one async step per chunk, not per event: a
- * stream of many small events stays cheap). `onChunk` runs for every chunk received.
+ * stream of many small events stays cheap).
  */
-export async function* sseEventBatches(body: AsyncIterable<Buffer | Uint8Array | string>, startedAt: number, now: () => number, onChunk?: () => void): AsyncGenerator<TimedEvent[]> {
+export async function* sseEventBatches(body: AsyncIterable<Buffer | Uint8Array | string>, startedAt: number, now: () => number): AsyncGenerator<TimedEvent[]> {
   let pending: TimedEvent[] = [];
   let at = 0;
   const parser = createParser({
@@ -24,7 +24,6 @@ export async function* sseEventBatches(body: AsyncIterable<Buffer | Uint8Array |
   });
   const decoder = new TextDecoder('utf-8');
   for await (const chunk of body) {
-    onChunk?.();
     at = now() - startedAt;
     parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true }));
     if (pending.length) {

@@ -65,6 +65,8 @@ export interface SendOptions {
   timeoutMs: number;
   /** longest silence between body chunks (streams and downloads) */
   idleTimeoutMs?: number;
+  /** the whole request, a stream's body included, must end within this */
+  deadlineMs?: number;
   /** costs money or creates something: retried / failed over only when provably never sent */
   sideEffecting?: boolean;
   /** Called where the transport waits before a retry (never for an error it does not retry). */
@@ -228,7 +230,7 @@ export class Transport {
     let a;
     try {
       const body = typeof o.body === 'function' ? await o.body() : o.body;
-      a = await sendOnce({ url, method: o.method, headers, body, dispatcher: this.dispatcher, signal: o.signal, timeoutMs: o.timeoutMs, idleTimeoutMs: o.idleTimeoutMs, context });
+      a = await sendOnce({ url, method: o.method, headers, body, dispatcher: this.dispatcher, signal: o.signal, timeoutMs: o.timeoutMs, idleTimeoutMs: o.idleTimeoutMs, deadlineMs: o.deadlineMs, context });
     } catch (e) {
       const err = errorFromNetwork(e, context);
       err.host = host.host;
