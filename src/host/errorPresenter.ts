@@ -7,8 +7,8 @@
 import { GatewayError, redactSecrets } from '../gateway';
 import type { ChatErrorInfo } from '../shared/chatProtocol';
 
-/** Thrown inside the session when the stream and the non-streamed fallback both failed. */
-export class FallbackFailed extends Error {
+/** Thrown inside the chat session when a stream failed outright: its card offers a plain retry. */
+export class StreamFailed extends Error {
   constructor(readonly info: ChatErrorInfo) {
     super(info.message);
   }
@@ -29,7 +29,7 @@ export function shortError(e: GatewayError): string {
 
 /** A core error (or anything else) as the chat's error card shows it. Never carries a token. */
 export function errorInfo(e: unknown): ChatErrorInfo {
-  if (e instanceof FallbackFailed) return e.info;
+  if (e instanceof StreamFailed) return e.info;
   if (e instanceof GatewayError) {
     return {
       kind: e.kind,

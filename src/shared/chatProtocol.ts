@@ -65,8 +65,8 @@ export interface ChatErrorInfo {
   attempts?: number | undefined;
   /** a billed call (`/image`) that may have reached the gateway: what that means */
   billing?: string | undefined;
-  /** set when the non-streamed fallback was tried and failed too */
-  fallbackFailed?: string | undefined;
+  /** the stream failed outright (how, in a few words): the card offers to ask again without streaming (billed again) */
+  streamFailed?: string | undefined;
 }
 
 export type NoticeKind = 'buffering' | 'fallback' | 'streamIgnored';
@@ -174,6 +174,8 @@ export const webviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('send'), text: z.string().max(MAX_TEXT), options: chatOptionsSchema }),
   z.object({ type: z.literal('stop') }),
   z.object({ type: z.literal('regenerate'), options: chatOptionsSchema }),
+  /** after a failed stream: the same question once more, without streaming (the user chose to pay again) */
+  z.object({ type: z.literal('retryWithoutStreaming'), options: chatOptionsSchema }),
   z.object({ type: z.literal('newChat') }),
   /** persist the surface/model/system/temperature/max tokens choice */
   z.object({ type: z.literal('setOptions'), options: chatOptionsSchema }),

@@ -102,7 +102,7 @@ export class ChatApp {
     });
     this.ui.model.addEventListener('change', () => this.optionsChanged());
     for (const c of [this.ui.system, this.ui.temperature, this.ui.maxTokens]) c.addEventListener('change', () => this.optionsChanged());
-    this.ui.list.addEventListener('click', (e) => onListClick(e, this.win, (m) => this.post(m)));
+    this.ui.list.addEventListener('click', (e) => onListClick(e, this.win, (m) => this.post(m), () => this.readOptions()));
   }
 
   // ----- host messages -------------------------------------------------------------------------

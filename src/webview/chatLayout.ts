@@ -172,7 +172,7 @@ export function readChatOptions(ui: ChatElements, previous: ChatOptions): ChatOp
 }
 
 /** The conversation's buttons (code block Copy / Insert, error card actions) as messages to the host. */
-export function onListClick(e: Event, win: Window, post: (msg: WebviewToHost) => void): void {
+export function onListClick(e: Event, win: Window, post: (msg: WebviewToHost) => void, options: () => ChatOptions): void {
   const target = e.target as HTMLElement | null;
   const btn = target?.closest?.('button[data-action]') as HTMLButtonElement | null;
   if (!btn) return;
@@ -184,6 +184,8 @@ export function onListClick(e: Event, win: Window, post: (msg: WebviewToHost) =>
       btn.textContent = 'Copied';
       win.setTimeout(() => (btn.textContent = 'Copy'), 1500);
     }
+  } else if (action === 'retry-without-streaming') {
+    post({ type: 'retryWithoutStreaming', options: options() });
   } else if (action === 'diagnose') {
     post({ type: 'runDiagnose' });
   } else if (action === 'show-log') {

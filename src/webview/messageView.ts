@@ -202,23 +202,23 @@ export class MessageView {
     add('Request id', err.requestId, 'chat-error-request-id');
     add('Billing', err.billing, 'chat-error-billing');
     if (err.attempts && err.attempts > 1) add('Retries', `Retried with backoff; gave up after ${err.attempts} attempts.`, 'chat-error-attempts');
-    add('Without streaming', err.fallbackFailed ? `Tried again without streaming: ${err.fallbackFailed}` : undefined, 'chat-error-fallback');
+    add('Stream', err.streamFailed ? `The stream failed (${err.streamFailed}); nothing was sent again. Asking again without streaming is billed again.` : undefined, 'chat-error-stream-failed');
     if (dl.children.length) card.append(dl);
     const actions = el(d, 'div', 'error-actions');
-    const diag = d.createElement('button');
-    diag.type = 'button';
-    diag.setAttribute('data-action', 'diagnose');
-    diag.setAttribute('data-testid', 'chat-error-diagnose');
-    diag.textContent = 'Run Diagnose';
-    const log = d.createElement('button');
-    log.type = 'button';
-    log.setAttribute('data-action', 'show-log');
-    log.setAttribute('data-testid', 'chat-error-show-log');
-    log.textContent = 'Request Log';
-    actions.append(diag, log);
+    if (err.streamFailed) actions.append(button(d, 'retry-without-streaming', 'chat-error-retry-plain', 'Retry Without Streaming (billed again)'));
+    actions.append(button(d, 'diagnose', 'chat-error-diagnose', 'Run Diagnose'), button(d, 'show-log', 'chat-error-show-log', 'Request Log'));
     card.append(actions);
     return card;
   }
+}
+
+function button(d: Document, action: string, testId: string, label: string): HTMLButtonElement {
+  const b = d.createElement('button');
+  b.type = 'button';
+  b.setAttribute('data-action', action);
+  b.setAttribute('data-testid', testId);
+  b.textContent = label;
+  return b;
 }
 
 function el(d: Document, tag: string, className: string): HTMLElement {

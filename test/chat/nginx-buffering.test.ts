@@ -159,7 +159,7 @@ for (const surface of ['compatible', 'native'] as const) {
     }
   });
 
-  test(`${surface}: a proxy that cuts a slow stream off (proxy_read_timeout): the chat falls back to a non-streamed call`, { skip: missing, timeout: 30_000 }, async () => {
+  test(`${surface}: a proxy that cuts a slow stream off (proxy_read_timeout): the chat offers a non-streamed call and it works`, { skip: missing, timeout: 30_000 }, async () => {
     sim!.reset();
     const proxy = await startNginx(sim!.url, true, 'proxy_read_timeout 300ms;');
     proxies.push(proxy);
@@ -167,12 +167,16 @@ for (const surface of ['compatible', 'native'] as const) {
       // The stream pauses longer than the proxy waits: the proxy ends it early. A plain call is fast.
       sim!.fault({ kind: 'slowChunks', ms: 700 });
       const { s, records } = session(proxy.url, () => true);
-      const entry = (await s.send(QUESTION, opts(surface)))!;
+      const failed = (await s.send(QUESTION, opts(surface)))!;
+      assert.equal(failed.status, 'error');
+      assert.ok(failed.error?.streamFailed, 'the card offers to ask again without streaming');
+      assert.deepEqual(records.map((r) => r.stream), [true], 'not re-sent on its own (billed)');
+      assert.equal(records[0]!.errorKind, 'stream_interrupted');
+      const entry = (await s.retryWithoutStreaming(opts(surface)))!;
       assert.equal(entry.status, 'done', JSON.stringify(entry.error));
       assert.equal(entry.text, `Echo: ${QUESTION}`);
       assert.ok(entry.notices?.some((n) => n.kind === 'fallback' && /without streaming/.test(n.text)), JSON.stringify(entry.notices));
       assert.deepEqual(records.map((r) => r.stream), [true, false]);
-      assert.equal(records[0]!.errorKind, 'stream_interrupted');
     } finally {
       await proxy.stop();
       proxies.splice(proxies.indexOf(proxy), 1);

@@ -354,3 +354,26 @@ test('the bundled webview (dist/webview.js) boots, says ready and renders under 
   }
   jsdom.window.close();
 });
+
+test('a failed stream: the card says nothing was re-sent and offers Retry Without Streaming (billed again); other errors do not', () => {
+  const h = harness();
+  const failed: ChatEntry = {
+    id: 'f1',
+    role: 'assistant',
+    text: 'Echo: one',
+    createdAt: 1,
+    status: 'error',
+    error: { kind: 'stream_interrupted', message: 'The stream carried an error.', cause: 'The upstream failed.', fix: 'Retry.', streamFailed: 'the gateway sent an error inside it', billing: undefined },
+  };
+  h.app.handle({ type: 'init', state: snapshot([user('u1', 'one two'), failed]), models });
+  assert.match(h.q('chat-error-stream-failed')!.textContent!, /nothing was sent again.*billed again/);
+  const retry = h.q('chat-error-retry-plain') as HTMLButtonElement;
+  assert.match(retry.textContent!, /billed again/);
+  retry.click();
+  const posted = h.posted.at(-1) as Extract<WebviewToHost, { type: 'retryWithoutStreaming' }>;
+  assert.equal(posted.type, 'retryWithoutStreaming');
+  assert.equal(posted.options.surface, 'compatible');
+  const other: ChatEntry = { ...failed, id: 'f2', error: { kind: 'forbidden', status: 403, message: 'HTTP 403', cause: 'c', fix: 'f' } };
+  h.app.handle({ type: 'init', state: snapshot([user('u1', 'one two'), other]), models });
+  assert.equal(h.q('chat-error-retry-plain'), null);
+});

@@ -134,15 +134,21 @@ for (const surface of ['compatible', 'native'] as const) {
     assert.deepEqual(r.requests.at(-1)!.messages, [{ role: 'user', content: 'one two three' }], 'the question is asked again, without the old reply');
   });
 
-  test(`${surface}: a stream that fails outright falls back to a non-streamed call and says so`, T, async () => {
+  test(`${surface}: a stream that fails outright is not re-sent on its own; the user may ask again without streaming`, T, async () => {
     const r = rig();
-    sim.fault({ kind: 'midStreamError', afterEvents: 2, message: 'upstream overloaded' });
-    const entry = (await r.session.send('one two three four five six', opts(surface)))!;
+    sim.fault({ kind: 'midStreamError', afterEvents: 2, message: 'upstream overloaded', count: 1 });
+    const failed = (await r.session.send('one two three four five six', opts(surface)))!;
+    assert.equal(failed.status, 'error');
+    assert.match(failed.error!.streamFailed!, /error inside it: upstream overloaded/);
+    assert.deepEqual(r.requests.map((q) => q.stream), [true], 'one (billed) call only: nothing was sent again');
+    const entry = (await r.session.retryWithoutStreaming(opts(surface)))!;
     assert.equal(entry.status, 'done', JSON.stringify(entry.error));
     assert.equal(entry.text, 'Echo: one two three four five six', 'the complete reply, not the broken partial one');
-    assert.ok(entry.notices?.some((n) => n.kind === 'fallback' && /without streaming/.test(n.text)));
+    assert.ok(entry.notices?.some((n) => n.kind === 'fallback' && /without streaming, as you asked/.test(n.text)));
     assert.deepEqual(r.requests.map((q) => q.stream), [true, false]);
+    assert.deepEqual(r.session.entries.map((e) => e.role), ['user', 'assistant'], 'the failed reply is replaced');
     assert.ok(entry.usage?.outputTokens);
+    assert.equal(await r.session.retryWithoutStreaming(opts(surface)), undefined, 'offered only after a failed stream');
   });
 
   test(`${surface}: a buffered stream is flagged once, with the offer to turn streaming off`, T, async () => {

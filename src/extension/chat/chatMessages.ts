@@ -10,6 +10,7 @@ export interface ChatHost {
   send(text: string, options: ChatOptions): void;
   stop(): void;
   regenerate(options: ChatOptions): void;
+  retryWithoutStreaming(options: ChatOptions): void;
   newChat(): void;
   setOptions(options: ChatOptions): void;
   clearContext(): void;
@@ -27,6 +28,8 @@ export async function handleChatMessage(host: ChatHost, msg: WebviewToHost): Pro
       return host.stop();
     case 'regenerate':
       return host.regenerate(msg.options);
+    case 'retryWithoutStreaming':
+      return host.retryWithoutStreaming(msg.options);
     case 'newChat':
       return host.newChat();
     case 'setOptions':

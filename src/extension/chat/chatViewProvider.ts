@@ -148,6 +148,11 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     void this.session.regenerate(this.options);
   }
 
+  retryWithoutStreaming(options: ChatOptions): void {
+    this.setOptions(options);
+    void this.session.retryWithoutStreaming(this.options);
+  }
+
   newChat(): void {
     this.pendingContext = undefined;
     this.session.clear();

@@ -8,17 +8,19 @@
  *   streaming off, makes one non-streamed call). Text arrives as `entryDelta` events.
  * - `stop` aborts the request (the core closes the connection); the partial reply is kept with
  *   status `stopped`.
- * - A stream that fails outright (broken off, error event, unreadable) is retried once without
- *   `stream`; when that works the reply says so (notice `fallback`).
+ * - A stream that fails outright (broken off, error event, unreadable) is never re-sent on its own:
+ *   it is billed again, so the error card offers "Retry without streaming" (`retryWithoutStreaming`);
+ *   when that works the reply says so (notice `fallback`).
  * - A stream the core flags `buffered` (one burst at the end: a buffering proxy) gets a
  *   `buffering` notice, once per workspace.
  * - A retry the core makes (429, 5xx, connection) shows on the reply while the core waits: the
  *   core calls the request's `onRetry` exactly where it waits, and never for what it does not retry.
  */
 import { GatewayError, type ChatEvent, type ChatRequest, type ChatResult, type RetryNotice } from '../../gateway';
-import type { ChatEntry, ChatNotice, ChatOptions, SelectionContext } from '../../shared/chatProtocol';
-import { errorInfo, FallbackFailed, shortError } from '../errorPresenter';
+import type { ChatEntry, ChatOptions, SelectionContext } from '../../shared/chatProtocol';
+import { errorInfo, shortError, StreamFailed } from '../errorPresenter';
 import { toChatMessages } from './history';
+import { addNotice, BUFFERING_NOTICE, offersPlainRetry, STREAM_IGNORED_NOTICE } from './notices';
 
 /** The part of GatewayClient a session uses. */
 export interface ChatBackend {
@@ -59,9 +61,6 @@ export interface ChatSessionInit {
   newId?: () => string;
   now?: () => number;
 }
-
-export const BUFFERING_NOTICE =
-  'This reply arrived in one burst at the end instead of streaming: a proxy between you and the gateway buffers responses. Turning streaming off gives the same replies without the long wait for a stream that never flows.';
 
 /** Largest selection sent with a question (characters). */
 export const MAX_CONTEXT_CHARS = 100_000;
@@ -185,7 +184,8 @@ export class ChatSession {
     this.emit({ type: 'entryUpdated', entry });
   }
 
-  private async reply(options: ChatOptions): Promise<ChatEntry> {
+  /** Asks for a reply; with `plainBecause`, without streaming, and the reply says why. */
+  private async reply(options: ChatOptions, plainBecause?: string): Promise<ChatEntry> {
     const entry: ChatEntry = { id: this.newId(), role: 'assistant', text: '', createdAt: this.now(), status: 'streaming', surface: options.surface, model: options.model };
     const messages = toChatMessages(this.list);
     this.list.push(entry);
@@ -205,8 +205,9 @@ export class ChatSession {
       onRetry: (n) => this.noteRetry(entry, n),
     };
     try {
-      if (this.init.streaming()) await this.streamInto(entry, req, ac.signal);
+      if (this.init.streaming() && !plainBecause) await this.streamInto(entry, req, ac.signal);
       else this.finish(entry, await this.init.backend.chat({ ...req, stream: false }));
+      if (plainBecause) addNotice(entry, { kind: 'fallback', text: plainBecause });
     } catch (e) {
       if (ac.signal.aborted || (e instanceof GatewayError && e.kind === 'aborted')) {
         entry.status = 'stopped';
@@ -255,22 +256,22 @@ export class ChatSession {
         }
       }
     } catch (e) {
-      if (signal.aborted || !(e instanceof GatewayError) || !fallsBack(e)) throw e;
-      // The stream failed outright: try the same call without streaming.
-      let result: ChatResult;
-      try {
-        result = await this.init.backend.chat({ ...req, stream: false });
-      } catch (e2) {
-        if (signal.aborted) throw e2;
-        const info = errorInfo(e);
-        info.fallbackFailed = e2 instanceof GatewayError ? `${e2.status ? `HTTP ${e2.status}` : e2.kind}: ${e2.cause}` : 'it failed as well';
-        throw new FallbackFailed(info);
-      }
-      entry.text = '';
-      entry.usage = undefined;
-      this.finish(entry, result);
-      addNotice(entry, { kind: 'fallback', text: `The stream failed (${shortError(e)}), so this reply was requested again without streaming, which worked.` });
+      if (signal.aborted || !(e instanceof GatewayError) || !offersPlainRetry(e)) throw e;
+      // The stream failed outright: the same call without streaming is offered, not made (it is billed again).
+      const info = errorInfo(e);
+      info.streamFailed = shortError(e);
+      throw new StreamFailed(info);
     }
+  }
+
+  /** The user's answer to a failed stream: the same question once more, without streaming (billed again). */
+  async retryWithoutStreaming(options: ChatOptions): Promise<ChatEntry | undefined> {
+    const last = this.list.at(-1);
+    const why = last?.role === 'assistant' ? last.error?.streamFailed : undefined;
+    if (this.busy || !last || !why) return undefined;
+    this.list.pop();
+    this.emit({ type: 'entryRemoved', id: last.id });
+    return this.reply(options, `The stream failed (${why}), so this reply was requested again without streaming, as you asked.`);
   }
 
   private finish(entry: ChatEntry, r: ChatResult): void {
@@ -285,16 +286,7 @@ export class ChatSession {
     }
     if (r.streamIgnored && !this.streamIgnoredShown) {
       this.streamIgnoredShown = true;
-      addNotice(entry, { kind: 'streamIgnored', text: 'The gateway answered in one piece although a stream was requested; the reply is complete.' });
+      addNotice(entry, { kind: 'streamIgnored', text: STREAM_IGNORED_NOTICE });
     }
   }
-}
-
-function addNotice(entry: ChatEntry, n: ChatNotice): void {
-  (entry.notices ??= []).push(n);
-}
-
-/** Stream failures worth one non-streamed try: the request was accepted, the stream did not work. */
-function fallsBack(e: GatewayError): boolean {
-  return e.kind === 'stream_interrupted' || e.kind === 'protocol';
 }
