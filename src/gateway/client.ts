@@ -134,13 +134,18 @@ export class GatewayClient {
     return this.capabilities.get(model);
   }
 
+  /** The listed models known to have `cap` (from the last model list). */
+  modelsWith(cap: Capability): string[] {
+    return [...this.capabilities].filter(([, caps]) => caps.includes(cap)).map(([id]) => id);
+  }
+
   private imageCalls(): MediaCallContext {
-    return { transport: this.transport, limiter: this.imageLimiter, timeoutMs: this.timeouts.imageMs, now: this.now, capabilitiesOf: (m) => this.capabilitiesOf(m) };
+    return { transport: this.transport, limiter: this.imageLimiter, timeoutMs: this.timeouts.imageMs, now: this.now, capabilitiesOf: (m) => this.capabilitiesOf(m), modelsWith: (cap) => this.modelsWith(cap) };
   }
 
   private videoCalls(): VideoCallContext {
     const t = this.timeouts;
-    return { transport: this.transport, limiter: this.videoLimiter, timeoutMs: t.videoMs, idleTimeoutMs: t.streamIdleMs, overallTimeoutMs: t.videoOverallMs, now: this.now, sleep: this.sleep, random: this.opts.random, capabilitiesOf: (m) => this.capabilitiesOf(m) };
+    return { transport: this.transport, limiter: this.videoLimiter, timeoutMs: t.videoMs, idleTimeoutMs: t.streamIdleMs, overallTimeoutMs: t.videoOverallMs, now: this.now, sleep: this.sleep, random: this.opts.random, capabilitiesOf: (m) => this.capabilitiesOf(m), modelsWith: (cap) => this.modelsWith(cap) };
   }
 
   generateImage(req: ImageGenerateRequest): Promise<ImageResult> {

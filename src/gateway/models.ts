@@ -36,10 +36,17 @@ const ENDPOINT_CAPS: Record<string, Capability[]> = {
   'openai-video': ['video'],
 };
 
-export function capabilitiesFromEndpointTypes(types: readonly string[] | null | undefined): Capability[] | undefined {
+/**
+ * Image models that generate but cannot edit, although new-api lists them with the same endpoint
+ * type as edit-capable ones ("image-generation"): the gateway answers their edits with 400.
+ */
+const GENERATION_ONLY: readonly RegExp[] = [/^dall-e-3/i];
+
+export function capabilitiesFromEndpointTypes(types: readonly string[] | null | undefined, model = ''): Capability[] | undefined {
   if (!types || types.length === 0) return undefined;
   const caps = new Set<Capability>();
   for (const t of types) for (const c of ENDPOINT_CAPS[t] ?? []) caps.add(c);
+  if (GENERATION_ONLY.some((re) => re.test(model))) caps.delete('image-edit');
   return [...caps];
 }
 
@@ -52,18 +59,19 @@ export function parseModelList(json: unknown, context: ErrorContext): ModelInfo[
     id: m.id,
     ownedBy: m.owned_by ?? undefined,
     endpointTypes: m.supported_endpoint_types ?? undefined,
-    capabilities: capabilitiesFromEndpointTypes(m.supported_endpoint_types),
+    capabilities: capabilitiesFromEndpointTypes(m.supported_endpoint_types, m.id),
   }));
 }
 
 const CAPABILITY_NAMES: Record<Capability, string> = { chat: 'chat', native: 'native messages', image: 'image generation', 'image-edit': 'image editing', video: 'video generation' };
 
 /** Refuses a call before it is sent when the model list says the model cannot do it (spec 4, rule 4). */
-export function checkCapability(caps: readonly Capability[] | undefined, model: string, cap: Capability, context: ErrorContext): void {
+export function checkCapability(caps: readonly Capability[] | undefined, model: string, cap: Capability, context: ErrorContext, alternatives: readonly string[] = []): void {
   if (caps && !caps.includes(cap)) {
+    const some = alternatives.length ? ` This token's ${CAPABILITY_NAMES[cap]} models: ${alternatives.slice(0, 8).join(', ')}.` : '';
     throw inputError(
       `The model "${model}" does not support ${CAPABILITY_NAMES[cap]} (it supports: ${caps.map((c) => CAPABILITY_NAMES[c]).join(', ') || 'nothing known'}).`,
-      `Choose a ${CAPABILITY_NAMES[cap]} model; each capability needs a model of that capability (spec section 4, rule 4).`,
+      `Choose a ${CAPABILITY_NAMES[cap]} model; each capability needs a model of that capability (spec section 4, rule 4).${some}`,
       context,
       'capability_mismatch',
     );

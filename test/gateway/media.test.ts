@@ -266,3 +266,22 @@ test('image and video calls respect their concurrency caps', async () => {
   assert.equal(logs.length, 2);
   assert.ok(logs[1]!.time >= logs[0]!.time + 60, 'the second started after the first finished');
 });
+
+test('image edits need an edit-capable model: dall-e-3 (image-generation only) is refused before sending, naming the edit models', async () => {
+  const real = await startSimulator({ profile: 'real' });
+  try {
+    const { client } = makeClient(real);
+    await client.listModels();
+    assert.ok(client.capabilitiesOf('dall-e-3')?.includes('image'));
+    assert.ok(!client.capabilitiesOf('dall-e-3')?.includes('image-edit'), 'dall-e-3 does not edit');
+    assert.ok(client.capabilitiesOf('gpt-image-1')?.includes('image-edit'));
+    assert.deepEqual(client.modelsWith('image-edit'), ['gpt-image-1']);
+    const e = await thrown(async () => client.editImage({ model: 'dall-e-3', prompt: 'make it blue', imagePath: await pngFile() }));
+    assert.equal(e.detail, 'capability_mismatch');
+    assert.equal(e.notSent, true);
+    assert.match(e.fix, /image editing models: gpt-image-1/);
+    assert.equal(real.log.filter((l) => l.path === '/v1/images/edits').length, 0, 'never sent (it would be a 400)');
+  } finally {
+    await real.close();
+  }
+});

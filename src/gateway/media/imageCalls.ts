@@ -18,6 +18,8 @@ export interface MediaCallContext {
   now: () => number;
   /** what the model list said the model can do (undefined: not known) */
   capabilitiesOf: (model: string) => Capability[] | undefined;
+  /** the listed models known to have a capability (for "choose one of these") */
+  modelsWith: (cap: Capability) => string[];
 }
 
 /** Redirect hops followed for a result URL (without the token: it is never sent there). */
@@ -32,7 +34,7 @@ function checkPrompt(req: { model?: string; prompt?: string; size?: string | und
 export async function generateImage(c: MediaCallContext, req: ImageGenerateRequest): Promise<ImageResult> {
   const context: ErrorContext = { surface: 'compatible', model: req.model, capability: 'image' };
   checkPrompt(req, { model: 'image', setting: 'modelRelay.models.image', prompt: 'The image prompt is empty.', promptFix: 'Select some text or type a prompt.' }, context);
-  checkCapability(c.capabilitiesOf(req.model), req.model, 'image', context);
+  checkCapability(c.capabilitiesOf(req.model), req.model, 'image', context, c.modelsWith('image'));
   const body: Record<string, unknown> = { model: req.model, prompt: req.prompt };
   if (req.size) body.size = req.size;
   if (req.n) body.n = req.n;
@@ -43,7 +45,7 @@ export async function generateImage(c: MediaCallContext, req: ImageGenerateReque
 export async function editImage(c: MediaCallContext, req: ImageEditRequest): Promise<ImageResult> {
   const context: ErrorContext = { surface: 'compatible', model: req.model, capability: 'image-edit' };
   checkPrompt(req, { model: 'image-edit', setting: 'modelRelay.models.imageEdit', prompt: 'The edit instruction is empty.', promptFix: 'Type what should change in the image.' }, context);
-  checkCapability(c.capabilitiesOf(req.model), req.model, 'image-edit', context);
+  checkCapability(c.capabilitiesOf(req.model), req.model, 'image-edit', context, c.modelsWith('image-edit'));
   const { form } = await buildEditForm(req, context);
   return imageCall(c, IMAGE_PATHS.edit, 'image-edit', req.model, form, req.signal);
 }

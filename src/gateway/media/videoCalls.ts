@@ -61,7 +61,7 @@ export async function createVideo(c: VideoCallContext, req: VideoCreateRequest):
   if (!req.prompt?.trim()) throw inputError('The video prompt is empty.', 'Select some text or type a prompt.', context);
   if (req.seconds !== undefined && !(Number.isInteger(req.seconds) && req.seconds > 0 && req.seconds <= 3600)) throw inputError(`Video length ${req.seconds} s is not a whole number between 1 and 3600.`, 'Use a whole number of seconds, e.g. 4 or 8.', context);
   validateSize(req.size, context);
-  checkCapability(c.capabilitiesOf(req.model), req.model, 'video', context);
+  checkCapability(c.capabilitiesOf(req.model), req.model, 'video', context, c.modelsWith('video'));
   return c.limiter.run(async () => {
     const form = () => {
       const fd = new FormData();
