@@ -29,6 +29,9 @@ export const DEFAULT_TIMEOUTS = {
 /** Requests of one kind running at once (more wait in a queue). */
 export const DEFAULT_CONCURRENCY = { image: 2, video: 1 } as const;
 
+/** Largest generated image read from a result URL or b64 answer (anything larger is refused, unread). */
+export const DEFAULT_MAX_IMAGE_BYTES = 50 * 1024 * 1024;
+
 /** Largest image sent for editing unless the model's own limit is lower. */
 export const DEFAULT_MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 

@@ -285,3 +285,37 @@ test('image edits need an edit-capable model: dall-e-3 (image-generation only) i
     await real.close();
   }
 });
+
+test('a result URL that is not an image (an HTML page) or far too large is refused with a clear error', async () => {
+  const { client } = makeClient(sim);
+  sim.fault({ kind: 'html', path: '/files/', count: 1 });
+  const e = await thrown(() => client.generateImage({ model: 'dall-e-3', prompt: 'a', responseFormat: 'url' }));
+  assert.equal(e.kind, 'protocol');
+  assert.match(e.message, /not an image \(text\/html from 127\.0\.0\.1/);
+  sim.fault({ kind: 'hugeError', bytes: 400 * 1024 * 1024, status: 200, path: '/files/', count: 1 });
+  const started = Date.now();
+  const big = await thrown(() => client.generateImage({ model: 'dall-e-3', prompt: 'b', responseFormat: 'url' }));
+  assert.equal(big.kind, 'payload_too_large');
+  assert.match(big.message, /larger than 50 MiB, so it was not read/);
+  assert.ok(Date.now() - started < 5000, 'stopped at the cap, not after 400 MB');
+  assert.equal((await client.generateImage({ model: 'dall-e-3', prompt: 'c', responseFormat: 'url' })).images[0]!.mime, 'image/png', 'a real image still works');
+});
+
+test('video content answered 200 with a JSON error is not saved as a video, and not reported downloaded', async () => {
+  const s = await startSimulator({ video: { pollsUntilInProgress: 0, pollsUntilDone: 0, outcome: 'completed' } });
+  try {
+    const { client } = makeClient(s);
+    const task = await client.createVideo({ model: 'sora-2', prompt: 'x' });
+    assert.equal((await client.pollVideo(task.id)).outcome, 'completed');
+    s.fault({ kind: 'okJson', path: '/v1/videos/', count: 1 });
+    const file = join(dir, 'json-error.mp4');
+    const e = await thrown(() => client.downloadVideo(task.id, file));
+    assert.equal(e.kind, 'protocol');
+    assert.match(e.message, /not a video \(application\/json instead of a video\)/);
+    assert.equal(e.gatewayMessage, 'The video is not ready yet.');
+    await assert.rejects(stat(file), 'nothing saved');
+    assert.equal((await client.downloadVideo(task.id, file)).outcome, 'downloaded', 'the real content still downloads');
+  } finally {
+    await s.close();
+  }
+});

@@ -35,6 +35,8 @@ export type Fault = { host?: number; path?: string; count?: number } & (
   | { kind: 'keepAlive'; everyMs: number; afterEvents?: number }
   /** a 200 JSON body dripped one byte every `everyMs` (any request, streamed or not) */
   | { kind: 'drip'; everyMs: number }
+  /** a 200 whose body is a JSON error (as some gateways answer a video download that is not ready) */
+  | { kind: 'okJson' }
   /** 401 whose message echoes the key without its sk- prefix (as new-api does) */
   | { kind: 'echoKey' }
   /** an error page of `bytes` bytes (status 502 unless given), streamed without holding it */
@@ -139,6 +141,24 @@ function makeMp4(seed: string): Buffer {
   const body = Buffer.alloc(6000);
   for (let i = 0; i < body.length; i++) body[i] = (i * 7 + seed.length) & 255;
   return Buffer.concat([ftyp, body]);
+}
+
+/** Streams `bytes` filler bytes honouring backpressure (never held in memory); reports what was sent. */
+function streamBytes(res: ServerResponse, bytes: number, status: number, type: string, onProgress: (sent: number, closedEarly: boolean) => void): void {
+  res.writeHead(status, { 'Content-Type': type });
+  const chunk = Buffer.alloc(64 * 1024, 'x');
+  let sent = 0;
+  const pump = () => {
+    while (sent < bytes) {
+      const n = Math.min(chunk.length, bytes - sent);
+      sent += n;
+      onProgress(sent, false);
+      if (!res.write(n === chunk.length ? chunk : chunk.subarray(0, n))) return void res.once('drain', pump);
+    }
+    res.end();
+  };
+  res.on('close', () => onProgress(sent, sent < bytes));
+  pump();
 }
 
 const HTML_PAGE = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Model Relay Gateway Console</title></head><body><div id="root">Model Relay Gateway Console — sign in to manage tokens.</div><script src="/assets/index.js"></script></body></html>`;
@@ -595,6 +615,11 @@ export async function startSimulator(opts: Partial<SimConfig> & { hosts?: number
       return;
     }
     if (path.startsWith('/files/') && method === 'GET') {
+      // Result files (often a CDN): faults `html` (a page instead of the image) and `hugeError` (with status 200: a huge body).
+      const ff = takeFaults(host, path);
+      if (find(ff, 'html')) return void res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(HTML_PAGE);
+      const hugeFile = find(ff, 'hugeError');
+      if (hugeFile) return void streamBytes(res, hugeFile.bytes, hugeFile.status ?? 200, 'image/png', () => undefined);
       const png = files.get(path.slice('/files/'.length).replace(/\.png$/, ''));
       if (!png) {
         res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
@@ -662,24 +687,18 @@ export async function startSimulator(opts: Partial<SimConfig> & { hosts?: number
       c.record.closedEarly = closed;
       return finish(c, 200);
     }
+    if (find(c.faults, 'okJson')) {
+      req.resume();
+      return sendJson(c, 200, { error: { message: 'The video is not ready yet.', type: 'invalid_request_error', code: 'task_not_completed' } });
+    }
     const huge = find(c.faults, 'hugeError');
     if (huge) {
       req.resume();
       const status = huge.status ?? 502;
-      res.writeHead(status, { ...headersFor(c), 'Content-Type': 'text/html' });
-      const chunk = Buffer.alloc(64 * 1024, 'x');
-      let sent = 0;
-      const pump = () => {
-        while (sent < huge.bytes) {
-          const n = Math.min(chunk.length, huge.bytes - sent);
-          sent += n;
-          c.record.bytesSent = sent;
-          if (!res.write(n === chunk.length ? chunk : chunk.subarray(0, n))) return void res.once('drain', pump);
-        }
-        res.end();
-      };
-      res.on('close', () => (c.record.closedEarly = sent < huge.bytes));
-      pump();
+      streamBytes(res, huge.bytes, status, 'text/html', (sent, early) => {
+        c.record.bytesSent = sent;
+        c.record.closedEarly = early;
+      });
       return finish(c, status);
     }
     const st = find(c.faults, 'status');

@@ -79,6 +79,30 @@ export function invalidHeadersError(problems: readonly string[], context: ErrorC
   });
 }
 
+/** A generated image (or video content) that is not what it claims: an HTML page, a JSON error, unknown bytes. */
+export function notMediaError(what: 'image' | 'video', found: string, context: ErrorContext, extra: { gatewayMessage?: string | undefined } = {}): GatewayError {
+  return new GatewayError({
+    kind: 'protocol',
+    detail: 'unexpected_shape',
+    message: `The ${what} the gateway pointed to is not a${what === 'image' ? 'n image' : ' video'} (${found}).`,
+    cause: `The ${what} result answered with ${found} instead of the ${what}: an expired or private link, an error page, or a gateway error answered with 200.`,
+    fix: what === 'image' ? 'Generate the image again; if it keeps happening, check the gateway (or its storage) in the console.' : 'Check the task in the Video Tasks view (Refresh) and download again once it has completed.',
+    gatewayMessage: extra.gatewayMessage,
+    context,
+  });
+}
+
+/** A generated image larger than the client reads. */
+export function imageTooLargeError(limit: number, context: ErrorContext): GatewayError {
+  return new GatewayError({
+    kind: 'payload_too_large',
+    message: `The generated image is larger than ${(limit / 1048576).toFixed(0)} MiB, so it was not read.`,
+    cause: 'The result file is far larger than an image should be: a wrong link, or not an image.',
+    fix: 'Open the result URL in a browser to see what it is, or generate a smaller image.',
+    context,
+  });
+}
+
 /** No token stored: the gateway would answer 401, so nothing is sent. */
 export function noTokenError(context: ErrorContext): GatewayError {
   return new GatewayError({

@@ -2,7 +2,9 @@
  * Image calls over a Transport: generation (JSON), edits (multipart, the file streamed from disk),
  * and the download of result URLs (often a CDN: same dispatcher, never the token).
  */
-import { inputError } from '../errors/factories';
+import { imageTooLargeError, inputError, notMediaError } from '../errors/factories';
+import { DEFAULT_MAX_IMAGE_BYTES } from '../defaults';
+import { hostOf } from '../endpoint';
 import { errorFromResponse } from '../errors/fromResponse';
 import { GatewayError, type ErrorContext } from '../errors/gatewayError';
 import { bodyReadError, headerValue, readBytes, readText, sendOnce } from '../http/attempt';
@@ -65,14 +67,23 @@ async function materialize(c: MediaCallContext, items: ReturnType<typeof parseIm
   const out: GeneratedImage[] = [];
   for (const it of items) {
     if (it.b64) {
-      const bytes = Buffer.from(it.b64.replace(/^data:[^,]*,/, ''), 'base64');
-      out.push({ bytes, mime: sniffImageMime(bytes), revisedPrompt: it.revisedPrompt });
+      const b64 = it.b64.replace(/^data:[^,]*,/, '');
+      if (b64.length > (DEFAULT_MAX_IMAGE_BYTES * 4) / 3 + 4) throw imageTooLargeError(DEFAULT_MAX_IMAGE_BYTES, context);
+      const bytes = Buffer.from(b64, 'base64');
+      out.push({ bytes, mime: imageMime(bytes, context), revisedPrompt: it.revisedPrompt });
     } else if (it.url) {
       const bytes = await downloadResult(c, it.url, context, signal);
-      out.push({ bytes, mime: sniffImageMime(bytes), sourceUrl: it.url, revisedPrompt: it.revisedPrompt });
+      out.push({ bytes, mime: imageMime(bytes, context), sourceUrl: it.url, revisedPrompt: it.revisedPrompt });
     }
   }
   return out;
+}
+
+/** The image's type from its magic bytes; anything that is not a known image format is refused. */
+function imageMime(bytes: Buffer, context: ErrorContext): string {
+  const mime = sniffImageMime(bytes);
+  if (mime === 'application/octet-stream') throw notMediaError('image', bytes.length ? 'bytes of no image format' : 'an empty body', context);
+  return mime;
 }
 
 /** Downloads a result URL (often a CDN): through the same dispatcher, never with the token. */
@@ -93,8 +104,12 @@ async function downloadResult(c: MediaCallContext, url: string, context: ErrorCo
         const text = await readText(a.body, 64 * 1024).catch(() => '');
         throw errorFromResponse({ status: a.status, headers: a.headers, body: text, context: ctx });
       }
-      // Unbounded today, as before the split (bounding image downloads is issue 12's).
-      return await readBytes(a.body, Number.POSITIVE_INFINITY);
+      const type = headerValue(a.headers, 'content-type') ?? '';
+      if (/^(text\/|application\/(json|xml|xhtml))/i.test(type)) throw notMediaError('image', `${type.split(';')[0]} from ${hostOf(target)}`, ctx);
+      // Bounded: one byte more than the cap tells "too large" without reading the rest.
+      const bytes = await readBytes(a.body, DEFAULT_MAX_IMAGE_BYTES + 1);
+      if (bytes.length > DEFAULT_MAX_IMAGE_BYTES) throw imageTooLargeError(DEFAULT_MAX_IMAGE_BYTES, ctx);
+      return bytes;
     } catch (e) {
       throw e instanceof GatewayError ? e : bodyReadError(e, a, ctx, { signal, timeoutMs: c.timeoutMs });
     } finally {

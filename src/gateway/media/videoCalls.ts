@@ -10,11 +10,12 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FormData } from 'undici';
 import { retryAfterFrom } from '../errors/errorBody';
-import { inputError, videoContentError } from '../errors/factories';
+import { inputError, notMediaError, videoContentError } from '../errors/factories';
+import { parseErrorBody } from '../errors/errorBody';
 import { errorFromNetwork } from '../errors/fromNetwork';
 import { GatewayError, type ErrorContext } from '../errors/gatewayError';
-import { headerValue } from '../http/attempt';
-import type { Sleep } from '../http/transport';
+import { headerValue, readText } from '../http/attempt';
+import type { OpenResponse, Sleep } from '../http/transport';
 import { checkCapability } from '../models';
 import type { MediaCallContext } from './imageCalls';
 import { validateSize } from './images';
@@ -48,6 +49,20 @@ export interface VideoCallContext extends MediaCallContext {
   overallTimeoutMs: number;
   sleep: Sleep;
   random?: (() => number) | undefined;
+}
+
+/** MP4/MOV (`ftyp` box), WebM/Matroska (EBML), or MPEG-TS: what a video download may be. */
+function looksLikeVideo(head: Buffer): boolean {
+  return head.subarray(4, 8).toString('latin1') === 'ftyp' || head.subarray(0, 4).equals(Buffer.from([0x1a, 0x45, 0xdf, 0xa3])) || head[0] === 0x47;
+}
+
+/** A 200 whose body is JSON or text (a gateway error answered with 200) is refused, not saved as a video. */
+async function refuseNonVideo(res: OpenResponse): Promise<void> {
+  const type = headerValue(res.headers, 'content-type') ?? '';
+  if (!/^(application\/json|text\/)/i.test(type)) return;
+  const text = await readText(res.body, 64 * 1024).catch(() => '');
+  res.finish({ errorKind: 'protocol' });
+  throw notMediaError('video', `${type.split(';')[0]} instead of a video`, res.context, { gatewayMessage: parseErrorBody(text, type).message });
 }
 
 function checkTaskId(id: string): void {
@@ -114,22 +129,33 @@ export async function downloadVideo(c: VideoCallContext, id: string, filePath: s
     }
     throw e;
   }
+  await refuseNonVideo(res);
   await mkdir(dirname(filePath), { recursive: true });
   const tmp = `${filePath}.part-${process.pid}-${c.now()}`;
   let bytes = 0;
+  let head = Buffer.alloc(0);
   const count = new Transform({
     transform(chunk: Buffer, _enc, cb) {
+      if (head.length < 12) {
+        head = Buffer.concat([head, chunk]).subarray(0, 12);
+        if (head.length >= 12 && !looksLikeVideo(head)) return cb(notMediaError('video', 'bytes of no video format', res.context));
+      }
       bytes += chunk.length;
       cb(null, chunk);
     },
   });
   try {
     await pipeline(res.body, count, createWriteStream(tmp));
+    if (head.length < 12) throw notMediaError('video', `${bytes} bytes`, res.context);
     await rename(tmp, filePath);
     res.finish({});
     return { outcome: 'downloaded', path: filePath, bytes, contentType: headerValue(res.headers, 'content-type') };
   } catch (e) {
     await rm(tmp, { force: true });
+    if (e instanceof GatewayError) {
+      res.finish({ errorKind: e.kind });
+      throw e;
+    }
     const code = (e as { code?: string }).code;
     const err = errorFromNetwork(e, res.context, { aborted: !!signal?.aborted, timedOut: code === 'UND_ERR_BODY_TIMEOUT', timeoutMs: c.idleTimeoutMs });
     res.finish({ errorKind: err.kind });
