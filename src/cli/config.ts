@@ -2,6 +2,7 @@
  * relay-doctor's configuration: only from the environment. A token on the command line is refused
  * (it would land in shell history and in process lists other users can read).
  */
+import { normalizeBaseUrl } from '../gateway';
 
 export const ENV_BASE_URL = 'MODEL_RELAY_BASE_URL';
 export const ENV_TOKEN = 'MODEL_RELAY_TOKEN';
@@ -45,6 +46,8 @@ export function readConfig(env: Record<string, string | undefined>): CliConfig {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+  const n = normalizeBaseUrl(baseUrl);
+  if (!n.base) throw new UsageError(`${ENV_BASE_URL} is not a usable address: ${n.findings[0]?.message ?? 'invalid'} ${n.findings[0]?.fix ?? ''}`.trim());
   const token = env[ENV_TOKEN]?.trim() || undefined;
   return { baseUrl: env[ENV_BASE_URL]!, token, backupUrls };
 }

@@ -11,8 +11,9 @@
  */
 import { parseArgs } from 'node:util';
 import type { Dispatcher } from 'undici';
-import { GatewayClient, createDispatcher, describeProxy, isGatewayError, redactSecrets, renderTable, reportToJson, runDiagnosis, type Surface } from '../gateway';
+import { GatewayClient, createDispatcher, describeProxy, redactSecrets, renderTable, reportToJson, runDiagnosis, type Surface } from '../gateway';
 import { ENV_BACKUP_URLS, ENV_BASE_URL, ENV_TOKEN, UsageError, readConfig, refuseTokenArguments, type CliConfig } from './config';
+import { baseUrlWarnings, errorText, retryLine, terminalSafe } from './output';
 
 export interface CliIo {
   argv: string[];
@@ -71,18 +72,26 @@ function parse(command: Command, args: string[]) {
   return parsed;
 }
 
-function errorText(e: unknown, token: string | undefined): string {
-  if (isGatewayError(e)) {
-    const lines = [`relay-doctor: error (${e.kind}${e.status !== undefined ? `, HTTP ${e.status}` : ''}): ${e.message}`, `  cause: ${e.cause}`, `  fix: ${e.fix}`];
-    const billing = e.billingNote();
-    if (billing) lines.push(`  billing: ${billing}`);
-    if (e.url) lines.push(`  url: ${e.url}`);
-    if (e.requestId) lines.push(`  request id: ${e.requestId}`);
-    if (e.retryAfterMs !== undefined) lines.push(`  retry after: ${Math.ceil(e.retryAfterMs / 1000)} s`);
-    if (e.maskedToken) lines.push(`  token: ${e.maskedToken}`);
-    return redactSecrets(lines.join('\n') + '\n', [token]);
+/**
+ * The models to check: as given, else the first chat and native models the token sees (said on
+ * stderr), so that generation is tested and a token that cannot use any model does not pass.
+ */
+async function modelsToCheck(cfg: CliConfig, values: Record<string, unknown>, io: CliIo, dispatcher: Dispatcher): Promise<{ chat?: string | undefined; native?: string | undefined }> {
+  const given = { chat: values['chat-model'] as string | undefined, native: values['native-model'] as string | undefined };
+  if (given.chat || given.native || !cfg.token) return given;
+  let list;
+  try {
+    list = await new GatewayClient({ baseUrl: cfg.baseUrl, backupUrls: cfg.backupUrls, token: () => cfg.token, dispatcher, retry: { maxRetries: 0 } }).listModels();
+  } catch {
+    return given; // the diagnosis explains why the list cannot be read
   }
-  return redactSecrets(`relay-doctor: error (internal): ${e instanceof Error ? e.message : String(e)}\n`, [token]);
+  // Without the gateway's capability list: the first model for chat, the first Anthropic-family model for native.
+  const guess = { chat: /./, native: /^claude/i };
+  const first = (cap: 'chat' | 'native') => list.find((m) => m.capabilities?.includes(cap))?.id ?? list.find((m) => !m.capabilities && guess[cap].test(m.id))?.id;
+  const picked = { chat: first('chat'), native: first('native') };
+  const said = [picked.chat && `chat ${picked.chat}`, picked.native && `native ${picked.native}`].filter(Boolean).join(', ');
+  io.stderr.write(said ? `relay-doctor: no --chat-model / --native-model given: checking with the first models this token sees (${terminalSafe(said, io.stderr.isTTY)}).\n` : "relay-doctor: no model given, and the token's list has none to pick.\n");
+  return picked;
 }
 
 async function diagnose(cfg: CliConfig, values: Record<string, unknown>, io: CliIo, dispatcher: Dispatcher): Promise<number> {
@@ -94,7 +103,7 @@ async function diagnose(cfg: CliConfig, values: Record<string, unknown>, io: Cli
     token: cfg.token,
     tokenName: ENV_TOKEN,
     knownTokens: cfg.token ? [{ name: ENV_TOKEN, value: cfg.token }] : [],
-    models: { chat: values['chat-model'] as string | undefined, native: values['native-model'] as string | undefined },
+    models: await modelsToCheck(cfg, values, io, dispatcher),
     dispatcher,
     proxy: { env: io.env },
     cliTool: { env: io.env, workspaceDir: io.cwd },
@@ -107,17 +116,19 @@ async function diagnose(cfg: CliConfig, values: Record<string, unknown>, io: Cli
   return report.ok ? 0 : 1;
 }
 
-function clientFor(cfg: CliConfig, dispatcher: Dispatcher): GatewayClient {
-  return new GatewayClient({ baseUrl: cfg.baseUrl, backupUrls: cfg.backupUrls, token: () => cfg.token, dispatcher });
+function clientFor(cfg: CliConfig, dispatcher: Dispatcher, io: CliIo): GatewayClient {
+  io.stderr.write(baseUrlWarnings(cfg.baseUrl));
+  return new GatewayClient({ baseUrl: cfg.baseUrl, backupUrls: cfg.backupUrls, token: () => cfg.token, dispatcher, onRetry: (n) => void io.stderr.write(retryLine(n)) });
 }
 
 async function models(cfg: CliConfig, values: Record<string, unknown>, io: CliIo, dispatcher: Dispatcher): Promise<number> {
-  const list = await clientFor(cfg, dispatcher).listModels();
+  const list = await clientFor(cfg, dispatcher, io).listModels();
+  const safe = (s: string) => terminalSafe(s, io.stdout.isTTY);
   if (values.json === true) {
     io.stdout.write(`${JSON.stringify({ models: list.map((m) => ({ id: m.id, capabilities: m.capabilities ?? null, ownedBy: m.ownedBy ?? null })) }, null, 2)}\n`);
   } else {
     const w = Math.max(2, ...list.map((m) => m.id.length));
-    for (const m of list) io.stdout.write(`${m.id.padEnd(w + 2)}${m.capabilities?.join(', ') ?? ''}\n`.replace(/\s+\n$/, '\n'));
+    for (const m of list) io.stdout.write(safe(`${m.id.padEnd(w + 2)}${m.capabilities?.join(', ') ?? ''}\n`.replace(/\s+\n$/, '\n')));
     if (!list.length) io.stderr.write("relay-doctor: the token's group sees no model.\n");
   }
   return 0;
@@ -130,18 +141,19 @@ async function chat(cfg: CliConfig, values: Record<string, unknown>, positionals
   if (!model) throw new UsageError('chat needs --model M (see "relay-doctor models").');
   const prompt = positionals.join(' ').trim();
   if (!prompt) throw new UsageError('chat needs a prompt, e.g. relay-doctor chat --model M "Hello"');
-  const client = clientFor(cfg, dispatcher);
+  const client = clientFor(cfg, dispatcher, io);
+  const safe = (s: string) => terminalSafe(s, io.stdout.isTTY);
   const req = { surface: surface as Surface, model, messages: [{ role: 'user' as const, content: prompt }] };
   if (values['no-stream'] === true) {
     const r = await client.chat(req);
-    io.stdout.write(`${r.text}\n`);
+    io.stdout.write(safe(`${r.text}\n`));
     return 0;
   }
   let wrote = false;
   try {
     for await (const ev of client.chatStream(req)) {
       if (ev.type === 'text') {
-        io.stdout.write(ev.text);
+        io.stdout.write(safe(ev.text));
         wrote = true;
       }
     }
@@ -192,7 +204,7 @@ export async function main(io: CliIo): Promise<number> {
       io.stderr.write(`relay-doctor: ${redactSecrets(e.message, [token])}\n\n${USAGE}`);
       return 2;
     }
-    io.stderr.write(errorText(e, token));
+    io.stderr.write(errorText(e, token, io.stderr.isTTY));
     return 1;
   } finally {
     await dispatcher?.close().catch(() => undefined);

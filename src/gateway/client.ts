@@ -61,8 +61,8 @@ export class GatewayClient {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...(opts.timeouts ?? {}) };
     this.imageLimiter = new Limiter(opts.concurrency?.image ?? DEFAULT_CONCURRENCY.image);
     this.videoLimiter = new Limiter(opts.concurrency?.video ?? DEFAULT_CONCURRENCY.video);
-    const { baseUrl, token, dispatcher, extraHeaders, retry, random, onRequest } = opts;
-    this.transport = new Transport({ baseUrl, backupUrls: this.backupUrls, token, dispatcher, extraHeaders, retry, sleep: this.sleep, now: this.now, ...(random ? { random } : {}), ...(onRequest ? { onRequest } : {}) });
+    const { baseUrl, token, dispatcher, extraHeaders, retry, random, onRequest, onRetry } = opts;
+    this.transport = new Transport({ baseUrl, backupUrls: this.backupUrls, token, dispatcher, extraHeaders, retry, sleep: this.sleep, now: this.now, onRetry, ...(random ? { random } : {}), ...(onRequest ? { onRequest } : {}) });
   }
 
   configure(c: ClientConfiguration): void {

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startSimulator, type Simulator } from '../sim/server';
 import { deadPort } from '../gateway/helpers';
+import { main } from '../../src/cli/main';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 let sim: Simulator;
@@ -196,4 +197,48 @@ test('a proxy without a scheme (HTTPS_PROXY=proxy.corp:8080): warned, requests g
   assert.equal(proxy.result, 'fail');
   assert.match(proxy.cause, /cannot be used.*Requests go directly/);
   assert.match(proxy.fix, /http:\/\/proxy\.example\.com:8080/);
+});
+
+test('terminal use: fixes name the environment, a malformed base URL is a usage error, normalised URLs and retries are said', T, async () => {
+  const bad = await run(['models'], { MODEL_RELAY_TOKEN: `sk-${'x'.repeat(40)}` });
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /fix: .*by exporting MODEL_RELAY_TOKEN=<token>/);
+  assert.doesNotMatch(bad.stderr, /Model Relay: Add Token/);
+  const malformed = await run(['models'], { MODEL_RELAY_BASE_URL: 'ftp://gateway.example.com' });
+  assert.equal(malformed.code, 2, malformed.stderr);
+  assert.match(malformed.stderr, /MODEL_RELAY_BASE_URL is not a usable address/);
+  const v1 = await run(['models'], { MODEL_RELAY_BASE_URL: `${sim.url}/v1/` });
+  assert.equal(v1.code, 0, v1.stderr);
+  assert.match(v1.stderr, new RegExp(`warning: MODEL_RELAY_BASE_URL: .*Using ${sim.url.replace(/[.]/g, '\\.')}\\.`));
+  sim.fault({ kind: 'status', status: 429, retryAfter: '1', count: 1 });
+  const waited = await run(['chat', '--model', 'gpt-4o-mini', 'hi']);
+  assert.equal(waited.code, 0, waited.stderr);
+  assert.match(waited.stderr, /relay-doctor: HTTP 429: retrying in 1 s \(retry 1 of 2\)/);
+});
+
+test('diagnose without --chat-model picks the first visible chat and native models, says so, and tests generation', T, async () => {
+  const r = await run(['diagnose', '--json']);
+  assert.match(r.stderr, /no --chat-model \/ --native-model given: checking with the first models this token sees \(chat gpt-4o-mini, native claude-sonnet-4-5\)/);
+  const checks = (JSON.parse(r.stdout) as { checks: Array<{ id: string; result: string }> }).checks;
+  assert.equal(checks.find((c) => c.id === 'generate-chat')?.result, 'pass');
+  assert.equal(checks.find((c) => c.id === 'generate-native')?.result, 'pass');
+});
+
+test('gateway text written to a terminal loses its escape sequences', T, async () => {
+  sim.config.replyText = 'Hello \u001b]0;pwned\u0007\u001b[31mred\u001b[0m done';
+  try {
+    let out = '';
+    const code = await main({
+      argv: ['chat', '--model', 'gpt-4o-mini', '--no-stream', 'hi'],
+      env: { MODEL_RELAY_BASE_URL: sim.url, MODEL_RELAY_TOKEN: sim.tokens.production },
+      cwd: home,
+      stdout: { write: (s: string) => (out += s), isTTY: true },
+      stderr: { write: () => true, isTTY: true },
+    });
+    assert.equal(code, 0);
+    assert.equal(out, 'Hello red done\n');
+    assert.doesNotMatch(out, /\u001b/);
+  } finally {
+    sim.config.replyText = undefined;
+  }
 });

@@ -44,6 +44,8 @@ export interface TransportOptions {
   onRequest?: RequestLogSink;
   /** After a failover, the primary is tried again first once this long has passed. */
   primaryRecheckMs?: number;
+  /** Hears every retry of every request that has no `onRetry` of its own (e.g. a command-line progress line). */
+  onRetry?: ((notice: RetryNotice) => void) | undefined;
 }
 
 export type RequestBody = string | FormData | (() => FormData | Promise<FormData>) | undefined;
@@ -184,7 +186,7 @@ export class Transport {
       }
       const delayMs = retryDelayMs(retries, err.retryAfterMs, this.retry, this.random);
       try {
-        o.onRetry?.({ attempt: retries + 1, maxRetries: this.retry.maxRetries, delayMs, error: err });
+        (o.onRetry ?? this.opts.onRetry)?.({ attempt: retries + 1, maxRetries: this.retry.maxRetries, delayMs, error: err });
       } catch {
         /* a broken listener must not break the request */
       }

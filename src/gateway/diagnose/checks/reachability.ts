@@ -58,7 +58,7 @@ async function run(ctx: DiagnosisContext): Promise<Outcome> {
       retryAfterMs: why.retryAfterMs,
       result: 'warn',
       cause: `The primary ${primary.host} does not work: ${why.cause} The backup ${w.host} works (HTTP ${w.status}, first byte in ${w.firstByteMs} ms), so requests fail over to it; the rest of this diagnosis uses ${w.base}.`,
-      fix: why.fix,
+      fix: `Nothing is needed to keep working: requests go to the backup ${w.host}. To restore the primary ${primary.host}: ${why.fix.replace(/,? or configure a backup domain(?=\.?$)/, '')}`,
     };
   }
   if (primary.outcome === 'rate_limited') haltOn429(ctx, primary.error?.retryAfterMs, '');
