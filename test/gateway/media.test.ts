@@ -319,3 +319,21 @@ test('video content answered 200 with a JSON error is not saved as a video, and 
     await s.close();
   }
 });
+
+test('a video download that only trickles in ends at the video deadline, leaving no partial file', { timeout: 15_000 }, async () => {
+  const s = await startSimulator({ video: { pollsUntilInProgress: 0, pollsUntilDone: 0, outcome: 'completed' } });
+  try {
+    const { client } = makeClient(s, { timeouts: { videoOverallMs: 700, streamIdleMs: 60_000 } });
+    const task = await client.createVideo({ model: 'sora-2', prompt: 'x' });
+    assert.equal((await client.pollVideo(task.id)).outcome, 'completed');
+    s.fault({ kind: 'drip', everyMs: 30, path: '/v1/videos/', count: 1 });
+    const file = join(dir, 'dripped.mp4');
+    const started = Date.now();
+    const e = await thrown(() => client.downloadVideo(task.id, file));
+    assert.ok(['timeout', 'protocol'].includes(e.kind), e.kind);
+    assert.ok(Date.now() - started < 5000);
+    await assert.rejects(stat(file));
+  } finally {
+    await s.close();
+  }
+});

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { DeltaBatcher } from '../../host/chat/deltaBatcher';
 import { restoreEntries } from '../../host/chat/history';
-import { ChatSession, type SessionEvent } from '../../host/chat/session';
+import { ChatSession, MAX_INLINE_IMAGE_CHARS, type SessionEvent } from '../../host/chat/session';
 import { ChatModels } from '../../host/chat/chatModels';
 import { ChatStore, restoreOptions } from '../../host/chat/chatStore';
 import { chatHtml } from '../../host/webviewHtml';
@@ -74,7 +74,9 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
         model: () => service.current.models.image || IMAGE_MODEL_PLACEHOLDER,
         generate: async (prompt, signal) => {
           const { file, image } = await generateAndSaveImage(this.context, service, service.current.models.image, prompt, signal);
-          return { dataUrl: `data:${image.mime};base64,${image.bytes.toString('base64')}`, savedPath: vscode.workspace.asRelativePath(file) };
+          // Sized before encoding: an image too large to show inline is only linked, never base64-encoded.
+          const inline = Math.ceil(image.bytes.length / 3) * 4 + 32 <= MAX_INLINE_IMAGE_CHARS;
+          return { dataUrl: inline ? `data:${image.mime};base64,${image.bytes.toString('base64')}` : '', savedPath: vscode.workspace.asRelativePath(file) };
         },
       },
     });

@@ -121,7 +121,8 @@ export async function downloadVideo(c: VideoCallContext, id: string, filePath: s
   checkTaskId(id);
   let res;
   try {
-    res = await c.transport.open({ method: 'GET', path: `${VIDEOS_PATH}/${encodeURIComponent(id)}/content`, surface: 'compatible', capability: 'video', signal, timeoutMs: c.timeoutMs, idleTimeoutMs: c.idleTimeoutMs, accept: 'application/binary', stream: true });
+    // The whole download ends within the video wait limit (a body that only trickles in cannot hold it open).
+    res = await c.transport.open({ method: 'GET', path: `${VIDEOS_PATH}/${encodeURIComponent(id)}/content`, surface: 'compatible', capability: 'video', signal, timeoutMs: c.timeoutMs, idleTimeoutMs: c.idleTimeoutMs, deadlineMs: c.overallTimeoutMs, accept: 'application/binary', stream: true });
   } catch (e) {
     if (e instanceof GatewayError) {
       if (e.status === 400 && /not completed|not ready|status/i.test(e.gatewayMessage ?? '')) return { outcome: 'not_ready', error: videoContentError(e, 'content_not_ready') };
@@ -157,7 +158,7 @@ export async function downloadVideo(c: VideoCallContext, id: string, filePath: s
       throw e;
     }
     const code = (e as { code?: string }).code;
-    const err = errorFromNetwork(e, res.context, { aborted: !!signal?.aborted, timedOut: code === 'UND_ERR_BODY_TIMEOUT', timeoutMs: c.idleTimeoutMs });
+    const err = errorFromNetwork(e, res.context, { aborted: !!signal?.aborted, timedOut: res.timedOut() || code === 'UND_ERR_BODY_TIMEOUT', timeoutMs: res.timedOut() ? c.overallTimeoutMs : c.idleTimeoutMs });
     res.finish({ errorKind: err.kind });
     throw err;
   }

@@ -132,7 +132,7 @@ export class ChatSession {
       const r = await backend.generate(prompt, ac.signal);
       const alt = prompt.replace(/[[\]\n]/g, ' ').slice(0, 100);
       const saved = r.savedPath ? `\n\nSaved to \`${r.savedPath}\`.` : '';
-      entry.text = r.dataUrl.length <= MAX_INLINE_IMAGE_CHARS ? `![${alt}](${r.dataUrl})${saved}` : `The image is too large to show inline.${saved}`;
+      entry.text = r.dataUrl && r.dataUrl.length <= MAX_INLINE_IMAGE_CHARS ? `![${alt}](${r.dataUrl})${saved}` : `The image is too large to show inline.${saved}`;
       entry.image = { prompt, savedPath: r.savedPath };
       entry.status = 'done';
     } catch (e) {
