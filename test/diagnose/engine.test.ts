@@ -210,6 +210,8 @@ test('primary down with a working backup: which hosts work, and the rest runs on
   assert.equal(c.result, 'warn');
   assert.match(c.cause, /does not work: .*ECONNREFUSED|connections/);
   assert.match(c.cause, new RegExp(`backup ${new URL(strict.urls[1]!).host} works`));
+  assert.match(c.fix, /Nothing is needed to keep working: requests go to the backup/);
+  assert.doesNotMatch(c.fix, /configure a backup/, 'a backup is configured and serving');
   assert.equal(r.usedBase, strict.urls[1]);
   assert.equal(check(r, 'generate-chat').result, 'pass');
   assert.equal(check(r, 'stream-native').result, 'pass');
