@@ -9,12 +9,16 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CliVariableNames } from '../cliEnv';
 import { DEFAULT_CLI_VARIABLES } from '../defaults';
-import { normalizeBaseUrl } from '../endpoint';
+import { surfaceAdapter } from '../chat/chat';
+import { joinUrl, nativeMessagesUrl, normalizeBaseUrl } from '../endpoint';
 import { maskToken } from '../mask';
 import type { CheckResult, FixAction } from './types';
 
 /** The variable the tool also accepts as a key; set together with the auth token they can conflict. */
 export const CLI_API_KEY_VARIABLE = 'ANTHROPIC_API_KEY';
+
+/** The path the tool appends to its base URL (the native surface's). */
+const MESSAGES_PATH = surfaceAdapter('native').path;
 
 export interface CliToolInput {
   /** the environment a new integrated terminal gets (process env + the extension's additions) */
@@ -117,6 +121,12 @@ function sameBase(a: string, b: string | undefined): boolean {
   return normalizeBaseUrl(a).base === b && !hasV1(a);
 }
 
+/** The URL the tool calls with this base URL value (as written when it carries /v1 or is not usable). */
+function toolCallsUrl(value: string): string {
+  const root = normalizeBaseUrl(value).base;
+  return root && !hasV1(value) ? nativeMessagesUrl(root) : joinUrl(value.trim().replace(/\/+$/, ''), MESSAGES_PATH);
+}
+
 function hasV1(v: string): boolean {
   return normalizeBaseUrl(v).findings.some((f) => f.code === 'trailing-v1' || f.code === 'full-endpoint');
 }
@@ -152,7 +162,7 @@ function judgeBase(j: Judging): void {
     if (s.baseUrl && hasV1(s.baseUrl)) {
       const root = normalizeBaseUrl(s.baseUrl).base;
       warns.push({
-        cause: `${names.baseUrl} in ${label(s)} is ${s.baseUrl}: it carries /v1, so the tool appends /v1/messages again and calls /v1/v1/messages, which answers 404.`,
+        cause: `${names.baseUrl} in ${label(s)} is ${s.baseUrl}: it carries /v1, so the tool appends ${MESSAGES_PATH} again and calls /v1${MESSAGES_PATH}, which answers 404.`,
         fix: `Set ${names.baseUrl} to the root address ${root ?? expected.base ?? '{base_url}'} (never with /v1).`,
       });
     }
@@ -181,7 +191,6 @@ function judgeBase(j: Judging): void {
       details.push(`${baseFrom.where} overrides the terminal's ${names.baseUrl} (${terminal.baseUrl}).`);
     }
   }
-
 }
 
 function judgeToken(j: Judging): CliToolFinding['effective']['token'] {
@@ -235,7 +244,7 @@ export async function inspectCliTool(input: CliToolInput, expected: { base: stri
   const tokenInfo = judgeToken(j);
   const baseInfo = baseFrom ? { value: baseFrom.baseUrl!, from: label(baseFrom) } : undefined;
   const effective = { baseUrl: baseInfo, token: tokenInfo };
-  if (baseInfo) details.unshift(`The tool will call ${normalizeBaseUrl(baseInfo.value).base && !hasV1(baseInfo.value) ? `${normalizeBaseUrl(baseInfo.value).base}/v1/messages` : `${baseInfo.value.trim().replace(/\/+$/, '')}/v1/messages`} (${names.baseUrl} from ${baseInfo.from}).`);
+  if (baseInfo) details.unshift(`The tool will call ${toolCallsUrl(baseInfo.value)} (${names.baseUrl} from ${baseInfo.from}).`);
 
   if (warns.length === 0) {
     return {

@@ -3,6 +3,7 @@
  * status means for this diagnosis (a 429 halts every further request), and which fix applies.
  */
 import { isGatewayError, type GatewayError } from '../errors/gatewayError';
+import { MODELS_PATH } from '../models';
 import type { DiagnosisContext } from './context';
 import type { DiagnosisCheck, FixAction } from './types';
 
@@ -43,7 +44,7 @@ function forbidden(e: GatewayError, common: Common, model: string, said: string,
     return {
       ...common,
       result: 'fail',
-      cause: `GET /v1/models lists ${model}, but the generation call answered ${how}: the token's group, the model id or the model's capability range does not allow this call (spec 7, rule 1). Listing a model does not prove generation works.${said}`,
+      cause: `GET ${MODELS_PATH} lists ${model}, but the generation call answered ${how}: the token's group, the model id or the model's capability range does not allow this call (spec 7, rule 1). Listing a model does not prove generation works.${said}`,
       fix: `Use a token of a group that can use ${model} (switch token), or pick another model from this token's list; ask the gateway operator which group allows it.`,
       fixAction: { kind: 'switch-token' },
     };
@@ -52,7 +53,7 @@ function forbidden(e: GatewayError, common: Common, model: string, said: string,
     ...common,
     result: 'fail',
     cause: `The generation call answered ${how}: ${model} is not usable with this token — its group cannot use the model${o.listed === false ? ' (it is not even in the token\'s model list)' : ''}, or the id is wrong.${said}`,
-    fix: `Pick a model from this token's list (GET /v1/models), or switch to a token of a group that allows ${model}.`,
+    fix: `Pick a model from this token's list (GET ${MODELS_PATH}), or switch to a token of a group that allows ${model}.`,
     fixAction: { kind: 'switch-token' },
   };
 }
@@ -64,7 +65,7 @@ function notFound(e: GatewayError, common: Common, model: string, said: string, 
       ...common,
       result: 'fail',
       cause: `The generation call answered 404 for ${model}: the model id does not exist, or this token's group cannot see it${o.listed === false ? ' (it is not in the token\'s model list)' : o.listed ? ' (although the model list shows it: the group, model id or capability range refuses it, spec 7 rule 1)' : ''}.${said}`,
-      fix: `Copy the model id from this token's list (GET /v1/models), or switch to a token of a group that can use ${model}.`,
+      fix: `Copy the model id from this token's list (GET ${MODELS_PATH}), or switch to a token of a group that can use ${model}.`,
       fixAction: { kind: 'switch-token' },
     };
   }

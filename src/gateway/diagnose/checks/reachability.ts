@@ -1,4 +1,5 @@
 /** Check 2: every host (primary and backups) probed — DNS, connect, TLS, then GET /v1/models. */
+import { MODELS_PATH } from '../../models';
 import type { Check } from '../check';
 import type { DiagnosisContext, Reason } from '../context';
 import { describeProbe, probeHost, type HostProbe } from '../hostProbe';
@@ -20,7 +21,7 @@ function primaryWorks(results: HostProbe[], base: Partial<Outcome>): Outcome {
   return {
     ...base,
     result: 'pass',
-    cause: `${results.length > 1 ? `All ${results.length} hosts work` : `${primary.host} works`}: the API answered GET /v1/models (HTTP ${primary.status}, first byte in ${primary.firstByteMs} ms).`,
+    cause: `${results.length > 1 ? `All ${results.length} hosts work` : `${primary.host} works`}: the API answered GET ${MODELS_PATH} (HTTP ${primary.status}, first byte in ${primary.firstByteMs} ms).`,
     fix: '',
   };
 }

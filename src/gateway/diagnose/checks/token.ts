@@ -28,12 +28,12 @@ async function run(ctx: DiagnosisContext): Promise<Outcome> {
     const o = outcomeFromError(ctx, e);
     if (isGatewayError(e) && e.kind === 'unauthorized') {
       ctx.tokenRefused = true;
-      return { ...o, cause: `GET /v1/models answered 401: the token (${masked}) is missing, mistyped, disabled, or sent in the wrong header format.${shape.length ? ` ${shape.join(' ')}` : ''}${saidText(e.gatewayMessage)}`, fix: `${shape.length ? 'Store the bare key (sk-…). ' : ''}${e.fix}` };
+      return { ...o, cause: `GET ${MODELS_PATH} answered 401: the token (${masked}) is missing, mistyped, disabled, or sent in the wrong header format.${shape.length ? ` ${shape.join(' ')}` : ''}${saidText(e.gatewayMessage)}`, fix: `${shape.length ? 'Store the bare key (sk-…). ' : ''}${e.fix}` };
     }
     return o;
   }
   const named = ctx.input.tokenName ? ` ("${ctx.input.tokenName}")` : '';
-  const out: Outcome = { result: 'pass', httpStatus: 200, url, maskedToken: masked, cause: `The gateway accepted the token ${masked}${named}: GET /v1/models lists ${list.length} model${list.length === 1 ? '' : 's'}.`, fix: '', details: [`Visible models: ${list.map((m) => m.id).join(', ') || '(none)'}`] };
+  const out: Outcome = { result: 'pass', httpStatus: 200, url, maskedToken: masked, cause: `The gateway accepted the token ${masked}${named}: GET ${MODELS_PATH} lists ${list.length} model${list.length === 1 ? '' : 's'}.`, fix: '', details: [`Visible models: ${list.map((m) => m.id).join(', ') || '(none)'}`] };
   if (shape.length) return { ...out, result: 'warn', cause: `${out.cause} But: ${shape.join(' ')}`, fix: 'Store the token as copied from the gateway console (sk-…), without prefixes or spaces.' };
   if (list.length === 0) return { ...out, result: 'warn', cause: `${out.cause} The token's group sees no model at all.`, fix: 'Ask the gateway operator which group the token should belong to, or use another token.', fixAction: { kind: 'switch-token' } };
   return out;
