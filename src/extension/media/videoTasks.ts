@@ -227,7 +227,7 @@ export class VideoController extends Disposable {
         if (open) await vscode.commands.executeCommand('vscode.open', file);
       } else if (r.outcome === 'expired') {
         await this.store.patch(id, { state: 'expired', reason: r.error.cause });
-        const again = await vscode.window.showWarningMessage(`Model Relay: ${r.error.message} ${r.error.fix}`, 'Generate Again');
+        const again = await vscode.window.showWarningMessage(`Model Relay: ${errorWithFix(r.error)}`, 'Generate Again');
         if (again) void vscode.commands.executeCommand(CommandId.GenerateVideo);
       } else {
         await this.store.patch(id, { state: 'in_progress' });

@@ -1,7 +1,7 @@
 /**
  * One chat conversation and its requests: plain Node, no `vscode` (unit-tested against the
- * simulator; src/host is the extension host's plain-Node half). The view provider owns one session, forwards its events to the webview and
- * persists its entries.
+ * simulator; src/host is the extension host's plain-Node half). The view provider owns one
+ * session, forwards its events to the webview and persists its entries.
  *
  * Behaviour:
  * - `send` appends the user entry and a streaming assistant entry, then streams (or, with
