@@ -5,7 +5,7 @@
  * module reads a `modelRelay.*` key. Plain Node, no `vscode`.
  */
 import { z } from 'zod';
-import { DEFAULT_CLI_VARIABLES, DEFAULT_IMAGE_SIZE, DEFAULT_MAX_TOKENS, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_OUTPUT_FOLDERS, DEFAULT_RETRY, DEFAULT_TEMPERATURE, DEFAULT_TIMEOUTS, DEFAULT_VIDEO_SECONDS } from '../gateway';
+import { DEFAULT_CLI_VARIABLES, DEFAULT_IMAGE_SIZE, DEFAULT_MAX_TOKENS, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_OUTPUT_FOLDERS, DEFAULT_RETRY, DEFAULT_TEMPERATURE, DEFAULT_TIMEOUTS, DEFAULT_VIDEO_SECONDS, type Surface } from '../gateway';
 
 const setting = <T extends z.ZodType>(schema: T, defaultValue: z.infer<T>) => ({ schema, default: defaultValue });
 const num = (min: number, max: number) => z.number().min(min).max(max);
@@ -67,7 +67,7 @@ export interface RelaySettings {
   baseUrl: string;
   /** backup domains, same path rules (user scope only) */
   backupUrls: string[];
-  defaultSurface: 'compatible' | 'native';
+  defaultSurface: Surface;
   models: { chat: string; native: string; image: string; imageEdit: string; video: string };
   maxTokens: number;
   temperature: number;

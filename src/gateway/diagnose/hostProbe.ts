@@ -10,14 +10,15 @@ import { Agent, type Dispatcher } from 'undici';
 import { headerProblems, requestHeaders } from '../http/headers';
 import { headerValue, readText, sendOnce, type Attempt, type Headers } from '../http/attempt';
 import { hostOf, joinUrl } from '../endpoint';
-import { GatewayError, type ErrorContext } from '../errors/gatewayError';
+import { GatewayError, type ErrorContext, type ErrorKind } from '../errors/gatewayError';
 import { errorFromNetwork } from '../errors/fromNetwork';
 import { errorFromResponse } from '../errors/fromResponse';
 import { looksLikeHtml } from '../errors/errorBody';
 import { invalidHeadersError, protocolError } from '../errors/factories';
 import { MODELS_PATH } from '../models';
 
-export type HostOutcome = 'ok' | 'html' | 'rate_limited' | 'server_error' | 'http_error' | 'network' | 'timeout' | 'aborted';
+/** What one probe found: fine, an HTML page, another HTTP answer, or one of the error kinds below. */
+export type HostOutcome = 'ok' | 'html' | 'http_error' | Extract<ErrorKind, 'rate_limited' | 'server_error' | 'network' | 'timeout' | 'aborted'>;
 
 export interface HostProbe {
   base: string;
