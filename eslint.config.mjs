@@ -19,6 +19,17 @@ const boundary = (folder, regexes, message) => ({
   rules: { 'no-restricted-imports': ['error', { paths: [vscodeBan], patterns: regexes.map((regex) => ({ regex, message })) }] },
 });
 
+/** A layer bundled into the webview: no `vscode`, no undici, no Node modules, and its own layer rules. */
+const browserLayer = (folder, rule, why, patterns) => ({
+  files: [`${folder}/**/*.ts`],
+  rules: {
+    [rule]: ['error', {
+      paths: [vscodeBan, { name: 'undici', message: `${why}: no undici (the host makes every request).` }],
+      patterns: [{ group: nodeBuiltins, message: `${why}: no Node modules.` }, ...patterns],
+    }],
+  },
+});
+
 export default tseslint.config(
   { ignores: ['out/**', 'out-*/**', 'dist/**', 'node_modules/**', '.vscode-test/**', 'test/e2e/fixtures/**', 'bench/results.json'] },
   {
@@ -36,29 +47,11 @@ export default tseslint.config(
   boundary('src/gateway', [layer('extension', 'host', 'cli', 'webview', 'shared')], 'src/gateway is the bottom layer: it imports nothing from extension, host, cli, webview or shared.'),
   boundary('src/host', [layer('extension', 'cli', 'webview')], 'src/host is plain Node under src/extension: it imports the core and shared only.'),
   boundary('src/cli', [layer('extension', 'host', 'webview')], 'relay-doctor uses the core only.'),
-  {
-    files: ['src/shared/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', {
-        paths: [vscodeBan, { name: 'undici', message: 'src/shared is bundled into the webview: no undici.' }],
-        patterns: [
-          { group: nodeBuiltins, message: 'src/shared is bundled into the webview: no Node modules.' },
-          { regex: layer('gateway'), allowTypeImports: true, message: 'src/shared may use the core\'s types only (import type): its code would end up in the webview bundle.' },
-          { regex: layer('extension', 'host', 'cli', 'webview'), message: 'src/shared imports nothing from the layers that use it.' },
-        ],
-      }],
-    },
-  },
-  {
-    files: ['src/webview/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        paths: [vscodeBan, { name: 'undici', message: 'The webview runs in a browser: no undici (the host makes every request).' }],
-        patterns: [
-          { group: nodeBuiltins, message: 'The webview runs in a browser: no Node modules.' },
-          { regex: layer('gateway', 'extension', 'host', 'cli'), message: 'The webview talks to the host through src/shared messages only.' },
-        ],
-      }],
-    },
-  },
+  browserLayer('src/shared', '@typescript-eslint/no-restricted-imports', 'src/shared is bundled into the webview', [
+    { regex: layer('gateway'), allowTypeImports: true, message: 'src/shared may use the core\'s types only (import type): its code would end up in the webview bundle.' },
+    { regex: layer('extension', 'host', 'cli', 'webview'), message: 'src/shared imports nothing from the layers that use it.' },
+  ]),
+  browserLayer('src/webview', 'no-restricted-imports', 'The webview runs in a browser', [
+    { regex: layer('gateway', 'extension', 'host', 'cli'), message: 'The webview talks to the host through src/shared messages only.' },
+  ]),
 );

@@ -2,6 +2,7 @@
  * The classified error for a non-success HTTP answer (or an HTML page answered with 200): one
  * builder per status, each with its cause and fix in the spec's terms (section 7).
  */
+import { hostOf } from '../endpoint';
 import { parseErrorBody, REQUEST_ID_SUFFIX, requestIdFrom, retryAfterFrom, type ParsedErrorBody } from './errorBody';
 import { GatewayError, type ErrorContext, type GatewayErrorInit } from './gatewayError';
 
@@ -195,13 +196,7 @@ function redirectTarget(a: Answer, location: string | undefined): { origin: stri
 /** A 3xx: never followed with the token (it would be sent wherever the redirect points). */
 function redirected(a: Answer, location: string | undefined): GatewayError {
   const target = redirectTarget(a, location);
-  const from = (() => {
-    try {
-      return a.context.url ? new URL(a.context.url).host : 'the gateway';
-    } catch {
-      return 'the gateway';
-    }
-  })();
+  const from = a.context.url ? hostOf(a.context.url) : 'the gateway';
   const where = target ? `${target.host === from ? 'another address on ' : ''}${target.host}` : 'an address it did not name';
   const httpToHttps = !!target && !!a.context.url?.startsWith('http:') && target.origin.startsWith('https:') && target.host === from;
   return new GatewayError({
