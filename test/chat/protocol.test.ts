@@ -143,7 +143,7 @@ test('an unexpected (non-gateway) error message is redacted too', () => {
 
 test('a stream that succeeds posts entries without any token', async () => {
   const events: SessionEvent[] = [];
-  const result: ChatResult = { text: 'hello there', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 2 }, model: 'gpt-4o-mini', id: 'x', host: '127.0.0.1', requestId: 'r', durationMs: 5, buffered: false };
+  const result: ChatResult = { text: 'hello there', toolCalls: [], reasoning: '', thinking: [], finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 2 }, model: 'gpt-4o-mini', id: 'x', host: '127.0.0.1', requestId: 'r', durationMs: 5, buffered: false };
   const backend: ChatBackend = {
     chat: async () => result,
     chatStream: () => ({

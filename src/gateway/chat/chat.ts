@@ -6,7 +6,8 @@
 import { DEFAULT_MAX_TOKENS } from '../defaults';
 import type { ErrorContext, Surface } from '../errors/gatewayError';
 import { errorFromResponse } from '../errors/fromResponse';
-import { errorInOkBody, inputError, protocolError } from '../errors/factories';
+import { emptyReplyError, errorInOkBody, inputError, protocolError, toolArgumentsError } from '../errors/factories';
+import { invalidToolNames } from './tools';
 import type { ChatRequest, ChatResult, SurfaceAdapter } from './types';
 import { compatibleSurface } from './surfaces/compatible';
 import { nativeSurface } from './surfaces/native';
@@ -32,6 +33,8 @@ export function validate(req: ChatRequest): void {
   if (!Array.isArray(req.messages) || req.messages.length === 0) throw inputError('The chat request has no messages.', 'Send at least one user message.', { surface: req.surface, model: req.model });
   if (req.temperature !== undefined && !(req.temperature >= 0 && req.temperature <= 2)) throw inputError(`Temperature ${req.temperature} is out of range.`, 'Use a temperature between 0 and 2.', { surface: req.surface, model: req.model });
   if (req.maxTokens !== undefined && !(Number.isInteger(req.maxTokens) && req.maxTokens > 0)) throw inputError(`max tokens ${req.maxTokens} is not a positive integer.`, 'Use a positive whole number for max tokens.', { surface: req.surface, model: req.model });
+  const badNames = invalidToolNames(req.tools ?? []);
+  if (badNames.length) throw inputError(`Tool names must be letters, digits, "_" or "-" (at most 64): ${badNames.slice(0, 3).map((n) => JSON.stringify(n)).join(', ')}.`, 'Rename the tool; both surfaces refuse other names.', { surface: req.surface, model: req.model });
 }
 
 /** The HTTP request of a chat call on the request's surface. */
@@ -74,5 +77,9 @@ export function toResult(adapter: SurfaceAdapter, data: unknown, context: ErrorC
   const parsed = adapter.parseReply(data);
   if (parsed === 'empty') throw protocolError('empty_choices', `${adapter.path}`, context, { status, ...(requestId ? { requestId } : {}) });
   if (!parsed) throw protocolError('unexpected_shape', `${adapter.path}`, context, { status, ...(requestId ? { requestId } : {}) });
-  return { ...parsed, host, requestId, durationMs };
+  const rid = { status, ...(requestId ? { requestId } : {}) };
+  if (parsed.badToolCall) throw toolArgumentsError(parsed.badToolCall.name, parsed.badToolCall.args, context, rid);
+  if (!parsed.text && !parsed.toolCalls.length) throw emptyReplyError(parsed.finishReason, !!parsed.reasoning, context, rid);
+  const { badToolCall: _bad, ...reply } = parsed;
+  return { ...reply, host, requestId, durationMs };
 }

@@ -10,7 +10,8 @@ import { GatewayError } from '../errors/gatewayError';
 import { errorFromNetwork } from '../errors/fromNetwork';
 import { errorFromResponse } from '../errors/fromResponse';
 import { looksLikeHtml } from '../errors/errorBody';
-import { protocolError, streamError } from '../errors/factories';
+import { emptyReplyError, protocolError, streamError, toolArgumentsError } from '../errors/factories';
+import { ReplyAssembler } from './assemble';
 import { sendOptions, surfaceAdapter, toResult, validate, type ChatSettings } from './chat';
 import type { ChatEvent, ChatRequest, ChatResult, SurfaceAdapter, SurfaceEvent, Usage } from './types';
 
@@ -51,21 +52,33 @@ interface StreamState {
   model: string | undefined;
   ended: boolean;
   arrivals: number[];
+  /** tool calls, reasoning and thinking blocks */
+  parts: ReplyAssembler;
 }
 
-/** Folds one surface event into the state; returns the event for the consumer, if any. */
-function apply(st: StreamState, se: SurfaceEvent, at: number, res: OpenResponse): ChatEvent | undefined {
+/** Folds one surface event into the state; returns the event(s) for the consumer, if any. */
+function apply(st: StreamState, se: SurfaceEvent, at: number, res: OpenResponse): ChatEvent | ChatEvent[] | undefined {
   switch (se.type) {
     case 'text':
       st.arrivals.push(at);
       st.text += se.text;
       return { type: 'text', text: se.text };
+    case 'reasoning':
+      st.arrivals.push(at);
+      return st.parts.take(se);
+    case 'tool_start':
+    case 'tool_args':
+    case 'thinking_start':
+    case 'signature':
+    case 'block_stop':
+      return st.parts.take(se);
     case 'usage':
       st.usage = { inputTokens: se.usage.inputTokens ?? st.usage?.inputTokens, outputTokens: se.usage.outputTokens ?? st.usage?.outputTokens };
       return { type: 'usage', usage: st.usage };
     case 'finish':
       st.finishReason = se.reason;
-      return { type: 'finish', reason: se.reason };
+      // The compatible surface's calls are complete at the finish reason (whatever it says).
+      return [...st.parts.flush(), { type: 'finish', reason: se.reason }];
     case 'meta':
       st.id ??= se.id;
       st.model ??= se.model;
@@ -81,7 +94,7 @@ function apply(st: StreamState, se: SurfaceEvent, at: number, res: OpenResponse)
       });
     case 'end':
       st.ended = true;
-      return undefined;
+      return st.parts.flush();
     default: {
       const _exhaustive: never = se;
       return _exhaustive;
@@ -101,7 +114,10 @@ async function* notAStream(res: OpenResponse, adapter: SurfaceAdapter, ct: strin
   }
   const result = toResult(adapter, data, res.context, res.host, res.requestId, res.status, durationMs());
   result.streamIgnored = true;
+  if (result.reasoning) yield { type: 'reasoning', text: result.reasoning };
+  for (const block of result.thinking) yield { type: 'thinking_block', block };
   if (result.text) yield { type: 'text', text: result.text };
+  for (const call of result.toolCalls) yield { type: 'tool_call', call };
   if (result.usage) yield { type: 'usage', usage: result.usage };
   if (result.finishReason) yield { type: 'finish', reason: result.finishReason };
   return result;
@@ -135,23 +151,29 @@ async function* runStream(transport: Transport, req: ChatRequest, settings: Chat
       yield { type: 'done', result };
       return;
     }
-    const st: StreamState = { text: '', usage: undefined, finishReason: undefined, id: undefined, model: undefined, ended: false, arrivals: [] };
+    const rid = { status: res.status, ...(res.requestId ? { requestId: res.requestId } : {}) };
+    const parts = new ReplyAssembler((name, args) => {
+      throw toolArgumentsError(name, args, res.context, rid);
+    });
+    const st: StreamState = { text: '', usage: undefined, finishReason: undefined, id: undefined, model: undefined, ended: false, arrivals: [], parts };
     idle.arm();
     // Only real events count as activity: keep-alive comments (`: ping`) do not re-arm the watchdog.
     batches: for await (const batch of sseEventBatches(res.body, started, now)) {
       if (batch.length) idle.arm();
       for (const ev of batch) for (const se of adapter.parseEvent(ev)) {
         const out = apply(st, se, ev.at, res);
-        if (out) yield out;
+        if (Array.isArray(out)) yield* out;
+        else if (out) yield out;
         if (st.ended) break batches;
       }
     }
-    if (!st.ended) throw streamError('stream_truncated', res.context, { ...(res.requestId ? { requestId: res.requestId } : {}), status: res.status });
+    if (!st.ended) throw streamError('stream_truncated', res.context, rid);
+    if (!st.text && !parts.toolCalls.length) throw emptyReplyError(st.finishReason, !!parts.reasoning, res.context, rid);
     const durationMs = now() - started;
     const buffered = isBurst(st.arrivals, durationMs, settings.burst ?? DEFAULT_BURST);
     completed = true;
     res.finish({ buffered });
-    yield { type: 'done', result: { text: st.text, finishReason: st.finishReason, usage: st.usage, model: st.model, id: st.id, host: res.host, requestId: res.requestId, buffered, durationMs } };
+    yield { type: 'done', result: { text: st.text, toolCalls: parts.toolCalls, reasoning: parts.reasoning, thinking: parts.thinking, finishReason: st.finishReason, usage: st.usage, model: st.model, id: st.id, host: res.host, requestId: res.requestId, buffered, durationMs } };
   } catch (e) {
     const err = streamFailure(e, res, !!req.signal?.aborted, idle.fired(), settings.overallMs);
     err.host = res.host;

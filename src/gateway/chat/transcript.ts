@@ -4,7 +4,7 @@
  * consecutive turns of one role are merged (the native surface needs alternating turns), and the
  * conversation always starts with a user turn.
  */
-import type { ChatMessage, ChatRequest } from './types';
+import type { ChatMessage, ChatRequest, ContentPart } from './types';
 import type { Surface } from '../errors/gatewayError';
 
 export interface TranscriptMessage {
@@ -20,11 +20,18 @@ export function mergeTurns(messages: ChatMessage[]): ChatMessage[] {
   let w = 0;
   for (const m of messages) {
     const prev = w > 0 ? messages[w - 1] : undefined;
-    if (prev && prev.role === m.role) prev.content = `${prev.content}\n\n${m.content}`;
+    if (prev && prev.role === m.role) prev.content = joinContent(prev.content, m.content);
     else messages[w++] = { ...m };
   }
   messages.length = w;
   return messages;
+}
+
+const asParts = (c: string | ContentPart[]): ContentPart[] => (typeof c === 'string' ? (c ? [{ type: 'text', text: c }] : []) : c);
+
+function joinContent(a: string | ContentPart[], b: string | ContentPart[]): string | ContentPart[] {
+  if (typeof a === 'string' && typeof b === 'string') return `${a}\n\n${b}`;
+  return [...asParts(a), ...asParts(b)];
 }
 
 export function transcriptToRequest(transcript: readonly TranscriptMessage[], surface: Surface, model: string, extra: Partial<Pick<ChatRequest, 'maxTokens' | 'temperature' | 'signal' | 'stream'>> = {}): ChatRequest {

@@ -4,9 +4,34 @@ import type { RetryNotice } from '../http/retryPolicy';
 
 export type Role = 'user' | 'assistant';
 
+/** One piece of a message: text, an image, a tool call or its result, or the model's own reasoning. */
+export type TextPart = { type: 'text'; text: string };
+export type ImagePart = { type: 'image'; mimeType: string; /** base64, no data: prefix */ data: string };
+export type ToolCallPart = { type: 'tool_call'; id: string; name: string; input: Record<string, unknown> };
+export type ToolResultPart = { type: 'tool_result'; callId: string; content: Array<TextPart | ImagePart>; isError?: boolean | undefined };
+/** The native surface's signed reasoning, kept to be sent back with the tool results it preceded. */
+export type ThinkingPart = { type: 'thinking'; text: string; signature: string };
+export type RedactedThinkingPart = { type: 'redacted_thinking'; data: string };
+export type ContentPart = TextPart | ImagePart | ToolCallPart | ToolResultPart | ThinkingPart | RedactedThinkingPart;
+
 export interface ChatMessage {
   role: Role;
-  content: string;
+  /** plain text, or parts (images, tool calls and results, reasoning) */
+  content: string | ContentPart[];
+}
+
+/** A function the model may call. */
+export interface ToolSpec {
+  name: string;
+  description?: string | undefined;
+  /** JSON schema of the input; an object schema */
+  inputSchema?: Record<string, unknown> | undefined;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
 }
 
 export interface ChatRequest {
@@ -18,6 +43,11 @@ export interface ChatRequest {
   maxTokens?: number | undefined;
   stream?: boolean | undefined;
   signal?: AbortSignal | undefined;
+  tools?: ToolSpec[] | undefined;
+  /** 'required': the model must call one of the tools */
+  toolMode?: 'auto' | 'required' | undefined;
+  /** native surface: extended thinking with this budget */
+  thinking?: { budgetTokens: number } | undefined;
   /** Called where the core waits before retrying this request (429, 5xx, connection failures). */
   onRetry?: ((notice: RetryNotice) => void) | undefined;
 }
@@ -29,12 +59,21 @@ export interface Usage {
 
 export type ChatEvent =
   | { type: 'text'; text: string }
+  /** the model's reasoning as it streams (compatible reasoning_content, native thinking) */
+  | { type: 'reasoning'; text: string }
+  /** one complete tool call, its input parsed */
+  | { type: 'tool_call'; call: ToolCall }
+  /** a complete signed thinking block (native), to be sent back with the tool results */
+  | { type: 'thinking_block'; block: ThinkingPart | RedactedThinkingPart }
   | { type: 'usage'; usage: Usage }
   | { type: 'finish'; reason: string }
   | { type: 'done'; result: ChatResult };
 
 export interface ChatResult {
   text: string;
+  toolCalls: ToolCall[];
+  reasoning: string;
+  thinking: Array<ThinkingPart | RedactedThinkingPart>;
   finishReason: string | undefined;
   usage: Usage | undefined;
   model: string | undefined;
@@ -52,6 +91,16 @@ export interface ChatResult {
 /** What a surface module returns from parsing one stream event. */
 export type SurfaceEvent =
   | { type: 'text'; text: string }
+  /** index: the native thinking block it belongs to */
+  | { type: 'reasoning'; text: string; index?: number | undefined }
+  /** a tool call starts (native: a tool_use block; compatible: a delta with an id or a name) */
+  | { type: 'tool_start'; index: number; id?: string | undefined; name?: string | undefined; input?: Record<string, unknown> | undefined }
+  | { type: 'tool_args'; index: number; fragment: string }
+  /** native: a thinking / redacted_thinking block starts */
+  | { type: 'thinking_start'; index: number; data?: string | undefined }
+  | { type: 'signature'; index: number; signature: string }
+  /** native: a content block is complete */
+  | { type: 'block_stop'; index: number }
   | { type: 'usage'; usage: Usage }
   | { type: 'finish'; reason: string }
   | { type: 'meta'; id?: string | undefined; model?: string | undefined; usage?: Usage | undefined }
@@ -60,6 +109,11 @@ export type SurfaceEvent =
 
 export interface ParsedReply {
   text: string;
+  toolCalls: ToolCall[];
+  reasoning: string;
+  thinking: Array<ThinkingPart | RedactedThinkingPart>;
+  /** a tool call whose arguments are not a JSON object */
+  badToolCall?: { name: string; args: string } | undefined;
   finishReason: string | undefined;
   usage: Usage | undefined;
   model: string | undefined;

@@ -16,6 +16,35 @@ export function protocolError(detail: 'invalid_json' | 'unexpected_shape' | 'emp
   return new GatewayError({ kind: 'protocol', detail, ...m, fix: 'Check the base URL and retry; if it persists, report it with the request id.', context, ...extra });
 }
 
+/**
+ * A complete reply with neither text nor a tool call: never shown as silence. The finish reason
+ * tells the likely cause.
+ */
+export function emptyReplyError(finishReason: string | undefined, hadReasoning: boolean, context: ErrorContext, extra: { status?: number; requestId?: string } = {}): GatewayError {
+  const budget = finishReason === 'length' || finishReason === 'max_tokens';
+  const filtered = finishReason === 'content_filter' || finishReason === 'refusal';
+  const cause = budget
+    ? `The model used its whole output budget (max tokens)${hadReasoning ? ' on reasoning' : ''} before writing an answer.`
+    : filtered
+      ? 'The upstream content filter stopped the reply.'
+      : `The upstream model returned nothing${hadReasoning ? ' but reasoning' : ''}: a content filter, a gateway fault or an exhausted channel.`;
+  const fix = budget ? 'Raise modelRelay.maxTokens (or the request\'s max tokens) and retry.' : filtered ? 'Rephrase the request, or try another model.' : 'Retry; if it keeps happening, try another model or report it with the request id.';
+  return new GatewayError({ kind: 'protocol', detail: 'empty_reply', message: `The model's reply had neither text nor a tool call${finishReason ? ` (finish reason "${finishReason}")` : ''}.`, cause, fix, context, ...extra });
+}
+
+/** A tool call whose arguments are not a JSON object. */
+export function toolArgumentsError(name: string, args: string, context: ErrorContext, extra: { status?: number; requestId?: string } = {}): GatewayError {
+  return new GatewayError({
+    kind: 'protocol',
+    detail: 'invalid_tool_arguments',
+    message: `The model called the tool "${name}" with arguments that are not a JSON object (${args.length} characters).`,
+    cause: 'The model (or a gateway converting between formats) produced malformed tool-call arguments.',
+    fix: 'Retry; if it keeps happening, pick a model with reliable tool calling.',
+    context,
+    ...extra,
+  });
+}
+
 /** An error carried inside a 200 stream, or a stream that broke off. */
 export function streamError(
   detail: 'stream_error_event' | 'stream_truncated' | 'idle_timeout',

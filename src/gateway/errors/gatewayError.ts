@@ -28,6 +28,8 @@ export type ErrorDetail =
   | 'invalid_json'
   | 'unexpected_shape'
   | 'empty_choices'
+  | 'empty_reply'
+  | 'invalid_tool_arguments'
   | 'double_v1'
   | 'capability_mismatch'
   | 'stream_error_event'

@@ -249,6 +249,10 @@ export class ChatSession {
           case 'done':
             this.finish(entry, ev.result);
             break;
+          case 'reasoning':
+          case 'tool_call':
+          case 'thinking_block':
+            break;
           default: {
             const _exhaustive: never = ev;
             void _exhaustive;

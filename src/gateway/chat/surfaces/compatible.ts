@@ -1,6 +1,8 @@
 /** The chat-completions-compatible surface: `POST {base}/v1/chat/completions`, Bearer auth. */
 import { z } from 'zod';
-import type { ChatRequest, ParsedReply, SurfaceAdapter, SurfaceEvent, Usage } from '../types';
+import { newCallId, parseToolInput } from '../tools';
+import type { ChatRequest, ParsedReply, SurfaceAdapter, SurfaceEvent, ToolCall, Usage } from '../types';
+import { compatibleRequest } from './compatibleRequest';
 
 const usageSchema = z
   .object({ prompt_tokens: z.number().nullish(), completion_tokens: z.number().nullish() })
@@ -11,7 +13,14 @@ const replySchema = z.object({
   model: z.string().nullish(),
   choices: z.array(
     z.object({
-      message: z.object({ content: z.string().nullish() }).nullish(),
+      message: z
+        .object({
+          content: z.string().nullish(),
+          reasoning_content: z.string().nullish(),
+          reasoning: z.string().nullish(),
+          tool_calls: z.array(z.object({ id: z.string().nullish(), function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish() })).nullish(),
+        })
+        .nullish(),
       finish_reason: z.string().nullish(),
     }),
   ),
@@ -24,7 +33,16 @@ const chunkSchema = z.object({
   choices: z
     .array(
       z.object({
-        delta: z.object({ content: z.string().nullish() }).nullish(),
+        delta: z
+          .object({
+            content: z.string().nullish(),
+            reasoning_content: z.string().nullish(),
+            reasoning: z.string().nullish(),
+            tool_calls: z
+              .array(z.object({ index: z.number().nullish(), id: z.string().nullish(), function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish() }))
+              .nullish(),
+          })
+          .nullish(),
         finish_reason: z.string().nullish(),
       }),
     )
@@ -56,6 +74,9 @@ function fastChunk(j: unknown): SurfaceEvent[] | undefined {
   if (c !== undefined && (c === null || typeof c !== 'object')) return undefined;
   const delta = c?.delta;
   if (delta !== undefined && delta !== null && typeof delta !== 'object') return undefined;
+  // Tool-call and reasoning deltas take the schema path.
+  const d = delta as { tool_calls?: unknown; reasoning_content?: unknown; reasoning?: unknown } | null | undefined;
+  if (d && (d.tool_calls != null || d.reasoning_content != null || d.reasoning != null)) return undefined;
   const content = delta?.content;
   if (!isStr(content) || !isStr(c?.finish_reason)) return undefined;
   const u = o.usage as { prompt_tokens?: unknown; completion_tokens?: unknown } | null | undefined;
@@ -68,22 +89,27 @@ function fastChunk(j: unknown): SurfaceEvent[] | undefined {
   return out;
 }
 
+type WireCalls = Array<{ id?: string | null | undefined; function?: { name?: string | null | undefined; arguments?: string | null | undefined } | null | undefined }> | null | undefined;
+
+/** A non-streamed reply's tool calls; the first whose arguments are not an object is reported. */
+function replyCalls(list: WireCalls): { calls: ToolCall[]; bad?: { name: string; args: string } } {
+  const calls: ToolCall[] = [];
+  for (const t of list ?? []) {
+    const name = t.function?.name ?? '';
+    const args = t.function?.arguments ?? '';
+    const input = parseToolInput(args);
+    if (!input) return { calls, bad: { name, args } };
+    calls.push({ id: t.id || newCallId(), name, input });
+  }
+  return { calls };
+}
+
 export const compatibleSurface: SurfaceAdapter = {
   surface: 'compatible',
   path: '/v1/chat/completions',
 
   toRequest(req: ChatRequest): Record<string, unknown> {
-    const messages: Array<{ role: string; content: string }> = [];
-    if (req.system) messages.push({ role: 'system', content: req.system });
-    for (const m of req.messages) messages.push({ role: m.role, content: m.content });
-    const body: Record<string, unknown> = { model: req.model, messages };
-    if (req.temperature !== undefined) body.temperature = req.temperature;
-    if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens;
-    if (req.stream) {
-      body.stream = true;
-      body.stream_options = { include_usage: true };
-    }
-    return body;
+    return compatibleRequest(req);
   },
 
   parseReply(json: unknown): ParsedReply | 'empty' | undefined {
@@ -91,8 +117,13 @@ export const compatibleSurface: SurfaceAdapter = {
     if (!r.success) return undefined;
     const c = r.data.choices[0];
     if (!c) return 'empty';
+    const calls = replyCalls(c.message?.tool_calls);
     return {
       text: c.message?.content ?? '',
+      toolCalls: calls.calls,
+      ...(calls.bad ? { badToolCall: calls.bad } : {}),
+      reasoning: c.message?.reasoning_content ?? c.message?.reasoning ?? '',
+      thinking: [],
       finishReason: c.finish_reason ?? undefined,
       usage: toUsage(r.data.usage),
       model: r.data.model ?? undefined,
@@ -123,7 +154,14 @@ export const compatibleSurface: SurfaceAdapter = {
     const out: SurfaceEvent[] = [];
     if (chunk.id || chunk.model) out.push({ type: 'meta', id: chunk.id ?? undefined, model: chunk.model ?? undefined });
     const c = chunk.choices?.[0];
+    const reasoning = c?.delta?.reasoning_content ?? c?.delta?.reasoning;
+    if (reasoning) out.push({ type: 'reasoning', text: reasoning });
     if (c?.delta?.content) out.push({ type: 'text', text: c.delta.content });
+    c?.delta?.tool_calls?.forEach((t, i) => {
+      const index = t.index ?? i;
+      if (t.id || t.function?.name) out.push({ type: 'tool_start', index, id: t.id ?? undefined, name: t.function?.name ?? undefined });
+      if (t.function?.arguments) out.push({ type: 'tool_args', index, fragment: t.function.arguments });
+    });
     if (c?.finish_reason) out.push({ type: 'finish', reason: c.finish_reason });
     const u = toUsage(chunk.usage);
     if (u) out.push({ type: 'usage', usage: u });

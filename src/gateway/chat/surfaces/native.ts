@@ -1,12 +1,25 @@
 /** The native messages surface: `POST {base}/v1/messages`, x-api-key + native-version. */
 import { z } from 'zod';
-import type { ChatRequest, ParsedReply, SurfaceAdapter, SurfaceEvent } from '../types';
+import { newCallId } from '../tools';
+import type { ChatRequest, ParsedReply, RedactedThinkingPart, SurfaceAdapter, SurfaceEvent, ThinkingPart, ToolCall } from '../types';
+import { nativeRequest } from './nativeRequest';
 
 const replySchema = z.object({
   id: z.string().nullish(),
   type: z.literal('message').optional(),
   model: z.string().nullish(),
-  content: z.array(z.object({ type: z.string(), text: z.string().nullish() })),
+  content: z.array(
+    z.object({
+      type: z.string(),
+      text: z.string().nullish(),
+      id: z.string().nullish(),
+      name: z.string().nullish(),
+      input: z.record(z.string(), z.unknown()).nullish(),
+      thinking: z.string().nullish(),
+      signature: z.string().nullish(),
+      data: z.string().nullish(),
+    }),
+  ),
   stop_reason: z.string().nullish(),
   usage: z.object({ input_tokens: z.number().nullish(), output_tokens: z.number().nullish() }).nullish(),
 });
@@ -20,26 +33,62 @@ const eventSchema = z.object({
       usage: z.object({ input_tokens: z.number().nullish(), output_tokens: z.number().nullish() }).nullish(),
     })
     .nullish(),
-  delta: z.object({ type: z.string().nullish(), text: z.string().nullish(), stop_reason: z.string().nullish() }).nullish(),
+  index: z.number().nullish(),
+  content_block: z
+    .object({ type: z.string(), text: z.string().nullish(), id: z.string().nullish(), name: z.string().nullish(), input: z.record(z.string(), z.unknown()).nullish(), thinking: z.string().nullish(), data: z.string().nullish() })
+    .nullish(),
+  delta: z
+    .object({
+      type: z.string().nullish(),
+      text: z.string().nullish(),
+      partial_json: z.string().nullish(),
+      thinking: z.string().nullish(),
+      signature: z.string().nullish(),
+      stop_reason: z.string().nullish(),
+    })
+    .nullish(),
   usage: z.object({ input_tokens: z.number().nullish(), output_tokens: z.number().nullish() }).nullish(),
   error: z.object({ type: z.string().nullish(), message: z.string().nullish() }).nullish(),
 });
+
+type Parsed = z.infer<typeof eventSchema>;
+
+function blockStart(index: number, b: Parsed['content_block']): SurfaceEvent[] {
+  switch (b?.type) {
+    case 'tool_use':
+      return [{ type: 'tool_start', index, id: b.id ?? undefined, name: b.name ?? undefined, input: (b.input as Record<string, unknown> | null | undefined) ?? undefined }];
+    case 'thinking':
+      return [{ type: 'thinking_start', index }, ...(b.thinking ? [{ type: 'reasoning' as const, text: b.thinking, index }] : [])];
+    case 'redacted_thinking':
+      return [{ type: 'thinking_start', index, data: b.data ?? '' }];
+    case 'text':
+      return b.text ? [{ type: 'text', text: b.text }] : [];
+    default:
+      return [];
+  }
+}
+
+function blockDelta(index: number, d: Parsed['delta']): SurfaceEvent[] {
+  switch (d?.type) {
+    case 'text_delta':
+      return d.text ? [{ type: 'text', text: d.text }] : [];
+    case 'input_json_delta':
+      return d.partial_json ? [{ type: 'tool_args', index, fragment: d.partial_json }] : [];
+    case 'thinking_delta':
+      return d.thinking ? [{ type: 'reasoning', text: d.thinking, index }] : [];
+    case 'signature_delta':
+      return d.signature ? [{ type: 'signature', index, signature: d.signature }] : [];
+    default:
+      return [];
+  }
+}
 
 export const nativeSurface: SurfaceAdapter = {
   surface: 'native',
   path: '/v1/messages',
 
   toRequest(req: ChatRequest, defaults: { maxTokens: number }): Record<string, unknown> {
-    const body: Record<string, unknown> = {
-      model: req.model,
-      // Always sent: the native surface requires it, and a small value truncates output.
-      max_tokens: req.maxTokens !== undefined && req.maxTokens > 0 ? req.maxTokens : defaults.maxTokens,
-      messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
-    };
-    if (req.system) body.system = req.system;
-    if (req.temperature !== undefined) body.temperature = req.temperature;
-    if (req.stream) body.stream = true;
-    return body;
+    return nativeRequest(req, defaults);
   },
 
   parseReply(json: unknown): ParsedReply | 'empty' | undefined {
@@ -49,8 +98,15 @@ export const nativeSurface: SurfaceAdapter = {
       .filter((b) => b.type === 'text')
       .map((b) => b.text ?? '')
       .join('');
+    const toolCalls: ToolCall[] = r.data.content.filter((b) => b.type === 'tool_use').map((b) => ({ id: b.id || newCallId(), name: b.name ?? '', input: (b.input as Record<string, unknown> | null | undefined) ?? {} }));
+    const thinking = r.data.content.flatMap((b): Array<ThinkingPart | RedactedThinkingPart> =>
+      b.type === 'thinking' ? [{ type: 'thinking', text: b.thinking ?? '', signature: b.signature ?? '' }] : b.type === 'redacted_thinking' ? [{ type: 'redacted_thinking', data: b.data ?? '' }] : [],
+    );
     return {
       text,
+      toolCalls,
+      reasoning: thinking.map((b) => (b.type === 'thinking' ? b.text : '')).join(''),
+      thinking,
       finishReason: r.data.stop_reason ?? undefined,
       usage: r.data.usage ? { inputTokens: r.data.usage.input_tokens ?? undefined, outputTokens: r.data.usage.output_tokens ?? undefined } : undefined,
       model: r.data.model ?? undefined,
@@ -72,7 +128,6 @@ export const nativeSurface: SurfaceAdapter = {
     const f = json as { type?: unknown; delta?: { type?: unknown; text?: unknown } | null } | null;
     if (f && typeof f === 'object' && f.type === 'content_block_delta' && (!ev.event || ev.event === 'content_block_delta') && f.delta && typeof f.delta === 'object') {
       if (f.delta.type === 'text_delta' && typeof f.delta.text === 'string') return f.delta.text ? [{ type: 'text', text: f.delta.text }] : [];
-      if (typeof f.delta.type === 'string' && f.delta.type !== 'text_delta') return [];
     }
     const r = eventSchema.safeParse(json);
     if (!r.success) {
@@ -93,8 +148,12 @@ export const nativeSurface: SurfaceAdapter = {
             usage: e.message?.usage ? { inputTokens: e.message.usage.input_tokens ?? undefined, outputTokens: e.message.usage.output_tokens ?? undefined } : undefined,
           },
         ];
+      case 'content_block_start':
+        return blockStart(e.index ?? 0, e.content_block);
       case 'content_block_delta':
-        return e.delta?.type === 'text_delta' && e.delta.text ? [{ type: 'text', text: e.delta.text }] : [];
+        return blockDelta(e.index ?? 0, e.delta);
+      case 'content_block_stop':
+        return [{ type: 'block_stop', index: e.index ?? 0 }];
       case 'message_delta': {
         const out: SurfaceEvent[] = [];
         if (e.delta?.stop_reason) out.push({ type: 'finish', reason: e.delta.stop_reason });
@@ -108,7 +167,7 @@ export const nativeSurface: SurfaceAdapter = {
         return [{ type: 'error', message: e.error?.message ?? 'stream error', errorType: e.error?.type ?? undefined }];
       default:
         if (e.error) return [{ type: 'error', message: e.error.message ?? 'stream error', errorType: e.error.type ?? undefined }];
-        return []; // ping, content_block_start/stop and unknown event types are ignored
+        return []; // ping and unknown event types are ignored
     }
   },
 };

@@ -1,0 +1,69 @@
+/**
+ * A ChatRequest as a chat-completions body: parts become content arrays, tool calls `tool_calls`,
+ * tool results `role: "tool"` messages (their images moved to a following user message, since the
+ * surface allows images only in user messages), tools `{type: "function"}` entries.
+ */
+import { normalizeToolSchema, portableCallId } from '../tools';
+import type { ChatMessage, ChatRequest, ContentPart, ImagePart, TextPart } from '../types';
+
+type WireContent = string | Array<{ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }>;
+type WireMessage = Record<string, unknown> & { role: string };
+
+const dataUrl = (p: ImagePart) => `data:${p.mimeType};base64,${p.data}`;
+
+/** Text and images as a message content: a plain string when there is no image. */
+function userContent(parts: ReadonlyArray<TextPart | ImagePart>): WireContent {
+  if (parts.every((p) => p.type === 'text')) return parts.map((p) => (p as TextPart).text).join('');
+  return parts.map((p) => (p.type === 'text' ? { type: 'text' as const, text: p.text } : { type: 'image_url' as const, image_url: { url: dataUrl(p) } }));
+}
+
+function assistantMessage(parts: readonly ContentPart[]): WireMessage {
+  const text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+  const calls = parts.flatMap((p) => (p.type === 'tool_call' ? [{ id: portableCallId(p.id), type: 'function', function: { name: p.name, arguments: JSON.stringify(p.input) } }] : []));
+  if (!calls.length) return { role: 'assistant', content: text };
+  return { role: 'assistant', content: text || null, tool_calls: calls };
+}
+
+/** A user turn: its tool results first (each its own `tool` message), then its text and images. */
+function userMessages(parts: readonly ContentPart[]): WireMessage[] {
+  const out: WireMessage[] = [];
+  const rest: Array<TextPart | ImagePart> = [];
+  for (const p of parts) {
+    if (p.type === 'tool_result') {
+      const images = p.content.filter((c): c is ImagePart => c.type === 'image');
+      const text = p.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+      const note = images.length ? `${text ? '\n' : ''}[${images.length} image${images.length > 1 ? 's' : ''} attached in the next message]` : '';
+      out.push({ role: 'tool', tool_call_id: portableCallId(p.callId), content: `${p.isError ? 'Error: ' : ''}${text}${note}` || '(no output)' });
+      if (images.length) rest.push({ type: 'text', text: `Images returned by the tool call ${portableCallId(p.callId)}:` }, ...images);
+    } else if (p.type === 'text' || p.type === 'image') rest.push(p);
+  }
+  if (rest.some((p) => p.type === 'image' || p.text)) out.push({ role: 'user', content: userContent(rest) });
+  return out;
+}
+
+export function compatibleMessages(req: Pick<ChatRequest, 'system' | 'messages'>): WireMessage[] {
+  const out: WireMessage[] = [];
+  if (req.system) out.push({ role: 'system', content: req.system });
+  for (const m of req.messages) out.push(...toWire(m));
+  return out;
+}
+
+function toWire(m: ChatMessage): WireMessage[] {
+  if (typeof m.content === 'string') return [{ role: m.role, content: m.content }];
+  return m.role === 'assistant' ? [assistantMessage(m.content)] : userMessages(m.content);
+}
+
+export function compatibleRequest(req: ChatRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = { model: req.model, messages: compatibleMessages(req) };
+  if (req.tools?.length) {
+    body.tools = req.tools.map((t) => ({ type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: normalizeToolSchema(t.inputSchema) } }));
+    if (req.toolMode === 'required') body.tool_choice = 'required';
+  }
+  if (req.temperature !== undefined) body.temperature = req.temperature;
+  if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens;
+  if (req.stream) {
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+  }
+  return body;
+}
