@@ -12,6 +12,16 @@ const num = (min: number, max: number) => z.number().min(min).max(max);
 const str = z.string();
 const SECOND = 1000;
 
+/** `modelRelay.models.overrides[id]`: what the gateway cannot tell us about a model. */
+const modelOverride = z.object({
+  surface: z.enum(['compatible', 'native']).optional(),
+  maxInputTokens: z.number().int().min(1).optional(),
+  maxOutputTokens: z.number().int().min(1).optional(),
+  toolCalling: z.boolean().optional(),
+  imageInput: z.boolean().optional(),
+  thinkingBudget: z.number().int().min(1024).optional(),
+});
+
 export const SETTINGS = {
   /** read from user settings only (machine scope): a repository cannot redirect the token */
   baseUrl: setting(str, ''),
@@ -22,6 +32,7 @@ export const SETTINGS = {
   'models.image': setting(str, ''),
   'models.imageEdit': setting(str, ''),
   'models.video': setting(str, ''),
+  'models.overrides': setting(z.record(str, modelOverride), {}),
   maxTokens: setting(num(1, 1_000_000), DEFAULT_MAX_TOKENS),
   temperature: setting(num(0, 2), DEFAULT_TEMPERATURE),
   stream: setting(z.boolean(), true),
@@ -69,6 +80,8 @@ export interface RelaySettings {
   backupUrls: string[];
   defaultSurface: Surface;
   models: { chat: string; native: string; image: string; imageEdit: string; video: string };
+  /** per model id, for VS Code's chat */
+  modelOverrides: Record<string, z.infer<typeof modelOverride>>;
   maxTokens: number;
   temperature: number;
   stream: boolean;
@@ -89,6 +102,7 @@ export function relaySettings(v: SettingValues): RelaySettings {
     backupUrls: v.backupUrls.filter((u) => u.trim()),
     defaultSurface: v.defaultSurface,
     models: { chat: t(v['models.chat']), native: t(v['models.native']), image: t(v['models.image']), imageEdit: t(v['models.imageEdit']), video: t(v['models.video']) },
+    modelOverrides: v['models.overrides'],
     maxTokens: v.maxTokens,
     temperature: v.temperature,
     stream: v.stream,

@@ -1,33 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_CLI_VARIABLES, applyCliEnvironment, compatibleSurface, editUploadLimit, mediaFileName, nativeCliEnvironment, nativeSurface, slugify, transcriptToRequest } from '../../src/gateway';
-
-test('transcript → request: system merged, same-role turns merged, starts with a user turn', () => {
-  const r = transcriptToRequest(
-    [
-      { role: 'system', text: 'Be brief.' },
-      { role: 'assistant', text: 'Earlier answer' },
-      { role: 'user', text: 'one' },
-      { role: 'user', text: 'two' },
-      { role: 'system', text: 'Use English.' },
-      { role: 'assistant', text: '' },
-    ],
-    'native',
-    'claude-sonnet-4-5',
-    { maxTokens: 100 },
-  );
-  assert.equal(r.system, 'Be brief.\n\nUse English.');
-  assert.deepEqual(r.messages, [
-    { role: 'user', content: '(continue)' },
-    { role: 'assistant', content: 'Earlier answer' },
-    { role: 'user', content: 'one\n\ntwo' },
-  ]);
-  const native = nativeSurface.toRequest(r, { maxTokens: 4096 });
-  assert.equal(native.system, 'Be brief.\n\nUse English.');
-  assert.equal(native.max_tokens, 100);
-  const compat = compatibleSurface.toRequest({ ...r, surface: 'compatible' }, { maxTokens: 4096 });
-  assert.deepEqual((compat.messages as Array<{ role: string }>).map((m) => m.role), ['system', 'user', 'assistant', 'user']);
-});
+import { DEFAULT_CLI_VARIABLES, applyCliEnvironment, editUploadLimit, mediaFileName, nativeCliEnvironment, slugify } from '../../src/gateway';
 
 test('native CLI environment: root address, never /v1, configurable names', () => {
   const token = 'sk-abcdefghijklmnopqrstuvwxyz0123456789';

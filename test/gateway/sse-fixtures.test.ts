@@ -11,14 +11,14 @@ import { createServer, type Server } from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { GatewayClient, isGatewayError, type ChatEvent, type ChatResult, type Surface } from '../../src/gateway';
+import { GatewayClient, isGatewayError, type ChatEvent, type ChatResult, type Surface, type ToolCall } from '../../src/gateway';
 
 interface Fixture {
   name: string;
   bytes: Buffer;
   surface: Surface;
   splitAt?: number[];
-  expect: { text: string; finishReason?: string; usage?: { inputTokens?: number; outputTokens?: number }; error?: { kind: string; detail: string; gatewayMessage: string; requestId?: string } };
+  expect: { text: string; finishReason?: string; usage?: { inputTokens?: number; outputTokens?: number }; reasoning?: string; toolCalls?: ToolCall[]; thinking?: ChatResult['thinking']; error?: { kind: string; detail: string; gatewayMessage: string; requestId?: string } };
 }
 
 const dir = resolve(__dirname, '../../../test/fixtures/sse');
@@ -62,18 +62,22 @@ before(async () => {
 
 after(() => new Promise<void>((r) => server.close(() => r())));
 
-async function read(f: Fixture, chunks: Buffer[]): Promise<{ text: string; result?: ChatResult; error?: unknown }> {
+async function read(f: Fixture, chunks: Buffer[]): Promise<{ text: string; calls: ToolCall[]; reasoning: string; result?: ChatResult; error?: unknown }> {
   next = { chunks };
   const client = new GatewayClient({ baseUrl: base, token: () => 'sk-fixture0123456789abcdefghij', retry: { maxRetries: 0 } });
   let text = '';
+  let reasoning = '';
+  const calls: ToolCall[] = [];
   try {
     for await (const e of client.chatStream({ surface: f.surface, model: f.surface === 'native' ? 'claude-sonnet-4-5' : 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) as AsyncIterable<ChatEvent>) {
       if (e.type === 'text') text += e.text;
-      if (e.type === 'done') return { text, result: e.result };
+      if (e.type === 'reasoning') reasoning += e.text;
+      if (e.type === 'tool_call') calls.push(e.call);
+      if (e.type === 'done') return { text, calls, reasoning, result: e.result };
     }
-    return { text };
+    return { text, calls, reasoning };
   } catch (error) {
-    return { text, error };
+    return { text, calls, reasoning, error };
   }
 }
 
@@ -100,6 +104,11 @@ for (const f of fixtures) {
       assert.equal(r.result?.text, f.expect.text);
       if (f.expect.finishReason) assert.equal(r.result?.finishReason, f.expect.finishReason);
       if (f.expect.usage) assert.deepEqual(r.result?.usage, f.expect.usage);
+      // Tool calls arrive once each, complete, in order; the result lists the same.
+      assert.deepEqual(r.calls, f.expect.toolCalls ?? []);
+      assert.deepEqual(r.result?.toolCalls, f.expect.toolCalls ?? []);
+      assert.equal(r.reasoning, f.expect.reasoning ?? '');
+      assert.deepEqual(r.result?.thinking, f.expect.thinking ?? []);
     });
   }
 }

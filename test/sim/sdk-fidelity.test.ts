@@ -91,6 +91,49 @@ for (const profile of ['strict', 'real'] as const) {
     assert.equal(cut.stop_reason, 'max_tokens');
   });
 
+  test(`${profile}: openai stream helper accumulates a tool call; the tool result round-trips`, async () => {
+    const client = openai(sim());
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'get_weather for Paris' }];
+    const first = await client.chat.completions.stream({ model: 'gpt-4o-mini', tools, messages }).finalChatCompletion();
+    const choice = first.choices[0]!;
+    assert.equal(choice.finish_reason, 'tool_calls');
+    const call = choice.message.tool_calls![0]!;
+    assert.ok(call.type === 'function');
+    assert.equal(call.function.name, 'get_weather');
+    assert.deepEqual(JSON.parse(call.function.arguments), { city: 'get_weather for Paris' });
+    messages.push({ role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: call.id, content: '18°C, sunny' });
+    const second = await client.chat.completions.stream({ model: 'gpt-4o-mini', tools, messages }).finalChatCompletion();
+    assert.equal(second.choices[0]!.message.content, 'Tool get_weather returned: 18°C, sunny');
+    assert.equal(second.choices[0]!.finish_reason, 'stop');
+  });
+
+  test(`${profile}: anthropic stream helper parses tool_use input and a signed thinking block; the tool result round-trips`, async () => {
+    const client = anthropic(sim());
+    const tools: Anthropic.Tool[] = [{ name: 'get_weather', description: 'Weather for a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+    const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'get_weather for Paris' }];
+    const plain = await client.messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 2048, tools, messages }).finalMessage();
+    assert.equal(plain.stop_reason, 'tool_use');
+    const use = plain.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use')!;
+    assert.equal(use.name, 'get_weather');
+    assert.deepEqual(use.input, { city: 'get_weather for Paris' });
+    const thinking = { type: 'enabled', budget_tokens: 1024 } as const;
+    const final = await client.messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 2048, thinking, tools, messages }).finalMessage();
+    const [think, call] = final.content;
+    assert.ok(think?.type === 'thinking' && think.thinking.length > 0 && think.signature.startsWith('sig_'), 'a signed thinking block first');
+    assert.ok(call?.type === 'tool_use');
+    assert.deepEqual(call.input, { city: 'get_weather for Paris' });
+    // The second turn replays the assistant content (thinking included) and answers the call.
+    messages.push({ role: 'assistant', content: final.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: [{ type: 'text', text: '18°C, sunny' }] }] });
+    const second = await client.messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 2048, thinking, tools, messages }).finalMessage();
+    const text = second.content.find((b): b is Anthropic.TextBlock => b.type === 'text')!;
+    assert.equal(text.text, 'Tool get_weather returned: 18°C, sunny');
+    assert.equal(second.stop_reason, 'end_turn');
+    // Dropping the thinking block from the replayed turn is the upstream's 400.
+    const stripped: Anthropic.MessageParam[] = [messages[0]!, { role: 'assistant', content: [call] }, messages[2]!];
+    await assert.rejects(client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 2048, thinking, tools, messages: stripped }), Anthropic.BadRequestError);
+  });
+
   test(`${profile}: anthropic error classes (401, mid-stream error event)`, async () => {
     await assert.rejects(anthropic(sim(), 'sk-' + 'y'.repeat(48)).messages.create({ model: 'claude-sonnet-4-5', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }), Anthropic.AuthenticationError);
     sim().fault({ kind: 'midStreamError', afterEvents: 3, count: 1 });

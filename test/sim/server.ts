@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
+import { compatibleDeltas, compatibleFinish, compatibleMessage, nativeBlockEvents, nativeContent, nativeStopReason, outputTokens, planCompatible, planNative } from './agentic';
 
 export type Profile = 'strict' | 'real';
 export type Capability = 'chat' | 'native' | 'image' | 'image-edit' | 'video';
@@ -67,9 +68,11 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
       { id: 'dall-e-3', capabilities: ['image'], ownedBy: 'openai' },
       { id: 'sora-2', capabilities: ['video'], ownedBy: 'openai' },
       { id: 'gpt-4o', capabilities: ['chat'], ownedBy: 'openai' },
+      // A reasoning model: the compatible surface streams `reasoning_content` before the answer (agentic.ts).
+      { id: 'deepseek-reasoner', capabilities: ['chat'], ownedBy: 'deepseek' },
     ],
     groups: [
-      { name: 'default', visible: ['gpt-4o-mini', 'claude-sonnet-4-5', 'gpt-image-1', 'dall-e-3', 'sora-2', 'gpt-4o'], usable: ['gpt-4o-mini', 'claude-sonnet-4-5', 'gpt-image-1', 'dall-e-3', 'sora-2'] },
+      { name: 'default', visible: ['gpt-4o-mini', 'claude-sonnet-4-5', 'gpt-image-1', 'dall-e-3', 'sora-2', 'gpt-4o', 'deepseek-reasoner'], usable: ['gpt-4o-mini', 'claude-sonnet-4-5', 'gpt-image-1', 'dall-e-3', 'sora-2', 'deepseek-reasoner'] },
       { name: 'chat-only', visible: ['gpt-4o-mini'] },
       { name: 'native-cli', visible: ['claude-sonnet-4-5'] },
     ],
@@ -381,10 +384,10 @@ export async function startSimulator(opts: Partial<SimConfig> & { hosts?: number
   };
   const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
-  /** The reply, split into word tokens (each keeps its leading space). */
-  const reply = (messages: Array<{ role?: unknown; content?: unknown }>, maxTokens: number | undefined) => {
+  /** The reply, split into word tokens (each keeps its leading space); `shape` makes the agentic reply from the echo. */
+  const reply = (messages: Array<{ role?: unknown; content?: unknown }>, maxTokens: number | undefined, shape: (echo: string) => string) => {
     const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-    const full = config.replyText ?? `Echo: ${textOfContent(lastUser?.content)}`;
+    const full = shape(config.replyText ?? `Echo: ${textOfContent(lastUser?.content)}`);
     const parts = full.match(/\s*\S+/g) ?? [''];
     const truncated = maxTokens !== undefined && parts.length > maxTokens;
     const kept = truncated ? parts.slice(0, maxTokens) : parts;
@@ -450,14 +453,17 @@ export async function startSimulator(opts: Partial<SimConfig> & { hosts?: number
     if (!checkModel(c, tok, body.model, 'chat')) return;
     const messages = body.messages;
     if (!Array.isArray(messages) || messages.length === 0) return sendError(c, 400, { message: "'messages' is a required property and must be a non-empty array", code: 'missing_required_parameter' });
+    const plan = planCompatible(body);
+    if ('error' in plan) return sendError(c, 400, { message: plan.error });
     const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
-    const r = reply(messages as Array<{ role?: unknown; content?: unknown }>, maxTokens);
+    const r = reply(messages as Array<{ role?: unknown; content?: unknown }>, maxTokens, plan.replyText);
     const promptTokens = (messages as Array<{ content?: unknown }>).reduce((n, m) => n + words(textOfContent(m.content)), 0) + 3;
-    const usage = { prompt_tokens: promptTokens, completion_tokens: r.parts.length, total_tokens: promptTokens + r.parts.length };
+    const completionTokens = outputTokens(plan, r.parts.length);
+    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
     const id = config.profile === 'real' ? `chatcmpl-${c.rid}` : `chatcmpl-${randomBytes(12).toString('hex')}`;
     const created = Math.floor(Date.now() / 1000);
     const model = body.model as string;
-    const finishReason = r.truncated ? 'length' : 'stop';
+    const finishReason = compatibleFinish(plan, r.truncated);
     c.record.stream = body.stream === true;
     if (body.stream !== true) {
       if (find(c.faults, 'emptyChoices')) return sendJson(c, 200, { id, object: 'chat.completion', created, model, choices: [], usage });
@@ -466,13 +472,12 @@ export async function startSimulator(opts: Partial<SimConfig> & { hosts?: number
         c.res.end('{"id": "chatcmpl-1", "choi');
         return finish(c, 200);
       }
-      return sendJson(c, 200, { id, object: 'chat.completion', created, model, choices: [{ index: 0, message: { role: 'assistant', content: r.text, refusal: null }, logprobs: null, finish_reason: finishReason }], usage, system_fingerprint: 'fp_sim' });
+      return sendJson(c, 200, { id, object: 'chat.completion', created, model, choices: [{ index: 0, message: compatibleMessage(plan, r.text), logprobs: null, finish_reason: finishReason }], usage, system_fingerprint: 'fp_sim' });
     }
     const so = body.stream_options as { include_usage?: unknown } | undefined;
     const includeUsage = config.profile === 'real' ? so?.include_usage !== false : so?.include_usage === true;
     const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...(includeUsage && !('usage' in extra) ? { usage: null } : {}), ...extra })}\n\n`;
-    const frames = [chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }])];
-    for (const p of r.parts) frames.push(chunk([{ index: 0, delta: { content: p }, finish_reason: null }]));
+    const frames = compatibleDeltas(plan, r.parts).map((delta) => chunk([{ index: 0, delta, finish_reason: null }]));
     frames.push(chunk([{ index: 0, delta: {}, finish_reason: finishReason }]));
     if (includeUsage) frames.push(chunk([], { usage }));
     frames.push('data: [DONE]\n\n');
@@ -491,12 +496,15 @@ export async function startSimulator(opts: Partial<SimConfig> & { hosts?: number
     const messages = body.messages;
     if (!Array.isArray(messages) || messages.length === 0) return sendError(c, 400, { message: 'messages: field required' });
     if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) return sendError(c, 400, { message: 'max_tokens: field required' });
-    const r = reply(messages as Array<{ role?: unknown; content?: unknown }>, body.max_tokens);
+    const plan = planNative(body);
+    if ('error' in plan) return sendError(c, 400, { message: plan.error });
+    const r = reply(messages as Array<{ role?: unknown; content?: unknown }>, body.max_tokens, plan.replyText);
+    const outTokens = outputTokens(plan, r.parts.length);
     const systemWords = words(textOfContent(body.system));
     const inputTokens = (messages as Array<{ content?: unknown }>).reduce((n, m) => n + words(textOfContent(m.content)), 0) + systemWords + 3;
     const id = `msg_${randomBytes(12).toString('hex')}`;
     const model = body.model as string;
-    const stopReason = r.truncated ? 'max_tokens' : 'end_turn';
+    const stopReason = nativeStopReason(plan, r.truncated);
     c.record.stream = body.stream === true;
     if (body.stream !== true) {
       if (find(c.faults, 'invalidJson')) {
@@ -504,16 +512,16 @@ export async function startSimulator(opts: Partial<SimConfig> & { hosts?: number
         c.res.end('{"id": "msg_1", "conte');
         return finish(c, 200);
       }
-      return sendJson(c, 200, { id, type: 'message', role: 'assistant', model, content: [{ type: 'text', text: r.text }], stop_reason: stopReason, stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: r.parts.length } });
+      return sendJson(c, 200, { id, type: 'message', role: 'assistant', model, content: nativeContent(plan, r.text), stop_reason: stopReason, stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: outTokens } });
     }
     const ev = (type: string, data: unknown) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+    const [firstStart, ...blockEvents] = nativeBlockEvents(plan, r.parts).map((e) => ev(String(e.type), e));
     const frames = [
       ev('message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', content: [], model, stop_reason: null, stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 1 } } }),
-      ev('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+      firstStart!,
       ev('ping', { type: 'ping' }),
-      ...r.parts.map((p) => ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: p } })),
-      ev('content_block_stop', { type: 'content_block_stop', index: 0 }),
-      ev('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: r.parts.length } }),
+      ...blockEvents,
+      ev('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: outTokens } }),
       ev('message_stop', { type: 'message_stop' }),
     ];
     const mid = find(c.faults, 'midStreamError');

@@ -1,38 +1,48 @@
 /**
- * Gateway models in VS Code's own chat: a LanguageModelChatProvider answering through the core,
- * streaming, on the surface configured for each model; plus the `@relay` chat participant.
- * Where the running VS Code lacks these APIs, nothing is registered and the log says so once.
+ * Gateway models in VS Code's own chat and agent mode: a LanguageModelChatProvider answering
+ * through the core on each model's surface, with tools, images and reasoning. The conversions are
+ * plain Node in src/host/lm; this file is the glue. Where the running VS Code lacks the API,
+ * nothing is registered and the log says so once.
  */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { errorSentence } from '../../host/errorPresenter';
-import { GatewayError, estimateTokens, transcriptToRequest, type ModelInfo, type Surface, type TranscriptMessage } from '../../gateway';
+import { lmToChatRequest } from '../../host/lm/lmRequest';
+import { modelProfile, type ModelProfile } from '../../host/lm/modelProfile';
+import { ThinkingCache } from '../../host/lm/thinkingCache';
+import { TokenCounter, type CountTokens } from '../../host/lm/tokenCounter';
+import { GatewayError, type ChatEvent, type ModelInfo } from '../../gateway';
 import type { GatewayService } from '../gatewayService';
 import type { TokenStore } from '../tokenStore';
+import { countableText, thinkingPart, toLmMessages } from './lmParts';
 
 export const VENDOR = 'model-relay';
+/** What an image costs a prompt, roughly (a 512 px tile and its overhead). */
+const IMAGE_TOKENS = 800;
 
 interface RelayModelInfo extends vscode.LanguageModelChatInformation {
-  surface: Surface;
+  profile: ModelProfile;
+  /** Proposed in 1.120, harmless before: keeps third-party models in the picker (vscode#316687). */
+  isUserSelectable: boolean;
 }
 
-/** Which surface answers a model: native for native-only models or the configured native model. */
-export function surfaceForModel(m: ModelInfo, configuredNative: string): Surface {
-  if (m.id === configuredNative) return 'native';
-  if (m.capabilities?.includes('native') && !m.capabilities.includes('chat')) return 'native';
-  return 'compatible';
+/** The bundled tokenizer next to the extension bundle (dist/tokenizer.js), loaded on first use. */
+function loadTokenizer(): CountTokens {
+  const file = path.join(__dirname, 'tokenizer.js');
+  // A runtime path: the bundler must not pull the 2.4 MB tokenizer into the activation bundle.
+  return (require(/* webpackIgnore: true */ file) as { countTokens: CountTokens }).countTokens;
 }
 
-function roleOf(r: vscode.LanguageModelChatMessageRole): TranscriptMessage['role'] {
-  return r === vscode.LanguageModelChatMessageRole.Assistant ? 'assistant' : r === vscode.LanguageModelChatMessageRole.User ? 'user' : 'system';
-}
-
-export function textOf(m: vscode.LanguageModelChatRequestMessage): string {
-  return m.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+function describe(m: ModelInfo, p: ModelProfile): string {
+  const can = [p.toolCalling ? 'tools' : '', p.imageInput ? 'images' : '', p.thinkingBudget ? 'thinking' : ''].filter(Boolean).join(', ');
+  return `${m.id} through the gateway's ${p.surface} surface${can ? ` · ${can}` : ''} · ${Math.round(p.maxInputTokens / 1000)}k context`;
 }
 
 class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelInfo> {
   private readonly emitter = new vscode.EventEmitter<void>();
   readonly onDidChangeLanguageModelChatInformation = this.emitter.event;
+  private readonly thinking = new ThinkingCache();
+  private readonly tokens = new TokenCounter(loadTokenizer);
   constructor(private readonly service: GatewayService) {}
 
   refresh(): void {
@@ -50,46 +60,70 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
       return [];
     }
     const s = this.service.current;
+    const settings = { defaultSurface: s.defaultSurface, nativeModel: s.models.native, maxTokens: s.maxTokens, overrides: s.modelOverrides };
     return models
       .filter((m) => !m.capabilities || m.capabilities.includes('chat') || m.capabilities.includes('native'))
       .map((m) => {
-        const surface = surfaceForModel(m, s.models.native);
+        const profile = modelProfile(m, settings);
         return {
           id: m.id,
           name: m.id,
           family: m.id,
           version: '1',
-          detail: `Model Relay · ${surface}`,
-          tooltip: `${m.id} through the gateway's ${surface} surface`,
-          maxInputTokens: 128_000,
-          maxOutputTokens: s.maxTokens,
-          capabilities: {},
-          surface,
+          detail: `Model Relay · ${profile.surface}`,
+          tooltip: describe(m, profile),
+          maxInputTokens: profile.maxInputTokens,
+          maxOutputTokens: profile.maxOutputTokens,
+          // Agent mode lists only models with tool calling; `capabilities` must always be an object.
+          capabilities: { toolCalling: profile.toolCalling, imageInput: profile.imageInput },
+          isUserSelectable: true,
+          profile,
         };
       });
   }
 
-  async provideLanguageModelChatResponse(model: RelayModelInfo, messages: readonly vscode.LanguageModelChatRequestMessage[], _o: vscode.ProvideLanguageModelChatResponseOptions, progress: vscode.Progress<vscode.LanguageModelResponsePart>, token: vscode.CancellationToken): Promise<void> {
+  async provideLanguageModelChatResponse(model: RelayModelInfo, messages: readonly vscode.LanguageModelChatRequestMessage[], options: vscode.ProvideLanguageModelChatResponseOptions, progress: vscode.Progress<vscode.LanguageModelResponsePart>, token: vscode.CancellationToken): Promise<void> {
     const ac = new AbortController();
     token.onCancellationRequested(() => ac.abort());
-    const req = transcriptToRequest(
-      messages.map((m) => ({ role: roleOf(m.role), text: textOf(m) })),
-      model.surface,
-      model.id,
-      { maxTokens: this.service.current.maxTokens, signal: ac.signal },
-    );
+    // options.modelOptions is never forwarded: Copilot puts its telemetry keys there.
+    const req = { ...lmToChatRequest(model.id, model.profile, toLmMessages(messages), { tools: options.tools, toolMode: options.toolMode }, this.thinking), signal: ac.signal };
     try {
-      for await (const e of this.service.client.chatStream(req)) {
-        if (e.type === 'text') progress.report(new vscode.LanguageModelTextPart(e.text));
-      }
+      for await (const e of this.service.client.chatStream(req)) this.report(e, progress);
     } catch (e) {
       if (e instanceof GatewayError && e.kind !== 'aborted') throw new Error(errorSentence(e));
       throw e;
     }
   }
 
+  private report(e: ChatEvent, progress: vscode.Progress<vscode.LanguageModelResponsePart>): void {
+    switch (e.type) {
+      case 'text':
+        progress.report(new vscode.LanguageModelTextPart(e.text));
+        break;
+      case 'tool_call':
+        progress.report(new vscode.LanguageModelToolCallPart(e.call.id, e.call.name, e.call.input));
+        break;
+      case 'reasoning': {
+        const part = thinkingPart(e.text);
+        if (part) progress.report(part);
+        break;
+      }
+      case 'done':
+        // Signed thinking goes back with the tool results of these calls (the stable API cannot carry it).
+        this.thinking.remember(
+          e.result.toolCalls.map((c) => c.id),
+          e.result.thinking,
+        );
+        break;
+      default:
+        break;
+    }
+  }
+
   async provideTokenCount(_m: RelayModelInfo, text: string | vscode.LanguageModelChatRequestMessage): Promise<number> {
-    return estimateTokens(typeof text === 'string' ? text : textOf(text));
+    if (typeof text === 'string') return this.tokens.count(text);
+    const { text: t, images } = countableText(text);
+    return this.tokens.count(t) + images * IMAGE_TOKENS;
   }
 }
 
@@ -101,47 +135,14 @@ export function registerLanguageModels(context: vscode.ExtensionContext, service
   }
   const provider = new RelayChatProvider(service);
   context.subscriptions.push(vscode.lm.registerLanguageModelChatProvider(VENDOR, provider), tokens.onDidChange(() => provider.refresh()));
-  let lastBase = service.client.endpoints().base;
+  let last = JSON.stringify([service.client.endpoints().base, service.current.modelOverrides, service.current.defaultSurface, service.current.models.native, service.current.maxTokens]);
   context.subscriptions.push(
     service.onDidChange(() => {
-      const base = service.client.endpoints().base;
-      if (base !== lastBase) {
-        lastBase = base;
+      const now = JSON.stringify([service.client.endpoints().base, service.current.modelOverrides, service.current.defaultSurface, service.current.models.native, service.current.maxTokens]);
+      if (now !== last) {
+        last = now;
         provider.refresh();
       }
     }),
   );
-}
-
-/**
- * "Model Relay: Check Gateway Models in VS Code Chat": asks VS Code's language model API for the
- * models this extension provides and sends one short prompt through it, proving the path the
- * built-in chat uses (vscode.lm → our provider → the core → the gateway).
- */
-export async function checkLanguageModels(preset?: { model?: string }): Promise<string | undefined> {
-  if (typeof (vscode as { lm?: { selectChatModels?: unknown } }).lm?.selectChatModels !== 'function') {
-    void vscode.window.showWarningMessage(`Model Relay: VS Code ${vscode.version} has no language model API.`);
-    return undefined;
-  }
-  const models = await vscode.lm.selectChatModels({ vendor: VENDOR });
-  if (!models.length) {
-    void vscode.window.showWarningMessage("Model Relay: VS Code's chat sees no gateway models yet: set the base URL and a token, then try again.");
-    return undefined;
-  }
-  const id = preset?.model ?? (await vscode.window.showQuickPick(models.map((m) => ({ label: m.id, description: m.family === m.id ? undefined : m.family })), { title: `Model Relay: ${models.length} gateway models in VS Code's chat — pick one to test` }))?.label;
-  const model = models.find((m) => m.id === id);
-  if (!model) return undefined;
-  const cts = new vscode.CancellationTokenSource();
-  try {
-    const res = await model.sendRequest([vscode.LanguageModelChatMessage.User('Reply with a short greeting.')], {}, cts.token);
-    let text = '';
-    for await (const part of res.text) text += part;
-    void vscode.window.showInformationMessage(`Model Relay: ${model.id} answered through VS Code's language model API: "${text.slice(0, 200)}"`);
-    return text;
-  } catch (e) {
-    void vscode.window.showErrorMessage(`Model Relay: ${model.id} failed through VS Code's language model API: ${e instanceof Error ? e.message : String(e)}`);
-    return undefined;
-  } finally {
-    cts.dispose();
-  }
 }

@@ -37,7 +37,7 @@ function userMessages(parts: readonly ContentPart[]): WireMessage[] {
       if (images.length) rest.push({ type: 'text', text: `Images returned by the tool call ${portableCallId(p.callId)}:` }, ...images);
     } else if (p.type === 'text' || p.type === 'image') rest.push(p);
   }
-  if (rest.some((p) => p.type === 'image' || p.text)) out.push({ role: 'user', content: userContent(rest) });
+  if (rest.some((p) => p.type === 'image' || p.text.trim())) out.push({ role: 'user', content: userContent(rest) });
   return out;
 }
 

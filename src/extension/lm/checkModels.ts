@@ -1,0 +1,35 @@
+/**
+ * "Model Relay: Check Gateway Models in VS Code Chat": asks VS Code's language model API for the
+ * models this extension provides and sends one short prompt through it, proving the path the
+ * built-in chat uses (vscode.lm → our provider → the core → the gateway).
+ */
+import * as vscode from 'vscode';
+import { VENDOR } from './chatProvider';
+
+export async function checkLanguageModels(preset?: { model?: string }): Promise<string | undefined> {
+  if (typeof (vscode as { lm?: { selectChatModels?: unknown } }).lm?.selectChatModels !== 'function') {
+    void vscode.window.showWarningMessage(`Model Relay: VS Code ${vscode.version} has no language model API.`);
+    return undefined;
+  }
+  const models = await vscode.lm.selectChatModels({ vendor: VENDOR });
+  if (!models.length) {
+    void vscode.window.showWarningMessage("Model Relay: VS Code's chat sees no gateway models yet: set the base URL and a token, then try again.");
+    return undefined;
+  }
+  const id = preset?.model ?? (await vscode.window.showQuickPick(models.map((m) => ({ label: m.id, description: m.family === m.id ? undefined : m.family })), { title: `Model Relay: ${models.length} gateway models in VS Code's chat — pick one to test` }))?.label;
+  const model = models.find((m) => m.id === id);
+  if (!model) return undefined;
+  const cts = new vscode.CancellationTokenSource();
+  try {
+    const res = await model.sendRequest([vscode.LanguageModelChatMessage.User('Reply with a short greeting.')], {}, cts.token);
+    let text = '';
+    for await (const part of res.text) text += part;
+    void vscode.window.showInformationMessage(`Model Relay: ${model.id} answered through VS Code's language model API: "${text.slice(0, 200)}"`);
+    return text;
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Model Relay: ${model.id} failed through VS Code's language model API: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  } finally {
+    cts.dispose();
+  }
+}

@@ -1,0 +1,357 @@
+/**
+ * Tools, images and reasoning on the simulator's two chat surfaces, spoken as a strict upstream does
+ * (wire shapes: shared/reference/vscode-lm-api.md §4 and §7):
+ * - validation: the 400 messages OpenAI and Anthropic give for broken tool round-trips, images and thinking;
+ * - the reply plan: one tool call, an answer about tool results, an image summary, reasoning first;
+ * - its wire form: compatible deltas / message, native content blocks / block events.
+ * Pure functions over the request body: no server state, so both surfaces and profiles share them.
+ */
+import { createHash } from 'node:crypto';
+
+type Json = Record<string, unknown>;
+
+export interface ToolCall { id: string; name: string; input: Json; arguments: string }
+export interface Plan {
+  /** answer with this call instead of text */
+  toolCall?: ToolCall | undefined;
+  /** reasoning / thinking text, sent before the answer */
+  reasoning?: string | undefined;
+  /** the reply text built from the usual echo (the identity for plain text requests, so they do not change) */
+  replyText: (echo: string) => string;
+}
+export type Planned = Plan | { error: string };
+
+interface ToolSpec { name: string; schema: unknown }
+interface Image { mime: string; bytes: number }
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const REASONING = 'Let me think about this.';
+
+const isObj = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
+const blocksOf = (content: unknown): Json[] => (Array.isArray(content) ? content.filter(isObj) : []);
+const messagesOf = (body: Json): Json[] => (body.messages as unknown[]).map((m) => (isObj(m) ? m : {}));
+const textOf = (content: unknown): string =>
+  typeof content === 'string' ? content : blocksOf(content).flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join(' ');
+const lastIndexOf = (messages: Json[], role: string) => messages.map((m) => m.role).lastIndexOf(role);
+const withNote = (note: string, text: string) => (note ? `${note} ${text}` : text);
+
+/** Word pieces as the simulator streams text (each keeps its leading space). */
+const pieces = (s: string) => s.match(/\s*\S+/g) ?? [''];
+const wordCount = (s: string) => s.split(/\s+/).filter(Boolean).length;
+const digest = (s: string) => createHash('sha256').update(s).digest();
+/** Ids derived from the conversation: stable for a request, different for every turn. */
+const idFor = (prefix: string, seed: string) => `${prefix}${digest(seed).toString('hex').slice(0, 24)}`;
+/** The thinking block's signature: opaque to the client, tied to the text as a real upstream's is. */
+export const signatureOf = (thinking: string) => `sig_${digest(thinking).toString('base64')}`;
+
+// ---------------- images ----------------
+
+/** Strict base64 (what upstreams accept); undefined when the data or the mime type is not an image. */
+function imageOf(mime: unknown, data: unknown): Image | undefined {
+  if (typeof mime !== 'string' || !/^image\/[\w.+-]+$/.test(mime)) return undefined;
+  if (typeof data !== 'string' || !data || data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) return undefined;
+  return { mime, bytes: Buffer.from(data, 'base64').length };
+}
+
+/** Only `data:` URLs: the simulator is offline and cannot fetch a remote image. */
+function dataUrlImage(part: Json): Image | undefined {
+  const url = isObj(part.image_url) ? part.image_url.url : undefined;
+  const m = typeof url === 'string' ? /^data:([^;,]+);base64,(.*)$/s.exec(url) : null;
+  return m ? imageOf(m[1], m[2]) : undefined;
+}
+
+const nativeImage = (block: Json): Image | undefined => (isObj(block.source) && block.source.type === 'base64' ? imageOf(block.source.media_type, block.source.data) : undefined);
+
+/** A message's native image blocks, including those inside tool results (images from tools, VS Code ≥ 1.106). */
+const nativeImageBlocks = (m: Json): Json[] => blocksOf(m.content).flatMap((b) => (b.type === 'image' ? [b] : b.type === 'tool_result' ? blocksOf(b.content).filter((x) => x.type === 'image') : []));
+const compatibleImageParts = (m: Json): Json[] => blocksOf(m.content).filter((p) => p.type === 'image_url');
+
+function imageNote(images: Image[]): string {
+  if (!images.length) return '';
+  const list = images.map((i) => `${i.mime}, ${i.bytes} bytes`).join('; ');
+  return `I see ${images.length} image${images.length === 1 ? '' : 's'} (${list}).`;
+}
+
+// ---------------- tool calls ----------------
+
+/** A sample value for a schema property; undefined for the types we do not fill (objects, arrays). */
+function sampleValue(prop: unknown, text: string): unknown {
+  const type = isObj(prop) ? [prop.type].flat().find((t) => t !== 'null') : undefined;
+  if (type === 'string') return text.trim().slice(0, 60);
+  if (type === 'number' || type === 'integer') return 1;
+  if (type === 'boolean') return true;
+  return undefined;
+}
+
+/** Arguments for the required properties (or the first one when none is required). */
+function argsFor(schema: unknown, text: string): Json {
+  const props = isObj(schema) && isObj(schema.properties) ? schema.properties : {};
+  const required = isObj(schema) && Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === 'string') : [];
+  const args: Json = {};
+  for (const key of required.length ? required : Object.keys(props).slice(0, 1)) {
+    const value = sampleValue(props[key], text);
+    if (value !== undefined) args[key] = value;
+  }
+  return args;
+}
+
+/** The forced tool, else the tool named in the user's text, else the first. */
+function pickTool(tools: ToolSpec[], text: string, forced: string | undefined): ToolSpec {
+  const lower = text.toLowerCase();
+  return tools.find((t) => t.name === forced) ?? tools.find((t) => lower.includes(t.name.toLowerCase())) ?? tools[0]!;
+}
+
+function toolCall(tools: ToolSpec[], text: string, forced: string | undefined, idPrefix: string, seed: string): ToolCall {
+  const tool = pickTool(tools, text, forced);
+  const input = argsFor(tool.schema, text);
+  return { id: idFor(idPrefix, seed), name: tool.name, input, arguments: JSON.stringify(input) };
+}
+
+/** Three fragments, as upstreams stream arguments in pieces (clients must concatenate). */
+function thirds(s: string): string[] {
+  const n = Math.ceil(s.length / 3);
+  return [s.slice(0, n), s.slice(n, 2 * n), s.slice(2 * n)].filter(Boolean);
+}
+
+/** Output tokens as word counts, as for text: the arguments' words, plus the reasoning's. */
+export function outputTokens(plan: Plan, textPieces: number): number {
+  const answer = plan.toolCall ? wordCount(plan.toolCall.arguments) : textPieces;
+  return answer + (plan.reasoning ? wordCount(plan.reasoning) : 0);
+}
+
+// ---------------- compatible (/v1/chat/completions): validation ----------------
+
+function compatibleToolError(t: unknown, i: number): string | undefined {
+  if (!isObj(t) || t.type === undefined) return `Missing required parameter: 'tools[${i}].type'.`;
+  if (t.type !== 'function') return `Invalid value: '${String(t.type)}'. Supported values are: 'function' and 'custom'.`;
+  const f = t.function;
+  if (!isObj(f) || f.name === undefined) return `Missing required parameter: 'tools[${i}].function${isObj(f) ? '.name' : ''}'.`;
+  if (typeof f.name !== 'string' || !TOOL_NAME.test(f.name)) return `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`;
+  if (f.parameters !== undefined && !isObj(f.parameters)) return `Invalid type for 'tools[${i}].function.parameters': expected an object, but got ${typeof f.parameters} instead.`;
+  return undefined;
+}
+
+function compatibleToolsError(tools: unknown): string | undefined {
+  if (tools === undefined) return undefined;
+  if (!Array.isArray(tools)) return `Invalid type for 'tools': expected an array of objects, but got ${typeof tools} instead.`;
+  // Copilot deletes `tools: []` because OpenAI refuses it.
+  if (!tools.length) return "Invalid 'tools': empty array. Expected an array with minimum length 1, but got an empty array instead.";
+  return tools.map(compatibleToolError).find(Boolean);
+}
+
+const callIdsOf = (m: Json): string[] => blocksOf(m.tool_calls).flatMap((c) => (typeof c.id === 'string' ? [c.id] : []));
+
+const unansweredCalls = (open: Set<string>) =>
+  `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(', ')}`;
+
+/** Tool messages must answer, right after it, every call of the assistant message before them; images only from the user. */
+function compatibleMessagesError(messages: Json[]): string | undefined {
+  let open = new Set<string>();
+  for (const m of messages) {
+    if (m.role !== 'user' && compatibleImageParts(m).length) return `Image URLs are only allowed for messages with role 'user', but this message with role '${String(m.role)}' contains an image URL.`;
+    if (m.role === 'tool') {
+      if (!open.delete(String(m.tool_call_id))) return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
+      continue;
+    }
+    if (open.size) return unansweredCalls(open);
+    open = new Set(m.role === 'assistant' ? callIdsOf(m) : []);
+  }
+  return open.size ? unansweredCalls(open) : undefined;
+}
+
+const compatibleImagesError = (messages: Json[]) => (messages.flatMap(compatibleImageParts).some((p) => !dataUrlImage(p)) ? 'Invalid image data' : undefined);
+
+// ---------------- compatible: the plan ----------------
+
+function compatibleResultsText(messages: Json[], results: Json[]): string {
+  const names = new Map(messages.flatMap((m) => blocksOf(m.tool_calls)).map((c) => [c.id, isObj(c.function) ? String(c.function.name) : 'unknown']));
+  return results.map((r) => `Tool ${names.get(r.tool_call_id) ?? 'unknown'} returned: ${textOf(r.content)}`).join(' ');
+}
+
+const forcedCompatible = (choice: unknown) => (isObj(choice) && isObj(choice.function) ? String(choice.function.name) : undefined);
+const compatibleTools = (tools: unknown): ToolSpec[] =>
+  Array.isArray(tools) ? tools.map((t: { function: Json }) => ({ name: String(t.function.name), schema: t.function.parameters })) : [];
+
+/** Validates a chat-completions request and plans its reply (reasoning for "reason"/"think" models, as DeepSeek's). */
+export function planCompatible(body: Json): Planned {
+  const messages = messagesOf(body);
+  const error = compatibleToolsError(body.tools) ?? compatibleMessagesError(messages) ?? compatibleImagesError(messages);
+  if (error) return { error };
+  const reasoning = /reason|think/i.test(String(body.model)) ? REASONING : undefined;
+  // The turn after the last assistant message: tool results, and the user's text and images (Copilot sends images as their own user message).
+  const turn = messages.slice(lastIndexOf(messages, 'assistant') + 1);
+  const userTurn = turn.filter((m) => m.role === 'user');
+  const note = imageNote(userTurn.flatMap(compatibleImageParts).map((p) => dataUrlImage(p)!));
+  const results = turn.filter((m) => m.role === 'tool');
+  if (results.length) return { reasoning, replyText: () => withNote(note, compatibleResultsText(messages, results)) };
+  const tools = compatibleTools(body.tools);
+  if (!tools.length || messages.at(-1)?.role !== 'user' || body.tool_choice === 'none') return { reasoning, replyText: (echo) => withNote(note, echo) };
+  const text = userTurn.map((m) => textOf(m.content)).join(' ');
+  return { reasoning, toolCall: toolCall(tools, text, forcedCompatible(body.tool_choice), 'call_', JSON.stringify(messages)), replyText: (echo) => echo };
+}
+
+// ---------------- compatible: the wire ----------------
+
+const openAICall = (call: ToolCall) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } });
+
+/** The non-streamed `choices[0].message`. */
+export function compatibleMessage(plan: Plan, text: string): Json {
+  const reasoning = plan.reasoning ? { reasoning_content: plan.reasoning } : {};
+  if (plan.toolCall) return { role: 'assistant', content: null, ...reasoning, tool_calls: [openAICall(plan.toolCall)], refusal: null };
+  return { role: 'assistant', content: text, refusal: null, ...reasoning };
+}
+
+/** The streamed deltas in order (the finish chunk is the caller's): role, reasoning, then the text or the call. */
+export function compatibleDeltas(plan: Plan, textPieces: string[]): Json[] {
+  const reasoning = plan.reasoning ? pieces(plan.reasoning).map((p) => ({ reasoning_content: p })) : [];
+  const call = plan.toolCall;
+  if (!call) return [{ role: 'assistant', content: '' }, ...reasoning, ...textPieces.map((p) => ({ content: p }))];
+  const head = { index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } };
+  const args = thirds(call.arguments).map((a) => ({ tool_calls: [{ index: 0, function: { arguments: a } }] }));
+  return [{ role: 'assistant', content: null }, ...reasoning, { tool_calls: [head] }, ...args];
+}
+
+export const compatibleFinish = (plan: Plan, truncated: boolean) => (plan.toolCall ? 'tool_calls' : truncated ? 'length' : 'stop');
+
+// ---------------- native (/v1/messages): validation ----------------
+
+function nativeToolError(t: unknown, i: number): string | undefined {
+  if (!isObj(t)) return `tools.${i}: Input should be a valid dictionary`;
+  if (t.name === undefined) return `tools.${i}.custom.name: Field required`;
+  if (typeof t.name !== 'string' || !TOOL_NAME.test(t.name)) return `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`;
+  if (!isObj(t.input_schema)) return `tools.${i}.custom.input_schema: Field required`;
+  if (t.input_schema.type !== 'object') return `tools.${i}.custom.input_schema.type: Input should be 'object'`;
+  return undefined;
+}
+
+function nativeToolsError(tools: unknown): string | undefined {
+  if (tools === undefined) return undefined;
+  if (!Array.isArray(tools)) return 'tools: Input should be a valid list';
+  return tools.map(nativeToolError).find(Boolean);
+}
+
+function thinkingSettingsError(body: Json, thinking: boolean): string | undefined {
+  if (!thinking) return undefined;
+  if (typeof (body.thinking as Json).budget_tokens !== 'number') return 'thinking.enabled.budget_tokens: Field required';
+  const choice = body.tool_choice;
+  if (isObj(choice) && (choice.type === 'any' || choice.type === 'tool')) return 'Thinking may not be enabled when tool_choice forces tool use.';
+  return undefined;
+}
+
+function rolesError(messages: Json[]): string | undefined {
+  return messages.some((m, n) => n > 0 && m.role === messages[n - 1]!.role) ? 'messages: roles must alternate between "user" and "assistant"' : undefined;
+}
+
+/** Anthropic refuses empty text blocks (Copilot skips them), inside tool results too. */
+function emptyTextError(messages: Json[]): string | undefined {
+  const texts = messages.flatMap((m) => blocksOf(m.content)).flatMap((b) => (b.type === 'tool_result' ? blocksOf(b.content) : [b])).filter((b) => b.type === 'text');
+  return texts.some((b) => typeof b.text !== 'string' || !b.text.trim()) ? 'messages: text content blocks must be non-empty' : undefined;
+}
+
+const nativeImagesError = (messages: Json[]) => (messages.flatMap(nativeImageBlocks).some((b) => !nativeImage(b)) ? 'Invalid image data' : undefined);
+
+const toolUseIds = (m: Json | undefined): string[] => (m?.role === 'assistant' ? blocksOf(m.content).filter((b) => b.type === 'tool_use').map((b) => String(b.id)) : []);
+const toolResults = (m: Json | undefined): Json[] => (m?.role === 'user' ? blocksOf(m.content).filter((b) => b.type === 'tool_result') : []);
+
+/** Every tool_result answers a tool_use of the message just before; every tool_use is answered in the message just after. */
+function toolPairingError(messages: Json[]): string | undefined {
+  for (const [n, m] of messages.entries()) {
+    const calls = toolUseIds(messages[n - 1]);
+    const j = blocksOf(m.content).findIndex((b) => b.type === 'tool_result' && !calls.includes(String(b.tool_use_id)));
+    if (m.role === 'user' && j >= 0) {
+      const id = String(blocksOf(m.content)[j]!.tool_use_id);
+      return `messages.${n}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
+    }
+    const answered = toolResults(messages[n + 1]).map((b) => String(b.tool_use_id));
+    const missing = toolUseIds(m).filter((id) => !answered.includes(id));
+    if (missing.length) return `messages.${n}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+  }
+  return undefined;
+}
+
+const isSignedThinking = (b: Json | undefined) => (b?.type === 'thinking' && typeof b.signature === 'string' && !!b.signature) || (b?.type === 'redacted_thinking' && !!b.data);
+
+/**
+ * With thinking on, the assistant message answered by the final tool results must start with its signed
+ * thinking block (earlier turns may drop theirs, as the real API strips them).
+ */
+function thinkingReplayError(messages: Json[]): string | undefined {
+  const n = messages.length - 2;
+  if (!toolResults(messages.at(-1)).length || n < 0) return undefined;
+  const first = blocksOf(messages[n]!.content)[0];
+  if (isSignedThinking(first)) return undefined;
+  return `messages.${n}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks).`;
+}
+
+function nativeError(body: Json, messages: Json[], thinking: boolean): string | undefined {
+  return (
+    nativeToolsError(body.tools) ??
+    thinkingSettingsError(body, thinking) ??
+    rolesError(messages) ??
+    emptyTextError(messages) ??
+    nativeImagesError(messages) ??
+    toolPairingError(messages) ??
+    (thinking ? thinkingReplayError(messages) : undefined)
+  );
+}
+
+// ---------------- native: the plan ----------------
+
+function nativeResultsText(assistant: Json | undefined, results: Json[]): string {
+  const names = new Map(blocksOf(assistant?.content).filter((b) => b.type === 'tool_use').map((b) => [b.id, String(b.name)]));
+  return results.map((r) => `Tool ${names.get(r.tool_use_id) ?? 'unknown'} returned: ${textOf(r.content)}`).join(' ');
+}
+
+const forcedNative = (choice: unknown) => (isObj(choice) && choice.type === 'tool' ? String(choice.name) : undefined);
+const nativeTools = (tools: unknown): ToolSpec[] => (Array.isArray(tools) ? tools.map((t: Json) => ({ name: String(t.name), schema: t.input_schema })) : []);
+
+/** Validates a messages request and plans its reply (a thinking block first when `thinking.type` is "enabled"). */
+export function planNative(body: Json): Planned {
+  const messages = messagesOf(body);
+  const thinking = isObj(body.thinking) && body.thinking.type === 'enabled';
+  const error = nativeError(body, messages, thinking);
+  if (error) return { error };
+  const reasoning = thinking ? REASONING : undefined;
+  const last = messages.at(-1)!;
+  const note = last.role === 'user' ? imageNote(nativeImageBlocks(last).map((b) => nativeImage(b)!)) : '';
+  const results = toolResults(last);
+  if (results.length) return { reasoning, replyText: () => withNote(note, nativeResultsText(messages.at(-2), results)) };
+  const tools = nativeTools(body.tools);
+  const noTool = !tools.length || last.role !== 'user' || (isObj(body.tool_choice) && body.tool_choice.type === 'none');
+  if (noTool) return { reasoning, replyText: (echo) => withNote(note, echo) };
+  return { reasoning, toolCall: toolCall(tools, textOf(last.content), forcedNative(body.tool_choice), 'toolu_', JSON.stringify(messages)), replyText: (echo) => echo };
+}
+
+// ---------------- native: the wire ----------------
+
+/** The non-streamed `content`: thinking first, then the text or the tool_use. */
+export function nativeContent(plan: Plan, text: string): Json[] {
+  const thinking = plan.reasoning ? [{ type: 'thinking', thinking: plan.reasoning, signature: signatureOf(plan.reasoning) }] : [];
+  const call = plan.toolCall;
+  return [...thinking, call ? { type: 'tool_use', id: call.id, name: call.name, input: call.input } : { type: 'text', text }];
+}
+
+const blockStart = (block: Json) => ({ type: 'content_block_start', content_block: block });
+const blockDelta = (delta: Json) => ({ type: 'content_block_delta', delta });
+const blockStop = { type: 'content_block_stop' };
+
+const thinkingEvents = (text: string) => [
+  blockStart({ type: 'thinking', thinking: '', signature: '' }),
+  ...pieces(text).map((p) => blockDelta({ type: 'thinking_delta', thinking: p })),
+  blockDelta({ type: 'signature_delta', signature: signatureOf(text) }),
+  blockStop,
+];
+const toolUseEvents = (call: ToolCall) => [
+  blockStart({ type: 'tool_use', id: call.id, name: call.name, input: {} }),
+  ...thirds(call.arguments).map((p) => blockDelta({ type: 'input_json_delta', partial_json: p })),
+  blockStop,
+];
+const textEvents = (textPieces: string[]) => [blockStart({ type: 'text', text: '' }), ...textPieces.map((p) => blockDelta({ type: 'text_delta', text: p })), blockStop];
+
+/** The content block events (each event's name is its `type`), indexed in order: thinking, then text or tool_use. */
+export function nativeBlockEvents(plan: Plan, textPieces: string[]): Json[] {
+  const blocks = [...(plan.reasoning ? [thinkingEvents(plan.reasoning)] : []), plan.toolCall ? toolUseEvents(plan.toolCall) : textEvents(textPieces)];
+  return blocks.flatMap((events, index) => events.map(({ type, ...rest }) => ({ type, index, ...rest })));
+}
+
+export const nativeStopReason = (plan: Plan, truncated: boolean) => (plan.toolCall ? 'tool_use' : truncated ? 'max_tokens' : 'end_turn');
