@@ -13,6 +13,7 @@ import { registerVideo } from './media/videoTasks';
 import { registerLanguageModels } from './lm/chatProvider';
 import { checkLanguageModels } from './lm/checkModels';
 import { registerParticipant } from './lm/participant';
+import { registerTools } from './lm/tools';
 import { DiagnoseController } from './diagnose/diagnosePanel';
 import { removeNativeCli, setupNativeCli } from './lm/nativeCli';
 import { registerChat } from './chat/registerChat';
@@ -39,6 +40,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RelayA
   registerVideo(context, service);
   registerLanguageModels(context, service, tokens, log);
   registerParticipant(context, service, log, (signal) => diagnose.markdown(signal));
+  registerTools(context, service, log, (signal) => diagnose.markdown(signal));
   registerChat(context, service, tokens, log);
   log.info(`Model Relay activated (VS Code ${vscode.version}); endpoint ${service.client.endpoints().base ?? 'not configured'}`);
   return { service, tokens };

@@ -74,9 +74,9 @@ export async function saveGeneratedImage(context: vscode.ExtensionContext, img: 
   return file;
 }
 
-/** Generates one image from a prompt and saves it (the chat's and @relay's `/image`). */
-export async function generateAndSaveImage(context: vscode.ExtensionContext, service: GatewayService, model: string, prompt: string, signal: AbortSignal): Promise<{ file: vscode.Uri; image: GeneratedImage }> {
-  const r = await service.client.generateImage({ model, prompt, signal });
+/** Generates one image from a prompt and saves it (the chat's and @relay's `/image`, the agent's image tool). */
+export async function generateAndSaveImage(context: vscode.ExtensionContext, service: GatewayService, model: string, prompt: string, signal: AbortSignal, size?: string): Promise<{ file: vscode.Uri; image: GeneratedImage }> {
+  const r = await service.client.generateImage({ model, prompt, signal, ...(size ? { size } : {}) });
   const image = r.images[0];
   if (!image) throw noImageError();
   return { file: await saveGeneratedImage(context, image, prompt), image };

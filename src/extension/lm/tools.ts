@@ -1,0 +1,90 @@
+/**
+ * The gateway as tools for VS Code's agent: `modelRelay_generateImage` (billed: confirmed first,
+ * naming the model), `modelRelay_listModels` and `modelRelay_diagnose`. Usable from agent mode and
+ * as `#` references; each tool's name, schema and description are in package.json.
+ */
+import * as vscode from 'vscode';
+import { GatewayError, type Capability } from '../../gateway';
+import { errorSentence } from '../../host/errorPresenter';
+import { imageConfirmation, imageToolInput, modelsText, type ImageToolInput } from '../../host/lm/toolText';
+import type { GatewayService } from '../gatewayService';
+import { generateAndSaveImage, signalFrom } from '../media/mediaCommon';
+import { imageDataPart } from './lmParts';
+
+/** Images larger than this stay out of the tool result (VS Code caps images per result at about 2.5 MB). */
+const MAX_RESULT_IMAGE_BYTES = 2 * 1024 * 1024;
+
+// Typed for 1.104; from 1.106 a result may also carry a LanguageModelDataPart (the image).
+const textResult = (...parts: unknown[]) => new vscode.LanguageModelToolResult(parts as vscode.LanguageModelTextPart[]);
+
+/** A failure the model can read: the gateway's cause and fix, not a stack. */
+function toolError(e: unknown): Error {
+  return new Error(e instanceof GatewayError ? errorSentence(e) : e instanceof Error ? e.message : String(e));
+}
+
+class GenerateImageTool implements vscode.LanguageModelTool<ImageToolInput> {
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly service: GatewayService,
+  ) {}
+
+  prepareInvocation(o: vscode.LanguageModelToolInvocationPrepareOptions<ImageToolInput>): vscode.PreparedToolInvocation {
+    const model = this.service.current.models.image;
+    const input = imageToolInput(o.input, model);
+    if ('error' in input) return { invocationMessage: 'Model Relay: cannot generate the image' };
+    const c = imageConfirmation(model, input.prompt, input.size);
+    return { invocationMessage: `Generating an image with ${model}…`, confirmationMessages: { title: c.title, message: new vscode.MarkdownString(c.message) } };
+  }
+
+  async invoke(o: vscode.LanguageModelToolInvocationOptions<ImageToolInput>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+    const model = this.service.current.models.image;
+    const input = imageToolInput(o.input, model);
+    if ('error' in input) throw new Error(input.error);
+    try {
+      const { file, image } = await generateAndSaveImage(this.context, this.service, model, input.prompt, signalFrom(token), input.size);
+      const where = vscode.workspace.asRelativePath(file);
+      const text = new vscode.LanguageModelTextPart(`Generated one image with ${model} and saved it to ${where} (${file.fsPath}, ${image.mime}, ${image.bytes.length} bytes).`);
+      const picture = image.bytes.length <= MAX_RESULT_IMAGE_BYTES ? imageDataPart(image.bytes, image.mime) : undefined;
+      return picture ? textResult(text, picture) : textResult(text);
+    } catch (e) {
+      throw toolError(e);
+    }
+  }
+}
+
+class ListModelsTool implements vscode.LanguageModelTool<{ capability?: Capability }> {
+  constructor(private readonly service: GatewayService) {}
+
+  async invoke(o: vscode.LanguageModelToolInvocationOptions<{ capability?: Capability }>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+    try {
+      const models = await this.service.refreshModels(signalFrom(token));
+      return textResult(new vscode.LanguageModelTextPart(modelsText(models, o.input.capability)));
+    } catch (e) {
+      throw toolError(e);
+    }
+  }
+}
+
+class DiagnoseTool implements vscode.LanguageModelTool<Record<string, never>> {
+  constructor(private readonly diagnoseMarkdown: (signal: AbortSignal) => Promise<string>) {}
+
+  prepareInvocation(): vscode.PreparedToolInvocation {
+    return { invocationMessage: 'Diagnosing the gateway connection…' };
+  }
+
+  async invoke(_o: vscode.LanguageModelToolInvocationOptions<Record<string, never>>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+    return textResult(new vscode.LanguageModelTextPart(await this.diagnoseMarkdown(signalFrom(token))));
+  }
+}
+
+export function registerTools(context: vscode.ExtensionContext, service: GatewayService, log: vscode.LogOutputChannel, diagnoseMarkdown: (signal: AbortSignal) => Promise<string>): void {
+  if (typeof (vscode as { lm?: { registerTool?: unknown } }).lm?.registerTool !== 'function') {
+    log.info(`VS Code ${vscode.version} has no language model tools API; the gateway tools are not offered to the agent.`);
+    return;
+  }
+  context.subscriptions.push(
+    vscode.lm.registerTool('modelRelay_generateImage', new GenerateImageTool(context, service)),
+    vscode.lm.registerTool('modelRelay_listModels', new ListModelsTool(service)),
+    vscode.lm.registerTool('modelRelay_diagnose', new DiagnoseTool(diagnoseMarkdown)),
+  );
+}
