@@ -150,13 +150,16 @@ function installFolder(extensionDevelopmentPath, extensionsDir) {
  *    repo's model-relay.vsix, so the packaged artefact is what is tested)
  *  - extensionDevelopmentPath: an unpacked extension folder instead (copied into the extensions dir;
  *    code-server has no --extensionDevelopmentPath flag)
+ *  - extraExtensions: unpacked extension folders installed beside it (each copied into the
+ *    extensions dir and listed in extensions.json, as extensionDevelopmentPath is), e.g. a fixture
+ *    that drives the packaged extension through VS Code's API
  *  - workspaceDir: the folder to open; userDataDir / extensionsDir: kept (not deleted) when given
  *  - settings: user settings.json; machine-scoped keys also need machineSettings (code-server is a
  *    remote, and machine-scoped settings are read from <userDataDir>/Machine/settings.json)
  *  - env: extra environment for code-server and so for the extension host
  *  - timeoutMs: the bound for each startup wait (default 60 s; the first workbench load gets 1.5x)
  */
-export async function launchVSCode({ vsix, extensionDevelopmentPath, workspaceDir, userDataDir, extensionsDir, settings = {}, machineSettings, env = {}, timeoutMs = DEFAULT_TIMEOUT, viewport = { width: 1400, height: 900 } } = {}) {
+export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtensions = [], workspaceDir, userDataDir, extensionsDir, settings = {}, machineSettings, env = {}, timeoutMs = DEFAULT_TIMEOUT, viewport = { width: 1400, height: 900 } } = {}) {
   const { NODE24, CODE_SERVER, CHROMIUM } = ensureCodeServer();
   const base = mkdtempSync(join(tmpdir(), 'relay-e2e-'));
   userDataDir = userDataDir ? resolve(userDataDir) : join(base, 'user-data');
@@ -172,6 +175,7 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, workspaceDi
 
   const csArgs = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
   let extensionId;
+  let extraExtensionIds = [];
   try {
     if (extensionDevelopmentPath && !vsix) {
       extensionId = installFolder(resolve(extensionDevelopmentPath), extensionsDir);
@@ -181,6 +185,8 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, workspaceDi
       const inst = spawnSync(NODE24, [CODE_SERVER, ...csArgs, '--install-extension', vsix, '--force'], { encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
       if (inst.status !== 0 || !/successfully installed/i.test(inst.stdout + inst.stderr)) throw new Error(`installing ${vsix} failed (exit ${inst.status}${inst.error ? `, ${inst.error.message}` : ''}):\n${inst.stdout}\n${inst.stderr}`);
     }
+    // after the vsix: --install-extension rewrites extensions.json, installFolder adds to it
+    extraExtensionIds = extraExtensions.map((folder) => installFolder(resolve(folder), extensionsDir));
   } catch (e) {
     rmSync(base, { recursive: true, force: true });
     throw e;
@@ -258,6 +264,8 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, workspaceDi
       userDataDir,
       extensionsDir,
       extensionId,
+      /** The ids of the extraExtensions folders, in order. */
+      extraExtensionIds,
       /** Runs a command by its palette title, e.g. "Model Relay: Add Token" (F1, type, Enter). */
       async runCommand(title, { timeout = 15_000 } = {}) {
         // close an open quick input (but don't press Escape in an editor: it clears the selection)
@@ -332,8 +340,9 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, workspaceDi
 /**
  * One scenario's world: a fresh simulator, a fresh workspace (with `files`), and VS Code with the
  * base URL set to the simulator and a demo token seeded into SecretStorage. `stop()` ends all three.
+ * `extraExtensions`: unpacked extension folders installed beside the vsix (see launchVSCode).
  */
-export async function startScenario({ settings = {}, tokenName = 'production', files = {}, simOptions = {}, baseUrl } = {}) {
+export async function startScenario({ settings = {}, tokenName = 'production', files = {}, simOptions = {}, baseUrl, extraExtensions = [] } = {}) {
   const { createRequire } = await import('node:module');
   const require = createRequire(import.meta.url);
   const { startSimulator } = require(join(repoRoot, 'out/test/sim/server.js'));
@@ -347,6 +356,7 @@ export async function startScenario({ settings = {}, tokenName = 'production', f
   try {
     vs = await launchVSCode({
       workspaceDir: workspace,
+      extraExtensions,
       settings: { 'modelRelay.baseUrl': baseUrl ? baseUrl(sim) : sim.url, ...settings },
       env: { MODEL_RELAY_SEED_TOKEN: sim.tokens[tokenName], MODEL_RELAY_SEED_TOKEN_NAME: tokenName },
     });
