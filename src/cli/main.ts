@@ -3,6 +3,7 @@
  *
  *   relay-doctor diagnose [--chat-model M] [--native-model M] [--json]   exit 0 / 1 (a check failed) / 2 (usage)
  *   relay-doctor models [--json]
+ *   relay-doctor quota [--json]
  *   relay-doctor chat --surface compatible|native --model M [--no-stream] "prompt"
  *
  * Configuration comes only from the environment: MODEL_RELAY_BASE_URL, MODEL_RELAY_TOKEN,
@@ -14,6 +15,7 @@ import type { Dispatcher } from 'undici';
 import { GatewayClient, createDispatcher, describeProxy, redactSecrets, renderTable, reportToJson, runDiagnosis, type Surface } from '../gateway';
 import { ENV_BACKUP_URLS, ENV_BASE_URL, ENV_TOKEN, UsageError, readConfig, refuseTokenArguments, type CliConfig } from './config';
 import { baseUrlWarnings, errorText, retryLine, terminalSafe } from './output';
+import { quota } from './quota';
 
 export interface CliIo {
   argv: string[];
@@ -28,6 +30,7 @@ export const USAGE = `relay-doctor — diagnose and use a Model Relay gateway fr
 Usage:
   relay-doctor diagnose [--chat-model M] [--native-model M] [--json]
   relay-doctor models [--json]
+  relay-doctor quota [--json]       what is left on the token, and when it expires
   relay-doctor chat --surface compatible|native --model M [--no-stream] "prompt"
 
 Environment:
@@ -39,7 +42,7 @@ Environment:
 Exit codes: 0 success (diagnose: no check failed), 1 a check or request failed, 2 usage error.
 `;
 
-type Command = 'diagnose' | 'models' | 'chat';
+type Command = 'diagnose' | 'models' | 'quota' | 'chat';
 
 function parse(command: Command, args: string[]) {
   const options = {
@@ -54,6 +57,7 @@ function parse(command: Command, args: string[]) {
   const allowed: Record<Command, string[]> = {
     diagnose: ['json', 'chat-model', 'native-model', 'help'],
     models: ['json', 'help'],
+    quota: ['json', 'help'],
     chat: ['surface', 'model', 'no-stream', 'help'],
   };
   let parsed;
@@ -174,7 +178,7 @@ export async function main(io: CliIo): Promise<number> {
       io.stdout.write(USAGE);
       return command ? 0 : 2;
     }
-    if (command !== 'diagnose' && command !== 'models' && command !== 'chat') throw new UsageError(`Unknown command "${command}".`);
+    if (command !== 'diagnose' && command !== 'models' && command !== 'quota' && command !== 'chat') throw new UsageError(`Unknown command "${command}".`);
     const { values, positionals } = parse(command, rest);
     if (values.help) {
       io.stdout.write(USAGE);
@@ -192,6 +196,8 @@ export async function main(io: CliIo): Promise<number> {
         return await diagnose(cfg, values, io, dispatcher);
       case 'models':
         return await models(cfg, values, io, dispatcher);
+      case 'quota':
+        return await quota(clientFor(cfg, dispatcher, io), values.json === true, io.stdout);
       case 'chat':
         return await chat(cfg, values, positionals, io, dispatcher);
       default: {

@@ -33,6 +33,10 @@ export function errorText(e: unknown, token: string | undefined, isTTY?: boolean
     if (e.maskedToken) lines.push(`  token: ${e.maskedToken}`);
     return terminalSafe(redactSecrets(lines.join('\n') + '\n', [token]), isTTY);
   }
+  const explained = e as { message?: unknown; cause?: unknown; fix?: unknown };
+  if (e instanceof Error && typeof explained.cause === 'string' && typeof explained.fix === 'string') {
+    return terminalSafe(redactSecrets(`relay-doctor: error: ${e.message}\n  cause: ${explained.cause}\n  fix: ${explained.fix}\n`, [token]), isTTY);
+  }
   return terminalSafe(redactSecrets(`relay-doctor: error (internal): ${e instanceof Error ? e.message : String(e)}\n`, [token]), isTTY);
 }
 

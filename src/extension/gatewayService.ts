@@ -6,7 +6,8 @@
 import * as vscode from 'vscode';
 import { Disposable } from './disposable';
 import type { Dispatcher } from 'undici';
-import { GatewayClient, createDispatcher, describeProxy, formatRecord, type ProxyChoice, type RequestRecord } from '../gateway';
+import { GatewayClient, createDispatcher, describeProxy, formatRecord, priceText, type ModelPrice, type ProxyChoice, type Quota, type RequestRecord } from '../gateway';
+import { QuotaTracker } from '../host/quota';
 import { readProxySettings, readSettings, affectsRelay, type RelaySettings } from './settings';
 import type { ProxySettings } from '../gateway';
 
@@ -28,6 +29,11 @@ export class GatewayService extends Disposable {
   readonly onDidChange = this.changed.event;
   lastRecord: RequestRecord | undefined;
   modelCount: number | undefined;
+  /** what is left on the active token, where the gateway tells (undefined: not known) */
+  quota: Quota | undefined;
+  private tracker: QuotaTracker | undefined;
+  /** the gateway's public prices, where it publishes them (read with the model list, cached) */
+  private prices: Map<string, ModelPrice> | undefined;
 
   constructor(
     private readonly tokens: TokenStore,
@@ -59,9 +65,27 @@ export class GatewayService extends Disposable {
     this._register(
       tokens.onDidChange(() => {
         this.modelCount = undefined;
+        this.restartQuota();
         this.changed.fire();
       })
     );
+    this.restartQuota();
+  }
+
+  /** A new token or gateway: forget the balance and read it again (slowly, see QuotaTracker). */
+  private restartQuota(): void {
+    this.tracker?.dispose();
+    this.client.account.reset();
+    this.quota = undefined;
+    this.prices = undefined;
+    this.tracker = new QuotaTracker(
+      (maxAgeMs) => (this.client.endpoints().base && this.tokens.activeName() ? this.client.account.quota({ maxAgeMs }) : Promise.resolve(undefined)),
+      (q) => {
+        this.quota = q;
+        this.changed.fire();
+      },
+    );
+    this.tracker.start();
   }
 
   private warnInvalidProxy(): void {
@@ -107,16 +131,22 @@ export class GatewayService extends Disposable {
       retry: { maxRetries: this.settings.maxRetries },
       defaultNativeMaxTokens: this.settings.maxTokens,
     });
-    if (before.baseUrl !== this.settings.baseUrl || before.backupUrls.join() !== this.settings.backupUrls.join()) this.modelCount = undefined;
+    if (before.baseUrl !== this.settings.baseUrl || before.backupUrls.join() !== this.settings.backupUrls.join()) {
+      this.modelCount = undefined;
+      this.restartQuota();
+    }
     this.changed.fire();
   }
 
   private onRecord(r: RequestRecord): void {
-    this.lastRecord = r;
     const line = formatRecord(r);
-    if (r.status !== undefined && r.status < 400 && !r.errorKind) this.log.info(line);
-    else if (r.errorKind === 'aborted') this.log.info(line);
+    const ok = r.status !== undefined && r.status < 400 && !r.errorKind;
+    if (ok || r.errorKind === 'aborted') this.log.info(line);
     else this.log.warn(line);
+    // Balance reads are bookkeeping: logged, but not "the last request" of the status bar.
+    if (r.capability === 'account') return;
+    this.lastRecord = r;
+    if (ok && r.method === 'POST' && r.capability !== 'models') this.tracker?.billed();
     this.changed.fire();
   }
 
@@ -124,11 +154,29 @@ export class GatewayService extends Disposable {
     const models = await this.client.listModels(signal);
     this.modelCount = models.length;
     this.changed.fire();
+    void this.refreshPricing();
     return models;
+  }
+
+  /** Reads the gateway's prices (cached by the core; nothing where the gateway does not publish them). */
+  async refreshPricing(): Promise<Map<string, ModelPrice> | undefined> {
+    const prices = await this.client.account.pricing().catch(() => undefined);
+    if (prices !== this.prices) {
+      this.prices = prices;
+      this.changed.fire();
+    }
+    return prices;
+  }
+
+  /** The model's price and groups as last read, without waiting ("$0.04 per call"). */
+  price(model: string): { text: string | undefined; groups: string[]; price: ModelPrice | undefined } {
+    const p = this.prices?.get(model);
+    return { text: priceText(p), groups: p?.groups ?? [], price: p };
   }
 
   override dispose(): void {
     super.dispose();
+    this.tracker?.dispose();
     void this.dispatcher.close().catch(() => undefined);
   }
 }

@@ -28,10 +28,15 @@ export async function listModels(service: GatewayService): Promise<void> {
     void vscode.window.showWarningMessage("Model Relay: this token's group sees no models. Use a token from another group, or ask the gateway operator.");
     return;
   }
+  await service.refreshPricing();
   const items: Array<vscode.QuickPickItem & { id?: string }> = [];
   for (const g of groupModels(models)) {
     items.push({ label: g.group, kind: vscode.QuickPickItemKind.Separator });
-    for (const m of g.models) items.push({ label: m.id, description: m.capabilities?.map((c) => LABELS[c]).join(', ') ?? m.ownedBy, id: m.id });
+    for (const m of g.models) {
+      const { text: price, groups } = service.price(m.id);
+      const caps = m.capabilities?.map((c) => LABELS[c]).join(', ') ?? m.ownedBy;
+      items.push({ label: m.id, description: [caps, price].filter(Boolean).join(' · '), ...(groups.length ? { detail: `groups: ${groups.join(', ')}` } : {}), id: m.id });
+    }
   }
   const pick = await vscode.window.showQuickPick(items, {
     title: `Model Relay: ${models.length} models visible to this token`,

@@ -1,6 +1,7 @@
 /** Status bar item: active token name and health; click → the actions quick pick. */
 import * as vscode from 'vscode';
 import { CommandId } from '../host/commandIds';
+import { describeQuota } from '../gateway';
 import { Disposable } from './disposable';
 import type { GatewayService } from './gatewayService';
 import type { TokenStore } from './tokenStore';
@@ -28,10 +29,13 @@ export class RelayStatusBar extends Disposable {
     const r = this.service.lastRecord;
     const failing = r && (r.errorKind || (r.status !== undefined && r.status >= 400)) && r.errorKind !== 'aborted';
     const icon = !base || !masked ? '$(warning)' : failing ? '$(error)' : '$(pass)';
-    this.item.text = `${icon} Relay: ${name ?? 'no token'}`;
+    const q = masked && this.service.quota ? describeQuota(this.service.quota, this.service.current.quotaWarnBelow, Date.now()) : undefined;
+    this.item.text = `${icon} Relay: ${name ?? 'no token'}${q ? ` · ${q.short}` : ''}`;
     this.item.tooltip = new vscode.MarkdownString(
-      `**Model Relay**\n\nEndpoint: ${base ?? 'not configured'}\n\nToken: ${name ?? 'none'} ${masked ?? ''}\n\nLast request: ${r ? `${r.model ?? r.path} → ${r.status ?? r.errorKind} (${r.durationMs} ms)` : 'none'}\n\nClick for actions.`,
+      `**Model Relay**\n\nEndpoint: ${base ?? 'not configured'}\n\nToken: ${name ?? 'none'} ${masked ?? ''}\n\n${q ? `${q.lines.join('  \n')}\n\n` : ''}Last request: ${r ? `${r.model ?? r.path} → ${r.status ?? r.errorKind} (${r.durationMs} ms)` : 'none'}\n\nClick for actions.`,
     );
-    this.item.backgroundColor = failing ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    // Balance below modelRelay.quota.warnBelow: the warning look; expired or used up: the error look.
+    const look = q?.level === 'error' ? 'statusBarItem.errorBackground' : q?.level === 'warning' || failing ? 'statusBarItem.warningBackground' : undefined;
+    this.item.backgroundColor = look ? new vscode.ThemeColor(look) : undefined;
   }
 }

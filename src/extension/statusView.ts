@@ -1,6 +1,7 @@
 /** The Status view: which endpoint and token are active, the last request, visible models, actions. */
 import * as vscode from 'vscode';
 import { CommandId } from '../host/commandIds';
+import { describeQuota } from '../gateway';
 import { Disposable } from './disposable';
 import type { GatewayService } from './gatewayService';
 import type { TokenStore } from './tokenStore';
@@ -57,6 +58,15 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
         ? new StatusItem('Token', `${name}  ${masked}`, { id: 'token', icon: 'key', tooltip: 'Active token (masked). Click to switch.', command: { command: CommandId.SwitchToken, title: 'Switch Token' } })
         : new StatusItem('Token', 'none — click to add one', { id: 'token', icon: 'warning', command: { command: CommandId.AddToken, title: 'Add Token' } }),
     );
+    if (name && masked && this.service.quota) {
+      const q = describeQuota(this.service.quota, this.service.current.quotaWarnBelow, Date.now());
+      const icon = q.level === 'error' ? 'error' : q.level === 'warning' ? 'warning' : 'credit-card';
+      items.push(new StatusItem('Balance', q.short, { id: 'balance', icon, tooltip: q.lines.join('\n') }));
+      for (const line of q.lines.slice(0, -1)) {
+        const [label, value] = [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()];
+        items.push(new StatusItem(`  ${label}`, value, { id: `balance-${label}`, tooltip: line }));
+      }
+    }
     const r = this.service.lastRecord;
     items.push(
       new StatusItem('Last request', r ? `${r.surface} ${r.model ?? r.path} → ${r.status ?? r.errorKind ?? '?'} in ${r.durationMs} ms (${r.host})` : 'none yet', {

@@ -4,10 +4,11 @@
  * optional undici dispatcher (proxy), injected sleep/now for tests.
  */
 import type { Dispatcher } from 'undici';
+import type { GatewayError } from './errors/gatewayError';
 import { chat } from './chat/chat';
 import { chatStream } from './chat/stream';
 import type { ChatEvent, ChatRequest, ChatResult } from './chat/types';
-import { DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUTS, type Timeouts } from './defaults';
+import { ACCOUNT_TIMEOUT_MS, DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUTS, type Timeouts } from './defaults';
 import { compatibleBase, nativeBase, nativeMessagesUrl, normalizeBaseUrl, type EndpointFinding } from './endpoint';
 import { Limiter } from './http/limiter';
 import type { BurstThresholds } from './http/sseStream';
@@ -17,6 +18,7 @@ import type { ImageEditRequest, ImageGenerateRequest, ImageResult } from './medi
 import { createVideo, downloadVideo, getVideo, pollVideo, type DownloadOutcome, type PollRequest, type VideoCallContext, type VideoCreateRequest } from './media/videoCalls';
 import type { PollOutcome, VideoTask } from './media/videos';
 import { MODELS_PATH, parseModelList, type Capability, type ModelInfo } from './models';
+import { Account } from './economy/account';
 
 export interface GatewayClientOptions extends Omit<TransportOptions, 'primaryRecheckMs'> {
   timeouts?: Partial<Timeouts>;
@@ -51,6 +53,8 @@ export class GatewayClient {
   private nativeMaxTokens: number;
   /** capabilities learnt from /v1/models (new-api's supported_endpoint_types) */
   private readonly capabilities = new Map<string, Capability[]>();
+  /** balance, expiry, prices and groups, as the gateway tells this token */
+  readonly account: Account;
 
   constructor(private readonly opts: GatewayClientOptions) {
     this.sleep = opts.sleep ?? realSleep;
@@ -62,7 +66,9 @@ export class GatewayClient {
     this.imageLimiter = new Limiter(opts.concurrency?.image ?? DEFAULT_CONCURRENCY.image);
     this.videoLimiter = new Limiter(opts.concurrency?.video ?? DEFAULT_CONCURRENCY.video);
     const { baseUrl, token, dispatcher, extraHeaders, retry, random, onRequest, onRetry } = opts;
-    this.transport = new Transport({ baseUrl, backupUrls: this.backupUrls, token, dispatcher, extraHeaders, retry, sleep: this.sleep, now: this.now, onRetry, ...(random ? { random } : {}), ...(onRequest ? { onRequest } : {}) });
+    const explain = (err: GatewayError, t: string) => this.account.explainRefusal(err, t);
+    this.transport = new Transport({ baseUrl, backupUrls: this.backupUrls, token, dispatcher, extraHeaders, retry, sleep: this.sleep, now: this.now, onRetry, explain, ...(random ? { random } : {}), ...(onRequest ? { onRequest } : {}) });
+    this.account = new Account(this.transport, this.now, () => Math.min(this.timeouts.chatMs, ACCOUNT_TIMEOUT_MS));
   }
 
   configure(c: ClientConfiguration): void {
@@ -71,6 +77,7 @@ export class GatewayClient {
       this.backupUrls = c.backupUrls ?? this.backupUrls;
       this.transport.setEndpoints(this.baseUrl, this.backupUrls);
       this.capabilities.clear();
+      this.account.reset();
     }
     if ('dispatcher' in c) this.transport.setDispatcher(c.dispatcher);
     if (c.extraHeaders) this.transport.setExtraHeaders(c.extraHeaders);

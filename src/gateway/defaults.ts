@@ -26,6 +26,9 @@ export const DEFAULT_TIMEOUTS = {
   videoOverallMs: 30 * 60_000,
 } as const;
 
+/** Balance, status and pricing reads: small documents, never worth a long wait. */
+export const ACCOUNT_TIMEOUT_MS = 15_000;
+
 /** Requests of one kind running at once (more wait in a queue). */
 export const DEFAULT_CONCURRENCY = { image: 2, video: 1 } as const;
 

@@ -37,3 +37,9 @@ export { renderMarkdown, renderTable, reportToJson, type JsonCheck, type RenderO
 export { CHECK_TITLES, type CheckId, type CheckResult, type DiagnosisCheck, type DiagnosisInput, type DiagnosisModels, type DiagnosisReport, type DiagnosisTimeouts, type FixAction } from './diagnose/types';
 export { storedTokenShapeProblems, tokenShapeProblem, tokenShapeWarning, type TokenShapeProblem } from './tokenShape';
 export { mergeTurns } from './chat/transcript';
+export { Account, ACCOUNT_TTL } from './economy/account';
+export { parsePricing, priceText, replyCost, PRICING_PATH, type ModelPrice } from './economy/pricing';
+export { parseBilling, parseTokenUsage, quotaState, TOKEN_USAGE_PATH, type Quota } from './economy/quota';
+export { formatAmount, fromQuota, fromUsd, parseStatus, unitOf, STATUS_PATH, type DisplayType, type GatewayStatus, type Units } from './economy/units';
+export { noChannelGroup, quotaRefusalFrom, tokenStateFrom } from './errors/gatewayWords';
+export { describeQuota, type QuotaWords } from './economy/describe';

@@ -6,7 +6,7 @@ import type { Capability } from './models';
 export interface RequestRecord {
   time: string;
   surface: Surface | 'none';
-  capability: Capability | 'models';
+  capability: Capability | 'models' | 'account';
   host: string;
   method: string;
   path: string;

@@ -34,6 +34,7 @@ export const SETTINGS = {
   'models.video': setting(str, ''),
   'models.overrides': setting(z.record(str, modelOverride), {}),
   maxTokens: setting(num(1, 1_000_000), DEFAULT_MAX_TOKENS),
+  'quota.warnBelow': setting(num(0, 1e12), 1),
   temperature: setting(num(0, 2), DEFAULT_TEMPERATURE),
   stream: setting(z.boolean(), true),
   'timeouts.chatSeconds': setting(num(5, 3600), DEFAULT_TIMEOUTS.chatMs / SECOND),
@@ -83,6 +84,8 @@ export interface RelaySettings {
   /** per model id, for VS Code's chat */
   modelOverrides: Record<string, z.infer<typeof modelOverride>>;
   maxTokens: number;
+  /** the status bar turns to its warning look below this balance (in the gateway's display unit) */
+  quotaWarnBelow: number;
   temperature: number;
   stream: boolean;
   timeouts: { chatSeconds: number; streamIdleSeconds: number; chatOverallSeconds: number; imageSeconds: number; videoSeconds: number; videoOverallMinutes: number };
@@ -104,6 +107,7 @@ export function relaySettings(v: SettingValues): RelaySettings {
     models: { chat: t(v['models.chat']), native: t(v['models.native']), image: t(v['models.image']), imageEdit: t(v['models.imageEdit']), video: t(v['models.video']) },
     modelOverrides: v['models.overrides'],
     maxTokens: v.maxTokens,
+    quotaWarnBelow: v['quota.warnBelow'],
     temperature: v.temperature,
     stream: v.stream,
     timeouts: { chatSeconds: v['timeouts.chatSeconds'], streamIdleSeconds: v['timeouts.streamIdleSeconds'], chatOverallSeconds: v['timeouts.chatOverallSeconds'], imageSeconds: v['timeouts.imageSeconds'], videoSeconds: v['timeouts.videoSeconds'], videoOverallMinutes: v['timeouts.videoOverallMinutes'] },

@@ -41,6 +41,7 @@ test('the confirmation names the model and says the call is billed', () => {
   assert.match(c.message, /> a red square\n> with a border/);
   assert.match(c.message, /bills this call/);
   assert.ok(imageConfirmation('m', 'x'.repeat(1000), undefined).message.length < 600);
+  assert.match(imageConfirmation('gpt-image-1', 'cat', undefined, '$0.04 per call').message, /It costs \$0\.04 per call, billed by the gateway\./);
 });
 
 test('package.json declares the three tools the extension registers, referencable with #', () => {

@@ -59,6 +59,7 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
     } catch {
       return [];
     }
+    await this.service.refreshPricing();
     const s = this.service.current;
     const settings = { defaultSurface: s.defaultSurface, nativeModel: s.models.native, maxTokens: s.maxTokens, overrides: s.modelOverrides };
     return models
@@ -70,8 +71,8 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
           name: m.id,
           family: m.id,
           version: '1',
-          detail: `Model Relay · ${profile.surface}`,
-          tooltip: describe(m, profile),
+          detail: [`Model Relay · ${profile.surface}`, this.service.price(m.id).text].filter(Boolean).join(' · '),
+          tooltip: [describe(m, profile), this.service.price(m.id).groups.length ? `groups: ${this.service.price(m.id).groups.join(', ')}` : ''].filter(Boolean).join(' · '),
           maxInputTokens: profile.maxInputTokens,
           maxOutputTokens: profile.maxOutputTokens,
           // Agent mode lists only models with tool calling; `capabilities` must always be an object.

@@ -28,11 +28,12 @@ class GenerateImageTool implements vscode.LanguageModelTool<ImageToolInput> {
     private readonly service: GatewayService,
   ) {}
 
-  prepareInvocation(o: vscode.LanguageModelToolInvocationPrepareOptions<ImageToolInput>): vscode.PreparedToolInvocation {
+  async prepareInvocation(o: vscode.LanguageModelToolInvocationPrepareOptions<ImageToolInput>): Promise<vscode.PreparedToolInvocation> {
+    await this.service.refreshPricing();
     const model = this.service.current.models.image;
     const input = imageToolInput(o.input, model);
     if ('error' in input) return { invocationMessage: 'Model Relay: cannot generate the image' };
-    const c = imageConfirmation(model, input.prompt, input.size);
+    const c = imageConfirmation(model, input.prompt, input.size, this.service.price(model).text);
     return { invocationMessage: `Generating an image with ${model}…`, confirmationMessages: { title: c.title, message: new vscode.MarkdownString(c.message) } };
   }
 

@@ -5,7 +5,7 @@ import { SIZE_PATTERN, editUploadLimit, type ImageResult } from '../../gateway';
 import { showGatewayError } from '../errorPresenter';
 import type { GatewayService } from '../gatewayService';
 import { showImagePreview } from './imagePreview';
-import { pickModel, promptFromSelectionOrInput, saveGeneratedImage, signalFrom } from './mediaCommon';
+import { billedCallNote, pickModel, promptFromSelectionOrInput, saveGeneratedImage, signalFrom } from './mediaCommon';
 
 async function saveResults(context: vscode.ExtensionContext, result: ImageResult, prompt: string, suffix = ''): Promise<vscode.Uri[]> {
   const now = new Date();
@@ -20,9 +20,10 @@ export async function generateImageFromSelection(context: vscode.ExtensionContex
   if (!prompt) return undefined;
   const model = await pickModel(service, 'image', service.current.models.image, 'Model Relay: image model');
   if (!model) return undefined;
+  const note = await billedCallNote(service, model);
   const size = await vscode.window.showInputBox({
-    title: 'Model Relay: image size',
-    prompt: '<width>x<height>, e.g. 1024x1024 (leave empty for the model default)',
+    title: 'Model Relay: image size — Enter generates the image',
+    prompt: `${note}<width>x<height>, e.g. 1024x1024 (leave empty for the model default)`,
     value: service.current.images.defaultSize,
     ignoreFocusOut: true,
     validateInput: (v) => (!v.trim() || SIZE_PATTERN.test(v.trim()) ? undefined : 'Use <width>x<height>, e.g. 1024x1024.'),

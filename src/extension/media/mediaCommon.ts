@@ -44,9 +44,18 @@ export async function pickModel(service: GatewayService, cap: Capability, config
     /* fall through to typing the id */
   }
   if (ids.length) {
-    return vscode.window.showQuickPick(ids, { title, placeHolder: `Pick a ${cap} model (set modelRelay.models.* to skip this)` });
+    await service.refreshPricing();
+    const items = ids.map((id) => ({ label: id, description: service.price(id).text }));
+    return (await vscode.window.showQuickPick(items, { title, placeHolder: `Pick a ${cap} model (set modelRelay.models.* to skip this)`, matchOnDescription: true }))?.label;
   }
   return vscode.window.showInputBox({ title, prompt: `The ${cap} model id`, ignoreFocusOut: true });
+}
+
+/** "gpt-image-1 costs $0.04 per call (billed by the gateway). " where the gateway publishes prices, else "". */
+export async function billedCallNote(service: GatewayService, model: string): Promise<string> {
+  await service.refreshPricing();
+  const price = service.price(model).text;
+  return price ? `${model} costs ${price} (billed by the gateway). ` : `${model} is billed by the gateway. `;
 }
 
 /** The editor selection as a prompt, else an input box. */

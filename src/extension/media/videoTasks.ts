@@ -10,7 +10,7 @@ import { TaskPollers } from '../../host/media/taskPollers';
 import { Disposable } from '../disposable';
 import { showGatewayError } from '../errorPresenter';
 import type { GatewayService } from '../gatewayService';
-import { freeFile, outputFolder, pickModel, promptFromSelectionOrInput, signalFrom } from './mediaCommon';
+import { billedCallNote, freeFile, outputFolder, pickModel, promptFromSelectionOrInput, signalFrom } from './mediaCommon';
 
 const STATE_KEY = 'modelRelay.videoTasks';
 
@@ -129,9 +129,10 @@ export class VideoController extends Disposable {
     if (!prompt) return undefined;
     const model = await pickModel(this.service, 'video', this.service.current.models.video, 'Model Relay: video model');
     if (!model) return undefined;
+    const note = await billedCallNote(this.service, model);
     const secondsText = await vscode.window.showInputBox({
-      title: 'Model Relay: video length',
-      prompt: 'Seconds (leave empty for the model default)',
+      title: 'Model Relay: video length — Enter creates the video task',
+      prompt: `${note}Seconds (leave empty for the model default)`,
       value: String(this.service.current.videos.defaultSeconds),
       ignoreFocusOut: true,
       validateInput: (v) => (!v.trim() || /^[1-9]\d{0,3}$/.test(v.trim()) ? undefined : 'A whole number of seconds, e.g. 4.'),

@@ -39,6 +39,8 @@ type Common = Pick<Outcome, 'httpStatus' | 'url' | 'errorKind' | 'requestId' | '
 
 function forbidden(e: GatewayError, common: Common, model: string, said: string, o: ErrorOptions): Outcome {
   if (e.detail === 'insufficient_quota') return { ...common, result: 'fail', cause: `HTTP 403: ${e.cause}${said}`, fix: e.fix };
+  // The account's wallet, the token's own quota, the token's model limits: each its own cause and fix.
+  if (e.detail === 'wallet_empty' || e.detail === 'token_quota' || e.detail === 'token_model_limit') return { ...common, result: 'fail', cause: `${e.message} ${e.cause}`, fix: e.fix, ...(e.detail === 'token_model_limit' ? { fixAction: { kind: 'switch-token' } as FixAction } : {}) };
   const how = e.detail === 'model_not_found_503' ? '503 "model_not_found" (new-api\'s answer for a group/model mismatch: not a temporary fault)' : '403';
   if (o.listed) {
     return {
@@ -110,6 +112,8 @@ export function outcomeFromError(ctx: DiagnosisContext, e: unknown, o: ErrorOpti
     case 'forbidden':
       return forbidden(e, common, model, said, o);
     case 'unauthorized':
+      // Explained from the token-usage endpoint (expired on …, quota used up, disabled) where the gateway allows.
+      if (e.detail) return { ...common, result: 'fail', cause: `${e.message} ${e.cause}`, fix: e.fix, fixAction: { kind: 'switch-token' } };
       return { ...common, result: 'fail', cause: `HTTP 401 invalid token: ${e.cause}${said}`, fix: e.fix, fixAction: ctx.token ? { kind: 'switch-token' } : { kind: 'add-token' } };
     case 'not_found':
       return notFound(e, common, model, said, o, ctx.n.base);

@@ -4,6 +4,8 @@
  */
 import { REQUEST_ID_SUFFIX } from './errorBody';
 import { GatewayError, type ErrorContext, type ErrorDetail } from './gatewayError';
+import type { TokenState } from './gatewayWords';
+import { refusedToken, type TokenFacts } from './tokenWords';
 
 /** A 2xx answer whose body is not what the endpoint promises. */
 export function protocolError(detail: 'invalid_json' | 'unexpected_shape' | 'empty_choices', what: string, context: ErrorContext, extra: { status?: number; requestId?: string } = {}): GatewayError {
@@ -43,6 +45,25 @@ export function toolArgumentsError(name: string, args: string, context: ErrorCon
     context,
     ...extra,
   });
+}
+
+/** A bare 401 explained: the token expired, its quota is used up, or it is disabled (from the token-usage endpoint). */
+export function tokenRefusedError(e: GatewayError, state: TokenState, facts: TokenFacts, token: string | undefined): GatewayError {
+  const w = refusedToken(state, facts);
+  const out = new GatewayError({
+    kind: 'unauthorized',
+    ...w,
+    message: `HTTP 401: ${w.message}${e.gatewayMessage ? ` The gateway said: "${e.gatewayMessage}".` : ''}`,
+    status: e.status,
+    gatewayMessage: e.gatewayMessage,
+    gatewayType: e.gatewayType,
+    gatewayCode: e.gatewayCode,
+    requestId: e.requestId,
+    context: { surface: e.surface, url: e.url, model: e.model, token },
+  });
+  out.host = e.host;
+  out.attempts = e.attempts;
+  return out;
 }
 
 /** An error carried inside a 200 stream, or a stream that broke off. */

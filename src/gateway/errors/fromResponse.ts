@@ -5,6 +5,8 @@
 import { hostOf } from '../endpoint';
 import { parseErrorBody, REQUEST_ID_SUFFIX, requestIdFrom, retryAfterFrom, type ParsedErrorBody } from './errorBody';
 import { GatewayError, type ErrorContext, type GatewayErrorInit } from './gatewayError';
+import { noChannelGroup, quotaRefusalFrom, tokenStateFrom } from './gatewayWords';
+import { refusedToken, refusedForQuota } from './tokenWords';
 
 export interface HttpErrorInput {
   status: number;
@@ -83,11 +85,13 @@ function htmlPage(a: Answer): GatewayError {
 }
 
 function modelNotFound503(a: Answer): GatewayError {
+  const group = noChannelGroup(a.gatewayMessage)?.group;
+  const whose = group ? `this token's group "${group}"` : "the token's group";
   return new GatewayError({
     ...a.base,
     kind: 'forbidden',
     detail: 'model_not_found_503',
-    message: `HTTP 503 model_not_found: the token's group cannot use ${a.model}.${a.quoted}`,
+    message: `HTTP 503 model_not_found: ${whose} cannot use ${a.model}.${a.quoted}`,
     cause: `The token's group cannot use ${a.model} (the gateway reports it as 503 "model_not_found"/"no available channel"; this is not a temporary fault, retrying will not help).`,
     fix: 'Pick a model visible to this token (GET /v1/models), or use a token from a group that allows this model (ask the gateway operator).',
   });
@@ -115,6 +119,11 @@ function badRequest(a: Answer): GatewayError {
 }
 
 function unauthorized(a: Answer): GatewayError {
+  const state = tokenStateFrom(a.gatewayMessage);
+  if (state) {
+    const w = refusedToken(state, {});
+    return new GatewayError({ ...a.base, kind: 'unauthorized', ...w, message: `HTTP 401: ${w.message}${a.quoted}` });
+  }
   return new GatewayError({
     ...a.base,
     kind: 'unauthorized',
@@ -128,6 +137,11 @@ function unauthorized(a: Answer): GatewayError {
 }
 
 function forbidden(a: Answer): GatewayError {
+  const refusal = quotaRefusalFrom(a.parsed.code, a.gatewayMessage);
+  if (refusal) {
+    const w = refusedForQuota(refusal, a.context.model);
+    return new GatewayError({ ...a.base, kind: 'forbidden', ...w, message: `HTTP 403: ${w.message}${a.quoted}` });
+  }
   const quota = /quota|额度/i.test(`${a.parsed.code ?? ''} ${a.gatewayMessage ?? ''}`);
   return new GatewayError({
     ...a.base,
@@ -222,7 +236,8 @@ export function errorFromResponse(input: HttpErrorInput): GatewayError {
   const a = readAnswer(input);
   if (a.status >= 300 && a.status < 400) return redirected(a, first(input.headers.location));
   if (a.parsed.html) return htmlPage(a);
-  if (a.status === 503 && a.parsed.code === 'model_not_found') return modelNotFound503(a);
+  // Older gateways send no code: their message says "no available channel" (无可用渠道) and names the group.
+  if (a.status === 503 && (a.parsed.code === 'model_not_found' || noChannelGroup(a.gatewayMessage))) return modelNotFound503(a);
   const build = BY_STATUS[a.status] ?? (a.status >= 500 ? serverError : otherStatus);
   return build(a);
 }

@@ -37,6 +37,12 @@ export type ErrorDetail =
   | 'idle_timeout'
   | 'missing_native_version'
   | 'insufficient_quota'
+  | 'token_expired'
+  | 'token_exhausted'
+  | 'token_disabled'
+  | 'token_model_limit'
+  | 'wallet_empty'
+  | 'token_quota'
   | 'task_not_found'
   | 'content_not_ready'
   | 'content_expired'
@@ -49,7 +55,7 @@ export interface ErrorContext {
   url?: string | undefined;
   model?: string | undefined;
   token?: string | undefined;
-  capability?: Capability | 'models' | undefined;
+  capability?: Capability | 'models' | 'account' | undefined;
 }
 
 export interface GatewayErrorInit {

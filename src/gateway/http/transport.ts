@@ -21,9 +21,7 @@ import { failsOver, mayHaveArrived, retryDelayMs, shouldRetry, type RetryNotice,
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
-export const realSleep: Sleep = async (ms, signal) => {
-  await delay(ms, undefined, signal ? { signal } : undefined);
-};
+export const realSleep: Sleep = (ms, signal) => delay(ms, undefined, signal ? { signal } : undefined);
 
 /** How much of an error body is read to classify it (the rest is never read). */
 const ERROR_BODY_LIMIT = 256 * 1024;
@@ -46,6 +44,8 @@ export interface TransportOptions {
   primaryRecheckMs?: number;
   /** Hears every retry of every request that has no `onRetry` of its own (e.g. a command-line progress line). */
   onRetry?: ((notice: RetryNotice) => void) | undefined;
+  /** Puts a final error in the gateway's terms (a bare 401 explained as expired, exhausted or disabled). */
+  explain?: ((err: GatewayError, token: string) => Promise<GatewayError>) | undefined;
 }
 
 export type RequestBody = string | FormData | (() => FormData | Promise<FormData>) | undefined;
@@ -55,7 +55,7 @@ export interface SendOptions {
   /** API path, e.g. `/v1/chat/completions` */
   path: string;
   surface: Surface;
-  capability: Capability | 'models';
+  capability: Capability | 'models' | 'account';
   model?: string | undefined;
   body?: RequestBody;
   /** JSON text bodies get Content-Type: application/json */
@@ -71,6 +71,7 @@ export interface SendOptions {
   deadlineMs?: number;
   /** costs money or creates something: retried / failed over only when provably never sent */
   sideEffecting?: boolean;
+  /** never retried: a rate-limited account endpoint's budget is small */ noRetry?: boolean;
   /** Called where the transport waits before a retry (never for an error it does not retry). */
   onRetry?: ((notice: RetryNotice) => void) | undefined;
 }
@@ -180,9 +181,9 @@ export class Transport {
       const round = await this.round(o, token, tries);
       if (!('error' in round)) return round.res;
       const err = round.error;
-      if (!shouldRetry(err, retries, this.retry, o.sideEffecting)) {
+      if (o.noRetry || !shouldRetry(err, retries, this.retry, o.sideEffecting)) {
         if (o.sideEffecting && mayHaveArrived(err)) err.mayHaveBeenBilled = true;
-        throw err;
+        throw o.capability === 'account' || !this.opts.explain ? err : await this.opts.explain(err, token).catch(() => err);
       }
       const delayMs = retryDelayMs(retries, err.retryAfterMs, this.retry, this.random);
       try {

@@ -38,10 +38,10 @@ export function imageToolInput(input: ImageToolInput, model: string): { prompt: 
 }
 
 /** The confirmation a billed image call asks for, naming the model. */
-export function imageConfirmation(model: string, prompt: string, size: string | undefined): { title: string; message: string } {
+export function imageConfirmation(model: string, prompt: string, size: string | undefined, price?: string): { title: string; message: string } {
   const shown = prompt.length > 300 ? `${prompt.slice(0, 300)}…` : prompt;
   return {
     title: `Generate an image with ${model}?`,
-    message: `Model Relay will ask the gateway's **${model}** for one image${size ? ` (${size})` : ''} from this prompt:\n\n> ${shown.replace(/\n/g, '\n> ')}\n\nThe gateway bills this call.`,
+    message: `Model Relay will ask the gateway's **${model}** for one image${size ? ` (${size})` : ''} from this prompt:\n\n> ${shown.replace(/\n/g, '\n> ')}\n\n${price ? `It costs ${price}, billed by the gateway.` : 'The gateway bills this call.'}`,
   };
 }

@@ -4,7 +4,9 @@ import { joinUrl } from '../../endpoint';
 import type { Surface } from '../../errors/gatewayError';
 import { perSurface } from '../check';
 import type { DiagnosisContext } from '../context';
-import { outcomeFromError, type Outcome } from '../outcomeFromError';
+import { groupAdvice } from '../groupAdvice';
+import { outcomeFromError, saidText, type Outcome } from '../outcomeFromError';
+import { isGatewayError } from '../../errors/gatewayError';
 
 async function run(ctx: DiagnosisContext, surface: Surface, model: string): Promise<Outcome> {
   const url = joinUrl(ctx.usedBase!, surfaceAdapter(surface).path);
@@ -22,7 +24,9 @@ async function run(ctx: DiagnosisContext, surface: Surface, model: string): Prom
       requestId: r.requestId,
     };
   } catch (e) {
-    return outcomeFromError(ctx, e, { model, listed: ctx.listed(model) });
+    const o = outcomeFromError(ctx, e, { model, listed: ctx.listed(model) });
+    const advice = isGatewayError(e) ? await groupAdvice(ctx, e, model, surface === 'native' ? 'native' : 'chat') : undefined;
+    return advice ? { ...o, cause: `${advice.cause}${saidText(isGatewayError(e) ? e.gatewayMessage : undefined)}`, fix: advice.fix } : o;
   }
 }
 

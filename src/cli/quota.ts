@@ -1,0 +1,44 @@
+/**
+ * `relay-doctor quota [--json]`: what is left on the token, as the gateway tells it (new-api's
+ * token usage, else the billing endpoints), in the gateway's own unit.
+ */
+import { describeQuota, GatewayError, isGatewayError, type GatewayClient } from '../gateway';
+
+export interface QuotaJson {
+  source: 'usage-token' | 'billing';
+  unlimited: boolean;
+  remaining: number;
+  used: number;
+  granted: number;
+  unit: string;
+  expiresAt: string | null;
+}
+
+/** Thrown when the gateway offers neither balance endpoint (exit 1, with cause and fix). */
+export class NoQuotaError extends Error {
+  override readonly cause = "The gateway answers neither new-api's /api/usage/token/ nor the billing endpoints (/v1/dashboard/billing/subscription) for this token.";
+  readonly fix = "See the balance in the gateway's web console; ask the operator to enable the billing endpoints if you need it here.";
+  constructor() {
+    super('This gateway does not tell a token its balance.');
+  }
+}
+
+export async function quota(client: GatewayClient, json: boolean, out: { write(s: string): unknown }, now = Date.now()): Promise<number> {
+  let q;
+  try {
+    q = await client.account.quota({ maxAgeMs: 0 });
+  } catch (e) {
+    // A 401 from the balance endpoints is the token itself refused: say why, as the chat would.
+    if (isGatewayError(e) && e.kind === 'unauthorized') throw await client.account.explainRefusal(e as GatewayError, undefined);
+    throw e;
+  }
+  if (!q) throw new NoQuotaError();
+  if (json) {
+    const j: QuotaJson = { source: q.source, unlimited: q.unlimited, remaining: q.remaining, used: q.used, granted: q.granted, unit: q.unit, expiresAt: q.expiresAt };
+    out.write(`${JSON.stringify(j, null, 2)}\n`);
+    return 0;
+  }
+  const words = describeQuota(q, 0, now);
+  out.write(`${q.name ? `Token: ${q.name}\n` : ''}Balance: ${words.short}\n${words.lines.join('\n')}\n`);
+  return 0;
+}

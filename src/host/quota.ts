@@ -1,0 +1,68 @@
+/**
+ * The token's balance for the status bar and the Status view: when to read it (at start, every
+ * ten minutes, and shortly after a billed call — never on a fast timer: the gateway allows about
+ * 20 reads per 20 minutes). The words are the core's describeQuota. Plain Node, no `vscode`.
+ */
+import type { Quota } from '../gateway';
+
+export const QUOTA_TIMING = { periodMs: 10 * 60_000, afterBilledMs: 15_000, minGapMs: 90_000 };
+
+export interface QuotaTimers {
+  now: () => number;
+  setTimeout: (fn: () => void, ms: number) => unknown;
+  clearTimeout: (t: unknown) => void;
+}
+
+const realTimers: QuotaTimers = { now: Date.now, setTimeout: (fn, ms) => setTimeout(fn, ms).unref(), clearTimeout: (t) => clearTimeout(t as NodeJS.Timeout) };
+
+/**
+ * Reads the balance through `read(maxAgeMs)` (the core's cached, rate-limit-aware reader) on a
+ * slow schedule; `billed()` asks for a fresh read soon after a billed call, at most once per
+ * `minGapMs`.
+ */
+export class QuotaTracker {
+  private timer: unknown;
+  private lastReadAt = -Infinity;
+  private disposed = false;
+
+  constructor(
+    private readonly read: (maxAgeMs: number) => Promise<Quota | undefined>,
+    private readonly onQuota: (q: Quota | undefined) => void,
+    private readonly timing = QUOTA_TIMING,
+    private readonly timers: QuotaTimers = realTimers,
+  ) {}
+
+  /** A read now (from the cache when it is fresh), then the slow schedule. */
+  start(): void {
+    void this.run(this.timing.periodMs);
+  }
+
+  /** A billed call finished: read again soon (coalesced, never twice within minGapMs). */
+  billed(): void {
+    const due = Math.max(this.timing.afterBilledMs, this.lastReadAt + this.timing.minGapMs - this.timers.now());
+    this.schedule(due, 0);
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
+  }
+
+  private schedule(ms: number, maxAgeMs: number): void {
+    if (this.disposed) return;
+    if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
+    this.timer = this.timers.setTimeout(() => void this.run(maxAgeMs), ms);
+  }
+
+  private async run(maxAgeMs: number): Promise<void> {
+    this.timer = undefined;
+    try {
+      const q = await this.read(maxAgeMs);
+      this.lastReadAt = this.timers.now();
+      if (!this.disposed) this.onQuota(q);
+    } catch {
+      /* the gateway is unreachable or refuses: the last figure stays, errors show elsewhere */
+    }
+    this.schedule(this.timing.periodMs, this.timing.periodMs);
+  }
+}
