@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import type { Capability, ErrorDetail, ErrorKind, Surface } from '../gateway';
+import { IMAGE_MIME_TYPES, MAX_IMAGE_BASE64, MAX_IMAGES_PER_MESSAGE, type ImageMime } from './chatImages';
 
 /** The core's surface (`import type` only: nothing of the core reaches the webview bundle). */
 export type ChatSurface = Surface;
@@ -85,6 +86,27 @@ export interface RetryInfo {
   errorKind?: ErrorKind | undefined;
 }
 
+/** An image the webview attaches to a message (validated: {@link imageAttachmentSchema}). */
+export interface ImageAttachment {
+  mimeType: ImageMime;
+  /** base64, no `data:` prefix */
+  data: string;
+  /** the file name, when it had one */
+  name?: string | undefined;
+}
+
+/**
+ * An image of a user entry. `data` is absent when it was not kept: the saved chat keeps the image
+ * data of the last few turns only (src/host/chat/chatStore.ts); the entry then shows a placeholder.
+ */
+export interface ChatImage {
+  mimeType: ImageMime;
+  data?: string | undefined;
+  name?: string | undefined;
+  /** decoded size */
+  bytes: number;
+}
+
 export type EntryStatus = 'streaming' | 'done' | 'stopped' | 'error';
 
 export interface ChatEntry {
@@ -95,6 +117,12 @@ export interface ChatEntry {
   createdAt: number;
   /** user only: the attached selection */
   context?: SelectionContext | undefined;
+  /** user only: the attached images (sent again with later turns as history) */
+  images?: ChatImage[] | undefined;
+  /** assistant only: the model's reasoning (plain text, shown collapsed above the reply) */
+  reasoning?: string | undefined;
+  /** assistant only: how long the model reasoned before answering (streamed replies) */
+  reasoningMs?: number | undefined;
   /** assistant only */
   status?: EntryStatus | undefined;
   surface?: ChatSurface | undefined;
@@ -146,6 +174,10 @@ export type HostToWebview =
   | { type: 'entryAdded'; entry: ChatEntry }
   /** text appended to a streaming reply */
   | { type: 'entryDelta'; id: string; text: string }
+  /** reasoning appended to a streaming reply (batched like text) */
+  | { type: 'entryReasoning'; id: string; text: string }
+  /** a `send` was not sent (e.g. images for a model without image input): the webview puts the message back */
+  | { type: 'sendRefused'; message: string }
   /** an entry changed other than by appending (finished, stopped, failed, notice, retry) */
   | { type: 'entryUpdated'; entry: ChatEntry }
   | { type: 'entryRemoved'; id: string }
@@ -168,10 +200,21 @@ export const chatOptionsSchema = z.object({
   maxTokens: z.number().int().min(1).max(1_000_000),
 });
 
+/** Strict base64 (what upstreams accept), at most {@link MAX_IMAGE_BASE64} characters. */
+export const imageAttachmentSchema = z.object({
+  mimeType: z.enum(IMAGE_MIME_TYPES),
+  data: z
+    .string()
+    .min(4)
+    .max(MAX_IMAGE_BASE64)
+    .refine((d) => d.length % 4 === 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(d), 'not base64'),
+  name: z.string().max(260).optional(),
+});
+
 export const webviewToHostSchema = z.discriminatedUnion('type', [
   /** the webview has loaded and listens: the host may post from now on */
   z.object({ type: z.literal('ready') }),
-  z.object({ type: z.literal('send'), text: z.string().max(MAX_TEXT), options: chatOptionsSchema }),
+  z.object({ type: z.literal('send'), text: z.string().max(MAX_TEXT), options: chatOptionsSchema, images: z.array(imageAttachmentSchema).max(MAX_IMAGES_PER_MESSAGE).optional() }),
   z.object({ type: z.literal('stop') }),
   z.object({ type: z.literal('regenerate'), options: chatOptionsSchema }),
   /** after a failed stream: the same question once more, without streaming (the user chose to pay again) */

@@ -1,14 +1,16 @@
 /**
  * The chat webview UI: toolbar (surface switch, model picker, New Chat), settings (system prompt,
- * temperature, max tokens), the conversation, and the composer (input, Send, Stop, Regenerate).
+ * temperature, max tokens), the conversation, and the composer (input, images: ./composer.ts, Send,
+ * Stop, Regenerate).
  * Talks to the host only through the typed protocol; keeps its state with getState/setState so a
  * reload paints at once, then the host's `init` (after our `ready`) replaces it.
  */
-import type { ChatEntry, ChatOptions, ChatSnapshot, ChatSurface, HostToWebview, ModelList, SelectionContext, WebviewToHost } from '../shared/chatProtocol';
+import type { ChatEntry, ChatOptions, ChatSnapshot, ChatSurface, HostToWebview, ImageAttachment, ModelList, SelectionContext, WebviewToHost } from '../shared/chatProtocol';
 import { modelsForSurface } from '../shared/modelOrder';
-import { createMarkdownRenderer, type MarkdownRenderer } from './markdownRenderer';
-import { MessageView } from './messageView';
+import { createMarkdownRenderer } from './markdownRenderer';
+import { isEntryMessage, Transcript } from './transcript';
 import { buildChatLayout, fillModels, onListClick, readChatOptions, renderModelPicker, type ChatElements } from './chatLayout';
+import { Composer } from './composer';
 
 export interface VsCodeApi {
   postMessage(msg: WebviewToHost): void;
@@ -21,6 +23,8 @@ export interface WebviewState {
   snapshot: ChatSnapshot;
   models: ModelList;
   draft: string;
+  /** images attached to the draft */
+  attachments?: ImageAttachment[];
 }
 
 export interface ChatAppOptions {
@@ -33,14 +37,13 @@ const DEFAULT_OPTIONS: ChatOptions = { surface: 'compatible', model: '', system:
 
 export class ChatApp {
   private readonly doc: Document;
-  private readonly md: MarkdownRenderer;
-  private readonly views = new Map<string, MessageView>();
-  private readonly dirty = new Set<string>();
-  private frameQueued = false;
-  private readonly schedule: (fn: () => void) => void;
+  private readonly transcript: Transcript;
   private snapshot: ChatSnapshot;
   private models: ModelList;
   private saveQueued = false;
+  /** the selection sent with the last message (put back when the host refuses it) */
+  private sentContext: SelectionContext | undefined;
+  private readonly composer: Composer;
 
   readonly root: HTMLElement;
   private readonly ui: ChatElements;
@@ -53,13 +56,20 @@ export class ChatApp {
   ) {
     this.doc = win.document;
     this.root = root;
-    this.md = createMarkdownRenderer(win, { resourceOrigin: opts.resourceOrigin });
-    this.schedule = opts.schedule ?? ((fn) => win.requestAnimationFrame(() => fn()));
+    const md = createMarkdownRenderer(win, { resourceOrigin: opts.resourceOrigin });
+    const schedule = opts.schedule ?? ((fn) => win.requestAnimationFrame(() => fn()));
     const saved = api.getState() as Partial<WebviewState> | undefined;
     this.snapshot = saved?.snapshot ?? { entries: [], options: DEFAULT_OPTIONS, busy: false, streaming: true };
     this.models = saved?.models ?? { items: [], defaults: { compatible: '', native: '' }, loading: false };
 
     this.ui = buildChatLayout(this.doc, root, saved?.draft ?? '');
+    this.transcript = new Transcript({ doc: this.doc, md, streaming: () => this.snapshot.streaming }, this.ui.list, schedule);
+    this.composer = new Composer(win, this.ui, {
+      busy: () => this.snapshot.busy,
+      hasContext: () => !!this.snapshot.pendingContext,
+      send: (text, images) => this.send(text, images),
+      changed: () => this.save(),
+    }, Array.isArray(saved?.attachments) ? saved.attachments : []);
     this.bindEvents();
     this.renderAll();
   }
@@ -67,7 +77,7 @@ export class ChatApp {
   private bindEvents(): void {
     const d = this.doc;
     const { refresh, removeContext } = this.ui;
-    this.ui.send.addEventListener('click', () => this.submit());
+    this.ui.send.addEventListener('click', () => this.composer.submit());
     this.ui.stop.addEventListener('click', () => this.post({ type: 'stop' }));
     this.ui.regenerate.addEventListener('click', () => {
       if (!this.snapshot.busy) this.post({ type: 'regenerate', options: this.readOptions() });
@@ -83,7 +93,7 @@ export class ChatApp {
     this.ui.input.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
         e.preventDefault();
-        this.submit();
+        this.composer.submit();
       }
     });
     this.ui.input.addEventListener('input', () => this.save());
@@ -108,6 +118,12 @@ export class ChatApp {
   // ----- host messages -------------------------------------------------------------------------
 
   handle(msg: HostToWebview): void {
+    if (isEntryMessage(msg)) {
+      this.transcript.handle(this.snapshot, msg);
+      if (msg.type !== 'entryDelta' && msg.type !== 'entryReasoning') this.renderControls();
+      this.save();
+      return;
+    }
     switch (msg.type) {
       case 'init':
         this.snapshot = msg.state;
@@ -122,37 +138,11 @@ export class ChatApp {
         this.models = msg.models;
         this.renderModels();
         break;
-      case 'entryAdded': {
-        this.snapshot.entries.push(msg.entry);
-        this.addView(msg.entry);
-        this.renderControls();
-        this.scrollToEnd();
-        break;
-      }
-      case 'entryDelta': {
-        const v = this.views.get(msg.id);
-        if (!v) break;
-        v.appendText(msg.text);
-        const entry = this.snapshot.entries.find((e) => e.id === msg.id);
-        if (entry) entry.text += msg.text;
-        this.markDirty(msg.id);
-        break;
-      }
-      case 'entryUpdated': {
-        const i = this.snapshot.entries.findIndex((e) => e.id === msg.entry.id);
-        if (i >= 0) this.snapshot.entries[i] = msg.entry;
-        this.dirty.delete(msg.entry.id);
-        this.views.get(msg.entry.id)?.update(msg.entry);
-        this.renderControls();
-        this.scrollToEnd();
-        break;
-      }
-      case 'entryRemoved':
-        this.snapshot.entries = this.snapshot.entries.filter((e) => e.id !== msg.id);
-        this.views.get(msg.id)?.el.remove();
-        this.views.delete(msg.id);
-        this.dirty.delete(msg.id);
-        this.renderControls();
+      case 'sendRefused':
+        if (this.sentContext && !this.snapshot.pendingContext) this.snapshot.pendingContext = this.sentContext;
+        this.sentContext = undefined;
+        this.renderContext();
+        this.composer.refused(msg.message);
         break;
       case 'busy':
         this.snapshot.busy = msg.busy;
@@ -165,7 +155,7 @@ export class ChatApp {
       case 'config':
         this.snapshot.streaming = msg.streaming;
         this.renderControls();
-        for (const v of this.views.values()) v.renderMeta();
+        this.transcript.renderMeta();
         break;
       case 'focusInput':
         this.ui.input.focus();
@@ -180,37 +170,16 @@ export class ChatApp {
 
   /** Renders pending streamed text now (normally once per animation frame). */
   flush(): void {
-    this.frameQueued = false;
-    for (const id of this.dirty) this.views.get(id)?.renderStreaming();
-    this.dirty.clear();
-    this.scrollToEnd();
+    this.transcript.flush();
   }
 
   // ----- rendering -----------------------------------------------------------------------------
 
-  private markDirty(id: string): void {
-    this.dirty.add(id);
-    if (!this.frameQueued) {
-      this.frameQueued = true;
-      this.schedule(() => this.flush());
-    }
-  }
-
   private renderAll(): void {
-    this.views.clear();
-    this.dirty.clear();
-    this.ui.list.replaceChildren();
-    for (const e of this.snapshot.entries) this.addView(e);
     this.renderOptions();
     this.renderContext();
     this.renderControls();
-    this.scrollToEnd();
-  }
-
-  private addView(entry: ChatEntry): void {
-    const v = new MessageView({ doc: this.doc, md: this.md, streaming: () => this.snapshot.streaming }, entry);
-    this.views.set(entry.id, v);
-    this.ui.list.append(v.el);
+    this.transcript.renderAll(this.snapshot.entries);
   }
 
   private renderOptions(): void {
@@ -243,19 +212,11 @@ export class ChatApp {
     this.ui.empty.hidden = this.snapshot.entries.length > 0;
   }
 
-  private scrollToEnd(): void {
-    const el = this.ui.list;
-    if (typeof el.scrollTo === 'function') el.scrollTo({ top: el.scrollHeight });
-  }
-
   // ----- user actions --------------------------------------------------------------------------
 
-  private submit(): void {
-    if (this.snapshot.busy) return;
-    const text = this.ui.input.value;
-    if (!text.trim() && !this.snapshot.pendingContext) return;
-    this.post({ type: 'send', text, options: this.readOptions() });
-    this.ui.input.value = '';
+  private send(text: string, images: ImageAttachment[]): void {
+    this.post({ type: 'send', text, options: this.readOptions(), ...(images.length ? { images } : {}) });
+    this.sentContext = this.snapshot.pendingContext;
     this.snapshot.pendingContext = undefined;
     this.renderContext();
     this.save();
@@ -282,8 +243,14 @@ export class ChatApp {
     this.saveQueued = true;
     this.win.setTimeout(() => {
       this.saveQueued = false;
-      const state: WebviewState = { snapshot: this.snapshot, models: this.models, draft: this.ui.input.value };
+      // Sent images stay with the host (its init brings them back): the saved state holds the draft's only.
+      const snapshot = { ...this.snapshot, entries: this.snapshot.entries.map(withoutImageData) };
+      const state: WebviewState = { snapshot, models: this.models, draft: this.ui.input.value, attachments: [...this.composer.attachments] };
       this.api.setState(state);
     }, 200);
   }
+}
+
+function withoutImageData(e: ChatEntry): ChatEntry {
+  return e.images ? { ...e, images: e.images.map(({ data: _data, ...rest }) => rest) } : e;
 }

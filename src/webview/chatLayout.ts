@@ -1,8 +1,10 @@
 /**
  * The chat webview's elements: toolbar (surface switch, model picker, refresh, New Chat), settings
- * (system prompt, temperature, max tokens), the conversation list, and the composer. Built once;
+ * (system prompt, temperature, max tokens), the conversation list, and the composer (with its
+ * image attachments: ./composer.ts). Built once;
  * ChatApp wires and renders them; the model picker and the options form are read and filled here.
  */
+import { IMAGE_MIME_TYPES } from '../shared/chatImages';
 import type { ChatOptions, ChatSurface, ModelList, WebviewToHost } from '../shared/chatProtocol';
 import { modelsForSurface } from '../shared/modelOrder';
 
@@ -25,6 +27,13 @@ export interface ChatElements {
   contextChip: HTMLElement;
   contextLabel: HTMLElement;
   streamingOff: HTMLElement;
+  /** the "Attach image" button and the hidden file input it opens */
+  attach: HTMLButtonElement;
+  fileInput: HTMLInputElement;
+  /** pending attachments' thumbnails, above the input */
+  attachments: HTMLElement;
+  /** why an image was not added or a message not sent (inline, above the input) */
+  composerNote: HTMLElement;
 }
 
 type Make = <K extends keyof HTMLElementTagNameMap>(tag: K, cls: string, testId?: string) => HTMLElementTagNameMap[K];
@@ -110,6 +119,17 @@ function buildBottom(d: Document, ui: ChatElements, draft: string): HTMLElement[
   ui.input.rows = 3;
   ui.input.placeholder = 'Ask… (Enter to send, Shift+Enter for a new line)';
   ui.input.value = draft;
+  ui.attachments = h('div', 'attachments', 'chat-attachments');
+  ui.attachments.setAttribute('aria-label', 'Images to send');
+  ui.composerNote = h('div', 'composer-note', 'chat-composer-note');
+  ui.composerNote.setAttribute('role', 'alert');
+  ui.fileInput = h('input', 'file-input', 'chat-file-input');
+  Object.assign(ui.fileInput, { type: 'file', accept: IMAGE_MIME_TYPES.join(','), multiple: true, hidden: true, tabIndex: -1 });
+  ui.attach = button('', 'chat-attach', 'Attach images (PNG, JPEG, GIF, WebP; up to 4, 5 MB each). You can also paste or drop them.', 'icon attach');
+  ui.attach.setAttribute('aria-label', 'Attach image');
+  const glyph = h('span', 'attach-glyph');
+  glyph.setAttribute('aria-hidden', 'true');
+  ui.attach.append(glyph);
   const actions = h('div', 'composer-actions');
   ui.streamingOff = h('span', 'streaming-off', 'chat-streaming-off');
   ui.streamingOff.textContent = 'Streaming off';
@@ -117,8 +137,8 @@ function buildBottom(d: Document, ui: ChatElements, draft: string): HTMLElement[
   ui.regenerate = button('Regenerate', 'chat-regenerate', 'Ask again for the last reply');
   ui.stop = button('Stop', 'chat-stop', 'Stop the reply (Escape)', 'danger');
   ui.send = button('Send', 'chat-send', 'Send (Enter)', 'primary');
-  actions.append(ui.streamingOff, ui.regenerate, ui.stop, ui.send);
-  composer.append(ui.contextChip, ui.input, actions);
+  actions.append(ui.attach, ui.fileInput, ui.streamingOff, ui.regenerate, ui.stop, ui.send);
+  composer.append(ui.contextChip, ui.attachments, ui.composerNote, ui.input, actions);
 
   return [ui.list, ui.empty, composer];
 }

@@ -1,9 +1,11 @@
 /**
  * One message in the conversation. A streaming reply renders incrementally: finished markdown
  * blocks are rendered once into `stable` and never touched again; only the unfinished tail is
- * re-rendered per frame. A finished message is rendered once and then frozen.
+ * re-rendered per frame. A finished message is rendered once and then frozen. A user message shows
+ * its images, a reply its reasoning (collapsed, above the text): ./entryExtras.ts.
  */
 import type { ChatEntry, ChatErrorInfo, ChatNotice } from '../shared/chatProtocol';
+import { renderImages, ThinkingSection } from './entryExtras';
 import { stableSplit, type MarkdownRenderer } from './markdownRenderer';
 
 export interface MessageViewEnv {
@@ -22,6 +24,7 @@ export class MessageView {
   private stableUpTo = 0;
   private renderedText: string | undefined;
   private frozen = false;
+  private thinking: ThinkingSection | undefined;
   entry: ChatEntry;
 
   constructor(
@@ -52,6 +55,7 @@ export class MessageView {
       ctx.append(title, pre);
       this.el.append(ctx);
     }
+    if (entry.role === 'user' && entry.images?.length) this.el.append(renderImages(d, entry.images));
     this.body = el(d, 'div', 'msg-body');
     this.body.setAttribute('data-testid', 'chat-message-body');
     this.meta = el(d, 'div', 'msg-meta');
@@ -69,8 +73,25 @@ export class MessageView {
     this.entry.text += text;
   }
 
+  /** Appends streamed reasoning; rendered with the text, once per frame. */
+  appendReasoning(text: string): void {
+    if (this.frozen) return;
+    this.entry.reasoning = (this.entry.reasoning ?? '') + text;
+  }
+
+  /** The reasoning section, made when there is reasoning (before the body), kept open or closed as the user left it. */
+  private renderThinking(): void {
+    if (this.entry.role !== 'assistant' || !this.entry.reasoning) return;
+    if (!this.thinking) {
+      this.thinking = new ThinkingSection(this.env.doc);
+      this.body.before(this.thinking.el);
+    }
+    this.thinking.render(this.entry);
+  }
+
   /** Re-renders only the unfinished tail of a streaming reply. */
   renderStreaming(): void {
+    this.renderThinking();
     if (this.frozen || this.entry.status !== 'streaming') return;
     const d = this.env.doc;
     if (!this.stable || !this.tail) {
@@ -109,6 +130,7 @@ export class MessageView {
       this.stable = this.tail = undefined;
       this.frozen = true;
     }
+    this.renderThinking();
     this.renderMeta();
   }
 

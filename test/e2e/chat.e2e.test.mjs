@@ -1,8 +1,14 @@
 // E2E for the chat webview in a real VS Code: streamed replies on both surfaces, Stop closing the
-// connection early, the 403 error card, history surviving a reload, and inert malicious output.
+// connection early, the 403 error card, an attached image (refused for a model without image input,
+// then sent), a reasoning model's Thinking section, history surviving a reload, and inert malicious output.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startScenario, webviewFrame } from './harness.mjs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { repoRoot, startScenario, webviewFrame } from './harness.mjs';
+
+const { makePng } = createRequire(import.meta.url)(join(repoRoot, 'out/test/sim/server.js'));
+const png = makePng('e2e-attachment', 48);
 
 let sim;
 let vs;
@@ -38,6 +44,12 @@ async function send(surface, model, text) {
 }
 
 const assistant = () => chat().locator('[data-testid="chat-message"][data-role="assistant"]');
+
+/** Collapses or expands a view of the Model Relay container (room for the chat in screenshots). */
+async function setPaneExpanded(title, expanded) {
+  const header = vs.page.locator(`.part.sidebar .pane-header:has(h3.title:text-is("${title}"))`).first();
+  if ((await header.getAttribute('aria-expanded')) !== String(expanded)) await header.click();
+}
 
 test('a streamed reply on the compatible surface and one on the native surface', async () => {
   await vs.waitForText('Relay: production', 60_000);
@@ -112,6 +124,61 @@ test('/image renders the generated image inline in the chat', async () => {
   await vs.screenshot('chat-05-inline-image');
 });
 
+test('an image attached with the picker: refused for a model without image input (kept), then sent and described', async () => {
+  await setPaneExpanded('Video Tasks', false);
+  const c = chat();
+  await c.locator('[data-testid="chat-surface"]').selectOption('compatible');
+  await c.locator('[data-testid="chat-model"]').selectOption('deepseek-reasoner');
+  assert.equal(await c.locator('[data-testid="chat-attach"]').getAttribute('aria-label'), 'Attach image');
+  await c.locator('[data-testid="chat-file-input"]').setInputFiles({ name: 'pixel.png', mimeType: 'image/png', buffer: png });
+  const thumb = c.locator('[data-testid="chat-attachment"]');
+  await thumb.waitFor({ timeout: 15_000 });
+  await c.locator('[data-testid="chat-input"]').fill('what is in this picture?');
+  const before = chatRequests().length;
+  await c.locator('[data-testid="chat-input"]').press('Enter');
+  const note = c.locator('[data-testid="chat-composer-note"]');
+  await note.filter({ hasText: 'does not accept images' }).waitFor({ timeout: 15_000 });
+  assert.match(await note.innerText(), /deepseek-reasoner does not accept images.*gpt-4o/s);
+  assert.equal(await c.locator('[data-testid="chat-input"]').inputValue(), 'what is in this picture?', 'the text is kept');
+  assert.equal(await thumb.count(), 1, 'the image is kept');
+  assert.equal(chatRequests().length, before, 'nothing was sent');
+  await note.scrollIntoViewIfNeeded();
+  await vs.screenshot('chat-07-image-refused');
+
+  await c.locator('[data-testid="chat-model"]').selectOption('gpt-4o-mini');
+  await c.locator('[data-testid="chat-input"]').press('Enter');
+  const reply = assistant().last();
+  await chat().locator('[data-testid="chat-message"][data-role="assistant"][data-status="done"]', { hasText: 'I see 1 image' }).waitFor({ timeout: 30_000 });
+  assert.match(await reply.innerText(), new RegExp(`I see 1 image \\(image/png, ${png.length} bytes\\)\\. Echo: what is in this picture\\?`));
+  const shown = c.locator('[data-testid="chat-message"][data-role="user"]').last().locator('[data-testid="chat-message-image"]');
+  await shown.waitFor({ timeout: 15_000 });
+  assert.equal(await shown.getAttribute('alt'), 'pixel.png');
+  assert.ok(await shown.evaluate((el) => el.complete && el.naturalWidth === 48), 'the thumbnail rendered under the CSP');
+  assert.equal(await thumb.count(), 0, 'the composer is empty again');
+  assert.equal(await note.isVisible(), false);
+  await vs.screenshot('chat-08-image-sent');
+  await shown.click();
+  assert.equal(await shown.locator('xpath=..').getAttribute('aria-expanded'), 'true', 'a click shows it larger');
+  assert.ok((await shown.evaluate((el) => el.getBoundingClientRect().width)) > 100, 'shown larger');
+  await shown.click();
+  assert.equal(await shown.locator('xpath=..').getAttribute('aria-expanded'), 'false', 'and smaller again');
+});
+
+test('a reasoning model: its reasoning is a collapsed Thinking section above the reply', async () => {
+  await send('compatible', 'deepseek-reasoner', 'ponder this');
+  await chat().locator('[data-testid="chat-message"][data-role="assistant"][data-status="done"]', { hasText: 'Echo: ponder this' }).waitFor({ timeout: 30_000 });
+  const msg = assistant().last();
+  const thinking = msg.locator('[data-testid="chat-thinking"]');
+  assert.equal(await thinking.evaluate((d) => d.open), false, 'collapsed');
+  assert.match(await thinking.locator('summary').innerText(), /^Thought for <?\d+(\.\d)? s$/);
+  assert.equal(await msg.locator('[data-testid="chat-thinking-text"]').isVisible(), false);
+  await thinking.locator('summary').click();
+  await msg.locator('[data-testid="chat-thinking-text"]', { hasText: 'Let me think about this.' }).waitFor({ state: 'visible', timeout: 10_000 });
+  assert.equal(await msg.locator('[data-testid="chat-message-body"]').innerText(), 'Echo: ponder this');
+  await vs.screenshot('chat-09-thinking');
+  await setPaneExpanded('Video Tasks', true);
+});
+
 test('reloading the window keeps the history and re-sends nothing', async () => {
   const before = chatRequests().length;
   const count = await chat().locator('[data-testid="chat-message"]').count();
@@ -124,5 +191,7 @@ test('reloading the window keeps the history and re-sends nothing', async () => 
   assert.match(await chat().locator('[data-testid="chat-messages"]').innerText(), /Echo: hello native surface/);
   assert.equal(chatRequests().length, before, 'nothing re-sent');
   assert.equal(sim.log.filter((r) => r.path === '/v1/images/generations').length, 1, 'no image re-generated');
+  assert.equal(await chat().locator('[data-testid="chat-message-image"]').count(), 1, 'the attached image was saved with the chat');
+  assert.match(await chat().locator('[data-testid="chat-thinking"] summary').last().innerText(), /^Thought for/);
   await vs.screenshot('chat-06-after-reload');
 });

@@ -1,13 +1,13 @@
 /** What the chat view does with each (validated) message from its webview. */
 import * as vscode from 'vscode';
 import { CommandId } from '../../host/commandIds';
-import type { ChatOptions, WebviewToHost } from '../../shared/chatProtocol';
+import type { ChatOptions, ImageAttachment, WebviewToHost } from '../../shared/chatProtocol';
 import { disableStreaming } from '../settings';
 
 /** The view's side of the conversation, as the messages need it. */
 export interface ChatHost {
   webviewReady(): void;
-  send(text: string, options: ChatOptions): void;
+  send(text: string, options: ChatOptions, images?: readonly ImageAttachment[]): void;
   stop(): void;
   regenerate(options: ChatOptions): void;
   retryWithoutStreaming(options: ChatOptions): void;
@@ -23,7 +23,7 @@ export async function handleChatMessage(host: ChatHost, msg: WebviewToHost): Pro
     case 'ready':
       return host.webviewReady();
     case 'send':
-      return host.send(msg.text, msg.options);
+      return host.send(msg.text, msg.options, msg.images);
     case 'stop':
       return host.stop();
     case 'regenerate':

@@ -1,16 +1,19 @@
 /**
  * The chat webview view (`modelRelay.chat` in the Model Relay container): its lifecycle, and the
  * wiring between the ChatSession (src/host/chat/session.ts), the webview (validated messages in,
- * batched deltas out, nothing before its `ready`), the model list and the saved conversation.
+ * batched text and reasoning deltas out, nothing before its `ready`), the model list (and which
+ * models take images: src/host/chat/images.ts) and the saved conversation.
  */
 import * as vscode from 'vscode';
 import { DeltaBatcher } from '../../host/chat/deltaBatcher';
 import { restoreEntries } from '../../host/chat/history';
-import { ChatSession, MAX_INLINE_IMAGE_CHARS, type SessionEvent } from '../../host/chat/session';
+import { checkImagesFor, imageCapableModel, modelTraits } from '../../host/chat/images';
+import { ChatSession, MAX_INLINE_IMAGE_CHARS, type SessionEvent, type SessionModels } from '../../host/chat/session';
 import { ChatModels } from '../../host/chat/chatModels';
 import { ChatStore, restoreOptions } from '../../host/chat/chatStore';
 import { chatHtml } from '../../host/webviewHtml';
-import { parseWebviewMessage, type ChatOptions, type ChatSnapshot, type HostToWebview, type SelectionContext } from '../../shared/chatProtocol';
+import { parseWebviewMessage, type ChatOptions, type ChatSnapshot, type ChatSurface, type HostToWebview, type ImageAttachment, type SelectionContext } from '../../shared/chatProtocol';
+import { modelsForSurface } from '../../shared/modelOrder';
 import { Disposable } from '../disposable';
 import type { GatewayService } from '../gatewayService';
 import { generateAndSaveImage } from '../media/mediaCommon';
@@ -30,6 +33,15 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
   private readonly store: ChatStore;
   private readonly models: ChatModels;
   private readonly deltas = new DeltaBatcher((id, text) => this.postNow({ type: 'entryDelta', id, text }));
+  private readonly reasoning = new DeltaBatcher((id, text) => this.postNow({ type: 'entryReasoning', id, text }));
+  /** Image input and thinking per model: the family table, overridden in modelRelay.models.overrides. */
+  private readonly modelInfo: SessionModels = {
+    traits: (model) => modelTraits(model, this.service.current.modelOverrides),
+    imageModel: (surface: ChatSurface) => {
+      const list = this.models.current;
+      return imageCapableModel([...modelsForSurface(list, surface), ...list.items.map((m) => m.id)], this.service.current.modelOverrides);
+    },
+  };
   private options: ChatOptions;
   private pendingContext: SelectionContext | undefined;
   private bufferNoticeShown: boolean;
@@ -70,6 +82,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
         this.store.schedule(0);
       },
       listener: (e) => this.onSessionEvent(e),
+      models: this.modelInfo,
       image: {
         model: () => service.current.models.image || IMAGE_MODEL_PLACEHOLDER,
         generate: async (prompt, signal) => {
@@ -132,13 +145,14 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     this.ready = true;
     // The snapshot already holds any streamed text not yet posted.
     this.deltas.clear();
+    this.reasoning.clear();
     this.postNow({ type: 'init', state: this.snapshot(), models: this.models.current });
     this.models.ensureLoaded();
   }
 
-  send(text: string, options: ChatOptions): void {
+  send(text: string, options: ChatOptions, images?: readonly ImageAttachment[]): void {
     this.setOptions(options);
-    this.sendText(text);
+    this.sendText(text, images);
   }
 
   stop(): void {
@@ -179,30 +193,40 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
 
   // ----- plumbing -------------------------------------------------------------------------------
 
-  private sendText(text: string): void {
+  private sendText(text: string, images: readonly ImageAttachment[] = []): void {
+    // Refused before anything changes: the selection stays attached, the webview puts the message back.
+    const checked = checkImagesFor(this.options, images, this.modelInfo);
+    if ('refused' in checked) {
+      this.post({ type: 'sendRefused', message: checked.refused });
+      return;
+    }
     const context = this.pendingContext;
     this.pendingContext = undefined;
     this.post({ type: 'context', context: undefined });
-    void this.session.send(text, this.options, context);
+    void this.session.send(text, this.options, context, images);
   }
 
   private onMessage(raw: unknown): void {
     const msg = parseWebviewMessage(raw);
     if (!msg) {
-      this.log.warn(`Chat view: ignored an invalid message (${typeof raw === 'object' && raw ? String((raw as { type?: unknown }).type) : typeof raw}).`);
+      const type = typeof raw === 'object' && raw ? String((raw as { type?: unknown }).type).slice(0, 40) : typeof raw;
+      this.log.warn(`Chat view: ignored an invalid message (${type}).`);
+      // The webview cleared its composer: it gets the message back.
+      if (type === 'send') this.post({ type: 'sendRefused', message: 'The message could not be sent: it or its images are not valid (PNG, JPEG, GIF or WebP; at most 4, 5 MB each).' });
       return;
     }
     void handleChatMessage(this, msg).catch((e) => this.log.error(`Chat view: ${msg.type} failed: ${e instanceof Error ? e.message : String(e)}`));
   }
 
   private onSessionEvent(e: SessionEvent): void {
-    if (e.type === 'entryDelta') {
-      this.deltas.add(e.id, e.text);
+    if (e.type === 'entryDelta' || e.type === 'entryReasoning') {
+      (e.type === 'entryDelta' ? this.deltas : this.reasoning).add(e.id, e.text);
       this.store.schedule(1000);
       return;
     }
     if (e.type === 'reset') {
       this.deltas.clear();
+      this.reasoning.clear();
       this.post({ type: 'reset', state: this.snapshot() });
     } else {
       this.post(e);
@@ -212,6 +236,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
 
   /** Posts in order (pending deltas first); dropped before `ready`: `init` carries the state. */
   private post(msg: HostToWebview): void {
+    this.reasoning.flush();
     this.deltas.flush();
     this.postNow(msg);
   }
@@ -228,6 +253,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
   private shutdown(): void {
     this.session.stop();
     this.deltas.clear();
+    this.reasoning.clear();
     this.store.flush();
   }
 }

@@ -5,7 +5,7 @@
  */
 import { noChannelGroup } from '../errors/gatewayWords';
 import type { GatewayError } from '../errors/gatewayError';
-import type { Capability } from '../models';
+import { MODELS_PATH, type Capability } from '../models';
 import type { DiagnosisContext } from './context';
 
 export interface Advice {
@@ -33,7 +33,7 @@ export async function groupAdvice(ctx: DiagnosisContext, e: GatewayError, model:
   const whose = group ? `this token's group (${group})` : "this token's group";
   const want = groups.length === 1 ? `a ${groups[0]} token` : `a token of the group ${groups.slice(0, -1).join(', ')} or ${groups[groups.length - 1]}`;
   return {
-    cause: `${model} is enabled for the group${groups.length > 1 ? 's' : ''} ${groups.join(', ')}; ${whose} cannot use it (the gateway answered ${e.status === 503 ? '503 "model_not_found"' : e.status}). Listing a model does not prove generation works.`,
+    cause: `GET ${MODELS_PATH} lists "${model}", but the generation call answered ${e.status === 503 ? '503 "model_not_found" (not a temporary fault)' : e.status}: ${model} is enabled for the group${groups.length > 1 ? 's' : ''} ${groups.join(', ')}; ${whose} cannot use it. Listing a model does not prove generation works.`,
     fix: `Ask the gateway's admin for ${want}${usable.length ? `, or pick one of: ${usable.join(', ')}` : ''}.`,
   };
 }

@@ -1,9 +1,11 @@
 /**
  * The chat conversation kept in workspace state: saved soon after every change (coalesced while
- * text streams), restored on start, at most {@link MAX_SAVED_ENTRIES} entries. Plain Node: the
- * caller hands in the workspace state (VS Code's Memento has this shape).
+ * text streams), restored on start, at most {@link MAX_SAVED_ENTRIES} entries. Attached images are
+ * bounded too: only the last few turns keep their image data (see boundImages in ./images.ts).
+ * Plain Node: the caller hands in the workspace state (VS Code's Memento has this shape).
  */
 import type { ChatEntry, ChatOptions } from '../../shared/chatProtocol';
+import { boundImages } from './images';
 
 export const STATE_KEY = 'modelRelay.chat.v1';
 /** Entries kept in workspace state. */
@@ -45,7 +47,7 @@ export class ChatStore {
 
   async save(): Promise<void> {
     const c = this.current();
-    const saved: SavedChat = { entries: c.entries.slice(-MAX_SAVED_ENTRIES), options: c.options, bufferNoticeShown: c.bufferNoticeShown };
+    const saved: SavedChat = { entries: boundImages(c.entries.slice(-MAX_SAVED_ENTRIES)), options: c.options, bufferNoticeShown: c.bufferNoticeShown };
     await this.state.update(STATE_KEY, saved);
   }
 

@@ -15,55 +15,18 @@
  *   `buffering` notice, once per workspace.
  * - A retry the core makes (429, 5xx, connection) shows on the reply while the core waits: the
  *   core calls the request's `onRetry` exactly where it waits, and never for what it does not retry.
+ * - Images go with the user turn (and with later turns, as history); a model known not to take
+ *   images is refused before anything is sent (`sendRefused`). Reasoning streams as `entryReasoning`.
  */
-import { GatewayError, type ChatEvent, type ChatRequest, type ChatResult, type RetryNotice } from '../../gateway';
-import type { ChatEntry, ChatOptions, SelectionContext } from '../../shared/chatProtocol';
+import { GatewayError, type ChatRequest, type ChatResult, type RetryNotice } from '../../gateway';
+import type { ChatEntry, ChatOptions, ImageAttachment, SelectionContext } from '../../shared/chatProtocol';
 import { errorInfo, shortError, StreamFailed } from '../errorPresenter';
 import { toChatMessages } from './history';
+import { checkImagesFor, generatedImageText, type ModelTraits } from './images';
 import { addNotice, BUFFERING_NOTICE, offersPlainRetry, STREAM_IGNORED_NOTICE } from './notices';
+import { MAX_CONTEXT_CHARS, type ChatSessionInit, type ImageBackend, type SessionEvent } from './sessionTypes';
 
-/** The part of GatewayClient a session uses. */
-export interface ChatBackend {
-  chat(req: ChatRequest): Promise<ChatResult>;
-  chatStream(req: ChatRequest): AsyncIterable<ChatEvent>;
-}
-
-/** Generates an image for `/image <prompt>`: bytes as a data URL (inline) and where it was saved. */
-export interface ImageBackend {
-  model(): string;
-  generate(prompt: string, signal: AbortSignal): Promise<{ dataUrl: string; savedPath?: string | undefined }>;
-}
-
-/** Inline images above this size are shown as a link to the saved file instead. */
-export const MAX_INLINE_IMAGE_CHARS = 3_000_000;
-
-export type SessionEvent =
-  | { type: 'entryAdded'; entry: ChatEntry }
-  | { type: 'entryDelta'; id: string; text: string }
-  | { type: 'entryUpdated'; entry: ChatEntry }
-  | { type: 'entryRemoved'; id: string }
-  | { type: 'busy'; busy: boolean }
-  | { type: 'reset' };
-
-export interface ChatSessionInit {
-  backend: ChatBackend;
-  /** restored history (see {@link restoreEntries}) */
-  entries?: ChatEntry[];
-  /** modelRelay.stream, read at each request */
-  streaming: () => boolean;
-  /** whether the buffering notice was already shown in this workspace */
-  bufferNoticeShown?: boolean;
-  /** called once when the buffering notice is shown, to persist that */
-  onBufferNotice?: () => void;
-  listener: (e: SessionEvent) => void;
-  /** `/image <prompt>` in the chat: generates an image and shows it inline */
-  image?: ImageBackend;
-  newId?: () => string;
-  now?: () => number;
-}
-
-/** Largest selection sent with a question (characters). */
-export const MAX_CONTEXT_CHARS = 100_000;
+export { MAX_CONTEXT_CHARS, MAX_INLINE_IMAGE_CHARS, type ChatBackend, type ChatSessionInit, type ImageBackend, type SessionEvent, type SessionModels } from './sessionTypes';
 
 let counter = 0;
 function defaultId(): string {
@@ -74,7 +37,7 @@ function defaultId(): string {
 export class ChatSession {
   private list: ChatEntry[];
   private abort: AbortController | undefined;
-  private current: { entry: ChatEntry; model: string; startedAt: number } | undefined;
+  private current: { entry: ChatEntry; model: string; startedAt: number; reasoningFrom?: number } | undefined;
   private bufferNoticeShown: boolean;
   private streamIgnoredShown = false;
   private readonly newId: () => string;
@@ -99,15 +62,25 @@ export class ChatSession {
     this.init.listener(e);
   }
 
-  /** Sends a user message and waits for the reply (resolves with the finished assistant entry). */
-  async send(text: string, options: ChatOptions, context?: SelectionContext): Promise<ChatEntry | undefined> {
+  /**
+   * Sends a user message (with its selection and images) and waits for the reply (resolves with the
+   * finished assistant entry). Images the model cannot take are refused before anything is sent:
+   * event `sendRefused`, nothing added, the webview keeps the message.
+   */
+  async send(text: string, options: ChatOptions, context?: SelectionContext, attachments: readonly ImageAttachment[] = []): Promise<ChatEntry | undefined> {
     if (this.busy) return undefined;
     const trimmed = text.trim();
-    if (!trimmed && !context) return undefined;
+    if (!trimmed && !context && !attachments.length) return undefined;
+    const checked = checkImagesFor(options, attachments, this.init.models);
+    if ('refused' in checked) {
+      this.emit({ type: 'sendRefused', message: checked.refused });
+      return undefined;
+    }
     const user: ChatEntry = { id: this.newId(), role: 'user', text: trimmed || (context ? 'Explain this code.' : ''), createdAt: this.now() };
     if (context) user.context = { ...context, code: context.code.slice(0, MAX_CONTEXT_CHARS) };
+    if (checked.images.length) user.images = checked.images;
     const imagePrompt = /^\/image\s+([\s\S]+)$/.exec(trimmed)?.[1]?.trim();
-    if (imagePrompt && this.init.image) {
+    if (imagePrompt && this.init.image && !user.images) {
       user.image = { prompt: imagePrompt };
       this.list.push(user);
       this.emit({ type: 'entryAdded', entry: user });
@@ -118,37 +91,49 @@ export class ChatSession {
     return this.reply(options);
   }
 
+  private traits(model: string): ModelTraits {
+    return this.init.models?.traits(model) ?? { imageInput: undefined };
+  }
+
   /** `/image <prompt>`: an assistant entry holding the generated image (inline) and its file. */
   private async imageReply(prompt: string, backend: ImageBackend): Promise<ChatEntry> {
     const model = backend.model();
     const entry: ChatEntry = { id: this.newId(), role: 'assistant', text: '', createdAt: this.now(), status: 'streaming', model, image: { prompt } };
+    const ac = this.begin(entry, model);
+    try {
+      const r = await backend.generate(prompt, ac.signal);
+      entry.text = generatedImageText(prompt, r);
+      entry.image = { prompt, savedPath: r.savedPath };
+      entry.status = 'done';
+    } catch (e) {
+      failed(entry, e, ac.signal);
+    } finally {
+      this.end(entry);
+    }
+    return entry;
+  }
+
+  /** A reply starts: it is added, the session is busy, and it can be stopped. */
+  private begin(entry: ChatEntry, model: string): AbortController {
     this.list.push(entry);
     const ac = new AbortController();
     this.abort = ac;
     this.current = { entry, model, startedAt: this.now() };
     this.emit({ type: 'entryAdded', entry });
     this.emit({ type: 'busy', busy: true });
-    try {
-      const r = await backend.generate(prompt, ac.signal);
-      const alt = prompt.replace(/[[\]\n]/g, ' ').slice(0, 100);
-      const saved = r.savedPath ? `\n\nSaved to \`${r.savedPath}\`.` : '';
-      entry.text = r.dataUrl && r.dataUrl.length <= MAX_INLINE_IMAGE_CHARS ? `![${alt}](${r.dataUrl})${saved}` : `The image is too large to show inline.${saved}`;
-      entry.image = { prompt, savedPath: r.savedPath };
-      entry.status = 'done';
-    } catch (e) {
-      if (ac.signal.aborted || (e instanceof GatewayError && e.kind === 'aborted')) entry.status = 'stopped';
-      else {
-        entry.status = 'error';
-        entry.error = errorInfo(e);
-      }
-    } finally {
-      entry.durationMs = this.now() - (this.current?.startedAt ?? this.now());
-      this.current = undefined;
-      this.abort = undefined;
-      this.emit({ type: 'entryUpdated', entry });
-      this.emit({ type: 'busy', busy: false });
-    }
-    return entry;
+    return ac;
+  }
+
+  /** A reply ends. Another request may not start before listeners see this one end. */
+  private end(entry: ChatEntry): void {
+    delete entry.retry;
+    this.endReasoning(entry, false);
+    entry.durationMs = this.now() - (this.current?.startedAt ?? this.now());
+    this.current = undefined;
+    this.abort = undefined;
+    if (entry.status === 'streaming') entry.status = 'done';
+    this.emit({ type: 'entryUpdated', entry });
+    this.emit({ type: 'busy', busy: false });
   }
 
   /** Replaces the last reply with a new one for the same question. */
@@ -187,13 +172,10 @@ export class ChatSession {
   /** Asks for a reply; with `plainBecause`, without streaming, and the reply says why. */
   private async reply(options: ChatOptions, plainBecause?: string): Promise<ChatEntry> {
     const entry: ChatEntry = { id: this.newId(), role: 'assistant', text: '', createdAt: this.now(), status: 'streaming', surface: options.surface, model: options.model };
-    const messages = toChatMessages(this.list);
-    this.list.push(entry);
-    const ac = new AbortController();
-    this.abort = ac;
-    this.current = { entry, model: options.model, startedAt: this.now() };
-    this.emit({ type: 'entryAdded', entry });
-    this.emit({ type: 'busy', busy: true });
+    const traits = this.traits(options.model);
+    // Images of earlier turns go as notes to a model known not to take images.
+    const messages = toChatMessages(this.list, traits.imageInput !== false);
+    const ac = this.begin(entry, options.model);
     const req: ChatRequest = {
       surface: options.surface,
       model: options.model,
@@ -201,6 +183,7 @@ export class ChatSession {
       messages,
       temperature: options.temperature,
       maxTokens: options.maxTokens,
+      thinking: options.surface === 'native' && traits.thinkingBudget ? { budgetTokens: traits.thinkingBudget } : undefined,
       signal: ac.signal,
       onRetry: (n) => this.noteRetry(entry, n),
     };
@@ -209,21 +192,9 @@ export class ChatSession {
       else this.finish(entry, await this.init.backend.chat({ ...req, stream: false }));
       if (plainBecause) addNotice(entry, { kind: 'fallback', text: plainBecause });
     } catch (e) {
-      if (ac.signal.aborted || (e instanceof GatewayError && e.kind === 'aborted')) {
-        entry.status = 'stopped';
-      } else {
-        entry.status = 'error';
-        entry.error = errorInfo(e);
-      }
+      failed(entry, e, ac.signal);
     } finally {
-      delete entry.retry;
-      entry.durationMs = this.now() - (this.current?.startedAt ?? this.now());
-      this.current = undefined;
-      this.abort = undefined;
-      if (entry.status === 'streaming') entry.status = 'done';
-      // Another request may not start before listeners see this one end.
-      this.emit({ type: 'entryUpdated', entry });
-      this.emit({ type: 'busy', busy: false });
+      this.end(entry);
     }
     return entry;
   }
@@ -233,12 +204,13 @@ export class ChatSession {
       for await (const ev of this.init.backend.chatStream({ ...req, stream: true })) {
         switch (ev.type) {
           case 'text':
+            this.clearRetry(entry);
+            this.endReasoning(entry);
             entry.text += ev.text;
-            if (entry.retry) {
-              delete entry.retry;
-              this.emit({ type: 'entryUpdated', entry });
-            }
             this.emit({ type: 'entryDelta', id: entry.id, text: ev.text });
+            break;
+          case 'reasoning':
+            this.addReasoning(entry, ev.text);
             break;
           case 'usage':
             entry.usage = { ...ev.usage };
@@ -247,9 +219,9 @@ export class ChatSession {
             entry.finishReason = ev.reason;
             break;
           case 'done':
+            this.endReasoning(entry);
             this.finish(entry, ev.result);
             break;
-          case 'reasoning':
           case 'tool_call':
           case 'thinking_block':
             break;
@@ -268,6 +240,29 @@ export class ChatSession {
     }
   }
 
+  private clearRetry(entry: ChatEntry): void {
+    if (!entry.retry) return;
+    delete entry.retry;
+    this.emit({ type: 'entryUpdated', entry });
+  }
+
+  /** Streamed reasoning: appended to the entry; the clock runs from its first piece to the answer. */
+  private addReasoning(entry: ChatEntry, text: string): void {
+    if (!text) return;
+    this.clearRetry(entry);
+    entry.reasoning = (entry.reasoning ?? '') + text;
+    if (this.current && this.current.reasoningFrom === undefined) this.current.reasoningFrom = this.now();
+    this.emit({ type: 'entryReasoning', id: entry.id, text });
+  }
+
+  /** The answer begins (or the reply ends): how long the model reasoned, shown as "Thought for N s". */
+  private endReasoning(entry: ChatEntry, emit = true): void {
+    const from = this.current?.entry === entry ? this.current.reasoningFrom : undefined;
+    if (from === undefined || entry.reasoningMs !== undefined) return;
+    entry.reasoningMs = this.now() - from;
+    if (emit) this.emit({ type: 'entryUpdated', entry });
+  }
+
   /** The user's answer to a failed stream: the same question once more, without streaming (billed again). */
   async retryWithoutStreaming(options: ChatOptions): Promise<ChatEntry | undefined> {
     const last = this.list.at(-1);
@@ -280,6 +275,7 @@ export class ChatSession {
 
   private finish(entry: ChatEntry, r: ChatResult): void {
     entry.text = r.text;
+    if (r.reasoning) entry.reasoning = r.reasoning;
     entry.usage = r.usage ? { ...r.usage } : entry.usage;
     entry.finishReason = r.finishReason ?? entry.finishReason;
     entry.status = 'done';
@@ -293,4 +289,11 @@ export class ChatSession {
       addNotice(entry, { kind: 'streamIgnored', text: STREAM_IGNORED_NOTICE });
     }
   }
+}
+
+/** A reply that threw: stopped (the user aborted) or failed (the error card). */
+function failed(entry: ChatEntry, e: unknown, signal: AbortSignal): void {
+  const stopped = signal.aborted || (e instanceof GatewayError && e.kind === 'aborted');
+  entry.status = stopped ? 'stopped' : 'error';
+  if (!stopped) entry.error = errorInfo(e);
 }

@@ -28,6 +28,8 @@ async function run(ctx: DiagnosisContext): Promise<Outcome> {
     const o = outcomeFromError(ctx, e);
     if (isGatewayError(e) && e.kind === 'unauthorized') {
       ctx.tokenRefused = true;
+      // Explained from the gateway's token-usage endpoint: expired on …, quota used up, disabled.
+      if (e.detail) return { ...o, cause: `GET ${MODELS_PATH} answered 401 for ${masked}: ${e.message.replace(/^HTTP 401: /, '')} ${e.cause}`, fix: e.fix };
       return { ...o, cause: `GET ${MODELS_PATH} answered 401: the token (${masked}) is missing, mistyped, disabled, or sent in the wrong header format.${shape.length ? ` ${shape.join(' ')}` : ''}${saidText(e.gatewayMessage)}`, fix: `${shape.length ? 'Store the bare key (sk-…). ' : ''}${e.fix}` };
     }
     return o;
