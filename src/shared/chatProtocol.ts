@@ -41,6 +41,8 @@ export interface SelectionContext {
 export interface ChatUsage {
   inputTokens?: number | undefined;
   outputTokens?: number | undefined;
+  /** what the reply cost, where the gateway publishes the model's price ("≈ $0.0004") */
+  cost?: string | undefined;
 }
 
 /** A gateway error as the chat shows it (built from GatewayError.toJSON(): masked token only). */
@@ -139,6 +141,8 @@ export interface ChatEntry {
 
 export interface ModelOption {
   id: string;
+  /** the gateway's published price ("$0.15 in / $0.60 out per 1M tokens"), when known */
+  price?: string | undefined;
   /** from new-api's supported_endpoint_types, when known */
   capabilities?: Capability[] | undefined;
 }

@@ -154,10 +154,13 @@ export function buildChatLayout(doc: Document, root: HTMLElement, draft: string)
 export function fillModels(doc: Document, select: HTMLSelectElement, models: ModelList, surface: ChatSurface, selected: string): void {
   const ids = modelsForSurface(models, surface);
   if (selected && !ids.includes(selected)) ids.unshift(selected);
+  const prices = new Map(models.items.map((m) => [m.id, m.price]));
   const opts = ids.map((id) => {
     const o = doc.createElement('option');
     o.value = id;
-    o.textContent = id === models.defaults[surface] ? `${id} (default)` : id;
+    const price = prices.get(id);
+    o.textContent = `${id}${id === models.defaults[surface] ? ' (default)' : ''}${price ? ` · ${price}` : ''}`;
+    if (price) o.title = `${id}: ${price}`;
     return o;
   });
   if (!opts.length) {

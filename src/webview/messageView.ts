@@ -273,6 +273,7 @@ export function usageLine(e: ChatEntry): string | undefined {
   } else if (e.status === 'done') {
     parts.push('no token usage reported');
   }
+  if (u?.cost) parts.push(u.cost);
   if (e.durationMs !== undefined && e.status === 'done') parts.push(`${(e.durationMs / 1000).toFixed(1)} s`);
   if (e.finishReason && /^(length|max_tokens)$/.test(e.finishReason)) parts.push('cut off at max tokens');
   return parts.length ? parts.join(' · ') : undefined;

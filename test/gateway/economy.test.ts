@@ -130,7 +130,8 @@ test('503 model_not_found names the group, in every version', async () => {
 test('prices and groups from /api/pricing where public; nothing where disabled or behind a login', async () => {
   const p = await makeClient(sims.newApi).client.account.pricing();
   assert.deepEqual(p?.get('gpt-4o')?.groups, ['vip', 'svip']);
-  assert.equal(Math.round(p!.get('gpt-image-1')!.perCall! * 1e6) / 1e6, 0.032, 'quoted at the cheapest of its groups, as the gateway\'s pricing page does (0.04 × vip 0.8)');
+  assert.equal(p?.get('gpt-image-1')?.perCall, 0.04, 'quoted for the default group');
+  assert.equal(p?.get('gpt-4o')?.input, 2, 'not enabled for default: the cheapest of its groups an anonymous caller sees (1.25 × 2 × vip 0.8)');
   for (const access of ['disabled', 'login'] as const) {
     sims.newApi.config.pricingAccess = access;
     assert.equal(await makeClient(sims.newApi).client.account.pricing(), undefined, access);

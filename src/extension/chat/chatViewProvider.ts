@@ -5,6 +5,7 @@
  * models take images: src/host/chat/images.ts) and the saved conversation.
  */
 import * as vscode from 'vscode';
+import { replyCost } from '../../gateway';
 import { DeltaBatcher } from '../../host/chat/deltaBatcher';
 import { restoreEntries } from '../../host/chat/history';
 import { checkImagesFor, imageCapableModel, modelTraits } from '../../host/chat/images';
@@ -41,6 +42,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       const list = this.models.current;
       return imageCapableModel([...modelsForSurface(list, surface), ...list.items.map((m) => m.id)], this.service.current.modelOverrides);
     },
+    costOf: (model, usage) => replyCost(this.service.price(model).price, usage),
   };
   private options: ChatOptions;
   private pendingContext: SelectionContext | undefined;

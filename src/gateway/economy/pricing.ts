@@ -37,8 +37,13 @@ const pricingSchema = z.object({
   group_ratio: z.record(z.string(), z.number()).nullish(),
 });
 
-/** The ratio a price is quoted at: the cheapest of the model's groups (the token's own group is not knowable). */
+/**
+ * The group ratio a price is quoted at. An sk- token cannot learn its own group, so: the "default"
+ * group where the model is enabled for it (where most tokens are), else the cheapest of the model's
+ * groups, as the gateway's own pricing page does for an unknown group.
+ */
 function groupRatio(groups: readonly string[], ratios: Record<string, number>): number {
+  if (groups.includes('default') && typeof ratios.default === 'number') return ratios.default;
   const known = groups.map((g) => ratios[g]).filter((r): r is number => typeof r === 'number');
   return known.length ? Math.min(...known) : 1;
 }

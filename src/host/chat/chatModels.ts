@@ -10,6 +10,9 @@ import { errorSummary } from '../errorPresenter';
 export interface ModelSource {
   readonly current: { models: { chat: string; native: string } };
   refreshModels(): Promise<ModelInfo[]>;
+  /** the gateway's published prices (nothing where it does not publish them) */
+  refreshPricing?(): Promise<unknown>;
+  price?(model: string): { text: string | undefined };
 }
 
 export class ChatModels {
@@ -56,7 +59,9 @@ export class ChatModels {
     this.post(this.list);
     try {
       const models = await this.service.refreshModels();
-      this.list = { items: models.map((m) => ({ id: m.id, capabilities: m.capabilities })), defaults: this.defaults(), loading: false };
+      await this.service.refreshPricing?.();
+      const price = (id: string) => this.service.price?.(id).text;
+      this.list = { items: models.map((m) => ({ id: m.id, capabilities: m.capabilities, ...(price(m.id) ? { price: price(m.id) } : {}) })), defaults: this.defaults(), loading: false };
       this.loaded = true;
     } catch (e) {
       this.list = { ...this.list, defaults: this.defaults(), loading: false, error: errorSummary(e) };

@@ -24,7 +24,7 @@ import { errorInfo, shortError, StreamFailed } from '../errorPresenter';
 import { toChatMessages } from './history';
 import { checkImagesFor, generatedImageText, type ModelTraits } from './images';
 import { addNotice, BUFFERING_NOTICE, offersPlainRetry, STREAM_IGNORED_NOTICE } from './notices';
-import { MAX_CONTEXT_CHARS, type ChatSessionInit, type ImageBackend, type SessionEvent } from './sessionTypes';
+import { MAX_CONTEXT_CHARS, withCost, type ChatSessionInit, type ImageBackend, type SessionEvent } from './sessionTypes';
 
 export { MAX_CONTEXT_CHARS, MAX_INLINE_IMAGE_CHARS, type ChatBackend, type ChatSessionInit, type ImageBackend, type SessionEvent, type SessionModels } from './sessionTypes';
 
@@ -276,7 +276,7 @@ export class ChatSession {
   private finish(entry: ChatEntry, r: ChatResult): void {
     entry.text = r.text;
     if (r.reasoning) entry.reasoning = r.reasoning;
-    entry.usage = r.usage ? { ...r.usage } : entry.usage;
+    entry.usage = withCost(r.usage ? { ...r.usage } : entry.usage, entry.model, this.init.models);
     entry.finishReason = r.finishReason ?? entry.finishReason;
     entry.status = 'done';
     if (r.buffered && !this.bufferNoticeShown) {

@@ -1,6 +1,6 @@
 /** What a ChatSession (./session.ts) is given and what it reports. Plain Node, no `vscode`. */
 import type { ChatEvent, ChatRequest, ChatResult } from '../../gateway';
-import type { ChatEntry, ChatSurface } from '../../shared/chatProtocol';
+import type { ChatEntry, ChatSurface, ChatUsage } from '../../shared/chatProtocol';
 import type { ModelTraits } from './images';
 
 /** The part of GatewayClient a session uses. */
@@ -20,6 +20,14 @@ export interface SessionModels {
   traits(model: string): ModelTraits;
   /** a listed model known to accept images, preferably on `surface` (suggested when one does not) */
   imageModel(surface: ChatSurface): string | undefined;
+  /** what a reply with this usage cost, where the gateway publishes the model's price ("≈ $0.0004") */
+  costOf?(model: string, usage: ChatUsage): string | undefined;
+}
+
+/** The usage with its cost added, where the model's price is known. */
+export function withCost(u: ChatUsage | undefined, model: string | undefined, models: SessionModels | undefined): ChatUsage | undefined {
+  const cost = u && model ? models?.costOf?.(model, u) : undefined;
+  return cost ? { ...u, cost } : u;
 }
 
 /** Inline images above this size are shown as a link to the saved file instead. */
