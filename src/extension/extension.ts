@@ -62,7 +62,10 @@ function registerAllCommands(context: vscode.ExtensionContext, service: GatewayS
   reg(CommandId.RemoveToken, () => removeToken(tokens));
   reg(CommandId.ListModels, () => listModels(service));
   reg(CommandId.ShowLog, () => log.show(true));
-  reg(CommandId.RefreshStatus, () => service.reload());
+  reg(CommandId.RefreshStatus, () => {
+    service.reload();
+    service.refreshQuota();
+  });
   reg(CommandId.CopyValue, async (value?: string) => {
     if (typeof value === 'string' && value) {
       await vscode.env.clipboard.writeText(value);

@@ -158,6 +158,11 @@ export class GatewayService extends Disposable {
     return models;
   }
 
+  /** The user asked for fresh figures (Refresh Status): the balance is read now. */
+  refreshQuota(): void {
+    this.tracker?.readNow();
+  }
+
   /** Reads the gateway's prices (cached by the core; nothing where the gateway does not publish them). */
   async refreshPricing(): Promise<Map<string, ModelPrice> | undefined> {
     const prices = await this.client.account.pricing().catch(() => undefined);

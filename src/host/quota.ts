@@ -5,7 +5,8 @@
  */
 import type { Quota } from '../gateway';
 
-export const QUOTA_TIMING = { periodMs: 10 * 60_000, afterBilledMs: 15_000, minGapMs: 90_000 };
+/** At most one read a minute after billed calls, plus one every ten minutes: within the gateway's 20 per 20 minutes. */
+export const QUOTA_TIMING = { periodMs: 10 * 60_000, afterBilledMs: 5_000, minGapMs: 60_000 };
 
 export interface QuotaTimers {
   now: () => number;
@@ -35,6 +36,11 @@ export class QuotaTracker {
   /** A read now (from the cache when it is fresh), then the slow schedule. */
   start(): void {
     void this.run(this.timing.periodMs);
+  }
+
+  /** The user asked (Refresh Status): read now, bypassing the cache. */
+  readNow(): void {
+    this.schedule(0, 0);
   }
 
   /** A billed call finished: read again soon (coalesced, never twice within minGapMs). */

@@ -204,7 +204,7 @@ export class MessageView {
     title.setAttribute('data-testid', 'chat-error-status');
     // The core's message often starts with the status already ("HTTP 403 no access. …").
     const label = err.status !== undefined ? `HTTP ${err.status}` : labelFor(err.kind);
-    title.textContent = `${label} — ${err.message.replace(/^HTTP \d{3}\s*/, '')}`;
+    title.textContent = `${label} — ${err.message.replace(/^HTTP \d{3}:?\s*/, '')}`;
     card.append(title);
     card.append(row(d, 'Cause', err.cause, 'chat-error-cause'), row(d, 'Fix', err.fix, 'chat-error-fix'));
     const dl = d.createElement('dl');

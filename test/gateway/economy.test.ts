@@ -91,6 +91,15 @@ test('new-api says only "Invalid token": the client asks the token-usage endpoin
   assert.equal(unknown.detail, undefined, 'an unknown token stays "invalid"');
 });
 
+test('a balance read before the token expired does not hide the expiry (the explanation reads afresh)', async () => {
+  const { client } = makeClient(sims.newApi);
+  assert.equal((await client.account.quota())?.expiresAt, null);
+  sims.newApi.setToken('production', { expiresAt: Math.floor(Date.parse('2026-11-01T00:00:00Z') / 1000) });
+  const e = await thrown(() => client.chat(hi));
+  assert.equal(e.detail, 'token_expired');
+  assert.match(e.message, /expired on 2026-11-01/);
+});
+
 test('older gateways say it themselves (new-api 2025, one-api): the same kinds', async () => {
   for (const sim of [sims.newApi2025, sims.oneApi]) {
     sim.setToken('production', { expiresAt: 1_000_000 });

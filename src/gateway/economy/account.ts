@@ -31,6 +31,7 @@ export class Account {
   private usageRouteMissingAt: number | undefined;
   private usageBlockedUntil = 0;
   private inflight: Promise<Quota | undefined> | undefined;
+  private explainedAt = -Infinity;
 
   constructor(
     private readonly transport: Transport,
@@ -140,8 +141,11 @@ export class Account {
    */
   async explainRefusal(err: GatewayError, token: string | undefined): Promise<GatewayError> {
     if (err.status !== 401 || err.detail) return err;
-    const q = await this.quota({ maxAgeMs: MINUTE }).catch(() => undefined);
-    if (!q || q.source !== 'usage-token') return err;
+    // A fresh read (a cached figure predates the refusal), except right after another explanation.
+    const started = this.now();
+    const q = await this.quota({ maxAgeMs: started - this.explainedAt < MINUTE ? MINUTE : 0 }).catch(() => undefined);
+    this.explainedAt = started;
+    if (!q || q.source !== 'usage-token' || (this.quotaCache?.at ?? -Infinity) < started - MINUTE) return err;
     const state = quotaState(q, this.now());
     const expiredOn = q.expiresAt?.slice(0, 10);
     if (state === 'expired') return tokenRefusedError(err, 'expired', { expiredOn, name: q.name }, token);
