@@ -47,6 +47,13 @@ export default tseslint.config(
   boundary('src/gateway', [layer('extension', 'host', 'cli', 'webview', 'shared')], 'src/gateway is the bottom layer: it imports nothing from extension, host, cli, webview or shared.'),
   boundary('src/host', [layer('extension', 'cli', 'webview')], 'src/host is plain Node under src/extension: it imports the core and shared only.'),
   boundary('src/cli', [layer('extension', 'host', 'webview')], 'relay-doctor uses the core only.'),
+  // Activation code (dist/extension.js) loads no core: type imports only; the rest loads on first use.
+  {
+    files: ['src/extension/extension.ts', 'src/extension/lazy/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { paths: [{ name: 'undici', message: 'Activation code loads no core.' }, { name: 'zod', message: 'Activation code loads no core.' }], patterns: [{ regex: `${layer('gateway', 'webview', 'shared')}|/host/(?!commandIds$)|^\\./(?!lazy/|main$|ids$|registrar$|delegates$)|^\\.\\./(?!host/commandIds$|lazy/)`, allowTypeImports: true, message: 'Activation code (dist/extension.js) loads no core: import types only, or ./lazy/*; the rest is required from dist/main.js on first use.' }] }],
+    },
+  },
   browserLayer('src/shared', '@typescript-eslint/no-restricted-imports', 'src/shared is bundled into the webview', [
     { regex: layer('gateway'), allowTypeImports: true, message: 'src/shared may use the core\'s types only (import type): its code would end up in the webview bundle.' },
     { regex: layer('extension', 'host', 'cli', 'webview'), message: 'src/shared imports nothing from the layers that use it.' },

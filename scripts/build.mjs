@@ -3,7 +3,9 @@ import { build } from 'esbuild';
 
 const production = process.argv.includes('--production');
 const entries = [
+  // Activation (dist/extension.js) holds no core: it requires dist/main.js (core, undici, zod) on first use.
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', external: ['vscode'] },
+  { entryPoints: ['src/extension/main.ts'], outfile: 'dist/main.js', platform: 'node', format: 'cjs', external: ['vscode'] },
   // The tokenizer (o200k, 2.4 MB) is its own file, required on the first token count, never at activation.
   { entryPoints: ['src/host/lm/tokenizer.ts'], outfile: 'dist/tokenizer.js', platform: 'node', format: 'cjs' },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', banner: { js: '#!/usr/bin/env node' } },

@@ -1,94 +1,138 @@
-/** Activation: wires the token store, the gateway service, the status view/bar, the log and commands. */
+/**
+ * Activation: light on purpose (its bundle holds no core, no undici, no zod). It registers every
+ * command, view, language-model provider, participant and tool as a delegate, shows the status bar
+ * item and the Status view's first rows, and loads the rest (./main.ts, bundled as dist/main.js) on
+ * first use — a command, a view's content, VS Code asking for models — or a few seconds after start
+ * to read the token's balance.
+ */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CommandId } from '../host/commandIds';
-import { configureBaseUrl } from './configureBaseUrl';
-import { GatewayService } from './gatewayService';
-import { listModels } from './listModels';
-import { RelayStatusBar } from './statusBar';
-import { StatusViewProvider } from './statusView';
-import { addToken, removeToken, switchToken } from './tokenCommands';
-import { TokenStore } from './tokenStore';
-import { editImage, generateImageFromSelection } from './media/imageCommands';
-import { registerVideo } from './media/videoTasks';
-import { registerLanguageModels } from './lm/chatProvider';
-import { checkLanguageModels } from './lm/checkModels';
-import { registerParticipant } from './lm/participant';
-import { registerTools } from './lm/tools';
-import { DiagnoseController } from './diagnose/diagnosePanel';
-import { removeNativeCli, setupNativeCli } from './lm/nativeCli';
-import { registerChat } from './chat/registerChat';
+import { DelegatingLanguageModels, DelegatingTool, DelegatingTree, DelegatingWebviewView } from './lazy/delegates';
+import { ACTIVE_TOKEN_KEY, CHAT_VIEW_ID, LM_VENDOR, PARTICIPANT_ID, STATUS_VIEW_ID, TOOL_NAMES, VIDEO_VIEW_ID, type ToolName } from './lazy/ids';
+import type { Registrar } from './lazy/registrar';
+import type { RelayApi } from './main';
 
-export interface RelayApi {
-  service: GatewayService;
-  tokens: TokenStore;
+/** After this long the rest loads anyway (the balance in the status bar needs it). */
+const BACKGROUND_LOAD_MS = 2_500;
+
+export interface LazyRelayApi {
+  /** the extension's objects, once its main part has loaded (loads it) */
+  ready(): Promise<RelayApi>;
 }
 
-export async function activate(context: vscode.ExtensionContext): Promise<RelayApi> {
-  const log = vscode.window.createOutputChannel('Model Relay', { log: true });
-  const tokens = new TokenStore(context);
-  await tokens.refresh();
-  // `npm start` (a local try-out against the simulator) hands its demo token over in the
-  // environment of this process only; it is stored in SecretStorage like any other token.
-  const seed = process.env.MODEL_RELAY_SEED_TOKEN;
-  if (seed && tokens.names().length === 0) await tokens.add(process.env.MODEL_RELAY_SEED_TOKEN_NAME || 'local', seed, true);
-  const service = new GatewayService(tokens, log);
-  const status = new StatusViewProvider(service, tokens);
-  const bar = new RelayStatusBar(service, tokens);
-  context.subscriptions.push(log, tokens, service, status, bar, vscode.window.registerTreeDataProvider('modelRelay.status', status));
-  const diagnose = new DiagnoseController(context, service, tokens);
-  registerAllCommands(context, service, tokens, log, diagnose);
-  registerVideo(context, service);
-  registerLanguageModels(context, service, tokens, log);
-  registerParticipant(context, service, log, (signal) => diagnose.markdown(signal));
-  registerTools(context, service, log, (signal) => diagnose.markdown(signal));
-  registerChat(context, service, tokens, log);
-  log.info(`Model Relay activated (VS Code ${vscode.version}); endpoint ${service.client.endpoints().base ?? 'not configured'}`);
-  return { service, tokens };
+/** The Status view's first rows, shown while the rest loads (the settings are read there, once). */
+function statusPlaceholder(context: vscode.ExtensionContext): vscode.TreeItem[] {
+  const token = context.globalState.get<string>(ACTIVE_TOKEN_KEY);
+  const tok = new vscode.TreeItem('Token');
+  tok.description = token ?? 'none';
+  tok.iconPath = new vscode.ThemeIcon(token ? 'key' : 'warning');
+  const loading = new vscode.TreeItem('Gateway');
+  loading.description = 'loading the status…';
+  loading.iconPath = new vscode.ThemeIcon('loading~spin');
+  return [tok, loading];
 }
 
-/** The commands whose work lives in plain functions; video and chat commands register with their views. */
-function registerAllCommands(context: vscode.ExtensionContext, service: GatewayService, tokens: TokenStore, log: vscode.LogOutputChannel, diagnose: DiagnoseController): void {
-  const reg = (id: CommandId, fn: (...args: any[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
-  const preset = <T extends object>(v: unknown): T | undefined => (v && typeof v === 'object' ? (v as T) : undefined);
-  reg(CommandId.GenerateImage, () => generateImageFromSelection(context, service));
-  reg(CommandId.EditImage, (uri?: vscode.Uri) => editImage(context, service, uri));
-  reg(CommandId.Diagnose, () => diagnose.run());
-  reg(CommandId.SetupNativeCli, (p?: unknown) => setupNativeCli(context, service, tokens, preset<{ tokenName?: string; openTerminal?: boolean }>(p)));
-  reg(CommandId.RemoveNativeCli, () => removeNativeCli(context));
-  reg(CommandId.CheckLanguageModels, (p?: unknown) => checkLanguageModels(preset<{ model?: string }>(p)));
-  reg(CommandId.ConfigureBaseUrl, (preset?: string) => configureBaseUrl(service, typeof preset === 'string' ? preset : undefined));
-  reg(CommandId.AddToken, () => addToken(tokens));
-  reg(CommandId.SwitchToken, () => switchToken(tokens));
-  reg(CommandId.RemoveToken, () => removeToken(tokens));
-  reg(CommandId.ListModels, () => listModels(service));
-  reg(CommandId.ShowLog, () => log.show(true));
-  reg(CommandId.RefreshStatus, () => {
-    service.reload();
-    service.refreshQuota();
-  });
-  reg(CommandId.CopyValue, async (value?: string) => {
-    if (typeof value === 'string' && value) {
-      await vscode.env.clipboard.writeText(value);
-      void vscode.window.showInformationMessage(`Model Relay: copied ${value}`);
+class Hub implements Registrar {
+  readonly statusItem = vscode.window.createStatusBarItem('modelRelay.status', vscode.StatusBarAlignment.Right, 100);
+  private readonly commands = new Map<string, (...args: any[]) => unknown>();
+  readonly trees = new Map<string, DelegatingTree<unknown>>();
+  readonly chat: DelegatingWebviewView;
+  readonly models: DelegatingLanguageModels;
+  readonly tools = new Map<ToolName, DelegatingTool>();
+  participantHandler: vscode.ChatRequestHandler | undefined;
+
+  constructor(
+    readonly context: vscode.ExtensionContext,
+    readonly load: () => Promise<void>,
+  ) {
+    this.chat = new DelegatingWebviewView(load);
+    this.models = new DelegatingLanguageModels(load);
+    for (const id of [STATUS_VIEW_ID, VIDEO_VIEW_ID]) this.trees.set(id, new DelegatingTree(load, id === STATUS_VIEW_ID ? () => statusPlaceholder(context) : () => []));
+    for (const name of TOOL_NAMES) this.tools.set(name, new DelegatingTool(load));
+  }
+
+  /** The stand-in for a command: loads the rest, then runs the real command. */
+  stub(id: string): (...args: unknown[]) => Promise<unknown> {
+    return async (...args) => {
+      await this.load();
+      const fn = this.commands.get(id);
+      if (!fn) throw new Error(`Model Relay: the command ${id} is not available.`);
+      return fn(...args);
+    };
+  }
+
+  command(id: CommandId, fn: (...args: any[]) => unknown): vscode.Disposable {
+    this.commands.set(id, fn);
+    return { dispose: () => this.commands.delete(id) };
+  }
+  tree<T>(viewId: string, provider: vscode.TreeDataProvider<T>): vscode.Disposable {
+    return (this.trees.get(viewId) as DelegatingTree<T> | undefined)?.set(provider) ?? { dispose: () => undefined };
+  }
+  webviewView(viewId: string, provider: vscode.WebviewViewProvider): vscode.Disposable {
+    if (viewId === CHAT_VIEW_ID) this.chat.impl = provider;
+    return { dispose: () => (this.chat.impl = undefined) };
+  }
+  languageModels(provider: vscode.LanguageModelChatProvider): vscode.Disposable {
+    return this.models.set(provider);
+  }
+  participant(handler: vscode.ChatRequestHandler): vscode.Disposable {
+    this.participantHandler = handler;
+    return { dispose: () => (this.participantHandler = undefined) };
+  }
+  tool(name: ToolName, tool: vscode.LanguageModelTool<any>): vscode.Disposable {
+    const d = this.tools.get(name);
+    if (d) d.impl = tool;
+    return { dispose: () => d && (d.impl = undefined) };
+  }
+}
+
+/** Registers the delegates with VS Code (each API feature-detected: older builds lack some). */
+function registerDelegates(hub: Hub): void {
+  const { context } = hub;
+  const api = vscode as unknown as { lm?: { registerLanguageModelChatProvider?: unknown; registerTool?: unknown }; chat?: { createChatParticipant?: unknown } };
+  const subs = context.subscriptions;
+  for (const id of Object.values(CommandId)) subs.push(vscode.commands.registerCommand(id, hub.stub(id)));
+  for (const [id, tree] of hub.trees) subs.push(vscode.window.registerTreeDataProvider(id, tree));
+  subs.push(vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, hub.chat));
+  if (typeof api.lm?.registerLanguageModelChatProvider === 'function') subs.push(vscode.lm.registerLanguageModelChatProvider(LM_VENDOR, hub.models));
+  if (typeof api.lm?.registerTool === 'function') for (const [name, tool] of hub.tools) subs.push(vscode.lm.registerTool(name, tool));
+  if (typeof api.chat?.createChatParticipant === 'function') {
+    const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, async (req, ctx, stream, token) => {
+      await hub.load();
+      return hub.participantHandler?.(req, ctx, stream, token);
+    });
+    participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');
+    subs.push(participant);
+  }
+}
+
+export function activate(context: vscode.ExtensionContext): LazyRelayApi {
+  let loading: Promise<RelayApi> | undefined;
+  const loadMain = (): Promise<RelayApi> =>
+    (loading ??= Promise.resolve().then(() => {
+      // A runtime path: the bundler must not pull the rest into the activation bundle.
+      const main = require(/* webpackIgnore: true */ path.join(__dirname, 'main.js')) as typeof import('./main');
+      return main.start(context, hub);
+    }));
+  const hub: Hub = new Hub(context, async () => {
+    try {
+      await loadMain();
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Model Relay could not load: ${e instanceof Error ? e.message : String(e)}`);
+      throw e;
     }
   });
-  reg(CommandId.ShowActions, () => showActions());
-}
-
-async function showActions(): Promise<void> {
-  {
-    const actions: Array<vscode.QuickPickItem & { command: CommandId }> = [
-      { label: '$(key) Switch Token', command: CommandId.SwitchToken },
-      { label: '$(add) Add Token', command: CommandId.AddToken },
-      { label: '$(globe) Configure Base URL', command: CommandId.ConfigureBaseUrl },
-      { label: '$(list-unordered) List Models', command: CommandId.ListModels },
-      { label: '$(pulse) Diagnose Connection', command: CommandId.Diagnose },
-      { label: '$(output) Show Request Log', command: CommandId.ShowLog },
-      { label: '$(trash) Remove Token', command: CommandId.RemoveToken },
-    ];
-    const pick = await vscode.window.showQuickPick(actions, { title: 'Model Relay' });
-    if (pick) await vscode.commands.executeCommand(pick.command);
-  }
+  context.subscriptions.push(hub.statusItem);
+  const token = context.globalState.get<string>(ACTIVE_TOKEN_KEY);
+  hub.statusItem.name = 'Model Relay';
+  hub.statusItem.text = `$(pass) Relay: ${token ?? 'no token'}`;
+  hub.statusItem.command = CommandId.ShowActions;
+  hub.statusItem.show();
+  registerDelegates(hub);
+  const timer = setTimeout(() => void hub.load().catch(() => undefined), BACKGROUND_LOAD_MS);
+  context.subscriptions.push({ dispose: () => clearTimeout(timer) });
+  return { ready: loadMain };
 }
 
 export function deactivate(): void {}

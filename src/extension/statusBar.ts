@@ -7,11 +7,11 @@ import type { GatewayService } from './gatewayService';
 import type { TokenStore } from './tokenStore';
 
 export class RelayStatusBar extends Disposable {
-  private readonly item = this._register(vscode.window.createStatusBarItem('modelRelay.status', vscode.StatusBarAlignment.Right, 100));
-
   constructor(
     private readonly service: GatewayService,
     private readonly tokens: TokenStore,
+    /** the item the activation entry already shows (taken over, not created twice) */
+    private readonly item: vscode.StatusBarItem,
   ) {
     super();
     this.item.name = 'Model Relay';

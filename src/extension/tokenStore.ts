@@ -6,8 +6,7 @@ import * as vscode from 'vscode';
 import { Disposable } from './disposable';
 import { maskToken } from '../gateway';
 
-const NAMES_KEY = 'modelRelay.tokenNames';
-const ACTIVE_KEY = 'modelRelay.activeToken';
+import { ACTIVE_TOKEN_KEY as ACTIVE_KEY, TOKEN_NAMES_KEY as NAMES_KEY } from './lazy/ids';
 const secretKey = (name: string) => `modelRelay.token.${name}`;
 
 export interface TokenSummary {

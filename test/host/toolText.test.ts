@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { imageConfirmation, imageToolInput, modelsText } from '../../src/host/lm/toolText';
+import { TOOL_NAMES } from '../../src/extension/lazy/ids';
 
 const models = [
   { id: 'gpt-4o-mini', capabilities: ['chat' as const] },
@@ -54,6 +55,7 @@ test('package.json declares the three tools the extension registers, referencabl
     assert.ok(t.canBeReferencedInPrompt && /^[\w-]+$/.test(t.toolReferenceName ?? ''), `${t.name} is referencable with #`);
     assert.ok(t.modelDescription.length > 80);
     assert.equal(t.inputSchema.type, 'object');
-    assert.ok(src.includes(`registerTool('${t.name}'`), `${t.name} is registered`);
+    assert.ok(src.includes(`hub.tool('${t.name}'`), `${t.name} is implemented`);
+    assert.ok(TOOL_NAMES.includes(t.name as never), `${t.name} is registered at activation`);
   }
 });

@@ -22,7 +22,9 @@ import { SECTION } from '../settings';
 import type { TokenStore } from '../tokenStore';
 import { handleChatMessage, type ChatHost } from './chatMessages';
 
-export const CHAT_VIEW_ID = 'modelRelay.chat';
+import { CHAT_VIEW_ID } from '../lazy/ids';
+
+export { CHAT_VIEW_ID };
 
 /** The model named for an `/image` reply before one is configured (the request then says what to set). */
 const IMAGE_MODEL_PLACEHOLDER = 'gpt-image-1';

@@ -5,20 +5,21 @@ import type { GatewayService } from '../gatewayService';
 import type { TokenStore } from '../tokenStore';
 import { MAX_CONTEXT_CHARS } from '../../host/chat/session';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chatViewProvider';
+import type { Registrar } from '../lazy/registrar';
 import type { SelectionContext } from '../../shared/chatProtocol';
 
-export function registerChat(context: vscode.ExtensionContext, service: GatewayService, tokens: TokenStore, log: vscode.LogOutputChannel): ChatViewProvider {
+export function registerChat(context: vscode.ExtensionContext, hub: Registrar, service: GatewayService, tokens: TokenStore, log: vscode.LogOutputChannel): ChatViewProvider {
   const provider = new ChatViewProvider(context, service, tokens, log);
   context.subscriptions.push(
     provider,
-    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, provider),
-    vscode.commands.registerCommand(CommandId.OpenChat, () => provider.reveal()),
-    vscode.commands.registerCommand(CommandId.NewChat, async () => {
+    hub.webviewView(CHAT_VIEW_ID, provider),
+    hub.command(CommandId.OpenChat, () => provider.reveal()),
+    hub.command(CommandId.NewChat, async () => {
       provider.newChat();
       await provider.reveal();
     }),
     // An optional argument `{ question }` sends at once (for keybindings and automation).
-    vscode.commands.registerCommand(CommandId.AskAboutSelection, async (arg?: unknown) => {
+    hub.command(CommandId.AskAboutSelection, async (arg?: unknown) => {
       const editor = vscode.window.activeTextEditor;
       if (!editor) {
         void vscode.window.showWarningMessage('Model Relay: open a file and select some code to ask about.');

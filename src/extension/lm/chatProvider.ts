@@ -14,9 +14,10 @@ import { TokenCounter, type CountTokens } from '../../host/lm/tokenCounter';
 import { GatewayError, type ChatEvent, type ModelInfo } from '../../gateway';
 import type { GatewayService } from '../gatewayService';
 import type { TokenStore } from '../tokenStore';
+import type { Registrar } from '../lazy/registrar';
 import { countableText, thinkingPart, toLmMessages } from './lmParts';
 
-export const VENDOR = 'model-relay';
+export { LM_VENDOR as VENDOR } from '../lazy/ids';
 /** What an image costs a prompt, roughly (a 512 px tile and its overhead). */
 const IMAGE_TOKENS = 800;
 
@@ -128,14 +129,14 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
   }
 }
 
-export function registerLanguageModels(context: vscode.ExtensionContext, service: GatewayService, tokens: TokenStore, log: vscode.LogOutputChannel): void {
+export function registerLanguageModels(context: vscode.ExtensionContext, hub: Registrar, service: GatewayService, tokens: TokenStore, log: vscode.LogOutputChannel): void {
   const lm = (vscode as { lm?: { registerLanguageModelChatProvider?: unknown } }).lm;
   if (typeof lm?.registerLanguageModelChatProvider !== 'function') {
     log.info(`VS Code ${vscode.version} has no language model chat provider API; gateway models are not offered in VS Code's chat.`);
     return;
   }
   const provider = new RelayChatProvider(service);
-  context.subscriptions.push(vscode.lm.registerLanguageModelChatProvider(VENDOR, provider), tokens.onDidChange(() => provider.refresh()));
+  context.subscriptions.push(hub.languageModels(provider), tokens.onDidChange(() => provider.refresh()));
   let last = JSON.stringify([service.client.endpoints().base, service.current.modelOverrides, service.current.defaultSurface, service.current.models.native, service.current.maxTokens]);
   context.subscriptions.push(
     service.onDidChange(() => {

@@ -3,12 +3,13 @@ import * as vscode from 'vscode';
 import { GatewayError } from '../../gateway';
 import { errorMarkdown } from '../../host/errorPresenter';
 import type { GatewayService } from '../gatewayService';
+import type { Registrar } from '../lazy/registrar';
 import { generateAndSaveImage } from '../media/mediaCommon';
 
 /** The diagnosis as markdown (the diagnose feature's report). */
 export type DiagnoseMarkdown = (signal: AbortSignal) => Promise<string>;
 
-export function registerParticipant(context: vscode.ExtensionContext, service: GatewayService, log: vscode.LogOutputChannel, diagnoseMarkdown: DiagnoseMarkdown): void {
+export function registerParticipant(context: vscode.ExtensionContext, hub: Registrar, service: GatewayService, log: vscode.LogOutputChannel, diagnoseMarkdown: DiagnoseMarkdown): void {
   if (typeof (vscode as { chat?: { createChatParticipant?: unknown } }).chat?.createChatParticipant !== 'function') {
     log.info(`VS Code ${vscode.version} has no chat participant API; @relay is not available.`);
     return;
@@ -62,7 +63,5 @@ export function registerParticipant(context: vscode.ExtensionContext, service: G
       stream.markdown(errorMarkdown(e));
     }
   };
-  const participant = vscode.chat.createChatParticipant('modelRelay.relay', handler);
-  participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');
-  context.subscriptions.push(participant);
+  context.subscriptions.push(hub.participant(handler));
 }

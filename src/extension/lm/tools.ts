@@ -8,6 +8,7 @@ import { GatewayError, type Capability } from '../../gateway';
 import { errorSentence } from '../../host/errorPresenter';
 import { imageConfirmation, imageToolInput, modelsText, type ImageToolInput } from '../../host/lm/toolText';
 import type { GatewayService } from '../gatewayService';
+import type { Registrar } from '../lazy/registrar';
 import { generateAndSaveImage, signalFrom } from '../media/mediaCommon';
 import { imageDataPart } from './lmParts';
 
@@ -78,14 +79,14 @@ class DiagnoseTool implements vscode.LanguageModelTool<Record<string, never>> {
   }
 }
 
-export function registerTools(context: vscode.ExtensionContext, service: GatewayService, log: vscode.LogOutputChannel, diagnoseMarkdown: (signal: AbortSignal) => Promise<string>): void {
+export function registerTools(context: vscode.ExtensionContext, hub: Registrar, service: GatewayService, log: vscode.LogOutputChannel, diagnoseMarkdown: (signal: AbortSignal) => Promise<string>): void {
   if (typeof (vscode as { lm?: { registerTool?: unknown } }).lm?.registerTool !== 'function') {
     log.info(`VS Code ${vscode.version} has no language model tools API; the gateway tools are not offered to the agent.`);
     return;
   }
   context.subscriptions.push(
-    vscode.lm.registerTool('modelRelay_generateImage', new GenerateImageTool(context, service)),
-    vscode.lm.registerTool('modelRelay_listModels', new ListModelsTool(service)),
-    vscode.lm.registerTool('modelRelay_diagnose', new DiagnoseTool(diagnoseMarkdown)),
+    hub.tool('modelRelay_generateImage', new GenerateImageTool(context, service)),
+    hub.tool('modelRelay_listModels', new ListModelsTool(service)),
+    hub.tool('modelRelay_diagnose', new DiagnoseTool(diagnoseMarkdown)),
   );
 }

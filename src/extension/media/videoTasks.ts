@@ -4,6 +4,8 @@
  */
 import * as vscode from 'vscode';
 import { mediaFileName, type VideoPhase, type VideoTask } from '../../gateway';
+import { VIDEO_VIEW_ID } from '../lazy/ids';
+import type { Registrar } from '../lazy/registrar';
 import { CommandId } from '../../host/commandIds';
 import { errorWithFix } from '../../host/errorPresenter';
 import { TaskPollers } from '../../host/media/taskPollers';
@@ -256,35 +258,35 @@ export class VideoController extends Disposable {
   }
 }
 
-export function registerVideo(context: vscode.ExtensionContext, service: GatewayService): VideoController {
+export function registerVideo(context: vscode.ExtensionContext, hub: Registrar, service: GatewayService): VideoController {
   const ctl = new VideoController(context, service);
   const view = new VideoTasksView(ctl.store);
   const taskOf = (arg: unknown): StoredVideoTask | undefined => (arg instanceof TaskItem ? arg.task : typeof arg === 'string' ? ctl.store.get(arg) : undefined);
   context.subscriptions.push(
     ctl,
     view,
-    vscode.window.registerTreeDataProvider('modelRelay.videoTasks', view),
-    vscode.commands.registerCommand(CommandId.GenerateVideo, () => ctl.generate()),
-    vscode.commands.registerCommand(CommandId.VideoRefresh, (a: unknown) => {
+    hub.tree(VIDEO_VIEW_ID, view),
+    hub.command(CommandId.GenerateVideo, () => ctl.generate()),
+    hub.command(CommandId.VideoRefresh, (a: unknown) => {
       const t = taskOf(a);
       return t ? ctl.refresh(t.id) : undefined;
     }),
-    vscode.commands.registerCommand(CommandId.VideoDownload, (a: unknown) => {
+    hub.command(CommandId.VideoDownload, (a: unknown) => {
       const t = taskOf(a);
       return t ? ctl.download(t.id, true) : undefined;
     }),
-    vscode.commands.registerCommand(CommandId.VideoOpen, async (a: unknown) => {
+    hub.command(CommandId.VideoOpen, async (a: unknown) => {
       const t = taskOf(a);
       if (t?.file) await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(t.file));
     }),
-    vscode.commands.registerCommand(CommandId.VideoCopyId, async (a: unknown) => {
+    hub.command(CommandId.VideoCopyId, async (a: unknown) => {
       const t = taskOf(a);
       if (t) {
         await vscode.env.clipboard.writeText(t.id);
         void vscode.window.showInformationMessage(`Model Relay: copied task id ${t.id}`);
       }
     }),
-    vscode.commands.registerCommand(CommandId.VideoRemove, async (a: unknown) => {
+    hub.command(CommandId.VideoRemove, async (a: unknown) => {
       const t = taskOf(a);
       if (t) await ctl.store.remove(t.id);
     }),

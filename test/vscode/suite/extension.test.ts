@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { startSimulator, type Simulator } from '../../sim/server';
-import type { RelayApi } from '../../../src/extension/extension';
+import type { LazyRelayApi } from '../../../src/extension/extension';
+import type { RelayApi } from '../../../src/extension/main';
 
 suite('Model Relay in the extension host', () => {
   let sim: Simulator;
@@ -9,9 +10,9 @@ suite('Model Relay in the extension host', () => {
 
   suiteSetup(async () => {
     sim = await startSimulator();
-    const ext = vscode.extensions.getExtension<RelayApi>('model-relay.model-relay');
+    const ext = vscode.extensions.getExtension<LazyRelayApi>('model-relay.model-relay');
     assert.ok(ext, 'extension present');
-    api = await ext.activate();
+    api = await (await ext.activate()).ready();
   });
   suiteTeardown(() => sim.close());
 

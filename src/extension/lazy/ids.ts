@@ -1,0 +1,11 @@
+/** What the extension contributes and registers, by id: shared by the activation entry and the rest. */
+export const STATUS_VIEW_ID = 'modelRelay.status';
+export const VIDEO_VIEW_ID = 'modelRelay.videoTasks';
+export const CHAT_VIEW_ID = 'modelRelay.chat';
+export const LM_VENDOR = 'model-relay';
+export const PARTICIPANT_ID = 'modelRelay.relay';
+export const TOOL_NAMES = ['modelRelay_generateImage', 'modelRelay_listModels', 'modelRelay_diagnose'] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+/** global state keys the activation entry reads without the token store */
+export const TOKEN_NAMES_KEY = 'modelRelay.tokenNames';
+export const ACTIVE_TOKEN_KEY = 'modelRelay.activeToken';

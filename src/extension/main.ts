@@ -1,0 +1,99 @@
+/**
+ * The extension's main part, loaded on first use by the activation entry (./extension.ts): wires the
+ * token store, the gateway service, the status view and bar, the log and commands, and hands each
+ * implementation to the entry's delegates through the Registrar.
+ */
+import * as vscode from 'vscode';
+import { CommandId } from '../host/commandIds';
+import { configureBaseUrl } from './configureBaseUrl';
+import { GatewayService } from './gatewayService';
+import { listModels } from './listModels';
+import { RelayStatusBar } from './statusBar';
+import { StatusViewProvider } from './statusView';
+import { addToken, removeToken, switchToken } from './tokenCommands';
+import { TokenStore } from './tokenStore';
+import { editImage, generateImageFromSelection } from './media/imageCommands';
+import { registerVideo } from './media/videoTasks';
+import { registerLanguageModels } from './lm/chatProvider';
+import { checkLanguageModels } from './lm/checkModels';
+import { registerParticipant } from './lm/participant';
+import { registerTools } from './lm/tools';
+import { DiagnoseController } from './diagnose/diagnosePanel';
+import { removeNativeCli, setupNativeCli } from './lm/nativeCli';
+import { registerChat } from './chat/registerChat';
+import { STATUS_VIEW_ID } from './lazy/ids';
+import type { Registrar } from './lazy/registrar';
+
+export interface RelayApi {
+  service: GatewayService;
+  tokens: TokenStore;
+}
+
+export async function start(context: vscode.ExtensionContext, hub: Registrar): Promise<RelayApi> {
+  const log = vscode.window.createOutputChannel('Model Relay', { log: true });
+  const tokens = new TokenStore(context);
+  await tokens.refresh();
+  // `npm start` (a local try-out against the simulator) hands its demo token over in the
+  // environment of this process only; it is stored in SecretStorage like any other token.
+  const seed = process.env.MODEL_RELAY_SEED_TOKEN;
+  if (seed && tokens.names().length === 0) await tokens.add(process.env.MODEL_RELAY_SEED_TOKEN_NAME || 'local', seed, true);
+  const service = new GatewayService(tokens, log);
+  const status = new StatusViewProvider(service, tokens);
+  const bar = new RelayStatusBar(service, tokens, hub.statusItem);
+  context.subscriptions.push(log, tokens, service, status, bar, hub.tree(STATUS_VIEW_ID, status));
+  const diagnose = new DiagnoseController(context, service, tokens);
+  registerAllCommands(context, hub, service, tokens, log, diagnose);
+  registerVideo(context, hub, service);
+  registerLanguageModels(context, hub, service, tokens, log);
+  registerParticipant(context, hub, service, log, (signal) => diagnose.markdown(signal));
+  registerTools(context, hub, service, log, (signal) => diagnose.markdown(signal));
+  registerChat(context, hub, service, tokens, log);
+  log.info(`Model Relay loaded (VS Code ${vscode.version}); endpoint ${service.client.endpoints().base ?? 'not configured'}`);
+  return { service, tokens };
+}
+
+/** The commands whose work lives in plain functions; video and chat commands register with their views. */
+function registerAllCommands(context: vscode.ExtensionContext, hub: Registrar, service: GatewayService, tokens: TokenStore, log: vscode.LogOutputChannel, diagnose: DiagnoseController): void {
+  const reg = (id: CommandId, fn: (...args: any[]) => unknown) => context.subscriptions.push(hub.command(id, fn));
+  const preset = <T extends object>(v: unknown): T | undefined => (v && typeof v === 'object' ? (v as T) : undefined);
+  reg(CommandId.GenerateImage, () => generateImageFromSelection(context, service));
+  reg(CommandId.EditImage, (uri?: vscode.Uri) => editImage(context, service, uri));
+  reg(CommandId.Diagnose, () => diagnose.run());
+  reg(CommandId.SetupNativeCli, (p?: unknown) => setupNativeCli(context, service, tokens, preset<{ tokenName?: string; openTerminal?: boolean }>(p)));
+  reg(CommandId.RemoveNativeCli, () => removeNativeCli(context));
+  reg(CommandId.CheckLanguageModels, (p?: unknown) => checkLanguageModels(preset<{ model?: string }>(p)));
+  reg(CommandId.ConfigureBaseUrl, (preset?: string) => configureBaseUrl(service, typeof preset === 'string' ? preset : undefined));
+  reg(CommandId.AddToken, () => addToken(tokens));
+  reg(CommandId.SwitchToken, () => switchToken(tokens));
+  reg(CommandId.RemoveToken, () => removeToken(tokens));
+  reg(CommandId.ListModels, () => listModels(service));
+  reg(CommandId.ShowLog, () => log.show(true));
+  reg(CommandId.RefreshStatus, () => {
+    service.reload();
+    service.refreshQuota();
+  });
+  reg(CommandId.CopyValue, async (value?: string) => {
+    if (typeof value === 'string' && value) {
+      await vscode.env.clipboard.writeText(value);
+      void vscode.window.showInformationMessage(`Model Relay: copied ${value}`);
+    }
+  });
+  reg(CommandId.ShowActions, () => showActions());
+}
+
+async function showActions(): Promise<void> {
+  {
+    const actions: Array<vscode.QuickPickItem & { command: CommandId }> = [
+      { label: '$(key) Switch Token', command: CommandId.SwitchToken },
+      { label: '$(add) Add Token', command: CommandId.AddToken },
+      { label: '$(globe) Configure Base URL', command: CommandId.ConfigureBaseUrl },
+      { label: '$(list-unordered) List Models', command: CommandId.ListModels },
+      { label: '$(pulse) Diagnose Connection', command: CommandId.Diagnose },
+      { label: '$(output) Show Request Log', command: CommandId.ShowLog },
+      { label: '$(trash) Remove Token', command: CommandId.RemoveToken },
+    ];
+    const pick = await vscode.window.showQuickPick(actions, { title: 'Model Relay' });
+    if (pick) await vscode.commands.executeCommand(pick.command);
+  }
+}
+
