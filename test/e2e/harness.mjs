@@ -321,6 +321,16 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtens
       async pageText() {
         return page.evaluate(() => document.body.innerText);
       },
+      /**
+       * The extension host's own activation timing for an extension (by display name), read from
+       * "Developer: Show Running Extensions": `{ ms, startup }` (startup: activated during startup).
+       */
+      async activationTime(displayName, { timeout = 30_000 } = {}) {
+        await vs.runCommand('Developer: Show Running Extensions');
+        const re = new RegExp(`${displayName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n[^\\n]*\\n[^\\n]*\\n(Startup )?Activation: (\\d+)ms`);
+        const m = await waitFor(async () => re.exec(await vs.pageText()), `the activation time of ${displayName}`, timeout, 500);
+        return { ms: Number(m[2]), startup: !!m[1] };
+      },
       /** A PNG of the page: `nameOrPath` is a path (has a / or ends in .png) or a name under test-results/. */
       async screenshot(nameOrPath) {
         const path = /[\\/]|\.png$/i.test(nameOrPath) ? (isAbsolute(nameOrPath) ? nameOrPath : resolve(nameOrPath)) : join(resultsDir, `${nameOrPath}.png`);
