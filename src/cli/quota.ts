@@ -2,17 +2,10 @@
  * `relay-doctor quota [--json]`: what is left on the token, as the gateway tells it (new-api's
  * token usage, else the billing endpoints), in the gateway's own unit.
  */
-import { describeQuota, GatewayError, isGatewayError, type GatewayClient } from '../gateway';
+import { describeQuota, GatewayError, isGatewayError, type GatewayClient, type Quota } from '../gateway';
 
-export interface QuotaJson {
-  source: 'usage-token' | 'billing';
-  unlimited: boolean;
-  remaining: number;
-  used: number;
-  granted: number;
-  unit: string;
-  expiresAt: string | null;
-}
+/** The documented `--json` shape: the core's Quota without the name and model limits. */
+export type QuotaJson = Pick<Quota, 'source' | 'unlimited' | 'remaining' | 'used' | 'granted' | 'unit' | 'expiresAt'>;
 
 /** Thrown when the gateway offers neither balance endpoint (exit 1, with cause and fix). */
 export class NoQuotaError extends Error {

@@ -3,31 +3,23 @@
  * both surfaces (real HTTP against the simulator), the refusal for a model without image input,
  * images kept in history (and bounded in the saved chat), and reasoning streamed into the entry.
  */
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makePng, startSimulator, type Simulator } from '../sim/server';
+import { makePng } from '../sim/server';
 import { makeClient } from '../gateway/helpers';
 import { ChatSession, type ChatBackend, type SessionEvent, type SessionModels } from '../../src/host/chat/session';
 import { restoreEntries, toChatMessages } from '../../src/host/chat/history';
 import { boundImages, checkAttachments, imageCapableModel, MAX_PERSISTED_IMAGE_CHARS, modelTraits, PERSISTED_IMAGE_TURNS } from '../../src/host/chat/images';
 import { ChatStore, STATE_KEY, type SavedChat } from '../../src/host/chat/chatStore';
-import { parseWebviewMessage, type ChatEntry, type ChatOptions, type ChatSurface, type ImageAttachment } from '../../src/shared/chatProtocol';
+import { parseWebviewMessage, type ChatEntry, type ImageAttachment } from '../../src/shared/chatProtocol';
 import { base64Bytes, base64Head, MAX_IMAGE_BASE64, MAX_IMAGE_BYTES, sniffImage } from '../../src/shared/chatImages';
 import type { ChatRequest, ContentPart } from '../../src/gateway';
+import { opts, T, useSimulator } from './helpers';
 
-let sim: Simulator;
-before(async () => {
-  sim = await startSimulator();
-});
-after(() => sim.close());
-beforeEach(() => sim.reset());
-
-const T = { timeout: 20_000 };
+const simulator = useSimulator();
 const png = makePng('chat-panel', 24);
 const pngB64 = png.toString('base64');
 const image = (extra: Partial<ImageAttachment> = {}): ImageAttachment => ({ mimeType: 'image/png', data: pngB64, name: 'shot.png', ...extra });
-const modelOf = (s: ChatSurface) => (s === 'native' ? 'claude-sonnet-4-5' : 'gpt-4o-mini');
-const opts = (surface: ChatSurface, extra: Partial<ChatOptions> = {}): ChatOptions => ({ surface, model: modelOf(surface), system: '', temperature: 0.5, maxTokens: 512, ...extra });
 const options = opts('compatible');
 
 /** Image input and thinking as the view provider derives them: family table plus overrides. */
@@ -36,7 +28,7 @@ function models(overrides: Record<string, { imageInput?: boolean; thinkingBudget
 }
 
 function rig(o: { streaming?: boolean; models?: SessionModels; entries?: ChatEntry[] } = {}) {
-  const { client } = makeClient(sim);
+  const { client } = makeClient(simulator());
   const requests: ChatRequest[] = [];
   const backend: ChatBackend = {
     chat: (req) => (requests.push(req), client.chat(req)),
@@ -104,8 +96,8 @@ for (const surface of ['compatible', 'native'] as const) {
       assert.deepEqual(user.images, [{ mimeType: 'image/png', data: pngB64, bytes: png.length, name: 'shot.png' }]);
       const sent = partsOf(r.requests[0]!.messages[0]!.content);
       assert.deepEqual(sent.map((p) => p.type), ['image', 'text'], 'images first, then the text');
-      assert.equal(sim.log.at(-1)!.path, surface === 'native' ? '/v1/messages' : '/v1/chat/completions');
-      assert.equal(sim.log.at(-1)!.status, 200);
+      assert.equal(simulator().log.at(-1)!.path, surface === 'native' ? '/v1/messages' : '/v1/chat/completions');
+      assert.equal(simulator().log.at(-1)!.status, 200);
     });
   }
 }
@@ -120,11 +112,11 @@ test('an image alone (no text) is sent', T, async () => {
 
 test('a model without image input is refused before sending: named, an image-capable one suggested, nothing added', T, async () => {
   const r = rig();
-  const before = sim.log.length;
+  const before = simulator().log.length;
   const result = await r.session.send('what is this?', opts('compatible', { model: 'deepseek-reasoner' }), undefined, [image()]);
   assert.equal(result, undefined);
   assert.equal(r.session.entries.length, 0, 'nothing added');
-  assert.equal(sim.log.length, before, 'nothing sent');
+  assert.equal(simulator().log.length, before, 'nothing sent');
   const refused = r.events.filter((e) => e.type === 'sendRefused');
   assert.equal(refused.length, 1);
   const message = (refused[0] as { message: string }).message;

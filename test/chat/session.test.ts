@@ -1,24 +1,16 @@
 /** ChatSession against the gateway simulator: streaming on both surfaces, stop, regenerate, fallback, buffering. */
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSimulator, type Simulator } from '../sim/server';
+import type { Simulator } from '../sim/server';
 import { makeClient } from '../gateway/helpers';
 import { ChatSession, type ChatBackend, type SessionEvent } from '../../src/host/chat/session';
 import { restoreEntries, toChatMessages, userContent } from '../../src/host/chat/history';
-import type { ChatEntry, ChatOptions, ChatSurface } from '../../src/shared/chatProtocol';
+import type { ChatEntry } from '../../src/shared/chatProtocol';
 import type { ChatRequest, RequestRecord } from '../../src/gateway';
 import { useBothProfiles } from '../sim/profiles';
+import { modelOf, opts, T, useSimulator } from './helpers';
 
-let sim: Simulator;
-before(async () => {
-  sim = await startSimulator();
-});
-after(() => sim.close());
-beforeEach(() => sim.reset());
-
-const T = { timeout: 20_000 };
-const modelOf = (s: ChatSurface) => (s === 'native' ? 'claude-sonnet-4-5' : 'gpt-4o-mini');
-const opts = (surface: ChatSurface, extra: Partial<ChatOptions> = {}): ChatOptions => ({ surface, model: modelOf(surface), system: '', temperature: 0.5, maxTokens: 512, ...extra });
+const simulator = useSimulator();
 
 interface Rig {
   session: ChatSession;
@@ -29,7 +21,7 @@ interface Rig {
 }
 
 function rig(o: { streaming?: boolean | (() => boolean); baseUrl?: string; entries?: ChatEntry[]; bufferNoticeShown?: boolean } = {}): Rig {
-  const { client, records } = makeClient(sim, o.baseUrl ? { baseUrl: o.baseUrl } : {});
+  const { client, records } = makeClient(simulator(), o.baseUrl ? { baseUrl: o.baseUrl } : {});
   const requests: ChatRequest[] = [];
   // Records what the session asks the core for; the core does the rest.
   const backend: ChatBackend = {
@@ -73,14 +65,14 @@ for (const surface of ['compatible', 'native'] as const) {
     assert.equal(req.surface, surface);
     assert.equal(req.maxTokens, 512, 'max tokens always sent');
     assert.equal(req.system, 'You are terse.');
-    assert.equal(sim.log.at(-1)!.path, surface === 'native' ? '/v1/messages' : '/v1/chat/completions');
+    assert.equal(simulator().log.at(-1)!.path, surface === 'native' ? '/v1/messages' : '/v1/chat/completions');
     assert.equal(r.session.busy, false);
     assert.deepEqual(r.events.filter((e) => e.type === 'busy').map((e) => (e as { busy: boolean }).busy), [true, false]);
   });
 
   test(`${surface}: Stop keeps the partial reply, marks it stopped and closes the connection early`, T, async () => {
     const r = rig();
-    sim.fault({ kind: 'slowChunks', ms: 80 });
+    simulator().fault({ kind: 'slowChunks', ms: 80 });
     const words = 'a b c d e f g h i j k l m n o p q r s t';
     let seen = 0;
     r.events.length = 0;
@@ -110,11 +102,11 @@ for (const surface of ['compatible', 'native'] as const) {
     assert.ok(elapsed < 21 * 80, `stopped early (${elapsed} ms)`);
     assert.equal(r.records.at(-1)!.errorKind, 'aborted', 'the core closed the request');
     // The simulator saw the client go away before the stream ended.
-    const rec = sim.log.at(-1)!;
+    const rec = simulator().log.at(-1)!;
     for (let i = 0; i < 40 && !rec.closedEarly; i++) await new Promise((res) => setTimeout(res, 25));
     assert.equal(rec.closedEarly, true, 'the simulator log shows the connection closed early');
     // The next request works and carries the partial reply as history.
-    sim.clearFaults();
+    simulator().clearFaults();
     const next = (await r.session.send('and now?', opts(surface)))!;
     assert.equal(next.status, 'done');
     const msgs = r.requests.at(-1)!.messages;
@@ -136,7 +128,7 @@ for (const surface of ['compatible', 'native'] as const) {
 
   test(`${surface}: a stream that fails outright is not re-sent on its own; the user may ask again without streaming`, T, async () => {
     const r = rig();
-    sim.fault({ kind: 'midStreamError', afterEvents: 2, message: 'upstream overloaded', count: 1 });
+    simulator().fault({ kind: 'midStreamError', afterEvents: 2, message: 'upstream overloaded', count: 1 });
     const failed = (await r.session.send('one two three four five six', opts(surface)))!;
     assert.equal(failed.status, 'error');
     assert.match(failed.error!.streamFailed!, /error inside it: upstream overloaded/);
@@ -153,8 +145,8 @@ for (const surface of ['compatible', 'native'] as const) {
 
   test(`${surface}: a buffered stream is flagged once, with the offer to turn streaming off`, T, async () => {
     const r = rig();
-    sim.fault({ kind: 'slowChunks', ms: 60 });
-    sim.fault({ kind: 'buffer' });
+    simulator().fault({ kind: 'slowChunks', ms: 60 });
+    simulator().fault({ kind: 'buffer' });
     const entry = (await r.session.send('one two three four five six', opts(surface)))!;
     assert.equal(entry.status, 'done');
     assert.equal(entry.text, 'Echo: one two three four five six');
@@ -182,7 +174,7 @@ test('a 403 shows an error card with status, cause, fix, masked token and endpoi
   assert.match(e.maskedToken!, /^sk-.{3}\.\.\..{4}$/);
   assert.match(e.url!, /\/v1\/chat\/completions$/);
   assert.equal(r.requests.length, 1, 'a refused model is not retried without streaming');
-  assert.ok(!JSON.stringify(r.events).includes(sim.tokens.production!));
+  assert.ok(!JSON.stringify(r.events).includes(simulator().tokens.production!));
   // The failed turn is left out of the next request's history.
   await r.session.send('hello again', opts('compatible'));
   assert.deepEqual(r.requests.at(-1)!.messages, [{ role: 'user', content: 'hi\n\nhello again' }]);
