@@ -1,6 +1,10 @@
 // `npm run bench`: Model Relay's client against the official SDKs and a bare undici +
 // eventsource-parser loop, on the gateway simulator (127.0.0.1 only). Every figure is a median of
-// alternating runs in this same process, printed as a table and written to bench/results.json.
+// alternating runs in one run of this script, printed as a table and written to bench/results.json.
+// Sections 1–8 run in this process; 9 and 10 time whole processes (bench/process.mjs, with the
+// clients in bench/clients/); 11 is the real-host activation (code-server).
+//   node bench/run.mjs [--quick] [--live] [--only=throughput,wholeProcess,…]
+// BENCH_OUT=<dir> reads the compiled tests and sources from <dir> instead of out/.
 import { createRequire } from 'node:module';
 import { createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
@@ -10,26 +14,35 @@ import { fileURLToPath } from 'node:url';
 import Module from 'node:module';
 import { Agent, request } from 'undici';
 import { createParser } from 'eventsource-parser';
+import { startup, wholeProcessStreaming } from './process.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-const { startSimulator } = require(join(root, 'out/test/sim/server.js'));
-const core = require(join(root, 'out/src/gateway/index.js'));
+const outDir = resolve(root, process.env.BENCH_OUT ?? 'out');
+const { startSimulator } = require(join(outDir, 'test/sim/server.js'));
+const core = require(join(outDir, 'src/gateway/index.js'));
 const OpenAI = require('openai').default ?? require('openai');
 const Anthropic = require('@anthropic-ai/sdk').default ?? require('@anthropic-ai/sdk');
 const { Stream: OpenAIStream } = require('openai/streaming');
 const { Stream: AnthropicStream } = require('@anthropic-ai/sdk/streaming');
 
 const QUICK = process.argv.includes('--quick');
+const LIVE = process.argv.includes('--live');
+const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
 const RUNS = QUICK ? 3 : 5;
 const CHUNKS = QUICK ? 5000 : 20000;
+/** whole-process figures: 200,000-chunk streams, and start-up */
+const PROCESS_RUNS = QUICK ? 3 : 7;
+const PROCESS_CHUNKS = QUICK ? 50_000 : 200_000;
+const STARTUP_RUNS = QUICK ? 10 : 30;
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const r2 = (x) => Math.round(x * 100) / 100;
 const rows = [];
-const results = { machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version }, date: new Date().toISOString(), runs: RUNS, chunks: CHUNKS, sections: {} };
+const results = { machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version }, date: new Date().toISOString(), runs: RUNS, chunks: CHUNKS, processRuns: PROCESS_RUNS, processChunks: PROCESS_CHUNKS, sections: {} };
+/** ok: true MET, false MISS, null not measured here (TODO) */
 function row(section, metric, values, target, ok) {
   rows.push({ section, metric, values, target, ok });
   (results.sections[section] ??= []).push({ metric, values, target, ok });
@@ -229,8 +242,18 @@ async function activation() {
     requireTimes.push(t1 - t0);
     times.push(t2 - t0);
   }
+  // The main part (core, undici, zod), loaded once on first use: measured on its own.
+  const mainFile = join(root, 'dist/main.js');
+  const mainLoads = [];
+  for (let i = 0; i < (QUICK ? 3 : 7); i++) {
+    delete require.cache[mainFile];
+    const t0 = performance.now();
+    require(mainFile);
+    mainLoads.push(performance.now() - t0);
+  }
   Module._resolveFilename = origResolve;
-  row('6 activation', `extension.js ${Math.round(ext / 1024)} KB · webview.js ${Math.round(wv / 1024)} KB · require ${r2(median(requireTimes))} ms · require+activate ${r2(median(times))} ms`, { extensionBytes: ext, webviewBytes: wv, requireMs: median(requireTimes), activateMs: median(times) }, 'bundle < 400 KB, activation < 30 ms', ext < 400 * 1024 && median(times) < 30);
+  const mainKb = Math.round(statSync(mainFile).size / 1024);
+  row('6 activation', `extension.js ${r2(ext / 1024)} KB · webview.js ${Math.round(wv / 1024)} KB · require ${r2(median(requireTimes))} ms · require+activate ${r2(median(times))} ms · main.js ${mainKb} KB loaded once on first use in ${r2(median(mainLoads))} ms`, { extensionBytes: ext, webviewBytes: wv, requireMs: median(requireTimes), activateMs: median(times), mainBytes: statSync(mainFile).size, mainLoadMs: median(mainLoads) }, 'activation bundle < 150 KB, activation < 30 ms', ext < 150 * 1024 && median(times) < 30);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -285,8 +308,27 @@ async function polling() {
   row('8 polling a 10-minute video task (requests)', `relay ${polls} · naive 1 s poll ${naive} · ratio ${r2(polls / naive)}`, { relay: polls, naive, outcome: out.outcome, ratio: r2(polls / naive) }, '≤ 1/10 of naive', polls <= naive / 10);
 }
 
+// ---------------------------------------------------------------------------------------------
+// 9 + 10. Whole processes: 200,000-chunk streams on both surfaces, and start-up (bench/process.mjs)
+const wholeProcess = () => wholeProcessStreaming({ root, sim, chunks: PROCESS_CHUNKS, runs: PROCESS_RUNS, live: LIVE, row });
+const startupTime = () => startup({ root, runs: STARTUP_RUNS, row });
+
+// ---------------------------------------------------------------------------------------------
+// 11. ACTIVATION IN THE REAL HOST — placeholder, kept by the lead (issue 15): the extension host's
+// own activation timing read in the code-server e2e harness (goal < 30 ms), the activation bundle
+// (< 150 KB) and the one-time core load. Replace this function's body with the measurement; until
+// then it prints TODO and records `pending` in bench/results.json.
+async function realHostActivation() {
+  const { realHostActivationTimes } = await import('./activation.mjs');
+  const t = await realHostActivationTimes(QUICK ? 1 : 3);
+  const ext = statSync(join(root, 'dist/extension.js')).size;
+  row('11 activation in the real host (code-server, the extension host\'s own timing)', `median ${t.median} ms of ${t.ms.join(' / ')} ms · activation bundle ${r2(ext / 1024)} KB`, { ms: t.ms, medianMs: t.median, extensionBytes: ext }, 'activation < 30 ms, activation bundle < 150 KB', t.median < 30 && ext < 150 * 1024);
+}
+
+const sections = { throughput, parseCost, ttft, webview, activation, download, polling, wholeProcess, startupTime, realHostActivation };
 try {
-  for (const [name, fn] of Object.entries({ throughput, parseCost, ttft, webview, activation, download, polling })) {
+  for (const [name, fn] of Object.entries(sections)) {
+    if (ONLY && !ONLY.includes(name)) continue;
     process.stderr.write(`bench: ${name}…\n`);
     await fn();
   }
@@ -295,7 +337,7 @@ try {
 }
 
 const w = Math.max(...rows.map((r) => r.section.length));
-console.log(`\nModel Relay benchmarks — ${results.machine.cpus} cores (${results.machine.model}), Node ${process.version}, medians of ${RUNS} alternating runs\n`);
-for (const r of rows) console.log(`${r.ok ? 'MET ' : 'MISS'}  ${r.section.padEnd(w)}  ${r.metric}   [target: ${r.target}]`);
+console.log(`\nModel Relay benchmarks — ${results.machine.cpus} cores (${results.machine.model}), Node ${process.version}, medians of ${RUNS} alternating runs in-process, ${PROCESS_RUNS} for whole processes, ${STARTUP_RUNS} for start-up\n`);
+for (const r of rows) console.log(`${r.ok === null ? 'TODO' : r.ok ? 'MET ' : 'MISS'}  ${r.section.padEnd(w)}  ${r.metric}   [target: ${r.target}]`);
 writeFileSync(join(root, 'bench/results.json'), JSON.stringify(results, null, 2));
 console.log('\nwritten to bench/results.json');

@@ -1,14 +1,25 @@
 // Bundles the extension (node/cjs, `vscode` external, undici bundled in), relay-doctor and the chat webview with esbuild.
+import { readFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const production = process.argv.includes('--production');
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+/** relay-doctor's entry (dist/cli.js) answers --version / --help alone and requires the core, dist/cli-core.js, for the rest. */
+const cliCoreExternal = {
+  name: 'cli-core-external',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/main$/ }, (args) => (args.importer.endsWith('src/cli/entry.ts') ? { path: './cli-core.js', external: true } : undefined));
+  },
+};
+const cliDefine = { RELAY_DOCTOR_VERSION: JSON.stringify(version) };
 const entries = [
   // Activation (dist/extension.js) holds no core: it requires dist/main.js (core, undici, zod) on first use.
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', external: ['vscode'] },
   { entryPoints: ['src/extension/main.ts'], outfile: 'dist/main.js', platform: 'node', format: 'cjs', external: ['vscode'] },
   // The tokenizer (o200k, 2.4 MB) is its own file, required on the first token count, never at activation.
   { entryPoints: ['src/host/lm/tokenizer.ts'], outfile: 'dist/tokenizer.js', platform: 'node', format: 'cjs' },
-  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', banner: { js: '#!/usr/bin/env node' } },
+  { entryPoints: ['src/cli/entry.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', banner: { js: '#!/usr/bin/env node' }, plugins: [cliCoreExternal], define: cliDefine },
+  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-core.js', platform: 'node', format: 'cjs', define: cliDefine },
   { entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife' },
 ];
 for (const e of entries) {

@@ -3,10 +3,9 @@
  * (it would land in shell history and in process lists other users can read).
  */
 import { normalizeBaseUrl } from '../gateway';
+import { ENV_BACKUP_URLS, ENV_BASE_URL, ENV_TOKEN } from './usage';
 
-export const ENV_BASE_URL = 'MODEL_RELAY_BASE_URL';
-export const ENV_TOKEN = 'MODEL_RELAY_TOKEN';
-export const ENV_BACKUP_URLS = 'MODEL_RELAY_BACKUP_URLS';
+export { ENV_BACKUP_URLS, ENV_BASE_URL, ENV_TOKEN };
 
 /** A mistake in how the program was called: exit code 2. */
 export class UsageError extends Error {

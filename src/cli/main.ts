@@ -4,7 +4,8 @@
  *   relay-doctor diagnose [--chat-model M] [--native-model M] [--json]   exit 0 / 1 (a check failed) / 2 (usage)
  *   relay-doctor models [--json]
  *   relay-doctor quota [--json]
- *   relay-doctor chat --surface compatible|native --model M [--no-stream] "prompt"
+ *   relay-doctor chat --surface compatible|native --model M [--max-tokens N] [--no-stream] "prompt"
+ *   relay-doctor --version
  *
  * Configuration comes only from the environment: MODEL_RELAY_BASE_URL, MODEL_RELAY_TOKEN,
  * MODEL_RELAY_BACKUP_URLS (comma separated); HTTPS_PROXY / HTTP_PROXY / NO_PROXY are honoured.
@@ -13,9 +14,14 @@
 import { parseArgs } from 'node:util';
 import type { Dispatcher } from 'undici';
 import { GatewayClient, createDispatcher, describeProxy, redactSecrets, renderTable, reportToJson, runDiagnosis, type Surface } from '../gateway';
-import { ENV_BACKUP_URLS, ENV_BASE_URL, ENV_TOKEN, UsageError, readConfig, refuseTokenArguments, type CliConfig } from './config';
+import { ENV_TOKEN, UsageError, readConfig, refuseTokenArguments, type CliConfig } from './config';
 import { baseUrlWarnings, errorText, retryLine, terminalSafe } from './output';
 import { quota } from './quota';
+import { chatEventBatches } from '../gateway/chat/stream';
+import { BatchedWriter } from './batch';
+import { USAGE, isHelpFlag, isVersionFlag, version } from './usage';
+
+export { USAGE };
 
 export interface CliIo {
   argv: string[];
@@ -24,23 +30,6 @@ export interface CliIo {
   stdout: { write(s: string): unknown; columns?: number | undefined; isTTY?: boolean | undefined };
   stderr: { write(s: string): unknown; isTTY?: boolean | undefined };
 }
-
-export const USAGE = `relay-doctor — diagnose and use a Model Relay gateway from a terminal
-
-Usage:
-  relay-doctor diagnose [--chat-model M] [--native-model M] [--json]
-  relay-doctor models [--json]
-  relay-doctor quota [--json]       what is left on the token, and when it expires
-  relay-doctor chat --surface compatible|native --model M [--no-stream] "prompt"
-
-Environment:
-  ${ENV_BASE_URL}     the gateway root address (e.g. https://gateway.example.com, no /v1)
-  ${ENV_TOKEN}        the token (sk-…); never pass it as an argument
-  ${ENV_BACKUP_URLS}  optional backup domains, comma separated
-  HTTPS_PROXY / HTTP_PROXY / NO_PROXY are honoured.
-
-Exit codes: 0 success (diagnose: no check failed), 1 a check or request failed, 2 usage error.
-`;
 
 type Command = 'diagnose' | 'models' | 'quota' | 'chat';
 
@@ -51,6 +40,7 @@ function parse(command: Command, args: string[]) {
     'native-model': { type: 'string' },
     surface: { type: 'string' },
     model: { type: 'string' },
+    'max-tokens': { type: 'string' },
     'no-stream': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   } as const;
@@ -58,7 +48,7 @@ function parse(command: Command, args: string[]) {
     diagnose: ['json', 'chat-model', 'native-model', 'help'],
     models: ['json', 'help'],
     quota: ['json', 'help'],
-    chat: ['surface', 'model', 'no-stream', 'help'],
+    chat: ['surface', 'model', 'max-tokens', 'no-stream', 'help'],
   };
   let parsed;
   try {
@@ -69,7 +59,7 @@ function parse(command: Command, args: string[]) {
   for (const k of Object.keys(parsed.values)) {
     if (!allowed[command].includes(k)) throw new UsageError(`The option --${k} does not apply to "${command}".`);
   }
-  for (const k of ['chat-model', 'native-model', 'surface', 'model'] as const) {
+  for (const k of ['chat-model', 'native-model', 'surface', 'model', 'max-tokens'] as const) {
     const v = parsed.values[k];
     if (v !== undefined && !v.trim()) throw new UsageError(`--${k} needs a value.`);
   }
@@ -138,6 +128,15 @@ async function models(cfg: CliConfig, values: Record<string, unknown>, io: CliIo
   return 0;
 }
 
+/** `--max-tokens N`: a positive whole number, else a usage error. */
+function maxTokensOf(values: Record<string, unknown>): number | undefined {
+  const v = values['max-tokens'] as string | undefined;
+  if (v === undefined) return undefined;
+  const n = Number(v.trim());
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-tokens must be a positive whole number, not "${v}".`);
+  return n;
+}
+
 async function chat(cfg: CliConfig, values: Record<string, unknown>, positionals: string[], io: CliIo, dispatcher: Dispatcher): Promise<number> {
   const surface = (values.surface as string | undefined) ?? 'compatible';
   if (surface !== 'compatible' && surface !== 'native') throw new UsageError(`--surface must be "compatible" or "native", not "${surface}".`);
@@ -145,24 +144,22 @@ async function chat(cfg: CliConfig, values: Record<string, unknown>, positionals
   if (!model) throw new UsageError('chat needs --model M (see "relay-doctor models").');
   const prompt = positionals.join(' ').trim();
   if (!prompt) throw new UsageError('chat needs a prompt, e.g. relay-doctor chat --model M "Hello"');
+  const maxTokens = maxTokensOf(values);
   const client = clientFor(cfg, dispatcher, io);
   const safe = (s: string) => terminalSafe(s, io.stdout.isTTY);
-  const req = { surface: surface as Surface, model, messages: [{ role: 'user' as const, content: prompt }] };
+  const req = { surface: surface as Surface, model, messages: [{ role: 'user' as const, content: prompt }], ...(maxTokens !== undefined ? { maxTokens } : {}) };
   if (values['no-stream'] === true) {
     const r = await client.chat(req);
     io.stdout.write(safe(`${r.text}\n`));
     return 0;
   }
-  let wrote = false;
+  // Text goes out in 16 KB batches (and after a short pause), not one write per delta.
+  const out = new BatchedWriter(io.stdout, safe);
   try {
-    for await (const ev of client.chatStream(req)) {
-      if (ev.type === 'text') {
-        io.stdout.write(safe(ev.text));
-        wrote = true;
-      }
-    }
+    // A socket chunk's events at a time: one async step per chunk, not per delta.
+    for await (const batch of chatEventBatches(client.chatStream(req))) for (const ev of batch) if (ev.type === 'text') out.write(ev.text);
   } finally {
-    if (wrote) io.stdout.write('\n');
+    out.flush(out.wrote ? '\n' : '');
   }
   return 0;
 }
@@ -174,9 +171,13 @@ export async function main(io: CliIo): Promise<number> {
   let dispatcher: Dispatcher | undefined;
   try {
     refuseTokenArguments(io.argv);
-    if (!command || command === 'help' || command === '--help' || command === '-h') {
+    if (!command || isHelpFlag(command)) {
       io.stdout.write(USAGE);
       return command ? 0 : 2;
+    }
+    if (isVersionFlag(command) && !rest.length) {
+      io.stdout.write(`relay-doctor ${version()}\n`);
+      return 0;
     }
     if (command !== 'diagnose' && command !== 'models' && command !== 'quota' && command !== 'chat') throw new UsageError(`Unknown command "${command}".`);
     const { values, positionals } = parse(command, rest);
@@ -215,10 +216,4 @@ export async function main(io: CliIo): Promise<number> {
   } finally {
     await dispatcher?.close().catch(() => undefined);
   }
-}
-
-if (require.main === module) {
-  void main({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr }).then((code) => {
-    process.exitCode = code;
-  });
 }

@@ -1,9 +1,12 @@
 /**
  * The streamed half of chat: one async generator from the open response to the consumer, with
- * events handled a socket chunk's batch at a time, our own idle watchdog, burst (buffering proxy)
- * detection, and one classification of whatever breaks the stream.
+ * events handled a socket chunk's batch at a time end to end (one async step per chunk, not per
+ * event: `batches()`), text deltas of a learned shape read without JSON.parse (deltaShape.ts), our
+ * own idle watchdog, burst (buffering proxy) detection, and one classification of whatever breaks
+ * the stream. Per event: no timer, no promise, no copy of the text; what is recorded is a count,
+ * the first and last arrival time and, per chunk, one joined piece of text.
  */
-import { DEFAULT_BURST, isBurst, sseEventBatches } from '../http/sseStream';
+import { DEFAULT_BURST, isBurstSpan, sseChunks } from '../http/sseStream';
 import { headerValue, readText } from '../http/attempt';
 import type { OpenResponse, Transport } from '../http/transport';
 import { GatewayError } from '../errors/gatewayError';
@@ -12,7 +15,9 @@ import { errorFromResponse } from '../errors/fromResponse';
 import { looksLikeHtml } from '../errors/errorBody';
 import { emptyReplyError, protocolError, streamError, toolArgumentsError } from '../errors/factories';
 import { ReplyAssembler } from './assemble';
+import { streamEventParser } from './deltaShape';
 import { sendOptions, surfaceAdapter, toResult, validate, type ChatSettings } from './chat';
+import type { EventSourceMessage } from 'eventsource-parser';
 import type { ChatEvent, ChatRequest, ChatResult, SurfaceAdapter, SurfaceEvent, Usage } from './types';
 
 /** A non-stream answer to a stream request (an HTML page, or JSON from a gateway that ignored `stream`). */
@@ -43,47 +48,66 @@ function idleWatchdog(idleMs: number, onIdle: () => void) {
   };
 }
 
+type EventParser = ReturnType<typeof streamEventParser>;
+
 /** What a stream has told so far. */
 interface StreamState {
-  text: string;
+  /** the reply's text so far: one piece per socket chunk (joined at the end, never per delta) */
+  pieces: string[];
+  /** this chunk's text deltas, joined into one piece when the chunk is done */
+  chunkText: string[];
   usage: Usage | undefined;
   finishReason: string | undefined;
   id: string | undefined;
   model: string | undefined;
   ended: boolean;
-  arrivals: number[];
+  /** content events (text, reasoning) and when the first and the last arrived: all burst detection needs */
+  arrivals: number;
+  firstAt: number;
+  lastAt: number;
   /** tool calls, reasoning and thinking blocks */
   parts: ReplyAssembler;
 }
 
-/** Folds one surface event into the state; returns the event(s) for the consumer, if any. */
-function apply(st: StreamState, se: SurfaceEvent, at: number, res: OpenResponse): ChatEvent | ChatEvent[] | undefined {
+function arrived(st: StreamState, at: number): void {
+  if (st.arrivals++ === 0) st.firstAt = at;
+  st.lastAt = at;
+}
+
+/** Folds one surface event into the state; adds the event(s) for the consumer, if any, to `out`. */
+function apply(st: StreamState, se: SurfaceEvent, at: number, res: OpenResponse, out: ChatEvent[]): void {
   switch (se.type) {
     case 'text':
-      st.arrivals.push(at);
-      st.text += se.text;
-      return { type: 'text', text: se.text };
+      arrived(st, at);
+      st.chunkText.push(se.text);
+      // the surface event is a fresh `{ type: 'text', text }`: handed on as it is
+      out.push(se);
+      return;
     case 'reasoning':
-      st.arrivals.push(at);
-      return st.parts.take(se);
+      arrived(st, at);
+      out.push(...st.parts.take(se));
+      return;
     case 'tool_start':
     case 'tool_args':
     case 'thinking_start':
     case 'signature':
     case 'block_stop':
-      return st.parts.take(se);
+      out.push(...st.parts.take(se));
+      return;
     case 'usage':
       st.usage = { inputTokens: se.usage.inputTokens ?? st.usage?.inputTokens, outputTokens: se.usage.outputTokens ?? st.usage?.outputTokens };
-      return { type: 'usage', usage: st.usage };
+      out.push({ type: 'usage', usage: st.usage });
+      return;
     case 'finish':
       st.finishReason = se.reason;
       // The compatible surface's calls are complete at the finish reason (whatever it says).
-      return [...st.parts.flush(), { type: 'finish', reason: se.reason }];
+      out.push(...st.parts.flush(), { type: 'finish', reason: se.reason });
+      return;
     case 'meta':
       st.id ??= se.id;
       st.model ??= se.model;
       if (se.usage) st.usage = { ...st.usage, ...se.usage };
-      return undefined;
+      return;
     case 'error':
       throw streamError('stream_error_event', res.context, {
         gatewayMessage: se.message,
@@ -94,7 +118,8 @@ function apply(st: StreamState, se: SurfaceEvent, at: number, res: OpenResponse)
       });
     case 'end':
       st.ended = true;
-      return st.parts.flush();
+      out.push(...st.parts.flush());
+      return;
     default: {
       const _exhaustive: never = se;
       return _exhaustive;
@@ -102,8 +127,30 @@ function apply(st: StreamState, se: SurfaceEvent, at: number, res: OpenResponse)
   }
 }
 
-/** The answer was not an event stream: replay a JSON reply as events, or classify the page. */
-async function* notAStream(res: OpenResponse, adapter: SurfaceAdapter, ct: string, durationMs: () => number): AsyncGenerator<ChatEvent, ChatResult> {
+/**
+ * One socket chunk's events folded in. What a failure inside the chunk interrupts is still
+ * delivered first (in order, as one event at a time would have been), then the failure.
+ */
+function takeChunk(st: StreamState, parse: EventParser, events: readonly EventSourceMessage[], at: number, res: OpenResponse): { out: ChatEvent[]; failed: boolean; failure?: unknown } {
+  const out: ChatEvent[] = [];
+  try {
+    for (let i = 0; i < events.length && !st.ended; i++) {
+      const parsed = parse(events[i]!);
+      for (let k = 0; k < parsed.length && !st.ended; k++) apply(st, parsed[k]!, at, res, out);
+    }
+  } catch (e) {
+    return { out, failed: true, failure: e };
+  } finally {
+    if (st.chunkText.length) {
+      st.pieces.push(st.chunkText.length === 1 ? st.chunkText[0]! : st.chunkText.join(''));
+      st.chunkText.length = 0;
+    }
+  }
+  return { out, failed: false };
+}
+
+/** The answer was not an event stream: replay a JSON reply as events (one batch), or classify the page. */
+async function* notAStream(res: OpenResponse, adapter: SurfaceAdapter, ct: string, durationMs: () => number): AsyncGenerator<ChatEvent[], ChatResult> {
   const text = await readText(res.body, NON_STREAM_LIMIT);
   if (looksLikeHtml(text, ct)) throw errorFromResponse({ status: res.status, headers: res.headers, body: text, context: res.context });
   let data: unknown;
@@ -114,12 +161,14 @@ async function* notAStream(res: OpenResponse, adapter: SurfaceAdapter, ct: strin
   }
   const result = toResult(adapter, data, res.context, res.host, res.requestId, res.status, durationMs());
   result.streamIgnored = true;
-  if (result.reasoning) yield { type: 'reasoning', text: result.reasoning };
-  for (const block of result.thinking) yield { type: 'thinking_block', block };
-  if (result.text) yield { type: 'text', text: result.text };
-  for (const call of result.toolCalls) yield { type: 'tool_call', call };
-  if (result.usage) yield { type: 'usage', usage: result.usage };
-  if (result.finishReason) yield { type: 'finish', reason: result.finishReason };
+  const out: ChatEvent[] = [];
+  if (result.reasoning) out.push({ type: 'reasoning', text: result.reasoning });
+  for (const block of result.thinking) out.push({ type: 'thinking_block', block });
+  if (result.text) out.push({ type: 'text', text: result.text });
+  for (const call of result.toolCalls) out.push({ type: 'tool_call', call });
+  if (result.usage) out.push({ type: 'usage', usage: result.usage });
+  if (result.finishReason) out.push({ type: 'finish', reason: result.finishReason });
+  if (out.length) yield out;
   return result;
 }
 
@@ -134,7 +183,8 @@ function streamFailure(e: unknown, res: OpenResponse, aborted: boolean, idle: bo
   return streamError('stream_truncated', res.context, { original: e, ...rid, status: res.status });
 }
 
-async function* runStream(transport: Transport, req: ChatRequest, settings: ChatSettings): AsyncGenerator<ChatEvent> {
+/** The events, a socket chunk's batch at a time (never an empty batch), ending with `done`. */
+async function* runStream(transport: Transport, req: ChatRequest, settings: ChatSettings): AsyncGenerator<ChatEvent[]> {
   validate(req);
   const now = settings.now ?? Date.now;
   const adapter = surfaceAdapter(req.surface);
@@ -148,32 +198,32 @@ async function* runStream(transport: Transport, req: ChatRequest, settings: Chat
       const result = yield* notAStream(res, adapter, ct, () => now() - started);
       completed = true;
       res.finish({});
-      yield { type: 'done', result };
+      yield [{ type: 'done', result }];
       return;
     }
     const rid = { status: res.status, ...(res.requestId ? { requestId: res.requestId } : {}) };
     const parts = new ReplyAssembler((name, args) => {
       throw toolArgumentsError(name, args, res.context, rid);
     });
-    const st: StreamState = { text: '', usage: undefined, finishReason: undefined, id: undefined, model: undefined, ended: false, arrivals: [], parts };
+    const st: StreamState = { pieces: [], chunkText: [], usage: undefined, finishReason: undefined, id: undefined, model: undefined, ended: false, arrivals: 0, firstAt: 0, lastAt: 0, parts };
+    const parse = streamEventParser(adapter);
     idle.arm();
     // Only real events count as activity: keep-alive comments (`: ping`) do not re-arm the watchdog.
-    batches: for await (const batch of sseEventBatches(res.body, started, now)) {
-      if (batch.length) idle.arm();
-      for (const ev of batch) for (const se of adapter.parseEvent(ev)) {
-        const out = apply(st, se, ev.at, res);
-        if (Array.isArray(out)) yield* out;
-        else if (out) yield out;
-        if (st.ended) break batches;
-      }
+    for await (const chunk of sseChunks(res.body, started, now)) {
+      idle.arm();
+      const { out, failed, failure } = takeChunk(st, parse, chunk.events, chunk.at, res);
+      if (out.length) yield out;
+      if (failed) throw failure;
+      if (st.ended) break;
     }
     if (!st.ended) throw streamError('stream_truncated', res.context, rid);
-    if (!st.text && !parts.toolCalls.length) throw emptyReplyError(st.finishReason, !!parts.reasoning, res.context, rid);
+    const text = st.pieces.length === 1 ? st.pieces[0]! : st.pieces.join('');
+    if (!text && !parts.toolCalls.length) throw emptyReplyError(st.finishReason, !!parts.reasoning, res.context, rid);
     const durationMs = now() - started;
-    const buffered = isBurst(st.arrivals, durationMs, settings.burst ?? DEFAULT_BURST);
+    const buffered = isBurstSpan(st.arrivals, st.firstAt, st.lastAt, durationMs, settings.burst ?? DEFAULT_BURST);
     completed = true;
     res.finish({ buffered });
-    yield { type: 'done', result: { text: st.text, toolCalls: parts.toolCalls, reasoning: parts.reasoning, thinking: parts.thinking, finishReason: st.finishReason, usage: st.usage, model: st.model, id: st.id, host: res.host, requestId: res.requestId, buffered, durationMs } };
+    yield [{ type: 'done', result: { text, toolCalls: parts.toolCalls, reasoning: parts.reasoning, thinking: parts.thinking, finishReason: st.finishReason, usage: st.usage, model: st.model, id: st.id, host: res.host, requestId: res.requestId, buffered, durationMs } }];
   } catch (e) {
     const err = streamFailure(e, res, !!req.signal?.aborted, idle.fired(), settings.overallMs);
     err.host = res.host;
@@ -189,14 +239,37 @@ async function* runStream(transport: Transport, req: ChatRequest, settings: Chat
   }
 }
 
+/** A streamed chat: the events one by one, or (`batches()`) a socket chunk's worth at a time. */
+export interface ChatEventStream extends AsyncIterable<ChatEvent> {
+  /** The same events as arrays, one per socket chunk: one async step per chunk, not per event. */
+  batches(): AsyncIterable<readonly ChatEvent[]>;
+}
+
+async function* oneByOne(batches: AsyncGenerator<ChatEvent[]>): AsyncGenerator<ChatEvent> {
+  for await (const batch of batches) for (const ev of batch) yield ev;
+}
+
 /** A streamed chat call: an async iterable of text / usage / finish events, then one `done`. */
-export function chatStream(transport: Transport, req: ChatRequest, settings: ChatSettings): AsyncIterable<ChatEvent> {
+export function chatStream(transport: Transport, req: ChatRequest, settings: ChatSettings): ChatEventStream {
   let used = false;
+  const start = () => {
+    if (used) throw new Error('A chat stream can be iterated only once.');
+    used = true;
+    return runStream(transport, req, settings);
+  };
   return {
-    [Symbol.asyncIterator]() {
-      if (used) throw new Error('A chat stream can be iterated only once.');
-      used = true;
-      return runStream(transport, req, settings);
+    [Symbol.asyncIterator]: () => oneByOne(start()),
+    batches: () => ({ [Symbol.asyncIterator]: start }),
+  };
+}
+
+/** A chat stream's events in batches: its own (one per socket chunk) when it has them, else one event each. */
+export function chatEventBatches(stream: AsyncIterable<ChatEvent>): AsyncIterable<readonly ChatEvent[]> {
+  const own = (stream as Partial<ChatEventStream>).batches;
+  if (typeof own === 'function') return own.call(stream);
+  return {
+    async *[Symbol.asyncIterator]() {
+      for await (const ev of stream) yield [ev];
     },
   };
 }

@@ -10,35 +10,55 @@ export interface TimedEvent extends EventSourceMessage {
   at: number;
 }
 
+/** The events one network chunk completed, and when that chunk arrived (ms since the request started). */
+export interface SseChunk {
+  at: number;
+  /** the parser's own event objects (never copied) */
+  events: EventSourceMessage[];
+}
+
 /**
  * The events of each network chunk as one batch (one async step per chunk, not per event: a
- * stream of many small events stays cheap).
+ * stream of many small events stays cheap). Chunks that complete no event yield nothing.
  */
-export async function* sseEventBatches(body: AsyncIterable<Buffer | Uint8Array | string>, startedAt: number, now: () => number): AsyncGenerator<TimedEvent[]> {
-  let pending: TimedEvent[] = [];
-  let at = 0;
+export async function* sseChunks(body: AsyncIterable<Buffer | Uint8Array | string>, startedAt: number, now: () => number): AsyncGenerator<SseChunk> {
+  let pending: EventSourceMessage[] = [];
   const parser = createParser({
     onEvent: (ev) => {
-      pending.push({ id: ev.id, event: ev.event, data: ev.data, at });
+      pending.push(ev);
     },
   });
   const decoder = new TextDecoder('utf-8');
   for await (const chunk of body) {
-    at = now() - startedAt;
+    const at = now() - startedAt;
     parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true }));
     if (pending.length) {
-      const batch = pending;
+      const events = pending;
       pending = [];
-      yield batch;
+      yield { at, events };
     }
   }
   const rest = decoder.decode();
-  at = now() - startedAt;
+  const at = now() - startedAt;
   if (rest) parser.feed(rest);
   // A last event whose closing blank line never came is still delivered; whether the stream was
   // complete is judged by the surface's end marker ([DONE] / message_stop), not by framing.
   parser.reset({ consume: true });
-  if (pending.length) yield pending;
+  if (pending.length) yield { at, events: pending };
+}
+
+/** The same batches with each event's arrival time on the event. */
+export async function* sseEventBatches(body: AsyncIterable<Buffer | Uint8Array | string>, startedAt: number, now: () => number): AsyncGenerator<TimedEvent[]> {
+  for await (const { at, events } of sseChunks(body, startedAt, now)) yield events.map((ev) => ({ id: ev.id, event: ev.event, data: ev.data, at }));
+}
+
+/** An event's data as JSON, or undefined when it is not JSON as it stands (the caller then looks closer). */
+export function jsonOrUndefined(data: string): unknown {
+  try {
+    return JSON.parse(data) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The same events one by one. */
@@ -63,9 +83,12 @@ export const DEFAULT_BURST: BurstThresholds = { minEvents: 4, minWaitMs: 250, sp
  * the whole response (spec section 6) rather than a stream that flowed.
  */
 export function isBurst(arrivals: readonly number[], totalMs: number, t: BurstThresholds = DEFAULT_BURST): boolean {
-  if (arrivals.length < t.minEvents) return false;
-  const first = arrivals[0]!;
-  const last = arrivals[arrivals.length - 1]!;
+  return isBurstSpan(arrivals.length, arrivals[0]!, arrivals[arrivals.length - 1]!, totalMs, t);
+}
+
+/** isBurst from what it needs: how many content events, when the first and the last arrived. */
+export function isBurstSpan(count: number, first: number, last: number, totalMs: number, t: BurstThresholds = DEFAULT_BURST): boolean {
+  if (count < t.minEvents) return false;
   if (first < t.minWaitMs) return false;
   return last - first <= Math.max(t.spanMs, t.spanRatio * totalMs);
 }

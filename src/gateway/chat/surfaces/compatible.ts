@@ -1,6 +1,7 @@
 /** The chat-completions-compatible surface: `POST {base}/v1/chat/completions`, Bearer auth. */
 import { z } from 'zod';
 import { newCallId, parseToolInput } from '../tools';
+import { jsonOrUndefined } from '../../http/sseStream';
 import type { ChatRequest, ParsedReply, SurfaceAdapter, SurfaceEvent, ToolCall, Usage } from '../types';
 import { compatibleRequest } from './compatibleRequest';
 
@@ -132,14 +133,17 @@ export const compatibleSurface: SurfaceAdapter = {
   },
 
   parseEvent(ev): SurfaceEvent[] {
-    const data = ev.data.trim();
-    if (data === '[DONE]') return [{ type: 'end' }];
-    if (!data) return [];
-    let json: unknown;
-    try {
-      json = JSON.parse(data);
-    } catch {
-      return [{ type: 'error', message: `invalid JSON in stream chunk: ${data.slice(0, 80)}`, errorType: 'invalid_chunk' }];
+    // A chunk that is a JSON object as it stands (the overwhelming case) is parsed without a trimmed copy first.
+    let json = ev.data.charCodeAt(0) === 0x7b ? jsonOrUndefined(ev.data) : undefined;
+    if (json === undefined) {
+      const data = ev.data.trim();
+      if (data === '[DONE]') return [{ type: 'end' }];
+      if (!data) return [];
+      try {
+        json = JSON.parse(data);
+      } catch {
+        return [{ type: 'error', message: `invalid JSON in stream chunk: ${data.slice(0, 80)}`, errorType: 'invalid_chunk' }];
+      }
     }
     const fast = fastChunk(json);
     if (fast) return fast;

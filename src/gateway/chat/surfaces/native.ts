@@ -1,6 +1,7 @@
 /** The native messages surface: `POST {base}/v1/messages`, x-api-key + native-version. */
 import { z } from 'zod';
 import { newCallId } from '../tools';
+import { jsonOrUndefined } from '../../http/sseStream';
 import type { ChatRequest, ParsedReply, RedactedThinkingPart, SurfaceAdapter, SurfaceEvent, ThinkingPart, ToolCall } from '../types';
 import { nativeRequest } from './nativeRequest';
 
@@ -115,14 +116,17 @@ export const nativeSurface: SurfaceAdapter = {
   },
 
   parseEvent(ev): SurfaceEvent[] {
-    const data = ev.data.trim();
-    if (!data) return [];
-    if (data === '[DONE]') return [{ type: 'end' }];
-    let json: unknown;
-    try {
-      json = JSON.parse(data);
-    } catch {
-      return [{ type: 'error', message: `invalid JSON in stream event: ${data.slice(0, 80)}`, errorType: 'invalid_chunk' }];
+    // An event that is a JSON object as it stands (the overwhelming case) is parsed without a trimmed copy first.
+    let json = ev.data.charCodeAt(0) === 0x7b ? jsonOrUndefined(ev.data) : undefined;
+    if (json === undefined) {
+      const data = ev.data.trim();
+      if (!data) return [];
+      if (data === '[DONE]') return [{ type: 'end' }];
+      try {
+        json = JSON.parse(data);
+      } catch {
+        return [{ type: 'error', message: `invalid JSON in stream event: ${data.slice(0, 80)}`, errorType: 'invalid_chunk' }];
+      }
     }
     // Fast path for the overwhelming case, a text delta: checked by hand, no schema parse.
     const f = json as { type?: unknown; delta?: { type?: unknown; text?: unknown } | null } | null;
