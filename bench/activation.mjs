@@ -2,24 +2,38 @@
 // extension host's own timing of Model Relay's activation read from "Developer: Show Running
 // Extensions", several launches, the median. Needs model-relay.vsix (npm run bench packages it)
 // and the compiled simulator in out/.
+import { fileURLToPath } from 'node:url';
 import { startScenario } from '../test/e2e/harness.mjs';
+
+const NOOP = fileURLToPath(new URL('../test/e2e/fixtures/noop-ext', import.meta.url));
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-/** Launches the real host `runs` times; returns every activation figure (ms) and their median. */
+/**
+ * Launches the real host `runs` times; returns every activation figure (ms) and their median, and
+ * the same for a no-op extension activating at the same moment in the same launch (the host's floor).
+ */
 export async function realHostActivationTimes(runs = 3) {
   const ms = [];
+  const floor = [];
+  const failures = [];
   for (let i = 0; i < runs; i++) {
-    const s = await startScenario({});
+    // Tall enough that the Running Extensions list (virtualised) shows every row.
+    const s = await startScenario({ extraExtensions: [NOOP], viewport: { width: 1400, height: 2400 } });
     try {
       await s.vs.waitForText('Relay: production', 60_000);
-      ms.push((await s.vs.activationTime('Model Relay')).ms);
+      const t = await s.vs.activationTimes(['Model Relay', 'Noop Activation Baseline (bench fixture)'], { timeout: 60_000 });
+      ms.push(t['Model Relay'].ms);
+      floor.push(t['Noop Activation Baseline (bench fixture)'].ms);
+    } catch (e) {
+      // A launch that could not be read is reported, not silently dropped.
+      failures.push(e.message.split('\n')[0]);
     } finally {
       await s.stop();
     }
   }
-  return { ms, median: median(ms) };
+  return { ms, floor, failures, median: ms.length ? median(ms) : NaN, floorMedian: floor.length ? median(floor) : NaN };
 }

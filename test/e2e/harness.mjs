@@ -322,14 +322,22 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtens
         return page.evaluate(() => document.body.innerText);
       },
       /**
-       * The extension host's own activation timing for an extension (by display name), read from
-       * "Developer: Show Running Extensions": `{ ms, startup }` (startup: activated during startup).
+       * The extension host's own activation timing of extensions (by display name), read from one
+       * "Developer: Show Running Extensions": `{ [name]: { ms, startup } }` (startup: activated
+       * during startup).
        */
-      async activationTime(displayName, { timeout = 30_000 } = {}) {
+      async activationTimes(displayNames, { timeout = 30_000 } = {}) {
         await vs.runCommand('Developer: Show Running Extensions');
-        const re = new RegExp(`${displayName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n[^\\n]*\\n[^\\n]*\\n(Startup )?Activation: (\\d+)ms`);
-        const m = await waitFor(async () => re.exec(await vs.pageText()), `the activation time of ${displayName}`, timeout, 500);
-        return { ms: Number(m[2]), startup: !!m[1] };
+        const res = displayNames.map((n) => new RegExp(`${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n[\\s\\S]{0,200}?(Startup )?Activation: (\\d+)ms`));
+        const found = await waitFor(async () => {
+          const text = await vs.pageText();
+          const ms = res.map((re) => re.exec(text));
+          return ms.every(Boolean) ? ms : undefined;
+        }, `the activation times of ${displayNames.join(', ')}`, timeout, 500);
+        return Object.fromEntries(displayNames.map((n, i) => [n, { ms: Number(found[i][2]), startup: !!found[i][1] }]));
+      },
+      async activationTime(displayName, options) {
+        return (await vs.activationTimes([displayName], options))[displayName];
       },
       /** A PNG of the page: `nameOrPath` is a path (has a / or ends in .png) or a name under test-results/. */
       async screenshot(nameOrPath) {
@@ -352,7 +360,7 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtens
  * base URL set to the simulator and a demo token seeded into SecretStorage. `stop()` ends all three.
  * `extraExtensions`: unpacked extension folders installed beside the vsix (see launchVSCode).
  */
-export async function startScenario({ settings = {}, tokenName = 'production', files = {}, simOptions = {}, baseUrl, extraExtensions = [] } = {}) {
+export async function startScenario({ settings = {}, tokenName = 'production', files = {}, simOptions = {}, baseUrl, extraExtensions = [], viewport } = {}) {
   const { createRequire } = await import('node:module');
   const require = createRequire(import.meta.url);
   const { startSimulator } = require(join(repoRoot, 'out/test/sim/server.js'));
@@ -367,6 +375,7 @@ export async function startScenario({ settings = {}, tokenName = 'production', f
     vs = await launchVSCode({
       workspaceDir: workspace,
       extraExtensions,
+      ...(viewport ? { viewport } : {}),
       settings: { 'modelRelay.baseUrl': baseUrl ? baseUrl(sim) : sim.url, ...settings },
       env: { MODEL_RELAY_SEED_TOKEN: sim.tokens[tokenName], MODEL_RELAY_SEED_TOKEN_NAME: tokenName },
     });
