@@ -11,7 +11,8 @@ let scenario;
 let vs;
 
 before(async () => {
-  scenario = await startScenario({});
+  // Tall enough that the Running Extensions list (virtualised) shows every row.
+  scenario = await startScenario({ viewport: { width: 1400, height: 2400 } });
   ({ vs } = scenario);
 });
 
