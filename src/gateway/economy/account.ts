@@ -30,7 +30,8 @@ export class Account {
   /** the token-usage route is missing (one-api, old new-api): go straight to the billing pair */
   private usageRouteMissingAt: number | undefined;
   private usageBlockedUntil = 0;
-  private inflight: Promise<Quota | undefined> | undefined;
+  /** one read at a time per document: concurrent callers share it */
+  private readonly inflight = new Map<'status' | 'quota' | 'pricing', Promise<unknown>>();
   private explainedAt = -Infinity;
 
   constructor(
@@ -42,8 +43,18 @@ export class Account {
   /** Forget everything (another token or base URL). */
   reset(): void {
     this.statusCache = this.quotaCache = this.pricingCache = undefined;
+    this.inflight.clear();
     this.usageRouteMissingAt = undefined;
     this.usageBlockedUntil = 0;
+  }
+
+  private shared<T>(key: 'status' | 'quota' | 'pricing', read: () => Promise<T>): Promise<T> {
+    let p = this.inflight.get(key) as Promise<T> | undefined;
+    if (!p) {
+      p = read().finally(() => this.inflight.delete(key));
+      this.inflight.set(key, p);
+    }
+    return p;
   }
 
   private fresh<T>(c: Cached<T> | undefined, ttl: number): c is Cached<T> {
@@ -67,9 +78,11 @@ export class Account {
 
   async status(signal?: AbortSignal): Promise<GatewayStatus | undefined> {
     if (this.fresh(this.statusCache, ACCOUNT_TTL.status)) return this.statusCache.value;
-    const value = parseStatus(await this.optional(STATUS_PATH, signal).catch(() => undefined));
-    this.statusCache = { at: this.now(), value };
-    return value;
+    return this.shared('status', async () => {
+      const value = parseStatus(await this.optional(STATUS_PATH, signal).catch(() => undefined));
+      this.statusCache = { at: this.now(), value };
+      return value;
+    });
   }
 
   /** The last balance read, however old (undefined before the first). */
@@ -83,8 +96,7 @@ export class Account {
    */
   async quota(o: { maxAgeMs?: number; signal?: AbortSignal } = {}): Promise<Quota | undefined> {
     if (this.fresh(this.quotaCache, o.maxAgeMs ?? ACCOUNT_TTL.quota) || this.now() < this.usageBlockedUntil) return this.quotaCache?.value;
-    this.inflight ??= this.readQuota(o.signal).finally(() => (this.inflight = undefined));
-    return this.inflight;
+    return this.shared('quota', () => this.readQuota(o.signal));
   }
 
   private async readQuota(signal?: AbortSignal): Promise<Quota | undefined> {
@@ -126,13 +138,15 @@ export class Account {
   /** Prices and groups per model; undefined where the gateway does not publish them (or needs a login). */
   async pricing(signal?: AbortSignal): Promise<Map<string, ModelPrice> | undefined> {
     if (this.fresh(this.pricingCache, ACCOUNT_TTL.pricing)) return this.pricingCache.value;
-    const status = await this.status(signal);
-    let value: Map<string, ModelPrice> | undefined;
-    if (status && status.pricing?.enabled !== false && !status.pricing?.requireAuth) {
-      value = parsePricing(await this.optional(PRICING_PATH, signal).catch(() => undefined), status.units);
-    }
-    this.pricingCache = { at: this.now(), value };
-    return value;
+    return this.shared('pricing', async () => {
+      const status = await this.status(signal);
+      let value: Map<string, ModelPrice> | undefined;
+      if (status && status.pricing?.enabled !== false && !status.pricing?.requireAuth) {
+        value = parsePricing(await this.optional(PRICING_PATH, signal).catch(() => undefined), status.units);
+      }
+      this.pricingCache = { at: this.now(), value };
+      return value;
+    });
   }
 
   /**
