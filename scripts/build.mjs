@@ -1,5 +1,5 @@
 // Bundles the extension (node/cjs, `vscode` external, undici bundled in), relay-doctor and the chat webview with esbuild.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const production = process.argv.includes('--production');
@@ -22,6 +22,17 @@ const entries = [
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-core.js', platform: 'node', format: 'cjs', define: cliDefine },
   { entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife' },
 ];
+// The Chinese bundle (VS Code's l10n format, read by vscode.l10n, @vscode/l10n and relay-doctor) is the
+// union of the per-area sources in l10n/zh-cn/*.json; a key defined twice with different texts fails the build.
+const zhParts = new URL('../l10n/zh-cn/', import.meta.url);
+const zh = {};
+for (const file of readdirSync(zhParts).filter((f) => f.endsWith('.json')).sort()) {
+  for (const [key, text] of Object.entries(JSON.parse(readFileSync(new URL(file, zhParts), 'utf8')))) {
+    if (key in zh && zh[key] !== text) throw new Error(`l10n/zh-cn/${file}: "${key}" is translated differently in another file`);
+    zh[key] = text;
+  }
+}
+writeFileSync(new URL('../l10n/bundle.l10n.zh-cn.json', import.meta.url), `${JSON.stringify(zh, null, 1)}\n`);
 for (const e of entries) {
   await build({ ...e, bundle: true, target: 'es2022', sourcemap: !production, minify: production, logLevel: 'warning' });
 }

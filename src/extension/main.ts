@@ -23,6 +23,7 @@ import { removeNativeCli, setupNativeCli } from './lm/nativeCli';
 import { registerChat } from './chat/registerChat';
 import { STATUS_VIEW_ID } from './lazy/ids';
 import type { Registrar } from './lazy/registrar';
+import { useTranslations } from '../gateway/l10n';
 
 export interface RelayApi {
   service: GatewayService;
@@ -30,6 +31,8 @@ export interface RelayApi {
 }
 
 export async function start(context: vscode.ExtensionContext, hub: Registrar): Promise<RelayApi> {
+  // The core and src/host translate with @vscode/l10n: the same bundle VS Code loaded for vscode.l10n.
+  useTranslations(vscode.l10n.bundle);
   const log = vscode.window.createOutputChannel('Model Relay', { log: true });
   const tokens = new TokenStore(context);
   await tokens.refresh();

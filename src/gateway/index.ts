@@ -43,3 +43,4 @@ export { parseBilling, parseTokenUsage, quotaState, TOKEN_USAGE_PATH, type Quota
 export { formatAmount, fromQuota, fromUsd, parseStatus, unitOf, STATUS_PATH, type DisplayType, type GatewayStatus, type Units } from './economy/units';
 export { noChannelGroup, quotaRefusalFrom, tokenStateFrom } from './errors/gatewayWords';
 export { describeQuota, type QuotaWords } from './economy/describe';
+export { t, translating, useTranslations, type Translations } from './l10n';
