@@ -11,11 +11,11 @@ import { QuotaTracker } from '../host/quota';
 import { readProxySettings, readSettings, affectsRelay, type RelaySettings } from './settings';
 import type { ProxySettings } from '../gateway';
 
-/** What decides the dispatcher: the proxy settings and the proxy-related environment. */
+/** What decides the dispatcher: the proxy and certificate settings and the related environment. */
 function proxySettingsKey(p: ProxySettings): string {
   const env = p.env ?? {};
   const pick = (n: string) => env[n] ?? env[n.toLowerCase()] ?? '';
-  return JSON.stringify([p.proxy ?? '', p.strictSSL ?? true, p.noProxy ?? [], pick('HTTPS_PROXY'), pick('HTTP_PROXY'), pick('NO_PROXY')]);
+  return JSON.stringify([p.proxy ?? '', p.strictSSL ?? true, p.noProxy ?? [], p.systemCertificates ?? true, pick('HTTPS_PROXY'), pick('HTTP_PROXY'), pick('NO_PROXY'), env.NODE_EXTRA_CA_CERTS ?? '']);
 }
 import type { TokenStore } from './tokenStore';
 
@@ -90,7 +90,7 @@ export class GatewayService extends Disposable {
 
   private warnInvalidProxy(): void {
     const p = this.proxyChoice;
-    if (p.invalid) this.log.warn(`The proxy "${p.display}" (${p.source}) cannot be used: ${p.invalid}. Requests go directly to the gateway; "Model Relay: Diagnose Connection" shows the proxy check.`);
+    if (p.invalid) this.log.warn(vscode.l10n.t('The proxy "{0}" ({1}) cannot be used: {2}. Requests go directly to the gateway; "Model Relay: Diagnose Connection" shows the proxy check.', p.display ?? '', p.source, p.invalid));
   }
 
   private timeouts() {
@@ -113,7 +113,7 @@ export class GatewayService extends Disposable {
     const proxy = readProxySettings();
     const proxyKey = proxySettingsKey(proxy);
     if (proxyKey !== this.proxyKey) {
-      // Only a changed proxy configuration replaces the dispatcher (and its open connections).
+      // Only a changed proxy or certificate configuration replaces the dispatcher (and its open connections).
       this.proxyKey = proxyKey;
       this.proxyChoice = describeProxy(proxy);
       this.warnInvalidProxy();

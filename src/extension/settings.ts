@@ -22,13 +22,15 @@ export function readSettings(): RelaySettings {
   );
 }
 
-/** VS Code's own proxy settings plus the environment, for the core's dispatcher. */
+/** VS Code's own proxy and certificate settings plus the environment, for the core's dispatcher. */
 export function readProxySettings(): ProxySettings {
   const http = vscode.workspace.getConfiguration('http');
   return {
     proxy: http.get<string>('proxy') || undefined,
     strictSSL: http.get<boolean>('proxyStrictSSL') ?? true,
     noProxy: http.get<string[]>('noProxy') ?? [],
+    // Trust the operating system's certificate store as VS Code does (a corporate or internal CA).
+    systemCertificates: http.get<boolean>('systemCertificates') ?? true,
     env: process.env,
   };
 }
@@ -44,5 +46,5 @@ export async function disableStreaming(): Promise<void> {
 }
 
 export function affectsRelay(e: vscode.ConfigurationChangeEvent): boolean {
-  return e.affectsConfiguration(SECTION) || e.affectsConfiguration('http.proxy') || e.affectsConfiguration('http.proxyStrictSSL') || e.affectsConfiguration('http.noProxy');
+  return e.affectsConfiguration(SECTION) || e.affectsConfiguration('http.proxy') || e.affectsConfiguration('http.proxyStrictSSL') || e.affectsConfiguration('http.noProxy') || e.affectsConfiguration('http.systemCertificates');
 }

@@ -6,6 +6,7 @@
 import type { Dispatcher } from 'undici';
 import { GatewayClient } from '../client';
 import { DEFAULT_DIAGNOSIS_TIMEOUTS } from '../defaults';
+import { t } from '../l10n';
 import { normalizeBaseUrl, type NormalizedBase } from '../endpoint';
 import type { GatewayError } from '../errors/gatewayError';
 import { bypassesProxy, createDispatcher, describeProxy, hostPort, type ProxyChoice } from '../http/proxy';
@@ -34,7 +35,23 @@ export interface WantedModel {
   model: string;
 }
 
-const CAPABILITY_OF: Record<keyof DiagnosisModels, [Capability, string]> = { chat: ['chat', 'chat'], native: ['native', 'native'], image: ['image', 'image'], imageEdit: ['image-edit', 'image edit'], video: ['video', 'video'] };
+const CAPABILITY_OF: Record<keyof DiagnosisModels, Capability> = { chat: 'chat', native: 'native', image: 'image', imageEdit: 'image-edit', video: 'video' };
+
+/** The name of what a configured model is for, as said in the visibility check ("the chat model …"). */
+function capabilityLabel(key: keyof DiagnosisModels): string {
+  switch (key) {
+    case 'chat':
+      return t('chat');
+    case 'native':
+      return t('native');
+    case 'image':
+      return t('image');
+    case 'imageEdit':
+      return t('image edit');
+    case 'video':
+      return t('video');
+  }
+}
 
 export class DiagnosisContext {
   readonly now: () => number;
@@ -82,7 +99,7 @@ export class DiagnosisContext {
     this.models = Object.fromEntries(Object.entries(input.models ?? {}).map(([k, v]) => [k, typeof v === 'string' && v.trim() ? v.trim() : undefined]));
     this.wanted = (Object.keys(CAPABILITY_OF) as Array<keyof DiagnosisModels>).flatMap((key) => {
       const model = this.models[key];
-      return model ? [{ cap: CAPABILITY_OF[key][0], key, label: CAPABILITY_OF[key][1], model }] : [];
+      return model ? [{ cap: CAPABILITY_OF[key], key, label: capabilityLabel(key), model }] : [];
     });
     this.n = normalizeBaseUrl(input.baseUrl);
     this.backupNorm = (input.backupUrls ?? []).map((u) => ({ input: u, n: normalizeBaseUrl(u) }));
@@ -114,20 +131,20 @@ export class DiagnosisContext {
 
   /** Why the diagnosis stopped (cancelled, out of time), or undefined while it runs. */
   stopped(): string | undefined {
-    if (this.input.signal?.aborted) return 'The diagnosis was cancelled.';
-    if (this.budget.signal.aborted) return `The diagnosis ran out of its ${Math.round(this.totalMs / 1000)} s time budget.`;
+    if (this.input.signal?.aborted) return t('The diagnosis was cancelled.');
+    if (this.budget.signal.aborted) return t('The diagnosis ran out of its {0} s time budget.', Math.round(this.totalMs / 1000));
     return undefined;
   }
 
   /** Why a network check cannot run, or undefined when it can. */
   blocked(needsToken = true): Reason | undefined {
     const s = this.stopped();
-    if (s) return { cause: s, fix: 'Run the diagnosis again.' };
+    if (s) return { cause: s, fix: t('Run the diagnosis again.') };
     if (this.halt) return this.halt;
-    if (!this.n.base) return { cause: 'No usable base URL.', fix: 'Fix the base URL first.' };
-    if (!this.client) return { cause: 'No host works, so nothing further could be tested.', fix: 'Fix reachability first (see above).' };
-    if (needsToken && !this.token) return { cause: 'No token is set.', fix: 'Add a token first.' };
-    if (needsToken && this.tokenRefused) return { cause: 'The token was refused (401), so this was not tested.', fix: 'Fix the token first.' };
+    if (!this.n.base) return { cause: t('No usable base URL.'), fix: t('Fix the base URL first.') };
+    if (!this.client) return { cause: t('No host works, so nothing further could be tested.'), fix: t('Fix reachability first (see above).') };
+    if (needsToken && !this.token) return { cause: t('No token is set.'), fix: t('Add a token first.') };
+    if (needsToken && this.tokenRefused) return { cause: t('The token was refused (401), so this was not tested.'), fix: t('Fix the token first.') };
     return undefined;
   }
 

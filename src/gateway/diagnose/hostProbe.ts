@@ -5,8 +5,8 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP, connect as netConnect } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
-import { Agent, type Dispatcher } from 'undici';
+import { connect as tlsConnect, type SecureContext } from 'node:tls';
+import type { Dispatcher } from 'undici';
 import { headerProblems, requestHeaders } from '../http/headers';
 import { headerValue, readText, sendOnce, type Attempt, type Headers } from '../http/attempt';
 import { hostOf, joinUrl } from '../endpoint';
@@ -15,6 +15,8 @@ import { errorFromNetwork } from '../errors/fromNetwork';
 import { errorFromResponse } from '../errors/fromResponse';
 import { looksLikeHtml } from '../errors/errorBody';
 import { invalidHeadersError, protocolError } from '../errors/factories';
+import { trustContext, trustingAgent, type TrustSettings } from '../http/trust';
+import { t } from '../l10n';
 import { MODELS_PATH } from '../models';
 
 /** What one probe found: fine, an HTML page, another HTTP answer, or one of the error kinds below. */
@@ -45,6 +47,8 @@ export interface ProbeOptions {
   dispatcher: Dispatcher | undefined;
   viaProxy: boolean;
   strictSSL: boolean;
+  /** which CAs the TLS step trusts (the dispatcher's own trust): system store, NODE_EXTRA_CA_CERTS */
+  trust?: TrustSettings | undefined;
   timeoutMs: number;
   now: () => number;
   signal?: AbortSignal | undefined;
@@ -61,11 +65,11 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   ]);
 }
 
-function connectOnce(kind: 'tcp' | 'tls', host: string, servername: string, port: number, strictSSL: boolean, timeoutMs: number): Promise<void> {
+function connectOnce(kind: 'tcp' | 'tls', host: string, servername: string, port: number, tls: { strictSSL: boolean; secureContext: SecureContext | undefined }, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const sock =
       kind === 'tls'
-        ? tlsConnect({ host, port, servername: isIP(servername) ? undefined : servername, rejectUnauthorized: strictSSL, ALPNProtocols: ['http/1.1'] }, () => {
+        ? tlsConnect({ host, port, servername: isIP(servername) ? undefined : servername, rejectUnauthorized: tls.strictSSL, secureContext: tls.secureContext, ALPNProtocols: ['http/1.1'] }, () => {
             sock.destroy();
             resolve();
           })
@@ -101,11 +105,12 @@ async function connectSteps(u: URL, out: HostProbe, o: ProbeOptions, fail: (e: u
   }
   out.address = address;
   const steps: Array<['tcp' | 'tls', 'connectMs' | 'tlsMs']> = u.protocol === 'https:' ? [['tcp', 'connectMs'], ['tls', 'tlsMs']] : [['tcp', 'connectMs']];
+  const tls = { strictSSL: o.strictSSL, secureContext: u.protocol === 'https:' ? trustContext(o.trust ?? {}) : undefined };
   for (const [kind, field] of steps) {
-    const t = o.now();
+    const started = o.now();
     try {
-      await connectOnce(kind, address, hostname, port, o.strictSSL, stepMs);
-      out[field] = o.now() - t;
+      await connectOnce(kind, address, hostname, port, tls, stepMs);
+      out[field] = o.now() - started;
     } catch (e) {
       return fail(e, (e as { code?: string }).code === 'UND_ERR_CONNECT_TIMEOUT');
     }
@@ -170,7 +175,7 @@ export async function probeHost(base: string, o: ProbeOptions): Promise<HostProb
   let a: Attempt | undefined;
   try {
     const headers = requestHeaders({ surface: 'compatible', token: o.token, accept: 'application/json', extraHeaders: o.extraHeaders });
-    a = await sendOnce({ url, method: 'GET', headers, dispatcher: o.dispatcher ?? (ownAgent ??= new Agent()), signal: o.signal, timeoutMs: o.timeoutMs, context });
+    a = await sendOnce({ url, method: 'GET', headers, dispatcher: o.dispatcher ?? (ownAgent ??= trustingAgent()), signal: o.signal, timeoutMs: o.timeoutMs, context });
     out.firstByteMs = o.now() - started;
     out.status = a.status;
     judgeAnswer(out, a.status, a.headers, await readText(a.body, PROBE_BODY_LIMIT), context, o.now());
@@ -192,17 +197,17 @@ export async function probeHost(base: string, o: ProbeOptions): Promise<HostProb
 /** How much of the models list is read. */
 const PROBE_BODY_LIMIT = 1024 * 1024;
 /** Used when the caller gives no dispatcher (never undici's global one). */
-let ownAgent: Agent | undefined;
+let ownAgent: Dispatcher | undefined;
 
 /** One line per host for the report, e.g. "127.0.0.1:8799: DNS 1 ms, TCP 0 ms, first byte 3 ms, HTTP 200". */
 export function describeProbe(p: HostProbe, role: string): string {
   const parts: string[] = [];
-  if (p.viaProxy) parts.push('through the proxy');
-  if (p.dnsMs !== undefined) parts.push(`DNS ${p.dnsMs} ms → ${p.address}`);
-  if (p.connectMs !== undefined) parts.push(`TCP ${p.connectMs} ms`);
-  if (p.tlsMs !== undefined) parts.push(`TLS ${p.tlsMs} ms`);
-  if (p.firstByteMs !== undefined) parts.push(`first byte ${p.firstByteMs} ms`);
+  if (p.viaProxy) parts.push(t('through the proxy'));
+  if (p.dnsMs !== undefined) parts.push(t('DNS {0} ms → {1}', p.dnsMs, p.address ?? ''));
+  if (p.connectMs !== undefined) parts.push(t('TCP {0} ms', p.connectMs));
+  if (p.tlsMs !== undefined) parts.push(t('TLS {0} ms', p.tlsMs));
+  if (p.firstByteMs !== undefined) parts.push(t('first byte {0} ms', p.firstByteMs));
   if (p.status !== undefined) parts.push(`HTTP ${p.status}`);
-  const verdict = p.works ? 'works' : p.outcome === 'html' ? 'answers with an HTML page, not the API' : p.error ? p.error.message : 'does not work';
+  const verdict = p.works ? t('works') : p.outcome === 'html' ? t('answers with an HTML page, not the API') : p.error ? p.error.message : t('does not work');
   return `${role} ${p.base}: ${parts.length ? `${parts.join(', ')} — ` : ''}${verdict}`;
 }

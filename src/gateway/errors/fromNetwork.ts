@@ -1,7 +1,29 @@
-/** Failures without an HTTP status: connection errors, timeouts and aborts, classified. */
+/**
+ * Failures without an HTTP status: connection errors, TLS (certificate) failures, timeouts and
+ * aborts, classified — each with the cause and the fix in the user's terms.
+ */
+import { t } from '../l10n';
 import { GatewayError, type ErrorContext } from './gatewayError';
 
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_TLS_CERT_ALTNAME_INVALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_HAS_EXPIRED']);
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_TLS_CERT_ALTNAME_INVALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'CERT_UNTRUSTED', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_SSL_WRONG_VERSION_NUMBER']);
+
+/** What is wrong with a TLS connection, by the error code OpenSSL / Node give. */
+export type TlsProblem = 'untrusted' | 'self_signed' | 'expired' | 'name' | 'not_tls' | 'other';
+
+const TLS_PROBLEMS: Record<string, TlsProblem> = {
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'untrusted',
+  UNABLE_TO_GET_ISSUER_CERT: 'untrusted',
+  SELF_SIGNED_CERT_IN_CHAIN: 'untrusted',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'untrusted',
+  CERT_UNTRUSTED: 'untrusted',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'self_signed',
+  CERT_HAS_EXPIRED: 'expired',
+  CERT_NOT_YET_VALID: 'expired',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'name',
+  HOSTNAME_MISMATCH: 'name',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'not_tls',
+  ERR_SSL_PACKET_LENGTH_TOO_LONG: 'not_tls',
+};
 
 function errCode(e: unknown): string | undefined {
   let cur: unknown = e;
@@ -13,47 +35,95 @@ function errCode(e: unknown): string | undefined {
   return undefined;
 }
 
+/** The TLS problem behind an error code, or undefined when it is not a TLS failure. */
+export function tlsProblemOf(code: string | undefined): TlsProblem | undefined {
+  if (!code) return undefined;
+  return TLS_PROBLEMS[code] ?? (/CERT|TLS|SSL/.test(code) ? 'other' : undefined);
+}
+
+const tlsProblems = new WeakMap<GatewayError, TlsProblem>();
+
+/** The TLS problem of an error made here (a certificate is not fixed by trying again). */
+export function tlsProblem(err: GatewayError): TlsProblem | undefined {
+  return tlsProblems.get(err);
+}
+
+/** Cause and fix of a TLS failure; never "turn verification off". */
+function tlsReason(problem: TlsProblem, host: string, code: string): { cause: string; fix: string } {
+  switch (problem) {
+    case 'untrusted':
+      return {
+        cause: t("The certificate of {0} is signed by an authority this machine does not trust ({1}) — typical of a corporate TLS-inspecting proxy or an internal CA.", host, code),
+        fix: t("Install that CA certificate (your IT department has it) into the operating system's certificate store: Model Relay trusts the store while http.systemCertificates is on (the default), and so does relay-doctor; or point NODE_EXTRA_CA_CERTS at a PEM file holding it."),
+      };
+    case 'self_signed':
+      return {
+        cause: t('{0} presents a self-signed certificate ({1}) that this machine does not trust.', host, code),
+        fix: t("Ask the gateway's administrator for a certificate from a trusted authority, or, if you trust this one, install it into the operating system's certificate store (or point NODE_EXTRA_CA_CERTS at it)."),
+      };
+    case 'expired':
+      return {
+        cause: t('The certificate of {0} has expired or is not valid yet ({1}).', host, code),
+        fix: t("The gateway's administrator has to renew the certificate; also check this machine's date and time."),
+      };
+    case 'name':
+      return {
+        cause: t('The certificate of {0} is issued for another host name ({1}).', host, code),
+        fix: t('Use the host name the certificate is issued for in the base URL (an IP address or an alias is often not in it), or ask the administrator to add this name.'),
+      };
+    case 'not_tls':
+      return {
+        cause: t('{0} does not speak TLS on this port ({1}): the base URL says https:// but the server answers in plain HTTP.', host, code),
+        fix: t('Use http:// in the base URL if the gateway serves plain HTTP on this port, or the port that serves HTTPS.'),
+      };
+    case 'other':
+      return {
+        cause: t('The TLS certificate of {0} was not accepted ({1}).', host, code),
+        fix: t("Check the base URL's scheme and port, and whether a proxy intercepts the connection; a corporate proxy's CA belongs in the operating system's certificate store."),
+      };
+  }
+}
+
+function connectionCause(code: string | undefined, host: string, e: unknown): string {
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return t('The host name {0} could not be resolved (DNS).', host);
+  if (code === 'ECONNREFUSED') return t('Nothing accepts connections at {0}.', host);
+  return t('The connection to {0} failed or was reset ({1}).', host, code ?? (e instanceof Error ? e.message : t('unknown error')));
+}
+
 /** Classifies a failure that has no HTTP status: connection errors, timeouts, aborts. */
 export function errorFromNetwork(e: unknown, context: ErrorContext, opts: { timedOut?: boolean; aborted?: boolean; timeoutMs?: number } = {}): GatewayError {
   if (e instanceof GatewayError) return e;
   const host = (() => {
     try {
-      return context.url ? new URL(context.url).host : 'the gateway';
+      return context.url ? new URL(context.url).host : t('the gateway');
     } catch {
-      return 'the gateway';
+      return t('the gateway');
     }
   })();
   if (opts.aborted) {
-    return new GatewayError({ kind: 'aborted', message: 'The request was cancelled.', cause: 'The request was cancelled before it finished.', fix: 'Run it again when you want the result.', context, original: e });
+    return new GatewayError({ kind: 'aborted', message: t('The request was cancelled.'), cause: t('The request was cancelled before it finished.'), fix: t('Run it again when you want the result.'), context, original: e });
   }
   if (opts.timedOut) {
     return new GatewayError({
       kind: 'timeout',
-      message: `No answer from ${host} within ${Math.round((opts.timeoutMs ?? 0) / 1000)} s.`,
-      cause: 'The gateway or a proxy did not answer in time (a slow upstream, a stalled stream, or a network problem).',
-      fix: 'Try again; raise the timeout for this capability in the settings if large requests are expected, or check the network and proxy.',
+      message: t('No answer from {0} within {1} s.', host, Math.round((opts.timeoutMs ?? 0) / 1000)),
+      cause: t('The gateway or a proxy did not answer in time (a slow upstream, a stalled stream, or a network problem).'),
+      fix: t('Try again; raise the timeout for this capability in the settings if large requests are expected, or check the network and proxy.'),
       context,
       original: e,
     });
   }
   const code = errCode(e);
-  const notSent = code !== undefined && NOT_SENT_CODES.has(code);
-  const tls = code !== undefined && /CERT|TLS|SSL/.test(code);
-  return new GatewayError({
+  const problem = tlsProblemOf(code);
+  const reason = problem ? tlsReason(problem, host, code!) : { cause: connectionCause(code, host, e), fix: t('Check the base URL, your network and proxy settings, or configure a backup domain.') };
+  const err = new GatewayError({
     kind: 'network',
-    message: `Could not reach ${host}${code ? ` (${code})` : ''}.`,
-    cause: tls
-      ? `The TLS certificate of ${host} was not accepted (${code}).`
-      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-        ? `The host name ${host} could not be resolved (DNS).`
-        : code === 'ECONNREFUSED'
-          ? `Nothing accepts connections at ${host}.`
-          : `The connection to ${host} failed or was reset (${code ?? (e instanceof Error ? e.message : 'unknown error')}).`,
-    fix: tls
-      ? 'Check the proxy or certificate settings (http.proxyStrictSSL), or the base URL scheme.'
-      : 'Check the base URL, your network and proxy settings, or configure a backup domain.',
+    message: code ? t('Could not reach {0} ({1}).', host, code) : t('Could not reach {0}.', host),
+    ...reason,
     context,
     original: e,
-    notSent,
+    notSent: code !== undefined && NOT_SENT_CODES.has(code),
   });
+  if (problem) tlsProblems.set(err, problem);
+  return err;
 }

@@ -1,5 +1,6 @@
 /** Request headers per surface (spec section 9): the one place the auth and version headers are spelt. */
 import type { Surface } from '../errors/gatewayError';
+import { t } from '../l10n';
 
 /** The native messages surface's version header value. */
 export const NATIVE_VERSION = '2023-06-01';
@@ -16,8 +17,8 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 export function headerProblems(h: Record<string, string> | undefined): string[] {
   const out: string[] = [];
   for (const [name, value] of Object.entries(h ?? {})) {
-    if (!HEADER_NAME.test(name)) out.push(`the header name ${JSON.stringify(name)} is not a valid HTTP header name`);
-    else if (/[\r\n\0]/.test(String(value))) out.push(`the value of ${name} contains a line break or NUL`);
+    if (!HEADER_NAME.test(name)) out.push(t('the header name {0} is not a valid HTTP header name', JSON.stringify(name)));
+    else if (/[\r\n\0]/.test(String(value))) out.push(t('the value of {0} contains a line break or NUL', name));
   }
   return out;
 }

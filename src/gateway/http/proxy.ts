@@ -1,12 +1,15 @@
 /**
  * Proxy selection for the core. undici does not go through VS Code's proxy support, so the
- * extension passes its settings (http.proxy, http.proxyStrictSSL, http.noProxy) and the process
- * environment here and hands the resulting dispatcher to the client. Never a global dispatcher.
+ * extension passes its settings (http.proxy, http.proxyStrictSSL, http.noProxy,
+ * http.systemCertificates) and the process environment here and hands the resulting dispatcher to
+ * the client. Which CAs are trusted is trust.ts's. Never a global dispatcher.
  */
 import { Agent, Dispatcher, ProxyAgent } from 'undici';
+import { t } from '../l10n';
 import { stripUrlCredentials } from '../mask';
+import { trustContext, trustingConnector, type TrustSettings } from './trust';
 
-export interface ProxySettings {
+export interface ProxySettings extends TrustSettings {
   /** VS Code's `http.proxy` (empty: use the environment) */
   proxy?: string | undefined;
   /** VS Code's `http.proxyStrictSSL` (default true) */
@@ -41,7 +44,7 @@ function redactCredentials(u: string): string {
     }
     return url.toString().replace(/\/$/, '');
   } catch {
-    return '(invalid proxy URL)';
+    return t('(invalid proxy URL)');
   }
 }
 
@@ -51,10 +54,10 @@ function proxyUrlProblem(u: string): string | undefined {
   try {
     url = new URL(u);
   } catch {
-    return 'it is not a URL';
+    return t('it is not a URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `it must start with http:// or https:// (e.g. http://${hideUserinfo(u).replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/^\*\*\*@/, '')})`;
-  return url.hostname ? undefined : 'it names no host';
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return t('it must start with http:// or https:// (e.g. http://{0})', hideUserinfo(u).replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/^\*\*\*@/, ''));
+  return url.hostname ? undefined : t('it names no host');
 }
 
 /** A proxy value as shown: credentials hidden, also when it has no scheme (`user:pw@host:port`). */
@@ -123,19 +126,30 @@ export function hostPort(origin: string | URL): string {
 
 /** Routes each request by its origin: directly when the no-proxy list says so, else through a proxy. */
 class NoProxyRouter extends Dispatcher {
+  /** the proxy agents, made on first use (their TLS options read the trusted CAs) */
+  private readonly made: { http?: ProxyAgent; https?: ProxyAgent } = {};
+
   constructor(
     private readonly direct: Agent,
-    private readonly proxies: { http: ProxyAgent; https: ProxyAgent },
+    private readonly makeProxy: (scheme: 'http' | 'https') => ProxyAgent,
     private readonly noProxy: string | undefined,
   ) {
     super();
+  }
+
+  private proxy(scheme: 'http' | 'https'): ProxyAgent {
+    return (this.made[scheme] ??= this.makeProxy(scheme));
+  }
+
+  private madeProxies(): ProxyAgent[] {
+    return [this.made.http, this.made.https].filter((p): p is ProxyAgent => !!p);
   }
 
   private route(origin: string | URL | undefined): Dispatcher {
     if (!origin) return this.direct;
     const u = typeof origin === 'string' ? new URL(origin) : origin;
     if (bypassesProxy(hostPort(u), this.noProxy)) return this.direct;
-    return u.protocol === 'https:' ? this.proxies.https : this.proxies.http;
+    return this.proxy(u.protocol === 'https:' ? 'https' : 'http');
   }
 
   override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
@@ -143,7 +157,7 @@ class NoProxyRouter extends Dispatcher {
   }
 
   override async close(): Promise<void> {
-    await Promise.all([this.direct.close(), this.proxies.http.close(), this.proxies.https.close()]);
+    await Promise.all([this.direct.close(), ...this.madeProxies().map((p) => p.close())]);
   }
 
   override destroy(): Promise<void>;
@@ -152,7 +166,7 @@ class NoProxyRouter extends Dispatcher {
   override destroy(callback: () => void): void;
   override destroy(a?: Error | null | (() => void), b?: () => void): Promise<void> | void {
     const err = typeof a === 'function' ? null : (a ?? null);
-    const done = Promise.all([this.direct.destroy(err), this.proxies.http.destroy(err), this.proxies.https.destroy(err)]).then(() => undefined);
+    const done = Promise.all([this.direct.destroy(err), ...this.madeProxies().map((p) => p.destroy(err))]).then(() => undefined);
     const callback = typeof a === 'function' ? a : b;
     if (!callback) return done;
     void done.then(callback, callback);
@@ -162,18 +176,21 @@ class NoProxyRouter extends Dispatcher {
 /**
  * Builds the dispatcher for the core: a router over a proxy agent (per scheme) and a direct agent
  * when a proxy is configured — the no-proxy list decided by {@link bypassesProxy} — else a plain
- * agent; `strictSSL: false` accepts self-signed certificates (as VS Code does).
+ * agent; `strictSSL: false` accepts self-signed certificates (as VS Code does). Every TLS connection
+ * (to the gateway and to an https proxy) trusts Node's roots, the system store and NODE_EXTRA_CA_CERTS.
  */
 export function createDispatcher(s: ProxySettings): Dispatcher {
   const env = s.env ?? process.env;
   const chosen = describeProxy(s);
-  const tls = { rejectUnauthorized: chosen.strictSSL };
-  const direct = new Agent({ connect: tls });
+  const direct = new Agent({ connect: trustingConnector({ ...s, env }, chosen.strictSSL) });
   // A proxy that cannot be used (e.g. `proxy.corp:8080`, no scheme): direct, and every caller says so.
   if (chosen.source === 'none' || chosen.invalid) return direct;
   const setting = chosen.source === 'setting' ? s.proxy!.trim() : undefined;
   const httpUri = setting ?? (envVar(env, 'HTTP_PROXY') ?? envVar(env, 'HTTPS_PROXY'))!;
   const httpsUri = setting ?? (envVar(env, 'HTTPS_PROXY') ?? envVar(env, 'HTTP_PROXY'))!;
-  const agent = (uri: string) => new ProxyAgent({ uri, requestTls: tls, proxyTls: tls });
-  return new NoProxyRouter(direct, { http: agent(httpUri), https: agent(httpsUri) }, chosen.noProxy);
+  const makeProxy = (scheme: 'http' | 'https') => {
+    const tls = { rejectUnauthorized: chosen.strictSSL, secureContext: trustContext({ ...s, env }) };
+    return new ProxyAgent({ uri: scheme === 'https' ? httpsUri : httpUri, requestTls: tls, proxyTls: tls });
+  };
+  return new NoProxyRouter(direct, makeProxy, chosen.noProxy);
 }

@@ -1,8 +1,9 @@
 /**
  * Retry policy as pure functions (tested as a table).
- * Retries 429, 5xx and connection failures with exponential backoff and full jitter, honouring
+ * Retries 429, 5xx and connection failures (not TLS certificate failures) with exponential backoff and full jitter, honouring
  * `retry-after-ms` / `retry-after`; never 400/401/403/404/413, never new-api's 503 model_not_found.
  */
+import { tlsProblem } from '../errors/fromNetwork';
 import type { GatewayError } from '../errors/gatewayError';
 
 /** What a request's `onRetry` hears, fired where the transport waits before trying again. */
@@ -34,6 +35,8 @@ export interface RetryOptions {
 export function shouldRetry(err: GatewayError, attempt: number, opts: RetryOptions, sideEffecting = false): boolean {
   if (attempt >= opts.maxRetries) return false;
   if (err.retryAfterMs !== undefined && err.retryAfterMs > opts.maxRetryAfterMs) return false;
+  // A certificate the machine does not trust stays untrusted: another attempt only delays the answer.
+  if (tlsProblem(err)) return false;
   if (sideEffecting) return (err.kind === 'network' && err.notSent) || err.kind === 'rate_limited';
   if (err.detail === 'model_not_found_503') return false;
   switch (err.kind) {

@@ -4,7 +4,7 @@
  * attempt.ts's; this file decides where to send and whether to try again.
  * Never calls setGlobalDispatcher: the caller's dispatcher is passed to each request.
  */
-import { Agent, type Dispatcher, type FormData } from 'undici';
+import type { Dispatcher, FormData } from 'undici';
 import { setTimeout as delay } from 'node:timers/promises';
 import { DEFAULT_RETRY } from '../defaults';
 import { hostOf, joinUrl, normalizeBaseUrl } from '../endpoint';
@@ -18,9 +18,9 @@ import { recordAttempt, type RequestLogSink } from '../requestLog';
 import { bodyReadError, headerValue, readText, sendOnce, type Headers, type ResponseBody } from './attempt';
 import { headerProblems, requestHeaders } from './headers';
 import { failsOver, mayHaveArrived, retryDelayMs, shouldRetry, type RetryNotice, type RetryOptions } from './retryPolicy';
+import { trustingAgent } from './trust';
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
-
 export const realSleep: Sleep = (ms, signal) => delay(ms, undefined, signal ? { signal } : undefined);
 
 /** How much of an error body is read to classify it (the rest is never read). */
@@ -106,7 +106,7 @@ export class Transport {
   private readonly sleep: Sleep;
   private readonly now: () => number;
   private readonly random: () => number;
-  private ownAgent: Agent | undefined;
+  private ownAgent: Dispatcher | undefined;
 
   constructor(private readonly opts: TransportOptions) {
     this.retry = { ...DEFAULT_RETRY, ...(opts.retry ?? {}) };
@@ -134,7 +134,7 @@ export class Transport {
    * undici version that does not understand this bundle's request bodies (e.g. FormData).
    */
   get dispatcher(): Dispatcher {
-    return this.opts.dispatcher ?? (this.ownAgent ??= new Agent());
+    return this.opts.dispatcher ?? (this.ownAgent ??= trustingAgent());
   }
 
   setDispatcher(dispatcher: Dispatcher | undefined): void {
