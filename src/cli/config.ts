@@ -3,6 +3,7 @@
  * (it would land in shell history and in process lists other users can read).
  */
 import { normalizeBaseUrl } from '../gateway';
+import { t } from '../gateway/l10n';
 import { ENV_BACKUP_URLS, ENV_BASE_URL, ENV_TOKEN } from './usage';
 
 export { ENV_BACKUP_URLS, ENV_BASE_URL, ENV_TOKEN };
@@ -26,11 +27,13 @@ export function refuseTokenArguments(argv: readonly string[]): void {
   for (const a of argv) {
     const opt = TOKEN_OPTION.exec(a);
     if (opt || TOKEN_VALUE.test(a)) {
-      const what = opt ? `the option --${opt[1]}` : 'an argument that looks like a token (sk-…)';
+      const what = opt ? t('the option --{0}', opt[1]!) : t('an argument that looks like a token (sk-…)');
       throw new UsageError(
-        `A token must not be given on the command line (${what} was given). ` +
-          'A token in the arguments lands in your shell history and is visible to other users in process lists (ps). ' +
-          `Set it in the environment instead: export ${ENV_TOKEN}=… (e.g. read -rs ${ENV_TOKEN} && export ${ENV_TOKEN}), and revoke the token in the gateway console if it was exposed.`,
+        t(
+          'A token must not be given on the command line ({0} was given). A token in the arguments lands in your shell history and is visible to other users in process lists (ps). Set it in the environment instead: export {1}=… (e.g. read -rs {1} && export {1}), and revoke the token in the gateway console if it was exposed.',
+          what,
+          ENV_TOKEN,
+        ),
       );
     }
   }
@@ -39,14 +42,14 @@ export function refuseTokenArguments(argv: readonly string[]): void {
 export function readConfig(env: Record<string, string | undefined>): CliConfig {
   const baseUrl = env[ENV_BASE_URL]?.trim();
   if (!baseUrl) {
-    throw new UsageError(`${ENV_BASE_URL} is not set. Set it to the gateway root address, e.g. export ${ENV_BASE_URL}=https://gateway.example.com (no /v1).`);
+    throw new UsageError(t('{0} is not set. Set it to the gateway root address, e.g. export {0}=https://gateway.example.com (no /v1).', ENV_BASE_URL));
   }
   const backupUrls = (env[ENV_BACKUP_URLS] ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
   const n = normalizeBaseUrl(baseUrl);
-  if (!n.base) throw new UsageError(`${ENV_BASE_URL} is not a usable address: ${n.findings[0]?.message ?? 'invalid'} ${n.findings[0]?.fix ?? ''}`.trim());
+  if (!n.base) throw new UsageError(t('{0} is not a usable address: {1} {2}', ENV_BASE_URL, n.findings[0]?.message ?? t('invalid'), n.findings[0]?.fix ?? '').trim());
   const token = env[ENV_TOKEN]?.trim() || undefined;
   return { baseUrl: env[ENV_BASE_URL]!, token, backupUrls };
 }

@@ -1,9 +1,10 @@
 /**
  * dist/cli.js, the program users start. `--version` and `--help` are answered here, before the
  * core (undici, zod, the diagnosis engine: dist/cli-core.js) is loaded, so they start about as
- * fast as Node itself; everything else requires the core on the spot.
+ * fast as Node itself; everything else requires the core on the spot. `--help` follows the locale
+ * (locale.ts reads the Chinese bundle only when LC_ALL / LC_MESSAGES / LANG ask for it).
  */
-import { USAGE, isHelpFlag, isVersionFlag, version } from './usage';
+import { isHelpFlag, isVersionFlag, version } from './usage';
 
 type Io = import('./main').CliIo;
 
@@ -14,7 +15,9 @@ export async function run(argv: string[], io: Omit<Io, 'argv'> = { env: process.
     return 0;
   }
   if (argv.length === 1 && isHelpFlag(argv[0])) {
-    io.stdout.write(USAGE);
+    // Required here, not imported: --version never loads the translation code or the bundle.
+    (require('./locale') as typeof import('./locale')).applyLocale(io.env);
+    io.stdout.write((require('./help') as typeof import('./help')).usage());
     return 0;
   }
   // The bundler maps './main' to dist/cli-core.js (scripts/build.mjs): loaded only from here on.

@@ -19,9 +19,12 @@ import { baseUrlWarnings, errorText, retryLine, terminalSafe } from './output';
 import { quota } from './quota';
 import { chatEventBatches } from '../gateway/chat/stream';
 import { BatchedWriter } from './batch';
-import { USAGE, isHelpFlag, isVersionFlag, version } from './usage';
+import { applyLocale } from './locale';
+import { usage } from './help';
+import { isHelpFlag, isVersionFlag, version } from './usage';
+import { t } from '../gateway/l10n';
 
-export { USAGE };
+export { usage };
 
 export interface CliIo {
   argv: string[];
@@ -54,14 +57,14 @@ function parse(command: Command, args: string[]) {
   try {
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new UsageError(`${(e as Error).message.split('\n')[0]}`);
+    throw new UsageError(`${(e as Error).message.split('\n')[0]}`); // Node's own wording
   }
   for (const k of Object.keys(parsed.values)) {
-    if (!allowed[command].includes(k)) throw new UsageError(`The option --${k} does not apply to "${command}".`);
+    if (!allowed[command].includes(k)) throw new UsageError(t('The option --{0} does not apply to "{1}".', k, command));
   }
   for (const k of ['chat-model', 'native-model', 'surface', 'model', 'max-tokens'] as const) {
     const v = parsed.values[k];
-    if (v !== undefined && !v.trim()) throw new UsageError(`--${k} needs a value.`);
+    if (v !== undefined && !v.trim()) throw new UsageError(t('--{0} needs a value.', k));
   }
   return parsed;
 }
@@ -83,8 +86,8 @@ async function modelsToCheck(cfg: CliConfig, values: Record<string, unknown>, io
   const guess = { chat: /./, native: /^claude/i };
   const first = (cap: 'chat' | 'native') => list.find((m) => m.capabilities?.includes(cap))?.id ?? list.find((m) => !m.capabilities && guess[cap].test(m.id))?.id;
   const picked = { chat: first('chat'), native: first('native') };
-  const said = [picked.chat && `chat ${picked.chat}`, picked.native && `native ${picked.native}`].filter(Boolean).join(', ');
-  io.stderr.write(said ? `relay-doctor: no --chat-model / --native-model given: checking with the first models this token sees (${terminalSafe(said, io.stderr.isTTY)}).\n` : "relay-doctor: no model given, and the token's list has none to pick.\n");
+  const said = [picked.chat && t('chat {0}', picked.chat), picked.native && t('native {0}', picked.native)].filter(Boolean).join(', ');
+  io.stderr.write(`relay-doctor: ${said ? t('no --chat-model / --native-model given: checking with the first models this token sees ({0}).', terminalSafe(said, io.stderr.isTTY)) : t("no model given, and the token's list has none to pick.")}\n`);
   return picked;
 }
 
@@ -101,7 +104,7 @@ async function diagnose(cfg: CliConfig, values: Record<string, unknown>, io: Cli
     dispatcher,
     proxy: { env: io.env },
     cliTool: { env: io.env, workspaceDir: io.cwd },
-    ...(progress ? { onCheckStart: (_id: string, title: string) => void io.stderr.write(`\r\x1b[2Kchecking: ${title}…`) } : {}),
+    ...(progress ? { onCheckStart: (_id: string, title: string) => void io.stderr.write(`\r\x1b[2K${t('checking: {0}…', title)}`) } : {}),
   });
   if (progress) io.stderr.write('\r\x1b[2K');
   const secrets = [cfg.token];
@@ -123,7 +126,7 @@ async function models(cfg: CliConfig, values: Record<string, unknown>, io: CliIo
   } else {
     const w = Math.max(2, ...list.map((m) => m.id.length));
     for (const m of list) io.stdout.write(safe(`${m.id.padEnd(w + 2)}${m.capabilities?.join(', ') ?? ''}\n`.replace(/\s+\n$/, '\n')));
-    if (!list.length) io.stderr.write("relay-doctor: the token's group sees no model.\n");
+    if (!list.length) io.stderr.write(`relay-doctor: ${t("the token's group sees no model.")}\n`);
   }
   return 0;
 }
@@ -133,17 +136,17 @@ function maxTokensOf(values: Record<string, unknown>): number | undefined {
   const v = values['max-tokens'] as string | undefined;
   if (v === undefined) return undefined;
   const n = Number(v.trim());
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-tokens must be a positive whole number, not "${v}".`);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(t('--max-tokens must be a positive whole number, not "{0}".', v));
   return n;
 }
 
 async function chat(cfg: CliConfig, values: Record<string, unknown>, positionals: string[], io: CliIo, dispatcher: Dispatcher): Promise<number> {
   const surface = (values.surface as string | undefined) ?? 'compatible';
-  if (surface !== 'compatible' && surface !== 'native') throw new UsageError(`--surface must be "compatible" or "native", not "${surface}".`);
+  if (surface !== 'compatible' && surface !== 'native') throw new UsageError(t('--surface must be "compatible" or "native", not "{0}".', surface));
   const model = values.model as string | undefined;
-  if (!model) throw new UsageError('chat needs --model M (see "relay-doctor models").');
+  if (!model) throw new UsageError(t('chat needs --model M (see "relay-doctor models").'));
   const prompt = positionals.join(' ').trim();
-  if (!prompt) throw new UsageError('chat needs a prompt, e.g. relay-doctor chat --model M "Hello"');
+  if (!prompt) throw new UsageError(t('chat needs a prompt, e.g. relay-doctor chat --model M "Hello"'));
   const maxTokens = maxTokensOf(values);
   const client = clientFor(cfg, dispatcher, io);
   const safe = (s: string) => terminalSafe(s, io.stdout.isTTY);
@@ -169,28 +172,29 @@ export async function main(io: CliIo): Promise<number> {
   const [command, ...rest] = io.argv;
   let token: string | undefined;
   let dispatcher: Dispatcher | undefined;
+  applyLocale(io.env);
   try {
     refuseTokenArguments(io.argv);
     if (!command || isHelpFlag(command)) {
-      io.stdout.write(USAGE);
+      io.stdout.write(usage());
       return command ? 0 : 2;
     }
     if (isVersionFlag(command) && !rest.length) {
       io.stdout.write(`relay-doctor ${version()}\n`);
       return 0;
     }
-    if (command !== 'diagnose' && command !== 'models' && command !== 'quota' && command !== 'chat') throw new UsageError(`Unknown command "${command}".`);
+    if (command !== 'diagnose' && command !== 'models' && command !== 'quota' && command !== 'chat') throw new UsageError(t('Unknown command "{0}".', command));
     const { values, positionals } = parse(command, rest);
     if (values.help) {
-      io.stdout.write(USAGE);
+      io.stdout.write(usage());
       return 0;
     }
-    if (command !== 'chat' && positionals.length) throw new UsageError(`"${command}" takes no arguments (got "${positionals[0]}").`);
+    if (command !== 'chat' && positionals.length) throw new UsageError(t('"{0}" takes no arguments (got "{1}").', command, positionals[0]!));
     const cfg = readConfig(io.env);
     token = cfg.token;
-    if (command !== 'diagnose' && !cfg.token) throw new UsageError(`${ENV_TOKEN} is not set. Export the token in the environment (never as an argument).`);
+    if (command !== 'diagnose' && !cfg.token) throw new UsageError(t('{0} is not set. Export the token in the environment (never as an argument).', ENV_TOKEN));
     const proxy = describeProxy({ env: io.env });
-    if (proxy.invalid) io.stderr.write(`relay-doctor: warning: the proxy "${proxy.display}" (HTTPS_PROXY / HTTP_PROXY) cannot be used: ${proxy.invalid}. Requests go directly.\n`);
+    if (proxy.invalid) io.stderr.write(`relay-doctor: ${t('warning: the proxy "{0}" (HTTPS_PROXY / HTTP_PROXY) cannot be used: {1}. Requests go directly.', proxy.display ?? '', proxy.invalid)}\n`);
     dispatcher = createDispatcher({ env: io.env });
     switch (command) {
       case 'diagnose':
@@ -203,12 +207,12 @@ export async function main(io: CliIo): Promise<number> {
         return await chat(cfg, values, positionals, io, dispatcher);
       default: {
         const _exhaustive: never = command;
-        throw new UsageError(`Unknown command "${String(_exhaustive)}".`);
+        throw new UsageError(t('Unknown command "{0}".', String(_exhaustive)));
       }
     }
   } catch (e) {
     if (e instanceof UsageError) {
-      io.stderr.write(`relay-doctor: ${redactSecrets(e.message, [token])}\n\n${USAGE}`);
+      io.stderr.write(`relay-doctor: ${redactSecrets(e.message, [token])}\n\n${usage()}`);
       return 2;
     }
     io.stderr.write(errorText(e, token, io.stderr.isTTY));

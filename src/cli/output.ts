@@ -3,6 +3,8 @@
  * not VS Code commands), retry and base-URL notes, and gateway text made safe for a terminal.
  */
 import { isGatewayError, normalizeBaseUrl, redactSecrets, type RetryNotice } from '../gateway';
+import { tidySpacing } from '../gateway/diagnose/textWidth';
+import { t } from '../gateway/l10n';
 import { ENV_BASE_URL, ENV_TOKEN } from './config';
 
 /** Escape sequences and other control characters a gateway could send to a terminal (newlines and tabs stay). */
@@ -16,34 +18,38 @@ export function terminalSafe(text: string, isTTY: boolean | undefined): string {
 /** The core's fixes name VS Code commands and settings; in a terminal the environment is what changes. */
 export function cliFix(fix: string): string {
   return fix
-    .replace(/(with |run )?"Model Relay: Add Token"( \([^)]*\))?/g, `by exporting ${ENV_TOKEN}=<token>`)
-    .replace(/(with |run )?"Model Relay: Configure Base URL"/g, `by exporting ${ENV_BASE_URL}=<root address>`)
+    .replace(/(with |run )?"Model Relay: Add Token"( \([^)]*\))?/g, t('by exporting {0}=<token>', ENV_TOKEN))
+    .replace(/(with |run )?"Model Relay: Configure Base URL"/g, t('by exporting {0}=<root address>', ENV_BASE_URL))
+    // The same commands in a Chinese fix: “用“…”保存” becomes “导出 …”.
+    .replace(/(?:用|使用|运行)?\s*“Model Relay: Add Token”(?:\s*（[^）]*）)?(?:保存|添加)?/g, t('by exporting {0}=<token>', ENV_TOKEN))
+    .replace(/(?:用|使用|运行)?\s*“Model Relay: Configure Base URL”(?:设置|配置)?/g, t('by exporting {0}=<root address>', ENV_BASE_URL))
     .replace(/modelRelay\.models\.(chat|native|image|imageEdit|video)/g, '--model')
     .replace(/\(modelRelay\.stream\)|modelRelay\.stream/g, '--no-stream');
 }
 
 export function errorText(e: unknown, token: string | undefined, isTTY?: boolean): string {
   if (isGatewayError(e)) {
-    const lines = [`relay-doctor: error (${e.kind}${e.status !== undefined ? `, HTTP ${e.status}` : ''}): ${e.message}`, `  cause: ${e.cause}`, `  fix: ${cliFix(e.fix)}`];
+    const head = e.status !== undefined ? t('error ({0}, HTTP {1}): {2}', e.kind, e.status, e.message) : t('error ({0}): {1}', e.kind, e.message);
+    const lines = [`relay-doctor: ${head}`, `  ${t('cause: {0}', e.cause)}`, `  ${t('fix: {0}', cliFix(e.fix))}`];
     const billing = e.billingNote();
-    if (billing) lines.push(`  billing: ${billing}`);
+    if (billing) lines.push(`  ${t('billing: {0}', billing)}`);
     if (e.url) lines.push(`  url: ${e.url}`);
-    if (e.requestId) lines.push(`  request id: ${e.requestId}`);
-    if (e.retryAfterMs !== undefined) lines.push(`  retry after: ${Math.ceil(e.retryAfterMs / 1000)} s`);
-    if (e.maskedToken) lines.push(`  token: ${e.maskedToken}`);
-    return terminalSafe(redactSecrets(lines.join('\n') + '\n', [token]), isTTY);
+    if (e.requestId) lines.push(`  ${t('request id: {0}', e.requestId)}`);
+    if (e.retryAfterMs !== undefined) lines.push(`  ${t('retry after: {0} s', Math.ceil(e.retryAfterMs / 1000))}`);
+    if (e.maskedToken) lines.push(`  ${t('token: {0}', e.maskedToken)}`);
+    return terminalSafe(redactSecrets(tidySpacing(lines.join('\n')) + '\n', [token]), isTTY);
   }
   const explained = e as { message?: unknown; cause?: unknown; fix?: unknown };
   if (e instanceof Error && typeof explained.cause === 'string' && typeof explained.fix === 'string') {
-    return terminalSafe(redactSecrets(`relay-doctor: error: ${e.message}\n  cause: ${explained.cause}\n  fix: ${explained.fix}\n`, [token]), isTTY);
+    return terminalSafe(redactSecrets(`relay-doctor: ${t('error: {0}', e.message)}\n  ${t('cause: {0}', explained.cause)}\n  ${t('fix: {0}', explained.fix)}\n`, [token]), isTTY);
   }
-  return terminalSafe(redactSecrets(`relay-doctor: error (internal): ${e instanceof Error ? e.message : String(e)}\n`, [token]), isTTY);
+  return terminalSafe(redactSecrets(`relay-doctor: ${t('error (internal): {0}', e instanceof Error ? e.message : String(e))}\n`, [token]), isTTY);
 }
 
 /** "HTTP 429: retrying in 3 s (retry 1 of 2)" — said where the client waits. */
 export function retryLine(n: RetryNotice): string {
   const what = n.error.status !== undefined ? `HTTP ${n.error.status}` : n.error.kind;
-  return `relay-doctor: ${what}: retrying in ${Math.max(1, Math.round(n.delayMs / 1000))} s (retry ${n.attempt} of ${n.maxRetries})\n`;
+  return `relay-doctor: ${t('{0}: retrying in {1} s (retry {2} of {3})', what, Math.max(1, Math.round(n.delayMs / 1000)), n.attempt, n.maxRetries)}\n`;
 }
 
 /** Warnings for a base URL the endpoint rules had to correct (the request goes to the corrected address). */
@@ -51,6 +57,6 @@ export function baseUrlWarnings(baseUrl: string): string {
   const n = normalizeBaseUrl(baseUrl);
   return n.findings
     .filter((f) => f.severity !== 'info')
-    .map((f) => `relay-doctor: warning: ${ENV_BASE_URL}: ${f.message} Using ${n.base}.\n`)
+    .map((f) => `relay-doctor: ${t('warning: {0}: {1} Using {2}.', ENV_BASE_URL, f.message, n.base ?? '')}\n`)
     .join('');
 }

@@ -3,16 +3,17 @@
  * token usage, else the billing endpoints), in the gateway's own unit.
  */
 import { describeQuota, GatewayError, isGatewayError, type GatewayClient, type Quota } from '../gateway';
+import { t } from '../gateway/l10n';
 
 /** The documented `--json` shape: the core's Quota without the name and model limits. */
 export type QuotaJson = Pick<Quota, 'source' | 'unlimited' | 'remaining' | 'used' | 'granted' | 'unit' | 'expiresAt'>;
 
 /** Thrown when the gateway offers neither balance endpoint (exit 1, with cause and fix). */
 export class NoQuotaError extends Error {
-  override readonly cause = "The gateway answers neither new-api's /api/usage/token/ nor the billing endpoints (/v1/dashboard/billing/subscription) for this token.";
-  readonly fix = "See the balance in the gateway's web console; ask the operator to enable the billing endpoints if you need it here.";
+  override readonly cause = t("The gateway answers neither new-api's /api/usage/token/ nor the billing endpoints (/v1/dashboard/billing/subscription) for this token.");
+  readonly fix = t("See the balance in the gateway's web console; ask the operator to enable the billing endpoints if you need it here.");
   constructor() {
-    super('This gateway does not tell a token its balance.');
+    super(t('This gateway does not tell a token its balance.'));
   }
 }
 
@@ -32,6 +33,6 @@ export async function quota(client: GatewayClient, json: boolean, out: { write(s
     return 0;
   }
   const words = describeQuota(q, 0, now);
-  out.write(`${q.name ? `Token: ${q.name}\n` : ''}Balance: ${words.short}\n${words.lines.join('\n')}\n`);
+  out.write(`${q.name ? `${t('Token: {0}', q.name)}\n` : ''}${t('Balance: {0}', words.short)}\n${words.lines.join('\n')}\n`);
   return 0;
 }

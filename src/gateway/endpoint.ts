@@ -2,6 +2,7 @@
  * Endpoint rules (spec sections 1, 4 rule 3, 9): the user gives a root address; the compatible
  * surface's base is `{base}/v1`, the native surface's base is `{base}` and it appends `/v1/messages`.
  */
+import { t } from './l10n';
 
 export type FindingCode =
   | 'empty'
@@ -61,41 +62,41 @@ export function normalizeBaseUrl(input: string): NormalizedBase {
   const raw = input ?? '';
   let s = raw.trim();
   if (s !== raw && s) {
-    findings.push({ code: 'whitespace', severity: 'info', message: 'The base URL had leading or trailing whitespace.', fix: 'Removed it.' });
+    findings.push({ code: 'whitespace', severity: 'info', message: t('The base URL had leading or trailing whitespace.'), fix: t('Removed it.') });
   }
   if (!s) {
-    findings.push({ code: 'empty', severity: 'error', message: 'No base URL is set.', fix: 'Set the gateway root address, e.g. https://gateway.example.com (no /v1).' });
+    findings.push({ code: 'empty', severity: 'error', message: t('No base URL is set.'), fix: t('Set the gateway root address, e.g. https://gateway.example.com (no /v1).') });
     return { base: undefined, input: raw, findings };
   }
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) {
     if (/^[a-z][a-z0-9+.-]*:/i.test(s) && !/^[^:]+:\d/.test(s)) {
-      findings.push({ code: 'bad-scheme', severity: 'error', message: `The base URL "${s}" does not use http or https.`, fix: 'Use an https:// address (http:// only for a gateway on this machine or your LAN).' });
+      findings.push({ code: 'bad-scheme', severity: 'error', message: t('The base URL "{0}" does not use http or https.', s), fix: t('Use an https:// address (http:// only for a gateway on this machine or your LAN).') });
       return { base: undefined, input: raw, findings };
     }
-    findings.push({ code: 'missing-scheme', severity: 'warn', message: `The base URL "${s}" has no scheme.`, fix: `Assumed https://${s}; write the scheme explicitly.` });
+    findings.push({ code: 'missing-scheme', severity: 'warn', message: t('The base URL "{0}" has no scheme.', s), fix: t('Assumed https://{0}; write the scheme explicitly.', s) });
     s = `https://${s}`;
   }
   let url: URL;
   try {
     url = new URL(s);
   } catch {
-    findings.push({ code: 'invalid-url', severity: 'error', message: `"${s}" is not a valid URL.`, fix: 'Enter the gateway root address, e.g. https://gateway.example.com.' });
+    findings.push({ code: 'invalid-url', severity: 'error', message: t('"{0}" is not a valid URL.', s), fix: t('Enter the gateway root address, e.g. https://gateway.example.com.') });
     return { base: undefined, input: raw, findings };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    findings.push({ code: 'bad-scheme', severity: 'error', message: `The base URL uses ${url.protocol}, not http or https.`, fix: 'Use an https:// address.' });
+    findings.push({ code: 'bad-scheme', severity: 'error', message: t('The base URL uses {0}, not http or https.', url.protocol), fix: t('Use an https:// address.') });
     return { base: undefined, input: raw, findings };
   }
   if (url.search || url.hash) {
-    findings.push({ code: 'query-or-fragment', severity: 'warn', message: 'The base URL carried a query string or fragment.', fix: 'Removed it; the base URL is only scheme, host and optional path prefix.' });
+    findings.push({ code: 'query-or-fragment', severity: 'warn', message: t('The base URL carried a query string or fragment.'), fix: t('Removed it; the base URL is only scheme, host and optional path prefix.') });
     url.search = '';
     url.hash = '';
   }
   let path = url.pathname;
   if (/\/{1,}$/.test(path) && path !== '/') {
-    findings.push({ code: 'trailing-slash', severity: 'info', message: 'The base URL ended with a slash.', fix: 'Removed the trailing slash.' });
+    findings.push({ code: 'trailing-slash', severity: 'info', message: t('The base URL ended with a slash.'), fix: t('Removed the trailing slash.') });
   } else if (path === '/' && /\/$/.test(s.replace(/[?#].*$/, ''))) {
-    findings.push({ code: 'trailing-slash', severity: 'info', message: 'The base URL ended with a slash.', fix: 'Removed the trailing slash.' });
+    findings.push({ code: 'trailing-slash', severity: 'info', message: t('The base URL ended with a slash.'), fix: t('Removed the trailing slash.') });
   }
   path = path.replace(/\/+$/, '');
   const lower = path.toLowerCase();
@@ -105,8 +106,12 @@ export function normalizeBaseUrl(input: string): NormalizedBase {
     findings.push({
       code: 'full-endpoint',
       severity: 'warn',
-      message: `A full endpoint was pasted (${path}). The client appends the endpoint path itself, so requests would go to ${path}${suffix === '/v1/messages' ? '/v1/messages' : '/v1/...'} and get 404.`,
-      fix: `Use the root address ${url.origin}${stripped} (removed ${path.slice(stripped.length)}).`,
+      message: t(
+        'A full endpoint was pasted ({0}). The client appends the endpoint path itself, so requests would go to {1} and get 404.',
+        path,
+        `${path}${suffix === '/v1/messages' ? '/v1/messages' : '/v1/...'}`,
+      ),
+      fix: t('Use the root address {0} (removed {1}).', `${url.origin}${stripped}`, path.slice(stripped.length)),
     });
     path = stripped;
   } else if (/\/v1$/i.test(path)) {
@@ -114,8 +119,8 @@ export function normalizeBaseUrl(input: string): NormalizedBase {
     findings.push({
       code: 'trailing-v1',
       severity: 'warn',
-      message: 'The base URL ends in /v1. The native surface appends /v1/messages itself, so it would call /v1/v1/messages and get 404.',
-      fix: `Use the root address ${url.origin}${stripped}; the compatible surface adds /v1 on its own.`,
+      message: t('The base URL ends in /v1. The native surface appends /v1/messages itself, so it would call /v1/v1/messages and get 404.'),
+      fix: t('Use the root address {0}; the compatible surface adds /v1 on its own.', `${url.origin}${stripped}`),
     });
     path = stripped;
   }
@@ -123,8 +128,8 @@ export function normalizeBaseUrl(input: string): NormalizedBase {
     findings.push({
       code: 'http-public-host',
       severity: 'warn',
-      message: `The base URL uses plain http to ${url.hostname}: the token would cross the network unencrypted.`,
-      fix: `Use https://${url.host}${path}.`,
+      message: t('The base URL uses plain http to {0}: the token would cross the network unencrypted.', url.hostname),
+      fix: t('Use https://{0}.', `${url.host}${path}`),
     });
   }
   return { base: `${url.origin}${path}`, input: raw, findings };

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { inputError, protocolError } from './errors/factories';
 import { type ErrorContext } from './errors/gatewayError';
+import { t } from './l10n';
 
 /** Where the token's model list is read (compatible surface). */
 export const MODELS_PATH = '/v1/models';
@@ -54,7 +55,7 @@ export function parseModelList(json: unknown, context: ErrorContext): ModelInfo[
   // Some gateways answer a bare array.
   const normalized = Array.isArray(json) ? { data: json } : json;
   const r = listSchema.safeParse(normalized);
-  if (!r.success) throw protocolError('unexpected_shape', 'GET /v1/models', context);
+  if (!r.success) throw protocolError('unexpected_shape', `GET ${MODELS_PATH}`, context);
   return r.data.data.map((m) => ({
     id: m.id,
     ownedBy: m.owned_by ?? undefined,
@@ -63,15 +64,30 @@ export function parseModelList(json: unknown, context: ErrorContext): ModelInfo[
   }));
 }
 
-const CAPABILITY_NAMES: Record<Capability, string> = { chat: 'chat', native: 'native messages', image: 'image generation', 'image-edit': 'image editing', video: 'video generation' };
+/** A capability in words ("image generation"), for sentences about it. */
+function capabilityName(c: Capability): string {
+  switch (c) {
+    case 'chat':
+      return t('chat');
+    case 'native':
+      return t('native messages');
+    case 'image':
+      return t('image generation');
+    case 'image-edit':
+      return t('image editing');
+    case 'video':
+      return t('video generation');
+  }
+}
 
 /** Refuses a call before it is sent when the model list says the model cannot do it (spec 4, rule 4). */
 export function checkCapability(caps: readonly Capability[] | undefined, model: string, cap: Capability, context: ErrorContext, alternatives: readonly string[] = []): void {
   if (caps && !caps.includes(cap)) {
-    const some = alternatives.length ? ` This token's ${CAPABILITY_NAMES[cap]} models: ${alternatives.slice(0, 8).join(', ')}.` : '';
+    const name = capabilityName(cap);
+    const some = alternatives.length ? ` ${t("This token's {0} models: {1}.", name, alternatives.slice(0, 8).join(', '))}` : '';
     throw inputError(
-      `The model "${model}" does not support ${CAPABILITY_NAMES[cap]} (it supports: ${caps.map((c) => CAPABILITY_NAMES[c]).join(', ') || 'nothing known'}).`,
-      `Choose a ${CAPABILITY_NAMES[cap]} model; each capability needs a model of that capability (spec section 4, rule 4).${some}`,
+      t('The model "{0}" does not support {1} (it supports: {2}).', model, name, caps.map(capabilityName).join(', ') || t('nothing known')),
+      `${t('Choose a {0} model; each capability needs a model of that capability (spec section 4, rule 4).', name)}${some}`,
       context,
       'capability_mismatch',
     );

@@ -3,6 +3,7 @@
  * user types, and the diagnosis reports them for the stored token. Gateway tokens are `sk-` keys,
  * stored bare (the client adds `Bearer ` or sends `x-api-key` itself).
  */
+import { t } from './l10n';
 
 export type TokenShapeProblem = 'empty' | 'bearer' | 'quoted' | 'whitespace' | 'prefix' | 'short';
 
@@ -22,33 +23,49 @@ export function tokenShapeProblem(value: string): TokenShapeProblem | undefined 
 }
 
 /** What the input box says while a token is typed (a warning: the value may still be stored). */
-const AS_TYPED: Record<TokenShapeProblem, string> = {
-  empty: 'The token is empty.',
-  bearer: 'Paste only the token, without "Bearer ".',
-  quoted: 'Paste only the token, without quotes.',
-  whitespace: 'The token contains spaces; copy it again from the gateway console.',
-  prefix: 'Gateway tokens start with "sk-"; this one does not. It may be the wrong value.',
-  short: 'The token looks too short; copy the whole value from the gateway console.',
-};
+function asTyped(p: TokenShapeProblem): string {
+  switch (p) {
+    case 'empty':
+      return t('The token is empty.');
+    case 'bearer':
+      return t('Paste only the token, without "Bearer ".');
+    case 'quoted':
+      return t('Paste only the token, without quotes.');
+    case 'whitespace':
+      return t('The token contains spaces; copy it again from the gateway console.');
+    case 'prefix':
+      return t('Gateway tokens start with "sk-"; this one does not. It may be the wrong value.');
+    case 'short':
+      return t('The token looks too short; copy the whole value from the gateway console.');
+  }
+}
 
 /** What the diagnosis says about the stored token. */
-const AS_STORED: Record<TokenShapeProblem, string> = {
-  empty: 'No token is stored.',
-  bearer: 'The stored token starts with "Bearer ": store only the key, the client adds "Bearer " itself (otherwise the header reads "Bearer Bearer sk-…" and the gateway answers 401).',
-  quoted: 'The stored token is wrapped in quotes: copy only the key.',
-  whitespace: 'The stored token contains a space or line break (copied with it).',
-  prefix: 'The token does not start with sk- (gateway tokens do): it may be another kind of key or copied incompletely.',
-  short: 'The stored token is shorter than gateway tokens are: it was probably copied incompletely.',
-};
+function asStored(p: TokenShapeProblem): string {
+  switch (p) {
+    case 'empty':
+      return t('No token is stored.');
+    case 'bearer':
+      return t('The stored token starts with "Bearer ": store only the key, the client adds "Bearer " itself (otherwise the header reads "Bearer Bearer sk-…" and the gateway answers 401).');
+    case 'quoted':
+      return t('The stored token is wrapped in quotes: copy only the key.');
+    case 'whitespace':
+      return t('The stored token contains a space or line break (copied with it).');
+    case 'prefix':
+      return t('The token does not start with sk- (gateway tokens do): it may be another kind of key or copied incompletely.');
+    case 'short':
+      return t('The stored token is shorter than gateway tokens are: it was probably copied incompletely.');
+  }
+}
 
 /** The input box's warning for a typed token, or undefined when it looks right. */
 export function tokenShapeWarning(value: string): string | undefined {
   const p = tokenShapeProblem(value);
-  return p && AS_TYPED[p];
+  return p && asTyped(p);
 }
 
 /** The diagnosis's sentences about a stored token's shape (none when it looks right). */
 export function storedTokenShapeProblems(value: string): string[] {
   const p = tokenShapeProblem(value);
-  return p ? [AS_STORED[p]] : [];
+  return p ? [asStored(p)] : [];
 }

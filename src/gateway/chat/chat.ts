@@ -7,6 +7,7 @@ import { DEFAULT_MAX_TOKENS } from '../defaults';
 import type { ErrorContext, Surface } from '../errors/gatewayError';
 import { errorFromResponse } from '../errors/fromResponse';
 import { emptyReplyError, errorInOkBody, inputError, protocolError, toolArgumentsError } from '../errors/factories';
+import { t } from '../l10n';
 import { invalidToolNames } from './tools';
 import type { ChatRequest, ChatResult, SurfaceAdapter } from './types';
 import { compatibleSurface } from './surfaces/compatible';
@@ -29,12 +30,12 @@ export interface ChatSettings {
 }
 
 export function validate(req: ChatRequest): void {
-  if (!req.model || !req.model.trim()) throw inputError('No model is set for this chat request.', 'Pick a chat model (see "Model Relay: List Models") or set modelRelay.models.chat.', { surface: req.surface });
-  if (!Array.isArray(req.messages) || req.messages.length === 0) throw inputError('The chat request has no messages.', 'Send at least one user message.', { surface: req.surface, model: req.model });
-  if (req.temperature !== undefined && !(req.temperature >= 0 && req.temperature <= 2)) throw inputError(`Temperature ${req.temperature} is out of range.`, 'Use a temperature between 0 and 2.', { surface: req.surface, model: req.model });
-  if (req.maxTokens !== undefined && !(Number.isInteger(req.maxTokens) && req.maxTokens > 0)) throw inputError(`max tokens ${req.maxTokens} is not a positive integer.`, 'Use a positive whole number for max tokens.', { surface: req.surface, model: req.model });
+  if (!req.model || !req.model.trim()) throw inputError(t('No model is set for this chat request.'), t('Pick a chat model (see "Model Relay: List Models") or set modelRelay.models.chat.'), { surface: req.surface });
+  if (!Array.isArray(req.messages) || req.messages.length === 0) throw inputError(t('The chat request has no messages.'), t('Send at least one user message.'), { surface: req.surface, model: req.model });
+  if (req.temperature !== undefined && !(req.temperature >= 0 && req.temperature <= 2)) throw inputError(t('Temperature {0} is out of range.', req.temperature), t('Use a temperature between 0 and 2.'), { surface: req.surface, model: req.model });
+  if (req.maxTokens !== undefined && !(Number.isInteger(req.maxTokens) && req.maxTokens > 0)) throw inputError(t('max tokens {0} is not a positive integer.', String(req.maxTokens)), t('Use a positive whole number for max tokens.'), { surface: req.surface, model: req.model });
   const badNames = invalidToolNames(req.tools ?? []);
-  if (badNames.length) throw inputError(`Tool names must be letters, digits, "_" or "-" (at most 64): ${badNames.slice(0, 3).map((n) => JSON.stringify(n)).join(', ')}.`, 'Rename the tool; both surfaces refuse other names.', { surface: req.surface, model: req.model });
+  if (badNames.length) throw inputError(t('Tool names must be letters, digits, "_" or "-" (at most 64): {0}.', badNames.slice(0, 3).map((n) => JSON.stringify(n)).join(', ')), t('Rename the tool; both surfaces refuse other names.'), { surface: req.surface, model: req.model });
 }
 
 /** The HTTP request of a chat call on the request's surface. */

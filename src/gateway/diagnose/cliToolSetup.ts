@@ -11,6 +11,7 @@ import type { CliVariableNames } from '../cliEnv';
 import { DEFAULT_CLI_VARIABLES } from '../defaults';
 import { surfaceAdapter } from '../chat/chat';
 import { joinUrl, nativeMessagesUrl, normalizeBaseUrl } from '../endpoint';
+import { t } from '../l10n';
 import { maskToken } from '../mask';
 import type { CheckResult, FixAction } from './types';
 
@@ -54,12 +55,19 @@ export interface CliToolFinding {
   effective: { baseUrl?: { value: string; from: string } | undefined; token?: { masked: string; from: string; matches?: string | undefined } | undefined };
 }
 
-const SOURCE_LABEL: Record<CliSourceKind, string> = {
-  terminal: 'terminal environment',
-  user: 'user settings',
-  project: 'project settings',
-  'project-local': 'project local settings',
-};
+/** "Terminal environment: …", "user settings (path): …": what one source sets. */
+function sourceLine(s: CliSource, set: string): string {
+  switch (s.kind) {
+    case 'terminal':
+      return t('Terminal environment: {0}', set);
+    case 'user':
+      return t('user settings ({0}): {1}', s.where, set);
+    case 'project':
+      return t('project settings ({0}): {1}', s.where, set);
+    case 'project-local':
+      return t('project local settings ({0}): {1}', s.where, set);
+  }
+}
 
 async function defaultReadFile(path: string): Promise<string | undefined> {
   try {
@@ -90,7 +98,7 @@ export async function readCliSources(input: CliToolInput): Promise<{ sources: Cl
   const names = input.names ?? DEFAULT_CLI_VARIABLES;
   const read = input.readFile ?? defaultReadFile;
   const sources: CliSource[] = [
-    { kind: 'terminal', where: SOURCE_LABEL.terminal, baseUrl: str(input.env[names.baseUrl]), token: str(input.env[names.token]), apiKey: str(input.env[CLI_API_KEY_VARIABLE]) },
+    { kind: 'terminal', where: t('terminal environment'), baseUrl: str(input.env[names.baseUrl]), token: str(input.env[names.token]), apiKey: str(input.env[CLI_API_KEY_VARIABLE]) },
   ];
   const problems: string[] = [];
   for (const f of cliSettingsFiles(input)) {
@@ -98,7 +106,7 @@ export async function readCliSources(input: CliToolInput): Promise<{ sources: Cl
     try {
       text = await read(f.path);
     } catch (e) {
-      problems.push(`${f.path} could not be read (${(e as { code?: string }).code ?? (e as Error).message}).`);
+      problems.push(t('{0} could not be read ({1}).', f.path, (e as { code?: string }).code ?? (e as Error).message));
       continue;
     }
     if (text === undefined) continue;
@@ -106,7 +114,7 @@ export async function readCliSources(input: CliToolInput): Promise<{ sources: Cl
     try {
       json = JSON.parse(text);
     } catch {
-      problems.push(`${f.path} is not valid JSON, so the tool may ignore it or fail to start.`);
+      problems.push(t('{0} is not valid JSON, so the tool may ignore it or fail to start.', f.path));
       continue;
     }
     const env = json && typeof json === 'object' ? (json as { env?: unknown }).env : undefined;
@@ -143,7 +151,7 @@ interface Judging {
   keyFrom: CliSource | undefined;
 }
 
-const label = (s: CliSource) => (s.kind === 'terminal' ? 'the terminal environment' : s.where);
+const label = (s: CliSource) => (s.kind === 'terminal' ? t('the terminal environment') : s.where);
 
 function describeSources(j: Judging): void {
   const { names, sources, details } = j;
@@ -152,7 +160,7 @@ function describeSources(j: Judging): void {
     if (s.baseUrl) parts.push(`${names.baseUrl}=${s.baseUrl}`);
     if (s.token) parts.push(`${names.token}=${maskToken(s.token)}`);
     if (s.apiKey) parts.push(`${CLI_API_KEY_VARIABLE}=${maskToken(s.apiKey)}`);
-    details.push(`${s.kind === 'terminal' ? 'Terminal environment' : `${SOURCE_LABEL[s.kind]} (${s.where})`}: ${parts.length ? parts.join(', ') : `neither ${names.baseUrl} nor ${names.token} set`}`);
+    details.push(sourceLine(s, parts.length ? parts.join(', ') : t('neither {0} nor {1} set', names.baseUrl, names.token)));
   }
 }
 
@@ -162,33 +170,33 @@ function judgeBase(j: Judging): void {
     if (s.baseUrl && hasV1(s.baseUrl)) {
       const root = normalizeBaseUrl(s.baseUrl).base;
       warns.push({
-        cause: `${names.baseUrl} in ${label(s)} is ${s.baseUrl}: it carries /v1, so the tool appends ${MESSAGES_PATH} again and calls /v1${MESSAGES_PATH}, which answers 404.`,
-        fix: `Set ${names.baseUrl} to the root address ${root ?? expected.base ?? '{base_url}'} (never with /v1).`,
+        cause: t('{0} in {1} is {2}: it carries /v1, so the tool appends {3} again and calls /v1{3}, which answers 404.', names.baseUrl, label(s), s.baseUrl, MESSAGES_PATH),
+        fix: t('Set {0} to the root address {1} (never with /v1).', names.baseUrl, root ?? expected.base ?? '{base_url}'),
       });
     }
   }
   if (!baseFrom && !tokenFrom && !keyFrom) {
     warns.push({
-      cause: `Neither ${names.baseUrl} nor ${names.token} is set in the terminal environment or in the tool's settings files, so the native command-line tool will not use the gateway (it may fall back to a locally logged-in identity).`,
-      fix: `Run "Model Relay: Set Up Native CLI in Terminals" (a dedicated native-cli token is recommended) and start the tool in a new terminal, or export both variables in the terminal that starts it: ${names.baseUrl}=${expected.base ?? '{base_url}'} (no /v1) and ${names.token}=<token>.`,
+      cause: t("Neither {0} nor {1} is set in the terminal environment or in the tool's settings files, so the native command-line tool will not use the gateway (it may fall back to a locally logged-in identity).", names.baseUrl, names.token),
+      fix: t('Run "Model Relay: Set Up Native CLI in Terminals" (a dedicated native-cli token is recommended) and start the tool in a new terminal, or export both variables in the terminal that starts it: {0}={1} (no /v1) and {2}=<token>.', names.baseUrl, expected.base ?? '{base_url}', names.token),
     });
   } else if (!baseFrom) {
     warns.push({
-      cause: `${names.baseUrl} is not set in the terminal environment nor in the tool's settings files, so the tool will not use the gateway.`,
-      fix: 'Run "Model Relay: Set Up Native CLI in Terminals" (or export both variables in the terminal that starts the tool).',
+      cause: t("{0} is not set in the terminal environment nor in the tool's settings files, so the tool will not use the gateway.", names.baseUrl),
+      fix: t('Run "Model Relay: Set Up Native CLI in Terminals" (or export both variables in the terminal that starts the tool).'),
     });
   } else if (expected.base && !hasV1(baseFrom.baseUrl!) && !sameBase(baseFrom.baseUrl!, expected.base)) {
     const overridden = baseFrom.kind !== 'terminal';
     warns.push({
       cause: overridden
-        ? `${baseFrom.where} overrides ${names.baseUrl} with another address (${baseFrom.baseUrl}); settings files win over the terminal variables, so the tool sends its requests there, not to ${expected.base}.`
-        : `${names.baseUrl} in the terminal environment is ${baseFrom.baseUrl}, which differs from the extension's base URL ${expected.base}.`,
-      fix: overridden ? `Remove ${names.baseUrl} from the "env" block of ${baseFrom.where}, or set it to ${expected.base}.` : `Set ${names.baseUrl}=${expected.base} (run "Model Relay: Set Up Native CLI in Terminals" and open a new terminal).`,
+        ? t('{0} overrides {1} with another address ({2}); settings files win over the terminal variables, so the tool sends its requests there, not to {3}.', baseFrom.where, names.baseUrl, baseFrom.baseUrl!, expected.base)
+        : t("{0} in the terminal environment is {1}, which differs from the extension's base URL {2}.", names.baseUrl, baseFrom.baseUrl!, expected.base),
+      fix: overridden ? t('Remove {0} from the "env" block of {1}, or set it to {2}.', names.baseUrl, baseFrom.where, expected.base) : t('Set {0}={1} (run "Model Relay: Set Up Native CLI in Terminals" and open a new terminal).', names.baseUrl, expected.base),
     });
   } else if (baseFrom.kind !== 'terminal') {
     const terminal = sources[0]!;
     if (terminal.baseUrl && !sameBase(terminal.baseUrl, normalizeBaseUrl(baseFrom.baseUrl!).base)) {
-      details.push(`${baseFrom.where} overrides the terminal's ${names.baseUrl} (${terminal.baseUrl}).`);
+      details.push(t("{0} overrides the terminal's {1} ({2}).", baseFrom.where, names.baseUrl, terminal.baseUrl));
     }
   }
 }
@@ -199,8 +207,8 @@ function judgeToken(j: Judging): CliToolFinding['effective']['token'] {
   if (!tokenFrom && !keyFrom) {
     if (!baseFrom) return undefined;
     warns.push({
-      cause: `${names.token} is not set in the terminal environment nor in the tool's settings files: the tool has no gateway token (it may fall back to a locally logged-in identity).`,
-      fix: `Run "Model Relay: Set Up Native CLI in Terminals" (a dedicated native-cli token is recommended), or set ${names.token} in the same terminal as ${names.baseUrl}.`,
+      cause: t("{0} is not set in the terminal environment nor in the tool's settings files: the tool has no gateway token (it may fall back to a locally logged-in identity).", names.token),
+      fix: t('Run "Model Relay: Set Up Native CLI in Terminals" (a dedicated native-cli token is recommended), or set {0} in the same terminal as {1}.', names.token, names.baseUrl),
     });
     return undefined;
   }
@@ -209,20 +217,20 @@ function judgeToken(j: Judging): CliToolFinding['effective']['token'] {
   const matches = knownName(value);
   const tokenInfo = { masked: maskToken(value), from: label(from), matches };
   if (!tokenFrom) {
-    details.push(`Only ${CLI_API_KEY_VARIABLE} is set (${maskToken(value)}); the tool sends it as its key.`);
+    details.push(t('Only {0} is set ({1}); the tool sends it as its key.', CLI_API_KEY_VARIABLE, maskToken(value)));
   }
   if (expected.tokens.length && !matches) {
     warns.push({
-      cause: `The token the tool will use (${maskToken(value)}, from ${label(from)}) differs from the extension's tokens (${expected.tokens.map((t) => `${t.name} ${maskToken(t.value)}`).join(', ')}).`,
-      fix: `Set ${names.token} to one of the extension's tokens (a dedicated native-cli token is recommended), or remove the override from ${label(from)}.`,
+      cause: t("The token the tool will use ({0}, from {1}) differs from the extension's tokens ({2}).", maskToken(value), label(from), expected.tokens.map((k) => `${k.name} ${maskToken(k.value)}`).join(', ')),
+      fix: t("Set {0} to one of the extension's tokens (a dedicated native-cli token is recommended), or remove the override from {1}.", names.token, label(from)),
     });
   } else if (matches) {
-    details.push(`The tool's token ${maskToken(value)} is the extension's "${matches}" token.`);
+    details.push(t('The tool\'s token {0} is the extension\'s "{1}" token.', maskToken(value), matches));
   }
   if (tokenFrom && keyFrom && tokenFrom.token !== keyFrom.apiKey) {
     warns.push({
-      cause: `Both ${names.token} (${maskToken(tokenFrom.token)}, ${label(tokenFrom)}) and ${CLI_API_KEY_VARIABLE} (${maskToken(keyFrom.apiKey)}, ${label(keyFrom)}) are set; together they (or a locally logged-in identity) can conflict.`,
-      fix: `Keep only ${names.token}; the tool's /status command shows which credential is in use.`,
+      cause: t('Both {0} ({1}, {2}) and {3} ({4}, {5}) are set; together they (or a locally logged-in identity) can conflict.', names.token, maskToken(tokenFrom.token), label(tokenFrom), CLI_API_KEY_VARIABLE, maskToken(keyFrom.apiKey), label(keyFrom)),
+      fix: t("Keep only {0}; the tool's /status command shows which credential is in use.", names.token),
     });
   }
   return tokenInfo;
@@ -239,17 +247,17 @@ export async function inspectCliTool(input: CliToolInput, expected: { base: stri
   const j: Judging = { names, sources, expected, warns: [], details: [], baseFrom: last((s) => s.baseUrl), tokenFrom: last((s) => s.token), keyFrom: last((s) => s.apiKey) };
   const { warns, details, baseFrom } = j;
   describeSources(j);
-  for (const p of problems) warns.push({ cause: p, fix: 'Fix the JSON syntax of that settings file, or remove it.' });
+  for (const p of problems) warns.push({ cause: p, fix: t('Fix the JSON syntax of that settings file, or remove it.') });
   judgeBase(j);
   const tokenInfo = judgeToken(j);
   const baseInfo = baseFrom ? { value: baseFrom.baseUrl!, from: label(baseFrom) } : undefined;
   const effective = { baseUrl: baseInfo, token: tokenInfo };
-  if (baseInfo) details.unshift(`The tool will call ${toolCallsUrl(baseInfo.value)} (${names.baseUrl} from ${baseInfo.from}).`);
+  if (baseInfo) details.unshift(t('The tool will call {0} ({1} from {2}).', toolCallsUrl(baseInfo.value), names.baseUrl, baseInfo.from));
 
   if (warns.length === 0) {
     return {
       result: 'pass',
-      cause: `The tool will use ${names.baseUrl}=${baseInfo!.value} (root address, no /v1) and the token ${tokenInfo!.masked}${tokenInfo!.matches ? ` ("${tokenInfo!.matches}")` : ''}, matching the extension's settings.`,
+      cause: t("The tool will use {0}={1} (root address, no /v1) and the token {2}, matching the extension's settings.", names.baseUrl, baseInfo!.value, tokenInfo!.matches ? `${tokenInfo!.masked} ("${tokenInfo!.matches}")` : tokenInfo!.masked),
       fix: '',
       details,
       effective,

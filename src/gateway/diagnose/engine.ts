@@ -18,9 +18,12 @@ import { tokenCheck } from './checks/token';
 import { visibilityCheck } from './checks/visibility';
 import { wrongPlaceCheck } from './checks/wrongPlace';
 import { DiagnosisContext } from './context';
+import { t } from '../l10n';
 import { redactSecrets, stripUrlCredentials } from '../mask';
 import type { Outcome } from './outcomeFromError';
-import { CHECK_TITLES, type CheckResult, type DiagnosisCheck, type DiagnosisReport } from './types';
+import { tidySpacing } from './textWidth';
+import { checkTitle } from './titles';
+import type { CheckResult, DiagnosisCheck, DiagnosisReport } from './types';
 import type { DiagnosisInput } from './types';
 
 /** The checks, in report order. */
@@ -54,7 +57,7 @@ function safe(f: () => void): void {
 /** Runs one check: start notice, its skip reason or its run, the finished record, progress. */
 async function runCheck(ctx: DiagnosisContext, check: Check): Promise<DiagnosisCheck> {
   const { id } = check;
-  const title = CHECK_TITLES[id];
+  const title = checkTitle(id);
   safe(() => ctx.input.onCheckStart?.(id, title));
   const started = ctx.now();
   let o: Outcome;
@@ -62,7 +65,7 @@ async function runCheck(ctx: DiagnosisContext, check: Check): Promise<DiagnosisC
     const skip = check.skip?.(ctx);
     o = skip ? { ...skip, result: 'skipped', durationMs: 0 } : await check.run(ctx);
   } catch (e) {
-    o = { result: 'fail', cause: `The check itself failed: ${e instanceof Error ? e.message : String(e)}`, fix: 'Report this with the diagnosis report.' };
+    o = { result: 'fail', cause: t('The check itself failed: {0}', e instanceof Error ? e.message : String(e)), fix: t('Report this with the diagnosis report.') };
   }
   const { durationMs, ...rest } = o;
   const done: DiagnosisCheck = { id, title, ...redacted(rest, ctx.token), durationMs: durationMs ?? Math.max(0, ctx.now() - started) };
@@ -75,7 +78,7 @@ async function runCheck(ctx: DiagnosisContext, check: Check): Promise<DiagnosisC
 
 /** Every text of an outcome without the token, the bare key, or URL credentials. */
 function redacted<T extends Omit<Outcome, 'durationMs'>>(o: T, token: string | undefined): T {
-  const clean = (s: string) => redactSecrets(s, [token]);
+  const clean = (s: string) => tidySpacing(redactSecrets(s, [token]));
   return { ...o, cause: clean(o.cause), fix: clean(o.fix), ...(o.details ? { details: o.details.map(clean) } : {}), ...(o.url ? { url: clean(o.url) } : {}) };
 }
 

@@ -3,6 +3,7 @@
  * status means for this diagnosis (a 429 halts every further request), and which fix applies.
  */
 import { isGatewayError, type GatewayError } from '../errors/gatewayError';
+import { t } from '../l10n';
 import { MODELS_PATH } from '../models';
 import type { DiagnosisContext } from './context';
 import type { DiagnosisCheck, FixAction } from './types';
@@ -21,18 +22,20 @@ export interface ErrorOptions {
 /** ` The gateway said: "…".` without doubled punctuation, or '' when it said nothing. */
 export function saidText(message: string | undefined): string {
   const m = message?.trim().replace(/[.\s]+$/, '');
-  return m ? ` The gateway said: "${m}".` : '';
+  return m ? ` ${t('The gateway said: "{0}".', m)}` : '';
 }
 
 export function waitText(ms: number | undefined): string {
-  if (ms === undefined) return 'with exponential backoff (no Retry-After was given)';
-  return `${Math.ceil(ms / 1000)} s (Retry-After)`;
+  if (ms === undefined) return t('with exponential backoff (no Retry-After was given)');
+  return t('{0} s (Retry-After)', Math.ceil(ms / 1000));
 }
 
-/** Records a 429: no further request is sent in this diagnosis. */
+/** Records a 429: no further request is sent in this diagnosis. `what`: a note after the status (e.g. "(rate limited)"), or ''. */
 export function haltOn429(ctx: DiagnosisContext, retryAfterMs: number | undefined, what: string): void {
   const wait = waitText(retryAfterMs);
-  ctx.halt ??= { cause: `The gateway answered 429${what} and asked to wait ${wait}; no further request was sent.`, fix: `Run the diagnosis again after ${wait}.` };
+  const note = what.trim();
+  const cause = note ? t('The gateway answered 429 {0} and asked to wait {1}; no further request was sent.', note, wait) : t('The gateway answered 429 and asked to wait {0}; no further request was sent.', wait);
+  ctx.halt ??= { cause, fix: t('Run the diagnosis again after {0}.', wait) };
 }
 
 type Common = Pick<Outcome, 'httpStatus' | 'url' | 'errorKind' | 'requestId' | 'maskedToken' | 'retryAfterMs'>;
@@ -41,23 +44,29 @@ function forbidden(e: GatewayError, common: Common, model: string, said: string,
   if (e.detail === 'insufficient_quota') return { ...common, result: 'fail', cause: `HTTP 403: ${e.cause}${said}`, fix: e.fix };
   // The account's wallet, the token's own quota, the token's model limits: each its own cause and fix.
   if (e.detail === 'wallet_empty' || e.detail === 'token_quota' || e.detail === 'token_model_limit') return { ...common, result: 'fail', cause: `${e.message} ${e.cause}`, fix: e.fix, ...(e.detail === 'token_model_limit' ? { fixAction: { kind: 'switch-token' } as FixAction } : {}) };
-  const how = e.detail === 'model_not_found_503' ? '503 "model_not_found" (new-api\'s answer for a group/model mismatch: not a temporary fault)' : '403';
+  const how = e.detail === 'model_not_found_503' ? t('503 "model_not_found" (new-api\'s answer for a group/model mismatch: not a temporary fault)') : '403';
   if (o.listed) {
     return {
       ...common,
       result: 'fail',
-      cause: `GET ${MODELS_PATH} lists ${model}, but the generation call answered ${how}: the token's group, the model id or the model's capability range does not allow this call (spec 7, rule 1). Listing a model does not prove generation works.${said}`,
-      fix: `Use a token of a group that can use ${model} (switch token), or pick another model from this token's list; ask the gateway operator which group allows it.`,
+      cause: `${t("GET {0} lists {1}, but the generation call answered {2}: the token's group, the model id or the model's capability range does not allow this call (spec 7, rule 1). Listing a model does not prove generation works.", MODELS_PATH, model, how)}${said}`,
+      fix: t("Use a token of a group that can use {0} (switch token), or pick another model from this token's list; ask the gateway operator which group allows it.", model),
       fixAction: { kind: 'switch-token' },
     };
   }
   return {
     ...common,
     result: 'fail',
-    cause: `The generation call answered ${how}: ${model} is not usable with this token — its group cannot use the model${o.listed === false ? ' (it is not even in the token\'s model list)' : ''}, or the id is wrong.${said}`,
-    fix: `Pick a model from this token's list (GET ${MODELS_PATH}), or switch to a token of a group that allows ${model}.`,
+    cause: `${o.listed === false ? t("The generation call answered {0}: {1} is not usable with this token — its group cannot use the model (it is not even in the token's model list), or the id is wrong.", how, model) : t('The generation call answered {0}: {1} is not usable with this token — its group cannot use the model, or the id is wrong.', how, model)}${said}`,
+    fix: t("Pick a model from this token's list (GET {0}), or switch to a token of a group that allows {1}.", MODELS_PATH, model),
     fixAction: { kind: 'switch-token' },
   };
+}
+
+function notFoundCause(model: string, listed: boolean | undefined): string {
+  if (listed === false) return t("The generation call answered 404 for {0}: the model id does not exist, or this token's group cannot see it (it is not in the token's model list).", model);
+  if (listed) return t("The generation call answered 404 for {0}: the model id does not exist, or this token's group cannot see it (although the model list shows it: the group, model id or capability range refuses it, spec 7 rule 1).", model);
+  return t("The generation call answered 404 for {0}: the model id does not exist, or this token's group cannot see it.", model);
 }
 
 function notFound(e: GatewayError, common: Common, model: string, said: string, o: ErrorOptions, base: string | undefined): Outcome {
@@ -66,8 +75,8 @@ function notFound(e: GatewayError, common: Common, model: string, said: string, 
     return {
       ...common,
       result: 'fail',
-      cause: `The generation call answered 404 for ${model}: the model id does not exist, or this token's group cannot see it${o.listed === false ? ' (it is not in the token\'s model list)' : o.listed ? ' (although the model list shows it: the group, model id or capability range refuses it, spec 7 rule 1)' : ''}.${said}`,
-      fix: `Copy the model id from this token's list (GET ${MODELS_PATH}), or switch to a token of a group that can use ${model}.`,
+      cause: `${notFoundCause(model, o.listed)}${said}`,
+      fix: t("Copy the model id from this token's list (GET {0}), or switch to a token of a group that can use {1}.", MODELS_PATH, model),
       fixAction: { kind: 'switch-token' },
     };
   }
@@ -76,13 +85,21 @@ function notFound(e: GatewayError, common: Common, model: string, said: string, 
 
 function rateLimited(ctx: DiagnosisContext, e: GatewayError, common: Common, said: string): Outcome {
   const wait = waitText(e.retryAfterMs);
-  haltOn429(ctx, e.retryAfterMs, ' (rate limited)');
+  haltOn429(ctx, e.retryAfterMs, t('(rate limited)'));
   return {
     ...common,
     result: 'fail',
-    cause: `HTTP 429 rate limited: too many requests for this token or model.${said} The wait that applies: ${wait}. The diagnosis does not retry and sent no further requests.`,
-    fix: `Wait ${wait} before trying again; lower concurrency and retry with exponential backoff (never in a loop without delay).`,
+    cause: `${t('HTTP 429 rate limited: too many requests for this token or model.')}${said} ${t('The wait that applies: {0}. The diagnosis does not retry and sent no further requests.', wait)}`,
+    fix: t('Wait {0} before trying again; lower concurrency and retry with exponential backoff (never in a loop without delay).', wait),
   };
+}
+
+function retryFix(e: GatewayError): string {
+  const asked = e.retryAfterMs !== undefined ? waitText(e.retryAfterMs) : undefined;
+  if (asked && e.requestId) return t('Retry with backoff after about 1 to 2 minutes (the gateway asked for {0}); if it persists, report it to the gateway operator with request id {1}, or use a backup domain.', asked, e.requestId);
+  if (asked) return t('Retry with backoff after about 1 to 2 minutes (the gateway asked for {0}); if it persists, report it to the gateway operator, or use a backup domain.', asked);
+  if (e.requestId) return t('Retry with backoff after about 1 to 2 minutes; if it persists, report it to the gateway operator with request id {0}, or use a backup domain.', e.requestId);
+  return t('Retry with backoff after about 1 to 2 minutes; if it persists, report it to the gateway operator, or use a backup domain.');
 }
 
 function serverError(e: GatewayError, common: Common, said: string): Outcome {
@@ -90,21 +107,21 @@ function serverError(e: GatewayError, common: Common, said: string): Outcome {
   return {
     ...common,
     result: 'fail',
-    cause: `HTTP ${e.status ?? '5xx'}: ${page ? `${e.message} ` : ''}a temporary service or upstream fault (5xx).${page ? '' : said}`,
-    fix: `Retry with backoff after about 1 to 2 minutes${e.retryAfterMs !== undefined ? ` (the gateway asked for ${waitText(e.retryAfterMs)})` : ''}; if it persists, report it to the gateway operator${e.requestId ? ` with request id ${e.requestId}` : ''}, or use a backup domain.`,
+    cause: page ? t('HTTP {0}: {1} a temporary service or upstream fault (5xx).', e.status ?? '5xx', e.message) : `${t('HTTP {0}: a temporary service or upstream fault (5xx).', e.status ?? '5xx')}${said}`,
+    fix: retryFix(e),
   };
 }
 
 /** Turns a failed request into a check outcome, in the spec's terms. */
 export function outcomeFromError(ctx: DiagnosisContext, e: unknown, o: ErrorOptions = {}): Outcome {
-  if (!isGatewayError(e)) return { result: 'fail', cause: `Unexpected error: ${e instanceof Error ? e.message : String(e)}`, fix: 'Report this with the diagnosis report.' };
+  if (!isGatewayError(e)) return { result: 'fail', cause: t('Unexpected error: {0}', e instanceof Error ? e.message : String(e)), fix: t('Report this with the diagnosis report.') };
   ctx.noteHtml(e);
   const common: Common = { httpStatus: e.status, url: e.url, errorKind: e.kind, requestId: e.requestId, maskedToken: e.maskedToken ?? ctx.masked, retryAfterMs: e.retryAfterMs };
   const said = saidText(e.gatewayMessage);
-  const model = o.model ? `"${o.model}"` : 'the model';
+  const model = o.model ? `"${o.model}"` : t('the model');
   switch (e.kind) {
     case 'aborted':
-      return { ...common, result: 'skipped', cause: ctx.stopped() ?? 'The request was cancelled.', fix: 'Run the diagnosis again.' };
+      return { ...common, result: 'skipped', cause: ctx.stopped() ?? t('The request was cancelled.'), fix: t('Run the diagnosis again.') };
     case 'rate_limited':
       return rateLimited(ctx, e, common, said);
     case 'server_error':
@@ -114,7 +131,7 @@ export function outcomeFromError(ctx: DiagnosisContext, e: unknown, o: ErrorOpti
     case 'unauthorized':
       // Explained from the token-usage endpoint (expired on …, quota used up, disabled) where the gateway allows.
       if (e.detail) return { ...common, result: 'fail', cause: `${e.message} ${e.cause}`, fix: e.fix, fixAction: { kind: 'switch-token' } };
-      return { ...common, result: 'fail', cause: `HTTP 401 invalid token: ${e.cause}${said}`, fix: e.fix, fixAction: ctx.token ? { kind: 'switch-token' } : { kind: 'add-token' } };
+      return { ...common, result: 'fail', cause: `${t('HTTP 401 invalid token: {0}', e.cause)}${said}`, fix: e.fix, fixAction: ctx.token ? { kind: 'switch-token' } : { kind: 'add-token' } };
     case 'not_found':
       return notFound(e, common, model, said, o, ctx.n.base);
     case 'stream_interrupted':

@@ -3,7 +3,9 @@
  * terminal, and the JSON object `relay-doctor diagnose --json` prints. All three hold only masked
  * tokens: every text passes through the secret redaction, whatever a check wrote.
  */
+import { t } from '../l10n';
 import { redactSecrets, stripUrlCredentials } from '../mask';
+import { cells, padCells, wrap } from './textWidth';
 import type { CheckResult, DiagnosisCheck, DiagnosisReport } from './types';
 
 export interface RenderOptions {
@@ -12,8 +14,34 @@ export interface RenderOptions {
 }
 
 const ICON: Record<CheckResult, string> = { pass: '✅', warn: '⚠️', fail: '❌', skipped: '⏭️' };
-const LABEL: Record<CheckResult, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL', skipped: 'SKIP' };
 
+/** PASS / WARN / FAIL / SKIP: the table's result column. */
+function resultLabel(r: CheckResult): string {
+  switch (r) {
+    case 'pass':
+      return t('PASS');
+    case 'warn':
+      return t('WARN');
+    case 'fail':
+      return t('FAIL');
+    case 'skipped':
+      return t('SKIP');
+  }
+}
+
+/** pass / warn / fail / skipped: the markdown details' result word. */
+function resultWord(r: CheckResult): string {
+  switch (r) {
+    case 'pass':
+      return t('pass');
+    case 'warn':
+      return t('warn');
+    case 'fail':
+      return t('fail');
+    case 'skipped':
+      return t('skipped');
+  }
+}
 
 function clean(s: string, o: RenderOptions): string {
   return redactSecrets(s, o.secrets ?? []);
@@ -21,7 +49,7 @@ function clean(s: string, o: RenderOptions): string {
 
 function summaryLine(r: DiagnosisReport): string {
   const s = r.summary;
-  return `${s.fail} failed, ${s.warn} warning${s.warn === 1 ? '' : 's'}, ${s.pass} passed, ${s.skipped} skipped`;
+  return s.warn === 1 ? t('{0} failed, 1 warning, {1} passed, {2} skipped', s.fail, s.pass, s.skipped) : t('{0} failed, {1} warnings, {2} passed, {3} skipped', s.fail, s.warn, s.pass, s.skipped);
 }
 
 function seconds(ms: number): string {
@@ -32,52 +60,45 @@ function cell(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
 }
 
+/** The token as the reports show it: masked, with its name, or "(none)". */
+function tokenText(r: DiagnosisReport, quote: string): string {
+  const masked = r.maskedToken ? `${quote}${r.maskedToken}${quote}` : t('(none)');
+  return r.tokenName ? `${masked} (${r.tokenName})` : masked;
+}
+
+function markdownHead(r: DiagnosisReport): string[] {
+  const lines = [`## ${t('Model Relay diagnosis')}`, ''];
+  lines.push(`- ${t('When: {0} (took {1})', r.startedAt, seconds(r.durationMs))}`);
+  lines.push(`- ${t('Base URL as configured: {0}', `\`${stripUrlCredentials(r.baseUrl)}\``)}`);
+  if (r.base) lines.push(`- ${t('Root address: {0}', `\`${stripUrlCredentials(r.base)}\``)}`);
+  if (r.backups.length) lines.push(`- ${t('Backup domains: {0}', r.backups.map((b) => `\`${stripUrlCredentials(b)}\``).join(', '))}`);
+  if (r.usedBase && r.usedBase !== r.base) lines.push(`- ${t('Host used for the checks: {0}', `\`${stripUrlCredentials(r.usedBase)}\``)}`);
+  lines.push(`- ${t('Token: {0}', tokenText(r, '`'))}`);
+  lines.push(`- ${r.proxy === 'none' ? t('Proxy: none') : t('Proxy: {0}', r.proxy)}`);
+  lines.push(`- ${r.ok ? t('Result: **no check failed** — {0}', summaryLine(r)) : t('Result: **a check failed** — {0}', summaryLine(r))}`, '');
+  return lines;
+}
+
 /** A markdown report for a support ticket: only masked tokens, URLs without credentials. */
 export function renderMarkdown(r: DiagnosisReport, o: RenderOptions = {}): string {
-  const lines: string[] = [];
-  lines.push('## Model Relay diagnosis', '');
-  lines.push(`- When: ${r.startedAt} (took ${seconds(r.durationMs)})`);
-  lines.push(`- Base URL as configured: \`${stripUrlCredentials(r.baseUrl)}\``);
-  if (r.base) lines.push(`- Root address: \`${stripUrlCredentials(r.base)}\``);
-  if (r.backups.length) lines.push(`- Backup domains: ${r.backups.map((b) => `\`${stripUrlCredentials(b)}\``).join(', ')}`);
-  if (r.usedBase && r.usedBase !== r.base) lines.push(`- Host used for the checks: \`${stripUrlCredentials(r.usedBase)}\``);
-  lines.push(`- Token: ${r.maskedToken ? `\`${r.maskedToken}\`` : '(none)'}${r.tokenName ? ` (${r.tokenName})` : ''}`);
-  lines.push(`- Proxy: ${r.proxy}`);
-  lines.push(`- Result: **${r.ok ? 'no check failed' : 'a check failed'}** — ${summaryLine(r)}`, '');
-  lines.push('| | Check | HTTP | Time | Cause | Fix |', '|---|---|---|---|---|---|');
+  const lines = markdownHead(r);
+  lines.push(t('| | Check | HTTP | Time | Cause | Fix |'), '|---|---|---|---|---|---|');
   for (const c of r.checks) {
     lines.push(`| ${ICON[c.result]} | ${cell(c.title)} | ${c.httpStatus ?? '—'} | ${seconds(c.durationMs)} | ${cell(c.cause)} | ${cell(c.fix || '—')} |`);
   }
   const withDetails = r.checks.filter((c) => c.details?.length || c.url || c.requestId);
   if (withDetails.length) {
-    lines.push('', '### Details', '');
+    lines.push('', `### ${t('Details')}`, '');
     for (const c of withDetails) {
-      lines.push(`**${c.title}** (${c.result}${c.maskedToken ? `, token \`${c.maskedToken}\`` : ''})`, '');
+      lines.push(c.maskedToken ? t('**{0}** ({1}, token {2})', c.title, resultWord(c.result), `\`${c.maskedToken}\``) : t('**{0}** ({1})', c.title, resultWord(c.result)), '');
       if (c.url) lines.push(`- URL: \`${stripUrlCredentials(c.url)}\``);
-      if (c.requestId) lines.push(`- Request id: \`${c.requestId}\``);
+      if (c.requestId) lines.push(`- ${t('Request id: {0}', `\`${c.requestId}\``)}`);
       if (c.retryAfterMs !== undefined) lines.push(`- Retry-After: ${Math.ceil(c.retryAfterMs / 1000)} s`);
       for (const d of c.details ?? []) lines.push(`- ${d}`);
       lines.push('');
     }
   }
   return clean(lines.join('\n').trimEnd() + '\n', o);
-}
-
-function wrap(text: string, width: number): string[] {
-  const out: string[] = [];
-  for (const para of text.split(/\r?\n/)) {
-    let line = '';
-    for (const word of para.split(/\s+/).filter(Boolean)) {
-      if (!line) line = word;
-      else if (line.length + 1 + word.length <= width) line += ` ${word}`;
-      else {
-        out.push(line);
-        line = word;
-      }
-    }
-    out.push(line);
-  }
-  return out;
 }
 
 export interface TableOptions extends RenderOptions {
@@ -87,32 +108,36 @@ export interface TableOptions extends RenderOptions {
   verbose?: boolean;
 }
 
+function tableHead(r: DiagnosisReport, titleW: number): string[] {
+  const lines = [t('Model Relay diagnosis of {0}', stripUrlCredentials(r.baseUrl))];
+  const meta = [t('token {0}', tokenText(r, '')), r.proxy === 'none' ? t('proxy none') : t('proxy {0}', r.proxy)];
+  if (r.backups.length) meta.push(t('backups {0}', r.backups.map(stripUrlCredentials).join(', ')));
+  if (r.usedBase && r.usedBase !== r.base) meta.push(t('checks ran against {0}', stripUrlCredentials(r.usedBase)));
+  lines.push(meta.join(' · '), '');
+  lines.push(`${padCells(t('RESULT'), 7)}${padCells(t('CHECK'), titleW + 2)}${'HTTP'.padEnd(6)}${t('TIME')}`);
+  return lines;
+}
+
 /** A plain-text table for a terminal: one row per check, cause and fix indented under it. */
 export function renderTable(r: DiagnosisReport, o: TableOptions = {}): string {
   const width = Math.max(60, Math.min(o.width ?? 100, 160));
-  const titleW = Math.max(...r.checks.map((c) => c.title.length), 5);
+  const titleW = Math.max(...r.checks.map((c) => cells(c.title)), 5);
   const indent = ' '.repeat(7);
   const textW = width - indent.length;
-  const lines: string[] = [];
-  lines.push(`Model Relay diagnosis of ${stripUrlCredentials(r.baseUrl)}`);
-  const meta = [`token ${r.maskedToken ?? '(none)'}${r.tokenName ? ` (${r.tokenName})` : ''}`, `proxy ${r.proxy}`];
-  if (r.backups.length) meta.push(`backups ${r.backups.map(stripUrlCredentials).join(', ')}`);
-  if (r.usedBase && r.usedBase !== r.base) meta.push(`checks ran against ${stripUrlCredentials(r.usedBase)}`);
-  lines.push(meta.join(' · '), '');
-  lines.push(`${'RESULT'.padEnd(7)}${'CHECK'.padEnd(titleW + 2)}${'HTTP'.padEnd(6)}TIME`);
+  const lines = tableHead(r, titleW);
   for (const c of r.checks) {
-    lines.push(`${LABEL[c.result].padEnd(7)}${c.title.padEnd(titleW + 2)}${String(c.httpStatus ?? '-').padEnd(6)}${seconds(c.durationMs)}`);
+    lines.push(`${padCells(resultLabel(c.result), 7)}${padCells(c.title, titleW + 2)}${String(c.httpStatus ?? '-').padEnd(6)}${seconds(c.durationMs)}`);
     const labelled = c.result === 'warn' || c.result === 'fail';
-    const causeLines = wrap(labelled ? `Cause: ${c.cause}` : c.cause, textW);
+    const causeLines = wrap(labelled ? t('Cause: {0}', c.cause) : c.cause, textW);
     for (const l of causeLines) lines.push(indent + l);
     if (c.fix && labelled) {
-      for (const l of wrap(`Fix: ${c.fix}`, textW)) lines.push(indent + l);
+      for (const l of wrap(t('Fix: {0}', c.fix), textW)) lines.push(indent + l);
     }
     if ((labelled || o.verbose) && c.details?.length) {
       for (const d of c.details) wrap(`· ${d}`, textW).forEach((l, i) => lines.push(indent + (i ? '  ' : '') + l));
     }
   }
-  lines.push('', `Summary: ${summaryLine(r)} (${seconds(r.durationMs)}).`);
+  lines.push('', t('Summary: {0} ({1}).', summaryLine(r), seconds(r.durationMs)));
   return clean(lines.join('\n') + '\n', o);
 }
 

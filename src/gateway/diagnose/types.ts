@@ -98,6 +98,8 @@ export interface DiagnosisInput {
   /** the proxy configuration (VS Code http.proxy settings and/or environment), for check 10 */
   proxy?: ProxySettings | undefined;
   extraHeaders?: Record<string, string> | undefined;
+  /** VS Code's `env.remoteName` (e.g. "ssh-remote", "dev-container", "wsl"): the extension runs on that remote machine */
+  remoteName?: string | undefined;
   /** the native command-line tool's environment and settings locations (check 8) */
   cliTool?: CliToolInput | undefined;
   /** run image, image-edit and video generation checks (they cost money) */
@@ -130,21 +132,3 @@ export interface DiagnosisReport {
   /** true when no check failed */
   ok: boolean;
 }
-
-export const CHECK_TITLES: Record<CheckId, string> = {
-  'base-url': 'Base URL shape',
-  reachability: 'Reachability',
-  token: 'Token',
-  visibility: 'Model visibility',
-  'generate-chat': 'Generation (compatible chat)',
-  'generate-native': 'Generation (native messages)',
-  'generate-image': 'Generation (image)',
-  'generate-image-edit': 'Generation (image edit)',
-  'generate-video': 'Generation (video task)',
-  'native-path': 'Native surface path',
-  'stream-compatible': 'Streaming (compatible)',
-  'stream-native': 'Streaming (native)',
-  'cli-tool': 'Native command-line tool setup',
-  'wrong-place': 'Wrong place (HTML instead of API)',
-  proxy: 'Proxy',
-};

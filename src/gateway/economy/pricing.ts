@@ -4,6 +4,7 @@
  * reference shared/reference/gateway-economy.md §3.
  */
 import { z } from 'zod';
+import { t } from '../l10n';
 import { formatAmount, fromUsd, type Units } from './units';
 
 export const PRICING_PATH = '/api/pricing';
@@ -70,9 +71,9 @@ export function parsePricing(json: unknown, units: Units): Map<string, ModelPric
 /** "$0.15 / $0.60 per 1M tokens", "$0.04 per call", "priced by usage tier", or undefined. */
 export function priceText(p: ModelPrice | undefined): string | undefined {
   if (!p) return undefined;
-  if (p.dynamic) return 'priced by usage tier';
-  if (p.perCall !== undefined) return `${formatAmount(p.perCall, p.unit)} per call`;
-  if (p.input !== undefined && p.output !== undefined) return `${formatAmount(p.input, p.unit)} in / ${formatAmount(p.output, p.unit)} out per 1M tokens`;
+  if (p.dynamic) return t('priced by usage tier');
+  if (p.perCall !== undefined) return t('{0} per call', formatAmount(p.perCall, p.unit));
+  if (p.input !== undefined && p.output !== undefined) return t('{0} in / {1} out per 1M tokens', formatAmount(p.input, p.unit), formatAmount(p.output, p.unit));
   return undefined;
 }
 

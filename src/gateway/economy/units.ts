@@ -4,6 +4,7 @@
  * Reference: shared/reference/gateway-economy.md §0 and §4.
  */
 import { z } from 'zod';
+import { t } from '../l10n';
 
 export const STATUS_PATH = '/api/status';
 
@@ -95,7 +96,7 @@ export function formatAmount(amount: number, unit: string): string {
   if (unit === 'tokens') {
     const abs = Math.abs(amount);
     const short = abs >= 1e9 ? `${(amount / 1e9).toFixed(1)}B` : abs >= 1e6 ? `${(amount / 1e6).toFixed(1)}M` : abs >= 1e4 ? `${(amount / 1e3).toFixed(0)}k` : String(Math.round(amount));
-    return `${short} tokens`;
+    return t('{0} tokens', short);
   }
   const digits = Math.abs(amount) > 0 && Math.abs(amount) < 0.01 ? 4 : 2;
   return `${SYMBOLS[unit] ?? unit}${amount.toFixed(digits)}`;

@@ -3,7 +3,9 @@
  * builder per status, each with its cause and fix in the spec's terms (section 7).
  */
 import { hostOf } from '../endpoint';
+import { t } from '../l10n';
 import { parseErrorBody, REQUEST_ID_SUFFIX, requestIdFrom, retryAfterFrom, type ParsedErrorBody } from './errorBody';
+import { gatewaySaid } from './factories';
 import { GatewayError, type ErrorContext, type GatewayErrorInit } from './gatewayError';
 import { noChannelGroup, quotaRefusalFrom, tokenStateFrom } from './gatewayWords';
 import { refusedToken, refusedForQuota } from './tokenWords';
@@ -57,8 +59,8 @@ function readAnswer(input: HttpErrorInput): Answer {
     gatewayMessage,
     context,
     path: pathOf(context.url),
-    model: context.model ? `"${context.model}"` : 'this model',
-    quoted: gatewayMessage ? ` The gateway said: "${gatewayMessage}".` : '',
+    model: context.model ? `"${context.model}"` : t('this model'),
+    quoted: gatewaySaid(gatewayMessage),
   };
 }
 
@@ -69,31 +71,35 @@ function htmlPage(a: Answer): GatewayError {
       ...a.base,
       kind: 'server_error',
       detail: 'html_page',
-      message: `HTTP ${status}: an HTML error page came back from ${path || 'the gateway'}${parsed.title ? ` ("${parsed.title}")` : ''}.`,
-      cause: 'A proxy or CDN in front of the gateway answered with its own error page: a temporary service or upstream fault.',
-      fix: 'Retry with backoff after about 1 to 2 minutes; if it persists, try a backup domain or report it to the gateway operator.',
+      message: parsed.title
+        ? t('HTTP {0}: an HTML error page came back from {1} ("{2}").', status, path || t('the gateway'), parsed.title)
+        : t('HTTP {0}: an HTML error page came back from {1}.', status, path || t('the gateway')),
+      cause: t('A proxy or CDN in front of the gateway answered with its own error page: a temporary service or upstream fault.'),
+      fix: t('Retry with backoff after about 1 to 2 minutes; if it persists, try a backup domain or report it to the gateway operator.'),
     });
   }
   return new GatewayError({
     ...a.base,
     kind: 'protocol',
     detail: 'html_page',
-    message: `You reached the gateway's web page, not its API (HTTP ${status} HTML${parsed.title ? ` "${parsed.title}"` : ''} from ${context.url ?? path}).`,
-    cause: "The URL that was called serves the gateway's web console (or another web page), not the API — the base URL or path is wrong.",
-    fix: 'Check the base URL: it must be the root address of the gateway (e.g. https://gateway.example.com), without /v1 and without a console path.',
+    message: parsed.title
+      ? t('You reached the gateway\'s web page, not its API (HTTP {0} HTML "{1}" from {2}).', status, parsed.title, context.url ?? path)
+      : t("You reached the gateway's web page, not its API (HTTP {0} HTML from {1}).", status, context.url ?? path),
+    cause: t("The URL that was called serves the gateway's web console (or another web page), not the API — the base URL or path is wrong."),
+    fix: t('Check the base URL: it must be the root address of the gateway (e.g. https://gateway.example.com), without /v1 and without a console path.'),
   });
 }
 
 function modelNotFound503(a: Answer): GatewayError {
   const group = noChannelGroup(a.gatewayMessage)?.group;
-  const whose = group ? `this token's group "${group}"` : "the token's group";
+  const whose = group ? t('this token\'s group "{0}"', group) : t("the token's group");
   return new GatewayError({
     ...a.base,
     kind: 'forbidden',
     detail: 'model_not_found_503',
-    message: `HTTP 503 model_not_found: ${whose} cannot use ${a.model}.${a.quoted}`,
-    cause: `The token's group cannot use ${a.model} (the gateway reports it as 503 "model_not_found"/"no available channel"; this is not a temporary fault, retrying will not help).`,
-    fix: 'Pick a model visible to this token (GET /v1/models), or use a token from a group that allows this model (ask the gateway operator).',
+    message: `${t('HTTP 503 model_not_found: {0} cannot use {1}.', whose, a.model)}${a.quoted}`,
+    cause: t('The token\'s group cannot use {0} (the gateway reports it as 503 "model_not_found"/"no available channel"; this is not a temporary fault, retrying will not help).', a.model),
+    fix: t('Pick a model visible to this token (GET /v1/models), or use a token from a group that allows this model (ask the gateway operator).'),
   });
 }
 
@@ -104,17 +110,17 @@ function badRequest(a: Answer): GatewayError {
     ...a.base,
     kind: 'bad_request',
     detail: nativeVersion ? 'missing_native_version' : capability ? 'capability_mismatch' : a.parsed.code === 'task_not_exist' ? 'task_not_found' : undefined,
-    message: `HTTP 400 bad request.${a.quoted}`,
+    message: `${t('HTTP 400 bad request.')}${a.quoted}`,
     cause: nativeVersion
-      ? 'The native messages surface requires the native-version header (2023-06-01).'
+      ? t('The native messages surface requires the native-version header (2023-06-01).')
       : capability
-        ? `The model ${a.model} does not support this capability: each capability (chat, image, image edit, video) needs a model of that capability.`
-        : 'The request parameters are invalid: invalid JSON, a missing required field, bad model parameters, or a context that is too long.',
+        ? t('The model {0} does not support this capability: each capability (chat, image, image edit, video) needs a model of that capability.', a.model)
+        : t('The request parameters are invalid: invalid JSON, a missing required field, bad model parameters, or a context that is too long.'),
     fix: nativeVersion
-      ? 'Send native-version: 2023-06-01 (and anthropic-version) on /v1/messages.'
+      ? t('Send native-version: 2023-06-01 (and anthropic-version) on /v1/messages.')
       : capability
-        ? 'Choose a model of the right capability for this call (see the model list).'
-        : 'Check the model parameters and shorten the conversation if it is long.',
+        ? t('Choose a model of the right capability for this call (see the model list).')
+        : t('Check the model parameters and shorten the conversation if it is long.'),
   });
 }
 
@@ -127,12 +133,12 @@ function unauthorized(a: Answer): GatewayError {
   return new GatewayError({
     ...a.base,
     kind: 'unauthorized',
-    message: `HTTP 401 invalid token.${a.quoted}`,
+    message: `${t('HTTP 401 invalid token.')}${a.quoted}`,
     cause:
       a.context.surface === 'native'
-        ? 'The token is missing, copied wrongly, disabled, or not sent as the x-api-key header.'
-        : 'The token is missing, copied wrongly, disabled, or not sent as "Authorization: Bearer <token>".',
-    fix: 'Copy the token again from the gateway console (it starts with sk-) and store it with "Model Relay: Add Token"; if it was disabled, create a new one.',
+        ? t('The token is missing, copied wrongly, disabled, or not sent as the x-api-key header.')
+        : t('The token is missing, copied wrongly, disabled, or not sent as "Authorization: Bearer <token>".'),
+    fix: t('Copy the token again from the gateway console (it starts with sk-) and store it with "Model Relay: Add Token"; if it was disabled, create a new one.'),
   });
 }
 
@@ -147,13 +153,13 @@ function forbidden(a: Answer): GatewayError {
     ...a.base,
     kind: 'forbidden',
     detail: quota ? 'insufficient_quota' : undefined,
-    message: `HTTP 403 no access.${a.quoted}`,
+    message: `${t('HTTP 403 no access.')}${a.quoted}`,
     cause: quota
-      ? 'The account or token has no quota left for this request.'
-      : `The token's group cannot use ${a.model} — the message may read "model not found". Listing a model does not prove generation works.`,
+      ? t('The account or token has no quota left for this request.')
+      : t('The token\'s group cannot use {0} — the message may read "model not found". Listing a model does not prove generation works.', a.model),
     fix: quota
-      ? 'Top up the account or raise the token quota in the gateway console.'
-      : "Use a model id from this token's group (GET /v1/models), check the model's capability, or use a token from a group that allows it.",
+      ? t('Top up the account or raise the token quota in the gateway console.')
+      : t("Use a model id from this token's group (GET /v1/models), check the model's capability, or use a token from a group that allows it."),
   });
 }
 
@@ -164,35 +170,41 @@ function notFound(a: Answer): GatewayError {
     ...a.base,
     kind: 'not_found',
     detail: doubleV1 ? 'double_v1' : undefined,
-    message: `HTTP 404 not found: ${a.path || 'the path'}.${a.quoted}`,
+    message: `${t('HTTP 404 not found: {0}.', a.path || t('the path'))}${a.quoted}`,
     cause: doubleV1
-      ? `The request went to ${a.path}: the base URL carries an extra /v1, and the client appends /v1/... itself.`
+      ? t('The request went to {0}: the base URL carries an extra /v1, and the client appends /v1/... itself.', a.path)
       : modelish
-        ? `The model id ${a.model} does not exist (or is not visible to this token's group).`
-        : 'The path or the model does not exist: the base URL may carry an extra /v1, or the model id is wrong.',
+        ? t("The model id {0} does not exist (or is not visible to this token's group).", a.model)
+        : t('The path or the model does not exist: the base URL may carry an extra /v1, or the model id is wrong.'),
     fix: doubleV1
-      ? 'Set the base URL to the root address, without /v1 (e.g. https://gateway.example.com).'
+      ? t('Set the base URL to the root address, without /v1 (e.g. https://gateway.example.com).')
       : modelish
-        ? 'Copy the model id from GET /v1/models or the gateway model catalogue.'
-        : 'Check that the base URL is the root address (no /v1) and that the model id is copied from the model list.',
+        ? t('Copy the model id from GET /v1/models or the gateway model catalogue.')
+        : t('Check that the base URL is the root address (no /v1) and that the model id is copied from the model list.'),
   });
 }
 
 function tooLarge(a: Answer): GatewayError {
-  return new GatewayError({ ...a.base, kind: 'payload_too_large', message: `HTTP 413 request body too large.${a.quoted}`, cause: 'The request body is larger than the gateway accepts.', fix: 'Shorten the context, or reduce the image or file size.' });
+  return new GatewayError({ ...a.base, kind: 'payload_too_large', message: `${t('HTTP 413 request body too large.')}${a.quoted}`, cause: t('The request body is larger than the gateway accepts.'), fix: t('Shorten the context, or reduce the image or file size.') });
 }
 
 function rateLimited(a: Answer): GatewayError {
-  return new GatewayError({ ...a.base, kind: 'rate_limited', message: `HTTP 429 rate limited.${a.quoted}`, cause: 'Too many requests for this token or model in a short time (rate limited).', fix: 'Lower concurrency and retry with exponential backoff.' });
+  return new GatewayError({
+    ...a.base,
+    kind: 'rate_limited',
+    message: `${t('HTTP 429 rate limited.')}${a.quoted}`,
+    cause: t('Too many requests for this token or model in a short time (rate limited).'),
+    fix: t('Lower concurrency and retry with exponential backoff.'),
+  });
 }
 
 function serverError(a: Answer): GatewayError {
   return new GatewayError({
     ...a.base,
     kind: 'server_error',
-    message: `HTTP ${a.status} service or upstream fault.${a.quoted}`,
-    cause: 'A temporary fault in the gateway or its upstream provider.',
-    fix: 'Retry with backoff after about 1 to 2 minutes; if the fault persists, report it with the request id.',
+    message: `${t('HTTP {0} service or upstream fault.', a.status)}${a.quoted}`,
+    cause: t('A temporary fault in the gateway or its upstream provider.'),
+    fix: t('Retry with backoff after about 1 to 2 minutes; if the fault persists, report it with the request id.'),
   });
 }
 
@@ -210,23 +222,25 @@ function redirectTarget(a: Answer, location: string | undefined): { origin: stri
 /** A 3xx: never followed with the token (it would be sent wherever the redirect points). */
 function redirected(a: Answer, location: string | undefined): GatewayError {
   const target = redirectTarget(a, location);
-  const from = a.context.url ? hostOf(a.context.url) : 'the gateway';
-  const where = target ? `${target.host === from ? 'another address on ' : ''}${target.host}` : 'an address it did not name';
-  const httpToHttps = !!target && !!a.context.url?.startsWith('http:') && target.origin.startsWith('https:') && target.host === from;
+  const fromHost = a.context.url ? hostOf(a.context.url) : undefined;
+  const where = !target ? t('an address it did not name') : target.host === fromHost ? t('another address on {0}', target.host) : target.host;
+  const httpToHttps = !!target && !!a.context.url?.startsWith('http:') && target.origin.startsWith('https:') && target.host === fromHost;
   return new GatewayError({
     ...a.base,
     kind: 'protocol',
     detail: 'redirect',
-    message: `HTTP ${a.status}: ${from} redirects ${a.path || 'the request'} to ${where}.`,
+    message: t('HTTP {0}: {1} redirects {2} to {3}.', a.status, fromHost ?? t('the gateway'), a.path || t('the request'), where),
     cause: httpToHttps
-      ? `The gateway serves its API over https only; this client never follows a redirect with your token, so the request was not repeated at ${target!.origin}.`
-      : `The address answers with a redirect (to ${where}): the base URL points at a page, an old domain or a proxy, not the API. This client never follows a redirect with your token.`,
-    fix: target ? `If you trust ${target.host}, set the base URL to ${target.origin} (the root address); otherwise check the gateway console for its API address.` : 'Check the gateway console for its API address and set the base URL to that root address.',
+      ? t('The gateway serves its API over https only; this client never follows a redirect with your token, so the request was not repeated at {0}.', target!.origin)
+      : t('The address answers with a redirect (to {0}): the base URL points at a page, an old domain or a proxy, not the API. This client never follows a redirect with your token.', where),
+    fix: target
+      ? t('If you trust {0}, set the base URL to {1} (the root address); otherwise check the gateway console for its API address.', target.host, target.origin)
+      : t('Check the gateway console for its API address and set the base URL to that root address.'),
   });
 }
 
 function otherStatus(a: Answer): GatewayError {
-  return new GatewayError({ ...a.base, kind: 'bad_request', message: `HTTP ${a.status}.${a.quoted}`, cause: 'The gateway refused the request.', fix: 'Check the request parameters and the base URL.' });
+  return new GatewayError({ ...a.base, kind: 'bad_request', message: `HTTP ${a.status}.${a.quoted}`, cause: t('The gateway refused the request.'), fix: t('Check the request parameters and the base URL.') });
 }
 
 const BY_STATUS: Record<number, (a: Answer) => GatewayError> = { 400: badRequest, 401: unauthorized, 403: forbidden, 404: notFound, 413: tooLarge, 429: rateLimited };

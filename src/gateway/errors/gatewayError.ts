@@ -3,6 +3,7 @@
  * Each carries a `kind` (spec section 7 rows plus transport kinds), the HTTP status, the gateway's
  * own message, the request id, and a `cause` and `fix` sentence in the spec's terms.
  */
+import { t } from '../l10n';
 import { maskToken, redactSecrets } from '../mask';
 import type { Capability } from '../models';
 
@@ -155,7 +156,9 @@ export class GatewayError extends Error {
   /** For a billed call that may have reached the gateway: what that means and what to do, else undefined. */
   billingNote(): string | undefined {
     if (!this.mayHaveBeenBilled) return undefined;
-    return `This billed call may have reached the gateway and been charged${this.requestId ? ` (request id ${this.requestId})` : ''}. It was not sent again: check the usage log in the gateway console before you try again.`;
+    return this.requestId
+      ? t('This billed call may have reached the gateway and been charged (request id {0}). It was not sent again: check the usage log in the gateway console before you try again.', this.requestId)
+      : t('This billed call may have reached the gateway and been charged. It was not sent again: check the usage log in the gateway console before you try again.');
   }
 }
 

@@ -5,6 +5,7 @@
 import { imageTooLargeError, inputError, notMediaError } from '../errors/factories';
 import { DEFAULT_MAX_IMAGE_BYTES } from '../defaults';
 import { hostOf } from '../endpoint';
+import { t } from '../l10n';
 import { errorFromResponse } from '../errors/fromResponse';
 import { GatewayError, type ErrorContext } from '../errors/gatewayError';
 import { bodyReadError, headerValue, readBytes, readText, sendOnce } from '../http/attempt';
@@ -27,15 +28,31 @@ export interface MediaCallContext {
 /** Redirect hops followed for a result URL (without the token: it is never sent there). */
 const MAX_REDIRECTS = 3;
 
-function checkPrompt(req: { model?: string; prompt?: string; size?: string | undefined }, what: { model: string; setting: string; prompt: string; promptFix: string }, context: ErrorContext): void {
-  if (!req.model?.trim()) throw inputError(`No ${what.model} model is set.`, `Set ${what.setting} or pick an ${what.model} model.`, context);
-  if (!req.prompt?.trim()) throw inputError(what.prompt, what.promptFix, context);
+/** The sentences for a missing model or prompt (made only when needed: they are translated). */
+interface PromptWords {
+  model: () => [string, string];
+  prompt: () => [string, string];
+}
+
+const GENERATE_WORDS: PromptWords = {
+  model: () => [t('No image model is set.'), t('Set {0} or pick an image model.', 'modelRelay.models.image')],
+  prompt: () => [t('The image prompt is empty.'), t('Select some text or type a prompt.')],
+};
+
+const EDIT_WORDS: PromptWords = {
+  model: () => [t('No image-edit model is set.'), t('Set {0} or pick an image-edit model.', 'modelRelay.models.imageEdit')],
+  prompt: () => [t('The edit instruction is empty.'), t('Type what should change in the image.')],
+};
+
+function checkPrompt(req: { model?: string; prompt?: string; size?: string | undefined }, words: PromptWords, context: ErrorContext): void {
+  if (!req.model?.trim()) throw inputError(...words.model(), context);
+  if (!req.prompt?.trim()) throw inputError(...words.prompt(), context);
   validateSize(req.size, context);
 }
 
 export async function generateImage(c: MediaCallContext, req: ImageGenerateRequest): Promise<ImageResult> {
   const context: ErrorContext = { surface: 'compatible', model: req.model, capability: 'image' };
-  checkPrompt(req, { model: 'image', setting: 'modelRelay.models.image', prompt: 'The image prompt is empty.', promptFix: 'Select some text or type a prompt.' }, context);
+  checkPrompt(req, GENERATE_WORDS, context);
   checkCapability(c.capabilitiesOf(req.model), req.model, 'image', context, c.modelsWith('image'));
   const body: Record<string, unknown> = { model: req.model, prompt: req.prompt };
   if (req.size) body.size = req.size;
@@ -46,7 +63,7 @@ export async function generateImage(c: MediaCallContext, req: ImageGenerateReque
 
 export async function editImage(c: MediaCallContext, req: ImageEditRequest): Promise<ImageResult> {
   const context: ErrorContext = { surface: 'compatible', model: req.model, capability: 'image-edit' };
-  checkPrompt(req, { model: 'image-edit', setting: 'modelRelay.models.imageEdit', prompt: 'The edit instruction is empty.', promptFix: 'Type what should change in the image.' }, context);
+  checkPrompt(req, EDIT_WORDS, context);
   checkCapability(c.capabilitiesOf(req.model), req.model, 'image-edit', context, c.modelsWith('image-edit'));
   const { form } = await buildEditForm(req, context);
   return imageCall(c, IMAGE_PATHS.edit, 'image-edit', req.model, form, req.signal);
@@ -82,7 +99,7 @@ async function materialize(c: MediaCallContext, items: ReturnType<typeof parseIm
 /** The image's type from its magic bytes; anything that is not a known image format is refused. */
 function imageMime(bytes: Buffer, context: ErrorContext): string {
   const mime = sniffImageMime(bytes);
-  if (mime === 'application/octet-stream') throw notMediaError('image', bytes.length ? 'bytes of no image format' : 'an empty body', context);
+  if (mime === 'application/octet-stream') throw notMediaError('image', bytes.length ? t('bytes of no image format') : t('an empty body'), context);
   return mime;
 }
 
@@ -105,7 +122,7 @@ async function downloadResult(c: MediaCallContext, url: string, context: ErrorCo
         throw errorFromResponse({ status: a.status, headers: a.headers, body: text, context: ctx });
       }
       const type = headerValue(a.headers, 'content-type') ?? '';
-      if (/^(text\/|application\/(json|xml|xhtml))/i.test(type)) throw notMediaError('image', `${type.split(';')[0]} from ${hostOf(target)}`, ctx);
+      if (/^(text\/|application\/(json|xml|xhtml))/i.test(type)) throw notMediaError('image', t('{0} from {1}', type.split(';')[0]!, hostOf(target)), ctx);
       // Bounded: one byte more than the cap tells "too large" without reading the rest.
       const bytes = await readBytes(a.body, DEFAULT_MAX_IMAGE_BYTES + 1);
       if (bytes.length > DEFAULT_MAX_IMAGE_BYTES) throw imageTooLargeError(DEFAULT_MAX_IMAGE_BYTES, ctx);

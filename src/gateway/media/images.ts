@@ -6,6 +6,7 @@ import { basename, extname } from 'node:path';
 import { FormData } from 'undici';
 import type { ErrorContext } from '../errors/gatewayError';
 import { inputError, protocolError, uploadTooLargeError } from '../errors/factories';
+import { t } from '../l10n';
 
 /** The image endpoints (compatible surface). */
 export const IMAGE_PATHS = { generate: '/v1/images/generations', edit: '/v1/images/edits' } as const;
@@ -63,7 +64,7 @@ export const SIZE_PATTERN = /^([1-9]\d{1,4})x([1-9]\d{1,4})$/;
 
 export function validateSize(size: string | undefined, context: ErrorContext): void {
   if (size === undefined || size === '' || size === 'auto') return;
-  if (!SIZE_PATTERN.test(size)) throw inputError(`Image size "${size}" is not in the form <width>x<height>.`, 'Use a size such as 1024x1024.', context);
+  if (!SIZE_PATTERN.test(size)) throw inputError(t('Image size "{0}" is not in the form <width>x<height>.', size), t('Use a size such as 1024x1024.'), context);
 }
 
 export const imageResponseSchema = z.object({
@@ -87,14 +88,14 @@ const UPLOAD_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'ima
 /** Builds the edit form with the image as a file-backed Blob: streamed from disk, never read whole. */
 export async function buildEditForm(req: ImageEditRequest, context: ErrorContext): Promise<{ form: () => Promise<FormData>; size: number }> {
   const type = UPLOAD_TYPES[extname(req.imagePath).toLowerCase()];
-  if (!type) throw inputError(`"${basename(req.imagePath)}" is not a png, jpg or webp image.`, 'Pick a .png, .jpg or .webp file.', context);
+  if (!type) throw inputError(t('"{0}" is not a png, jpg or webp image.', basename(req.imagePath)), t('Pick a .png, .jpg or .webp file.'), context);
   let size: number;
   try {
     const st = await stat(req.imagePath);
     if (!st.isFile()) throw new Error('not a file');
     size = st.size;
   } catch {
-    throw inputError(`The image file ${req.imagePath} cannot be read.`, 'Check that the file exists and is readable.', context);
+    throw inputError(t('The image file {0} cannot be read.', req.imagePath), t('Check that the file exists and is readable.'), context);
   }
   if (req.maxFileBytes !== undefined && size > req.maxFileBytes) {
     throw uploadTooLargeError(size, req.maxFileBytes, context);
@@ -113,8 +114,8 @@ export async function buildEditForm(req: ImageEditRequest, context: ErrorContext
 
 export function parseImageResponse(json: unknown, context: ErrorContext): Array<{ url?: string | undefined; b64?: string | undefined; revisedPrompt?: string | undefined }> {
   const r = imageResponseSchema.safeParse(json);
-  if (!r.success) throw protocolError('unexpected_shape', 'the image request', context);
+  if (!r.success) throw protocolError('unexpected_shape', t('the image request'), context);
   const items = r.data.data.map((d) => ({ url: d.url ?? undefined, b64: d.b64_json ?? undefined, revisedPrompt: d.revised_prompt ?? undefined }));
-  if (items.length === 0 || items.every((i) => !i.url && !i.b64)) throw protocolError('unexpected_shape', 'the image request (no image in data[])', context);
+  if (items.length === 0 || items.every((i) => !i.url && !i.b64)) throw protocolError('unexpected_shape', t('the image request (no image in data[])'), context);
   return items;
 }

@@ -15,6 +15,7 @@ import { parseErrorBody } from '../errors/errorBody';
 import { errorFromNetwork } from '../errors/fromNetwork';
 import { GatewayError, type ErrorContext } from '../errors/gatewayError';
 import { headerValue, readText } from '../http/attempt';
+import { t } from '../l10n';
 import type { OpenResponse, Sleep } from '../http/transport';
 import { checkCapability } from '../models';
 import type { MediaCallContext } from './imageCalls';
@@ -62,19 +63,19 @@ async function refuseNonVideo(res: OpenResponse): Promise<void> {
   if (!/^(application\/json|text\/)/i.test(type)) return;
   const text = await readText(res.body, 64 * 1024).catch(() => '');
   res.finish({ errorKind: 'protocol' });
-  throw notMediaError('video', `${type.split(';')[0]} instead of a video`, res.context, { gatewayMessage: parseErrorBody(text, type).message });
+  throw notMediaError('video', t('{0} instead of a video', type.split(';')[0]!), res.context, { gatewayMessage: parseErrorBody(text, type).message });
 }
 
 function checkTaskId(id: string): void {
-  if (!/^[\w.-]+$/.test(id)) throw inputError(`"${id}" is not a valid task id.`, 'Copy the task id from the Video Tasks view.', { capability: 'video' });
+  if (!/^[\w.-]+$/.test(id)) throw inputError(t('"{0}" is not a valid task id.', id), t('Copy the task id from the Video Tasks view.'), { capability: 'video' });
 }
 
 /** Creates a video task. Costs money: retried only when the request provably never left. */
 export async function createVideo(c: VideoCallContext, req: VideoCreateRequest): Promise<VideoTask> {
   const context: ErrorContext = { surface: 'compatible', model: req.model, capability: 'video' };
-  if (!req.model?.trim()) throw inputError('No video model is set.', 'Set modelRelay.models.video or pick a video model.', context);
-  if (!req.prompt?.trim()) throw inputError('The video prompt is empty.', 'Select some text or type a prompt.', context);
-  if (req.seconds !== undefined && !(Number.isInteger(req.seconds) && req.seconds > 0 && req.seconds <= 3600)) throw inputError(`Video length ${req.seconds} s is not a whole number between 1 and 3600.`, 'Use a whole number of seconds, e.g. 4 or 8.', context);
+  if (!req.model?.trim()) throw inputError(t('No video model is set.'), t('Set {0} or pick a video model.', 'modelRelay.models.video'), context);
+  if (!req.prompt?.trim()) throw inputError(t('The video prompt is empty.'), t('Select some text or type a prompt.'), context);
+  if (req.seconds !== undefined && !(Number.isInteger(req.seconds) && req.seconds > 0 && req.seconds <= 3600)) throw inputError(t('Video length {0} s is not a whole number between 1 and 3600.', req.seconds), t('Use a whole number of seconds, e.g. 4 or 8.'), context);
   validateSize(req.size, context);
   checkCapability(c.capabilitiesOf(req.model), req.model, 'video', context, c.modelsWith('video'));
   return c.limiter.run(async () => {
@@ -139,7 +140,7 @@ export async function downloadVideo(c: VideoCallContext, id: string, filePath: s
     transform(chunk: Buffer, _enc, cb) {
       if (head.length < 12) {
         head = Buffer.concat([head, chunk]).subarray(0, 12);
-        if (head.length >= 12 && !looksLikeVideo(head)) return cb(notMediaError('video', 'bytes of no video format', res.context));
+        if (head.length >= 12 && !looksLikeVideo(head)) return cb(notMediaError('video', t('bytes of no video format'), res.context));
       }
       bytes += chunk.length;
       cb(null, chunk);
@@ -147,7 +148,7 @@ export async function downloadVideo(c: VideoCallContext, id: string, filePath: s
   });
   try {
     await pipeline(res.body, count, createWriteStream(tmp));
-    if (head.length < 12) throw notMediaError('video', `${bytes} bytes`, res.context);
+    if (head.length < 12) throw notMediaError('video', t('{0} bytes', bytes), res.context);
     await rename(tmp, filePath);
     res.finish({});
     return { outcome: 'downloaded', path: filePath, bytes, contentType: headerValue(res.headers, 'content-type') };

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { GatewayError, type ErrorContext, type ErrorKind } from '../errors/gatewayError';
 import { protocolError } from '../errors/factories';
+import { t } from '../l10n';
 import type { Sleep } from '../http/transport';
 
 /** Video tasks are created here; `/{id}` queries one, `/{id}/content` downloads it. */
@@ -68,7 +69,7 @@ export function parseProgress(p: number | string | null | undefined): number | u
 export function parseTask(json: unknown, context: ErrorContext): VideoTask {
   const r = taskSchema.safeParse(json);
   const id = r.success ? (r.data.task_id ?? r.data.id) : undefined;
-  if (!r.success || !id) throw protocolError('unexpected_shape', 'the video task request (no task id)', context);
+  if (!r.success || !id) throw protocolError('unexpected_shape', t('the video task request (no task id)'), context);
   const d = r.data;
   const rawStatus = d.status ?? 'unknown';
   const err = d.error;
@@ -76,7 +77,7 @@ export function parseTask(json: unknown, context: ErrorContext): VideoTask {
     typeof err === 'string'
       ? { message: err }
       : err
-        ? { code: err.code !== null && err.code !== undefined ? String(err.code) : undefined, message: err.message ?? 'the video task failed' }
+        ? { code: err.code !== null && err.code !== undefined ? String(err.code) : undefined, message: err.message ?? t('the video task failed') }
         : d.fail_reason
           ? { message: d.fail_reason }
           : undefined;
@@ -144,7 +145,7 @@ export async function pollTask(get: (signal?: AbortSignal) => Promise<VideoTask>
       hint = task.pollAfterMs;
       o.onUpdate?.(task);
       if (task.phase === 'completed') return { outcome: 'completed', task, polls };
-      if (task.phase === 'failed') return { outcome: 'failed', task, reason: task.error?.message ?? `the task ended with status "${task.rawStatus}"`, polls };
+      if (task.phase === 'failed') return { outcome: 'failed', task, reason: task.error?.message ?? t('the task ended with status "{0}"', task.rawStatus), polls };
     } catch (e) {
       if (e instanceof GatewayError && e.kind === 'aborted') return { outcome: 'cancelled', task, polls };
       if (!(e instanceof GatewayError) || !TRANSIENT.has(e.kind)) throw e;

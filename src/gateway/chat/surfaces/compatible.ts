@@ -1,5 +1,6 @@
 /** The chat-completions-compatible surface: `POST {base}/v1/chat/completions`, Bearer auth. */
 import { z } from 'zod';
+import { t } from '../../l10n';
 import { newCallId, parseToolInput } from '../tools';
 import { jsonOrUndefined } from '../../http/sseStream';
 import type { ChatRequest, ParsedReply, SurfaceAdapter, SurfaceEvent, ToolCall, Usage } from '../types';
@@ -142,7 +143,7 @@ export const compatibleSurface: SurfaceAdapter = {
       try {
         json = JSON.parse(data);
       } catch {
-        return [{ type: 'error', message: `invalid JSON in stream chunk: ${data.slice(0, 80)}`, errorType: 'invalid_chunk' }];
+        return [{ type: 'error', message: t('invalid JSON in stream chunk: {0}', data.slice(0, 80)), errorType: 'invalid_chunk' }];
       }
     }
     const fast = fastChunk(json);
@@ -153,7 +154,7 @@ export const compatibleSurface: SurfaceAdapter = {
     if (chunk.error !== undefined && chunk.error !== null) {
       const e = chunk.error as { message?: unknown; type?: unknown; code?: unknown } | string;
       if (typeof e === 'string') return [{ type: 'error', message: e }];
-      return [{ type: 'error', message: typeof e.message === 'string' ? e.message : 'stream error', errorType: typeof e.type === 'string' ? e.type : undefined, code: typeof e.code === 'string' ? e.code : undefined }];
+      return [{ type: 'error', message: typeof e.message === 'string' ? e.message : t('stream error'), errorType: typeof e.type === 'string' ? e.type : undefined, code: typeof e.code === 'string' ? e.code : undefined }];
     }
     const out: SurfaceEvent[] = [];
     if (chunk.id || chunk.model) out.push({ type: 'meta', id: chunk.id ?? undefined, model: chunk.model ?? undefined });

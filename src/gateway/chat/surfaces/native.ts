@@ -1,5 +1,6 @@
 /** The native messages surface: `POST {base}/v1/messages`, x-api-key + native-version. */
 import { z } from 'zod';
+import { t } from '../../l10n';
 import { newCallId } from '../tools';
 import { jsonOrUndefined } from '../../http/sseStream';
 import type { ChatRequest, ParsedReply, RedactedThinkingPart, SurfaceAdapter, SurfaceEvent, ThinkingPart, ToolCall } from '../types';
@@ -125,7 +126,7 @@ export const nativeSurface: SurfaceAdapter = {
       try {
         json = JSON.parse(data);
       } catch {
-        return [{ type: 'error', message: `invalid JSON in stream event: ${data.slice(0, 80)}`, errorType: 'invalid_chunk' }];
+        return [{ type: 'error', message: t('invalid JSON in stream event: {0}', data.slice(0, 80)), errorType: 'invalid_chunk' }];
       }
     }
     // Fast path for the overwhelming case, a text delta: checked by hand, no schema parse.
@@ -137,7 +138,7 @@ export const nativeSurface: SurfaceAdapter = {
     if (!r.success) {
       // An OpenAI-shaped error (new-api's own errors) inside the stream is still an error.
       const e = (json as { error?: { message?: unknown; type?: unknown; code?: unknown } }).error;
-      if (e && typeof e === 'object') return [{ type: 'error', message: String(e.message ?? 'stream error'), errorType: typeof e.type === 'string' ? e.type : undefined, code: typeof e.code === 'string' ? e.code : undefined }];
+      if (e && typeof e === 'object') return [{ type: 'error', message: String(e.message ?? t('stream error')), errorType: typeof e.type === 'string' ? e.type : undefined, code: typeof e.code === 'string' ? e.code : undefined }];
       return [];
     }
     const e = r.data;
@@ -168,9 +169,9 @@ export const nativeSurface: SurfaceAdapter = {
       case 'message_stop':
         return [{ type: 'end' }];
       case 'error':
-        return [{ type: 'error', message: e.error?.message ?? 'stream error', errorType: e.error?.type ?? undefined }];
+        return [{ type: 'error', message: e.error?.message ?? t('stream error'), errorType: e.error?.type ?? undefined }];
       default:
-        if (e.error) return [{ type: 'error', message: e.error.message ?? 'stream error', errorType: e.error.type ?? undefined }];
+        if (e.error) return [{ type: 'error', message: e.error.message ?? t('stream error'), errorType: e.error.type ?? undefined }];
         return []; // ping and unknown event types are ignored
     }
   },

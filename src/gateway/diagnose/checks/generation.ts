@@ -7,6 +7,7 @@ import type { DiagnosisContext } from '../context';
 import { groupAdvice } from '../groupAdvice';
 import { outcomeFromError, saidText, type Outcome } from '../outcomeFromError';
 import { isGatewayError } from '../../errors/gatewayError';
+import { t } from '../../l10n';
 
 async function run(ctx: DiagnosisContext, surface: Surface, model: string): Promise<Outcome> {
   const url = joinUrl(ctx.usedBase!, surfaceAdapter(surface).path);
@@ -18,9 +19,11 @@ async function run(ctx: DiagnosisContext, surface: Surface, model: string): Prom
       httpStatus: 200,
       url,
       maskedToken: ctx.masked,
-      cause: `POST ${url} with ${model} (max_tokens: 1) answered 200 with a reply in ${ctx.now() - started} ms: generation works on the ${surface} surface.`,
+      cause: surface === 'native'
+        ? t('POST {0} with {1} (max_tokens: 1) answered 200 with a reply in {2} ms: generation works on the native surface.', url, model, ctx.now() - started)
+        : t('POST {0} with {1} (max_tokens: 1) answered 200 with a reply in {2} ms: generation works on the compatible surface.', url, model, ctx.now() - started),
       fix: '',
-      details: [`finish reason: ${r.finishReason ?? '-'}`, ...(r.requestId ? [`request id: ${r.requestId}`] : [])],
+      details: [t('finish reason: {0}', r.finishReason ?? '-'), ...(r.requestId ? [t('request id: {0}', r.requestId)] : [])],
       requestId: r.requestId,
     };
   } catch (e) {
@@ -30,5 +33,5 @@ async function run(ctx: DiagnosisContext, surface: Surface, model: string): Prom
   }
 }
 
-export const generateChatCheck = perSurface('compatible', { id: 'generate-chat', noModelFix: 'Set modelRelay.models.chat (relay-doctor: --chat-model).', skip: (ctx) => ctx.blocked(), run: (ctx, model) => run(ctx, 'compatible', model) });
-export const generateNativeCheck = perSurface('native', { id: 'generate-native', noModelFix: 'Set modelRelay.models.native (relay-doctor: --native-model).', skip: (ctx) => ctx.blocked(), run: (ctx, model) => run(ctx, 'native', model) });
+export const generateChatCheck = perSurface('compatible', { id: 'generate-chat', noModelFix: () => t('Set {0} (relay-doctor: {1}).', 'modelRelay.models.chat', '--chat-model'), skip: (ctx) => ctx.blocked(), run: (ctx, model) => run(ctx, 'compatible', model) });
+export const generateNativeCheck = perSurface('native', { id: 'generate-native', noModelFix: () => t('Set {0} (relay-doctor: {1}).', 'modelRelay.models.native', '--native-model'), skip: (ctx) => ctx.blocked(), run: (ctx, model) => run(ctx, 'native', model) });

@@ -4,6 +4,7 @@ import type { ChatResult } from '../../chat/types';
 import { joinUrl } from '../../endpoint';
 import { isGatewayError, type Surface } from '../../errors/gatewayError';
 import { DEFAULT_BURST } from '../../http/sseStream';
+import { t } from '../../l10n';
 import { perSurface } from '../check';
 import type { DiagnosisContext } from '../context';
 import { outcomeFromError, type Outcome } from '../outcomeFromError';
@@ -11,21 +12,36 @@ import { outcomeFromError, type Outcome } from '../outcomeFromError';
 /** Words of a short reply (several chunks, so a burst can be recognised). */
 const STREAM_PROMPT = 'Reply with exactly these words: one two three four five six';
 
+function flowed(native: boolean, timing: string): string {
+  return native ? t('A short streamed reply on the native surface flowed progressively ({0}).', timing) : t('A short streamed reply on the compatible surface flowed progressively ({0}).', timing);
+}
+
+function tooQuick(native: boolean, timing: string): string {
+  return native
+    ? t('A short streamed reply on the native surface arrived complete, with its end marker ({0}); it was too quick to tell flowing from buffered, and no burst after a wait was seen.', timing)
+    : t('A short streamed reply on the compatible surface arrived complete, with its end marker ({0}); it was too quick to tell flowing from buffered, and no burst after a wait was seen.', timing);
+}
+
 function judge(r: ChatResult, surface: Surface, url: string, masked: string | undefined, timing: string): Outcome {
   const common = { httpStatus: 200, url, maskedToken: masked, details: [timing] };
+  const native = surface === 'native';
   if (r.streamIgnored) {
-    return { ...common, result: 'warn', cause: `A streamed request on the ${surface} surface was answered with one JSON body instead of an event stream: the gateway or a proxy ignores stream: true.`, fix: 'Nothing breaks, but replies will not appear progressively; check the proxy, or turn streaming off.', fixAction: { kind: 'disable-stream' } };
+    const cause = native
+      ? t('A streamed request on the native surface was answered with one JSON body instead of an event stream: the gateway or a proxy ignores stream: true.')
+      : t('A streamed request on the compatible surface was answered with one JSON body instead of an event stream: the gateway or a proxy ignores stream: true.');
+    return { ...common, result: 'warn', cause, fix: t('Nothing breaks, but replies will not appear progressively; check the proxy, or turn streaming off.'), fixAction: { kind: 'disable-stream' } };
   }
   if (r.buffered) {
-    return { ...common, result: 'warn', cause: `The stream on the ${surface} surface arrived in one burst (${timing}): a proxy between you and the gateway buffers responses (spec 6).`, fix: 'Turn streaming off (modelRelay.stream), or ask for the proxy to pass text/event-stream through unbuffered.', fixAction: { kind: 'disable-stream' } };
+    const cause = native
+      ? t('The stream on the native surface arrived in one burst ({0}): a proxy between you and the gateway buffers responses (spec 6).', timing)
+      : t('The stream on the compatible surface arrived in one burst ({0}): a proxy between you and the gateway buffers responses (spec 6).', timing);
+    return { ...common, result: 'warn', cause, fix: t('Turn streaming off (modelRelay.stream), or ask for the proxy to pass text/event-stream through unbuffered.'), fixAction: { kind: 'disable-stream' } };
   }
   const judged = r.durationMs >= DEFAULT_BURST.minWaitMs;
   return {
     ...common,
     result: 'pass',
-    cause: judged
-      ? `A short streamed reply on the ${surface} surface flowed progressively (${timing}).`
-      : `A short streamed reply on the ${surface} surface arrived complete, with its end marker (${timing}); it was too quick to tell flowing from buffered, and no burst after a wait was seen.`,
+    cause: judged ? flowed(native, timing) : tooQuick(native, timing),
     fix: '',
   };
 }
@@ -42,15 +58,20 @@ async function run(ctx: DiagnosisContext, surface: Surface, model: string): Prom
         firstAt ??= ctx.now() - started;
       }
       if (ev.type === 'done') {
-        const timing = `${chunks} text chunk${chunks === 1 ? '' : 's'}, first after ${firstAt ?? '-'} ms, complete after ${ev.result.durationMs} ms`;
+        const timing =
+          chunks === 1
+            ? t('1 text chunk, first after {0} ms, complete after {1} ms', firstAt ?? '-', ev.result.durationMs)
+            : t('{0} text chunks, first after {1} ms, complete after {2} ms', chunks, firstAt ?? '-', ev.result.durationMs);
         return judge(ev.result, surface, url, ctx.masked, timing);
       }
     }
-    return { result: 'fail', httpStatus: 200, url, cause: 'The stream ended without its end marker.', fix: 'Turn streaming off and check the proxy.', fixAction: { kind: 'disable-stream' } };
+    return { result: 'fail', httpStatus: 200, url, cause: t('The stream ended without its end marker.'), fix: t('Turn streaming off and check the proxy.'), fixAction: { kind: 'disable-stream' } };
   } catch (e) {
-    const note = `The same call without streaming works, so the stream is being broken on the way: typically a proxy that buffers or cuts streamed responses (spec 6)${chunks ? ` — ${chunks} chunk(s) arrived first` : ''}.`;
+    const note = chunks
+      ? t('The same call without streaming works, so the stream is being broken on the way: typically a proxy that buffers or cuts streamed responses (spec 6) — {0} chunk(s) arrived first.', chunks)
+      : t('The same call without streaming works, so the stream is being broken on the way: typically a proxy that buffers or cuts streamed responses (spec 6).');
     const o = outcomeFromError(ctx, e, { model, listed: ctx.listed(model), streamNote: note });
-    if (isGatewayError(e) && (e.kind === 'stream_interrupted' || e.kind === 'timeout' || e.kind === 'network' || e.kind === 'protocol')) return { ...o, fix: `Turn streaming off (modelRelay.stream) until the proxy is fixed. ${o.fix}`, fixAction: { kind: 'disable-stream' } };
+    if (isGatewayError(e) && (e.kind === 'stream_interrupted' || e.kind === 'timeout' || e.kind === 'network' || e.kind === 'protocol')) return { ...o, fix: t('Turn streaming off (modelRelay.stream) until the proxy is fixed. {0}', o.fix), fixAction: { kind: 'disable-stream' } };
     return o;
   }
 }
@@ -60,10 +81,10 @@ function afterGeneration(generation: 'generate-chat' | 'generate-native') {
   return (ctx: DiagnosisContext) => {
     const b = ctx.blocked();
     if (b) return b;
-    if (ctx.results.get(generation)?.result !== 'pass') return { cause: 'The non-streamed call did not succeed, so streaming was not tested.', fix: 'Fix the generation check first.' };
+    if (ctx.results.get(generation)?.result !== 'pass') return { cause: t('The non-streamed call did not succeed, so streaming was not tested.'), fix: t('Fix the generation check first.') };
     return undefined;
   };
 }
 
-export const streamCompatibleCheck = perSurface('compatible', { id: 'stream-compatible', noModelFix: '', skip: afterGeneration('generate-chat'), run: (ctx, model) => run(ctx, 'compatible', model) });
-export const streamNativeCheck = perSurface('native', { id: 'stream-native', noModelFix: '', skip: afterGeneration('generate-native'), run: (ctx, model) => run(ctx, 'native', model) });
+export const streamCompatibleCheck = perSurface('compatible', { id: 'stream-compatible', noModelFix: () => '', skip: afterGeneration('generate-chat'), run: (ctx, model) => run(ctx, 'compatible', model) });
+export const streamNativeCheck = perSurface('native', { id: 'stream-native', noModelFix: () => '', skip: afterGeneration('generate-native'), run: (ctx, model) => run(ctx, 'native', model) });

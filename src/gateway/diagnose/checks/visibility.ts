@@ -1,4 +1,5 @@
 /** Check 4: every configured model is in the token's model list, with the capability it is used for. */
+import { t } from '../../l10n';
 import type { Check } from '../check';
 import type { DiagnosisContext } from '../context';
 import type { Outcome } from '../outcomeFromError';
@@ -15,23 +16,24 @@ function run(ctx: DiagnosisContext): Outcome {
     if (!info) {
       const lower = w.model.toLowerCase();
       const near = ids.filter((id) => id.toLowerCase() === lower || id.toLowerCase().includes(lower) || lower.includes(id.toLowerCase()));
-      missing.push(`The ${w.label} model "${w.model}" is not in this token's model list: the token's group probably cannot see it (or the id is mistyped).${near.length ? ` Similar visible ids: ${near.join(', ')}.` : ''}`);
-      details.push(`${w.label}: ${w.model} — not listed`);
+      const notListed = t('The {0} model "{1}" is not in this token\'s model list: the token\'s group probably cannot see it (or the id is mistyped).', w.label, w.model);
+      missing.push(near.length ? t('{0} Similar visible ids: {1}.', notListed, near.join(', ')) : notListed);
+      details.push(t('{0}: {1} — not listed', w.label, w.model));
     } else if (info.capabilities && !info.capabilities.includes(w.cap)) {
-      wrongCap.push(`The ${w.label} model "${w.model}" is listed, but the gateway says it supports ${info.capabilities.join(', ') || 'nothing known'}, not ${w.label}: each capability needs a model of that capability (spec 4, rule 4).`);
-      details.push(`${w.label}: ${w.model} — listed, capabilities ${info.capabilities.join(', ')}`);
+      wrongCap.push(t('The {0} model "{1}" is listed, but the gateway says it supports {2}, not {0}: each capability needs a model of that capability (spec 4, rule 4).', w.label, w.model, info.capabilities.join(', ') || t('nothing known')));
+      details.push(t('{0}: {1} — listed, capabilities {2}', w.label, w.model, info.capabilities.join(', ')));
     } else {
-      details.push(`${w.label}: ${w.model} — listed${info.capabilities ? ` (${info.capabilities.join(', ')})` : ''}`);
+      details.push(info.capabilities ? t('{0}: {1} — listed ({2})', w.label, w.model, info.capabilities.join(', ')) : t('{0}: {1} — listed', w.label, w.model));
     }
   }
   if (!missing.length && !wrongCap.length) {
-    return { result: 'pass', maskedToken: ctx.masked, cause: `Every configured model is in the token's list (${ctx.wanted.map((w) => w.model).join(', ')}). Listing alone does not prove generation works: see the generation checks.`, fix: '', details };
+    return { result: 'pass', maskedToken: ctx.masked, cause: t("Every configured model is in the token's list ({0}). Listing alone does not prove generation works: see the generation checks.", ctx.wanted.map((w) => w.model).join(', ')), fix: '', details };
   }
   return {
     result: 'fail',
     maskedToken: ctx.masked,
     cause: [...missing, ...wrongCap].join(' '),
-    fix: missing.length ? `Pick models from this token's list (${ids.slice(0, 12).join(', ')}${ids.length > 12 ? ', …' : ''}), or switch to a token of a group that can see them.` : 'Choose a model of the right capability for each setting.',
+    fix: missing.length ? t("Pick models from this token's list ({0}), or switch to a token of a group that can see them.", `${ids.slice(0, 12).join(', ')}${ids.length > 12 ? ', …' : ''}`) : t('Choose a model of the right capability for each setting.'),
     details,
     ...(missing.length ? { fixAction: { kind: 'switch-token' } as FixAction } : {}),
   };
@@ -40,10 +42,10 @@ function run(ctx: DiagnosisContext): Outcome {
 export const visibilityCheck: Check = {
   id: 'visibility',
   skip: (ctx) => {
-    if (!ctx.wanted.length) return { cause: 'No model is configured, so visibility, generation and streaming were not tested.', fix: 'Set the models to check (modelRelay.models.*, or --chat-model / --native-model for relay-doctor).' };
+    if (!ctx.wanted.length) return { cause: t('No model is configured, so visibility, generation and streaming were not tested.'), fix: t('Set the models to check (modelRelay.models.*, or --chat-model / --native-model for relay-doctor).') };
     if (ctx.modelList) return undefined;
     const b = ctx.blocked();
-    return { cause: b?.cause ?? 'The model list could not be read (see the token check).', fix: b?.fix ?? 'Fix the token check first.' };
+    return { cause: b?.cause ?? t('The model list could not be read (see the token check).'), fix: b?.fix ?? t('Fix the token check first.') };
   },
   run,
 };

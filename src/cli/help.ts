@@ -1,0 +1,29 @@
+/**
+ * relay-doctor's usage text, in the current language (only the descriptions are translated, never
+ * the syntax). Light: the translation function and the variable names, no core, so the entry can
+ * answer `--help` without loading undici, zod or the client.
+ */
+import { t } from '../gateway/l10n';
+import { ENV_BACKUP_URLS, ENV_BASE_URL, ENV_TOKEN } from './usage';
+
+/** The usage text. */
+export function usage(): string {
+  return `relay-doctor — ${t('diagnose and use a Model Relay gateway from a terminal')}
+
+${t('Usage:')}
+  relay-doctor diagnose [--chat-model M] [--native-model M] [--json]
+  relay-doctor models [--json]
+  relay-doctor quota [--json]       ${t('what is left on the token, and when it expires')}
+  relay-doctor chat --surface compatible|native --model M [--max-tokens N] [--no-stream] "prompt"
+  relay-doctor --version
+
+${t('Environment:')}
+  ${ENV_BASE_URL}     ${t('the gateway root address (e.g. https://gateway.example.com, no /v1)')}
+  ${ENV_TOKEN}        ${t('the token (sk-…); never pass it as an argument')}
+  ${ENV_BACKUP_URLS}  ${t('optional backup domains, comma separated')}
+  ${t('HTTPS_PROXY / HTTP_PROXY / NO_PROXY are honoured.')}
+  ${t("HTTPS trusts Node's roots, the operating system's certificate store and NODE_EXTRA_CA_CERTS (a corporate or internal CA).")}
+
+${t('Exit codes: 0 success (diagnose: no check failed), 1 a check or request failed, 2 usage error.')}
+`;
+}

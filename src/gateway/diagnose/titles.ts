@@ -1,0 +1,32 @@
+/** Each check's title in the current language (read when shown, never kept from module load). */
+import { t } from '../l10n';
+import type { CheckId } from './types';
+
+/** Every check id, in report order. */
+export const CHECK_IDS: readonly CheckId[] = ['base-url', 'reachability', 'token', 'visibility', 'generate-chat', 'generate-native', 'generate-image', 'generate-image-edit', 'generate-video', 'native-path', 'stream-compatible', 'stream-native', 'cli-tool', 'wrong-place', 'proxy'];
+
+/** Every check's title, by id. */
+export function checkTitles(): Record<CheckId, string> {
+  return {
+    'base-url': t('Base URL shape'),
+    reachability: t('Reachability'),
+    token: t('Token'),
+    visibility: t('Model visibility'),
+    'generate-chat': t('Generation (compatible chat)'),
+    'generate-native': t('Generation (native messages)'),
+    'generate-image': t('Generation (image)'),
+    'generate-image-edit': t('Generation (image edit)'),
+    'generate-video': t('Generation (video task)'),
+    'native-path': t('Native surface path'),
+    'stream-compatible': t('Streaming (compatible)'),
+    'stream-native': t('Streaming (native)'),
+    'cli-tool': t('Native command-line tool setup'),
+    'wrong-place': t('Wrong place (HTML instead of API)'),
+    proxy: t('Proxy'),
+  };
+}
+
+/** One check's title. */
+export function checkTitle(id: CheckId): string {
+  return checkTitles()[id];
+}
