@@ -21,6 +21,8 @@ const require = createRequire(import.meta.url);
 const outDir = resolve(root, process.env.BENCH_OUT ?? 'out');
 const { startSimulator } = require(join(outDir, 'test/sim/server.js'));
 const core = require(join(outDir, 'src/gateway/index.js'));
+// the chat webview's words, as the host writes them into its page (English)
+const chatStringsAttr = JSON.stringify(require(join(outDir, 'src/host/webviewStrings.js')).chatStrings()).replace(/&/g, '&amp;').replace(/"/g, '&quot;');
 const OpenAI = require('openai').default ?? require('openai');
 const Anthropic = require('@anthropic-ai/sdk').default ?? require('@anthropic-ai/sdk');
 const { Stream: OpenAIStream } = require('openai/streaming');
@@ -174,7 +176,7 @@ async function webview() {
       const page = await browser.newPage();
       const cdp = await page.context().newCDPSession(page);
       await cdp.send('Performance.enable');
-      await page.setContent(`<!DOCTYPE html><html><head><link rel="stylesheet" href="file://${join(root, 'media/chat.css')}"></head><body><div id="app"></div></body></html>`);
+      await page.setContent(`<!DOCTYPE html><html><head><link rel="stylesheet" href="file://${join(root, 'media/chat.css')}"></head><body><div id="app" data-strings="${chatStringsAttr}"></div></body></html>`);
       await page.evaluate(() => { window.acquireVsCodeApi = () => ({ postMessage() {}, getState() { return undefined; }, setState() {} }); });
       await page.addScriptTag({ path: join(root, 'dist/webview.js') });
       const size = Math.ceil(md.length / chunks);

@@ -1,5 +1,5 @@
 // Bundles the extension (node/cjs, `vscode` external, undici bundled in), relay-doctor and the chat webview with esbuild.
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const production = process.argv.includes('--production');
@@ -36,4 +36,8 @@ writeFileSync(new URL('../l10n/bundle.l10n.zh-cn.json', import.meta.url), `${JSO
 for (const e of entries) {
   await build({ ...e, bundle: true, target: 'es2022', sourcemap: !production, minify: production, logLevel: 'warning' });
 }
+// The codicon font and its stylesheet for the webviews (dist/codicons, loaded through webview URIs; CSP font-src).
+const codicons = new URL('../dist/codicons/', import.meta.url);
+mkdirSync(codicons, { recursive: true });
+for (const f of ['codicon.css', 'codicon.ttf']) copyFileSync(new URL(`../node_modules/@vscode/codicons/dist/${f}`, import.meta.url), new URL(f, codicons));
 console.log(`built ${entries.map((e) => e.outfile).join(', ')}`);

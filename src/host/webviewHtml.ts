@@ -4,6 +4,7 @@
  * pages with it. Plain Node (no `vscode`): callers pass the webview's cspSource and URIs.
  */
 import { randomBytes } from 'node:crypto';
+import type { ChatStrings } from '../shared/webviewStrings';
 
 export function makeNonce(): string {
   return randomBytes(18).toString('base64');
@@ -39,11 +40,18 @@ export interface PageInput {
   script?: string;
   /** external script URI, sent with the nonce */
   scriptUri?: string;
+  /** the page's language (VS Code's display language), `en` by default */
+  lang?: string;
+}
+
+/** The codicon stylesheet (asWebviewUri(dist/codicons/codicon.css)); its font loads from the same folder (CSP font-src). */
+export function codiconLink(codiconUri: string): string {
+  return `<link rel="stylesheet" href="${attr(codiconUri)}">\n`;
 }
 
 export function htmlPage(p: PageInput): string {
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${attr(p.lang ?? 'en')}">
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${attr(p.csp)}">
@@ -63,6 +71,11 @@ export interface ChatHtmlInput {
   scriptUri: string;
   /** asWebviewUri(media/chat.css) */
   styleUri: string;
+  /** asWebviewUri(dist/codicons/codicon.css) */
+  codiconUri: string;
+  /** every word of the view, translated on the host (src/host/webviewStrings.ts) */
+  strings: ChatStrings;
+  lang?: string;
   nonce?: string;
 }
 
@@ -70,15 +83,16 @@ export function chatCsp(cspSource: string, nonce: string): string {
   return webviewCsp({ nonce, img: `${cspSource} data:`, style: cspSource, font: cspSource });
 }
 
-/** The chat view: the bundled script and the static stylesheet only (both through asWebviewUri). */
+/** The chat view: the bundled script, the static stylesheet and the codicons (all through asWebviewUri), and its words. */
 export function chatHtml(input: ChatHtmlInput): string {
   const nonce = input.nonce ?? makeNonce();
   return htmlPage({
     title: 'Model Relay Chat',
     nonce,
+    lang: input.lang,
     csp: chatCsp(input.cspSource, nonce),
-    head: `<link rel="stylesheet" href="${attr(input.styleUri)}">\n`,
-    body: `<div id="app" data-testid="chat-root" data-resource-base="${attr(input.cspSource)}"></div>`,
+    head: `${codiconLink(input.codiconUri)}<link rel="stylesheet" href="${attr(input.styleUri)}">\n`,
+    body: `<div id="app" data-testid="chat-root" data-resource-base="${attr(input.cspSource)}" data-strings="${attr(JSON.stringify(input.strings))}"></div>`,
     scriptUri: input.scriptUri,
   });
 }

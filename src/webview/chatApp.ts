@@ -1,12 +1,14 @@
 /**
  * The chat webview UI: toolbar (surface switch, model picker, New Chat), settings (system prompt,
  * temperature, max tokens), the conversation, and the composer (input, images: ./composer.ts, Send,
- * Stop, Regenerate).
+ * Stop, Regenerate). Its words come from the host (`strings`: the webview translates nothing).
+ * Keyboard: Enter sends, Escape stops a reply, every button is reachable with Tab.
  * Talks to the host only through the typed protocol; keeps its state with getState/setState so a
  * reload paints at once, then the host's `init` (after our `ready`) replaces it.
  */
 import type { ChatEntry, ChatOptions, ChatSnapshot, ChatSurface, HostToWebview, ImageAttachment, ModelList, SelectionContext, WebviewToHost } from '../shared/chatProtocol';
 import { modelsForSurface } from '../shared/modelOrder';
+import { fill, type ChatStrings } from '../shared/webviewStrings';
 import { createMarkdownRenderer } from './markdownRenderer';
 import { isEntryMessage, Transcript } from './transcript';
 import { buildChatLayout, fillModels, onListClick, readChatOptions, renderModelPicker, type ChatElements } from './chatLayout';
@@ -31,6 +33,8 @@ export interface ChatAppOptions {
   /** schedules a render; default requestAnimationFrame (tests pass their own) */
   schedule?: (fn: () => void) => void;
   resourceOrigin?: string | undefined;
+  /** every word the view shows, translated by the host (src/host/webviewStrings.ts) */
+  strings: ChatStrings;
 }
 
 const DEFAULT_OPTIONS: ChatOptions = { surface: 'compatible', model: '', system: '', temperature: 0.7, maxTokens: 4096 };
@@ -44,6 +48,7 @@ export class ChatApp {
   /** the selection sent with the last message (put back when the host refuses it) */
   private sentContext: SelectionContext | undefined;
   private readonly composer: Composer;
+  private readonly s: ChatStrings;
 
   readonly root: HTMLElement;
   private readonly ui: ChatElements;
@@ -52,19 +57,20 @@ export class ChatApp {
     private readonly win: Window,
     root: HTMLElement,
     private readonly api: VsCodeApi,
-    opts: ChatAppOptions = {},
+    opts: ChatAppOptions,
   ) {
     this.doc = win.document;
     this.root = root;
-    const md = createMarkdownRenderer(win, { resourceOrigin: opts.resourceOrigin });
+    const s = (this.s = opts.strings);
+    const md = createMarkdownRenderer(win, { resourceOrigin: opts.resourceOrigin, strings: s });
     const schedule = opts.schedule ?? ((fn) => win.requestAnimationFrame(() => fn()));
     const saved = api.getState() as Partial<WebviewState> | undefined;
     this.snapshot = saved?.snapshot ?? { entries: [], options: DEFAULT_OPTIONS, busy: false, streaming: true };
     this.models = saved?.models ?? { items: [], defaults: { compatible: '', native: '' }, loading: false };
 
-    this.ui = buildChatLayout(this.doc, root, saved?.draft ?? '');
-    this.transcript = new Transcript({ doc: this.doc, md, streaming: () => this.snapshot.streaming }, this.ui.list, schedule);
-    this.composer = new Composer(win, this.ui, {
+    this.ui = buildChatLayout(this.doc, root, saved?.draft ?? '', s);
+    this.transcript = new Transcript({ doc: this.doc, md, strings: s, streaming: () => this.snapshot.streaming }, this.ui.list, schedule);
+    this.composer = new Composer(win, this.ui, s, {
       busy: () => this.snapshot.busy,
       hasContext: () => !!this.snapshot.pendingContext,
       send: (text, images) => this.send(text, images),
@@ -97,6 +103,10 @@ export class ChatApp {
       }
     });
     this.ui.input.addEventListener('input', () => this.save());
+    // The view got the keyboard focus (Open Chat, its focus keybinding, Tab from the workbench): the input takes it.
+    this.win.addEventListener('focus', () => {
+      if (!d.activeElement || d.activeElement === d.body) this.ui.input.focus();
+    });
     d.addEventListener('keydown', (e) => {
       if (e.key === 'Escape' && this.snapshot.busy) {
         e.preventDefault();
@@ -107,12 +117,12 @@ export class ChatApp {
       const s = this.ui.surface.value as ChatSurface;
       const choices = modelsForSurface(this.models, s);
       const preferred = this.models.defaults[s];
-      fillModels(this.doc, this.ui.model, this.models, s, preferred || (choices.includes(this.ui.model.value) ? this.ui.model.value : choices[0] ?? ''));
+      fillModels(this.doc, this.ui.model, this.models, s, preferred || (choices.includes(this.ui.model.value) ? this.ui.model.value : choices[0] ?? ''), this.s);
       this.optionsChanged();
     });
     this.ui.model.addEventListener('change', () => this.optionsChanged());
     for (const c of [this.ui.system, this.ui.temperature, this.ui.maxTokens]) c.addEventListener('change', () => this.optionsChanged());
-    this.ui.list.addEventListener('click', (e) => onListClick(e, this.win, (m) => this.post(m), () => this.readOptions()));
+    this.ui.list.addEventListener('click', (e) => onListClick(e, this.win, (m) => this.post(m), () => this.readOptions(), this.s));
   }
 
   // ----- host messages -------------------------------------------------------------------------
@@ -193,19 +203,23 @@ export class ChatApp {
 
   private renderModels(): void {
     const s = this.snapshot.options.surface;
-    renderModelPicker(this.doc, this.ui, this.models, s, this.snapshot.options.model || this.models.defaults[s]);
+    renderModelPicker(this.doc, this.ui, this.models, s, this.snapshot.options.model || this.models.defaults[s], this.s);
   }
 
   private renderContext(): void {
     const c: SelectionContext | undefined = this.snapshot.pendingContext;
     this.ui.contextChip.hidden = !c;
-    this.ui.contextLabel.textContent = c ? `Selection: ${c.fileName} (${c.startLine === c.endLine ? `line ${c.startLine}` : `lines ${c.startLine}–${c.endLine}`}, ${c.language})` : '';
+    this.ui.contextLabel.textContent = c ? fill(this.s.contextLabel, c.fileName, c.startLine === c.endLine ? fill(this.s.line, c.startLine) : fill(this.s.lines, c.startLine, c.endLine), c.language) : '';
   }
 
   private renderControls(): void {
     const busy = this.snapshot.busy;
+    // Keyboard users keep their place: a Stop (or Send) button that hides hands the focus on.
+    const active = this.doc.activeElement;
     this.ui.send.hidden = busy;
     this.ui.stop.hidden = !busy;
+    if (active === this.ui.stop && !busy) this.ui.input.focus();
+    else if (active === this.ui.send && busy) this.ui.stop.focus();
     this.root.classList.toggle('busy', busy);
     this.ui.regenerate.disabled = busy || !this.snapshot.entries.some((e) => e.role === 'user');
     this.ui.streamingOff.hidden = this.snapshot.streaming;

@@ -1,12 +1,15 @@
 /**
  * The chat webview's elements: toolbar (surface switch, model picker, refresh, New Chat), settings
  * (system prompt, temperature, max tokens), the conversation list, and the composer (with its
- * image attachments: ./composer.ts). Built once;
+ * image attachments: ./composer.ts). Built once, with the host's words (`ChatStrings`: the webview
+ * translates nothing) and codicons for icons (every icon-only button has `aria-label` and `title`);
  * ChatApp wires and renders them; the model picker and the options form are read and filled here.
  */
 import { IMAGE_MIME_TYPES } from '../shared/chatImages';
 import type { ChatOptions, ChatSurface, ModelList, WebviewToHost } from '../shared/chatProtocol';
 import { modelsForSurface } from '../shared/modelOrder';
+import { fill, type ChatStrings } from '../shared/webviewStrings';
+import { codicon, iconLabel } from './codicon';
 
 export interface ChatElements {
   list: HTMLElement;
@@ -37,7 +40,8 @@ export interface ChatElements {
 }
 
 type Make = <K extends keyof HTMLElementTagNameMap>(tag: K, cls: string, testId?: string) => HTMLElementTagNameMap[K];
-type MakeButton = (label: string, testId: string, title: string, cls?: string) => HTMLButtonElement;
+/** A button with a text label (and an icon before it), or icon-only when `label` is '' (then `title` is its name). */
+type MakeButton = (label: string, testId: string, title: string, cls?: string, icon?: string) => HTMLButtonElement;
 
 function makers(d: Document): { h: Make; button: MakeButton } {
   const h: Make = (tag, cls, testId) => {
@@ -46,10 +50,13 @@ function makers(d: Document): { h: Make; button: MakeButton } {
     if (testId) e.setAttribute('data-testid', testId);
     return e;
   };
-  const button: MakeButton = (label, testId, title, cls = '') => {
+  const button: MakeButton = (label, testId, title, cls = '', icon) => {
     const b = h('button', cls, testId);
     b.type = 'button';
-    b.textContent = label;
+    if (icon && label) iconLabel(b, icon, label);
+    else if (icon) b.append(codicon(d, icon));
+    else b.textContent = label;
+    if (!label) b.setAttribute('aria-label', title);
     b.title = title;
     return b;
   };
@@ -57,101 +64,109 @@ function makers(d: Document): { h: Make; button: MakeButton } {
 }
 
 /** Toolbar, model note and the settings block. */
-function buildTop(d: Document, ui: ChatElements): HTMLElement[] {
+function buildTop(d: Document, ui: ChatElements, s: ChatStrings): HTMLElement[] {
   const { h, button } = makers(d);
   // toolbar
   const toolbar = h('div', 'toolbar');
+  toolbar.setAttribute('role', 'toolbar');
   ui.surface = h('select', 'surface', 'chat-surface');
-  ui.surface.title = 'Protocol surface';
-  for (const [value, label] of [['compatible', 'Compatible (chat completions)'], ['native', 'Native (messages)']] as const) {
+  ui.surface.title = s.surfaceLabel;
+  ui.surface.setAttribute('aria-label', s.surfaceLabel);
+  for (const [value, label] of [['compatible', s.surfaceCompatible], ['native', s.surfaceNative]] as const) {
     const o = h('option', '');
     o.value = value;
     o.textContent = label;
     ui.surface.append(o);
   }
   ui.model = h('select', 'model', 'chat-model');
-  ui.model.title = 'Model (from /v1/models; configured defaults first)';
-  const refresh = (ui.refresh = button('↻', 'chat-refresh-models', 'Refresh the model list', 'icon'));
-  ui.newChat = button('New Chat', 'chat-new', 'Start a new conversation');
+  ui.model.title = s.modelTitle;
+  ui.model.setAttribute('aria-label', s.modelLabel);
+  const refresh = (ui.refresh = button('', 'chat-refresh-models', s.refreshModels, 'icon', 'refresh'));
+  ui.newChat = button(s.newChat, 'chat-new', s.newChatTitle, '', 'add');
   toolbar.append(ui.surface, ui.model, refresh, ui.newChat);
   ui.modelsNote = h('div', 'models-note', 'chat-models-note');
 
   // settings
   const settings = h('details', 'settings', 'chat-settings');
   const summary = h('summary', '');
-  summary.textContent = 'System prompt, temperature, max tokens';
+  summary.textContent = s.settingsSummary;
   ui.system = h('textarea', 'system', 'chat-system');
   ui.system.rows = 3;
-  ui.system.placeholder = 'System prompt (optional)';
+  ui.system.placeholder = s.systemPlaceholder;
+  ui.system.setAttribute('aria-label', s.systemLabel);
   ui.temperature = h('input', 'num', 'chat-temperature');
   Object.assign(ui.temperature, { type: 'number', min: '0', max: '2', step: '0.1' });
   ui.maxTokens = h('input', 'num', 'chat-max-tokens');
   Object.assign(ui.maxTokens, { type: 'number', min: '1', step: '1' });
   const label = (text: string, control: HTMLElement) => {
     const l = h('label', '');
-    l.append(d.createTextNode(text), control);
+    l.append(d.createTextNode(text ? `${text} ` : ''), control);
     return l;
   };
   const nums = h('div', 'nums');
-  nums.append(label('Temperature ', ui.temperature), label('Max tokens ', ui.maxTokens));
+  nums.append(label(s.temperature, ui.temperature), label(s.maxTokens, ui.maxTokens));
   settings.append(summary, label('', ui.system), nums);
 
   return [toolbar, ui.modelsNote, settings];
 }
 
 /** The conversation list, its empty state, and the composer. */
-function buildBottom(d: Document, ui: ChatElements, draft: string): HTMLElement[] {
+function buildBottom(d: Document, ui: ChatElements, draft: string, s: ChatStrings): HTMLElement[] {
   const { h, button } = makers(d);
   // conversation
   ui.list = h('div', 'messages', 'chat-messages');
   ui.list.setAttribute('role', 'log');
   ui.list.setAttribute('aria-live', 'polite');
+  ui.list.setAttribute('aria-label', s.conversation);
   ui.empty = h('div', 'empty', 'chat-empty');
-  ui.empty.textContent = 'Ask the gateway anything. Enter sends, Shift+Enter adds a line, Escape stops.';
+  ui.empty.textContent = s.empty;
 
   // composer
   const composer = h('div', 'composer');
   ui.contextChip = h('div', 'context-chip', 'chat-context');
   ui.contextLabel = h('span', '');
-  const removeContext = (ui.removeContext = button('×', 'chat-context-remove', 'Do not send the selection', 'icon'));
+  const removeContext = (ui.removeContext = button('', 'chat-context-remove', s.removeContext, 'icon', 'close'));
   ui.contextChip.append(ui.contextLabel, removeContext);
+  const inputLabel = h('label', 'sr-only', 'chat-input-label');
+  inputLabel.htmlFor = 'chat-input';
+  inputLabel.textContent = s.inputLabel;
   ui.input = h('textarea', 'input', 'chat-input');
+  ui.input.id = 'chat-input';
   ui.input.rows = 3;
-  ui.input.placeholder = 'Ask… (Enter to send, Shift+Enter for a new line)';
+  ui.input.placeholder = s.inputPlaceholder;
   ui.input.value = draft;
   ui.attachments = h('div', 'attachments', 'chat-attachments');
-  ui.attachments.setAttribute('aria-label', 'Images to send');
+  ui.attachments.setAttribute('aria-label', s.imagesToSend);
   ui.composerNote = h('div', 'composer-note', 'chat-composer-note');
   ui.composerNote.setAttribute('role', 'alert');
   ui.fileInput = h('input', 'file-input', 'chat-file-input');
   Object.assign(ui.fileInput, { type: 'file', accept: IMAGE_MIME_TYPES.join(','), multiple: true, hidden: true, tabIndex: -1 });
-  ui.attach = button('', 'chat-attach', 'Attach images (PNG, JPEG, GIF, WebP; up to 4, 5 MB each). You can also paste or drop them.', 'icon attach');
-  ui.attach.setAttribute('aria-label', 'Attach image');
-  const glyph = h('span', 'attach-glyph');
-  glyph.setAttribute('aria-hidden', 'true');
-  ui.attach.append(glyph);
+  ui.attach = button('', 'chat-attach', s.attachTitle, 'icon attach', 'file-media');
+  ui.attach.setAttribute('aria-label', s.attach);
   const actions = h('div', 'composer-actions');
+  actions.setAttribute('role', 'group');
+  actions.setAttribute('aria-label', s.composerActions);
   ui.streamingOff = h('span', 'streaming-off', 'chat-streaming-off');
-  ui.streamingOff.textContent = 'Streaming off';
-  ui.streamingOff.title = 'modelRelay.stream is false: replies arrive in one piece';
-  ui.regenerate = button('Regenerate', 'chat-regenerate', 'Ask again for the last reply');
-  ui.stop = button('Stop', 'chat-stop', 'Stop the reply (Escape)', 'danger');
-  ui.send = button('Send', 'chat-send', 'Send (Enter)', 'primary');
+  ui.streamingOff.textContent = s.streamingOff;
+  ui.streamingOff.title = s.streamingOffTitle;
+  ui.regenerate = button(s.regenerate, 'chat-regenerate', s.regenerateTitle, '', 'refresh');
+  ui.stop = button(s.stop, 'chat-stop', s.stopTitle, 'danger', 'debug-stop');
+  ui.send = button(s.send, 'chat-send', s.sendTitle, 'primary', 'send');
   actions.append(ui.attach, ui.fileInput, ui.streamingOff, ui.regenerate, ui.stop, ui.send);
-  composer.append(ui.contextChip, ui.attachments, ui.composerNote, ui.input, actions);
+  composer.append(ui.contextChip, ui.attachments, ui.composerNote, inputLabel, ui.input, actions);
 
   return [ui.list, ui.empty, composer];
 }
 
 /** Builds the chat UI into `root` (replacing what was there). */
-export function buildChatLayout(doc: Document, root: HTMLElement, draft: string): ChatElements {
+export function buildChatLayout(doc: Document, root: HTMLElement, draft: string, s: ChatStrings): ChatElements {
   const ui = {} as ChatElements;
-  root.replaceChildren(...buildTop(doc, ui), ...buildBottom(doc, ui, draft));
+  root.replaceChildren(...buildTop(doc, ui, s), ...buildBottom(doc, ui, draft, s));
   return ui;
 }
 
 /** Fills the model select for a surface, with `selected` chosen (added when the list lacks it). */
-export function fillModels(doc: Document, select: HTMLSelectElement, models: ModelList, surface: ChatSurface, selected: string): void {
+export function fillModels(doc: Document, select: HTMLSelectElement, models: ModelList, surface: ChatSurface, selected: string, s: ChatStrings): void {
   const ids = modelsForSurface(models, surface);
   if (selected && !ids.includes(selected)) ids.unshift(selected);
   const prices = new Map(models.items.map((m) => [m.id, m.price]));
@@ -159,14 +174,14 @@ export function fillModels(doc: Document, select: HTMLSelectElement, models: Mod
     const o = doc.createElement('option');
     o.value = id;
     const price = prices.get(id);
-    o.textContent = `${id}${id === models.defaults[surface] ? ' (default)' : ''}${price ? ` · ${price}` : ''}`;
+    o.textContent = `${id === models.defaults[surface] ? fill(s.modelDefault, id) : id}${price ? ` · ${price}` : ''}`;
     if (price) o.title = `${id}: ${price}`;
     return o;
   });
   if (!opts.length) {
     const o = doc.createElement('option');
     o.value = '';
-    o.textContent = surface === 'native' ? 'No model: set modelRelay.models.native' : 'No model: set modelRelay.models.chat';
+    o.textContent = surface === 'native' ? s.noModelNative : s.noModelChat;
     opts.push(o);
   }
   select.replaceChildren(...opts);
@@ -174,9 +189,9 @@ export function fillModels(doc: Document, select: HTMLSelectElement, models: Mod
 }
 
 /** The model picker and the note under it (loading, or why listing failed). */
-export function renderModelPicker(doc: Document, ui: ChatElements, models: ModelList, surface: ChatSurface, selected: string): void {
-  fillModels(doc, ui.model, models, surface, selected);
-  ui.modelsNote.textContent = models.loading ? 'Loading models…' : models.error ? `Could not list models: ${models.error}` : '';
+export function renderModelPicker(doc: Document, ui: ChatElements, models: ModelList, surface: ChatSurface, selected: string, s: ChatStrings): void {
+  fillModels(doc, ui.model, models, surface, selected, s);
+  ui.modelsNote.textContent = models.loading ? s.loadingModels : models.error ? fill(s.modelsFailed, models.error) : '';
   ui.modelsNote.hidden = !ui.modelsNote.textContent;
   ui.modelsNote.classList.toggle('error', !!models.error);
 }
@@ -195,7 +210,7 @@ export function readChatOptions(ui: ChatElements, previous: ChatOptions): ChatOp
 }
 
 /** The conversation's buttons (code block Copy / Insert, error card actions) as messages to the host. */
-export function onListClick(e: Event, win: Window, post: (msg: WebviewToHost) => void, options: () => ChatOptions): void {
+export function onListClick(e: Event, win: Window, post: (msg: WebviewToHost) => void, options: () => ChatOptions, s: ChatStrings): void {
   const target = e.target as HTMLElement | null;
   const btn = target?.closest?.('button[data-action]') as HTMLButtonElement | null;
   if (!btn) return;
@@ -204,8 +219,8 @@ export function onListClick(e: Event, win: Window, post: (msg: WebviewToHost) =>
     const code = btn.closest('.code-block')?.querySelector('pre > code')?.textContent ?? '';
     post(action === 'copy' ? { type: 'copyCode', code } : { type: 'insertCode', code });
     if (action === 'copy') {
-      btn.textContent = 'Copied';
-      win.setTimeout(() => (btn.textContent = 'Copy'), 1500);
+      iconLabel(btn, 'check', s.copied);
+      win.setTimeout(() => iconLabel(btn, 'copy', s.copy), 1500);
     }
   } else if (action === 'retry-without-streaming') {
     post({ type: 'retryWithoutStreaming', options: options() });

@@ -3,11 +3,13 @@
  * panel; shown as removable thumbnails above the input; checked as they are added (PNG, JPEG, GIF or
  * WebP by their bytes, at most 4 per message, 5 MB each: what is refused is said inline, and the typed
  * text is never touched). Sent with the message; when the host refuses a message (a model without
- * image input) the text and the images are put back.
+ * image input) the text and the images are put back. Its words come from the host (`ChatStrings`).
  */
 import { base64Head, formatBytes, isImageMime, MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE, sniffImage } from '../shared/chatImages';
 import type { ImageAttachment } from '../shared/chatProtocol';
+import { fill, type ChatStrings } from '../shared/webviewStrings';
 import type { ChatElements } from './chatLayout';
+import { codicon } from './codicon';
 
 /** What the composer needs of the app. */
 export interface ComposerHost {
@@ -19,8 +21,6 @@ export interface ComposerHost {
   changed(): void;
 }
 
-const ONLY = 'only PNG, JPEG, GIF and WebP images can be attached';
-
 export class Composer {
   private items: ImageAttachment[] = [];
   /** files being read (they count against the limit already) */
@@ -30,6 +30,7 @@ export class Composer {
   constructor(
     private readonly win: Window,
     private readonly ui: ChatElements,
+    private readonly s: ChatStrings,
     private readonly host: ComposerHost,
     saved: readonly ImageAttachment[] = [],
   ) {
@@ -79,12 +80,13 @@ export class Composer {
   /** Adds image files in order; says inline what was not added and why. */
   async add(files: readonly File[]): Promise<void> {
     const problems: string[] = [];
+    const s = this.s;
     for (const [i, f] of files.entries()) {
-      const label = f.name ? `"${f.name}"` : 'The pasted image';
-      if (f.type && !isImageMime(f.type)) problems.push(`${label} was not added: ${ONLY}.`);
-      else if (f.size > MAX_IMAGE_BYTES) problems.push(`${label} was not added: it is ${formatBytes(f.size)}, and each image may be at most ${formatBytes(MAX_IMAGE_BYTES)}.`);
+      const label = f.name ? fill(s.quotedName, f.name) : s.pastedImage;
+      if (f.type && !isImageMime(f.type)) problems.push(fill(s.notAddedType, label));
+      else if (f.size > MAX_IMAGE_BYTES) problems.push(fill(s.notAddedSize, label, formatBytes(f.size), formatBytes(MAX_IMAGE_BYTES)));
       else if (this.items.length + this.reading >= MAX_IMAGES_PER_MESSAGE) {
-        problems.push(`At most ${MAX_IMAGES_PER_MESSAGE} images per message: ${files.length - i === 1 ? `${label} was` : `${files.length - i} images were`} not added.`);
+        problems.push(files.length - i === 1 ? fill(s.tooManyOne, MAX_IMAGES_PER_MESSAGE, label) : fill(s.tooManyMany, MAX_IMAGES_PER_MESSAGE, files.length - i));
         break;
       } else {
         const problem = await this.read(f, label);
@@ -102,11 +104,11 @@ export class Composer {
       const data = await readBase64(this.win, f);
       const mimeType = sniffImage(base64Head(data));
       // The bytes decide: a mislabelled file goes with its real type, a non-image not at all.
-      if (!mimeType) return `${label} was not added: it is not an image (${ONLY}).`;
+      if (!mimeType) return fill(this.s.notAnImage, label);
       this.items.push({ mimeType, data, ...(f.name ? { name: f.name.slice(0, 200) } : {}) });
       return undefined;
     } catch {
-      return `${label} could not be read.`;
+      return fill(this.s.unreadable, label);
     } finally {
       this.reading--;
     }
@@ -123,7 +125,7 @@ export class Composer {
   /** Sends the draft with its images (kept aside until the host takes it: see {@link refused}). */
   submit(): void {
     if (this.host.busy()) return;
-    if (this.reading) return this.note('An image is still being read; send again in a moment.');
+    if (this.reading) return this.note(this.s.stillReading);
     const text = this.ui.input.value;
     if (!text.trim() && !this.host.hasContext() && !this.items.length) return;
     this.lastSent = { text, items: this.items };
@@ -158,7 +160,7 @@ export class Composer {
       const box = d.createElement('div');
       box.className = 'attachment';
       box.setAttribute('data-testid', 'chat-attachment');
-      const name = im.name ?? `image ${i + 1}`;
+      const name = im.name ?? fill(this.s.imageName, i + 1);
       box.title = `${name} (${formatBytes(Math.floor((im.data.length * 3) / 4))})`;
       const img = d.createElement('img');
       img.src = `data:${im.mimeType};base64,${im.data}`;
@@ -166,8 +168,9 @@ export class Composer {
       const x = d.createElement('button');
       x.type = 'button';
       x.className = 'attachment-remove';
-      x.textContent = '×';
-      x.setAttribute('aria-label', `Remove image ${name}`);
+      x.append(codicon(d, 'close'));
+      x.setAttribute('aria-label', fill(this.s.removeImage, name));
+      x.title = fill(this.s.removeImage, name);
       x.setAttribute('data-testid', 'chat-attachment-remove');
       x.addEventListener('click', () => this.remove(i));
       box.append(img, x);

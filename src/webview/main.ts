@@ -1,8 +1,10 @@
 /**
  * Webview entry (bundled by esbuild into dist/webview.js, a browser iife). Restores the last state
- * at once, then says `ready`: the host posts nothing before that.
+ * at once, then says `ready`: the host posts nothing before that. Its words are the host's, written
+ * into the page (`data-strings`) and checked here.
  */
 import type { HostToWebview, WebviewToHost } from '../shared/chatProtocol';
+import { CHAT_STRING_KEYS, parseChatStrings, type ChatStrings } from '../shared/webviewStrings';
 import { ChatApp, type VsCodeApi } from './chatApp';
 
 declare function acquireVsCodeApi(): VsCodeApi;
@@ -12,7 +14,18 @@ const root = document.getElementById('app')!;
 // Images are allowed only from this webview's own resource origin (or data:).
 const script = document.currentScript as HTMLScriptElement | null;
 const resourceOrigin = script?.src ? new URL(script.src).origin : undefined;
-const app = new ChatApp(window, root, api, { resourceOrigin });
+const app = new ChatApp(window, root, api, { resourceOrigin, strings: readStrings(root) });
+
+/** The host's words; a page without them (never built by our host) shows the keys. */
+function readStrings(el: HTMLElement): ChatStrings {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(el.dataset.strings ?? '');
+  } catch {
+    raw = undefined;
+  }
+  return parseChatStrings(raw) ?? (Object.fromEntries(CHAT_STRING_KEYS.map((k) => [k, k])) as ChatStrings);
+}
 
 window.addEventListener('message', (ev: MessageEvent<HostToWebview>) => {
   const msg = ev.data;

@@ -2,14 +2,18 @@
  * Model output → safe DOM. Runs in the webview (and in jsdom for tests): markdown-it with raw HTML
  * disabled, then DOMPurify, then our own rules: no remote loads (images only data: or this
  * webview's own resources, others dropped), links only http(s)/mailto, code blocks get Copy and
- * Insert buttons (made here, never taken from model output).
+ * Insert buttons (made here, never taken from model output; focusable, with the host's words).
  */
 import MarkdownIt from 'markdown-it';
 import createDOMPurify from 'dompurify';
+import { fill, type ChatStrings } from '../shared/webviewStrings';
+import { iconLabel } from './codicon';
 
 export interface MarkdownRendererOptions {
   /** origin of this webview's resources (asWebviewUri); images from it are allowed */
   resourceOrigin?: string | undefined;
+  /** the host's words (code block buttons, blocked images) */
+  strings: ChatStrings;
 }
 
 export interface MarkdownRenderer {
@@ -30,7 +34,8 @@ const PURIFY_CONFIG = {
   RETURN_DOM_FRAGMENT: true as const,
 };
 
-export function createMarkdownRenderer(win: Window, opts: MarkdownRendererOptions = {}): MarkdownRenderer {
+export function createMarkdownRenderer(win: Window, opts: MarkdownRendererOptions): MarkdownRenderer {
+  const s = opts.strings;
   const md = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
   // DOMPurify needs a window; one instance per renderer (jsdom in tests, the webview's window live).
   const purify = createDOMPurify(win as unknown as Parameters<typeof createDOMPurify>[0]);
@@ -46,7 +51,8 @@ export function createMarkdownRenderer(win: Window, opts: MarkdownRendererOption
         // A remote (or unknown) image would be a load from outside: show its alt text instead.
         const note = doc.createElement('span');
         note.className = 'blocked-image';
-        note.textContent = `[image not loaded${img.getAttribute('alt') ? `: ${img.getAttribute('alt')}` : ''}]`;
+        const alt = img.getAttribute('alt');
+        note.textContent = alt ? fill(s.imageNotLoadedAlt, alt) : s.imageNotLoaded;
         img.replaceWith(note);
       }
     }
@@ -66,7 +72,7 @@ export function createMarkdownRenderer(win: Window, opts: MarkdownRendererOption
       const label = doc.createElement('span');
       label.className = 'code-lang';
       label.textContent = lang;
-      bar.append(label, button(doc, 'copy', 'Copy', 'chat-code-copy'), button(doc, 'insert', 'Insert', 'chat-code-insert'));
+      bar.append(label, button(doc, 'copy', s, 'chat-code-copy'), button(doc, 'insert', s, 'chat-code-insert'));
       pre.replaceWith(block);
       block.append(bar, pre);
     }
@@ -83,14 +89,14 @@ export function createMarkdownRenderer(win: Window, opts: MarkdownRendererOption
   };
 }
 
-function button(doc: Document, action: string, label: string, testId: string): HTMLButtonElement {
+function button(doc: Document, action: 'copy' | 'insert', s: ChatStrings, testId: string): HTMLButtonElement {
   const b = doc.createElement('button');
   b.type = 'button';
   b.className = 'code-action';
-  b.textContent = label;
+  iconLabel(b, action === 'copy' ? 'copy' : 'insert', action === 'copy' ? s.copy : s.insert);
   b.setAttribute('data-action', action);
   b.setAttribute('data-testid', testId);
-  b.title = action === 'copy' ? 'Copy the code' : 'Insert the code at the cursor of the active editor';
+  b.title = action === 'copy' ? s.copyTitle : s.insertTitle;
   return b;
 }
 

@@ -2,15 +2,20 @@
  * One message in the conversation. A streaming reply renders incrementally: finished markdown
  * blocks are rendered once into `stable` and never touched again; only the unfinished tail is
  * re-rendered per frame. A finished message is rendered once and then frozen. A user message shows
- * its images, a reply its reasoning (collapsed, above the text): ./entryExtras.ts.
+ * its images, a reply its reasoning (collapsed, above the text): ./entryExtras.ts; a failed reply
+ * its error card: ./errorCard.ts. Words from the host (`ChatStrings`).
  */
-import type { ChatEntry, ChatErrorInfo, ChatNotice } from '../shared/chatProtocol';
+import type { ChatEntry, ChatNotice } from '../shared/chatProtocol';
+import { fill, type ChatStrings } from '../shared/webviewStrings';
+import { codicon } from './codicon';
 import { renderImages, ThinkingSection } from './entryExtras';
+import { errorCard } from './errorCard';
 import { stableSplit, type MarkdownRenderer } from './markdownRenderer';
 
 export interface MessageViewEnv {
   doc: Document;
   md: MarkdownRenderer;
+  strings: ChatStrings;
   /** modelRelay.stream is on (the buffering notice offers to turn it off) */
   streaming: () => boolean;
 }
@@ -32,6 +37,7 @@ export class MessageView {
     entry: ChatEntry,
   ) {
     const d = env.doc;
+    const s = env.strings;
     this.entry = { ...entry };
     this.el = d.createElement('div');
     this.el.className = `msg msg-${entry.role}`;
@@ -39,13 +45,13 @@ export class MessageView {
     this.el.setAttribute('data-role', entry.role);
     this.el.setAttribute('data-entry-id', entry.id);
     const head = el(d, 'div', 'msg-head');
-    head.textContent = entry.role === 'user' ? 'You' : [entry.model || 'assistant', entry.surface].filter(Boolean).join(' · ');
+    head.textContent = entry.role === 'user' ? s.you : [entry.model || s.assistant, entry.surface].filter(Boolean).join(' · ');
     this.el.append(head);
     if (entry.role === 'user' && entry.context) {
       const c = entry.context;
       const ctx = el(d, 'div', 'msg-context');
       ctx.setAttribute('data-testid', 'chat-message-context');
-      const lines = c.startLine === c.endLine ? `line ${c.startLine}` : `lines ${c.startLine}–${c.endLine}`;
+      const lines = c.startLine === c.endLine ? fill(s.line, c.startLine) : fill(s.lines, c.startLine, c.endLine);
       const title = el(d, 'div', 'msg-context-title');
       title.textContent = `${c.fileName} (${lines}, ${c.language})`;
       const pre = d.createElement('pre');
@@ -55,7 +61,7 @@ export class MessageView {
       ctx.append(title, pre);
       this.el.append(ctx);
     }
-    if (entry.role === 'user' && entry.images?.length) this.el.append(renderImages(d, entry.images));
+    if (entry.role === 'user' && entry.images?.length) this.el.append(renderImages(d, entry.images, s));
     this.body = el(d, 'div', 'msg-body');
     this.body.setAttribute('data-testid', 'chat-message-body');
     this.meta = el(d, 'div', 'msg-meta');
@@ -83,7 +89,7 @@ export class MessageView {
   private renderThinking(): void {
     if (this.entry.role !== 'assistant' || !this.entry.reasoning) return;
     if (!this.thinking) {
-      this.thinking = new ThinkingSection(this.env.doc);
+      this.thinking = new ThinkingSection(this.env.doc, this.env.strings);
       this.body.before(this.thinking.el);
     }
     this.thinking.render(this.entry);
@@ -99,7 +105,10 @@ export class MessageView {
       this.tail = el(d, 'div', 'md-tail');
       const cursor = el(d, 'span', 'streaming-indicator');
       cursor.setAttribute('data-testid', 'chat-streaming-indicator');
-      cursor.setAttribute('aria-label', 'Receiving');
+      cursor.setAttribute('role', 'img');
+      cursor.setAttribute('aria-label', this.env.strings.receiving);
+      cursor.append(codicon(d, 'loading'));
+      cursor.firstElementChild?.classList.add('codicon-modifier-spin');
       this.body.replaceChildren(this.stable, this.tail, cursor);
     }
     const text = this.entry.text;
@@ -142,24 +151,25 @@ export class MessageView {
   /** Notices, error card, stopped marker and usage (small: re-rendered on each update). */
   renderMeta(): void {
     const d = this.env.doc;
+    const s = this.env.strings;
     const e = this.entry;
     const parts: HTMLElement[] = [];
     if (e.retry && e.status === 'streaming') {
       const r = el(d, 'div', 'notice notice-retry');
       r.setAttribute('data-testid', 'chat-retry-notice');
-      const what = e.retry.status ? `HTTP ${e.retry.status}` : (e.retry.errorKind ?? 'a connection failure');
-      r.textContent = `Attempt ${e.retry.attempt} failed (${what}); retrying with backoff (retry ${e.retry.attempt} of ${e.retry.maxRetries})…`;
+      const what = e.retry.status ? fill(s.retryHttp, e.retry.status) : (e.retry.errorKind ?? s.retryConnection);
+      r.textContent = fill(s.retrying, e.retry.attempt, what, e.retry.maxRetries);
       parts.push(r);
     }
     for (const n of e.notices ?? []) parts.push(this.notice(n));
     if (e.status === 'stopped') {
-      const s = el(d, 'div', 'msg-stopped');
-      s.setAttribute('data-testid', 'chat-stopped-marker');
-      s.textContent = e.text ? 'Stopped — the partial reply is kept.' : 'Stopped before any text arrived.';
-      parts.push(s);
+      const stopped = el(d, 'div', 'msg-stopped');
+      stopped.setAttribute('data-testid', 'chat-stopped-marker');
+      stopped.textContent = e.text ? s.stoppedPartial : s.stoppedEmpty;
+      parts.push(stopped);
     }
-    if (e.error) parts.push(this.errorCard(e.error));
-    const usage = usageLine(e);
+    if (e.error) parts.push(errorCard(d, e.error, s));
+    const usage = usageLine(e, s);
     if (usage) {
       const u = el(d, 'div', 'usage');
       u.setAttribute('data-testid', 'chat-usage');
@@ -180,67 +190,18 @@ export class MessageView {
       if (this.env.streaming()) {
         const b = d.createElement('button');
         b.type = 'button';
-        b.textContent = 'Turn streaming off';
+        b.textContent = this.env.strings.turnStreamingOff;
         b.setAttribute('data-action', 'disable-streaming');
         b.setAttribute('data-testid', 'chat-disable-streaming');
         box.append(b);
       } else {
         const off = el(d, 'span', 'notice-done');
-        off.textContent = ' Streaming is off.';
+        off.textContent = ` ${this.env.strings.streamingIsOff}`;
         box.append(off);
       }
     }
     return box;
   }
-
-  private errorCard(err: ChatErrorInfo): HTMLElement {
-    const d = this.env.doc;
-    const card = el(d, 'div', 'error-card');
-    card.setAttribute('data-testid', 'chat-error-card');
-    card.setAttribute('data-kind', err.kind);
-    if (err.status !== undefined) card.setAttribute('data-http-status', String(err.status));
-    card.setAttribute('role', 'alert');
-    const title = el(d, 'div', 'error-title');
-    title.setAttribute('data-testid', 'chat-error-status');
-    // The core's message often starts with the status already ("HTTP 403 no access. …").
-    const label = err.status !== undefined ? `HTTP ${err.status}` : labelFor(err.kind);
-    title.textContent = `${label} — ${err.message.replace(/^HTTP \d{3}:?\s*/, '')}`;
-    card.append(title);
-    card.append(row(d, 'Cause', err.cause, 'chat-error-cause'), row(d, 'Fix', err.fix, 'chat-error-fix'));
-    const dl = d.createElement('dl');
-    const add = (k: string, v: string | undefined, testId: string) => {
-      if (!v) return;
-      const dt = d.createElement('dt');
-      dt.textContent = k;
-      const dd = d.createElement('dd');
-      dd.textContent = v;
-      dd.setAttribute('data-testid', testId);
-      dl.append(dt, dd);
-    };
-    add('Gateway said', err.gatewayMessage, 'chat-error-gateway-message');
-    add('Endpoint', err.url ?? err.host, 'chat-error-endpoint');
-    add('Token', err.maskedToken, 'chat-error-token');
-    add('Model', err.model ? `${err.model}${err.surface ? ` (${err.surface} surface)` : ''}` : undefined, 'chat-error-model');
-    add('Request id', err.requestId, 'chat-error-request-id');
-    add('Billing', err.billing, 'chat-error-billing');
-    if (err.attempts && err.attempts > 1) add('Retries', `Retried with backoff; gave up after ${err.attempts} attempts.`, 'chat-error-attempts');
-    add('Stream', err.streamFailed ? `The stream failed (${err.streamFailed}); nothing was sent again. Asking again without streaming is billed again.` : undefined, 'chat-error-stream-failed');
-    if (dl.children.length) card.append(dl);
-    const actions = el(d, 'div', 'error-actions');
-    if (err.streamFailed) actions.append(button(d, 'retry-without-streaming', 'chat-error-retry-plain', 'Retry Without Streaming (billed again)'));
-    actions.append(button(d, 'diagnose', 'chat-error-diagnose', 'Run Diagnose'), button(d, 'show-log', 'chat-error-show-log', 'Request Log'));
-    card.append(actions);
-    return card;
-  }
-}
-
-function button(d: Document, action: string, testId: string, label: string): HTMLButtonElement {
-  const b = d.createElement('button');
-  b.type = 'button';
-  b.setAttribute('data-action', action);
-  b.setAttribute('data-testid', testId);
-  b.textContent = label;
-  return b;
 }
 
 function el(d: Document, tag: string, className: string): HTMLElement {
@@ -249,32 +210,18 @@ function el(d: Document, tag: string, className: string): HTMLElement {
   return e;
 }
 
-function row(d: Document, label: string, text: string, testId: string): HTMLElement {
-  const p = el(d, 'div', 'error-row');
-  p.setAttribute('data-testid', testId);
-  const b = d.createElement('strong');
-  b.textContent = `${label}: `;
-  p.append(b, d.createTextNode(text));
-  return p;
-}
-
-function labelFor(kind: ChatErrorInfo['kind']): string {
-  const labels: Record<string, string> = { network: 'Connection failed', timeout: 'Timed out', protocol: 'Unexpected answer', stream_interrupted: 'Stream broke off', bad_request: 'Request refused', internal: 'Error' };
-  return labels[kind] ?? kind;
-}
-
 /** "12 input · 34 output tokens · 1.2 s", plus a warning when max tokens cut the reply off. */
-export function usageLine(e: ChatEntry): string | undefined {
+export function usageLine(e: ChatEntry, s: ChatStrings): string | undefined {
   if (e.role !== 'assistant' || e.status === 'streaming') return undefined;
   const parts: string[] = [];
   const u = e.usage;
   if (u && (u.inputTokens !== undefined || u.outputTokens !== undefined)) {
-    parts.push(`${u.inputTokens ?? '?'} input · ${u.outputTokens ?? '?'} output tokens`);
+    parts.push(fill(s.usageTokens, u.inputTokens ?? '?', u.outputTokens ?? '?'));
   } else if (e.status === 'done') {
-    parts.push('no token usage reported');
+    parts.push(s.noUsage);
   }
   if (u?.cost) parts.push(u.cost);
-  if (e.durationMs !== undefined && e.status === 'done') parts.push(`${(e.durationMs / 1000).toFixed(1)} s`);
-  if (e.finishReason && /^(length|max_tokens)$/.test(e.finishReason)) parts.push('cut off at max tokens');
+  if (e.durationMs !== undefined && e.status === 'done') parts.push(fill(s.seconds, (e.durationMs / 1000).toFixed(1)));
+  if (e.finishReason && /^(length|max_tokens)$/.test(e.finishReason)) parts.push(s.cutOff);
   return parts.length ? parts.join(' · ') : undefined;
 }

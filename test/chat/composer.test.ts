@@ -6,6 +6,7 @@ import { ChatApp, type VsCodeApi, type WebviewState } from '../../src/webview/ch
 import type { ChatEntry, ChatSnapshot, ModelList, WebviewToHost } from '../../src/shared/chatProtocol';
 import { MAX_IMAGE_BYTES } from '../../src/shared/chatImages';
 import { makePng } from '../sim/server';
+import { chatStrings } from '../../src/host/webviewStrings';
 
 const png = makePng('composer', 8);
 const models: ModelList = { items: [{ id: 'gpt-4o-mini', capabilities: ['chat'] }], defaults: { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' }, loading: false };
@@ -18,7 +19,7 @@ function harness(saved?: unknown) {
   const state = { value: saved };
   const api: VsCodeApi = { postMessage: (m) => posted.push(JSON.parse(JSON.stringify(m))), getState: () => state.value, setState: (s) => (state.value = s) };
   const frames: Array<() => void> = [];
-  const app = new ChatApp(win, win.document.getElementById('app')!, api, { schedule: (fn) => frames.push(fn) });
+  const app = new ChatApp(win, win.document.getElementById('app')!, api, { schedule: (fn) => frames.push(fn), strings: chatStrings() });
   app.handle({ type: 'init', state: snapshot(), models });
   const q = <E extends HTMLElement = HTMLElement>(id: string) => win.document.querySelector<E>(`[data-testid="${id}"]`);
   const qa = (id: string) => Array.from(win.document.querySelectorAll<HTMLElement>(`[data-testid="${id}"]`));

@@ -11,6 +11,7 @@ import type { ChatOptions, ModelList } from '../../src/shared/chatProtocol';
 import { usageLine } from '../../src/webview/messageView';
 import { startSimulator, type Simulator } from '../sim/server';
 import { makeClient } from '../gateway/helpers';
+import { chatStrings } from '../../src/host/webviewStrings';
 
 let real: Simulator;
 let strict: Simulator;
@@ -37,11 +38,11 @@ test("a reply's usage line says what it cost where the gateway publishes the mod
   const entry = (await s.send('hello there', opts))!;
   assert.equal(entry.status, 'done');
   assert.match(entry.usage?.cost ?? '', /^≈ \$0\.\d+$/);
-  assert.match(usageLine(entry) ?? '', /output tokens · ≈ \$0\.\d+ · \d+\.\d s/);
+  assert.match(usageLine(entry, chatStrings()) ?? '', /output tokens · ≈ \$0\.\d+ · \d+\.\d s/);
   const none = await session(strict);
   const plain = (await none.s.send('hello there', opts))!;
   assert.equal(plain.usage?.cost, undefined);
-  assert.doesNotMatch(usageLine(plain) ?? '', /≈/);
+  assert.doesNotMatch(usageLine(plain, chatStrings()) ?? '', /≈/);
 });
 
 test("the model picker's list carries each model's price", async () => {

@@ -7,6 +7,13 @@ import { chatCsp, chatHtml } from '../../src/host/webviewHtml';
 import { ChatSession, type ChatBackend, type SessionEvent } from '../../src/host/chat/session';
 import { errorInfo } from '../../src/host/errorPresenter';
 import { errorFromResponse, maskToken, type ChatEvent, type ChatRequest, type ChatResult } from '../../src/gateway';
+import { chatStrings } from '../../src/host/webviewStrings';
+import { CHAT_STRING_KEYS, fill, parseChatStrings } from '../../src/shared/webviewStrings';
+import { DIAGNOSE_CSS, diagnoseBody } from '../../src/host/diagnoseHtml';
+import type { DiagnosisReport } from '../../src/gateway';
+import { useTranslations } from '../../src/gateway/l10n';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const options: ChatOptions = { surface: 'compatible', model: 'gpt-4o-mini', system: '', temperature: 0.7, maxTokens: 256 };
 
@@ -63,7 +70,7 @@ test('unknown fields are dropped, not passed on', () => {
 });
 
 test('the HTML shell: strict CSP with a fresh crypto nonce, local resources only', () => {
-  const input = { cspSource: 'https://*.vscode-cdn.net', scriptUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/dist/webview.js', styleUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/media/chat.css' };
+  const input = { cspSource: 'https://*.vscode-cdn.net', scriptUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/dist/webview.js', styleUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/media/chat.css', codiconUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/dist/codicons/codicon.css', strings: chatStrings() };
   const a = chatHtml(input);
   const b = chatHtml(input);
   const nonceOf = (html: string) => /script-src 'nonce-([^']+)'/.exec(html)?.[1];
@@ -161,4 +168,63 @@ test('a stream that succeeds posts entries without any token', async () => {
   assert.deepEqual(entry.usage, { inputTokens: 3, outputTokens: 2 });
   assert.deepEqual(events.map((e) => e.type), ['entryAdded', 'entryAdded', 'busy', 'entryDelta', 'entryDelta', 'entryUpdated', 'busy']);
   assert.ok(!JSON.stringify(outbound(events, session)).includes('sk-'));
+});
+
+test("the webview's words: built on the host for every key, checked at the boundary, filled in the view", () => {
+  const s = chatStrings();
+  assert.deepEqual(Object.keys(s).sort(), [...CHAT_STRING_KEYS].sort());
+  assert.deepEqual(parseChatStrings(JSON.parse(JSON.stringify(s))), s);
+  const { send: _send, ...missing } = s;
+  assert.equal(parseChatStrings(missing), undefined, 'a missing key');
+  assert.equal(parseChatStrings({ ...s, send: 3 }), undefined, 'not a string');
+  assert.equal(parseChatStrings({ ...s, extra: 'x' }), undefined, 'an unknown key');
+  assert.equal(parseChatStrings('nope'), undefined);
+  assert.equal(fill(s.retrying, 1, 'HTTP 429', 2), 'Attempt 1 failed (HTTP 429); retrying with backoff (retry 1 of 2)…');
+  assert.equal(fill('{0} and {1}', 'a'), 'a and {1}');
+  const html = chatHtml({ cspSource: 'X', scriptUri: 'X/w.js', styleUri: 'X/c.css', codiconUri: 'X/codicons/codicon.css', strings: { ...s, send: 'Send "now" <b>' }, lang: 'zh-cn' });
+  assert.ok(html.includes('<link rel="stylesheet" href="X/codicons/codicon.css">'));
+  assert.ok(html.includes('<html lang="zh-cn">'));
+  const attr = /data-strings="([^"]*)"/.exec(html)![1]!;
+  const decoded = attr.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  assert.equal(parseChatStrings(JSON.parse(decoded))?.send, 'Send "now" <b>');
+});
+
+test('the diagnosis page: column headers, a codicon and a status word per check, no emoji, wraps when narrow', () => {
+  const check = (id: string, result: 'pass' | 'warn' | 'fail' | 'skipped', fix = '') => ({ id, title: `T ${id}`, result, durationMs: 1, cause: `c <${id}>`, fix });
+  const report = {
+    baseUrl: 'http://127.0.0.1:1/v1', maskedToken: 'sk-abc...wxyz', proxy: 'none', summary: { pass: 1, warn: 1, fail: 1, skipped: 1 },
+    checks: [check('token', 'fail', 'https://example.invalid/a/very/long/path/without/any/break/'.repeat(3)), check('base-url', 'pass'), check('proxy', 'warn'), check('generate-video', 'skipped')],
+  } as unknown as DiagnosisReport;
+  const html = diagnoseBody(report);
+  assert.equal(html.match(/<th scope="col">/g)?.length, 5);
+  for (const [id, word, icon] of [['token', 'Failed', 'error'], ['base-url', 'Passed', 'pass'], ['proxy', 'Warning', 'warning'], ['generate-video', 'Skipped', 'debug-step-over']]) {
+    const row = new RegExp(`data-testid="check-${id}"[\\s\\S]*?</tr>`).exec(html)![0];
+    assert.ok(row.includes(`codicon-${icon}`), `${id}: icon`);
+    assert.ok(row.includes(`<span class="status-text" data-testid="status-text">${word}</span>`), `${id}: ${word}`);
+  }
+  assert.ok(html.includes('c &lt;token&gt;'), 'escaped');
+  assert.doesNotMatch(html, /\p{Extended_Pictographic}/u);
+  assert.match(html, /1 failed, 1 warnings, 1 passed/);
+  assert.match(DIAGNOSE_CSS, /@media \(max-width:640px\)/);
+  assert.match(DIAGNOSE_CSS, /overflow-wrap:anywhere/);
+});
+
+test("in Chinese every word of the chat webview and the diagnosis page is translated on the host", () => {
+  // The fragments the build merges into l10n/bundle.l10n.zh-cn.json.
+  const dir = join(__dirname, '..', '..', '..', 'l10n', 'zh-cn');
+  const bundle: Record<string, string> = Object.assign({}, ...readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, string>));
+  const en = chatStrings();
+  useTranslations(bundle);
+  let zh: ReturnType<typeof chatStrings>;
+  let page: string;
+  try {
+    zh = chatStrings();
+    page = diagnoseBody({ baseUrl: '', proxy: 'none', summary: { pass: 1, warn: 0, fail: 0, skipped: 0 }, checks: [{ id: 'token', title: 'T', result: 'pass', durationMs: 1, cause: 'c', fix: '' }] } as unknown as DiagnosisReport);
+  } finally {
+    useTranslations(undefined);
+  }
+  const same = CHAT_STRING_KEYS.filter((k) => zh[k] === en[k] && k !== 'retryHttp');
+  assert.deepEqual(same, [], 'untranslated chat strings');
+  assert.equal(zh.send, '发送');
+  for (const word of ['状态', '检查项', '原因', '解决办法', '通过', '复制报告']) assert.ok(page.includes(word), word);
 });

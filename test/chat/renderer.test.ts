@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { createMarkdownRenderer, stableSplit } from '../../src/webview/markdownRenderer';
 import { ChatApp, type VsCodeApi } from '../../src/webview/chatApp';
 import type { ChatEntry, ChatSnapshot, HostToWebview, ModelList, WebviewToHost } from '../../src/shared/chatProtocol';
+import { chatStrings } from '../../src/host/webviewStrings';
+import { useTranslations } from '../../src/gateway/l10n';
 
 const ORIGIN = 'https://file+.vscode-resource.vscode-cdn.net';
 const BUNDLE = join(__dirname, '..', '..', '..', 'dist', 'webview.js');
@@ -70,7 +72,7 @@ test('the inertness check itself catches live markup (negative control)', () => 
 
 test('model output with XSS attempts renders inert (markdown path)', () => {
   const { win, alerts } = dom();
-  const md = createMarkdownRenderer(win, { resourceOrigin: ORIGIN });
+  const md = createMarkdownRenderer(win, { resourceOrigin: ORIGIN, strings: chatStrings() });
   const host = win.document.getElementById('app')!;
   for (const [label, text] of ATTACKS) {
     const frag = md.render(text);
@@ -86,7 +88,7 @@ test('model output with XSS attempts renders inert (markdown path)', () => {
 
 test('raw HTML through the sanitiser is inert too (defence in depth)', () => {
   const { win, alerts } = dom();
-  const md = createMarkdownRenderer(win, { resourceOrigin: ORIGIN });
+  const md = createMarkdownRenderer(win, { resourceOrigin: ORIGIN, strings: chatStrings() });
   const host = win.document.getElementById('app')!;
   for (const [label, html] of [
     ['script', '<p>a</p><script>window.pwned=1</script>'],
@@ -108,7 +110,7 @@ test('raw HTML through the sanitiser is inert too (defence in depth)', () => {
 
 test('allowed: data: images, own-resource images, https links (rel=noopener), remote images become a note', () => {
   const { win } = dom();
-  const md = createMarkdownRenderer(win, { resourceOrigin: ORIGIN });
+  const md = createMarkdownRenderer(win, { resourceOrigin: ORIGIN, strings: chatStrings() });
   const host = win.document.getElementById('app')!;
   host.replaceChildren(md.render(`![dot](data:image/png;base64,iVBORw0KGgo=) ![own](${ORIGIN}/media/icon.png) [docs](https://example.com/docs) ![remote](https://evil.example/x.png)`));
   const imgs = Array.from(host.querySelectorAll('img')).map((i) => i.getAttribute('src'));
@@ -121,7 +123,7 @@ test('allowed: data: images, own-resource images, https links (rel=noopener), re
 
 test('code blocks get Copy and Insert buttons, made by us', () => {
   const { win } = dom();
-  const md = createMarkdownRenderer(win);
+  const md = createMarkdownRenderer(win, { strings: chatStrings() });
   const host = win.document.getElementById('app')!;
   host.replaceChildren(md.render('Try:\n\n```ts\nconst a = 1 < 2;\n```\n'));
   const block = host.querySelector('[data-testid="chat-code-block"]')!;
@@ -162,7 +164,7 @@ function harness(saved?: unknown): Harness {
   const state = { value: saved };
   const api: VsCodeApi = { postMessage: (m) => posted.push(m), getState: () => state.value, setState: (s) => (state.value = s) };
   const frames: Array<() => void> = [];
-  const app = new ChatApp(win, win.document.getElementById('app')!, api, { schedule: (fn) => frames.push(fn), resourceOrigin: ORIGIN });
+  const app = new ChatApp(win, win.document.getElementById('app')!, api, { schedule: (fn) => frames.push(fn), resourceOrigin: ORIGIN, strings: chatStrings() });
   const q = (id: string) => win.document.querySelector<HTMLElement>(`[data-testid="${id}"]`);
   return { win, app, posted, state, frames, list: q('chat-messages')!, q };
 }
@@ -341,6 +343,7 @@ test('the bundled webview (dist/webview.js) boots, says ready and renders under 
   const w = jsdom.window as unknown as Window & { acquireVsCodeApi: () => VsCodeApi; eval: (src: string) => void };
   const posted: WebviewToHost[] = [];
   w.acquireVsCodeApi = () => ({ postMessage: (m) => posted.push(m), getState: () => undefined, setState: () => undefined });
+  w.document.getElementById('app')!.dataset.strings = JSON.stringify(chatStrings());
   w.eval(readFileSync(BUNDLE, 'utf8'));
   assert.deepEqual(JSON.parse(JSON.stringify(posted)), [{ type: 'ready' }], 'ready is the first and only message');
   const msg: HostToWebview = { type: 'init', state: snapshot([user('u', 'hi'), finished('a', 'Hello **there** <img src=x onerror=alert(1)>')]), models };
@@ -352,6 +355,7 @@ test('the bundled webview (dist/webview.js) boots, says ready and renders under 
   for (const id of ['chat-input', 'chat-send', 'chat-stop', 'chat-regenerate', 'chat-new', 'chat-surface', 'chat-model', 'chat-system', 'chat-temperature', 'chat-max-tokens', 'chat-usage']) {
     assert.ok(doc.querySelector(`[data-testid="${id}"]`), id);
   }
+  assert.equal(doc.querySelector('[data-testid="chat-send"]')!.textContent, 'Send', "the host's words, from the page");
   jsdom.window.close();
 });
 
@@ -376,4 +380,71 @@ test('a failed stream: the card says nothing was re-sent and offers Retry Withou
   const other: ChatEntry = { ...failed, id: 'f2', error: { kind: 'forbidden', status: 403, message: 'HTTP 403', cause: 'c', fix: 'f' } };
   h.app.handle({ type: 'init', state: snapshot([user('u1', 'one two'), other]), models });
   assert.equal(h.q('chat-error-retry-plain'), null);
+});
+
+test('accessible: every button has a name, the input a label, icons are codicons (no glyphs or emoji)', () => {
+  const h = harness();
+  const err = { kind: 'bad_request' as const, status: 403, message: 'HTTP 403 no access', cause: 'group', fix: 'switch token', streamFailed: 'cut' };
+  h.app.handle({ type: 'init', state: snapshot([user('u', 'hi'), finished('a', 'Code:\n\n```js\nx()\n```\n'), { ...finished('e', ''), status: 'error', error: err }]), models });
+  const doc = h.win.document;
+  const buttons = Array.from(doc.querySelectorAll('button'));
+  assert.ok(buttons.length >= 10);
+  for (const b of buttons) {
+    const name = b.getAttribute('aria-label') ?? b.textContent?.trim() ?? '';
+    assert.ok(name.length > 0, `a name for ${b.getAttribute('data-testid')}`);
+    assert.doesNotMatch(b.textContent ?? '', /[\u2190-\u21ff\u2300-\u23ff\u2500-\u27bf\u00d7]|\p{Extended_Pictographic}/u, `no glyph in ${b.getAttribute('data-testid')}`);
+  }
+  for (const id of ['chat-refresh-models', 'chat-context-remove', 'chat-attach']) {
+    const b = h.q(id)!;
+    assert.ok(b.querySelector('.codicon[aria-hidden="true"]'), `${id}: a codicon`);
+    assert.ok(b.getAttribute('aria-label') && b.title, `${id}: aria-label and title`);
+  }
+  const input = h.q('chat-input') as HTMLTextAreaElement;
+  assert.equal(input.labels?.[0]?.textContent, 'Message');
+  assert.ok(h.q('chat-code-copy')!.querySelector('.codicon-copy'));
+  assert.equal(h.q('chat-code-copy')!.textContent, 'Copy');
+});
+
+test('keyboard: a Stop button that hides while focused hands the focus to the input', () => {
+  const h = harness();
+  h.app.handle({ type: 'init', state: snapshot([]), models });
+  h.app.handle({ type: 'busy', busy: true });
+  const stop = h.q('chat-stop')!;
+  stop.focus();
+  assert.equal(h.win.document.activeElement, stop);
+  stop.click();
+  assert.deepEqual(h.posted.at(-1), { type: 'stop' });
+  h.app.handle({ type: 'busy', busy: false });
+  assert.equal(h.win.document.activeElement, h.q('chat-input'), 'focus is back in the input');
+});
+
+test('keyboard: when the view gets the focus, the input takes it (unless a control already has it)', () => {
+  const h = harness();
+  h.app.handle({ type: 'init', state: snapshot([]), models });
+  (h.win.document.activeElement as HTMLElement | null)?.blur();
+  h.win.dispatchEvent(new (h.win as unknown as typeof globalThis).FocusEvent('focus'));
+  assert.equal(h.win.document.activeElement, h.q('chat-input'));
+  h.q('chat-new')!.focus();
+  h.win.dispatchEvent(new (h.win as unknown as typeof globalThis).FocusEvent('focus'));
+  assert.equal(h.win.document.activeElement, h.q('chat-new'), 'a focused control keeps the focus');
+});
+
+test("the view shows the host's words: a translated record changes every label, the webview translates nothing", () => {
+  useTranslations({ Send: '发送', 'Attach image': '附加图片', 'Thought for {0}': '思考了 {0}', '{0} s': '{0} 秒' });
+  let strings;
+  try {
+    strings = chatStrings();
+  } finally {
+    useTranslations(undefined);
+  }
+  assert.equal(strings.send, '发送');
+  assert.equal(chatStrings().send, 'Send', 'English again without the bundle');
+  const { win } = dom();
+  const api: VsCodeApi = { postMessage: () => undefined, getState: () => undefined, setState: () => undefined };
+  const app = new ChatApp(win, win.document.getElementById('app')!, api, { schedule: (fn) => fn(), strings });
+  app.handle({ type: 'init', state: snapshot([{ ...finished('a', 'ok'), reasoning: 'hm', reasoningMs: 3200 }]), models });
+  const q = (id: string) => win.document.querySelector<HTMLElement>(`[data-testid="${id}"]`)!;
+  assert.equal(q('chat-send').textContent, '发送');
+  assert.equal(q('chat-attach').getAttribute('aria-label'), '附加图片');
+  assert.equal(q('chat-thinking-summary').textContent, '思考了 3.2 秒');
 });

@@ -13,6 +13,7 @@ import { ChatSession, MAX_INLINE_IMAGE_CHARS, type SessionEvent, type SessionMod
 import { ChatModels } from '../../host/chat/chatModels';
 import { ChatStore, restoreOptions } from '../../host/chat/chatStore';
 import { chatHtml } from '../../host/webviewHtml';
+import { chatStrings } from '../../host/webviewStrings';
 import { parseWebviewMessage, type ChatOptions, type ChatSnapshot, type ChatSurface, type HostToWebview, type ImageAttachment, type SelectionContext } from '../../shared/chatProtocol';
 import { modelsForSurface } from '../../shared/modelOrder';
 import { Disposable } from '../disposable';
@@ -32,6 +33,8 @@ const IMAGE_MODEL_PLACEHOLDER = 'gpt-image-1';
 export class ChatViewProvider extends Disposable implements vscode.WebviewViewProvider, ChatHost {
   private view: vscode.WebviewView | undefined;
   private ready = false;
+  /** Open Chat asked for the input's focus before the page said `ready` */
+  private focusWhenReady = false;
   private readonly session: ChatSession;
   private readonly store: ChatStore;
   private readonly models: ChatModels;
@@ -109,6 +112,9 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       cspSource: view.webview.cspSource,
       scriptUri: view.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js')).toString(),
       styleUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'chat.css')).toString(),
+      codiconUri: view.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'codicons', 'codicon.css')).toString(),
+      strings: chatStrings(),
+      lang: vscode.env.language,
     });
     const subs = [
       view.webview.onDidReceiveMessage((raw: unknown) => this.onMessage(raw)),
@@ -131,6 +137,13 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
   }
 
+  /** Open Chat: reveals the view with the keyboard focus in its input (once the page is ready). */
+  async focusInput(): Promise<void> {
+    await this.reveal();
+    if (this.view && this.ready) this.post({ type: 'focusInput' });
+    else this.focusWhenReady = true;
+  }
+
   /** Ask About Selection: attaches the selection; with a question, sends it at once. */
   async askAbout(context: SelectionContext, question?: string): Promise<void> {
     this.pendingContext = context;
@@ -151,6 +164,8 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     this.deltas.clear();
     this.reasoning.clear();
     this.postNow({ type: 'init', state: this.snapshot(), models: this.models.current });
+    if (this.focusWhenReady) this.postNow({ type: 'focusInput' });
+    this.focusWhenReady = false;
     this.models.ensureLoaded();
   }
 
@@ -216,7 +231,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       const type = typeof raw === 'object' && raw ? String((raw as { type?: unknown }).type).slice(0, 40) : typeof raw;
       this.log.warn(`Chat view: ignored an invalid message (${type}).`);
       // The webview cleared its composer: it gets the message back.
-      if (type === 'send') this.post({ type: 'sendRefused', message: 'The message could not be sent: it or its images are not valid (PNG, JPEG, GIF or WebP; at most 4, 5 MB each).' });
+      if (type === 'send') this.post({ type: 'sendRefused', message: vscode.l10n.t('The message could not be sent: it or its images are not valid (PNG, JPEG, GIF or WebP; at most 4, 5 MB each).') });
       return;
     }
     void handleChatMessage(this, msg).catch((e) => this.log.error(`Chat view: ${msg.type} failed: ${e instanceof Error ? e.message : String(e)}`));

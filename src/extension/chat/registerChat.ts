@@ -13,7 +13,7 @@ export function registerChat(context: vscode.ExtensionContext, hub: Registrar, s
   context.subscriptions.push(
     provider,
     hub.webviewView(CHAT_VIEW_ID, provider),
-    hub.command(CommandId.OpenChat, () => provider.reveal()),
+    hub.command(CommandId.OpenChat, () => provider.focusInput()),
     hub.command(CommandId.NewChat, async () => {
       provider.newChat();
       await provider.reveal();
@@ -22,12 +22,12 @@ export function registerChat(context: vscode.ExtensionContext, hub: Registrar, s
     hub.command(CommandId.AskAboutSelection, async (arg?: unknown) => {
       const editor = vscode.window.activeTextEditor;
       if (!editor) {
-        void vscode.window.showWarningMessage('Model Relay: open a file and select some code to ask about.');
+        void vscode.window.showWarningMessage(vscode.l10n.t('Model Relay: open a file and select some code to ask about.'));
         return;
       }
       const ctx = selectionContext(editor);
       if (!ctx) {
-        void vscode.window.showWarningMessage('Model Relay: select some code to ask about first.');
+        void vscode.window.showWarningMessage(vscode.l10n.t('Model Relay: select some code to ask about first.'));
         return;
       }
       const question = arg && typeof arg === 'object' && typeof (arg as { question?: unknown }).question === 'string' ? (arg as { question: string }).question : undefined;

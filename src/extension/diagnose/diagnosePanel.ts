@@ -1,25 +1,19 @@
 /**
  * "Model Relay: Diagnose Connection": runs the core's diagnosis engine with progress and shows the
- * report in a panel (one row per check: icon, HTTP status, cause, fix, and a button for fixes the
- * extension can apply), with "Copy report" (markdown, masked tokens only).
+ * report in a panel (one row per check: icon and status word, HTTP status, cause, fix, and a button
+ * for fixes the extension can apply; the page itself: src/host/diagnoseHtml.ts), with "Copy report"
+ * (markdown, masked tokens only).
  */
 import * as vscode from 'vscode';
 import { homedir } from 'node:os';
-import { renderMarkdown, runDiagnosis, type DiagnosisCheck, type DiagnosisReport, type FixAction } from '../../gateway';
+import { renderMarkdown, runDiagnosis, type DiagnosisCheck, type DiagnosisReport } from '../../gateway';
 import { CommandId } from '../../host/commandIds';
+import { DIAGNOSE_CSS, DIAGNOSE_SCRIPT, diagnoseBody, statusWord } from '../../host/diagnoseHtml';
 import { parseDiagnoseMessage, type DiagnosePanelMessage } from '../../host/panelMessages';
-import { escapeHtml as esc, htmlPage, makeNonce, webviewCsp } from '../../host/webviewHtml';
+import { codiconLink, htmlPage, makeNonce, webviewCsp } from '../../host/webviewHtml';
 import type { GatewayService } from '../gatewayService';
 import { disableStreaming, readProxySettings, writeBaseUrl } from '../settings';
 import type { TokenStore } from '../tokenStore';
-
-const FIX_LABEL: Record<FixAction['kind'], string> = {
-  'set-base-url': 'Use this base URL',
-  'switch-token': 'Switch token',
-  'add-token': 'Add token',
-  'disable-stream': 'Turn streaming off',
-  'setup-native-cli': 'Set up native CLI',
-};
 
 export class DiagnoseController {
   private panel: vscode.WebviewPanel | undefined;
@@ -53,6 +47,7 @@ export class DiagnoseController {
       knownTokens,
       models: { chat: s.models.chat || undefined, native: s.models.native || undefined, image: s.models.image || undefined, imageEdit: s.models.imageEdit || undefined, video: s.models.video || undefined },
       proxy: readProxySettings(),
+      remoteName: vscode.env.remoteName,
       extraHeaders: s.extraHeaders,
       cliTool: { env, homeDir: homedir(), workspaceDir: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath },
       includeMedia,
@@ -69,15 +64,16 @@ export class DiagnoseController {
   /** Runs the diagnosis; image and video generation checks only when asked for (they cost money). */
   async run(includeMedia = false): Promise<void> {
     if (includeMedia) {
-      const go = await vscode.window.showWarningMessage('Model Relay: the image, image-edit and video checks make real generation calls, which the gateway bills.', { modal: true }, 'Run Them');
-      if (go !== 'Run Them') return;
+      const runThem = vscode.l10n.t('Run Them');
+      const go = await vscode.window.showWarningMessage(vscode.l10n.t('Model Relay: the image, image-edit and video checks make real generation calls, which the gateway bills.'), { modal: true }, runThem);
+      if (go !== runThem) return;
     }
     const report = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'Model Relay: diagnosing the connection', cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Model Relay: diagnosing the connection'), cancellable: true },
       (progress, token) => {
         const ac = new AbortController();
         token.onCancellationRequested(() => ac.abort());
-        return this.diagnose(ac.signal, (c) => progress.report({ message: `${c.title}: ${c.result}`, increment: 100 / 15 }), includeMedia);
+        return this.diagnose(ac.signal, (c) => progress.report({ message: `${c.title}: ${statusWord(c.result)}`, increment: 100 / 15 }), includeMedia);
       },
     );
     this.report = report;
@@ -86,7 +82,7 @@ export class DiagnoseController {
 
   private show(r: DiagnosisReport): void {
     if (!this.panel) {
-      this.panel = vscode.window.createWebviewPanel('modelRelay.diagnose', 'Model Relay: Diagnosis', vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [] });
+      this.panel = vscode.window.createWebviewPanel('modelRelay.diagnose', vscode.l10n.t('Model Relay: Diagnosis'), vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [this.codicons()] });
       this.panel.onDidDispose(() => (this.panel = undefined));
       this.panel.webview.onDidReceiveMessage((raw) => {
         const msg = parseDiagnoseMessage(raw);
@@ -94,8 +90,16 @@ export class DiagnoseController {
       });
     }
     const nonce = makeNonce();
-    this.panel.webview.html = htmlPage({ title: 'Model Relay: Diagnosis', nonce, csp: webviewCsp({ nonce, style: `'nonce-${nonce}'` }), style: DIAGNOSE_CSS, body: reportBody(r), script: DIAGNOSE_SCRIPT });
+    const w = this.panel.webview;
+    const head = codiconLink(w.asWebviewUri(vscode.Uri.joinPath(this.codicons(), 'codicon.css')).toString());
+    const csp = webviewCsp({ nonce, style: `${w.cspSource} 'nonce-${nonce}'`, font: w.cspSource });
+    w.html = htmlPage({ title: vscode.l10n.t('Model Relay: Diagnosis'), lang: vscode.env.language, nonce, csp, head, style: DIAGNOSE_CSS, body: diagnoseBody(r), script: DIAGNOSE_SCRIPT });
     this.panel.reveal();
+  }
+
+  /** dist/codicons: the icon font and its stylesheet (copied there at build time). */
+  private codicons(): vscode.Uri {
+    return vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'codicons');
   }
 
   private async onMessage(msg: DiagnosePanelMessage): Promise<void> {
@@ -103,7 +107,7 @@ export class DiagnoseController {
       case 'copy':
         if (this.report) {
           await vscode.env.clipboard.writeText(renderMarkdown(this.report, { secrets: [await this.tokens.activeToken()] }));
-          void vscode.window.showInformationMessage('Model Relay: diagnosis report copied (tokens masked).');
+          void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: diagnosis report copied (tokens masked).'));
         }
         return;
       case 'rerun':
@@ -117,7 +121,7 @@ export class DiagnoseController {
           case 'set-base-url':
             await writeBaseUrl(action.value);
             this.service.reload();
-            void vscode.window.showInformationMessage(`Model Relay: base URL set to ${action.value}.`);
+            void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: base URL set to {0}.', action.value));
             return this.run();
           case 'switch-token':
             await vscode.commands.executeCommand(CommandId.SwitchToken);
@@ -127,7 +131,7 @@ export class DiagnoseController {
             return this.run();
           case 'disable-stream':
             await disableStreaming();
-            void vscode.window.showInformationMessage('Model Relay: streaming is off (modelRelay.stream).');
+            void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: streaming is off (modelRelay.stream).'));
             return;
           case 'setup-native-cli':
             await vscode.commands.executeCommand(CommandId.SetupNativeCli);
@@ -140,29 +144,4 @@ export class DiagnoseController {
       }
     }
   }
-}
-
-const DIAGNOSE_CSS = `body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);background:var(--vscode-editor-background);padding:12px}
-table{border-collapse:collapse;width:100%}td{border-bottom:1px solid var(--vscode-panel-border);padding:6px;vertical-align:top}
-tr.fail td{background:var(--vscode-inputValidation-errorBackground)}tr.warn td{background:var(--vscode-inputValidation-warningBackground)}
-.url{font-family:var(--vscode-editor-font-family);font-size:11px;color:var(--vscode-descriptionForeground);word-break:break-all}
-button{background:var(--vscode-button-background);color:var(--vscode-button-foreground);border:none;padding:3px 10px;margin-top:4px;cursor:pointer}`;
-
-const DIAGNOSE_SCRIPT = `const vscode=acquireVsCodeApi();document.addEventListener('click',e=>{const b=e.target.closest('button');if(!b)return;if(b.dataset.fix!==undefined)vscode.postMessage({type:'fix',index:Number(b.dataset.fix)});else vscode.postMessage({type:b.dataset.cmd});});`;
-
-const ICON = { pass: '✅', warn: '⚠️', fail: '❌', skipped: '⏭️' } as const;
-
-function checkRow(c: DiagnosisCheck, i: number): string {
-  const fixButton = c.fixAction ? `<div><button data-testid="fix-${esc(c.id)}" data-fix="${i}">${esc(FIX_LABEL[c.fixAction.kind])}${c.fixAction.kind === 'set-base-url' ? `: ${esc(c.fixAction.value)}` : ''}</button></div>` : '';
-  return `<tr class="${c.result}" data-testid="check-${esc(c.id)}" data-result="${c.result}">
-<td>${ICON[c.result]}</td><td><b>${esc(c.title)}</b>${c.url ? `<div class="url">${esc(c.url)}</div>` : ''}</td><td>${c.httpStatus ?? '—'}</td>
-<td>${esc(c.cause)}${c.details?.length ? `<ul>${c.details.map((d) => `<li>${esc(d)}</li>`).join('')}</ul>` : ''}</td>
-<td>${esc(c.fix || '—')}${fixButton}</td></tr>`;
-}
-
-function reportBody(r: DiagnosisReport): string {
-  return `<h2>Model Relay diagnosis</h2>
-<p data-testid="diagnosis-summary">Base URL <code>${esc(r.baseUrl || '(not set)')}</code> · token ${r.maskedToken ? `<code>${esc(r.maskedToken)}</code>` : '(none)'}${r.tokenName ? ` (${esc(r.tokenName)})` : ''} · proxy: ${esc(r.proxy)} · <b>${r.summary.fail} failed, ${r.summary.warn} warnings, ${r.summary.pass} passed</b></p>
-<p><button data-testid="copy-report" data-cmd="copy">Copy report</button> <button data-testid="rerun" data-cmd="rerun">Run again</button> <button data-testid="rerun-media" data-cmd="rerunMedia">Run with image and video checks (billed)</button></p>
-<table><tbody>${r.checks.map(checkRow).join('\n')}</tbody></table>`;
 }

@@ -1,8 +1,11 @@
-/** A preview panel for a generated or edited image, with Save As / Copy Path / Insert Markdown Link. */
+/**
+ * A preview panel for a generated or edited image, with Save As / Copy Path / Insert Markdown Link
+ * (codicons beside the words; every word in the display language).
+ */
 import * as vscode from 'vscode';
 import { basename, dirname, relative } from 'node:path';
 import { parsePreviewMessage } from '../../host/panelMessages';
-import { escapeHtml, htmlPage, makeNonce, webviewCsp } from '../../host/webviewHtml';
+import { codiconLink, escapeHtml, htmlPage, makeNonce, webviewCsp } from '../../host/webviewHtml';
 
 export interface PreviewInfo {
   file: vscode.Uri;
@@ -15,40 +18,45 @@ export interface PreviewInfo {
 }
 
 export function showImagePreview(context: vscode.ExtensionContext, info: PreviewInfo): vscode.WebviewPanel {
-  const roots = [vscode.Uri.file(dirname(info.file.fsPath)), vscode.Uri.joinPath(context.extensionUri, 'media')];
+  const codicons = vscode.Uri.joinPath(context.extensionUri, 'dist', 'codicons');
+  const roots = [vscode.Uri.file(dirname(info.file.fsPath)), vscode.Uri.joinPath(context.extensionUri, 'media'), codicons];
   if (info.original) roots.push(vscode.Uri.file(dirname(info.original.fsPath)));
-  const panel = vscode.window.createWebviewPanel('modelRelay.imagePreview', info.title ?? `Image: ${basename(info.file.fsPath)}`, vscode.ViewColumn.Beside, {
+  const panel = vscode.window.createWebviewPanel('modelRelay.imagePreview', info.title ?? vscode.l10n.t('Image: {0}', basename(info.file.fsPath)), vscode.ViewColumn.Beside, {
     enableScripts: true,
     localResourceRoots: roots,
   });
   const w = panel.webview;
   const nonce = makeNonce();
   const img = (u: vscode.Uri, alt: string, id: string) => `<figure><img data-testid="${id}" src="${w.asWebviewUri(u)}" alt="${escapeHtml(alt)}"><figcaption>${escapeHtml(alt)}</figcaption></figure>`;
-  const meta = `<dt>Prompt</dt><dd>${escapeHtml(info.prompt)}</dd><dt>Model</dt><dd>${escapeHtml(info.model)}</dd>${info.size ? `<dt>Size</dt><dd>${escapeHtml(info.size)}</dd>` : ''}<dt>File</dt><dd>${escapeHtml(vscode.workspace.asRelativePath(info.file))}</dd>`;
-  const body = `<div class="row">${info.original ? img(info.original, 'Original', 'preview-original') : ''}${img(info.file, info.original ? 'Edited' : 'Generated', 'preview-image')}</div>
+  const term = (k: string, v: string) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`;
+  const meta = `${term(vscode.l10n.t('Prompt'), info.prompt)}${term(vscode.l10n.t('Model'), info.model)}${info.size ? term(vscode.l10n.t('Size'), info.size) : ''}${term(vscode.l10n.t('File'), vscode.workspace.asRelativePath(info.file))}`;
+  const button = (id: string, cmd: string, icon: string, label: string) => `<button data-testid="${id}" data-cmd="${cmd}"><span class="codicon codicon-${icon}" aria-hidden="true"></span><span>${escapeHtml(label)}</span></button>`;
+  const body = `<div class="row">${info.original ? img(info.original, vscode.l10n.t('Original'), 'preview-original') : ''}${img(info.file, info.original ? vscode.l10n.t('Edited') : vscode.l10n.t('Generated'), 'preview-image')}</div>
 <dl data-testid="preview-meta">${meta}</dl>
-<p><button data-testid="preview-save-as" data-cmd="saveAs">Save As…</button><button data-testid="preview-copy-path" data-cmd="copyPath">Copy Path</button><button data-testid="preview-insert-link" data-cmd="insertLink">Insert Markdown Link</button></p>`;
-  panel.webview.html = htmlPage({ title: panel.title, nonce, csp: webviewCsp({ nonce, img: w.cspSource, style: `${w.cspSource} 'nonce-${nonce}'` }), style: PREVIEW_CSS, body, script: PREVIEW_SCRIPT });
+<p>${button('preview-save-as', 'saveAs', 'save-as', vscode.l10n.t('Save As…'))}${button('preview-copy-path', 'copyPath', 'copy', vscode.l10n.t('Copy Path'))}${button('preview-insert-link', 'insertLink', 'link', vscode.l10n.t('Insert Markdown Link'))}</p>`;
+  const csp = webviewCsp({ nonce, img: w.cspSource, style: `${w.cspSource} 'nonce-${nonce}'`, font: w.cspSource });
+  const head = codiconLink(w.asWebviewUri(vscode.Uri.joinPath(codicons, 'codicon.css')).toString());
+  panel.webview.html = htmlPage({ title: panel.title, lang: vscode.env.language, nonce, csp, head, style: PREVIEW_CSS, body, script: PREVIEW_SCRIPT });
   panel.webview.onDidReceiveMessage(async (raw: unknown) => {
     const msg = parsePreviewMessage(raw);
     if (!msg) return; // validated at the boundary
     switch (msg.type) {
       case 'saveAs': {
-        const target = await vscode.window.showSaveDialog({ defaultUri: info.file, filters: { Images: [info.file.fsPath.split('.').pop() ?? 'png'] } });
+        const target = await vscode.window.showSaveDialog({ defaultUri: info.file, filters: { [vscode.l10n.t('Images')]: [info.file.fsPath.split('.').pop() ?? 'png'] } });
         if (target) {
           await vscode.workspace.fs.copy(info.file, target, { overwrite: true });
-          void vscode.window.showInformationMessage(`Model Relay: saved ${vscode.workspace.asRelativePath(target)}`);
+          void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: saved {0}', vscode.workspace.asRelativePath(target)));
         }
         break;
       }
       case 'copyPath':
         await vscode.env.clipboard.writeText(info.file.fsPath);
-        void vscode.window.showInformationMessage('Model Relay: image path copied.');
+        void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: image path copied.'));
         break;
       case 'insertLink': {
         const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'file' || e.document.uri.scheme === 'untitled');
         if (!editor) {
-          void vscode.window.showWarningMessage('Model Relay: open a document to insert the link into.');
+          void vscode.window.showWarningMessage(vscode.l10n.t('Model Relay: open a document to insert the link into.'));
           break;
         }
         const from = editor.document.uri.scheme === 'file' ? dirname(editor.document.uri.fsPath) : undefined;
@@ -69,6 +77,7 @@ export function showImagePreview(context: vscode.ExtensionContext, info: Preview
 const PREVIEW_CSS = `body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);background:var(--vscode-editor-background);padding:12px}
 .row{display:flex;gap:16px;flex-wrap:wrap}figure{margin:0}img{max-width:min(100%,640px);border:1px solid var(--vscode-panel-border)}
 figcaption{font-size:12px;color:var(--vscode-descriptionForeground)}dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 12px}dt{color:var(--vscode-descriptionForeground)}
-button{background:var(--vscode-button-background);color:var(--vscode-button-foreground);border:none;padding:4px 12px;margin-right:8px;cursor:pointer}button:hover{background:var(--vscode-button-hoverBackground)}`;
+button{display:inline-flex;align-items:center;gap:4px;font:inherit;background:var(--vscode-button-background);color:var(--vscode-button-foreground);border:none;padding:4px 12px;margin:0 8px 4px 0;cursor:pointer}button:hover{background:var(--vscode-button-hoverBackground)}
+button:focus-visible{outline:1px solid var(--vscode-focusBorder);outline-offset:1px}p{display:flex;flex-wrap:wrap}dd{overflow-wrap:anywhere}`;
 
 const PREVIEW_SCRIPT = `const vscode=acquireVsCodeApi();for(const b of document.querySelectorAll('button[data-cmd]'))b.addEventListener('click',()=>vscode.postMessage({type:b.dataset.cmd}));`;

@@ -3,6 +3,7 @@
  * src/host/lm/modelProfile.ts, overridden per model in modelRelay.models.overrides), checking the
  * attachments of a message before anything is sent, and keeping the saved chat bounded. Plain Node.
  */
+import { t } from '../../gateway/l10n';
 import type { ChatEntry, ChatImage, ChatOptions, ImageAttachment } from '../../shared/chatProtocol';
 import { base64Bytes, base64Head, formatBytes, isImageMime, MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE, sniffImage } from '../../shared/chatImages';
 import { familyOf, type ModelOverride } from '../lm/modelProfile';
@@ -29,9 +30,9 @@ export function imageCapableModel(candidates: readonly string[], overrides: Read
 
 /** Why a model cannot take this message's images, in words for the composer. */
 export function noImageInputMessage(model: string, count: number, suggestion: string | undefined): string {
-  const what = count === 1 ? 'the attached image' : `the ${count} attached images`;
-  const pick = suggestion ? `Pick an image-capable model such as ${suggestion}` : 'Pick an image-capable model (e.g. a GPT-4o, Claude or Gemini model)';
-  return `${model} does not accept images, so nothing was sent. ${pick}, or remove ${what}. If ${model} does take images, set "imageInput": true for it in modelRelay.models.overrides. Your message and images are kept.`;
+  const what = count === 1 ? t('the attached image') : t('the {0} attached images', count);
+  const pick = suggestion ? t('Pick an image-capable model such as {0}', suggestion) : t('Pick an image-capable model (e.g. a GPT-4o, Claude or Gemini model)');
+  return t('{0} does not accept images, so nothing was sent. {1}, or remove {2}. If {0} does take images, set "imageInput": true for it in modelRelay.models.overrides. Your message and images are kept.', model, pick, what);
 }
 
 /**
@@ -39,14 +40,14 @@ export function noImageInputMessage(model: string, count: number, suggestion: st
  * that the bytes are the image type claimed (a mislabelled file is relabelled; a non-image refused).
  */
 export function checkAttachments(images: readonly ImageAttachment[]): { images: ChatImage[] } | { refused: string } {
-  if (images.length > MAX_IMAGES_PER_MESSAGE) return { refused: `At most ${MAX_IMAGES_PER_MESSAGE} images per message.` };
+  if (images.length > MAX_IMAGES_PER_MESSAGE) return { refused: t('At most {0} images per message.', MAX_IMAGES_PER_MESSAGE) };
   const out: ChatImage[] = [];
   for (const [i, a] of images.entries()) {
-    const label = a.name ? `"${a.name}"` : `Image ${i + 1}`;
+    const label = a.name ? t('"{0}"', a.name) : t('Image {0}', i + 1);
     const bytes = base64Bytes(a.data);
-    if (bytes > MAX_IMAGE_BYTES) return { refused: `${label} is ${formatBytes(bytes)}; each image may be at most ${formatBytes(MAX_IMAGE_BYTES)}.` };
+    if (bytes > MAX_IMAGE_BYTES) return { refused: t('{0} is {1}; each image may be at most {2}.', label, formatBytes(bytes), formatBytes(MAX_IMAGE_BYTES)) };
     const real = sniffImage(base64Head(a.data));
-    if (!real) return { refused: `${label} is not a PNG, JPEG, GIF or WebP image.` };
+    if (!real) return { refused: t('{0} is not a PNG, JPEG, GIF or WebP image.', label) };
     out.push({ mimeType: real, data: a.data, bytes, ...(a.name ? { name: a.name } : {}) });
   }
   return { images: out };
@@ -65,8 +66,8 @@ export function checkImagesFor(options: Pick<ChatOptions, 'model' | 'surface'>, 
 /** An `/image` reply's text: the generated image inline (when small enough) and where it was saved. */
 export function generatedImageText(prompt: string, r: { dataUrl: string; savedPath?: string | undefined }): string {
   const alt = prompt.replace(/[[\]\n]/g, ' ').slice(0, 100);
-  const saved = r.savedPath ? `\n\nSaved to \`${r.savedPath}\`.` : '';
-  return r.dataUrl && r.dataUrl.length <= MAX_INLINE_IMAGE_CHARS ? `![${alt}](${r.dataUrl})${saved}` : `The image is too large to show inline.${saved}`;
+  const saved = r.savedPath ? `\n\n${t('Saved to `{0}`.', r.savedPath)}` : '';
+  return r.dataUrl && r.dataUrl.length <= MAX_INLINE_IMAGE_CHARS ? `![${alt}](${r.dataUrl})${saved}` : `${t('The image is too large to show inline.')}${saved}`;
 }
 
 /** How many of the latest user entries with images keep their image data in the saved chat. */

@@ -1,11 +1,15 @@
-/** The notices a chat reply can carry, and when a failed stream offers a plain (non-streamed) retry. Plain Node. */
+/** The notices a chat reply can carry (in the display language), and when a failed stream offers a plain (non-streamed) retry. Plain Node. */
 import type { GatewayError } from '../../gateway';
+import { t } from '../../gateway/l10n';
 import type { ChatEntry, ChatNotice } from '../../shared/chatProtocol';
 
-export const BUFFERING_NOTICE =
-  'This reply arrived in one burst at the end instead of streaming: a proxy between you and the gateway buffers responses. Turning streaming off gives the same replies without the long wait for a stream that never flows.';
+export function bufferingNotice(): string {
+  return t('This reply arrived in one burst at the end instead of streaming: a proxy between you and the gateway buffers responses. Turning streaming off gives the same replies without the long wait for a stream that never flows.');
+}
 
-export const STREAM_IGNORED_NOTICE = 'The gateway answered in one piece although a stream was requested; the reply is complete.';
+export function streamIgnoredNotice(): string {
+  return t('The gateway answered in one piece although a stream was requested; the reply is complete.');
+}
 
 export function addNotice(entry: ChatEntry, n: ChatNotice): void {
   (entry.notices ??= []).push(n);

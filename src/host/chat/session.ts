@@ -23,7 +23,8 @@ import type { ChatEntry, ChatOptions, ImageAttachment, SelectionContext } from '
 import { errorInfo, shortError, StreamFailed } from '../errorPresenter';
 import { toChatMessages } from './history';
 import { checkImagesFor, generatedImageText, type ModelTraits } from './images';
-import { addNotice, BUFFERING_NOTICE, offersPlainRetry, STREAM_IGNORED_NOTICE } from './notices';
+import { addNotice, bufferingNotice, offersPlainRetry, streamIgnoredNotice } from './notices';
+import { t } from '../../gateway/l10n';
 import { MAX_CONTEXT_CHARS, withCost, type ChatSessionInit, type ImageBackend, type SessionEvent } from './sessionTypes';
 
 export { MAX_CONTEXT_CHARS, MAX_INLINE_IMAGE_CHARS, type ChatBackend, type ChatSessionInit, type ImageBackend, type SessionEvent, type SessionModels } from './sessionTypes';
@@ -76,7 +77,7 @@ export class ChatSession {
       this.emit({ type: 'sendRefused', message: checked.refused });
       return undefined;
     }
-    const user: ChatEntry = { id: this.newId(), role: 'user', text: trimmed || (context ? 'Explain this code.' : ''), createdAt: this.now() };
+    const user: ChatEntry = { id: this.newId(), role: 'user', text: trimmed || (context ? t('Explain this code.') : ''), createdAt: this.now() };
     if (context) user.context = { ...context, code: context.code.slice(0, MAX_CONTEXT_CHARS) };
     if (checked.images.length) user.images = checked.images;
     const imagePrompt = /^\/image\s+([\s\S]+)$/.exec(trimmed)?.[1]?.trim();
@@ -270,7 +271,7 @@ export class ChatSession {
     if (this.busy || !last || !why) return undefined;
     this.list.pop();
     this.emit({ type: 'entryRemoved', id: last.id });
-    return this.reply(options, `The stream failed (${why}), so this reply was requested again without streaming, as you asked.`);
+    return this.reply(options, t('The stream failed ({0}), so this reply was requested again without streaming, as you asked.', why));
   }
 
   private finish(entry: ChatEntry, r: ChatResult): void {
@@ -281,12 +282,12 @@ export class ChatSession {
     entry.status = 'done';
     if (r.buffered && !this.bufferNoticeShown) {
       this.bufferNoticeShown = true;
-      addNotice(entry, { kind: 'buffering', text: BUFFERING_NOTICE });
+      addNotice(entry, { kind: 'buffering', text: bufferingNotice() });
       this.init.onBufferNotice?.();
     }
     if (r.streamIgnored && !this.streamIgnoredShown) {
       this.streamIgnoredShown = true;
-      addNotice(entry, { kind: 'streamIgnored', text: STREAM_IGNORED_NOTICE });
+      addNotice(entry, { kind: 'streamIgnored', text: streamIgnoredNotice() });
     }
   }
 }
