@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CommandId } from '../host/commandIds';
 import { DelegatingLanguageModels, DelegatingTool, DelegatingTree, DelegatingWebviewView } from './lazy/delegates';
-import { ACTIVE_TOKEN_KEY, CHAT_VIEW_ID, LM_VENDOR, PARTICIPANT_ID, STATUS_VIEW_ID, TOOL_NAMES, VIDEO_VIEW_ID, type ToolName } from './lazy/ids';
+import { ACTIVE_TOKEN_KEY, CHAT_VIEW_ID, LM_VENDOR, PARTICIPANT_ID, STATUS_VIEW_ID, TOOL_NAMES, VIDEO_VIEW_ID, WALKTHROUGH_ID, type ToolName } from './lazy/ids';
 import type { Registrar } from './lazy/registrar';
 import type { RelayApi } from './main';
 
@@ -24,11 +24,13 @@ export interface LazyRelayApi {
 /** The Status view's first rows, shown while the rest loads (the settings are read there, once). */
 function statusPlaceholder(context: vscode.ExtensionContext): vscode.TreeItem[] {
   const token = context.globalState.get<string>(ACTIVE_TOKEN_KEY);
-  const tok = new vscode.TreeItem('Token');
-  tok.description = token ?? 'none';
-  tok.iconPath = new vscode.ThemeIcon(token ? 'key' : 'warning');
-  const loading = new vscode.TreeItem('Gateway');
-  loading.description = 'loading the status…';
+  // No token yet: nothing, so the view's welcome (base URL, token, walkthrough) shows at once.
+  if (!token) return [];
+  const tok = new vscode.TreeItem(vscode.l10n.t('Token'));
+  tok.description = token;
+  tok.iconPath = new vscode.ThemeIcon('key');
+  const loading = new vscode.TreeItem(vscode.l10n.t('Gateway'));
+  loading.description = vscode.l10n.t('loading the status…');
   loading.iconPath = new vscode.ThemeIcon('loading~spin');
   return [tok, loading];
 }
@@ -57,7 +59,7 @@ class Hub implements Registrar {
     return async (...args) => {
       await this.load();
       const fn = this.commands.get(id);
-      if (!fn) throw new Error(`Model Relay: the command ${id} is not available.`);
+      if (!fn) throw new Error(vscode.l10n.t('Model Relay: the command {0} is not available.', id));
       return fn(...args);
     };
   }
@@ -107,6 +109,11 @@ function registerDelegates(hub: Hub): void {
   }
 }
 
+/** "Model Relay: Get Started": the walkthrough contributed in package.json, beside the current editor. */
+function openWalkthrough(context: vscode.ExtensionContext): Thenable<unknown> {
+  return vscode.commands.executeCommand('workbench.action.openWalkthrough', `${context.extension.id}#${WALKTHROUGH_ID}`, false);
+}
+
 export function activate(context: vscode.ExtensionContext): LazyRelayApi {
   let loading: Promise<RelayApi> | undefined;
   const loadMain = (): Promise<RelayApi> =>
@@ -119,17 +126,18 @@ export function activate(context: vscode.ExtensionContext): LazyRelayApi {
     try {
       await loadMain();
     } catch (e) {
-      void vscode.window.showErrorMessage(`Model Relay could not load: ${e instanceof Error ? e.message : String(e)}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('Model Relay could not load: {0}', e instanceof Error ? e.message : String(e)));
       throw e;
     }
   });
   context.subscriptions.push(hub.statusItem);
   const token = context.globalState.get<string>(ACTIVE_TOKEN_KEY);
   hub.statusItem.name = 'Model Relay';
-  hub.statusItem.text = `$(pass) Relay: ${token ?? 'no token'}`;
+  hub.statusItem.text = `$(pass) Relay: ${token ?? vscode.l10n.t('no token')}`;
   hub.statusItem.command = CommandId.ShowActions;
   hub.statusItem.show();
   registerDelegates(hub);
+  context.subscriptions.push(hub.command(CommandId.GetStarted, () => openWalkthrough(context)));
   const timer = setTimeout(() => void hub.load().catch(() => undefined), BACKGROUND_LOAD_MS);
   context.subscriptions.push({ dispose: () => clearTimeout(timer) });
   return { ready: loadMain };

@@ -51,7 +51,7 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   registerParticipant(context, hub, service, log, (signal) => diagnose.markdown(signal));
   registerTools(context, hub, service, log, (signal) => diagnose.markdown(signal));
   registerChat(context, hub, service, tokens, log);
-  log.info(`Model Relay loaded (VS Code ${vscode.version}); endpoint ${service.client.endpoints().base ?? 'not configured'}`);
+  log.info(vscode.l10n.t('Model Relay loaded (VS Code {0}, display language {1}); endpoint {2}', vscode.version, vscode.env.language, service.client.endpoints().base ?? vscode.l10n.t('not configured')));
   return { service, tokens };
 }
 
@@ -78,7 +78,7 @@ function registerAllCommands(context: vscode.ExtensionContext, hub: Registrar, s
   reg(CommandId.CopyValue, async (value?: string) => {
     if (typeof value === 'string' && value) {
       await vscode.env.clipboard.writeText(value);
-      void vscode.window.showInformationMessage(`Model Relay: copied ${value}`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: copied {0}', value));
     }
   });
   reg(CommandId.ShowActions, () => showActions());
@@ -87,13 +87,13 @@ function registerAllCommands(context: vscode.ExtensionContext, hub: Registrar, s
 async function showActions(): Promise<void> {
   {
     const actions: Array<vscode.QuickPickItem & { command: CommandId }> = [
-      { label: '$(key) Switch Token', command: CommandId.SwitchToken },
-      { label: '$(add) Add Token', command: CommandId.AddToken },
-      { label: '$(globe) Configure Base URL', command: CommandId.ConfigureBaseUrl },
-      { label: '$(list-unordered) List Models', command: CommandId.ListModels },
-      { label: '$(pulse) Diagnose Connection', command: CommandId.Diagnose },
-      { label: '$(output) Show Request Log', command: CommandId.ShowLog },
-      { label: '$(trash) Remove Token', command: CommandId.RemoveToken },
+      { label: `$(key) ${vscode.l10n.t('Switch Token')}`, command: CommandId.SwitchToken },
+      { label: `$(add) ${vscode.l10n.t('Add Token')}`, command: CommandId.AddToken },
+      { label: `$(globe) ${vscode.l10n.t('Configure Base URL')}`, command: CommandId.ConfigureBaseUrl },
+      { label: `$(list-unordered) ${vscode.l10n.t('List Models')}`, command: CommandId.ListModels },
+      { label: `$(pulse) ${vscode.l10n.t('Diagnose Connection')}`, command: CommandId.Diagnose },
+      { label: `$(output) ${vscode.l10n.t('Show Request Log')}`, command: CommandId.ShowLog },
+      { label: `$(trash) ${vscode.l10n.t('Remove Token')}`, command: CommandId.RemoveToken },
     ];
     const pick = await vscode.window.showQuickPick(actions, { title: 'Model Relay' });
     if (pick) await vscode.commands.executeCommand(pick.command);

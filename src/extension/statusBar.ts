@@ -30,9 +30,18 @@ export class RelayStatusBar extends Disposable {
     const failing = r && (r.errorKind || (r.status !== undefined && r.status >= 400)) && r.errorKind !== 'aborted';
     const icon = !base || !masked ? '$(warning)' : failing ? '$(error)' : '$(pass)';
     const q = masked && this.service.quota ? describeQuota(this.service.quota, this.service.current.quotaWarnBelow, Date.now()) : undefined;
-    this.item.text = `${icon} Relay: ${name ?? 'no token'}${q ? ` · ${q.short}` : ''}`;
+    this.item.text = `${icon} Relay: ${name ?? vscode.l10n.t('no token')}${q ? ` · ${q.short}` : ''}`;
+    const none = vscode.l10n.t('none');
+    const last = r ? `${r.model ?? r.path} → ${r.status ?? r.errorKind} (${r.durationMs} ms)` : none;
     this.item.tooltip = new vscode.MarkdownString(
-      `**Model Relay**\n\nEndpoint: ${base ?? 'not configured'}\n\nToken: ${name ?? 'none'} ${masked ?? ''}\n\n${q ? `${q.lines.join('  \n')}\n\n` : ''}Last request: ${r ? `${r.model ?? r.path} → ${r.status ?? r.errorKind} (${r.durationMs} ms)` : 'none'}\n\nClick for actions.`,
+      [
+        '**Model Relay**',
+        vscode.l10n.t('Endpoint: {0}', base ?? vscode.l10n.t('not configured')),
+        vscode.l10n.t('Token: {0} {1}', name ?? none, masked ?? ''),
+        ...(q ? [q.lines.join('  \n')] : []),
+        vscode.l10n.t('Last request: {0}', last),
+        vscode.l10n.t('Click for actions.'),
+      ].join('\n\n'),
     );
     // Balance below modelRelay.quota.warnBelow: the warning look; expired or used up: the error look.
     const look = q?.level === 'error' ? 'statusBarItem.errorBackground' : q?.level === 'warning' || failing ? 'statusBarItem.warningBackground' : undefined;

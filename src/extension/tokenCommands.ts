@@ -8,18 +8,18 @@ const SUGGESTED = ['production', 'test', 'local', 'native-cli'];
 export async function addToken(tokens: TokenStore): Promise<void> {
   const existing = tokens.names();
   const items: vscode.QuickPickItem[] = [
-    ...SUGGESTED.map((n) => ({ label: n, description: existing.includes(n) ? 'replace the stored value' : undefined })),
-    ...existing.filter((n) => !SUGGESTED.includes(n)).map((n) => ({ label: n, description: 'replace the stored value' })),
+    ...SUGGESTED.map((n) => ({ label: n, description: existing.includes(n) ? vscode.l10n.t('replace the stored value') : undefined })),
+    ...existing.filter((n) => !SUGGESTED.includes(n)).map((n) => ({ label: n, description: vscode.l10n.t('replace the stored value') })),
   ];
   const qp = vscode.window.createQuickPick();
-  qp.title = 'Model Relay: Add Token (1/2) — name';
-  qp.placeholder = 'A name for this token (pick one or type your own)';
+  qp.title = vscode.l10n.t('Model Relay: Add Token (1/2) — name');
+  qp.placeholder = vscode.l10n.t('A name for this token (pick one or type your own)');
   qp.items = items;
   qp.ignoreFocusOut = true;
   const name = await new Promise<string | undefined>((resolve) => {
     qp.onDidChangeValue((v) => {
       const typed = v.trim();
-      qp.items = typed && !items.some((i) => i.label === typed) ? [{ label: typed, description: 'new name' }, ...items] : items;
+      qp.items = typed && !items.some((i) => i.label === typed) ? [{ label: typed, description: vscode.l10n.t('new name') }, ...items] : items;
     });
     qp.onDidAccept(() => {
       const n = (qp.selectedItems[0]?.label ?? qp.value).trim();
@@ -32,17 +32,17 @@ export async function addToken(tokens: TokenStore): Promise<void> {
   qp.dispose();
   if (!name) return;
   if (!/^[\w.-]{1,40}$/.test(name)) {
-    void vscode.window.showErrorMessage('Model Relay: a token name uses letters, digits, "-", "_" or "." (up to 40 characters).');
+    void vscode.window.showErrorMessage(vscode.l10n.t('Model Relay: a token name uses letters, digits, "-", "_" or "." (up to 40 characters).'));
     return;
   }
   let value = await vscode.window.showInputBox({
-    title: `Model Relay: Add Token (2/2) — value for "${name}"`,
-    prompt: 'Paste the token from the gateway console (it starts with sk-). It is stored in VS Code\'s secret storage only.',
+    title: vscode.l10n.t('Model Relay: Add Token (2/2) — value for "{0}"', name),
+    prompt: vscode.l10n.t("Paste the token from the gateway console (it starts with sk-). It is stored in VS Code's secret storage only."),
     password: true,
     ignoreFocusOut: true,
     validateInput: (v) => {
       const w = tokenShapeWarning(v);
-      if (!v.trim()) return { message: 'The token is empty.', severity: vscode.InputBoxValidationSeverity.Error };
+      if (!v.trim()) return { message: w ?? '', severity: vscode.InputBoxValidationSeverity.Error };
       return w ? { message: w, severity: vscode.InputBoxValidationSeverity.Warning } : undefined;
     },
   });
@@ -50,42 +50,44 @@ export async function addToken(tokens: TokenStore): Promise<void> {
   value = value.trim().replace(/^bearer\s+/i, '');
   const warning = tokenShapeWarning(value);
   if (warning) {
-    const go = await vscode.window.showWarningMessage(`Model Relay: ${warning}`, { modal: true, detail: `Token ${maskToken(value)}` }, 'Store anyway');
-    if (go !== 'Store anyway') return;
+    const storeAnyway = vscode.l10n.t('Store anyway');
+    const go = await vscode.window.showWarningMessage(`Model Relay: ${warning}`, { modal: true, detail: vscode.l10n.t('Token {0}', maskToken(value)) }, storeAnyway);
+    if (go !== storeAnyway) return;
   }
   await tokens.add(name, value, true);
-  void vscode.window.showInformationMessage(`Model Relay: token "${name}" (${maskToken(value)}) stored and active.`);
+  void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: token "{0}" ({1}) stored and active.', name, maskToken(value)));
 }
 
 export async function switchToken(tokens: TokenStore): Promise<void> {
   const list = await tokens.list();
   if (list.length === 0) {
-    const add = await vscode.window.showInformationMessage('Model Relay: no token is stored yet.', 'Add Token');
+    const add = await vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: no token is stored yet.'), vscode.l10n.t('Add Token'));
     if (add) await addToken(tokens);
     return;
   }
   const pick = await vscode.window.showQuickPick(
-    list.map((t) => ({ label: t.name, description: t.masked, detail: t.active ? 'active' : undefined, name: t.name })),
-    { title: 'Model Relay: Switch Token', placeHolder: 'Choose the token to use for the next requests' },
+    list.map((t) => ({ label: t.name, description: t.masked, detail: t.active ? vscode.l10n.t('active') : undefined, name: t.name })),
+    { title: vscode.l10n.t('Model Relay: Switch Token'), placeHolder: vscode.l10n.t('Choose the token to use for the next requests') },
   );
   if (!pick) return;
   await tokens.setActive(pick.name);
-  void vscode.window.showInformationMessage(`Model Relay: now using token "${pick.name}" (${pick.description}).`);
+  void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: now using token "{0}" ({1}).', pick.name, pick.description));
 }
 
 export async function removeToken(tokens: TokenStore): Promise<void> {
   const list = await tokens.list();
   if (list.length === 0) {
-    void vscode.window.showInformationMessage('Model Relay: no token is stored.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: no token is stored.'));
     return;
   }
   const pick = await vscode.window.showQuickPick(
     list.map((t) => ({ label: t.name, description: t.masked, name: t.name })),
-    { title: 'Model Relay: Remove Token', placeHolder: 'Choose the token to remove from secret storage' },
+    { title: vscode.l10n.t('Model Relay: Remove Token'), placeHolder: vscode.l10n.t('Choose the token to remove from secret storage') },
   );
   if (!pick) return;
-  const ok = await vscode.window.showWarningMessage(`Remove token "${pick.name}" (${pick.description}) from VS Code's secret storage?`, { modal: true }, 'Remove');
-  if (ok !== 'Remove') return;
+  const remove = vscode.l10n.t('Remove');
+  const ok = await vscode.window.showWarningMessage(vscode.l10n.t('Remove token "{0}" ({1}) from VS Code\'s secret storage?', pick.name, pick.description), { modal: true }, remove);
+  if (ok !== remove) return;
   await tokens.remove(pick.name);
-  void vscode.window.showInformationMessage(`Model Relay: token "${pick.name}" removed.`);
+  void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: token "{0}" removed.', pick.name));
 }

@@ -83,7 +83,7 @@ export class TokenStore extends Disposable {
   }
 
   async setActive(name: string): Promise<void> {
-    if (!this.names().includes(name)) throw new Error(`No token named "${name}".`);
+    if (!this.names().includes(name)) throw new Error(vscode.l10n.t('No token named "{0}".', name));
     await this.context.globalState.update(ACTIVE_KEY, name);
     await this.refresh();
     this.changed.fire();

@@ -38,4 +38,6 @@ export enum CommandId {
   Diagnose = 'modelRelay.diagnose',
   /** lm/chatProvider.ts */
   CheckLanguageModels = 'modelRelay.checkLanguageModels',
+  /** extension.ts (opens the walkthrough; no core needed) */
+  GetStarted = 'modelRelay.getStarted',
 }

@@ -5,6 +5,7 @@
  * error UI from a GatewayError. Plain Node, no `vscode`.
  */
 import { GatewayError, redactSecrets } from '../gateway';
+import { t } from '../gateway/l10n';
 import type { ChatErrorInfo } from '../shared/chatProtocol';
 
 /** Thrown inside the chat session when a stream failed outright: its card offers a plain retry. */
@@ -17,11 +18,11 @@ export class StreamFailed extends Error {
 export function shortError(e: GatewayError): string {
   switch (e.detail) {
     case 'stream_truncated':
-      return 'it broke off before its end marker';
+      return t('it broke off before its end marker');
     case 'stream_error_event':
-      return `the gateway sent an error inside it${e.gatewayMessage ? `: ${e.gatewayMessage}` : ''}`;
+      return e.gatewayMessage ? t('the gateway sent an error inside it: {0}', e.gatewayMessage) : t('the gateway sent an error inside it');
     case 'idle_timeout':
-      return 'it went silent';
+      return t('it went silent');
     default:
       return e.message;
   }
@@ -50,7 +51,7 @@ export function errorInfo(e: unknown): ChatErrorInfo {
     };
   }
   const message = redactSecrets(e instanceof Error ? e.message : String(e), []);
-  return { kind: 'internal', message, cause: `An unexpected error inside the extension: ${message}`, fix: 'Show the request log; if it happens again, report it with the log.' };
+  return { kind: 'internal', message, cause: t('An unexpected error inside the extension: {0}', message), fix: t('Show the request log; if it happens again, report it with the log.') };
 }
 
 /** One line: the status (or kind) and the cause. */
@@ -67,11 +68,11 @@ export function errorWithFix(e: unknown): string {
 
 /** The error as one sentence with its cause and fix (e.g. for VS Code's language model API). */
 export function errorSentence(e: GatewayError): string {
-  return `${e.message} ${e.cause} Fix: ${e.fix}`;
+  return `${e.message} ${e.cause} ${t('Fix: {0}', e.fix)}`;
 }
 
 /** The error as chat markdown: status, cause, fix and the masked token. */
 export function errorMarkdown(e: unknown): string {
-  if (e instanceof GatewayError) return `**${e.status ? `HTTP ${e.status}` : e.kind}** — ${e.cause}\n\n**Fix:** ${e.fix}${e.maskedToken ? `\n\nToken: \`${e.maskedToken}\`` : ''}`;
-  return `Failed: ${e instanceof Error ? e.message : String(e)}`;
+  if (e instanceof GatewayError) return `**${e.status ? `HTTP ${e.status}` : e.kind}** — ${e.cause}\n\n${t('**Fix:** {0}', e.fix)}${e.maskedToken ? `\n\n${t('Token: {0}', `\`${e.maskedToken}\``)}` : ''}`;
+  return t('Failed: {0}', e instanceof Error ? e.message : String(e));
 }

@@ -8,6 +8,7 @@
 // Everything started here (code-server's process group, chromium) is stopped by pid in close(), and
 // also on process exit / SIGINT / SIGTERM, so a failed or interrupted run leaves no orphans.
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -142,6 +143,32 @@ function installFolder(extensionDevelopmentPath, extensionsDir) {
 }
 
 /**
+ * Makes `locale` a valid display language: installs the fixture language pack for it
+ * (fixtures/<locale>-langpack, which translates next to nothing of the workbench) and registers it
+ * in <userDataDir>/languagepacks.json, as VS Code's installer does after installing a language pack
+ * (code-server's --install-extension and a copied folder skip that step). Without a registered pack
+ * VS Code ignores `--locale` and runs in English: no package.nls.<locale>.json, no l10n bundle.
+ */
+function installLanguagePack(locale, extensionsDir, userDataDir) {
+  const folder = join(here, 'fixtures', `${locale.toLowerCase()}-langpack`);
+  if (!existsSync(folder)) throw new Error(`locale ${locale}: no language pack fixture ${folder}`);
+  const id = installFolder(folder, extensionsDir);
+  const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
+  const dest = join(extensionsDir, `${id}-${manifest.version}`);
+  const packs = {};
+  for (const loc of manifest.contributes.localizations) {
+    packs[loc.languageId] = {
+      hash: createHash('md5').update(id).update(manifest.version).digest('hex'),
+      extensions: [{ extensionIdentifier: { id }, version: manifest.version }],
+      translations: Object.fromEntries(loc.translations.map((tr) => [tr.id, join(dest, tr.path)])),
+      label: loc.localizedLanguageName ?? loc.languageName,
+    };
+  }
+  writeFileSync(join(userDataDir, 'languagepacks.json'), JSON.stringify(packs));
+  return id;
+}
+
+/**
  * Starts code-server (fresh user-data and extensions dirs unless given), installs the extension,
  * writes `settings`, opens the workbench in chromium.
  *
@@ -157,9 +184,14 @@ function installFolder(extensionDevelopmentPath, extensionsDir) {
  *  - settings: user settings.json; machine-scoped keys also need machineSettings (code-server is a
  *    remote, and machine-scoped settings are read from <userDataDir>/Machine/settings.json)
  *  - env: extra environment for code-server and so for the extension host
+ *  - args: extra code-server arguments
+ *  - nodeArgs: Node options for code-server, which its extension host inherits (e.g. a --require
+ *    preload: bench/activation-profile.mjs profiles the extension host from its first line)
+ *  - locale: the display language, e.g. 'zh-cn' (`--locale` plus a fixture language pack that makes
+ *    it valid; see installLanguagePack): package.nls.<locale>.json and the l10n bundle then apply
  *  - timeoutMs: the bound for each startup wait (default 60 s; the first workbench load gets 1.5x)
  */
-export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtensions = [], workspaceDir, userDataDir, extensionsDir, settings = {}, machineSettings, env = {}, timeoutMs = DEFAULT_TIMEOUT, viewport = { width: 1400, height: 900 } } = {}) {
+export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtensions = [], workspaceDir, userDataDir, extensionsDir, settings = {}, machineSettings, env = {}, args = [], nodeArgs = [], locale, timeoutMs = DEFAULT_TIMEOUT, viewport = { width: 1400, height: 900 } } = {}) {
   const { NODE24, CODE_SERVER, CHROMIUM } = ensureCodeServer();
   const base = mkdtempSync(join(tmpdir(), 'relay-e2e-'));
   userDataDir = userDataDir ? resolve(userDataDir) : join(base, 'user-data');
@@ -187,6 +219,7 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtens
     }
     // after the vsix: --install-extension rewrites extensions.json, installFolder adds to it
     extraExtensionIds = extraExtensions.map((folder) => installFolder(resolve(folder), extensionsDir));
+    if (locale) installLanguagePack(locale, extensionsDir, userDataDir);
   } catch (e) {
     rmSync(base, { recursive: true, force: true });
     throw e;
@@ -197,7 +230,7 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtens
   const ownerEnv = { [OWNER_VAR]: marker };
   const logs = [];
   hookExit();
-  const child = spawn(NODE24, [CODE_SERVER, ...csArgs, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', folder], {
+  const child = spawn(NODE24, [...nodeArgs, CODE_SERVER, ...csArgs, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', ...(locale ? ['--locale', locale] : []), ...args, folder], {
     detached: true, // its own process group: close() kills code-server and every child it spawned
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env, ...ownerEnv, PATH: `${dirname(NODE24)}:${process.env.PATH}` },
@@ -358,9 +391,9 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtens
 /**
  * One scenario's world: a fresh simulator, a fresh workspace (with `files`), and VS Code with the
  * base URL set to the simulator and a demo token seeded into SecretStorage. `stop()` ends all three.
- * `extraExtensions`: unpacked extension folders installed beside the vsix (see launchVSCode).
+ * `extraExtensions`: unpacked extension folders installed beside the vsix (see launchVSCode); `locale`: the display language (see launchVSCode).
  */
-export async function startScenario({ settings = {}, tokenName = 'production', files = {}, simOptions = {}, baseUrl, extraExtensions = [], viewport } = {}) {
+export async function startScenario({ settings = {}, tokenName = 'production', files = {}, simOptions = {}, baseUrl, extraExtensions = [], viewport, locale } = {}) {
   const { createRequire } = await import('node:module');
   const require = createRequire(import.meta.url);
   const { startSimulator } = require(join(repoRoot, 'out/test/sim/server.js'));
@@ -376,6 +409,7 @@ export async function startScenario({ settings = {}, tokenName = 'production', f
       workspaceDir: workspace,
       extraExtensions,
       ...(viewport ? { viewport } : {}),
+      ...(locale ? { locale } : {}),
       settings: { 'modelRelay.baseUrl': baseUrl ? baseUrl(sim) : sim.url, ...settings },
       env: { MODEL_RELAY_SEED_TOKEN: sim.tokens[tokenName], MODEL_RELAY_SEED_TOKEN_NAME: tokenName },
     });

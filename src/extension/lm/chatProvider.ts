@@ -35,8 +35,8 @@ function loadTokenizer(): CountTokens {
 }
 
 function describe(m: ModelInfo, p: ModelProfile): string {
-  const can = [p.toolCalling ? 'tools' : '', p.imageInput ? 'images' : '', p.thinkingBudget ? 'thinking' : ''].filter(Boolean).join(', ');
-  return `${m.id} through the gateway's ${p.surface} surface${can ? ` · ${can}` : ''} · ${Math.round(p.maxInputTokens / 1000)}k context`;
+  const can = [p.toolCalling ? vscode.l10n.t('tools') : '', p.imageInput ? vscode.l10n.t('images') : '', p.thinkingBudget ? vscode.l10n.t('thinking') : ''].filter(Boolean).join(', ');
+  return [vscode.l10n.t("{0} through the gateway's {1} surface", m.id, p.surface), can, vscode.l10n.t('{0}k context', Math.round(p.maxInputTokens / 1000))].filter(Boolean).join(' · ');
 }
 
 class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelInfo> {
@@ -73,7 +73,7 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
           family: m.id,
           version: '1',
           detail: [`Model Relay · ${profile.surface}`, this.service.price(m.id).text].filter(Boolean).join(' · '),
-          tooltip: [describe(m, profile), this.service.price(m.id).groups.length ? `groups: ${this.service.price(m.id).groups.join(', ')}` : ''].filter(Boolean).join(' · '),
+          tooltip: [describe(m, profile), this.service.price(m.id).groups.length ? vscode.l10n.t('groups: {0}', this.service.price(m.id).groups.join(', ')) : ''].filter(Boolean).join(' · '),
           maxInputTokens: profile.maxInputTokens,
           maxOutputTokens: profile.maxOutputTokens,
           // Agent mode lists only models with tool calling; `capabilities` must always be an object.
@@ -132,7 +132,7 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
 export function registerLanguageModels(context: vscode.ExtensionContext, hub: Registrar, service: GatewayService, tokens: TokenStore, log: vscode.LogOutputChannel): void {
   const lm = (vscode as { lm?: { registerLanguageModelChatProvider?: unknown } }).lm;
   if (typeof lm?.registerLanguageModelChatProvider !== 'function') {
-    log.info(`VS Code ${vscode.version} has no language model chat provider API; gateway models are not offered in VS Code's chat.`);
+    log.info(vscode.l10n.t("VS Code {0} has no language model chat provider API; gateway models are not offered in VS Code's chat.", vscode.version));
     return;
   }
   const provider = new RelayChatProvider(service);

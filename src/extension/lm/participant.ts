@@ -11,7 +11,7 @@ export type DiagnoseMarkdown = (signal: AbortSignal) => Promise<string>;
 
 export function registerParticipant(context: vscode.ExtensionContext, hub: Registrar, service: GatewayService, log: vscode.LogOutputChannel, diagnoseMarkdown: DiagnoseMarkdown): void {
   if (typeof (vscode as { chat?: { createChatParticipant?: unknown } }).chat?.createChatParticipant !== 'function') {
-    log.info(`VS Code ${vscode.version} has no chat participant API; @relay is not available.`);
+    log.info(vscode.l10n.t('VS Code {0} has no chat participant API; @relay is not available.', vscode.version));
     return;
   }
   const handler: vscode.ChatRequestHandler = async (request, _ctx, stream, token) => {
@@ -21,36 +21,36 @@ export function registerParticipant(context: vscode.ExtensionContext, hub: Regis
       switch (request.command) {
         case 'models': {
           const models = await service.refreshModels(ac.signal);
-          stream.markdown(`**${models.length} models visible to this token** (listing shows visibility, not that generation works):\n\n`);
+          stream.markdown(`${vscode.l10n.t('**{0} models visible to this token** (listing shows visibility, not that generation works):', models.length)}\n\n`);
           stream.markdown(models.map((m) => `- \`${m.id}\`${m.capabilities ? ` — ${m.capabilities.join(', ')}` : ''}`).join('\n'));
           return;
         }
         case 'diagnose': {
-          stream.progress('Running the diagnosis…');
+          stream.progress(vscode.l10n.t('Running the diagnosis…'));
           stream.markdown(await diagnoseMarkdown(ac.signal));
           return;
         }
         case 'image': {
           const prompt = request.prompt.trim();
           if (!prompt) {
-            stream.markdown('Give a prompt: `@relay /image a lighthouse at dusk`.');
+            stream.markdown(vscode.l10n.t('Give a prompt: `@relay /image a lighthouse at dusk`.'));
             return;
           }
           const model = service.current.models.image;
           if (!model) {
-            stream.markdown('Set `modelRelay.models.image` to an image model first.');
+            stream.markdown(vscode.l10n.t('Set `modelRelay.models.image` to an image model first.'));
             return;
           }
-          stream.progress(`Generating with ${model}…`);
+          stream.progress(vscode.l10n.t('Generating with {0}…', model));
           const { file } = await generateAndSaveImage(context, service, model, prompt, ac.signal);
-          stream.markdown(`![${prompt.replace(/[[\]]/g, '')}](${file.toString()})\n\nSaved to `);
+          stream.markdown(`![${prompt.replace(/[[\]]/g, '')}](${file.toString()})\n\n${vscode.l10n.t('Saved to ')}`);
           stream.anchor(file, vscode.workspace.asRelativePath(file));
           return;
         }
         default: {
           const model = service.current.models.chat;
           if (!model) {
-            stream.markdown('Set `modelRelay.models.chat`, or pick a Model Relay model in the chat model picker.');
+            stream.markdown(vscode.l10n.t('Set `modelRelay.models.chat`, or pick a Model Relay model in the chat model picker.'));
             return;
           }
           for await (const e of service.client.chatStream({ surface: service.current.defaultSurface, model: service.current.defaultSurface === 'native' ? service.current.models.native || model : model, messages: [{ role: 'user', content: request.prompt }], maxTokens: service.current.maxTokens, signal: ac.signal })) {

@@ -33,9 +33,9 @@ class GenerateImageTool implements vscode.LanguageModelTool<ImageToolInput> {
     await this.service.refreshPricing();
     const model = this.service.current.models.image;
     const input = imageToolInput(o.input, model);
-    if ('error' in input) return { invocationMessage: 'Model Relay: cannot generate the image' };
+    if ('error' in input) return { invocationMessage: vscode.l10n.t('Model Relay: cannot generate the image') };
     const c = imageConfirmation(model, input.prompt, input.size, this.service.price(model).text);
-    return { invocationMessage: `Generating an image with ${model}…`, confirmationMessages: { title: c.title, message: new vscode.MarkdownString(c.message) } };
+    return { invocationMessage: vscode.l10n.t('Generating an image with {0}…', model), confirmationMessages: { title: c.title, message: new vscode.MarkdownString(c.message) } };
   }
 
   async invoke(o: vscode.LanguageModelToolInvocationOptions<ImageToolInput>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
@@ -45,7 +45,7 @@ class GenerateImageTool implements vscode.LanguageModelTool<ImageToolInput> {
     try {
       const { file, image } = await generateAndSaveImage(this.context, this.service, model, input.prompt, signalFrom(token), input.size);
       const where = vscode.workspace.asRelativePath(file);
-      const text = new vscode.LanguageModelTextPart(`Generated one image with ${model} and saved it to ${where} (${file.fsPath}, ${image.mime}, ${image.bytes.length} bytes).`);
+      const text = new vscode.LanguageModelTextPart(vscode.l10n.t('Generated one image with {0} and saved it to {1} ({2}, {3}, {4} bytes).', model, where, file.fsPath, image.mime, image.bytes.length));
       const picture = image.bytes.length <= MAX_RESULT_IMAGE_BYTES ? imageDataPart(image.bytes, image.mime) : undefined;
       return picture ? textResult(text, picture) : textResult(text);
     } catch (e) {
@@ -71,7 +71,7 @@ class DiagnoseTool implements vscode.LanguageModelTool<Record<string, never>> {
   constructor(private readonly diagnoseMarkdown: (signal: AbortSignal) => Promise<string>) {}
 
   prepareInvocation(): vscode.PreparedToolInvocation {
-    return { invocationMessage: 'Diagnosing the gateway connection…' };
+    return { invocationMessage: vscode.l10n.t('Diagnosing the gateway connection…') };
   }
 
   async invoke(_o: vscode.LanguageModelToolInvocationOptions<Record<string, never>>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
@@ -81,7 +81,7 @@ class DiagnoseTool implements vscode.LanguageModelTool<Record<string, never>> {
 
 export function registerTools(context: vscode.ExtensionContext, hub: Registrar, service: GatewayService, log: vscode.LogOutputChannel, diagnoseMarkdown: (signal: AbortSignal) => Promise<string>): void {
   if (typeof (vscode as { lm?: { registerTool?: unknown } }).lm?.registerTool !== 'function') {
-    log.info(`VS Code ${vscode.version} has no language model tools API; the gateway tools are not offered to the agent.`);
+    log.info(vscode.l10n.t('VS Code {0} has no language model tools API; the gateway tools are not offered to the agent.', vscode.version));
     return;
   }
   context.subscriptions.push(

@@ -16,22 +16,22 @@ async function saveResults(context: vscode.ExtensionContext, result: ImageResult
 }
 
 export async function generateImageFromSelection(context: vscode.ExtensionContext, service: GatewayService): Promise<vscode.Uri | undefined> {
-  const prompt = await promptFromSelectionOrInput('Model Relay: Generate Image', 'Describe the image');
+  const prompt = await promptFromSelectionOrInput(vscode.l10n.t('Model Relay: Generate Image'), vscode.l10n.t('Describe the image'));
   if (!prompt) return undefined;
-  const model = await pickModel(service, 'image', service.current.models.image, 'Model Relay: image model');
+  const model = await pickModel(service, 'image', service.current.models.image, vscode.l10n.t('Model Relay: image model'));
   if (!model) return undefined;
   const note = await billedCallNote(service, model);
   const size = await vscode.window.showInputBox({
-    title: 'Model Relay: image size — Enter generates the image',
-    prompt: `${note}<width>x<height>, e.g. 1024x1024 (leave empty for the model default)`,
+    title: vscode.l10n.t('Model Relay: image size — Enter generates the image'),
+    prompt: vscode.l10n.t('{0}<width>x<height>, e.g. 1024x1024 (leave empty for the model default)', note),
     value: service.current.images.defaultSize,
     ignoreFocusOut: true,
-    validateInput: (v) => (!v.trim() || SIZE_PATTERN.test(v.trim()) ? undefined : 'Use <width>x<height>, e.g. 1024x1024.'),
+    validateInput: (v) => (!v.trim() || SIZE_PATTERN.test(v.trim()) ? undefined : vscode.l10n.t('Use <width>x<height>, e.g. 1024x1024.')),
   });
   if (size === undefined) return undefined;
   try {
     const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Model Relay: generating an image with ${model}…`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Model Relay: generating an image with {0}…', model), cancellable: true },
       (_p, token) => service.client.generateImage({ model, prompt, size: size.trim() || undefined, signal: signalFrom(token) }),
     );
     const [file] = await saveResults(context, result, prompt);
@@ -39,7 +39,7 @@ export async function generateImageFromSelection(context: vscode.ExtensionContex
     showImagePreview(context, { file, prompt, model, size: size.trim() || undefined });
     return file;
   } catch (e) {
-    await showGatewayError('Image generation', e);
+    await showGatewayError(vscode.l10n.t('Image generation'), e);
     return undefined;
   }
 }
@@ -47,38 +47,44 @@ export async function generateImageFromSelection(context: vscode.ExtensionContex
 export async function editImage(context: vscode.ExtensionContext, service: GatewayService, target?: vscode.Uri): Promise<vscode.Uri | undefined> {
   let source = target instanceof vscode.Uri ? target : undefined;
   if (!source) {
-    const picked = await vscode.window.showOpenDialog({ title: 'Model Relay: image to edit', canSelectMany: false, filters: { Images: ['png', 'jpg', 'jpeg', 'webp'] } });
+    const picked = await vscode.window.showOpenDialog({ title: vscode.l10n.t('Model Relay: image to edit'), canSelectMany: false, filters: { [vscode.l10n.t('Images')]: ['png', 'jpg', 'jpeg', 'webp'] } });
     source = picked?.[0];
   }
   if (!source) return undefined;
   if (!/\.(png|jpe?g|webp)$/i.test(source.fsPath)) {
-    void vscode.window.showErrorMessage('Model Relay: only png, jpg and webp images can be edited.');
+    void vscode.window.showErrorMessage(vscode.l10n.t('Model Relay: only png, jpg and webp images can be edited.'));
     return undefined;
   }
-  const model = await pickModel(service, 'image-edit', service.current.models.imageEdit, 'Model Relay: image edit model');
+  const model = await pickModel(service, 'image-edit', service.current.models.imageEdit, vscode.l10n.t('Model Relay: image edit model'));
   if (!model) return undefined;
   const limit = editUploadLimit(model, service.current.imagesMaxUploadBytes);
   const maxBytes = limit.bytes;
   const stat = await vscode.workspace.fs.stat(source);
   if (stat.size > maxBytes) {
     void vscode.window.showErrorMessage(
-      `Model Relay: ${basename(source.fsPath)} is ${(stat.size / 1048576).toFixed(1)} MiB, above the ${(maxBytes / 1048576).toFixed(1)} MiB limit (${limit.note ?? 'modelRelay.images.maxUploadBytes'}). The gateway would answer 413: reduce the image or file size.`,
+      vscode.l10n.t(
+        'Model Relay: {0} is {1} MiB, above the {2} MiB limit ({3}). The gateway would answer 413: reduce the image or file size.',
+        basename(source.fsPath),
+        (stat.size / 1048576).toFixed(1),
+        (maxBytes / 1048576).toFixed(1),
+        limit.note ?? 'modelRelay.images.maxUploadBytes',
+      ),
     );
     return undefined;
   }
-  const prompt = await vscode.window.showInputBox({ title: `Model Relay: Edit ${basename(source.fsPath)}`, prompt: 'What should change?', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'The instruction is empty.') });
+  const prompt = await vscode.window.showInputBox({ title: vscode.l10n.t('Model Relay: Edit {0}', basename(source.fsPath)), prompt: vscode.l10n.t('What should change?'), ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('The instruction is empty.')) });
   if (!prompt?.trim()) return undefined;
   try {
     const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Model Relay: editing ${basename(source.fsPath)} with ${model}…`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Model Relay: editing {0} with {1}…', basename(source.fsPath), model), cancellable: true },
       (_p, token) => service.client.editImage({ model, prompt: prompt.trim(), imagePath: source!.fsPath, maxFileBytes: maxBytes, signal: signalFrom(token) }),
     );
     const [file] = await saveResults(context, result, prompt.trim(), '-edit');
     if (!file) return undefined;
-    showImagePreview(context, { file, prompt: prompt.trim(), model, original: source, title: `Edited: ${basename(source.fsPath)}` });
+    showImagePreview(context, { file, prompt: prompt.trim(), model, original: source, title: vscode.l10n.t('Edited: {0}', basename(source.fsPath)) });
     return file;
   } catch (e) {
-    await showGatewayError('Image edit', e);
+    await showGatewayError(vscode.l10n.t('Image edit'), e);
     return undefined;
   }
 }

@@ -1,8 +1,12 @@
-/** Shared bits of the image and video commands: output folders, saving images, model picking, prompts. */
+/**
+ * Shared bits of the image and video commands: output folders (and, once per git workspace, the offer
+ * to add `.model-relay/` to .gitignore), saving images, model picking, prompts.
+ */
 import * as vscode from 'vscode';
 import { extensionForMime, mediaFileName, noImageError, type Capability, type GeneratedImage } from '../../gateway';
 import type { GatewayService } from '../gatewayService';
 import { freeFileName, resolveOutputFolder } from '../../host/media/outputFiles';
+import { addToGitignore, GITIGNORE_LINE, isUnderMediaRoot, shouldOfferGitignore } from '../../host/media/gitignore';
 import { readSettings } from '../settings';
 
 /**
@@ -17,7 +21,34 @@ export async function outputFolder(context: vscode.ExtensionContext, kind: 'imag
   if ('error' in r) throw new Error(r.error);
   const dir = vscode.Uri.file(r.path);
   await vscode.workspace.fs.createDirectory(dir);
+  if (ws && ws.uri.scheme === 'file' && isUnderMediaRoot(root, r.path)) void offerGitignoreOnce(context, root);
   return dir;
+}
+
+/** workspaceState: the .gitignore offer was made in this workspace (whatever the answer). */
+const GITIGNORE_ASKED_KEY = 'modelRelay.gitignoreOffered';
+
+/**
+ * The first time media are written under `.model-relay/` in a git repository that does not ignore it:
+ * offer, once per workspace, to add the line to .gitignore.
+ */
+async function offerGitignoreOnce(context: vscode.ExtensionContext, root: string): Promise<void> {
+  if (context.workspaceState.get<boolean>(GITIGNORE_ASKED_KEY)) return;
+  if (!(await shouldOfferGitignore(root).catch(() => false))) return;
+  if (context.workspaceState.get<boolean>(GITIGNORE_ASKED_KEY)) return;
+  await context.workspaceState.update(GITIGNORE_ASKED_KEY, true);
+  const add = vscode.l10n.t('Add to .gitignore');
+  const pick = await vscode.window.showInformationMessage(
+    vscode.l10n.t('Model Relay saves generated images and videos under {0} in this workspace. Add {0} to .gitignore so they are not committed?', GITIGNORE_LINE),
+    add,
+    vscode.l10n.t('Not now'),
+  );
+  if (pick !== add) return;
+  try {
+    await addToGitignore(root);
+  } catch (e) {
+    void vscode.window.showErrorMessage(vscode.l10n.t('Model Relay could not update .gitignore: {0}', e instanceof Error ? e.message : String(e)));
+  }
 }
 
 /** A file in `dir` named `name`, or numbered (`-2`, `-3`…) when that exists: saved media never overwrite. */
@@ -46,16 +77,16 @@ export async function pickModel(service: GatewayService, cap: Capability, config
   if (ids.length) {
     await service.refreshPricing();
     const items = ids.map((id) => ({ label: id, description: service.price(id).text }));
-    return (await vscode.window.showQuickPick(items, { title, placeHolder: `Pick a ${cap} model (set modelRelay.models.* to skip this)`, matchOnDescription: true }))?.label;
+    return (await vscode.window.showQuickPick(items, { title, placeHolder: vscode.l10n.t('Pick a {0} model (set modelRelay.models.* to skip this)', cap), matchOnDescription: true }))?.label;
   }
-  return vscode.window.showInputBox({ title, prompt: `The ${cap} model id`, ignoreFocusOut: true });
+  return vscode.window.showInputBox({ title, prompt: vscode.l10n.t('The {0} model id', cap), ignoreFocusOut: true });
 }
 
 /** "gpt-image-1 costs $0.04 per call (billed by the gateway). " where the gateway publishes prices, else "". */
 export async function billedCallNote(service: GatewayService, model: string): Promise<string> {
   await service.refreshPricing();
   const price = service.price(model).text;
-  return price ? `${model} costs ${price} (billed by the gateway). ` : `${model} is billed by the gateway. `;
+  return price ? vscode.l10n.t('{0} costs {1} (billed by the gateway). ', model, price) : vscode.l10n.t('{0} is billed by the gateway. ', model);
 }
 
 /** The editor selection as a prompt, else an input box. */
@@ -63,7 +94,7 @@ export async function promptFromSelectionOrInput(title: string, placeHolder: str
   const editor = vscode.window.activeTextEditor;
   const selected = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection).trim() : '';
   if (selected) return selected;
-  const typed = await vscode.window.showInputBox({ title, prompt: placeHolder, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'The prompt is empty.') });
+  const typed = await vscode.window.showInputBox({ title, prompt: placeHolder, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('The prompt is empty.')) });
   return typed?.trim() || undefined;
 }
 

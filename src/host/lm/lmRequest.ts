@@ -6,6 +6,7 @@
  * replies goes back in front of the tool calls it preceded.
  */
 import { mergeTurns, type ChatMessage, type ChatRequest, type ContentPart, type ImagePart, type TextPart, type ToolSpec } from '../../gateway';
+import { t } from '../../gateway/l10n';
 import type { ModelProfile } from './modelProfile';
 import type { ThinkingCache } from './thinkingCache';
 
@@ -39,7 +40,7 @@ const decoder = new TextDecoder();
 function dataPart(p: Extract<LmPart, { kind: 'data' }>, imageInput: boolean): Array<TextPart | ImagePart> {
   if (IMAGE_MIME.test(p.mimeType)) {
     if (imageInput) return [{ type: 'image', mimeType: p.mimeType.toLowerCase().replace('image/jpg', 'image/jpeg'), data: Buffer.from(p.data).toString('base64') }];
-    return [{ type: 'text', text: '[an image was left out: this model does not accept images]' }];
+    return [{ type: 'text', text: t('[an image was left out: this model does not accept images]') }];
   }
   if (TEXT_MIME.test(p.mimeType)) return [{ type: 'text', text: decoder.decode(p.data) }];
   return []; // cache_control, stateful_marker, context_management, …

@@ -3,23 +3,38 @@
  * capability, and the confirmation before a billed image call. Plain Node, no `vscode`.
  */
 import type { Capability, ModelInfo } from '../../gateway';
+import { t } from '../../gateway/l10n';
 
-const NAMES: Record<Capability, string> = { chat: 'chat (compatible surface)', native: 'native messages surface', image: 'image generation', 'image-edit': 'image editing', video: 'video generation' };
+/** A capability's name for the model to read (in the display language: made when needed). */
+function capabilityName(c: Capability): string {
+  switch (c) {
+    case 'chat':
+      return t('chat (compatible surface)');
+    case 'native':
+      return t('native messages surface');
+    case 'image':
+      return t('image generation');
+    case 'image-edit':
+      return t('image editing');
+    case 'video':
+      return t('video generation');
+  }
+}
 const ORDER: readonly Capability[] = ['chat', 'native', 'image', 'image-edit', 'video'];
 
 /** The models this token can use, one section per capability (a model under each it has). */
 export function modelsText(models: readonly ModelInfo[], only?: Capability): string {
-  if (!models.length) return "This token's group sees no models on the gateway.";
+  if (!models.length) return t("This token's group sees no models on the gateway.");
   const lines: string[] = [];
   for (const cap of only ? [only] : ORDER) {
     const ids = models.filter((m) => m.capabilities?.includes(cap)).map((m) => m.id).sort();
-    if (ids.length) lines.push(`${NAMES[cap]}: ${ids.join(', ')}`);
-    else if (only) lines.push(`${NAMES[cap]}: none for this token`);
+    if (ids.length) lines.push(`${capabilityName(cap)}: ${ids.join(', ')}`);
+    else if (only) lines.push(t('{0}: none for this token', capabilityName(cap)));
   }
   const unknown = models.filter((m) => !m.capabilities?.length).map((m) => m.id).sort();
-  if (unknown.length && !only) lines.push(`capability not reported by the gateway (try them as chat models): ${unknown.join(', ')}`);
-  if (unknown.length && only) lines.push(`also listed without a reported capability: ${unknown.join(', ')}`);
-  return [`${models.length} models are visible to this token (listing shows visibility; only a real call proves a model answers).`, ...lines].join('\n');
+  if (unknown.length && !only) lines.push(t('capability not reported by the gateway (try them as chat models): {0}', unknown.join(', ')));
+  if (unknown.length && only) lines.push(t('also listed without a reported capability: {0}', unknown.join(', ')));
+  return [t('{0} models are visible to this token (listing shows visibility; only a real call proves a model answers).', models.length), ...lines].join('\n');
 }
 
 export interface ImageToolInput {
@@ -29,11 +44,11 @@ export interface ImageToolInput {
 
 /** The checked input of the image tool, or the reason it cannot run (for the model to read). */
 export function imageToolInput(input: ImageToolInput, model: string): { prompt: string; size: string | undefined } | { error: string } {
-  if (!model) return { error: 'No image model is configured: the user must set modelRelay.models.image to one of the token\'s image models (see modelRelay_listModels).' };
+  if (!model) return { error: t("No image model is configured: the user must set modelRelay.models.image to one of the token's image models (see modelRelay_listModels).") };
   const prompt = typeof input.prompt === 'string' ? input.prompt.trim() : '';
-  if (!prompt) return { error: 'The prompt is empty: describe the image to generate.' };
+  if (!prompt) return { error: t('The prompt is empty: describe the image to generate.') };
   const size = typeof input.size === 'string' && input.size.trim() ? input.size.trim() : undefined;
-  if (size && !/^\d{2,5}x\d{2,5}$/.test(size)) return { error: `The size "${size}" is not WIDTHxHEIGHT (for example 1024x1024).` };
+  if (size && !/^\d{2,5}x\d{2,5}$/.test(size)) return { error: t('The size "{0}" is not WIDTHxHEIGHT (for example 1024x1024).', size) };
   return { prompt, size };
 }
 
@@ -41,7 +56,7 @@ export function imageToolInput(input: ImageToolInput, model: string): { prompt: 
 export function imageConfirmation(model: string, prompt: string, size: string | undefined, price?: string): { title: string; message: string } {
   const shown = prompt.length > 300 ? `${prompt.slice(0, 300)}…` : prompt;
   return {
-    title: `Generate an image with ${model}?`,
-    message: `Model Relay will ask the gateway's **${model}** for one image${size ? ` (${size})` : ''} from this prompt:\n\n> ${shown.replace(/\n/g, '\n> ')}\n\n${price ? `It costs ${price}, billed by the gateway.` : 'The gateway bills this call.'}`,
+    title: t('Generate an image with {0}?', model),
+    message: `${size ? t("Model Relay will ask the gateway's **{0}** for one image ({1}) from this prompt:", model, size) : t("Model Relay will ask the gateway's **{0}** for one image from this prompt:", model)}\n\n> ${shown.replace(/\n/g, '\n> ')}\n\n${price ? t('It costs {0}, billed by the gateway.', price) : t('The gateway bills this call.')}`,
   };
 }

@@ -4,6 +4,7 @@
  * Plain Node, no `vscode`.
  */
 import { isAbsolute, relative, resolve } from 'node:path';
+import { t } from '../../gateway/l10n';
 
 /** The resolved folder, or why it is refused. */
 export function resolveOutputFolder(workspaceRoot: string, setting: string, settingName: string): { path: string } | { error: string } {
@@ -11,7 +12,7 @@ export function resolveOutputFolder(workspaceRoot: string, setting: string, sett
   const path = resolve(root, setting);
   const rel = relative(root, path);
   if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) return { path };
-  return { error: `${settingName} ("${setting}") points outside the workspace folder (${path}); generated files are saved only inside it. Use a relative folder such as .model-relay/images.` };
+  return { error: t('{0} ("{1}") points outside the workspace folder ({2}); generated files are saved only inside it. Use a relative folder such as .model-relay/images.', settingName, setting, path) };
 }
 
 /** How many numbered names are tried before giving up. */
@@ -25,5 +26,5 @@ export async function freeFileName(name: string, taken: (candidate: string) => P
     const candidate = i === 1 ? name : `${stem}-${i}${ext}`;
     if (!(await taken(candidate))) return candidate;
   }
-  throw new Error(`No free file name for ${name} after ${MAX_TRIES} tries.`);
+  throw new Error(t('No free file name for {0} after {1} tries.', name, MAX_TRIES));
 }
