@@ -18,7 +18,8 @@ const run = (cmd, args) => {
 run('npm', ['run', 'package']);
 run('npm', ['run', 'compile-tests']);
 const { startSimulator } = require(join(root, 'out/test/sim/server.js'));
-const sim = await startSimulator({ port: Number(process.env.SIM_PORT ?? 8787) });
+// demo replies: streamed markdown (heading, list, table, code) in the prompt's language, with usage (test/sim/demo.ts)
+const sim = await startSimulator({ port: Number(process.env.SIM_PORT ?? 8787), replies: 'demo' });
 const seedEnv = { MODEL_RELAY_SEED_TOKEN: sim.tokens.production, MODEL_RELAY_SEED_TOKEN_NAME: 'local' };
 const settings = {
   'modelRelay.baseUrl': sim.url,
@@ -51,7 +52,7 @@ if (hasCode && !process.env.MODEL_RELAY_FORCE_CODE_SERVER) {
   const port = Number(process.env.CODE_SERVER_PORT ?? 8080);
   child = spawn(paths.NODE24, [paths.CODE_SERVER, ...cs, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', root], { stdio: 'ignore', detached: true, env: { ...process.env, ...seedEnv } });
   console.log(`\nModel Relay is running in code-server: open http://127.0.0.1:${port}/?folder=${encodeURIComponent(root)}`);
-  console.log(`Gateway simulator: ${sim.url} (demo token stored as "local"; base URL set in that instance's user settings)`);
+  console.log(`Gateway simulator: ${sim.url} (demo token stored as "local"; base URL set in that instance's user settings; chat answers with demo replies)`);
   console.log('Ctrl-C stops both.');
 }
 const stop = async () => {
