@@ -6,7 +6,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { spawnCli, type CliRun } from './spawnCli';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,31 +32,10 @@ after(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Spawns the CLI (async: the simulators run in this process) with only PATH, HOME, the gateway and `env`. */
-function run(sim: Simulator, args: string[], env: Record<string, string>, cli = CLI): Promise<Run> {
+function run(sim: Simulator, args: string[], env: Record<string, string>, cli = CLI): Promise<CliRun> {
   const full = { PATH: process.env.PATH ?? '', HOME: home, MODEL_RELAY_BASE_URL: sim.url, MODEL_RELAY_TOKEN: sim.tokens.production!, ...env };
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { env: full, cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`relay-doctor ${args.join(' ')} did not finish within 15 s\n${stdout}\n${stderr}`));
-    }, 15_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, stdout, stderr });
-    });
-  });
+  return spawnCli(cli, args, full, home, 15_000);
 }
 
 const T = { timeout: 60_000 };
@@ -65,7 +45,7 @@ const BAD = `sk-${'q'.repeat(48)}`;
 /** Text without any whitespace: the table wraps causes at spaces (English) and between characters (Chinese). */
 const squash = (s: string) => s.replace(/\s+/g, '');
 
-function noToken(r: Run, ...tokens: string[]): void {
+function noToken(r: CliRun, ...tokens: string[]): void {
   for (const t of tokens) assert.ok(!r.stdout.includes(t) && !r.stderr.includes(t), 'no full token in the output');
 }
 

@@ -7,7 +7,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawnCli, type CliRun } from './spawnCli';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,31 +28,10 @@ after(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** The CLI with a clean environment (no SSL_CERT_FILE / NODE_EXTRA_CA_CERTS of this machine unless given). */
-function run(args: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<Run> {
+function run(args: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<CliRun> {
   const full = { PATH: process.env.PATH ?? '', HOME: home, MODEL_RELAY_BASE_URL: hs.url, MODEL_RELAY_TOKEN: hs.sim.tokens.production, ANTHROPIC_BASE_URL: hs.url, ANTHROPIC_AUTH_TOKEN: hs.sim.tokens.production, ...env };
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: full, cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`relay-doctor ${args.join(' ')} did not finish within ${timeoutMs} ms\n${stdout}\n${stderr}`));
-    }, timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, stdout, stderr });
-    });
-  });
+  return spawnCli(CLI, args, full, home, timeoutMs);
 }
 
 interface Check {
@@ -63,9 +42,9 @@ interface Check {
   details?: string[];
 }
 
-const checksOf = (r: Run): Check[] => (JSON.parse(r.stdout) as { checks: Check[] }).checks;
+const checksOf = (r: CliRun): Check[] => (JSON.parse(r.stdout) as { checks: Check[] }).checks;
 
-function assertPasses(r: Run): void {
+function assertPasses(r: CliRun): void {
   assert.equal(r.code, 0, r.stdout + r.stderr);
   const checks = checksOf(r);
   for (const id of ['reachability', 'token', 'generate-chat', 'stream-compatible']) assert.equal(checks.find((c) => c.id === id)?.result, 'pass', `${id}: ${JSON.stringify(checks.find((c) => c.id === id))}`);

@@ -5,7 +5,7 @@
  */
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawnCli, type CliRun } from './spawnCli';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,39 +29,17 @@ after(async () => {
 });
 beforeEach(() => sim.reset());
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Spawns the CLI (async: the simulator runs in this process) with a clean, explicit environment. */
-function run(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 10_000): Promise<Run> {
-  const base: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: home, MODEL_RELAY_BASE_URL: sim.url, MODEL_RELAY_TOKEN: sim.tokens.production };
-  const full: Record<string, string> = { ...base };
+function run(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 10_000): Promise<CliRun> {
+  const full: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: home, MODEL_RELAY_BASE_URL: sim.url, MODEL_RELAY_TOKEN: sim.tokens.production };
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete full[k];
     else full[k] = v;
   }
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: full, cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`relay-doctor ${args.join(' ')} did not finish within ${timeoutMs} ms\n${stdout}\n${stderr}`));
-    }, timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, stdout, stderr });
-    });
-  });
+  return spawnCli(CLI, args, full, home, timeoutMs);
 }
 
-function noToken(r: Run, ...tokens: string[]) {
+function noToken(r: CliRun, ...tokens: string[]) {
   for (const t of tokens) {
     assert.ok(!r.stdout.includes(t), 'no full token on stdout');
     assert.ok(!r.stderr.includes(t), 'no full token on stderr');
