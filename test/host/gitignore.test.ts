@@ -74,3 +74,11 @@ test('only folders under .model-relay/ in the workspace count as media folders',
   assert.equal(isUnderMediaRoot(root, join(root, '.model-relay-old')), false);
   assert.equal(isUnderMediaRoot(root, join(tmpdir(), 'other', '.model-relay')), false);
 });
+
+test('a .gitignore over 1 MB is never read whole nor appended to, and no offer is made', async (t) => {
+  const huge = `${'# padding line\n'.repeat(80_000)}node_modules\n`;
+  const root = workspace(t, { git: 'dir', gitignore: huge });
+  assert.equal(await shouldOfferGitignore(root), false);
+  assert.equal(await addToGitignore(root), false);
+  assert.equal(gitignore(root), huge);
+});

@@ -4,7 +4,7 @@
  * add it), and the append itself. Plain Node, no `vscode`.
  */
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join, relative, isAbsolute, sep } from 'node:path';
 
 /** The folder generated media go under, relative to the workspace root. */
@@ -39,27 +39,34 @@ export function gitignoreCovers(text: string): boolean {
   return covered;
 }
 
+/** A .gitignore larger than this is left alone (never read whole, never appended to). */
+const MAX_GITIGNORE_BYTES = 1024 * 1024;
+
+/** The root .gitignore's text ('' when there is none), or undefined when it is too large or unreadable. */
 async function readGitignore(root: string): Promise<string | undefined> {
+  const file = join(root, '.gitignore');
   try {
-    return await readFile(join(root, '.gitignore'), 'utf8');
-  } catch {
-    return undefined;
+    if ((await stat(file)).size > MAX_GITIGNORE_BYTES) return undefined;
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    return (e as { code?: string }).code === 'ENOENT' ? '' : undefined;
   }
 }
 
 /** A git repository whose .gitignore (if any) does not ignore `.model-relay/` yet. */
 export async function shouldOfferGitignore(root: string): Promise<boolean> {
   if (!isGitRepository(root)) return false;
-  return !gitignoreCovers((await readGitignore(root)) ?? '');
+  const text = await readGitignore(root);
+  return text !== undefined && !gitignoreCovers(text);
 }
 
 /**
  * Appends `.model-relay/` to the root .gitignore (created when missing), keeping one trailing
- * newline; false when it was already ignored (nothing written).
+ * newline; false when it was already ignored, or the file is too large or unreadable (nothing written).
  */
 export async function addToGitignore(root: string): Promise<boolean> {
-  const text = (await readGitignore(root)) ?? '';
-  if (gitignoreCovers(text)) return false;
+  const text = await readGitignore(root);
+  if (text === undefined || gitignoreCovers(text)) return false;
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const lead = text === '' || text.endsWith('\n') ? '' : eol;
   await writeFile(join(root, '.gitignore'), `${text}${lead}${GITIGNORE_LINE}${eol}`);
