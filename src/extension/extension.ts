@@ -54,10 +54,10 @@ class Hub implements Registrar {
     for (const name of TOOL_NAMES) this.tools.set(name, new DelegatingTool(load));
   }
 
-  /** The stand-in for a command: loads the rest, then runs the real command. */
+  /** The stand-in for a command: runs it if it is here already (the light ones), else loads the rest first. */
   stub(id: string): (...args: unknown[]) => Promise<unknown> {
     return async (...args) => {
-      await this.load();
+      if (!this.commands.has(id)) await this.load();
       const fn = this.commands.get(id);
       if (!fn) throw new Error(vscode.l10n.t('Model Relay: the command {0} is not available.', id));
       return fn(...args);

@@ -5,21 +5,16 @@
  * detection from first/last/count is the same as from every arrival; and a surface parses an event
  * the same whether or not it had to be trimmed first.
  */
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSimulator, type Simulator } from '../sim/server';
+import { useSimulator } from '../sim/profiles';
 import { makeClient } from './helpers';
 import { compatibleSurface, isBurst, nativeSurface, type ChatEvent, type Surface } from '../../src/gateway';
 import { chatEventBatches, chatStream } from '../../src/gateway/chat/stream';
 import { isBurstSpan } from '../../src/gateway/http/sseStream';
 import type { Transport } from '../../src/gateway/http/transport';
 
-let sim: Simulator;
-before(async () => {
-  sim = await startSimulator();
-});
-after(() => sim.close());
-beforeEach(() => sim.reset());
+const sim = useSimulator();
 
 const model = (s: Surface) => (s === 'native' ? 'claude-sonnet-4-5' : 'gpt-4o-mini');
 /** Events without the timing that differs between two calls. */
@@ -27,9 +22,9 @@ const comparable = (events: ChatEvent[]) => events.map((e) => (e.type === 'done'
 
 for (const surface of ['compatible', 'native'] as const) {
   test(`${surface}: batches() holds the same events, in order, as one at a time`, async () => {
-    sim.config.replyText = Array.from({ length: 3000 }, (_, i) => `w${i}`).join(' ');
+    sim().config.replyText = Array.from({ length: 3000 }, (_, i) => `w${i}`).join(' ');
     try {
-      const { client } = makeClient(sim);
+      const { client } = makeClient(sim());
       const req = { surface, model: model(surface), maxTokens: 10_000, messages: [{ role: 'user' as const, content: 'go' }] };
       const single: ChatEvent[] = [];
       for await (const e of client.chatStream(req)) single.push(e);
@@ -39,9 +34,9 @@ for (const surface of ['compatible', 'native'] as const) {
       assert.ok(batches.length < single.length / 10, `events arrive many to a batch (${batches.length} batches, ${single.length} events)`);
       assert.deepEqual(comparable(batches.flat()), comparable(single));
       const done = single.at(-1) as Extract<ChatEvent, { type: 'done' }>;
-      assert.equal(done.result.text, sim.config.replyText ?? '');
+      assert.equal(done.result.text, sim().config.replyText ?? '');
     } finally {
-      sim.config.replyText = undefined;
+      sim().config.replyText = undefined;
     }
   });
 }

@@ -1,4 +1,4 @@
-/** Test fixture: one simulator per profile for a whole test file, reset before each test. */
+/** Test fixtures: one simulator (or one per profile) for a whole test file, reset before each test. */
 import { before, after, beforeEach } from 'node:test';
 import { startSimulator, type Profile, type Simulator } from './server';
 
@@ -31,4 +31,15 @@ export function useBothProfiles(): BothProfiles {
     },
     of: (profile) => sims[profile],
   };
+}
+
+/** A strict simulator for the whole file: `sim()` is valid inside tests. */
+export function useSimulator(): () => Simulator {
+  let sim: Simulator;
+  before(async () => {
+    sim = await startSimulator();
+  });
+  after(() => sim.close());
+  beforeEach(() => sim.reset());
+  return () => sim;
 }
