@@ -30,7 +30,11 @@ async function extensionHostPid(file, timeoutMs = 20_000) {
   while (Date.now() < end) {
     for (const d of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
       try {
-        if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('type=extensionHost') && readFileSync(`/proc/${d}/environ`, 'utf8').includes(file)) return Number(d);
+        if (
+          readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('type=extensionHost') &&
+          readFileSync(`/proc/${d}/environ`, 'utf8').includes(file)
+        )
+          return Number(d);
       } catch {
         // the process ended meanwhile
       }
@@ -46,7 +50,11 @@ function samples(profile, startedAt) {
   let t = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
     t += profile.timeDeltas[i];
-    out.push({ at: startedAt + (t - profile.startTime) / 1000, node: profile.samples[i], dt: (profile.timeDeltas[i + 1] ?? 0) / 1000 });
+    out.push({
+      at: startedAt + (t - profile.startTime) / 1000,
+      node: profile.samples[i],
+      dt: (profile.timeDeltas[i + 1] ?? 0) / 1000,
+    });
   }
   return out;
 }
@@ -63,7 +71,12 @@ function classifier(profile, extensionsDir, ownId) {
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const extOf = (url) => {
-    const m = url.replace(/^file:\/\//, '').startsWith(extensionsDir) ? url.replace(/^file:\/\//, '').slice(extensionsDir.length + 1).split('/')[0] : /\/extensions\/([^/]+)\//.exec(url)?.[1];
+    const m = url.replace(/^file:\/\//, '').startsWith(extensionsDir)
+      ? url
+          .replace(/^file:\/\//, '')
+          .slice(extensionsDir.length + 1)
+          .split('/')[0]
+      : /\/extensions\/([^/]+)\//.exec(url)?.[1];
     return m ? m.replace(/-\d+\.\d+\.\d+.*$/, '') : undefined;
   };
   const memo = new Map();
@@ -82,7 +95,13 @@ function classifier(profile, extensionsDir, ownId) {
         else if (e && !other) other = e;
       }
       const leafExt = extOf(leaf.callFrame.url);
-      who = own ? (leafExt === ownId ? 'own code' : 'VS Code API called by it') : other ? `other extensions (${other})` : 'extension host (VS Code)';
+      who = own
+        ? leafExt === ownId
+          ? 'own code'
+          : 'VS Code API called by it'
+        : other
+          ? `other extensions (${other})`
+          : 'extension host (VS Code)';
     }
     memo.set(leafId, who);
     return who;
@@ -96,8 +115,14 @@ function classifier(profile, extensionsDir, ownId) {
  */
 function breakdown({ profile, startedAt, marks }, extensionsDir, ext, reportedMs) {
   const mark = (what) => marks.find((m) => m.name === `code/extHost/${what}/${ext.id}`)?.startTime;
-  const [willLoad, didLoad, willAct, didAct] = ['willLoadExtensionCode', 'didLoadExtensionCode', 'willActivateExtension', 'didActivateExtension'].map(mark);
-  if ([willLoad, didLoad, willAct, didAct].some((m) => m === undefined)) throw new Error(`${ext.name}: VS Code's activation marks are missing`);
+  const [willLoad, didLoad, willAct, didAct] = [
+    'willLoadExtensionCode',
+    'didLoadExtensionCode',
+    'willActivateExtension',
+    'didActivateExtension',
+  ].map(mark);
+  if ([willLoad, didLoad, willAct, didAct].some((m) => m === undefined))
+    throw new Error(`${ext.name}: VS Code's activation marks are missing`);
   const who = classifier(profile, extensionsDir, ext.id);
   const all = samples(profile, startedAt);
   const isOwn = (w) => w === 'own code' || w === 'VS Code API called by it';
@@ -129,8 +154,18 @@ function breakdown({ profile, startedAt, marks }, extensionsDir, ext, reportedMs
     activateCallMs: r1(activateCallMs),
     waitBeforeRequireMs: r1(willLoad - loadStart),
     by: Object.fromEntries([...by].map(([k, v]) => [k, r1(v)])),
-    requireTop: Object.fromEntries([...requireTop].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([k, v]) => [k, r1(v)])),
-    otherExtensions: Object.fromEntries([...others].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([k, v]) => [k, r1(v)])),
+    requireTop: Object.fromEntries(
+      [...requireTop]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 5)
+        .map(([k, v]) => [k, r1(v)]),
+    ),
+    otherExtensions: Object.fromEntries(
+      [...others]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 5)
+        .map(([k, v]) => [k, r1(v)]),
+    ),
   };
 }
 
@@ -148,7 +183,11 @@ export async function profileActivation() {
       viewport: { width: 1400, height: 2400 },
       nodeArgs: ['--require', join(here, 'exthost-profiler.cjs')],
       settings: { 'modelRelay.baseUrl': sim.url },
-      env: { MODEL_RELAY_SEED_TOKEN: sim.tokens.production, MODEL_RELAY_SEED_TOKEN_NAME: 'production', RELAY_EXTHOST_PROFILE: out },
+      env: {
+        MODEL_RELAY_SEED_TOKEN: sim.tokens.production,
+        MODEL_RELAY_SEED_TOKEN_NAME: 'production',
+        RELAY_EXTHOST_PROFILE: out,
+      },
     });
     await vs.waitForText('Relay: production', 60_000);
     const t = await vs.activationTimes([own.name, noop.name], { timeout: 60_000 });
@@ -172,10 +211,23 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (process.argv.includes('--json')) console.log(JSON.stringify(rows, null, 2));
   else {
     for (const r of rows) {
-      console.log(`${r.name}: ${r.reportedMs} ms as the extension host counts it (load code + call activate); its require ${r.requireMs} ms, its activate() ${r.activateCallMs} ms, waiting for the host before its require ${r.waitBeforeRequireMs} ms`);
-      for (const [k, v] of Object.entries(r.by).sort((a, b) => b[1] - a[1])) console.log(`  ${String(v).padStart(6)} ms  ${k}`);
-      if (Object.keys(r.requireTop).length) console.log(`  inside its require: ${Object.entries(r.requireTop).map(([k, v]) => `${k} ${v} ms`).join(', ')}`);
-      if (Object.keys(r.otherExtensions).length) console.log(`  other extensions: ${Object.entries(r.otherExtensions).map(([k, v]) => `${k} ${v} ms`).join(', ')}`);
+      console.log(
+        `${r.name}: ${r.reportedMs} ms as the extension host counts it (load code + call activate); its require ${r.requireMs} ms, its activate() ${r.activateCallMs} ms, waiting for the host before its require ${r.waitBeforeRequireMs} ms`,
+      );
+      for (const [k, v] of Object.entries(r.by).sort((a, b) => b[1] - a[1]))
+        console.log(`  ${String(v).padStart(6)} ms  ${k}`);
+      if (Object.keys(r.requireTop).length)
+        console.log(
+          `  inside its require: ${Object.entries(r.requireTop)
+            .map(([k, v]) => `${k} ${v} ms`)
+            .join(', ')}`,
+        );
+      if (Object.keys(r.otherExtensions).length)
+        console.log(
+          `  other extensions: ${Object.entries(r.otherExtensions)
+            .map(([k, v]) => `${k} ${v} ms`)
+            .join(', ')}`,
+        );
     }
     console.log('profile: bench/activation.cpuprofile');
   }

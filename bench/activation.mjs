@@ -25,7 +25,9 @@ export async function realHostActivationTimes(runs = 3) {
     const s = await startScenario({ extraExtensions: [NOOP], viewport: { width: 1400, height: 2400 } });
     try {
       await s.vs.waitForText('Relay: production', 60_000);
-      const t = await s.vs.activationTimes(['Model Relay', 'Noop Activation Baseline (bench fixture)'], { timeout: 60_000 });
+      const t = await s.vs.activationTimes(['Model Relay', 'Noop Activation Baseline (bench fixture)'], {
+        timeout: 60_000,
+      });
       ms.push(t['Model Relay'].ms);
       floor.push(t['Noop Activation Baseline (bench fixture)'].ms);
     } catch (e) {

@@ -11,7 +11,9 @@ if (process.argv.includes('--type=extensionHost') && process.env.RELAY_EXTHOST_P
   session.connect();
   const startedAt = performance.timeOrigin + performance.now();
   session.post('Profiler.enable');
-  session.post('Profiler.setSamplingInterval', { interval: Number(process.env.RELAY_EXTHOST_PROFILE_INTERVAL_US) || 100 });
+  session.post('Profiler.setSamplingInterval', {
+    interval: Number(process.env.RELAY_EXTHOST_PROFILE_INTERVAL_US) || 100,
+  });
   session.post('Profiler.start');
   process.on('SIGUSR2', () => {
     session.post('Profiler.stop', (err, result) => {

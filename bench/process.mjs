@@ -24,10 +24,22 @@ const ms = (x) => `${(x / 1000).toFixed(2)} s`;
 
 /** The simulator's answer to one stream request: status, headers (hop-by-hop ones dropped) and body. */
 async function record(url, path, headers, body) {
-  const res = await request(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await request(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const bytes = Buffer.from(await res.body.arrayBuffer());
-  if (res.statusCode !== 200) throw new Error(`recording ${path}: HTTP ${res.statusCode} ${bytes.toString().slice(0, 200)}`);
-  const { 'transfer-encoding': _te, 'content-length': _cl, connection: _c, 'keep-alive': _ka, date: _d, ...kept } = res.headers;
+  if (res.statusCode !== 200)
+    throw new Error(`recording ${path}: HTTP ${res.statusCode} ${bytes.toString().slice(0, 200)}`);
+  const {
+    'transfer-encoding': _te,
+    'content-length': _cl,
+    connection: _c,
+    'keep-alive': _ka,
+    date: _d,
+    ...kept
+  } = res.headers;
   return { status: res.statusCode, headers: kept, body: bytes };
 }
 
@@ -46,7 +58,9 @@ async function replayServer(recordings) {
       }
       const authed = req.headers.authorization?.startsWith('Bearer ') || !!req.headers['x-api-key'];
       if (!rec || !authed || body?.stream !== true || body.model !== rec.model) {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `replay: unexpected ${req.method} ${req.url}` } }));
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `replay: unexpected ${req.method} ${req.url}` } }));
         return;
       }
       res.writeHead(rec.status, rec.headers);
@@ -70,7 +84,8 @@ function runProcess(args, env, outFile, expected) {
       const wall = performance.now() - t0;
       closeSync(fd);
       if (code !== 0) return reject(new Error(`${args.join(' ')} exited ${code}\n${stderr}`));
-      if (expected && !readFileSync(outFile).equals(expected)) return reject(new Error(`${args.join(' ')}: stdout is not the streamed text\n${stderr}`));
+      if (expected && !readFileSync(outFile).equals(expected))
+        return reject(new Error(`${args.join(' ')}: stdout is not the streamed text\n${stderr}`));
       resolve(wall);
     });
   });
@@ -103,21 +118,62 @@ export async function wholeProcessStreaming({ root, sim, chunks, runs, live, row
   try {
     let url = sim.url;
     if (!live) {
-      const compat = await record(sim.url, '/v1/chat/completions', { authorization: `Bearer ${token}` }, { model: models.compatible, stream: true, max_tokens: chunks * 2, messages: [{ role: 'user', content: 'go' }] });
-      const native = await record(sim.url, '/v1/messages', { 'x-api-key': token, 'native-version': '2023-06-01' }, { model: models.native, stream: true, max_tokens: chunks * 2, messages: [{ role: 'user', content: 'go' }] });
-      replay = await replayServer({ '/v1/chat/completions': { ...compat, model: models.compatible }, '/v1/messages': { ...native, model: models.native } });
+      const compat = await record(
+        sim.url,
+        '/v1/chat/completions',
+        { authorization: `Bearer ${token}` },
+        { model: models.compatible, stream: true, max_tokens: chunks * 2, messages: [{ role: 'user', content: 'go' }] },
+      );
+      const native = await record(
+        sim.url,
+        '/v1/messages',
+        { 'x-api-key': token, 'native-version': '2023-06-01' },
+        { model: models.native, stream: true, max_tokens: chunks * 2, messages: [{ role: 'user', content: 'go' }] },
+      );
+      replay = await replayServer({
+        '/v1/chat/completions': { ...compat, model: models.compatible },
+        '/v1/messages': { ...native, model: models.native },
+      });
       url = replay.url;
     }
     const env = { ...process.env, MODEL_RELAY_BASE_URL: url, MODEL_RELAY_TOKEN: token };
-    for (const k of ['HTTPS_PROXY', 'HTTP_PROXY', 'https_proxy', 'http_proxy', 'ALL_PROXY', 'all_proxy', 'MODEL_RELAY_BACKUP_URLS']) delete env[k];
-    const cli = (surface, script) => [script, 'chat', '--surface', surface, '--model', models[surface], '--max-tokens', maxTokens, 'go'];
+    for (const k of [
+      'HTTPS_PROXY',
+      'HTTP_PROXY',
+      'https_proxy',
+      'http_proxy',
+      'ALL_PROXY',
+      'all_proxy',
+      'MODEL_RELAY_BACKUP_URLS',
+    ])
+      delete env[k];
+    const cli = (surface, script) => [
+      script,
+      'chat',
+      '--surface',
+      surface,
+      '--model',
+      models[surface],
+      '--max-tokens',
+      maxTokens,
+      'go',
+    ];
     const relay = join(root, 'dist/cli.js');
     const client = (name) => join(root, 'bench/clients', `${name}.mjs`);
     const out = join(dir, 'stdout.txt');
     const source = live ? 'live simulator' : 'simulator stream replayed';
     const figures = {};
-    for (const [surface, sdk] of [['compatible', 'openai'], ['native', 'anthropic']]) {
-      const times = await alternate({ relay: cli(surface, relay), [sdk]: cli(surface, client(sdk)), bare: cli(surface, client('bare')) }, runs, env, out, expected);
+    for (const [surface, sdk] of [
+      ['compatible', 'openai'],
+      ['native', 'anthropic'],
+    ]) {
+      const times = await alternate(
+        { relay: cli(surface, relay), [sdk]: cli(surface, client(sdk)), bare: cli(surface, client('bare')) },
+        runs,
+        env,
+        out,
+        expected,
+      );
       const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
       const vsBare = m.relay / m.bare;
       const vsSdk = m.relay / m[sdk];
@@ -126,7 +182,14 @@ export async function wholeProcessStreaming({ root, sim, chunks, runs, live, row
       row(
         `9 whole process, ${chunks / 1000}k chunks, ${surface} (${source})`,
         `relay-doctor ${ms(m.relay)} · ${sdk} ${ms(m[sdk])} · bare ${ms(m.bare)} · relay/bare ${r2(vsBare)} · relay/${sdk} ${r2(vsSdk)}`,
-        { medianMs: m, allMs: times, relayOverBare: r2(vsBare), [`relayOver${sdk[0].toUpperCase()}${sdk.slice(1)}`]: r2(vsSdk), runs, source },
+        {
+          medianMs: m,
+          allMs: times,
+          relayOverBare: r2(vsBare),
+          [`relayOver${sdk[0].toUpperCase()}${sdk.slice(1)}`]: r2(vsSdk),
+          runs,
+          source,
+        },
         `≤ 1.25× bare, ≤ ${sdkGoal}× ${sdk}`,
         vsBare <= 1.25 && vsSdk <= sdkGoal,
       );
@@ -144,7 +207,12 @@ export async function startup({ root, runs, row }) {
   const dir = mkdtempSync(join(tmpdir(), 'relay-bench-start-'));
   try {
     const cli = join(root, 'dist/cli.js');
-    const times = await alternate({ node: ['-e', '0'], version: [cli, '--version'], help: [cli, '--help'] }, runs, process.env, join(dir, 'stdout.txt'));
+    const times = await alternate(
+      { node: ['-e', '0'], version: [cli, '--version'], help: [cli, '--help'] },
+      runs,
+      process.env,
+      join(dir, 'stdout.txt'),
+    );
     const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
     const ratio = m.version / m.node;
     row(

@@ -8,7 +8,10 @@ const { spawnSync } = require('node:child_process');
 const root = join(__dirname, '..');
 const cli = join(root, 'dist', 'cli.js');
 if (!existsSync(cli) || !existsSync(join(root, 'dist', 'cli-core.js'))) {
-  const built = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: ['ignore', 2, 2] });
+  const built = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], {
+    cwd: root,
+    stdio: ['ignore', 2, 2],
+  });
   if (built.status !== 0) process.exit(built.status ?? 1);
 }
 require(cli)

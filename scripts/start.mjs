@@ -34,7 +34,10 @@ const profile = join(homedir(), '.cache', 'model-relay-vscode', 'start-profile')
 mkdirSync(join(profile, 'user-data', 'User'), { recursive: true });
 mkdirSync(join(profile, 'user-data', 'Machine'), { recursive: true });
 // code-server is a remote: machine-scoped settings (the base URL) are read from Machine/settings.json
-writeFileSync(join(profile, 'user-data', 'Machine', 'settings.json'), JSON.stringify({ 'modelRelay.baseUrl': sim.url }, null, 2));
+writeFileSync(
+  join(profile, 'user-data', 'Machine', 'settings.json'),
+  JSON.stringify({ 'modelRelay.baseUrl': sim.url }, null, 2),
+);
 mkdirSync(join(profile, 'extensions'), { recursive: true });
 writeFileSync(join(profile, 'user-data', 'User', 'settings.json'), JSON.stringify(settings, null, 2));
 
@@ -42,17 +45,56 @@ let child;
 const hasCode = spawnSync('sh', ['-c', 'command -v code'], { encoding: 'utf8' }).status === 0;
 if (hasCode && !process.env.MODEL_RELAY_FORCE_CODE_SERVER) {
   console.log(`Simulator at ${sim.url}; opening an Extension Development Host window…`);
-  child = spawn('code', ['--new-window', '--user-data-dir', join(profile, 'user-data'), '--extensions-dir', join(profile, 'extensions'), `--extensionDevelopmentPath=${root}`, root], { stdio: 'inherit', env: { ...process.env, ...seedEnv } });
+  child = spawn(
+    'code',
+    [
+      '--new-window',
+      '--user-data-dir',
+      join(profile, 'user-data'),
+      '--extensions-dir',
+      join(profile, 'extensions'),
+      `--extensionDevelopmentPath=${root}`,
+      root,
+    ],
+    { stdio: 'inherit', env: { ...process.env, ...seedEnv } },
+  );
 } else {
-  const setup = spawnSync('bash', [join(root, 'test/e2e/setup-code-server.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const setup = spawnSync('bash', [join(root, 'test/e2e/setup-code-server.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   if (setup.status !== 0) process.exit(setup.status ?? 1);
-  const paths = Object.fromEntries(setup.stdout.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const paths = Object.fromEntries(
+    setup.stdout
+      .trim()
+      .split('\n')
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
   const cs = ['--user-data-dir', join(profile, 'user-data'), '--extensions-dir', join(profile, 'extensions')];
   run(paths.NODE24, [paths.CODE_SERVER, ...cs, '--install-extension', join(root, 'model-relay.vsix'), '--force']);
   const port = Number(process.env.CODE_SERVER_PORT ?? 8080);
-  child = spawn(paths.NODE24, [paths.CODE_SERVER, ...cs, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', root], { stdio: 'ignore', detached: true, env: { ...process.env, ...seedEnv } });
-  console.log(`\nModel Relay is running in code-server: open http://127.0.0.1:${port}/?folder=${encodeURIComponent(root)}`);
-  console.log(`Gateway simulator: ${sim.url} (demo token stored as "local"; base URL set in that instance's user settings; chat answers with demo replies)`);
+  child = spawn(
+    paths.NODE24,
+    [
+      paths.CODE_SERVER,
+      ...cs,
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--auth',
+      'none',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      root,
+    ],
+    { stdio: 'ignore', detached: true, env: { ...process.env, ...seedEnv } },
+  );
+  console.log(
+    `\nModel Relay is running in code-server: open http://127.0.0.1:${port}/?folder=${encodeURIComponent(root)}`,
+  );
+  console.log(
+    `Gateway simulator: ${sim.url} (demo token stored as "local"; base URL set in that instance's user settings; chat answers with demo replies)`,
+  );
   console.log('Ctrl-C stops both.');
 }
 const stop = async () => {

@@ -6,7 +6,12 @@ import { batchedStdout, fail, readCli } from './common.mjs';
 async function main() {
   const cli = readCli();
   if (cli.surface !== 'native') throw new Error('the anthropic client speaks the native surface only');
-  const client = new Anthropic({ baseURL: cli.baseUrl, apiKey: cli.token, maxRetries: 0, defaultHeaders: { 'native-version': '2023-06-01' } });
+  const client = new Anthropic({
+    baseURL: cli.baseUrl,
+    apiKey: cli.token,
+    maxRetries: 0,
+    defaultHeaders: { 'native-version': '2023-06-01' },
+  });
   const stream = await client.messages.create({
     model: cli.model,
     max_tokens: cli.maxTokens ?? 4096,

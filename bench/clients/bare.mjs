@@ -11,7 +11,11 @@ async function main() {
   const headers = native
     ? { 'content-type': 'application/json', 'x-api-key': cli.token, 'native-version': '2023-06-01' }
     : { 'content-type': 'application/json', authorization: `Bearer ${cli.token}` };
-  const res = await request(`${cli.baseUrl}${native ? '/v1/messages' : '/v1/chat/completions'}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  const res = await request(`${cli.baseUrl}${native ? '/v1/messages' : '/v1/chat/completions'}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+  });
   if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${await res.body.text()}`);
   const out = batchedStdout();
   const parser = createParser({

@@ -22,7 +22,14 @@ export function readCli() {
     process.exit(2);
   }
   const maxTokens = values['max-tokens'] === undefined ? undefined : Number(values['max-tokens']);
-  return { surface: values.surface ?? 'compatible', model: values.model, maxTokens, prompt: prompt.join(' '), baseUrl: baseUrl.replace(/\/+$/, ''), token };
+  return {
+    surface: values.surface ?? 'compatible',
+    model: values.model,
+    maxTokens,
+    prompt: prompt.join(' '),
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    token,
+  };
 }
 
 const LIMIT = 16 * 1024;

@@ -27,7 +27,7 @@ export function refuseTokenArguments(argv: readonly string[]): void {
   for (const a of argv) {
     const opt = TOKEN_OPTION.exec(a);
     if (opt || TOKEN_VALUE.test(a)) {
-      const what = opt ? t('the option --{0}', opt[1]!) : t('an argument that looks like a token (sk-…)');
+      const what = opt ? t('the option --{0}', opt[1]) : t('an argument that looks like a token (sk-…)');
       throw new UsageError(
         t(
           'A token must not be given on the command line ({0} was given). A token in the arguments lands in your shell history and is visible to other users in process lists (ps). Set it in the environment instead: export {1}=… (e.g. read -rs {1} && export {1}), and revoke the token in the gateway console if it was exposed.',
@@ -42,14 +42,27 @@ export function refuseTokenArguments(argv: readonly string[]): void {
 export function readConfig(env: Record<string, string | undefined>): CliConfig {
   const baseUrl = env[ENV_BASE_URL]?.trim();
   if (!baseUrl) {
-    throw new UsageError(t('{0} is not set. Set it to the gateway root address, e.g. export {0}=https://gateway.example.com (no /v1).', ENV_BASE_URL));
+    throw new UsageError(
+      t(
+        '{0} is not set. Set it to the gateway root address, e.g. export {0}=https://gateway.example.com (no /v1).',
+        ENV_BASE_URL,
+      ),
+    );
   }
   const backupUrls = (env[ENV_BACKUP_URLS] ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
   const n = normalizeBaseUrl(baseUrl);
-  if (!n.base) throw new UsageError(t('{0} is not a usable address: {1} {2}', ENV_BASE_URL, n.findings[0]?.message ?? t('invalid'), n.findings[0]?.fix ?? '').trim());
+  if (!n.base)
+    throw new UsageError(
+      t(
+        '{0} is not a usable address: {1} {2}',
+        ENV_BASE_URL,
+        n.findings[0]?.message ?? t('invalid'),
+        n.findings[0]?.fix ?? '',
+      ).trim(),
+    );
   const token = env[ENV_TOKEN]?.trim() || undefined;
   return { baseUrl: env[ENV_BASE_URL]!, token, backupUrls };
 }

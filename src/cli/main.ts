@@ -13,7 +13,16 @@
  */
 import { parseArgs } from 'node:util';
 import type { Dispatcher } from 'undici';
-import { GatewayClient, createDispatcher, describeProxy, redactSecrets, renderTable, reportToJson, runDiagnosis, type Surface } from '../gateway';
+import {
+  GatewayClient,
+  createDispatcher,
+  describeProxy,
+  redactSecrets,
+  renderTable,
+  reportToJson,
+  runDiagnosis,
+  type Surface,
+} from '../gateway';
 import { ENV_TOKEN, UsageError, readConfig, refuseTokenArguments, type CliConfig } from './config';
 import { baseUrlWarnings, errorText, retryLine, terminalSafe } from './output';
 import { quota } from './quota';
@@ -73,25 +82,50 @@ function parse(command: Command, args: string[]) {
  * The models to check: as given, else the first chat and native models the token sees (said on
  * stderr), so that generation is tested and a token that cannot use any model does not pass.
  */
-async function modelsToCheck(cfg: CliConfig, values: Record<string, unknown>, io: CliIo, dispatcher: Dispatcher): Promise<{ chat?: string | undefined; native?: string | undefined }> {
-  const given = { chat: values['chat-model'] as string | undefined, native: values['native-model'] as string | undefined };
+async function modelsToCheck(
+  cfg: CliConfig,
+  values: Record<string, unknown>,
+  io: CliIo,
+  dispatcher: Dispatcher,
+): Promise<{ chat?: string | undefined; native?: string | undefined }> {
+  const given = {
+    chat: values['chat-model'] as string | undefined,
+    native: values['native-model'] as string | undefined,
+  };
   if (given.chat || given.native || !cfg.token) return given;
   let list;
   try {
-    list = await new GatewayClient({ baseUrl: cfg.baseUrl, backupUrls: cfg.backupUrls, token: () => cfg.token, dispatcher, retry: { maxRetries: 0 } }).listModels();
+    list = await new GatewayClient({
+      baseUrl: cfg.baseUrl,
+      backupUrls: cfg.backupUrls,
+      token: () => cfg.token,
+      dispatcher,
+      retry: { maxRetries: 0 },
+    }).listModels();
   } catch {
     return given; // the diagnosis explains why the list cannot be read
   }
   // Without the gateway's capability list: the first model for chat, the first Anthropic-family model for native.
   const guess = { chat: /./, native: /^claude/i };
-  const first = (cap: 'chat' | 'native') => list.find((m) => m.capabilities?.includes(cap))?.id ?? list.find((m) => !m.capabilities && guess[cap].test(m.id))?.id;
+  const first = (cap: 'chat' | 'native') =>
+    list.find((m) => m.capabilities?.includes(cap))?.id ??
+    list.find((m) => !m.capabilities && guess[cap].test(m.id))?.id;
   const picked = { chat: first('chat'), native: first('native') };
-  const said = [picked.chat && t('chat {0}', picked.chat), picked.native && t('native {0}', picked.native)].filter(Boolean).join(', ');
-  io.stderr.write(`relay-doctor: ${said ? t('no --chat-model / --native-model given: checking with the first models this token sees ({0}).', terminalSafe(said, io.stderr.isTTY)) : t("no model given, and the token's list has none to pick.")}\n`);
+  const said = [picked.chat && t('chat {0}', picked.chat), picked.native && t('native {0}', picked.native)]
+    .filter(Boolean)
+    .join(', ');
+  io.stderr.write(
+    `relay-doctor: ${said ? t('no --chat-model / --native-model given: checking with the first models this token sees ({0}).', terminalSafe(said, io.stderr.isTTY)) : t("no model given, and the token's list has none to pick.")}\n`,
+  );
   return picked;
 }
 
-async function diagnose(cfg: CliConfig, values: Record<string, unknown>, io: CliIo, dispatcher: Dispatcher): Promise<number> {
+async function diagnose(
+  cfg: CliConfig,
+  values: Record<string, unknown>,
+  io: CliIo,
+  dispatcher: Dispatcher,
+): Promise<number> {
   const json = values.json === true;
   const progress = !json && io.stderr.isTTY;
   const report = await runDiagnosis({
@@ -104,7 +138,9 @@ async function diagnose(cfg: CliConfig, values: Record<string, unknown>, io: Cli
     dispatcher,
     proxy: { env: io.env },
     cliTool: { env: io.env, workspaceDir: io.cwd },
-    ...(progress ? { onCheckStart: (_id: string, title: string) => void io.stderr.write(`\r\x1b[2K${t('checking: {0}…', title)}`) } : {}),
+    ...(progress
+      ? { onCheckStart: (_id: string, title: string) => void io.stderr.write(`\r\x1b[2K${t('checking: {0}…', title)}`) }
+      : {}),
   });
   if (progress) io.stderr.write('\r\x1b[2K');
   const secrets = [cfg.token];
@@ -115,17 +151,31 @@ async function diagnose(cfg: CliConfig, values: Record<string, unknown>, io: Cli
 
 function clientFor(cfg: CliConfig, dispatcher: Dispatcher, io: CliIo): GatewayClient {
   io.stderr.write(baseUrlWarnings(cfg.baseUrl));
-  return new GatewayClient({ baseUrl: cfg.baseUrl, backupUrls: cfg.backupUrls, token: () => cfg.token, dispatcher, onRetry: (n) => void io.stderr.write(retryLine(n)) });
+  return new GatewayClient({
+    baseUrl: cfg.baseUrl,
+    backupUrls: cfg.backupUrls,
+    token: () => cfg.token,
+    dispatcher,
+    onRetry: (n) => void io.stderr.write(retryLine(n)),
+  });
 }
 
-async function models(cfg: CliConfig, values: Record<string, unknown>, io: CliIo, dispatcher: Dispatcher): Promise<number> {
+async function models(
+  cfg: CliConfig,
+  values: Record<string, unknown>,
+  io: CliIo,
+  dispatcher: Dispatcher,
+): Promise<number> {
   const list = await clientFor(cfg, dispatcher, io).listModels();
   const safe = (s: string) => terminalSafe(s, io.stdout.isTTY);
   if (values.json === true) {
-    io.stdout.write(`${JSON.stringify({ models: list.map((m) => ({ id: m.id, capabilities: m.capabilities ?? null, ownedBy: m.ownedBy ?? null })) }, null, 2)}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ models: list.map((m) => ({ id: m.id, capabilities: m.capabilities ?? null, ownedBy: m.ownedBy ?? null })) }, null, 2)}\n`,
+    );
   } else {
     const w = Math.max(2, ...list.map((m) => m.id.length));
-    for (const m of list) io.stdout.write(safe(`${m.id.padEnd(w + 2)}${m.capabilities?.join(', ') ?? ''}\n`.replace(/\s+\n$/, '\n')));
+    for (const m of list)
+      io.stdout.write(safe(`${m.id.padEnd(w + 2)}${m.capabilities?.join(', ') ?? ''}\n`.replace(/\s+\n$/, '\n')));
     if (!list.length) io.stderr.write(`relay-doctor: ${t("the token's group sees no model.")}\n`);
   }
   return 0;
@@ -136,13 +186,22 @@ function maxTokensOf(values: Record<string, unknown>): number | undefined {
   const v = values['max-tokens'] as string | undefined;
   if (v === undefined) return undefined;
   const n = Number(v.trim());
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(t('--max-tokens must be a positive whole number, not "{0}".', v));
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(t('--max-tokens must be a positive whole number, not "{0}".', v));
   return n;
 }
 
-async function chat(cfg: CliConfig, values: Record<string, unknown>, positionals: string[], io: CliIo, dispatcher: Dispatcher): Promise<number> {
-  const surface = (values.surface as string | undefined) ?? 'compatible';
-  if (surface !== 'compatible' && surface !== 'native') throw new UsageError(t('--surface must be "compatible" or "native", not "{0}".', surface));
+async function chat(
+  cfg: CliConfig,
+  values: Record<string, unknown>,
+  positionals: string[],
+  io: CliIo,
+  dispatcher: Dispatcher,
+): Promise<number> {
+  const given = (values.surface as string | undefined) ?? 'compatible';
+  if (given !== 'compatible' && given !== 'native')
+    throw new UsageError(t('--surface must be "compatible" or "native", not "{0}".', given));
+  const surface: Surface = given;
   const model = values.model as string | undefined;
   if (!model) throw new UsageError(t('chat needs --model M (see "relay-doctor models").'));
   const prompt = positionals.join(' ').trim();
@@ -150,7 +209,12 @@ async function chat(cfg: CliConfig, values: Record<string, unknown>, positionals
   const maxTokens = maxTokensOf(values);
   const client = clientFor(cfg, dispatcher, io);
   const safe = (s: string) => terminalSafe(s, io.stdout.isTTY);
-  const req = { surface: surface as Surface, model, messages: [{ role: 'user' as const, content: prompt }], ...(maxTokens !== undefined ? { maxTokens } : {}) };
+  const req = {
+    surface,
+    model,
+    messages: [{ role: 'user' as const, content: prompt }],
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+  };
   if (values['no-stream'] === true) {
     const r = await client.chat(req);
     io.stdout.write(safe(`${r.text}\n`));
@@ -160,7 +224,8 @@ async function chat(cfg: CliConfig, values: Record<string, unknown>, positionals
   const out = new BatchedWriter(io.stdout, safe);
   try {
     // A socket chunk's events at a time: one async step per chunk, not per delta.
-    for await (const batch of chatEventBatches(client.chatStream(req))) for (const ev of batch) if (ev.type === 'text') out.write(ev.text);
+    for await (const batch of chatEventBatches(client.chatStream(req)))
+      for (const ev of batch) if (ev.type === 'text') out.write(ev.text);
   } finally {
     out.flush(out.wrote ? '\n' : '');
   }
@@ -183,18 +248,24 @@ export async function main(io: CliIo): Promise<number> {
       io.stdout.write(`relay-doctor ${version()}\n`);
       return 0;
     }
-    if (command !== 'diagnose' && command !== 'models' && command !== 'quota' && command !== 'chat') throw new UsageError(t('Unknown command "{0}".', command));
+    if (command !== 'diagnose' && command !== 'models' && command !== 'quota' && command !== 'chat')
+      throw new UsageError(t('Unknown command "{0}".', command));
     const { values, positionals } = parse(command, rest);
     if (values.help) {
       io.stdout.write(usage());
       return 0;
     }
-    if (command !== 'chat' && positionals.length) throw new UsageError(t('"{0}" takes no arguments (got "{1}").', command, positionals[0]!));
+    if (command !== 'chat' && positionals.length)
+      throw new UsageError(t('"{0}" takes no arguments (got "{1}").', command, positionals[0]));
     const cfg = readConfig(io.env);
     token = cfg.token;
-    if (command !== 'diagnose' && !cfg.token) throw new UsageError(t('{0} is not set. Export the token in the environment (never as an argument).', ENV_TOKEN));
+    if (command !== 'diagnose' && !cfg.token)
+      throw new UsageError(t('{0} is not set. Export the token in the environment (never as an argument).', ENV_TOKEN));
     const proxy = describeProxy({ env: io.env });
-    if (proxy.invalid) io.stderr.write(`relay-doctor: ${t('warning: the proxy "{0}" (HTTPS_PROXY / HTTP_PROXY) cannot be used: {1}. Requests go directly.', proxy.display ?? '', proxy.invalid)}\n`);
+    if (proxy.invalid)
+      io.stderr.write(
+        `relay-doctor: ${t('warning: the proxy "{0}" (HTTPS_PROXY / HTTP_PROXY) cannot be used: {1}. Requests go directly.', proxy.display ?? '', proxy.invalid)}\n`,
+      );
     dispatcher = createDispatcher({ env: io.env });
     switch (command) {
       case 'diagnose':

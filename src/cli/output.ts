@@ -17,19 +17,30 @@ export function terminalSafe(text: string, isTTY: boolean | undefined): string {
 
 /** The core's fixes name VS Code commands and settings; in a terminal the environment is what changes. */
 export function cliFix(fix: string): string {
-  return fix
-    .replace(/(with |run )?"Model Relay: Add Token"( \([^)]*\))?/g, t('by exporting {0}=<token>', ENV_TOKEN))
-    .replace(/(with |run )?"Model Relay: Configure Base URL"/g, t('by exporting {0}=<root address>', ENV_BASE_URL))
-    // The same commands in a Chinese fix: “用“…”保存” becomes “导出 …”.
-    .replace(/(?:用|使用|运行)?\s*“Model Relay: Add Token”(?:\s*（[^）]*）)?(?:保存|添加)?/g, t('by exporting {0}=<token>', ENV_TOKEN))
-    .replace(/(?:用|使用|运行)?\s*“Model Relay: Configure Base URL”(?:设置|配置)?/g, t('by exporting {0}=<root address>', ENV_BASE_URL))
-    .replace(/modelRelay\.models\.(chat|native|image|imageEdit|video)/g, '--model')
-    .replace(/\(modelRelay\.stream\)|modelRelay\.stream/g, '--no-stream');
+  return (
+    fix
+      .replace(/(with |run )?"Model Relay: Add Token"( \([^)]*\))?/g, t('by exporting {0}=<token>', ENV_TOKEN))
+      .replace(/(with |run )?"Model Relay: Configure Base URL"/g, t('by exporting {0}=<root address>', ENV_BASE_URL))
+      // The same commands in a Chinese fix: “用“…”保存” becomes “导出 …”.
+      .replace(
+        /(?:用|使用|运行)?\s*“Model Relay: Add Token”(?:\s*（[^）]*）)?(?:保存|添加)?/g,
+        t('by exporting {0}=<token>', ENV_TOKEN),
+      )
+      .replace(
+        /(?:用|使用|运行)?\s*“Model Relay: Configure Base URL”(?:设置|配置)?/g,
+        t('by exporting {0}=<root address>', ENV_BASE_URL),
+      )
+      .replace(/modelRelay\.models\.(chat|native|image|imageEdit|video)/g, '--model')
+      .replace(/\(modelRelay\.stream\)|modelRelay\.stream/g, '--no-stream')
+  );
 }
 
 export function errorText(e: unknown, token: string | undefined, isTTY?: boolean): string {
   if (isGatewayError(e)) {
-    const head = e.status !== undefined ? t('error ({0}, HTTP {1}): {2}', e.kind, e.status, e.message) : t('error ({0}): {1}', e.kind, e.message);
+    const head =
+      e.status !== undefined
+        ? t('error ({0}, HTTP {1}): {2}', e.kind, e.status, e.message)
+        : t('error ({0}): {1}', e.kind, e.message);
     const lines = [`relay-doctor: ${head}`, `  ${t('cause: {0}', e.cause)}`, `  ${t('fix: {0}', cliFix(e.fix))}`];
     const billing = e.billingNote();
     if (billing) lines.push(`  ${t('billing: {0}', billing)}`);
@@ -41,9 +52,18 @@ export function errorText(e: unknown, token: string | undefined, isTTY?: boolean
   }
   const explained = e as { message?: unknown; cause?: unknown; fix?: unknown };
   if (e instanceof Error && typeof explained.cause === 'string' && typeof explained.fix === 'string') {
-    return terminalSafe(redactSecrets(`relay-doctor: ${t('error: {0}', e.message)}\n  ${t('cause: {0}', explained.cause)}\n  ${t('fix: {0}', explained.fix)}\n`, [token]), isTTY);
+    return terminalSafe(
+      redactSecrets(
+        `relay-doctor: ${t('error: {0}', e.message)}\n  ${t('cause: {0}', explained.cause)}\n  ${t('fix: {0}', explained.fix)}\n`,
+        [token],
+      ),
+      isTTY,
+    );
   }
-  return terminalSafe(redactSecrets(`relay-doctor: ${t('error (internal): {0}', e instanceof Error ? e.message : String(e))}\n`, [token]), isTTY);
+  return terminalSafe(
+    redactSecrets(`relay-doctor: ${t('error (internal): {0}', e instanceof Error ? e.message : String(e))}\n`, [token]),
+    isTTY,
+  );
 }
 
 /** "HTTP 429: retrying in 3 s (retry 1 of 2)" — said where the client waits. */

@@ -12,11 +12,16 @@ declare const RELAY_DOCTOR_VERSION: string | undefined;
 
 export function version(): string {
   if (typeof RELAY_DOCTOR_VERSION === 'string') return RELAY_DOCTOR_VERSION;
-  const { readFileSync } = require('node:fs') as typeof import('node:fs');
-  const { join } = require('node:path') as typeof import('node:path');
+  /* eslint-disable @typescript-eslint/no-require-imports -- only when running unbundled */
+  const fs = require('node:fs') as typeof import('node:fs');
+  const path = require('node:path') as typeof import('node:path');
+  /* eslint-enable @typescript-eslint/no-require-imports */
   for (const up of ['..', '../..', '../../..']) {
     try {
-      const pkg = JSON.parse(readFileSync(join(__dirname, up, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, up, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (pkg.name === 'model-relay' && pkg.version) return pkg.version;
     } catch {
       /* not here */

@@ -10,16 +10,33 @@ export async function showGatewayError(what: string, e: unknown): Promise<void> 
   if (e instanceof GatewayError) {
     if (e.kind === 'aborted') return;
     const status = e.status ? `HTTP ${e.status}` : e.kind;
-    const parts = [vscode.l10n.t('Model Relay: {0} failed ({1}). {2}', what, status, e.cause), vscode.l10n.t('Fix: {0}', e.fix), e.billingNote() ?? ''];
-    const detail = [e.gatewayMessage ? vscode.l10n.t('Gateway said: {0}', e.gatewayMessage) : '', e.url ? `URL: ${e.url}` : '', e.maskedToken ? vscode.l10n.t('Token: {0}', e.maskedToken) : '', e.requestId ? vscode.l10n.t('Request id: {0}', e.requestId) : ''].filter(Boolean).join(' · ');
+    const parts = [
+      vscode.l10n.t('Model Relay: {0} failed ({1}). {2}', what, status, e.cause),
+      vscode.l10n.t('Fix: {0}', e.fix),
+      e.billingNote() ?? '',
+    ];
+    const detail = [
+      e.gatewayMessage ? vscode.l10n.t('Gateway said: {0}', e.gatewayMessage) : '',
+      e.url ? `URL: ${e.url}` : '',
+      e.maskedToken ? vscode.l10n.t('Token: {0}', e.maskedToken) : '',
+      e.requestId ? vscode.l10n.t('Request id: {0}', e.requestId) : '',
+    ]
+      .filter(Boolean)
+      .join(' · ');
     const actions: Array<[string, CommandId]> = [];
     if (e.kind === 'unauthorized') actions.push([vscode.l10n.t('Add Token'), CommandId.AddToken]);
-    else if (e.detail === 'double_v1' || e.detail === 'html_page' || e.kind === 'network') actions.push([vscode.l10n.t('Configure Base URL'), CommandId.ConfigureBaseUrl]);
+    else if (e.detail === 'double_v1' || e.detail === 'html_page' || e.kind === 'network')
+      actions.push([vscode.l10n.t('Configure Base URL'), CommandId.ConfigureBaseUrl]);
     actions.push([vscode.l10n.t('Show Log'), CommandId.ShowLog]);
-    const choice = await vscode.window.showErrorMessage(`${parts.join(' ')}${detail ? ` (${detail})` : ''}`, ...actions.map(([label]) => label));
+    const choice = await vscode.window.showErrorMessage(
+      `${parts.join(' ')}${detail ? ` (${detail})` : ''}`,
+      ...actions.map(([label]) => label),
+    );
     const command = actions.find(([label]) => label === choice)?.[1];
     if (command) await vscode.commands.executeCommand(command);
     return;
   }
-  void vscode.window.showErrorMessage(vscode.l10n.t('Model Relay: {0} failed: {1}', what, e instanceof Error ? e.message : String(e)));
+  void vscode.window.showErrorMessage(
+    vscode.l10n.t('Model Relay: {0} failed: {1}', what, e instanceof Error ? e.message : String(e)),
+  );
 }

@@ -9,7 +9,17 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CommandId } from '../host/commandIds';
 import { DelegatingLanguageModels, DelegatingTool, DelegatingTree, DelegatingWebviewView } from './lazy/delegates';
-import { ACTIVE_TOKEN_KEY, CHAT_VIEW_ID, LM_VENDOR, PARTICIPANT_ID, STATUS_VIEW_ID, TOOL_NAMES, VIDEO_VIEW_ID, WALKTHROUGH_ID, type ToolName } from './lazy/ids';
+import {
+  ACTIVE_TOKEN_KEY,
+  CHAT_VIEW_ID,
+  LM_VENDOR,
+  PARTICIPANT_ID,
+  STATUS_VIEW_ID,
+  TOOL_NAMES,
+  VIDEO_VIEW_ID,
+  WALKTHROUGH_ID,
+  type ToolName,
+} from './lazy/ids';
 import type { Registrar } from './lazy/registrar';
 import type { RelayApi } from './main';
 
@@ -50,7 +60,8 @@ class Hub implements Registrar {
   ) {
     this.chat = new DelegatingWebviewView(load);
     this.models = new DelegatingLanguageModels(load);
-    for (const id of [STATUS_VIEW_ID, VIDEO_VIEW_ID]) this.trees.set(id, new DelegatingTree(load, id === STATUS_VIEW_ID ? () => statusPlaceholder(context) : () => []));
+    for (const id of [STATUS_VIEW_ID, VIDEO_VIEW_ID])
+      this.trees.set(id, new DelegatingTree(load, id === STATUS_VIEW_ID ? () => statusPlaceholder(context) : () => []));
     for (const name of TOOL_NAMES) this.tools.set(name, new DelegatingTool(load));
   }
 
@@ -92,13 +103,18 @@ class Hub implements Registrar {
 /** Registers the delegates with VS Code (each API feature-detected: older builds lack some). */
 function registerDelegates(hub: Hub): void {
   const { context } = hub;
-  const api = vscode as unknown as { lm?: { registerLanguageModelChatProvider?: unknown; registerTool?: unknown }; chat?: { createChatParticipant?: unknown } };
+  const api = vscode as unknown as {
+    lm?: { registerLanguageModelChatProvider?: unknown; registerTool?: unknown };
+    chat?: { createChatParticipant?: unknown };
+  };
   const subs = context.subscriptions;
   for (const id of Object.values(CommandId)) subs.push(vscode.commands.registerCommand(id, hub.stub(id)));
   for (const [id, tree] of hub.trees) subs.push(vscode.window.registerTreeDataProvider(id, tree));
   subs.push(vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, hub.chat));
-  if (typeof api.lm?.registerLanguageModelChatProvider === 'function') subs.push(vscode.lm.registerLanguageModelChatProvider(LM_VENDOR, hub.models));
-  if (typeof api.lm?.registerTool === 'function') for (const [name, tool] of hub.tools) subs.push(vscode.lm.registerTool(name, tool));
+  if (typeof api.lm?.registerLanguageModelChatProvider === 'function')
+    subs.push(vscode.lm.registerLanguageModelChatProvider(LM_VENDOR, hub.models));
+  if (typeof api.lm?.registerTool === 'function')
+    for (const [name, tool] of hub.tools) subs.push(vscode.lm.registerTool(name, tool));
   if (typeof api.chat?.createChatParticipant === 'function') {
     const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, async (req, ctx, stream, token) => {
       await hub.load();
@@ -111,7 +127,11 @@ function registerDelegates(hub: Hub): void {
 
 /** "Model Relay: Get Started": the walkthrough contributed in package.json, beside the current editor. */
 function openWalkthrough(context: vscode.ExtensionContext): Thenable<unknown> {
-  return vscode.commands.executeCommand('workbench.action.openWalkthrough', `${context.extension.id}#${WALKTHROUGH_ID}`, false);
+  return vscode.commands.executeCommand(
+    'workbench.action.openWalkthrough',
+    `${context.extension.id}#${WALKTHROUGH_ID}`,
+    false,
+  );
 }
 
 export function activate(context: vscode.ExtensionContext): LazyRelayApi {
@@ -126,7 +146,9 @@ export function activate(context: vscode.ExtensionContext): LazyRelayApi {
     try {
       await loadMain();
     } catch (e) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('Model Relay could not load: {0}', e instanceof Error ? e.message : String(e)));
+      void vscode.window.showErrorMessage(
+        vscode.l10n.t('Model Relay could not load: {0}', e instanceof Error ? e.message : String(e)),
+      );
       throw e;
     }
   });

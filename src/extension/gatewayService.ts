@@ -6,7 +6,17 @@
 import * as vscode from 'vscode';
 import { Disposable } from './disposable';
 import type { Dispatcher } from 'undici';
-import { GatewayClient, createDispatcher, describeProxy, formatRecord, priceText, type ModelPrice, type ProxyChoice, type Quota, type RequestRecord } from '../gateway';
+import {
+  GatewayClient,
+  createDispatcher,
+  describeProxy,
+  formatRecord,
+  priceText,
+  type ModelPrice,
+  type ProxyChoice,
+  type Quota,
+  type RequestRecord,
+} from '../gateway';
 import { QuotaTracker } from '../host/quota';
 import { readProxySettings, readSettings, affectsRelay, type RelaySettings } from './settings';
 import type { ProxySettings } from '../gateway';
@@ -15,7 +25,16 @@ import type { ProxySettings } from '../gateway';
 function proxySettingsKey(p: ProxySettings): string {
   const env = p.env ?? {};
   const pick = (n: string) => env[n] ?? env[n.toLowerCase()] ?? '';
-  return JSON.stringify([p.proxy ?? '', p.strictSSL ?? true, p.noProxy ?? [], p.systemCertificates ?? true, pick('HTTPS_PROXY'), pick('HTTP_PROXY'), pick('NO_PROXY'), env.NODE_EXTRA_CA_CERTS ?? '']);
+  return JSON.stringify([
+    p.proxy ?? '',
+    p.strictSSL ?? true,
+    p.noProxy ?? [],
+    p.systemCertificates ?? true,
+    pick('HTTPS_PROXY'),
+    pick('HTTP_PROXY'),
+    pick('NO_PROXY'),
+    env.NODE_EXTRA_CA_CERTS ?? '',
+  ]);
 }
 import type { TokenStore } from './tokenStore';
 
@@ -60,14 +79,14 @@ export class GatewayService extends Disposable {
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (affectsRelay(e)) this.reload();
-      })
+      }),
     );
     this._register(
       tokens.onDidChange(() => {
         this.modelCount = undefined;
         this.restartQuota();
         this.changed.fire();
-      })
+      }),
     );
     this.restartQuota();
   }
@@ -79,7 +98,10 @@ export class GatewayService extends Disposable {
     this.quota = undefined;
     this.prices = undefined;
     this.tracker = new QuotaTracker(
-      (maxAgeMs) => (this.client.endpoints().base && this.tokens.activeName() ? this.client.account.quota({ maxAgeMs }) : Promise.resolve(undefined)),
+      (maxAgeMs) =>
+        this.client.endpoints().base && this.tokens.activeName()
+          ? this.client.account.quota({ maxAgeMs })
+          : Promise.resolve(undefined),
       (q) => {
         this.quota = q;
         this.changed.fire();
@@ -90,12 +112,27 @@ export class GatewayService extends Disposable {
 
   private warnInvalidProxy(): void {
     const p = this.proxyChoice;
-    if (p.invalid) this.log.warn(vscode.l10n.t('The proxy "{0}" ({1}) cannot be used: {2}. Requests go directly to the gateway; "Model Relay: Diagnose Connection" shows the proxy check.', p.display ?? '', p.source, p.invalid));
+    if (p.invalid)
+      this.log.warn(
+        vscode.l10n.t(
+          'The proxy "{0}" ({1}) cannot be used: {2}. Requests go directly to the gateway; "Model Relay: Diagnose Connection" shows the proxy check.',
+          p.display ?? '',
+          p.source,
+          p.invalid,
+        ),
+      );
   }
 
   private timeouts() {
     const t = this.settings.timeouts;
-    return { chatMs: t.chatSeconds * 1000, streamIdleMs: t.streamIdleSeconds * 1000, chatOverallMs: t.chatOverallSeconds * 1000, imageMs: t.imageSeconds * 1000, videoMs: t.videoSeconds * 1000, videoOverallMs: t.videoOverallMinutes * 60_000 };
+    return {
+      chatMs: t.chatSeconds * 1000,
+      streamIdleMs: t.streamIdleSeconds * 1000,
+      chatOverallMs: t.chatOverallSeconds * 1000,
+      imageMs: t.imageSeconds * 1000,
+      videoMs: t.videoSeconds * 1000,
+      videoOverallMs: t.videoOverallMinutes * 60_000,
+    };
   }
 
   get current(): RelaySettings {

@@ -39,7 +39,8 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   // `npm start` (a local try-out against the simulator) hands its demo token over in the
   // environment of this process only; it is stored in SecretStorage like any other token.
   const seed = process.env.MODEL_RELAY_SEED_TOKEN;
-  if (seed && tokens.names().length === 0) await tokens.add(process.env.MODEL_RELAY_SEED_TOKEN_NAME || 'local', seed, true);
+  if (seed && tokens.names().length === 0)
+    await tokens.add(process.env.MODEL_RELAY_SEED_TOKEN_NAME || 'local', seed, true);
   const service = new GatewayService(tokens, log);
   const status = new StatusViewProvider(service, tokens);
   const bar = new RelayStatusBar(service, tokens, hub.statusItem);
@@ -51,21 +52,39 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   registerParticipant(context, hub, service, log, (signal) => diagnose.markdown(signal));
   registerTools(context, hub, service, log, (signal) => diagnose.markdown(signal));
   registerChat(context, hub, service, tokens, log);
-  log.info(vscode.l10n.t('Model Relay loaded (VS Code {0}, display language {1}); endpoint {2}', vscode.version, vscode.env.language, service.client.endpoints().base ?? vscode.l10n.t('not configured')));
+  log.info(
+    vscode.l10n.t(
+      'Model Relay loaded (VS Code {0}, display language {1}); endpoint {2}',
+      vscode.version,
+      vscode.env.language,
+      service.client.endpoints().base ?? vscode.l10n.t('not configured'),
+    ),
+  );
   return { service, tokens };
 }
 
 /** The commands whose work lives in plain functions; video and chat commands register with their views. */
-function registerAllCommands(context: vscode.ExtensionContext, hub: Registrar, service: GatewayService, tokens: TokenStore, log: vscode.LogOutputChannel, diagnose: DiagnoseController): void {
+function registerAllCommands(
+  context: vscode.ExtensionContext,
+  hub: Registrar,
+  service: GatewayService,
+  tokens: TokenStore,
+  log: vscode.LogOutputChannel,
+  diagnose: DiagnoseController,
+): void {
   const reg = (id: CommandId, fn: (...args: any[]) => unknown) => context.subscriptions.push(hub.command(id, fn));
   const preset = <T extends object>(v: unknown): T | undefined => (v && typeof v === 'object' ? (v as T) : undefined);
   reg(CommandId.GenerateImage, () => generateImageFromSelection(context, service));
   reg(CommandId.EditImage, (uri?: vscode.Uri) => editImage(context, service, uri));
   reg(CommandId.Diagnose, () => diagnose.run());
-  reg(CommandId.SetupNativeCli, (p?: unknown) => setupNativeCli(context, service, tokens, preset<{ tokenName?: string; openTerminal?: boolean }>(p)));
+  reg(CommandId.SetupNativeCli, (p?: unknown) =>
+    setupNativeCli(context, service, tokens, preset<{ tokenName?: string; openTerminal?: boolean }>(p)),
+  );
   reg(CommandId.RemoveNativeCli, () => removeNativeCli(context));
   reg(CommandId.CheckLanguageModels, (p?: unknown) => checkLanguageModels(preset<{ model?: string }>(p)));
-  reg(CommandId.ConfigureBaseUrl, (preset?: string) => configureBaseUrl(service, typeof preset === 'string' ? preset : undefined));
+  reg(CommandId.ConfigureBaseUrl, (preset?: string) =>
+    configureBaseUrl(service, typeof preset === 'string' ? preset : undefined),
+  );
   reg(CommandId.AddToken, () => addToken(tokens));
   reg(CommandId.SwitchToken, () => switchToken(tokens));
   reg(CommandId.RemoveToken, () => removeToken(tokens));
@@ -99,4 +118,3 @@ async function showActions(): Promise<void> {
     if (pick) await vscode.commands.executeCommand(pick.command);
   }
 }
-

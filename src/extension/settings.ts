@@ -46,5 +46,11 @@ export async function disableStreaming(): Promise<void> {
 }
 
 export function affectsRelay(e: vscode.ConfigurationChangeEvent): boolean {
-  return e.affectsConfiguration(SECTION) || e.affectsConfiguration('http.proxy') || e.affectsConfiguration('http.proxyStrictSSL') || e.affectsConfiguration('http.noProxy') || e.affectsConfiguration('http.systemCertificates');
+  return (
+    e.affectsConfiguration(SECTION) ||
+    e.affectsConfiguration('http.proxy') ||
+    e.affectsConfiguration('http.proxyStrictSSL') ||
+    e.affectsConfiguration('http.noProxy') ||
+    e.affectsConfiguration('http.systemCertificates')
+  );
 }

@@ -29,7 +29,10 @@ export class RelayStatusBar extends Disposable {
     const r = this.service.lastRecord;
     const failing = r && (r.errorKind || (r.status !== undefined && r.status >= 400)) && r.errorKind !== 'aborted';
     const icon = !base || !masked ? '$(warning)' : failing ? '$(error)' : '$(pass)';
-    const q = masked && this.service.quota ? describeQuota(this.service.quota, this.service.current.quotaWarnBelow, Date.now()) : undefined;
+    const q =
+      masked && this.service.quota
+        ? describeQuota(this.service.quota, this.service.current.quotaWarnBelow, Date.now())
+        : undefined;
     this.item.text = `${icon} Relay: ${name ?? vscode.l10n.t('no token')}${q ? ` · ${q.short}` : ''}`;
     const none = vscode.l10n.t('none');
     const last = r ? `${r.model ?? r.path} → ${r.status ?? r.errorKind} (${r.durationMs} ms)` : none;
@@ -44,7 +47,12 @@ export class RelayStatusBar extends Disposable {
       ].join('\n\n'),
     );
     // Balance below modelRelay.quota.warnBelow: the warning look; expired or used up: the error look.
-    const look = q?.level === 'error' ? 'statusBarItem.errorBackground' : q?.level === 'warning' || failing ? 'statusBarItem.warningBackground' : undefined;
+    const look =
+      q?.level === 'error'
+        ? 'statusBarItem.errorBackground'
+        : q?.level === 'warning' || failing
+          ? 'statusBarItem.warningBackground'
+          : undefined;
     this.item.backgroundColor = look ? new vscode.ThemeColor(look) : undefined;
   }
 }

@@ -8,8 +8,13 @@ const SUGGESTED = ['production', 'test', 'local', 'native-cli'];
 export async function addToken(tokens: TokenStore): Promise<void> {
   const existing = tokens.names();
   const items: vscode.QuickPickItem[] = [
-    ...SUGGESTED.map((n) => ({ label: n, description: existing.includes(n) ? vscode.l10n.t('replace the stored value') : undefined })),
-    ...existing.filter((n) => !SUGGESTED.includes(n)).map((n) => ({ label: n, description: vscode.l10n.t('replace the stored value') })),
+    ...SUGGESTED.map((n) => ({
+      label: n,
+      description: existing.includes(n) ? vscode.l10n.t('replace the stored value') : undefined,
+    })),
+    ...existing
+      .filter((n) => !SUGGESTED.includes(n))
+      .map((n) => ({ label: n, description: vscode.l10n.t('replace the stored value') })),
   ];
   const qp = vscode.window.createQuickPick();
   qp.title = vscode.l10n.t('Model Relay: Add Token (1/2) — name');
@@ -19,7 +24,10 @@ export async function addToken(tokens: TokenStore): Promise<void> {
   const name = await new Promise<string | undefined>((resolve) => {
     qp.onDidChangeValue((v) => {
       const typed = v.trim();
-      qp.items = typed && !items.some((i) => i.label === typed) ? [{ label: typed, description: vscode.l10n.t('new name') }, ...items] : items;
+      qp.items =
+        typed && !items.some((i) => i.label === typed)
+          ? [{ label: typed, description: vscode.l10n.t('new name') }, ...items]
+          : items;
     });
     qp.onDidAccept(() => {
       const n = (qp.selectedItems[0]?.label ?? qp.value).trim();
@@ -32,12 +40,16 @@ export async function addToken(tokens: TokenStore): Promise<void> {
   qp.dispose();
   if (!name) return;
   if (!/^[\w.-]{1,40}$/.test(name)) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('Model Relay: a token name uses letters, digits, "-", "_" or "." (up to 40 characters).'));
+    void vscode.window.showErrorMessage(
+      vscode.l10n.t('Model Relay: a token name uses letters, digits, "-", "_" or "." (up to 40 characters).'),
+    );
     return;
   }
   let value = await vscode.window.showInputBox({
     title: vscode.l10n.t('Model Relay: Add Token (2/2) — value for "{0}"', name),
-    prompt: vscode.l10n.t("Paste the token from the gateway console (it starts with sk-). It is stored in VS Code's secret storage only."),
+    prompt: vscode.l10n.t(
+      "Paste the token from the gateway console (it starts with sk-). It is stored in VS Code's secret storage only.",
+    ),
     password: true,
     ignoreFocusOut: true,
     validateInput: (v) => {
@@ -51,27 +63,46 @@ export async function addToken(tokens: TokenStore): Promise<void> {
   const warning = tokenShapeWarning(value);
   if (warning) {
     const storeAnyway = vscode.l10n.t('Store anyway');
-    const go = await vscode.window.showWarningMessage(`Model Relay: ${warning}`, { modal: true, detail: vscode.l10n.t('Token {0}', maskToken(value)) }, storeAnyway);
+    const go = await vscode.window.showWarningMessage(
+      `Model Relay: ${warning}`,
+      { modal: true, detail: vscode.l10n.t('Token {0}', maskToken(value)) },
+      storeAnyway,
+    );
     if (go !== storeAnyway) return;
   }
   await tokens.add(name, value, true);
-  void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: token "{0}" ({1}) stored and active.', name, maskToken(value)));
+  void vscode.window.showInformationMessage(
+    vscode.l10n.t('Model Relay: token "{0}" ({1}) stored and active.', name, maskToken(value)),
+  );
 }
 
 export async function switchToken(tokens: TokenStore): Promise<void> {
   const list = await tokens.list();
   if (list.length === 0) {
-    const add = await vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: no token is stored yet.'), vscode.l10n.t('Add Token'));
+    const add = await vscode.window.showInformationMessage(
+      vscode.l10n.t('Model Relay: no token is stored yet.'),
+      vscode.l10n.t('Add Token'),
+    );
     if (add) await addToken(tokens);
     return;
   }
   const pick = await vscode.window.showQuickPick(
-    list.map((t) => ({ label: t.name, description: t.masked, detail: t.active ? vscode.l10n.t('active') : undefined, name: t.name })),
-    { title: vscode.l10n.t('Model Relay: Switch Token'), placeHolder: vscode.l10n.t('Choose the token to use for the next requests') },
+    list.map((t) => ({
+      label: t.name,
+      description: t.masked,
+      detail: t.active ? vscode.l10n.t('active') : undefined,
+      name: t.name,
+    })),
+    {
+      title: vscode.l10n.t('Model Relay: Switch Token'),
+      placeHolder: vscode.l10n.t('Choose the token to use for the next requests'),
+    },
   );
   if (!pick) return;
   await tokens.setActive(pick.name);
-  void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: now using token "{0}" ({1}).', pick.name, pick.description));
+  void vscode.window.showInformationMessage(
+    vscode.l10n.t('Model Relay: now using token "{0}" ({1}).', pick.name, pick.description),
+  );
 }
 
 export async function removeToken(tokens: TokenStore): Promise<void> {
@@ -82,11 +113,18 @@ export async function removeToken(tokens: TokenStore): Promise<void> {
   }
   const pick = await vscode.window.showQuickPick(
     list.map((t) => ({ label: t.name, description: t.masked, name: t.name })),
-    { title: vscode.l10n.t('Model Relay: Remove Token'), placeHolder: vscode.l10n.t('Choose the token to remove from secret storage') },
+    {
+      title: vscode.l10n.t('Model Relay: Remove Token'),
+      placeHolder: vscode.l10n.t('Choose the token to remove from secret storage'),
+    },
   );
   if (!pick) return;
   const remove = vscode.l10n.t('Remove');
-  const ok = await vscode.window.showWarningMessage(vscode.l10n.t('Remove token "{0}" ({1}) from VS Code\'s secret storage?', pick.name, pick.description), { modal: true }, remove);
+  const ok = await vscode.window.showWarningMessage(
+    vscode.l10n.t('Remove token "{0}" ({1}) from VS Code\'s secret storage?', pick.name, pick.description),
+    { modal: true },
+    remove,
+  );
   if (ok !== remove) return;
   await tokens.remove(pick.name);
   void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: token "{0}" removed.', pick.name));

@@ -93,7 +93,8 @@ export class TokenStore extends Disposable {
     await this.context.secrets.delete(secretKey(name));
     const names = this.names().filter((n) => n !== name);
     await this.context.globalState.update(NAMES_KEY, names);
-    if (this.context.globalState.get<string>(ACTIVE_KEY) === name) await this.context.globalState.update(ACTIVE_KEY, names[0]);
+    if (this.context.globalState.get<string>(ACTIVE_KEY) === name)
+      await this.context.globalState.update(ACTIVE_KEY, names[0]);
     await this.refresh();
     this.changed.fire();
   }

@@ -11,10 +11,16 @@ export interface CliVariableNames {
   token: string;
 }
 
-export function nativeCliEnvironment(baseUrl: string, token: string, names: CliVariableNames = DEFAULT_CLI_VARIABLES): Record<string, string> {
+export function nativeCliEnvironment(
+  baseUrl: string,
+  token: string,
+  names: CliVariableNames = DEFAULT_CLI_VARIABLES,
+): Record<string, string> {
   const n = normalizeBaseUrl(baseUrl);
-  if (!n.base) throw new Error(t('The base URL "{0}" is not usable: {1}', baseUrl, n.findings[0]?.message ?? t('invalid')));
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(names.baseUrl) || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(names.token)) throw new Error(t('Environment variable names must be letters, digits and underscores.'));
+  if (!n.base)
+    throw new Error(t('The base URL "{0}" is not usable: {1}', baseUrl, n.findings[0]?.message ?? t('invalid')));
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(names.baseUrl) || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(names.token))
+    throw new Error(t('Environment variable names must be letters, digits and underscores.'));
   return { [names.baseUrl]: n.base, [names.token]: token };
 }
 

@@ -8,14 +8,29 @@ import type { GatewayError } from './errors/gatewayError';
 import { chat } from './chat/chat';
 import { chatStream } from './chat/stream';
 import type { ChatEvent, ChatRequest, ChatResult } from './chat/types';
-import { ACCOUNT_TIMEOUT_MS, DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUTS, type Timeouts } from './defaults';
+import {
+  ACCOUNT_TIMEOUT_MS,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_TIMEOUTS,
+  type Timeouts,
+} from './defaults';
 import { compatibleBase, nativeBase, nativeMessagesUrl, normalizeBaseUrl, type EndpointFinding } from './endpoint';
 import { Limiter } from './http/limiter';
 import type { BurstThresholds } from './http/sseStream';
 import { Transport, realSleep, type Sleep, type TransportOptions } from './http/transport';
 import { editImage, generateImage, type MediaCallContext } from './media/imageCalls';
 import type { ImageEditRequest, ImageGenerateRequest, ImageResult } from './media/images';
-import { createVideo, downloadVideo, getVideo, pollVideo, type DownloadOutcome, type PollRequest, type VideoCallContext, type VideoCreateRequest } from './media/videoCalls';
+import {
+  createVideo,
+  downloadVideo,
+  getVideo,
+  pollVideo,
+  type DownloadOutcome,
+  type PollRequest,
+  type VideoCallContext,
+  type VideoCreateRequest,
+} from './media/videoCalls';
 import type { PollOutcome, VideoTask } from './media/videos';
 import { MODELS_PATH, parseModelList, type Capability, type ModelInfo } from './models';
 import { Account } from './economy/account';
@@ -39,7 +54,15 @@ export interface EndpointInfo {
   activeIsBackup: boolean;
 }
 
-export type ClientConfiguration = Pick<GatewayClientOptions, 'timeouts' | 'retry' | 'concurrency' | 'defaultNativeMaxTokens'> & { baseUrl?: string; backupUrls?: readonly string[]; dispatcher?: Dispatcher | undefined; extraHeaders?: Record<string, string> };
+export type ClientConfiguration = Pick<
+  GatewayClientOptions,
+  'timeouts' | 'retry' | 'concurrency' | 'defaultNativeMaxTokens'
+> & {
+  baseUrl?: string;
+  backupUrls?: readonly string[];
+  dispatcher?: Dispatcher | undefined;
+  extraHeaders?: Record<string, string>;
+};
 
 export class GatewayClient {
   readonly transport: Transport;
@@ -67,7 +90,20 @@ export class GatewayClient {
     this.videoLimiter = new Limiter(opts.concurrency?.video ?? DEFAULT_CONCURRENCY.video);
     const { baseUrl, token, dispatcher, extraHeaders, retry, random, onRequest, onRetry } = opts;
     const explain = (err: GatewayError, t: string) => this.account.explainRefusal(err, t);
-    this.transport = new Transport({ baseUrl, backupUrls: this.backupUrls, token, dispatcher, extraHeaders, retry, sleep: this.sleep, now: this.now, onRetry, explain, ...(random ? { random } : {}), ...(onRequest ? { onRequest } : {}) });
+    this.transport = new Transport({
+      baseUrl,
+      backupUrls: this.backupUrls,
+      token,
+      dispatcher,
+      extraHeaders,
+      retry,
+      sleep: this.sleep,
+      now: this.now,
+      onRetry,
+      explain,
+      ...(random ? { random } : {}),
+      ...(onRequest ? { onRequest } : {}),
+    });
     this.account = new Account(this.transport, this.now, () => Math.min(this.timeouts.chatMs, ACCOUNT_TIMEOUT_MS));
   }
 
@@ -114,7 +150,14 @@ export class GatewayClient {
 
   private chatSettings() {
     const { chatMs: timeoutMs, streamIdleMs: idleTimeoutMs, chatOverallMs: overallMs } = this.timeouts;
-    return { timeoutMs, idleTimeoutMs, overallMs, defaultNativeMaxTokens: this.nativeMaxTokens, now: this.now, ...(this.opts.burst ? { burst: this.opts.burst } : {}) };
+    return {
+      timeoutMs,
+      idleTimeoutMs,
+      overallMs,
+      defaultNativeMaxTokens: this.nativeMaxTokens,
+      now: this.now,
+      ...(this.opts.burst ? { burst: this.opts.burst } : {}),
+    };
   }
 
   chat(req: ChatRequest): Promise<ChatResult> {
@@ -126,7 +169,14 @@ export class GatewayClient {
   }
 
   async listModels(signal?: AbortSignal): Promise<ModelInfo[]> {
-    const { data, res } = await this.transport.json({ method: 'GET', path: MODELS_PATH, surface: 'compatible', capability: 'models', signal, timeoutMs: this.timeouts.chatMs });
+    const { data, res } = await this.transport.json({
+      method: 'GET',
+      path: MODELS_PATH,
+      surface: 'compatible',
+      capability: 'models',
+      signal,
+      timeoutMs: this.timeouts.chatMs,
+    });
     const models = parseModelList(data, res.context);
     for (const m of models) if (m.capabilities) this.capabilities.set(m.id, m.capabilities);
     return models;
@@ -147,12 +197,30 @@ export class GatewayClient {
   }
 
   private imageCalls(): MediaCallContext {
-    return { transport: this.transport, limiter: this.imageLimiter, timeoutMs: this.timeouts.imageMs, now: this.now, capabilitiesOf: (m) => this.capabilitiesOf(m), modelsWith: (cap) => this.modelsWith(cap) };
+    return {
+      transport: this.transport,
+      limiter: this.imageLimiter,
+      timeoutMs: this.timeouts.imageMs,
+      now: this.now,
+      capabilitiesOf: (m) => this.capabilitiesOf(m),
+      modelsWith: (cap) => this.modelsWith(cap),
+    };
   }
 
   private videoCalls(): VideoCallContext {
     const t = this.timeouts;
-    return { transport: this.transport, limiter: this.videoLimiter, timeoutMs: t.videoMs, idleTimeoutMs: t.streamIdleMs, overallTimeoutMs: t.videoOverallMs, now: this.now, sleep: this.sleep, random: this.opts.random, capabilitiesOf: (m) => this.capabilitiesOf(m), modelsWith: (cap) => this.modelsWith(cap) };
+    return {
+      transport: this.transport,
+      limiter: this.videoLimiter,
+      timeoutMs: t.videoMs,
+      idleTimeoutMs: t.streamIdleMs,
+      overallTimeoutMs: t.videoOverallMs,
+      now: this.now,
+      sleep: this.sleep,
+      random: this.opts.random,
+      capabilitiesOf: (m) => this.capabilitiesOf(m),
+      modelsWith: (cap) => this.modelsWith(cap),
+    };
   }
 
   generateImage(req: ImageGenerateRequest): Promise<ImageResult> {

@@ -62,41 +62,86 @@ export function normalizeBaseUrl(input: string): NormalizedBase {
   const raw = input ?? '';
   let s = raw.trim();
   if (s !== raw && s) {
-    findings.push({ code: 'whitespace', severity: 'info', message: t('The base URL had leading or trailing whitespace.'), fix: t('Removed it.') });
+    findings.push({
+      code: 'whitespace',
+      severity: 'info',
+      message: t('The base URL had leading or trailing whitespace.'),
+      fix: t('Removed it.'),
+    });
   }
   if (!s) {
-    findings.push({ code: 'empty', severity: 'error', message: t('No base URL is set.'), fix: t('Set the gateway root address, e.g. https://gateway.example.com (no /v1).') });
+    findings.push({
+      code: 'empty',
+      severity: 'error',
+      message: t('No base URL is set.'),
+      fix: t('Set the gateway root address, e.g. https://gateway.example.com (no /v1).'),
+    });
     return { base: undefined, input: raw, findings };
   }
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) {
     if (/^[a-z][a-z0-9+.-]*:/i.test(s) && !/^[^:]+:\d/.test(s)) {
-      findings.push({ code: 'bad-scheme', severity: 'error', message: t('The base URL "{0}" does not use http or https.', s), fix: t('Use an https:// address (http:// only for a gateway on this machine or your LAN).') });
+      findings.push({
+        code: 'bad-scheme',
+        severity: 'error',
+        message: t('The base URL "{0}" does not use http or https.', s),
+        fix: t('Use an https:// address (http:// only for a gateway on this machine or your LAN).'),
+      });
       return { base: undefined, input: raw, findings };
     }
-    findings.push({ code: 'missing-scheme', severity: 'warn', message: t('The base URL "{0}" has no scheme.', s), fix: t('Assumed https://{0}; write the scheme explicitly.', s) });
+    findings.push({
+      code: 'missing-scheme',
+      severity: 'warn',
+      message: t('The base URL "{0}" has no scheme.', s),
+      fix: t('Assumed https://{0}; write the scheme explicitly.', s),
+    });
     s = `https://${s}`;
   }
   let url: URL;
   try {
     url = new URL(s);
   } catch {
-    findings.push({ code: 'invalid-url', severity: 'error', message: t('"{0}" is not a valid URL.', s), fix: t('Enter the gateway root address, e.g. https://gateway.example.com.') });
+    findings.push({
+      code: 'invalid-url',
+      severity: 'error',
+      message: t('"{0}" is not a valid URL.', s),
+      fix: t('Enter the gateway root address, e.g. https://gateway.example.com.'),
+    });
     return { base: undefined, input: raw, findings };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    findings.push({ code: 'bad-scheme', severity: 'error', message: t('The base URL uses {0}, not http or https.', url.protocol), fix: t('Use an https:// address.') });
+    findings.push({
+      code: 'bad-scheme',
+      severity: 'error',
+      message: t('The base URL uses {0}, not http or https.', url.protocol),
+      fix: t('Use an https:// address.'),
+    });
     return { base: undefined, input: raw, findings };
   }
   if (url.search || url.hash) {
-    findings.push({ code: 'query-or-fragment', severity: 'warn', message: t('The base URL carried a query string or fragment.'), fix: t('Removed it; the base URL is only scheme, host and optional path prefix.') });
+    findings.push({
+      code: 'query-or-fragment',
+      severity: 'warn',
+      message: t('The base URL carried a query string or fragment.'),
+      fix: t('Removed it; the base URL is only scheme, host and optional path prefix.'),
+    });
     url.search = '';
     url.hash = '';
   }
   let path = url.pathname;
   if (/\/{1,}$/.test(path) && path !== '/') {
-    findings.push({ code: 'trailing-slash', severity: 'info', message: t('The base URL ended with a slash.'), fix: t('Removed the trailing slash.') });
+    findings.push({
+      code: 'trailing-slash',
+      severity: 'info',
+      message: t('The base URL ended with a slash.'),
+      fix: t('Removed the trailing slash.'),
+    });
   } else if (path === '/' && /\/$/.test(s.replace(/[?#].*$/, ''))) {
-    findings.push({ code: 'trailing-slash', severity: 'info', message: t('The base URL ended with a slash.'), fix: t('Removed the trailing slash.') });
+    findings.push({
+      code: 'trailing-slash',
+      severity: 'info',
+      message: t('The base URL ended with a slash.'),
+      fix: t('Removed the trailing slash.'),
+    });
   }
   path = path.replace(/\/+$/, '');
   const lower = path.toLowerCase();
@@ -119,7 +164,9 @@ export function normalizeBaseUrl(input: string): NormalizedBase {
     findings.push({
       code: 'trailing-v1',
       severity: 'warn',
-      message: t('The base URL ends in /v1. The native surface appends /v1/messages itself, so it would call /v1/v1/messages and get 404.'),
+      message: t(
+        'The base URL ends in /v1. The native surface appends /v1/messages itself, so it would call /v1/v1/messages and get 404.',
+      ),
       fix: t('Use the root address {0}; the compatible surface adds /v1 on its own.', `${url.origin}${stripped}`),
     });
     path = stripped;

@@ -2,47 +2,172 @@
  * The core's public surface, by name: what src/extension, src/cli, the tests and the benchmarks use.
  * No `export *`: a symbol is public because it is listed here.
  */
-export { DEFAULT_CLI_VARIABLES, DEFAULT_CONCURRENCY, DEFAULT_DIAGNOSIS_TIMEOUTS, DEFAULT_IMAGE_SIZE, DEFAULT_MAX_TOKENS, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_OUTPUT_FOLDERS, DEFAULT_RETRY, DEFAULT_TEMPERATURE, DEFAULT_TIMEOUTS, DEFAULT_VIDEO_SECONDS, type Timeouts } from './defaults';
-export { compatibleBase, hostOf, joinUrl, nativeBase, nativeMessagesUrl, normalizeBaseUrl, type EndpointFinding, type FindingCode } from './endpoint';
+export {
+  DEFAULT_CLI_VARIABLES,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_DIAGNOSIS_TIMEOUTS,
+  DEFAULT_IMAGE_SIZE,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_MAX_UPLOAD_BYTES,
+  DEFAULT_OUTPUT_FOLDERS,
+  DEFAULT_RETRY,
+  DEFAULT_TEMPERATURE,
+  DEFAULT_TIMEOUTS,
+  DEFAULT_VIDEO_SECONDS,
+  type Timeouts,
+} from './defaults';
+export {
+  compatibleBase,
+  hostOf,
+  joinUrl,
+  nativeBase,
+  nativeMessagesUrl,
+  normalizeBaseUrl,
+  type EndpointFinding,
+  type FindingCode,
+} from './endpoint';
 export { maskToken, redactSecrets, stripUrlCredentials } from './mask';
 export { looksLikeHtml, parseErrorBody, requestIdFrom, retryAfterFrom } from './errors/errorBody';
 export { inputError, noImageError, noImageModelError, protocolError, streamError } from './errors/factories';
 export { errorFromNetwork, tlsProblem, tlsProblemOf, type TlsProblem } from './errors/fromNetwork';
 export { errorFromResponse } from './errors/fromResponse';
-export { GatewayError, isGatewayError, type ErrorContext, type ErrorDetail, type ErrorKind, type Surface } from './errors/gatewayError';
+export {
+  GatewayError,
+  isGatewayError,
+  type ErrorContext,
+  type ErrorDetail,
+  type ErrorKind,
+  type Surface,
+} from './errors/gatewayError';
 export { NATIVE_VERSION, requestHeaders } from './http/headers';
 export { Limiter } from './http/limiter';
 export { bypassesProxy, createDispatcher, describeProxy, type ProxyChoice, type ProxySettings } from './http/proxy';
 export { describeTrust, trustedCertificates, type TrustSettings, type TrustSummary } from './http/trust';
 export { retryDelayMs, shouldRetry, type RetryNotice, type RetryOptions } from './http/retryPolicy';
-export { DEFAULT_BURST, isBurst, sseEventBatches, sseEvents, type BurstThresholds, type TimedEvent } from './http/sseStream';
-export { Transport, realSleep, type OpenResponse, type SendOptions, type Sleep, type TransportOptions } from './http/transport';
+export {
+  DEFAULT_BURST,
+  isBurst,
+  sseEventBatches,
+  sseEvents,
+  type BurstThresholds,
+  type TimedEvent,
+} from './http/sseStream';
+export {
+  Transport,
+  realSleep,
+  type OpenResponse,
+  type SendOptions,
+  type Sleep,
+  type TransportOptions,
+} from './http/transport';
 export { formatRecord, type RequestLogSink, type RequestRecord } from './requestLog';
-export { capabilitiesFromEndpointTypes, checkCapability, parseModelList, type Capability, type ModelInfo } from './models';
+export {
+  capabilitiesFromEndpointTypes,
+  checkCapability,
+  parseModelList,
+  type Capability,
+  type ModelInfo,
+} from './models';
 export { chat, surfaceAdapter } from './chat/chat';
 export { chatStream } from './chat/stream';
 export { compatibleSurface } from './chat/surfaces/compatible';
 export { nativeSurface } from './chat/surfaces/native';
-export { type ChatEvent, type ChatMessage, type ChatRequest, type ChatResult, type ContentPart, type ImagePart, type RedactedThinkingPart, type Role, type SurfaceAdapter, type SurfaceEvent, type TextPart, type ThinkingPart, type ToolCall, type ToolCallPart, type ToolResultPart, type ToolSpec, type Usage } from './chat/types';
+export {
+  type ChatEvent,
+  type ChatMessage,
+  type ChatRequest,
+  type ChatResult,
+  type ContentPart,
+  type ImagePart,
+  type RedactedThinkingPart,
+  type Role,
+  type SurfaceAdapter,
+  type SurfaceEvent,
+  type TextPart,
+  type ThinkingPart,
+  type ToolCall,
+  type ToolCallPart,
+  type ToolResultPart,
+  type ToolSpec,
+  type Usage,
+} from './chat/types';
 export { normalizeToolSchema, portableCallId } from './chat/tools';
-export { KNOWN_EDIT_LIMITS, SIZE_PATTERN, buildEditForm, editUploadLimit, extensionForMime, parseImageResponse, sniffImageMime, validateSize, type GeneratedImage, type ImageEditRequest, type ImageGenerateRequest, type ImageResult } from './media/images';
+export {
+  KNOWN_EDIT_LIMITS,
+  SIZE_PATTERN,
+  buildEditForm,
+  editUploadLimit,
+  extensionForMime,
+  parseImageResponse,
+  sniffImageMime,
+  validateSize,
+  type GeneratedImage,
+  type ImageEditRequest,
+  type ImageGenerateRequest,
+  type ImageResult,
+} from './media/images';
 export { type DownloadOutcome, type PollRequest, type VideoCreateRequest } from './media/videoCalls';
-export { parseProgress, parseTask, phaseOf, pollDelayMs, pollTask, type PollOptions, type PollOutcome, type VideoPhase, type VideoTask } from './media/videos';
+export {
+  parseProgress,
+  parseTask,
+  phaseOf,
+  pollDelayMs,
+  pollTask,
+  type PollOptions,
+  type PollOutcome,
+  type VideoPhase,
+  type VideoTask,
+} from './media/videos';
 export { GatewayClient, type ClientConfiguration, type EndpointInfo, type GatewayClientOptions } from './client';
 export { mediaFileName, slugify } from './fileNames';
 export { applyCliEnvironment, nativeCliEnvironment, type CliVariableNames } from './cliEnv';
-export { CLI_API_KEY_VARIABLE, cliSettingsFiles, inspectCliTool, readCliSources, type CliSource, type CliSourceKind, type CliToolFinding, type CliToolInput } from './diagnose/cliToolSetup';
+export {
+  CLI_API_KEY_VARIABLE,
+  cliSettingsFiles,
+  inspectCliTool,
+  readCliSources,
+  type CliSource,
+  type CliSourceKind,
+  type CliToolFinding,
+  type CliToolInput,
+} from './diagnose/cliToolSetup';
 export { runDiagnosis } from './diagnose/engine';
 export { checkTitle, checkTitles } from './diagnose/titles';
 export { describeProbe, probeHost, type HostOutcome, type HostProbe } from './diagnose/hostProbe';
-export { renderMarkdown, renderTable, reportToJson, type JsonCheck, type RenderOptions, type TableOptions } from './diagnose/report';
-export { type CheckId, type CheckResult, type DiagnosisCheck, type DiagnosisInput, type DiagnosisModels, type DiagnosisReport, type DiagnosisTimeouts, type FixAction } from './diagnose/types';
+export {
+  renderMarkdown,
+  renderTable,
+  reportToJson,
+  type JsonCheck,
+  type RenderOptions,
+  type TableOptions,
+} from './diagnose/report';
+export {
+  type CheckId,
+  type CheckResult,
+  type DiagnosisCheck,
+  type DiagnosisInput,
+  type DiagnosisModels,
+  type DiagnosisReport,
+  type DiagnosisTimeouts,
+  type FixAction,
+} from './diagnose/types';
 export { storedTokenShapeProblems, tokenShapeProblem, tokenShapeWarning, type TokenShapeProblem } from './tokenShape';
 export { mergeTurns } from './chat/transcript';
 export { Account, ACCOUNT_TTL } from './economy/account';
 export { parsePricing, priceText, replyCost, PRICING_PATH, type ModelPrice } from './economy/pricing';
 export { parseBilling, parseTokenUsage, quotaState, TOKEN_USAGE_PATH, type Quota } from './economy/quota';
-export { formatAmount, fromQuota, fromUsd, parseStatus, unitOf, STATUS_PATH, type DisplayType, type GatewayStatus, type Units } from './economy/units';
+export {
+  formatAmount,
+  fromQuota,
+  fromUsd,
+  parseStatus,
+  unitOf,
+  STATUS_PATH,
+  type DisplayType,
+  type GatewayStatus,
+  type Units,
+} from './economy/units';
 export { noChannelGroup, quotaRefusalFrom, tokenStateFrom } from './errors/gatewayWords';
 export { describeQuota, type QuotaWords } from './economy/describe';
 export { t, translating, useTranslations, type Translations } from './l10n';

@@ -43,7 +43,10 @@ const ENDPOINT_CAPS: Record<string, Capability[]> = {
  */
 const GENERATION_ONLY: readonly RegExp[] = [/^dall-e-3/i];
 
-export function capabilitiesFromEndpointTypes(types: readonly string[] | null | undefined, model = ''): Capability[] | undefined {
+export function capabilitiesFromEndpointTypes(
+  types: readonly string[] | null | undefined,
+  model = '',
+): Capability[] | undefined {
   if (!types || types.length === 0) return undefined;
   const caps = new Set<Capability>();
   for (const t of types) for (const c of ENDPOINT_CAPS[t] ?? []) caps.add(c);
@@ -81,12 +84,25 @@ function capabilityName(c: Capability): string {
 }
 
 /** Refuses a call before it is sent when the model list says the model cannot do it (spec 4, rule 4). */
-export function checkCapability(caps: readonly Capability[] | undefined, model: string, cap: Capability, context: ErrorContext, alternatives: readonly string[] = []): void {
+export function checkCapability(
+  caps: readonly Capability[] | undefined,
+  model: string,
+  cap: Capability,
+  context: ErrorContext,
+  alternatives: readonly string[] = [],
+): void {
   if (caps && !caps.includes(cap)) {
     const name = capabilityName(cap);
-    const some = alternatives.length ? ` ${t("This token's {0} models: {1}.", name, alternatives.slice(0, 8).join(', '))}` : '';
+    const some = alternatives.length
+      ? ` ${t("This token's {0} models: {1}.", name, alternatives.slice(0, 8).join(', '))}`
+      : '';
     throw inputError(
-      t('The model "{0}" does not support {1} (it supports: {2}).', model, name, caps.map(capabilityName).join(', ') || t('nothing known')),
+      t(
+        'The model "{0}" does not support {1} (it supports: {2}).',
+        model,
+        name,
+        caps.map(capabilityName).join(', ') || t('nothing known'),
+      ),
       `${t('Choose a {0} model; each capability needs a model of that capability (spec section 4, rule 4).', name)}${some}`,
       context,
       'capability_mismatch',

@@ -38,7 +38,11 @@ export interface AttemptFacts {
   stream: boolean;
 }
 
-export type RecordEnd = (status: number | undefined, requestId: string | undefined, extra: { errorKind?: ErrorKind | undefined; buffered?: boolean | undefined }) => void;
+export type RecordEnd = (
+  status: number | undefined,
+  requestId: string | undefined,
+  extra: { errorKind?: ErrorKind | undefined; buffered?: boolean | undefined },
+) => void;
 
 /** Starts the record of one attempt; the returned function ends it (the first call only). */
 export function recordAttempt(sink: RequestLogSink | undefined, f: AttemptFacts, now: () => number): RecordEnd {
@@ -48,7 +52,15 @@ export function recordAttempt(sink: RequestLogSink | undefined, f: AttemptFacts,
     if (finished) return;
     finished = true;
     const { token, ...facts } = f;
-    const r: RequestRecord = { time: new Date(started).toISOString(), ...facts, status, errorKind: extra.errorKind, durationMs: Math.max(0, now() - started), maskedToken: maskToken(token), requestId };
+    const r: RequestRecord = {
+      time: new Date(started).toISOString(),
+      ...facts,
+      status,
+      errorKind: extra.errorKind,
+      durationMs: Math.max(0, now() - started),
+      maskedToken: maskToken(token),
+      requestId,
+    };
     if (extra.buffered !== undefined) r.buffered = extra.buffered;
     try {
       sink?.(r);

@@ -46,13 +46,17 @@ function asStored(p: TokenShapeProblem): string {
     case 'empty':
       return t('No token is stored.');
     case 'bearer':
-      return t('The stored token starts with "Bearer ": store only the key, the client adds "Bearer " itself (otherwise the header reads "Bearer Bearer sk-…" and the gateway answers 401).');
+      return t(
+        'The stored token starts with "Bearer ": store only the key, the client adds "Bearer " itself (otherwise the header reads "Bearer Bearer sk-…" and the gateway answers 401).',
+      );
     case 'quoted':
       return t('The stored token is wrapped in quotes: copy only the key.');
     case 'whitespace':
       return t('The stored token contains a space or line break (copied with it).');
     case 'prefix':
-      return t('The token does not start with sk- (gateway tokens do): it may be another kind of key or copied incompletely.');
+      return t(
+        'The token does not start with sk- (gateway tokens do): it may be another kind of key or copied incompletely.',
+      );
     case 'short':
       return t('The stored token is shorter than gateway tokens are: it was probably copied incompletely.');
   }

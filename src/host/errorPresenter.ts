@@ -20,7 +20,9 @@ export function shortError(e: GatewayError): string {
     case 'stream_truncated':
       return t('it broke off before its end marker');
     case 'stream_error_event':
-      return e.gatewayMessage ? t('the gateway sent an error inside it: {0}', e.gatewayMessage) : t('the gateway sent an error inside it');
+      return e.gatewayMessage
+        ? t('the gateway sent an error inside it: {0}', e.gatewayMessage)
+        : t('the gateway sent an error inside it');
     case 'idle_timeout':
       return t('it went silent');
     default:
@@ -51,7 +53,12 @@ export function errorInfo(e: unknown): ChatErrorInfo {
     };
   }
   const message = redactSecrets(e instanceof Error ? e.message : String(e), []);
-  return { kind: 'internal', message, cause: t('An unexpected error inside the extension: {0}', message), fix: t('Show the request log; if it happens again, report it with the log.') };
+  return {
+    kind: 'internal',
+    message,
+    cause: t('An unexpected error inside the extension: {0}', message),
+    fix: t('Show the request log; if it happens again, report it with the log.'),
+  };
 }
 
 /** One line: the status (or kind) and the cause. */
@@ -73,6 +80,7 @@ export function errorSentence(e: GatewayError): string {
 
 /** The error as chat markdown: status, cause, fix and the masked token. */
 export function errorMarkdown(e: unknown): string {
-  if (e instanceof GatewayError) return `**${e.status ? `HTTP ${e.status}` : e.kind}** — ${e.cause}\n\n${t('**Fix:** {0}', e.fix)}${e.maskedToken ? `\n\n${t('Token: {0}', `\`${e.maskedToken}\``)}` : ''}`;
+  if (e instanceof GatewayError)
+    return `**${e.status ? `HTTP ${e.status}` : e.kind}** — ${e.cause}\n\n${t('**Fix:** {0}', e.fix)}${e.maskedToken ? `\n\n${t('Token: {0}', `\`${e.maskedToken}\``)}` : ''}`;
   return t('Failed: {0}', e instanceof Error ? e.message : String(e));
 }

@@ -14,7 +14,11 @@ export interface QuotaTimers {
   clearTimeout: (t: unknown) => void;
 }
 
-const realTimers: QuotaTimers = { now: Date.now, setTimeout: (fn, ms) => setTimeout(fn, ms).unref(), clearTimeout: (t) => clearTimeout(t as NodeJS.Timeout) };
+const realTimers: QuotaTimers = {
+  now: Date.now,
+  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
+  clearTimeout: (t) => clearTimeout(t as NodeJS.Timeout),
+};
 
 /**
  * Reads the balance through `read(maxAgeMs)` (the core's cached, rate-limit-aware reader) on a

@@ -5,7 +5,18 @@
  * module reads a `modelRelay.*` key. Plain Node, no `vscode`.
  */
 import { z } from 'zod';
-import { DEFAULT_CLI_VARIABLES, DEFAULT_IMAGE_SIZE, DEFAULT_MAX_TOKENS, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_OUTPUT_FOLDERS, DEFAULT_RETRY, DEFAULT_TEMPERATURE, DEFAULT_TIMEOUTS, DEFAULT_VIDEO_SECONDS, type Surface } from '../gateway';
+import {
+  DEFAULT_CLI_VARIABLES,
+  DEFAULT_IMAGE_SIZE,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_MAX_UPLOAD_BYTES,
+  DEFAULT_OUTPUT_FOLDERS,
+  DEFAULT_RETRY,
+  DEFAULT_TEMPERATURE,
+  DEFAULT_TIMEOUTS,
+  DEFAULT_VIDEO_SECONDS,
+  type Surface,
+} from '../gateway';
 
 const setting = <T extends z.ZodType>(schema: T, defaultValue: z.infer<T>) => ({ schema, default: defaultValue });
 const num = (min: number, max: number) => z.number().min(min).max(max);
@@ -61,7 +72,13 @@ export type SettingValues = { -readonly [K in SettingKey]: z.infer<(typeof SETTI
  * Keys read from user settings only (machine scope in package.json), whatever a workspace says: the
  * address the token goes to, the variables a terminal tool reads it from, and how often a call is retried.
  */
-export const USER_ONLY: ReadonlySet<SettingKey> = new Set<SettingKey>(['baseUrl', 'backupUrls', 'maxRetries', 'nativeCli.baseUrlVariable', 'nativeCli.tokenVariable']);
+export const USER_ONLY: ReadonlySet<SettingKey> = new Set<SettingKey>([
+  'baseUrl',
+  'backupUrls',
+  'maxRetries',
+  'nativeCli.baseUrlVariable',
+  'nativeCli.tokenVariable',
+]);
 
 /** Every setting validated: a value that does not fit its schema falls back to the default. */
 export function parseSettings(read: (key: SettingKey) => unknown): SettingValues {
@@ -88,7 +105,14 @@ export interface RelaySettings {
   quotaWarnBelow: number;
   temperature: number;
   stream: boolean;
-  timeouts: { chatSeconds: number; streamIdleSeconds: number; chatOverallSeconds: number; imageSeconds: number; videoSeconds: number; videoOverallMinutes: number };
+  timeouts: {
+    chatSeconds: number;
+    streamIdleSeconds: number;
+    chatOverallSeconds: number;
+    imageSeconds: number;
+    videoSeconds: number;
+    videoOverallMinutes: number;
+  };
   maxRetries: number;
   extraHeaders: Record<string, string>;
   imagesMaxUploadBytes: number;
@@ -104,18 +128,40 @@ export function relaySettings(v: SettingValues): RelaySettings {
     baseUrl: v.baseUrl,
     backupUrls: v.backupUrls.filter((u) => u.trim()),
     defaultSurface: v.defaultSurface,
-    models: { chat: t(v['models.chat']), native: t(v['models.native']), image: t(v['models.image']), imageEdit: t(v['models.imageEdit']), video: t(v['models.video']) },
+    models: {
+      chat: t(v['models.chat']),
+      native: t(v['models.native']),
+      image: t(v['models.image']),
+      imageEdit: t(v['models.imageEdit']),
+      video: t(v['models.video']),
+    },
     modelOverrides: v['models.overrides'],
     maxTokens: v.maxTokens,
     quotaWarnBelow: v['quota.warnBelow'],
     temperature: v.temperature,
     stream: v.stream,
-    timeouts: { chatSeconds: v['timeouts.chatSeconds'], streamIdleSeconds: v['timeouts.streamIdleSeconds'], chatOverallSeconds: v['timeouts.chatOverallSeconds'], imageSeconds: v['timeouts.imageSeconds'], videoSeconds: v['timeouts.videoSeconds'], videoOverallMinutes: v['timeouts.videoOverallMinutes'] },
+    timeouts: {
+      chatSeconds: v['timeouts.chatSeconds'],
+      streamIdleSeconds: v['timeouts.streamIdleSeconds'],
+      chatOverallSeconds: v['timeouts.chatOverallSeconds'],
+      imageSeconds: v['timeouts.imageSeconds'],
+      videoSeconds: v['timeouts.videoSeconds'],
+      videoOverallMinutes: v['timeouts.videoOverallMinutes'],
+    },
     maxRetries: v.maxRetries,
     extraHeaders: v.extraHeaders,
     imagesMaxUploadBytes: v['images.maxUploadBytes'],
-    images: { outputFolder: v['images.outputFolder'] || DEFAULT_OUTPUT_FOLDERS.images, defaultSize: v['images.defaultSize'] },
-    videos: { outputFolder: v['videos.outputFolder'] || DEFAULT_OUTPUT_FOLDERS.videos, defaultSeconds: v['videos.defaultSeconds'] },
-    nativeCli: { baseUrlVariable: v['nativeCli.baseUrlVariable'] || DEFAULT_CLI_VARIABLES.baseUrl, tokenVariable: v['nativeCli.tokenVariable'] || DEFAULT_CLI_VARIABLES.token },
+    images: {
+      outputFolder: v['images.outputFolder'] || DEFAULT_OUTPUT_FOLDERS.images,
+      defaultSize: v['images.defaultSize'],
+    },
+    videos: {
+      outputFolder: v['videos.outputFolder'] || DEFAULT_OUTPUT_FOLDERS.videos,
+      defaultSeconds: v['videos.defaultSeconds'],
+    },
+    nativeCli: {
+      baseUrlVariable: v['nativeCli.baseUrlVariable'] || DEFAULT_CLI_VARIABLES.baseUrl,
+      tokenVariable: v['nativeCli.tokenVariable'] || DEFAULT_CLI_VARIABLES.token,
+    },
   };
 }

@@ -14,17 +14,27 @@ const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;
 
 /** Escapes text for element content and quoted attributes. */
 export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+  return s.replace(/[&<>"']/g, (c) => ENTITIES[c]);
 }
 
 /** Escapes a value for a double-quoted attribute (single quotes stay: a CSP value needs them). */
 function attr(s: string): string {
-  return s.replace(/[&<>"]/g, (c) => ENTITIES[c]!);
+  return s.replace(/[&<>"]/g, (c) => ENTITIES[c]);
 }
 
 /** A CSP that allows nothing but what is named; scripts only with the page's nonce. */
 export function webviewCsp(d: { nonce: string; img?: string; style: string; font?: string }): string {
-  return [`default-src 'none'`, d.img && `img-src ${d.img}`, `style-src ${d.style}`, d.font && `font-src ${d.font}`, `script-src 'nonce-${d.nonce}'`].filter(Boolean).join('; ') + ';';
+  return (
+    [
+      `default-src 'none'`,
+      d.img && `img-src ${d.img}`,
+      `style-src ${d.style}`,
+      d.font && `font-src ${d.font}`,
+      `script-src 'nonce-${d.nonce}'`,
+    ]
+      .filter(Boolean)
+      .join('; ') + ';'
+  );
 }
 
 export interface PageInput {

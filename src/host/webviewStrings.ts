@@ -120,7 +120,9 @@ function errorCard() {
     retries: t('Retries'),
     retriedGaveUp: t('Retried with backoff; gave up after {0} attempts.'),
     stream: t('Stream'),
-    streamFailedNote: t('The stream failed ({0}); nothing was sent again. Asking again without streaming is billed again.'),
+    streamFailedNote: t(
+      'The stream failed ({0}); nothing was sent again. Asking again without streaming is billed again.',
+    ),
     retryPlain: t('Retry Without Streaming (billed again)'),
     runDiagnose: t('Run Diagnose'),
     requestLog: t('Request Log'),

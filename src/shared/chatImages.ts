@@ -50,9 +50,8 @@ export function base64Head(data: string, bytes = 16): Uint8Array {
   const out: number[] = [];
   for (let i = 0; i < chars.length; i += 4) {
     const n = [0, 1, 2, 3].map((k) => Math.max(0, B64.indexOf(chars[i + k] ?? 'A')));
-    const v = (n[0]! << 18) | (n[1]! << 12) | (n[2]! << 6) | n[3]!;
+    const v = (n[0] << 18) | (n[1] << 12) | (n[2] << 6) | n[3];
     out.push((v >> 16) & 255, (v >> 8) & 255, v & 255);
   }
   return Uint8Array.from(out.slice(0, bytes));
 }
-

@@ -218,7 +218,12 @@ export const imageAttachmentSchema = z.object({
 export const webviewToHostSchema = z.discriminatedUnion('type', [
   /** the webview has loaded and listens: the host may post from now on */
   z.object({ type: z.literal('ready') }),
-  z.object({ type: z.literal('send'), text: z.string().max(MAX_TEXT), options: chatOptionsSchema, images: z.array(imageAttachmentSchema).max(MAX_IMAGES_PER_MESSAGE).optional() }),
+  z.object({
+    type: z.literal('send'),
+    text: z.string().max(MAX_TEXT),
+    options: chatOptionsSchema,
+    images: z.array(imageAttachmentSchema).max(MAX_IMAGES_PER_MESSAGE).optional(),
+  }),
   z.object({ type: z.literal('stop') }),
   z.object({ type: z.literal('regenerate'), options: chatOptionsSchema }),
   /** after a failed stream: the same question once more, without streaming (the user chose to pay again) */

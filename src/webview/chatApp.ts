@@ -6,12 +6,29 @@
  * Talks to the host only through the typed protocol; keeps its state with getState/setState so a
  * reload paints at once, then the host's `init` (after our `ready`) replaces it.
  */
-import type { ChatEntry, ChatOptions, ChatSnapshot, ChatSurface, HostToWebview, ImageAttachment, ModelList, SelectionContext, WebviewToHost } from '../shared/chatProtocol';
+import type {
+  ChatEntry,
+  ChatOptions,
+  ChatSnapshot,
+  ChatSurface,
+  HostToWebview,
+  ImageAttachment,
+  ModelList,
+  SelectionContext,
+  WebviewToHost,
+} from '../shared/chatProtocol';
 import { modelsForSurface } from '../shared/modelOrder';
 import { fill, type ChatStrings } from '../shared/webviewStrings';
 import { createMarkdownRenderer } from './markdownRenderer';
 import { isEntryMessage, Transcript } from './transcript';
-import { buildChatLayout, fillModels, onListClick, readChatOptions, renderModelPicker, type ChatElements } from './chatLayout';
+import {
+  buildChatLayout,
+  fillModels,
+  onListClick,
+  readChatOptions,
+  renderModelPicker,
+  type ChatElements,
+} from './chatLayout';
 import { Composer } from './composer';
 
 export interface VsCodeApi {
@@ -37,7 +54,13 @@ export interface ChatAppOptions {
   strings: ChatStrings;
 }
 
-const DEFAULT_OPTIONS: ChatOptions = { surface: 'compatible', model: '', system: '', temperature: 0.7, maxTokens: 4096 };
+const DEFAULT_OPTIONS: ChatOptions = {
+  surface: 'compatible',
+  model: '',
+  system: '',
+  temperature: 0.7,
+  maxTokens: 4096,
+};
 
 export class ChatApp {
   private readonly doc: Document;
@@ -69,13 +92,23 @@ export class ChatApp {
     this.models = saved?.models ?? { items: [], defaults: { compatible: '', native: '' }, loading: false };
 
     this.ui = buildChatLayout(this.doc, root, saved?.draft ?? '', s);
-    this.transcript = new Transcript({ doc: this.doc, md, strings: s, streaming: () => this.snapshot.streaming }, this.ui.list, schedule);
-    this.composer = new Composer(win, this.ui, s, {
-      busy: () => this.snapshot.busy,
-      hasContext: () => !!this.snapshot.pendingContext,
-      send: (text, images) => this.send(text, images),
-      changed: () => this.save(),
-    }, Array.isArray(saved?.attachments) ? saved.attachments : []);
+    this.transcript = new Transcript(
+      { doc: this.doc, md, strings: s, streaming: () => this.snapshot.streaming },
+      this.ui.list,
+      schedule,
+    );
+    this.composer = new Composer(
+      win,
+      this.ui,
+      s,
+      {
+        busy: () => this.snapshot.busy,
+        hasContext: () => !!this.snapshot.pendingContext,
+        send: (text, images) => this.send(text, images),
+        changed: () => this.save(),
+      },
+      Array.isArray(saved?.attachments) ? saved.attachments : [],
+    );
     this.bindEvents();
     this.renderAll();
   }
@@ -117,12 +150,28 @@ export class ChatApp {
       const s = this.ui.surface.value as ChatSurface;
       const choices = modelsForSurface(this.models, s);
       const preferred = this.models.defaults[s];
-      fillModels(this.doc, this.ui.model, this.models, s, preferred || (choices.includes(this.ui.model.value) ? this.ui.model.value : choices[0] ?? ''), this.s);
+      fillModels(
+        this.doc,
+        this.ui.model,
+        this.models,
+        s,
+        preferred || (choices.includes(this.ui.model.value) ? this.ui.model.value : (choices[0] ?? '')),
+        this.s,
+      );
       this.optionsChanged();
     });
     this.ui.model.addEventListener('change', () => this.optionsChanged());
-    for (const c of [this.ui.system, this.ui.temperature, this.ui.maxTokens]) c.addEventListener('change', () => this.optionsChanged());
-    this.ui.list.addEventListener('click', (e) => onListClick(e, this.win, (m) => this.post(m), () => this.readOptions(), this.s));
+    for (const c of [this.ui.system, this.ui.temperature, this.ui.maxTokens])
+      c.addEventListener('change', () => this.optionsChanged());
+    this.ui.list.addEventListener('click', (e) =>
+      onListClick(
+        e,
+        this.win,
+        (m) => this.post(m),
+        () => this.readOptions(),
+        this.s,
+      ),
+    );
   }
 
   // ----- host messages -------------------------------------------------------------------------
@@ -203,13 +252,27 @@ export class ChatApp {
 
   private renderModels(): void {
     const s = this.snapshot.options.surface;
-    renderModelPicker(this.doc, this.ui, this.models, s, this.snapshot.options.model || this.models.defaults[s], this.s);
+    renderModelPicker(
+      this.doc,
+      this.ui,
+      this.models,
+      s,
+      this.snapshot.options.model || this.models.defaults[s],
+      this.s,
+    );
   }
 
   private renderContext(): void {
     const c: SelectionContext | undefined = this.snapshot.pendingContext;
     this.ui.contextChip.hidden = !c;
-    this.ui.contextLabel.textContent = c ? fill(this.s.contextLabel, c.fileName, c.startLine === c.endLine ? fill(this.s.line, c.startLine) : fill(this.s.lines, c.startLine, c.endLine), c.language) : '';
+    this.ui.contextLabel.textContent = c
+      ? fill(
+          this.s.contextLabel,
+          c.fileName,
+          c.startLine === c.endLine ? fill(this.s.line, c.startLine) : fill(this.s.lines, c.startLine, c.endLine),
+          c.language,
+        )
+      : '';
   }
 
   private renderControls(): void {
@@ -259,7 +322,12 @@ export class ChatApp {
       this.saveQueued = false;
       // Sent images stay with the host (its init brings them back): the saved state holds the draft's only.
       const snapshot = { ...this.snapshot, entries: this.snapshot.entries.map(withoutImageData) };
-      const state: WebviewState = { snapshot, models: this.models, draft: this.ui.input.value, attachments: [...this.composer.attachments] };
+      const state: WebviewState = {
+        snapshot,
+        models: this.models,
+        draft: this.ui.input.value,
+        attachments: [...this.composer.attachments],
+      };
       this.api.setState(state);
     }, 200);
   }

@@ -72,7 +72,10 @@ function buildTop(d: Document, ui: ChatElements, s: ChatStrings): HTMLElement[] 
   ui.surface = h('select', 'surface', 'chat-surface');
   ui.surface.title = s.surfaceLabel;
   ui.surface.setAttribute('aria-label', s.surfaceLabel);
-  for (const [value, label] of [['compatible', s.surfaceCompatible], ['native', s.surfaceNative]] as const) {
+  for (const [value, label] of [
+    ['compatible', s.surfaceCompatible],
+    ['native', s.surfaceNative],
+  ] as const) {
     const o = h('option', '');
     o.value = value;
     o.textContent = label;
@@ -140,7 +143,13 @@ function buildBottom(d: Document, ui: ChatElements, draft: string, s: ChatString
   ui.composerNote = h('div', 'composer-note', 'chat-composer-note');
   ui.composerNote.setAttribute('role', 'alert');
   ui.fileInput = h('input', 'file-input', 'chat-file-input');
-  Object.assign(ui.fileInput, { type: 'file', accept: IMAGE_MIME_TYPES.join(','), multiple: true, hidden: true, tabIndex: -1 });
+  Object.assign(ui.fileInput, {
+    type: 'file',
+    accept: IMAGE_MIME_TYPES.join(','),
+    multiple: true,
+    hidden: true,
+    tabIndex: -1,
+  });
   ui.attach = button('', 'chat-attach', s.attachTitle, 'icon attach', 'file-media');
   ui.attach.setAttribute('aria-label', s.attach);
   const actions = h('div', 'composer-actions');
@@ -166,7 +175,14 @@ export function buildChatLayout(doc: Document, root: HTMLElement, draft: string,
 }
 
 /** Fills the model select for a surface, with `selected` chosen (added when the list lacks it). */
-export function fillModels(doc: Document, select: HTMLSelectElement, models: ModelList, surface: ChatSurface, selected: string, s: ChatStrings): void {
+export function fillModels(
+  doc: Document,
+  select: HTMLSelectElement,
+  models: ModelList,
+  surface: ChatSurface,
+  selected: string,
+  s: ChatStrings,
+): void {
   const ids = modelsForSurface(models, surface);
   if (selected && !ids.includes(selected)) ids.unshift(selected);
   const prices = new Map(models.items.map((m) => [m.id, m.price]));
@@ -189,7 +205,14 @@ export function fillModels(doc: Document, select: HTMLSelectElement, models: Mod
 }
 
 /** The model picker and the note under it (loading, or why listing failed). */
-export function renderModelPicker(doc: Document, ui: ChatElements, models: ModelList, surface: ChatSurface, selected: string, s: ChatStrings): void {
+export function renderModelPicker(
+  doc: Document,
+  ui: ChatElements,
+  models: ModelList,
+  surface: ChatSurface,
+  selected: string,
+  s: ChatStrings,
+): void {
   fillModels(doc, ui.model, models, surface, selected, s);
   ui.modelsNote.textContent = models.loading ? s.loadingModels : models.error ? fill(s.modelsFailed, models.error) : '';
   ui.modelsNote.hidden = !ui.modelsNote.textContent;
@@ -210,7 +233,13 @@ export function readChatOptions(ui: ChatElements, previous: ChatOptions): ChatOp
 }
 
 /** The conversation's buttons (code block Copy / Insert, error card actions) as messages to the host. */
-export function onListClick(e: Event, win: Window, post: (msg: WebviewToHost) => void, options: () => ChatOptions, s: ChatStrings): void {
+export function onListClick(
+  e: Event,
+  win: Window,
+  post: (msg: WebviewToHost) => void,
+  options: () => ChatOptions,
+  s: ChatStrings,
+): void {
   const target = e.target as HTMLElement | null;
   const btn = target?.closest?.('button[data-action]') as HTMLButtonElement | null;
   if (!btn) return;

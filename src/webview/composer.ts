@@ -5,7 +5,14 @@
  * text is never touched). Sent with the message; when the host refuses a message (a model without
  * image input) the text and the images are put back. Its words come from the host (`ChatStrings`).
  */
-import { base64Head, formatBytes, isImageMime, MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE, sniffImage } from '../shared/chatImages';
+import {
+  base64Head,
+  formatBytes,
+  isImageMime,
+  MAX_IMAGE_BYTES,
+  MAX_IMAGES_PER_MESSAGE,
+  sniffImage,
+} from '../shared/chatImages';
 import type { ImageAttachment } from '../shared/chatProtocol';
 import { fill, type ChatStrings } from '../shared/webviewStrings';
 import type { ChatElements } from './chatLayout';
@@ -84,9 +91,14 @@ export class Composer {
     for (const [i, f] of files.entries()) {
       const label = f.name ? fill(s.quotedName, f.name) : s.pastedImage;
       if (f.type && !isImageMime(f.type)) problems.push(fill(s.notAddedType, label));
-      else if (f.size > MAX_IMAGE_BYTES) problems.push(fill(s.notAddedSize, label, formatBytes(f.size), formatBytes(MAX_IMAGE_BYTES)));
+      else if (f.size > MAX_IMAGE_BYTES)
+        problems.push(fill(s.notAddedSize, label, formatBytes(f.size), formatBytes(MAX_IMAGE_BYTES)));
       else if (this.items.length + this.reading >= MAX_IMAGES_PER_MESSAGE) {
-        problems.push(files.length - i === 1 ? fill(s.tooManyOne, MAX_IMAGES_PER_MESSAGE, label) : fill(s.tooManyMany, MAX_IMAGES_PER_MESSAGE, files.length - i));
+        problems.push(
+          files.length - i === 1
+            ? fill(s.tooManyOne, MAX_IMAGES_PER_MESSAGE, label)
+            : fill(s.tooManyMany, MAX_IMAGES_PER_MESSAGE, files.length - i),
+        );
         break;
       } else {
         const problem = await this.read(f, label);
@@ -186,7 +198,7 @@ function readBase64(win: Window, file: File): Promise<string> {
   return new Promise((resolve, reject) => {
     const r = new (win as unknown as { FileReader: typeof FileReader }).FileReader();
     r.onload = () => {
-      const url = String(r.result);
+      const url = typeof r.result === 'string' ? r.result : '';
       resolve(url.slice(url.indexOf(',') + 1));
     };
     r.onerror = () => reject(r.error ?? new Error('unreadable'));

@@ -88,7 +88,8 @@ export class ThinkingSection {
     this.el.setAttribute('data-state', e.status === 'streaming' && e.reasoningMs === undefined ? 'thinking' : 'done');
     const r = e.reasoning ?? '';
     if (r === this.shown) return;
-    if (this.shown && r.startsWith(this.shown)) this.text.append(this.text.ownerDocument.createTextNode(r.slice(this.shown.length)));
+    if (this.shown && r.startsWith(this.shown))
+      this.text.append(this.text.ownerDocument.createTextNode(r.slice(this.shown.length)));
     else this.text.textContent = r;
     this.shown = r;
   }

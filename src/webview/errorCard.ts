@@ -19,7 +19,10 @@ export function errorCard(d: Document, err: ChatErrorInfo, s: ChatStrings): HTML
   const label = err.status !== undefined ? fill(s.retryHttp, err.status) : labelFor(err.kind, s);
   title.textContent = `${label} — ${err.message.replace(/^HTTP \d{3}:?\s*/, '')}`;
   card.append(title);
-  card.append(row(d, fill(s.labelled, s.cause), err.cause, 'chat-error-cause'), row(d, fill(s.labelled, s.fix), err.fix, 'chat-error-fix'));
+  card.append(
+    row(d, fill(s.labelled, s.cause), err.cause, 'chat-error-cause'),
+    row(d, fill(s.labelled, s.fix), err.fix, 'chat-error-fix'),
+  );
   const dl = d.createElement('dl');
   const add = (k: string, v: string | undefined, testId: string) => {
     if (!v) return;
@@ -33,7 +36,11 @@ export function errorCard(d: Document, err: ChatErrorInfo, s: ChatStrings): HTML
   add(s.gatewaySaid, err.gatewayMessage, 'chat-error-gateway-message');
   add(s.endpoint, err.url ?? err.host, 'chat-error-endpoint');
   add(s.token, err.maskedToken, 'chat-error-token');
-  add(s.model, err.model ? (err.surface ? fill(s.modelSurface, err.model, err.surface) : err.model) : undefined, 'chat-error-model');
+  add(
+    s.model,
+    err.model ? (err.surface ? fill(s.modelSurface, err.model, err.surface) : err.model) : undefined,
+    'chat-error-model',
+  );
   add(s.requestId, err.requestId, 'chat-error-request-id');
   add(s.billing, err.billing, 'chat-error-billing');
   if (err.attempts && err.attempts > 1) add(s.retries, fill(s.retriedGaveUp, err.attempts), 'chat-error-attempts');
@@ -41,7 +48,10 @@ export function errorCard(d: Document, err: ChatErrorInfo, s: ChatStrings): HTML
   if (dl.children.length) card.append(dl);
   const actions = el(d, 'div', 'error-actions');
   if (err.streamFailed) actions.append(button(d, 'retry-without-streaming', 'chat-error-retry-plain', s.retryPlain));
-  actions.append(button(d, 'diagnose', 'chat-error-diagnose', s.runDiagnose), button(d, 'show-log', 'chat-error-show-log', s.requestLog));
+  actions.append(
+    button(d, 'diagnose', 'chat-error-diagnose', s.runDiagnose),
+    button(d, 'show-log', 'chat-error-show-log', s.requestLog),
+  );
   card.append(actions);
   return card;
 }
@@ -71,6 +81,13 @@ function row(d: Document, label: string, text: string, testId: string): HTMLElem
 }
 
 function labelFor(kind: ChatErrorInfo['kind'], s: ChatStrings): string {
-  const labels: Record<string, string> = { network: s.kindNetwork, timeout: s.kindTimeout, protocol: s.kindProtocol, stream_interrupted: s.kindStream, bad_request: s.kindBadRequest, internal: s.kindError };
+  const labels: Record<string, string> = {
+    network: s.kindNetwork,
+    timeout: s.kindTimeout,
+    protocol: s.kindProtocol,
+    stream_interrupted: s.kindStream,
+    bad_request: s.kindBadRequest,
+    internal: s.kindError,
+  };
   return labels[kind] ?? kind;
 }

@@ -27,7 +27,31 @@ const SAFE_DATA_IMAGE = /^data:image\/(?:png|gif|jpe?g|webp);base64,[a-z0-9+/=\s
 
 const PURIFY_CONFIG = {
   USE_PROFILES: { html: true },
-  FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'option', 'iframe', 'frame', 'frameset', 'object', 'embed', 'link', 'meta', 'base', 'video', 'audio', 'source', 'track', 'picture', 'dialog', 'template', 'noscript'],
+  FORBID_TAGS: [
+    'style',
+    'form',
+    'input',
+    'button',
+    'textarea',
+    'select',
+    'option',
+    'iframe',
+    'frame',
+    'frameset',
+    'object',
+    'embed',
+    'link',
+    'meta',
+    'base',
+    'video',
+    'audio',
+    'source',
+    'track',
+    'picture',
+    'dialog',
+    'template',
+    'noscript',
+  ],
   FORBID_ATTR: ['style', 'srcset', 'action', 'formaction', 'background', 'poster', 'ping', 'target'],
   ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|#)/i,
   ALLOW_DATA_ATTR: false,
@@ -42,7 +66,8 @@ export function createMarkdownRenderer(win: Window, opts: MarkdownRendererOption
   const doc = win.document;
   const resourcePrefix = opts.resourceOrigin ? `${opts.resourceOrigin.replace(/\/+$/, '')}/` : undefined;
 
-  const imageAllowed = (src: string): boolean => SAFE_DATA_IMAGE.test(src) || (!!resourcePrefix && src.startsWith(resourcePrefix));
+  const imageAllowed = (src: string): boolean =>
+    SAFE_DATA_IMAGE.test(src) || (!!resourcePrefix && src.startsWith(resourcePrefix));
 
   function finish(frag: DocumentFragment): DocumentFragment {
     for (const img of Array.from(frag.querySelectorAll('img'))) {
@@ -80,7 +105,7 @@ export function createMarkdownRenderer(win: Window, opts: MarkdownRendererOption
   }
 
   function sanitize(html: string): DocumentFragment {
-    return finish(purify.sanitize(html, PURIFY_CONFIG) as unknown as DocumentFragment);
+    return finish(purify.sanitize(html, PURIFY_CONFIG));
   }
 
   return {
@@ -117,13 +142,13 @@ export function stableSplit(text: string): number {
     const next = nl + 1;
     const m = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
     if (fence) {
-      if (m && m[1]![0] === fence.ch && m[1]!.length >= fence.len && !m[2]!.trim()) {
+      if (m && m[1][0] === fence.ch && m[1].length >= fence.len && !m[2].trim()) {
         fence = undefined;
         cut = next; // a closed fence is a finished block
         prevBlank = true;
       }
-    } else if (m && !(m[1]![0] === '`' && m[2]!.includes('`'))) {
-      fence = { ch: m[1]![0]!, len: m[1]!.length };
+    } else if (m && !(m[1][0] === '`' && m[2].includes('`'))) {
+      fence = { ch: m[1][0], len: m[1].length };
     } else if (!line.trim()) {
       if (!prevBlank) cut = next;
       prevBlank = true;

@@ -45,7 +45,8 @@ export class MessageView {
     this.el.setAttribute('data-role', entry.role);
     this.el.setAttribute('data-entry-id', entry.id);
     const head = el(d, 'div', 'msg-head');
-    head.textContent = entry.role === 'user' ? s.you : [entry.model || s.assistant, entry.surface].filter(Boolean).join(' · ');
+    head.textContent =
+      entry.role === 'user' ? s.you : [entry.model || s.assistant, entry.surface].filter(Boolean).join(' · ');
     this.el.append(head);
     if (entry.role === 'user' && entry.context) {
       const c = entry.context;
@@ -182,7 +183,14 @@ export class MessageView {
   private notice(n: ChatNotice): HTMLElement {
     const d = this.env.doc;
     const box = el(d, 'div', `notice notice-${n.kind}`);
-    box.setAttribute('data-testid', n.kind === 'buffering' ? 'chat-buffering-notice' : n.kind === 'fallback' ? 'chat-fallback-notice' : 'chat-stream-ignored-notice');
+    box.setAttribute(
+      'data-testid',
+      n.kind === 'buffering'
+        ? 'chat-buffering-notice'
+        : n.kind === 'fallback'
+          ? 'chat-fallback-notice'
+          : 'chat-stream-ignored-notice',
+    );
     const p = el(d, 'span', 'notice-text');
     p.textContent = n.text;
     box.append(p);

@@ -5,10 +5,19 @@
 import type { ChatEntry, ChatSnapshot, HostToWebview } from '../shared/chatProtocol';
 import { MessageView, type MessageViewEnv } from './messageView';
 
-export type EntryMessage = Extract<HostToWebview, { type: 'entryAdded' | 'entryDelta' | 'entryReasoning' | 'entryUpdated' | 'entryRemoved' }>;
+export type EntryMessage = Extract<
+  HostToWebview,
+  { type: 'entryAdded' | 'entryDelta' | 'entryReasoning' | 'entryUpdated' | 'entryRemoved' }
+>;
 
 export function isEntryMessage(msg: HostToWebview): msg is EntryMessage {
-  return msg.type === 'entryAdded' || msg.type === 'entryDelta' || msg.type === 'entryReasoning' || msg.type === 'entryUpdated' || msg.type === 'entryRemoved';
+  return (
+    msg.type === 'entryAdded' ||
+    msg.type === 'entryDelta' ||
+    msg.type === 'entryReasoning' ||
+    msg.type === 'entryUpdated' ||
+    msg.type === 'entryRemoved'
+  );
 }
 
 export class Transcript {

@@ -29,7 +29,16 @@ const opts: ChatOptions = { surface: 'compatible', model: 'gpt-4o-mini', system:
 async function session(sim: Simulator) {
   const { client } = makeClient(sim);
   const prices = await client.account.pricing();
-  const s = new ChatSession({ backend: client, streaming: () => true, listener: () => undefined, models: { traits: () => ({ imageInput: true }) as never, imageModel: () => undefined, costOf: (m, u) => replyCost(prices?.get(m), u) } });
+  const s = new ChatSession({
+    backend: client,
+    streaming: () => true,
+    listener: () => undefined,
+    models: {
+      traits: () => ({ imageInput: true }),
+      imageModel: () => undefined,
+      costOf: (m, u) => replyCost(prices?.get(m), u),
+    },
+  });
   return { client, s };
 }
 
@@ -48,12 +57,25 @@ test("a reply's usage line says what it cost where the gateway publishes the mod
 test("the model picker's list carries each model's price", async () => {
   const { client } = makeClient(real);
   let posted: ModelList | undefined;
-  const service = { current: { models: { chat: 'gpt-4o-mini', native: 'claude-sonnet-4-5' } }, refreshModels: () => client.listModels(), refreshPricing: () => client.account.pricing(), price: (id: string) => ({ text: undefined as string | undefined, id }) };
+  const service = {
+    current: { models: { chat: 'gpt-4o-mini', native: 'claude-sonnet-4-5' } },
+    refreshModels: () => client.listModels(),
+    refreshPricing: () => client.account.pricing(),
+    price: (id: string) => ({ text: undefined as string | undefined, id }),
+  };
   const prices = await client.account.pricing();
   const { priceText } = await import('../../src/gateway');
   service.price = (id: string) => ({ text: priceText(prices?.get(id)), id });
-  const models = new ChatModels(service, (m) => (posted = m), () => true);
+  const models = new ChatModels(
+    service,
+    (m) => (posted = m),
+    () => true,
+  );
   await models.load();
   assert.equal(posted?.items.find((m) => m.id === 'gpt-4o-mini')?.price, '$0.15 in / $0.60 out per 1M tokens');
-  assert.equal(posted?.items.find((m) => m.id === 'gpt-image-1')?.price, '$0.04 per call', 'quoted for the default group');
+  assert.equal(
+    posted?.items.find((m) => m.id === 'gpt-image-1')?.price,
+    '$0.04 per call',
+    'quoted for the default group',
+  );
 });

@@ -19,8 +19,11 @@ function session(model: string) {
     model: () => model,
     generate: async (prompt, signal) => {
       const r = await client.generateImage({ model, prompt, signal });
-      const img = r.images[0]!;
-      return { dataUrl: `data:${img.mime};base64,${img.bytes.toString('base64')}`, savedPath: '.model-relay/images/x.png' };
+      const img = r.images[0];
+      return {
+        dataUrl: `data:${img.mime};base64,${img.bytes.toString('base64')}`,
+        savedPath: '.model-relay/images/x.png',
+      };
     },
   };
   const s = new ChatSession({ backend: client, streaming: () => true, listener: (e) => events.push(e), image });
@@ -33,12 +36,15 @@ test('/image renders the generated image inline and notes where it was saved', a
   const { s } = session('gpt-image-1');
   const entry = await s.send('/image a lighthouse at dusk', opts);
   assert.equal(entry?.status, 'done');
-  assert.match(entry!.text, /^!\[a lighthouse at dusk\]\(data:image\/png;base64,[A-Za-z0-9+/=]+\)/);
-  assert.match(entry!.text, /Saved to `\.model-relay\/images\/x\.png`/);
+  assert.match(entry.text, /^!\[a lighthouse at dusk\]\(data:image\/png;base64,[A-Za-z0-9+/=]+\)/);
+  assert.match(entry.text, /Saved to `\.model-relay\/images\/x\.png`/);
   assert.equal(sim.log.at(-1)!.path, '/v1/images/generations');
   await s.send('and now a question', opts);
   const history = toChatMessages(s.entries);
-  assert.deepEqual(history.map((m) => m.content), ['and now a question', 'Echo: and now a question']);
+  assert.deepEqual(
+    history.map((m) => m.content),
+    ['and now a question', 'Echo: and now a question'],
+  );
 });
 
 test('/image with a chat model shows the capability error card', async () => {

@@ -9,7 +9,14 @@ import { makePng } from '../sim/server';
 import { makeClient } from '../gateway/helpers';
 import { ChatSession, type ChatBackend, type SessionEvent, type SessionModels } from '../../src/host/chat/session';
 import { restoreEntries, toChatMessages } from '../../src/host/chat/history';
-import { boundImages, checkAttachments, imageCapableModel, MAX_PERSISTED_IMAGE_CHARS, modelTraits, PERSISTED_IMAGE_TURNS } from '../../src/host/chat/images';
+import {
+  boundImages,
+  checkAttachments,
+  imageCapableModel,
+  MAX_PERSISTED_IMAGE_CHARS,
+  modelTraits,
+  PERSISTED_IMAGE_TURNS,
+} from '../../src/host/chat/images';
 import { ChatStore, STATE_KEY, type SavedChat } from '../../src/host/chat/chatStore';
 import { parseWebviewMessage, type ChatEntry, type ImageAttachment } from '../../src/shared/chatProtocol';
 import { base64Bytes, base64Head, MAX_IMAGE_BASE64, MAX_IMAGE_BYTES, sniffImage } from '../../src/shared/chatImages';
@@ -19,11 +26,19 @@ import { opts, T, useSimulator } from './helpers';
 const simulator = useSimulator();
 const png = makePng('chat-panel', 24);
 const pngB64 = png.toString('base64');
-const image = (extra: Partial<ImageAttachment> = {}): ImageAttachment => ({ mimeType: 'image/png', data: pngB64, name: 'shot.png', ...extra });
+const image = (extra: Partial<ImageAttachment> = {}): ImageAttachment => ({
+  mimeType: 'image/png',
+  data: pngB64,
+  name: 'shot.png',
+  ...extra,
+});
 const options = opts('compatible');
 
 /** Image input and thinking as the view provider derives them: family table plus overrides. */
-function models(overrides: Record<string, { imageInput?: boolean; thinkingBudget?: number }> = {}, listed: string[] = ['deepseek-reasoner', 'gpt-4o-mini', 'claude-sonnet-4-5']): SessionModels {
+function models(
+  overrides: Record<string, { imageInput?: boolean; thinkingBudget?: number }> = {},
+  listed: string[] = ['deepseek-reasoner', 'gpt-4o-mini', 'claude-sonnet-4-5'],
+): SessionModels {
   return { traits: (m) => modelTraits(m, overrides), imageModel: () => imageCapableModel(listed, overrides) };
 }
 
@@ -35,7 +50,13 @@ function rig(o: { streaming?: boolean; models?: SessionModels; entries?: ChatEnt
     chatStream: (req) => (requests.push(req), client.chatStream(req)),
   };
   const events: SessionEvent[] = [];
-  const session = new ChatSession({ backend, streaming: () => o.streaming ?? true, listener: (e) => events.push(e), models: o.models ?? models(), entries: o.entries });
+  const session = new ChatSession({
+    backend,
+    streaming: () => o.streaming ?? true,
+    listener: (e) => events.push(e),
+    models: o.models ?? models(),
+    entries: o.entries,
+  });
   return { session, events, requests };
 }
 
@@ -44,11 +65,25 @@ const partsOf = (c: string | ContentPart[]): ContentPart[] => (typeof c === 'str
 // ----- protocol ---------------------------------------------------------------------------------
 
 test('protocol: send carries up to 4 valid images; bad mime, too many, too large, not base64 are refused', () => {
-  const ok = { type: 'send', text: 'what is this?', options, images: [image(), image({ mimeType: 'image/jpeg', name: undefined }), image({ mimeType: 'image/gif' }), image({ mimeType: 'image/webp' })] };
+  const ok = {
+    type: 'send',
+    text: 'what is this?',
+    options,
+    images: [
+      image(),
+      image({ mimeType: 'image/jpeg', name: undefined }),
+      image({ mimeType: 'image/gif' }),
+      image({ mimeType: 'image/webp' }),
+    ],
+  };
   const parsed = parseWebviewMessage(JSON.parse(JSON.stringify(ok)));
   assert.equal(parsed?.type, 'send');
   assert.equal((parsed as { images: unknown[] }).images.length, 4);
-  assert.deepEqual(parseWebviewMessage({ type: 'send', text: 'x', options }), { type: 'send', text: 'x', options }, 'images are optional');
+  assert.deepEqual(
+    parseWebviewMessage({ type: 'send', text: 'x', options }),
+    { type: 'send', text: 'x', options },
+    'images are optional',
+  );
   const bad: Array<[string, unknown]> = [
     ['svg', [image({ mimeType: 'image/svg+xml' as never })]],
     ['bmp', [image({ mimeType: 'image/bmp' as never })]],
@@ -63,9 +98,12 @@ test('protocol: send carries up to 4 valid images; bad mime, too many, too large
     ['long name', [image({ name: 'x'.repeat(261) })]],
     ['not an array', image()],
   ];
-  for (const [why, images] of bad) assert.equal(parseWebviewMessage({ type: 'send', text: 'x', options, images }), undefined, why);
+  for (const [why, images] of bad)
+    assert.equal(parseWebviewMessage({ type: 'send', text: 'x', options, images }), undefined, why);
   // The largest image allowed fits the schema.
-  assert.ok(parseWebviewMessage({ type: 'send', text: 'x', options, images: [image({ data: 'A'.repeat(MAX_IMAGE_BASE64) })] }));
+  assert.ok(
+    parseWebviewMessage({ type: 'send', text: 'x', options, images: [image({ data: 'A'.repeat(MAX_IMAGE_BASE64) })] }),
+  );
   assert.equal(MAX_IMAGE_BASE64, Math.ceil(MAX_IMAGE_BYTES / 3) * 4);
 });
 
@@ -74,8 +112,8 @@ test('host checks: bytes decide the type, oversize and non-images are refused', 
   assert.equal(base64Bytes(pngB64), png.length);
   const mislabelled = checkAttachments([image({ mimeType: 'image/jpeg' })]);
   assert.ok('images' in mislabelled);
-  assert.equal(mislabelled.images[0]!.mimeType, 'image/png', 'relabelled by its bytes');
-  assert.equal(mislabelled.images[0]!.bytes, png.length);
+  assert.equal(mislabelled.images[0].mimeType, 'image/png', 'relabelled by its bytes');
+  assert.equal(mislabelled.images[0].bytes, png.length);
   const text = checkAttachments([image({ data: Buffer.from('hello world!').toString('base64') })]);
   assert.ok('refused' in text && /"shot.png" is not a PNG, JPEG, GIF or WebP image/.test(text.refused));
   const big = checkAttachments([image({ data: pngB64.slice(0, 12) + 'A'.repeat(MAX_IMAGE_BASE64) })]);
@@ -87,18 +125,26 @@ test('host checks: bytes decide the type, oversize and non-images are refused', 
 
 for (const surface of ['compatible', 'native'] as const) {
   for (const streaming of [true, false]) {
-    test(`${surface}${streaming ? '' : ' (not streamed)'}: the image goes with the message and the simulator sees it`, T, async () => {
-      const r = rig({ streaming });
-      const entry = (await r.session.send('what is this?', opts(surface), undefined, [image()]))!;
-      assert.equal(entry.status, 'done', JSON.stringify(entry.error));
-      assert.equal(entry.text, `I see 1 image (image/png, ${png.length} bytes). Echo: what is this?`);
-      const user = r.session.entries[0]!;
-      assert.deepEqual(user.images, [{ mimeType: 'image/png', data: pngB64, bytes: png.length, name: 'shot.png' }]);
-      const sent = partsOf(r.requests[0]!.messages[0]!.content);
-      assert.deepEqual(sent.map((p) => p.type), ['image', 'text'], 'images first, then the text');
-      assert.equal(simulator().log.at(-1)!.path, surface === 'native' ? '/v1/messages' : '/v1/chat/completions');
-      assert.equal(simulator().log.at(-1)!.status, 200);
-    });
+    test(
+      `${surface}${streaming ? '' : ' (not streamed)'}: the image goes with the message and the simulator sees it`,
+      T,
+      async () => {
+        const r = rig({ streaming });
+        const entry = (await r.session.send('what is this?', opts(surface), undefined, [image()]))!;
+        assert.equal(entry.status, 'done', JSON.stringify(entry.error));
+        assert.equal(entry.text, `I see 1 image (image/png, ${png.length} bytes). Echo: what is this?`);
+        const user = r.session.entries[0];
+        assert.deepEqual(user.images, [{ mimeType: 'image/png', data: pngB64, bytes: png.length, name: 'shot.png' }]);
+        const sent = partsOf(r.requests[0].messages[0].content);
+        assert.deepEqual(
+          sent.map((p) => p.type),
+          ['image', 'text'],
+          'images first, then the text',
+        );
+        assert.equal(simulator().log.at(-1)!.path, surface === 'native' ? '/v1/messages' : '/v1/chat/completions');
+        assert.equal(simulator().log.at(-1)!.status, 200);
+      },
+    );
   }
 }
 
@@ -107,27 +153,42 @@ test('an image alone (no text) is sent', T, async () => {
   const entry = (await r.session.send('  ', opts('native'), undefined, [image()]))!;
   assert.equal(entry.status, 'done', JSON.stringify(entry.error));
   assert.match(entry.text, new RegExp(`^I see 1 image \\(image/png, ${png.length} bytes\\)\\.`));
-  assert.deepEqual(partsOf(r.requests[0]!.messages[0]!.content).map((p) => p.type), ['image']);
+  assert.deepEqual(
+    partsOf(r.requests[0].messages[0].content).map((p) => p.type),
+    ['image'],
+  );
 });
 
-test('a model without image input is refused before sending: named, an image-capable one suggested, nothing added', T, async () => {
-  const r = rig();
-  const before = simulator().log.length;
-  const result = await r.session.send('what is this?', opts('compatible', { model: 'deepseek-reasoner' }), undefined, [image()]);
-  assert.equal(result, undefined);
-  assert.equal(r.session.entries.length, 0, 'nothing added');
-  assert.equal(simulator().log.length, before, 'nothing sent');
-  const refused = r.events.filter((e) => e.type === 'sendRefused');
-  assert.equal(refused.length, 1);
-  const message = (refused[0] as { message: string }).message;
-  assert.match(message, /^deepseek-reasoner does not accept images/);
-  assert.match(message, /such as gpt-4o-mini/);
-  assert.match(message, /message and images are kept/);
-  assert.deepEqual(r.events.map((e) => e.type), ['sendRefused']);
-  // Without images the same model is fine.
-  const plain = (await r.session.send('hello', opts('compatible', { model: 'deepseek-reasoner' })))!;
-  assert.equal(plain.status, 'done');
-});
+test(
+  'a model without image input is refused before sending: named, an image-capable one suggested, nothing added',
+  T,
+  async () => {
+    const r = rig();
+    const before = simulator().log.length;
+    const result = await r.session.send(
+      'what is this?',
+      opts('compatible', { model: 'deepseek-reasoner' }),
+      undefined,
+      [image()],
+    );
+    assert.equal(result, undefined);
+    assert.equal(r.session.entries.length, 0, 'nothing added');
+    assert.equal(simulator().log.length, before, 'nothing sent');
+    const refused = r.events.filter((e) => e.type === 'sendRefused');
+    assert.equal(refused.length, 1);
+    const message = (refused[0] as { message: string }).message;
+    assert.match(message, /^deepseek-reasoner does not accept images/);
+    assert.match(message, /such as gpt-4o-mini/);
+    assert.match(message, /message and images are kept/);
+    assert.deepEqual(
+      r.events.map((e) => e.type),
+      ['sendRefused'],
+    );
+    // Without images the same model is fine.
+    const plain = (await r.session.send('hello', opts('compatible', { model: 'deepseek-reasoner' })))!;
+    assert.equal(plain.status, 'done');
+  },
+);
 
 test('image input: overrides win over the family; an unknown family is allowed and nothing is said', T, async () => {
   assert.equal(modelTraits('deepseek-reasoner', {}).imageInput, false);
@@ -135,13 +196,15 @@ test('image input: overrides win over the family; an unknown family is allowed a
   assert.equal(modelTraits('gpt-4o-mini', { 'gpt-4o-mini': { imageInput: false } }).imageInput, false);
   assert.equal(modelTraits('my-house-model', {}).imageInput, undefined);
   const r = rig({ models: models({ 'deepseek-reasoner': { imageInput: true } }) });
-  const entry = (await r.session.send('and this?', opts('compatible', { model: 'deepseek-reasoner' }), undefined, [image()]))!;
+  const entry = (await r.session.send('and this?', opts('compatible', { model: 'deepseek-reasoner' }), undefined, [
+    image(),
+  ]))!;
   assert.equal(entry.status, 'done');
   assert.match(entry.text, /I see 1 image/);
   const unknown = rig({ models: models() });
   await unknown.session.send('x', opts('compatible', { model: 'my-house-model' }), undefined, [image()]);
   assert.equal(unknown.events.filter((e) => e.type === 'sendRefused').length, 0, 'not refused');
-  assert.equal(unknown.session.entries[0]!.images?.length, 1);
+  assert.equal(unknown.session.entries[0].images?.length, 1);
 });
 
 // ----- history --------------------------------------------------------------------------------
@@ -153,10 +216,10 @@ for (const surface of ['compatible', 'native'] as const) {
     const second = (await r.session.send('and its colour?', opts(surface)))!;
     assert.equal(second.status, 'done', JSON.stringify(second.error));
     assert.equal(second.text, 'Echo: and its colour?', 'the simulator accepted the history (images in a user turn)');
-    const [first, reply, last] = r.requests[1]!.messages;
-    assert.deepEqual(partsOf(first!.content)[0], { type: 'image', mimeType: 'image/png', data: pngB64 });
-    assert.equal(reply!.role, 'assistant');
-    assert.equal(last!.content, 'and its colour?');
+    const [first, reply, last] = r.requests[1].messages;
+    assert.deepEqual(partsOf(first.content)[0], { type: 'image', mimeType: 'image/png', data: pngB64 });
+    assert.equal(reply.role, 'assistant');
+    assert.equal(last.content, 'and its colour?');
   });
 }
 
@@ -165,66 +228,124 @@ test('a model without image input gets notes in place of earlier images', T, asy
   await r.session.send('what is this?', opts('compatible'), undefined, [image()]);
   const next = (await r.session.send('think about it', opts('compatible', { model: 'deepseek-reasoner' })))!;
   assert.equal(next.status, 'done');
-  const first = partsOf(r.requests[1]!.messages[0]!.content);
-  assert.deepEqual(first.map((p) => p.type), ['text']);
-  assert.match((first[0] as { text: string }).text, /\[image \("shot\.png", image\/png\) left out: this model does not accept images\]\n\nwhat is this\?/);
+  const first = partsOf(r.requests[1].messages[0].content);
+  assert.deepEqual(
+    first.map((p) => p.type),
+    ['text'],
+  );
+  assert.match(
+    (first[0] as { text: string }).text,
+    /\[image \("shot\.png", image\/png\) left out: this model does not accept images\]\n\nwhat is this\?/,
+  );
 });
 
 test('the saved chat keeps image data of the last turns only; older ones keep a placeholder and send a note', async () => {
   const turns: ChatEntry[] = [];
   for (let i = 0; i < PERSISTED_IMAGE_TURNS + 2; i++) {
-    turns.push({ id: `u${i}`, role: 'user', text: `turn ${i}`, createdAt: i, images: [{ mimeType: 'image/png', data: pngB64, bytes: png.length, name: `p${i}.png` }] });
-    turns.push({ id: `a${i}`, role: 'assistant', text: `reply ${i}`, createdAt: i, status: 'done', reasoning: 'hm', reasoningMs: 1200 });
+    turns.push({
+      id: `u${i}`,
+      role: 'user',
+      text: `turn ${i}`,
+      createdAt: i,
+      images: [{ mimeType: 'image/png', data: pngB64, bytes: png.length, name: `p${i}.png` }],
+    });
+    turns.push({
+      id: `a${i}`,
+      role: 'assistant',
+      text: `reply ${i}`,
+      createdAt: i,
+      status: 'done',
+      reasoning: 'hm',
+      reasoningMs: 1200,
+    });
   }
   const bounded = boundImages(turns);
   const kept = bounded.filter((e) => e.images?.[0]?.data).map((e) => e.id);
   assert.deepEqual(kept, ['u2', 'u3', 'u4'], 'the newest turns keep their data');
-  assert.deepEqual(bounded[0]!.images, [{ mimeType: 'image/png', bytes: png.length, name: 'p0.png' }], 'a placeholder: type, name, size');
-  assert.equal(turns[0]!.images![0]!.data, pngB64, 'the live entries are not touched');
+  assert.deepEqual(
+    bounded[0].images,
+    [{ mimeType: 'image/png', bytes: png.length, name: 'p0.png' }],
+    'a placeholder: type, name, size',
+  );
+  assert.equal(turns[0].images![0].data, pngB64, 'the live entries are not touched');
   // A byte budget too: a huge newest image leaves no room for older ones.
-  const huge: ChatEntry = { id: 'big', role: 'user', text: 'big', createdAt: 9, images: [{ mimeType: 'image/png', data: 'A'.repeat(MAX_PERSISTED_IMAGE_CHARS - 10), bytes: 1 }] };
-  assert.deepEqual(boundImages([...turns.slice(-2), huge]).filter((e) => e.images?.[0]?.data).map((e) => e.id), ['big']);
+  const huge: ChatEntry = {
+    id: 'big',
+    role: 'user',
+    text: 'big',
+    createdAt: 9,
+    images: [{ mimeType: 'image/png', data: 'A'.repeat(MAX_PERSISTED_IMAGE_CHARS - 10), bytes: 1 }],
+  };
+  assert.deepEqual(
+    boundImages([...turns.slice(-2), huge])
+      .filter((e) => e.images?.[0]?.data)
+      .map((e) => e.id),
+    ['big'],
+  );
 
   // Through the store: what is written is bounded, and restores to entries that send notes.
   const written: Record<string, unknown> = {};
-  const store = new ChatStore({ get: <T>(k: string) => written[k] as T, update: async (k, v) => void (written[k] = JSON.parse(JSON.stringify(v))) }, () => ({ entries: turns, options, bufferNoticeShown: false }));
+  const store = new ChatStore(
+    {
+      get: <T>(k: string) => written[k] as T,
+      update: async (k, v) => void (written[k] = JSON.parse(JSON.stringify(v))),
+    },
+    () => ({ entries: turns, options, bufferNoticeShown: false }),
+  );
   await store.save();
   const saved = written[STATE_KEY] as SavedChat;
   const restored = restoreEntries(saved.entries);
   assert.equal(restored.length, turns.length);
-  assert.equal(restored[0]!.images![0]!.data, undefined);
-  assert.equal(restored.at(-2)!.images![0]!.data, pngB64);
-  assert.equal(restored[1]!.reasoning, 'hm', 'reasoning is saved with the entry');
+  assert.equal(restored[0].images![0].data, undefined);
+  assert.equal(restored.at(-2)!.images![0].data, pngB64);
+  assert.equal(restored[1].reasoning, 'hm', 'reasoning is saved with the entry');
   const history = toChatMessages(restored);
-  assert.match(JSON.stringify(history[0]!.content), /image \(\\"p0\.png\\", image\/png\) shared earlier; no longer available/);
-  assert.equal(partsOf(history.at(-2)!.content)[0]!.type, 'image');
+  assert.match(
+    JSON.stringify(history[0].content),
+    /image \(\\"p0\.png\\", image\/png\) shared earlier; no longer available/,
+  );
+  assert.equal(partsOf(history.at(-2)!.content)[0].type, 'image');
   // Malformed saved images are dropped, not trusted.
-  const odd = restoreEntries([{ id: 'x', role: 'user', text: 't', createdAt: 1, images: [{ mimeType: 'text/html', bytes: 1 }, 'junk', { mimeType: 'image/gif', bytes: 3 }] }]);
-  assert.deepEqual(odd[0]!.images, [{ mimeType: 'image/gif', bytes: 3 }]);
+  const odd = restoreEntries([
+    {
+      id: 'x',
+      role: 'user',
+      text: 't',
+      createdAt: 1,
+      images: [{ mimeType: 'text/html', bytes: 1 }, 'junk', { mimeType: 'image/gif', bytes: 3 }],
+    },
+  ]);
+  assert.deepEqual(odd[0].images, [{ mimeType: 'image/gif', bytes: 3 }]);
 });
 
 // ----- reasoning ------------------------------------------------------------------------------
 
-test('compatible: deepseek-reasoner streams its reasoning into the entry (entryReasoning), then the answer', T, async () => {
-  const r = rig();
-  const entry = (await r.session.send('ponder this', opts('compatible', { model: 'deepseek-reasoner' })))!;
-  assert.equal(entry.status, 'done');
-  assert.equal(entry.text, 'Echo: ponder this');
-  assert.equal(entry.reasoning, 'Let me think about this.');
-  assert.ok(entry.reasoningMs !== undefined && entry.reasoningMs >= 0, 'how long it reasoned');
-  const pieces = r.events.filter((e): e is Extract<SessionEvent, { type: 'entryReasoning' }> => e.type === 'entryReasoning');
-  assert.ok(pieces.length > 1, 'several reasoning deltas');
-  assert.equal(pieces.map((p) => p.text).join(''), 'Let me think about this.');
-  assert.ok(pieces.every((p) => p.id === entry.id));
-  const types = r.events.map((e) => e.type);
-  assert.ok(types.lastIndexOf('entryReasoning') < types.indexOf('entryDelta'), 'reasoning before the answer');
-  // The answer's start is marked (reasoningMs set) before its first text.
-  const marked = r.events.findIndex((e) => e.type === 'entryUpdated' && e.entry.reasoningMs !== undefined);
-  assert.ok(marked > types.lastIndexOf('entryReasoning') && marked < types.indexOf('entryDelta'));
-  // Reasoning is never sent back as history.
-  await r.session.send('and?', opts('compatible', { model: 'deepseek-reasoner' }));
-  assert.doesNotMatch(JSON.stringify(r.requests[1]!.messages), /Let me think/);
-});
+test(
+  'compatible: deepseek-reasoner streams its reasoning into the entry (entryReasoning), then the answer',
+  T,
+  async () => {
+    const r = rig();
+    const entry = (await r.session.send('ponder this', opts('compatible', { model: 'deepseek-reasoner' })))!;
+    assert.equal(entry.status, 'done');
+    assert.equal(entry.text, 'Echo: ponder this');
+    assert.equal(entry.reasoning, 'Let me think about this.');
+    assert.ok(entry.reasoningMs !== undefined && entry.reasoningMs >= 0, 'how long it reasoned');
+    const pieces = r.events.filter(
+      (e): e is Extract<SessionEvent, { type: 'entryReasoning' }> => e.type === 'entryReasoning',
+    );
+    assert.ok(pieces.length > 1, 'several reasoning deltas');
+    assert.equal(pieces.map((p) => p.text).join(''), 'Let me think about this.');
+    assert.ok(pieces.every((p) => p.id === entry.id));
+    const types = r.events.map((e) => e.type);
+    assert.ok(types.lastIndexOf('entryReasoning') < types.indexOf('entryDelta'), 'reasoning before the answer');
+    // The answer's start is marked (reasoningMs set) before its first text.
+    const marked = r.events.findIndex((e) => e.type === 'entryUpdated' && e.entry.reasoningMs !== undefined);
+    assert.ok(marked > types.lastIndexOf('entryReasoning') && marked < types.indexOf('entryDelta'));
+    // Reasoning is never sent back as history.
+    await r.session.send('and?', opts('compatible', { model: 'deepseek-reasoner' }));
+    assert.doesNotMatch(JSON.stringify(r.requests[1].messages), /Let me think/);
+  },
+);
 
 test('compatible, not streamed: the reasoning comes with the reply', T, async () => {
   const r = rig({ streaming: false });
@@ -237,12 +358,12 @@ test('native: a thinking budget in the overrides turns thinking on; its text str
   const r = rig({ models: models({ 'claude-sonnet-4-5': { thinkingBudget: 1024 } }) });
   const entry = (await r.session.send('ponder', opts('native')))!;
   assert.equal(entry.status, 'done', JSON.stringify(entry.error));
-  assert.deepEqual(r.requests[0]!.thinking, { budgetTokens: 1024 });
+  assert.deepEqual(r.requests[0].thinking, { budgetTokens: 1024 });
   assert.equal(entry.reasoning, 'Let me think about this.');
   assert.equal(entry.text, 'Echo: ponder');
   assert.ok(r.events.some((e) => e.type === 'entryReasoning'));
   const plain = rig();
   await plain.session.send('ponder', opts('native'));
-  assert.equal(plain.requests[0]!.thinking, undefined, 'off without an override');
-  assert.equal(plain.session.entries[1]!.reasoning, undefined);
+  assert.equal(plain.requests[0].thinking, undefined, 'off without an override');
+  assert.equal(plain.session.entries[1].reasoning, undefined);
 });

@@ -20,8 +20,13 @@ import { ChatSession, type SessionEvent } from '../../src/host/chat/session';
 import type { ChatOptions } from '../../src/shared/chatProtocol';
 
 const NGINX = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'].find((p) => existsSync(p));
-const missing = NGINX ? false : 'nginx is not installed (apt-get install nginx-light); this test needs a real buffering proxy';
-if (!NGINX && process.env.CI) throw new Error('CI is set but nginx is missing: install nginx (Debian: nginx-light) so the buffering-proxy test can run.');
+const missing = NGINX
+  ? false
+  : 'nginx is not installed (apt-get install nginx-light); this test needs a real buffering proxy';
+if (!NGINX && process.env.CI)
+  throw new Error(
+    'CI is set but nginx is missing: install nginx (Debian: nginx-light) so the buffering-proxy test can run.',
+  );
 if (missing) console.log(`# note: skipping the nginx buffering tests: ${missing}`);
 
 interface Nginx {
@@ -31,7 +36,8 @@ interface Nginx {
 
 async function waitForPort(port: number, deadline: number, proc: ChildProcess, log: string): Promise<void> {
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`nginx exited with ${proc.exitCode}: ${await readFile(log, 'utf8').catch(() => '')}`);
+    if (proc.exitCode !== null)
+      throw new Error(`nginx exited with ${proc.exitCode}: ${await readFile(log, 'utf8').catch(() => '')}`);
     const ok = await new Promise<boolean>((resolve) => {
       const s = connect(port, '127.0.0.1');
       s.once('connect', () => {
@@ -41,7 +47,8 @@ async function waitForPort(port: number, deadline: number, proc: ChildProcess, l
       s.once('error', () => resolve(false));
     });
     if (ok) return;
-    if (Date.now() > deadline) throw new Error(`nginx did not listen on ${port}: ${await readFile(log, 'utf8').catch(() => '')}`);
+    if (Date.now() > deadline)
+      throw new Error(`nginx did not listen on ${port}: ${await readFile(log, 'utf8').catch(() => '')}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -82,9 +89,11 @@ http {
 `;
   const confPath = t('nginx.conf');
   await writeFile(confPath, conf);
-  const proc = spawn(NGINX!, ['-p', dir, '-c', confPath, '-e', t('error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(NGINX!, ['-p', dir, '-c', confPath, '-e', t('error.log')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
-  proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   try {
     await waitForPort(port, Date.now() + 10_000, proc, t('error.log'));
   } catch (e) {
@@ -117,7 +126,13 @@ after(async () => {
   await sim?.close();
 });
 
-const opts = (surface: 'compatible' | 'native'): ChatOptions => ({ surface, model: surface === 'native' ? 'claude-sonnet-4-5' : 'gpt-4o-mini', system: '', temperature: 0.5, maxTokens: 256 });
+const opts = (surface: 'compatible' | 'native'): ChatOptions => ({
+  surface,
+  model: surface === 'native' ? 'claude-sonnet-4-5' : 'gpt-4o-mini',
+  system: '',
+  temperature: 0.5,
+  maxTokens: 256,
+});
 const QUESTION = 'one two three four five six seven eight';
 
 function session(baseUrl: string, streaming: () => boolean) {
@@ -128,79 +143,101 @@ function session(baseUrl: string, streaming: () => boolean) {
 }
 
 for (const surface of ['compatible', 'native'] as const) {
-  test(`${surface}: behind nginx with proxy_buffering on, the stream arrives in one burst; the chat says so and streaming off works`, { skip: missing, timeout: 30_000 }, async () => {
-    sim!.reset();
-    const proxy = await startNginx(sim!.url, true);
-    proxies.push(proxy);
-    try {
-      sim!.fault({ kind: 'slowChunks', ms: 60 });
-      let streaming = true;
-      const { s, events, records } = session(proxy.url, () => streaming);
-      const entry = (await s.send(QUESTION, opts(surface)))!;
-      assert.equal(entry.status, 'done', JSON.stringify(entry.error));
-      assert.equal(entry.text, `Echo: ${QUESTION}`);
-      assert.equal(records.at(-1)!.buffered, true, 'the core flagged the burst');
-      const notice = entry.notices?.find((n) => n.kind === 'buffering');
-      assert.ok(notice, 'the chat tells the user about the buffering proxy');
-      assert.match(notice.text, /proxy/);
-      const d = events.filter((e) => e.type === 'entryDelta');
-      assert.ok(d.length >= 4);
-      assert.ok(d.at(-1)!.at - d[0]!.at < 100, `deltas arrived together (${d.at(-1)!.at - d[0]!.at} ms)`);
-      // The offered fallback: streaming off gives the whole reply through the same proxy.
-      streaming = false;
-      const plain = (await s.send(QUESTION, opts(surface)))!;
-      assert.equal(plain.status, 'done');
-      assert.equal(plain.text, `Echo: ${QUESTION}`);
-      assert.equal(records.at(-1)!.stream, false);
-      assert.equal(plain.notices, undefined, 'told once');
-    } finally {
-      await proxy.stop();
-      proxies.splice(proxies.indexOf(proxy), 1);
-    }
-  });
+  test(
+    `${surface}: behind nginx with proxy_buffering on, the stream arrives in one burst; the chat says so and streaming off works`,
+    { skip: missing, timeout: 30_000 },
+    async () => {
+      sim!.reset();
+      const proxy = await startNginx(sim!.url, true);
+      proxies.push(proxy);
+      try {
+        sim!.fault({ kind: 'slowChunks', ms: 60 });
+        let streaming = true;
+        const { s, events, records } = session(proxy.url, () => streaming);
+        const entry = (await s.send(QUESTION, opts(surface)))!;
+        assert.equal(entry.status, 'done', JSON.stringify(entry.error));
+        assert.equal(entry.text, `Echo: ${QUESTION}`);
+        assert.equal(records.at(-1)!.buffered, true, 'the core flagged the burst');
+        const notice = entry.notices?.find((n) => n.kind === 'buffering');
+        assert.ok(notice, 'the chat tells the user about the buffering proxy');
+        assert.match(notice.text, /proxy/);
+        const d = events.filter((e) => e.type === 'entryDelta');
+        assert.ok(d.length >= 4);
+        assert.ok(d.at(-1)!.at - d[0].at < 100, `deltas arrived together (${d.at(-1)!.at - d[0].at} ms)`);
+        // The offered fallback: streaming off gives the whole reply through the same proxy.
+        streaming = false;
+        const plain = (await s.send(QUESTION, opts(surface)))!;
+        assert.equal(plain.status, 'done');
+        assert.equal(plain.text, `Echo: ${QUESTION}`);
+        assert.equal(records.at(-1)!.stream, false);
+        assert.equal(plain.notices, undefined, 'told once');
+      } finally {
+        await proxy.stop();
+        proxies.splice(proxies.indexOf(proxy), 1);
+      }
+    },
+  );
 
-  test(`${surface}: a proxy that cuts a slow stream off (proxy_read_timeout): the chat offers a non-streamed call and it works`, { skip: missing, timeout: 30_000 }, async () => {
-    sim!.reset();
-    const proxy = await startNginx(sim!.url, true, 'proxy_read_timeout 300ms;');
-    proxies.push(proxy);
-    try {
-      // The stream pauses longer than the proxy waits: the proxy ends it early. A plain call is fast.
-      sim!.fault({ kind: 'slowChunks', ms: 700 });
-      const { s, records } = session(proxy.url, () => true);
-      const failed = (await s.send(QUESTION, opts(surface)))!;
-      assert.equal(failed.status, 'error');
-      assert.ok(failed.error?.streamFailed, 'the card offers to ask again without streaming');
-      assert.deepEqual(records.map((r) => r.stream), [true], 'not re-sent on its own (billed)');
-      assert.equal(records[0]!.errorKind, 'stream_interrupted');
-      const entry = (await s.retryWithoutStreaming(opts(surface)))!;
-      assert.equal(entry.status, 'done', JSON.stringify(entry.error));
-      assert.equal(entry.text, `Echo: ${QUESTION}`);
-      assert.ok(entry.notices?.some((n) => n.kind === 'fallback' && /without streaming/.test(n.text)), JSON.stringify(entry.notices));
-      assert.deepEqual(records.map((r) => r.stream), [true, false]);
-    } finally {
-      await proxy.stop();
-      proxies.splice(proxies.indexOf(proxy), 1);
-    }
-  });
+  test(
+    `${surface}: a proxy that cuts a slow stream off (proxy_read_timeout): the chat offers a non-streamed call and it works`,
+    { skip: missing, timeout: 30_000 },
+    async () => {
+      sim!.reset();
+      const proxy = await startNginx(sim!.url, true, 'proxy_read_timeout 300ms;');
+      proxies.push(proxy);
+      try {
+        // The stream pauses longer than the proxy waits: the proxy ends it early. A plain call is fast.
+        sim!.fault({ kind: 'slowChunks', ms: 700 });
+        const { s, records } = session(proxy.url, () => true);
+        const failed = (await s.send(QUESTION, opts(surface)))!;
+        assert.equal(failed.status, 'error');
+        assert.ok(failed.error?.streamFailed, 'the card offers to ask again without streaming');
+        assert.deepEqual(
+          records.map((r) => r.stream),
+          [true],
+          'not re-sent on its own (billed)',
+        );
+        assert.equal(records[0].errorKind, 'stream_interrupted');
+        const entry = (await s.retryWithoutStreaming(opts(surface)))!;
+        assert.equal(entry.status, 'done', JSON.stringify(entry.error));
+        assert.equal(entry.text, `Echo: ${QUESTION}`);
+        assert.ok(
+          entry.notices?.some((n) => n.kind === 'fallback' && /without streaming/.test(n.text)),
+          JSON.stringify(entry.notices),
+        );
+        assert.deepEqual(
+          records.map((r) => r.stream),
+          [true, false],
+        );
+      } finally {
+        await proxy.stop();
+        proxies.splice(proxies.indexOf(proxy), 1);
+      }
+    },
+  );
 
-  test(`${surface}: behind nginx with proxy_buffering off, the reply streams normally`, { skip: missing, timeout: 30_000 }, async () => {
-    sim!.reset();
-    const proxy = await startNginx(sim!.url, false);
-    proxies.push(proxy);
-    try {
-      sim!.fault({ kind: 'slowChunks', ms: 60 });
-      const { s, events, records } = session(proxy.url, () => true);
-      const entry = (await s.send(QUESTION, opts(surface)))!;
-      assert.equal(entry.status, 'done', JSON.stringify(entry.error));
-      assert.equal(entry.text, `Echo: ${QUESTION}`);
-      assert.equal(records.at(-1)!.buffered, false);
-      assert.equal(entry.notices, undefined, 'no buffering notice');
-      const d = events.filter((e) => e.type === 'entryDelta');
-      assert.ok(d.length >= 4);
-      assert.ok(d.at(-1)!.at - d[0]!.at >= 150, `deltas were spread over time (${d.at(-1)!.at - d[0]!.at} ms)`);
-    } finally {
-      await proxy.stop();
-      proxies.splice(proxies.indexOf(proxy), 1);
-    }
-  });
+  test(
+    `${surface}: behind nginx with proxy_buffering off, the reply streams normally`,
+    { skip: missing, timeout: 30_000 },
+    async () => {
+      sim!.reset();
+      const proxy = await startNginx(sim!.url, false);
+      proxies.push(proxy);
+      try {
+        sim!.fault({ kind: 'slowChunks', ms: 60 });
+        const { s, events, records } = session(proxy.url, () => true);
+        const entry = (await s.send(QUESTION, opts(surface)))!;
+        assert.equal(entry.status, 'done', JSON.stringify(entry.error));
+        assert.equal(entry.text, `Echo: ${QUESTION}`);
+        assert.equal(records.at(-1)!.buffered, false);
+        assert.equal(entry.notices, undefined, 'no buffering notice');
+        const d = events.filter((e) => e.type === 'entryDelta');
+        assert.ok(d.length >= 4);
+        assert.ok(d.at(-1)!.at - d[0].at >= 150, `deltas were spread over time (${d.at(-1)!.at - d[0].at} ms)`);
+      } finally {
+        await proxy.stop();
+        proxies.splice(proxies.indexOf(proxy), 1);
+      }
+    },
+  );
 }

@@ -1,7 +1,13 @@
 /** The chat webview protocol: inbound validation, the HTML shell's CSP, and no token ever posted. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseWebviewMessage, type ChatEntry, type ChatOptions, type HostToWebview, type ModelList } from '../../src/shared/chatProtocol';
+import {
+  parseWebviewMessage,
+  type ChatEntry,
+  type ChatOptions,
+  type HostToWebview,
+  type ModelList,
+} from '../../src/shared/chatProtocol';
 import { modelsForSurface } from '../../src/shared/modelOrder';
 import { chatCsp, chatHtml } from '../../src/host/webviewHtml';
 import { ChatSession, type ChatBackend, type SessionEvent } from '../../src/host/chat/session';
@@ -15,13 +21,30 @@ import { useTranslations } from '../../src/gateway/l10n';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const options: ChatOptions = { surface: 'compatible', model: 'gpt-4o-mini', system: '', temperature: 0.7, maxTokens: 256 };
+const options: ChatOptions = {
+  surface: 'compatible',
+  model: 'gpt-4o-mini',
+  system: '',
+  temperature: 0.7,
+  maxTokens: 256,
+};
 
 test('every valid webview message parses', () => {
   const valid = [
     { type: 'ready' },
     { type: 'send', text: 'hello', options },
-    { type: 'send', text: '', options: { ...options, surface: 'native', model: 'claude-sonnet-4-5', system: 'Be terse.', temperature: 0, maxTokens: 1 } },
+    {
+      type: 'send',
+      text: '',
+      options: {
+        ...options,
+        surface: 'native',
+        model: 'claude-sonnet-4-5',
+        system: 'Be terse.',
+        temperature: 0,
+        maxTokens: 1,
+      },
+    },
     { type: 'stop' },
     { type: 'regenerate', options },
     { type: 'newChat' },
@@ -70,25 +93,53 @@ test('unknown fields are dropped, not passed on', () => {
 });
 
 test('the HTML shell: strict CSP with a fresh crypto nonce, local resources only', () => {
-  const input = { cspSource: 'https://*.vscode-cdn.net', scriptUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/dist/webview.js', styleUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/media/chat.css', codiconUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/dist/codicons/codicon.css', strings: chatStrings() };
+  const input = {
+    cspSource: 'https://*.vscode-cdn.net',
+    scriptUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/dist/webview.js',
+    styleUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/media/chat.css',
+    codiconUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/dist/codicons/codicon.css',
+    strings: chatStrings(),
+  };
   const a = chatHtml(input);
   const b = chatHtml(input);
   const nonceOf = (html: string) => /script-src 'nonce-([^']+)'/.exec(html)?.[1];
   assert.ok(nonceOf(a) && nonceOf(a)!.length >= 16);
   assert.notEqual(nonceOf(a), nonceOf(b), 'a new nonce per load');
   assert.ok(a.includes(`<script nonce="${nonceOf(a)}" src="${input.scriptUri}">`));
-  assert.equal(chatCsp('X', 'N'), "default-src 'none'; img-src X data:; style-src X; font-src X; script-src 'nonce-N';");
+  assert.equal(
+    chatCsp('X', 'N'),
+    "default-src 'none'; img-src X data:; style-src X; font-src X; script-src 'nonce-N';",
+  );
   assert.ok(!/unsafe-inline|unsafe-eval/.test(a));
   assert.ok(!/<style|style=|<script>/.test(a), 'no inline style or script');
-  assert.ok(!/https?:\/\/(?!file\+\.vscode-resource)/.test(a.replace(/https:\/\/\*\.vscode-cdn\.net/g, '')), 'no remote URL');
+  assert.ok(
+    !/https?:\/\/(?!file\+\.vscode-resource)/.test(a.replace(/https:\/\/\*\.vscode-cdn\.net/g, '')),
+    'no remote URL',
+  );
 });
 
 test('model picker order: the configured default for the surface first, then fitting models', () => {
-  const list: Pick<ModelList, 'items' | 'defaults'> = { items: [{ id: 'zeta' }, { id: 'gpt-4o-mini', capabilities: ['chat'] }, { id: 'claude-sonnet-4-5', capabilities: ['native'] }, { id: 'alpha' }], defaults: { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' } };
+  const list: Pick<ModelList, 'items' | 'defaults'> = {
+    items: [
+      { id: 'zeta' },
+      { id: 'gpt-4o-mini', capabilities: ['chat'] },
+      { id: 'claude-sonnet-4-5', capabilities: ['native'] },
+      { id: 'alpha' },
+    ],
+    defaults: { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' },
+  };
   assert.deepEqual(modelsForSurface(list, 'compatible'), ['gpt-4o-mini', 'alpha', 'zeta']);
   assert.deepEqual(modelsForSurface(list, 'native'), ['claude-sonnet-4-5', 'alpha', 'zeta']);
-  assert.deepEqual(modelsForSurface({ items: [], defaults: { compatible: 'my-model', native: '' } }, 'compatible'), ['my-model'], 'the default even when the list failed');
-  assert.deepEqual(modelsForSurface({ items: [{ id: 'b' }, { id: 'a' }], defaults: { compatible: 'a', native: 'b' } }, 'compatible'), ['a', 'b'], 'no duplicates');
+  assert.deepEqual(
+    modelsForSurface({ items: [], defaults: { compatible: 'my-model', native: '' } }, 'compatible'),
+    ['my-model'],
+    'the default even when the list failed',
+  );
+  assert.deepEqual(
+    modelsForSurface({ items: [{ id: 'b' }, { id: 'a' }], defaults: { compatible: 'a', native: 'b' } }, 'compatible'),
+    ['a', 'b'],
+    'no duplicates',
+  );
 });
 
 // ----- no token ever leaves for the webview ---------------------------------------------------------
@@ -98,7 +149,12 @@ const TOKEN = 'sk-LiveSecretToken0123456789abcdefXYZ';
 /** A backend whose calls fail the way a gateway does, with the token in the error context and body. */
 function failing(status: number, body: string): ChatBackend {
   const fail = (req: ChatRequest) =>
-    errorFromResponse({ status, headers: { 'x-request-id': 'req-1' }, body, context: { surface: req.surface, model: req.model, url: 'http://127.0.0.1:9/v1/chat/completions', token: TOKEN } });
+    errorFromResponse({
+      status,
+      headers: { 'x-request-id': 'req-1' },
+      body,
+      context: { surface: req.surface, model: req.model, url: 'http://127.0.0.1:9/v1/chat/completions', token: TOKEN },
+    });
   return {
     chat: async (req) => {
       throw fail(req);
@@ -116,7 +172,10 @@ function outbound(events: SessionEvent[], session: ChatSession): HostToWebview[]
   return events.map((e): HostToWebview => {
     switch (e.type) {
       case 'reset':
-        return { type: 'reset', state: { entries: [...session.entries], options, busy: session.busy, streaming: true } };
+        return {
+          type: 'reset',
+          state: { entries: [...session.entries], options, busy: session.busy, streaming: true },
+        };
       default:
         return e;
     }
@@ -125,12 +184,21 @@ function outbound(events: SessionEvent[], session: ChatSession): HostToWebview[]
 
 for (const [status, body] of [
   [401, JSON.stringify({ error: { message: `Invalid token ${TOKEN}`, type: 'invalid_request_error' } })],
-  [403, JSON.stringify({ error: { message: `token ${TOKEN} group default has no access to model gpt-4o`, type: 'new_api_error' } })],
+  [
+    403,
+    JSON.stringify({
+      error: { message: `token ${TOKEN} group default has no access to model gpt-4o`, type: 'new_api_error' },
+    }),
+  ],
   [500, `upstream said: Authorization: Bearer ${TOKEN}`],
 ] as const) {
   test(`an HTTP ${status} becomes an error card with the masked token only`, async () => {
     const events: SessionEvent[] = [];
-    const session = new ChatSession({ backend: failing(status, body), streaming: () => true, listener: (e) => events.push(e) });
+    const session = new ChatSession({
+      backend: failing(status, body),
+      streaming: () => true,
+      listener: (e) => events.push(e),
+    });
     const entry = await session.send('hi', options);
     assert.equal(entry!.status, 'error');
     assert.equal(entry!.error!.status, status);
@@ -150,15 +218,28 @@ test('an unexpected (non-gateway) error message is redacted too', () => {
 
 test('a stream that succeeds posts entries without any token', async () => {
   const events: SessionEvent[] = [];
-  const result: ChatResult = { text: 'hello there', toolCalls: [], reasoning: '', thinking: [], finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 2 }, model: 'gpt-4o-mini', id: 'x', host: '127.0.0.1', requestId: 'r', durationMs: 5, buffered: false };
+  const result: ChatResult = {
+    text: 'hello there',
+    toolCalls: [],
+    reasoning: '',
+    thinking: [],
+    finishReason: 'stop',
+    usage: { inputTokens: 3, outputTokens: 2 },
+    model: 'gpt-4o-mini',
+    id: 'x',
+    host: '127.0.0.1',
+    requestId: 'r',
+    durationMs: 5,
+    buffered: false,
+  };
   const backend: ChatBackend = {
     chat: async () => result,
     chatStream: () => ({
       async *[Symbol.asyncIterator]() {
-        yield { type: 'text', text: 'hello ' } as ChatEvent;
-        yield { type: 'text', text: 'there' } as ChatEvent;
-        yield { type: 'usage', usage: result.usage! } as ChatEvent;
-        yield { type: 'done', result } as ChatEvent;
+        yield { type: 'text', text: 'hello ' };
+        yield { type: 'text', text: 'there' };
+        yield { type: 'usage', usage: result.usage! };
+        yield { type: 'done', result };
       },
     }),
   };
@@ -166,7 +247,10 @@ test('a stream that succeeds posts entries without any token', async () => {
   const entry = (await session.send('hi', options)) as ChatEntry;
   assert.equal(entry.text, 'hello there');
   assert.deepEqual(entry.usage, { inputTokens: 3, outputTokens: 2 });
-  assert.deepEqual(events.map((e) => e.type), ['entryAdded', 'entryAdded', 'busy', 'entryDelta', 'entryDelta', 'entryUpdated', 'busy']);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['entryAdded', 'entryAdded', 'busy', 'entryDelta', 'entryDelta', 'entryUpdated', 'busy'],
+  );
   assert.ok(!JSON.stringify(outbound(events, session)).includes('sk-'));
 });
 
@@ -179,25 +263,59 @@ test("the webview's words: built on the host for every key, checked at the bound
   assert.equal(parseChatStrings({ ...s, send: 3 }), undefined, 'not a string');
   assert.equal(parseChatStrings({ ...s, extra: 'x' }), undefined, 'an unknown key');
   assert.equal(parseChatStrings('nope'), undefined);
-  assert.equal(fill(s.retrying, 1, 'HTTP 429', 2), 'Attempt 1 failed (HTTP 429); retrying with backoff (retry 1 of 2)…');
+  assert.equal(
+    fill(s.retrying, 1, 'HTTP 429', 2),
+    'Attempt 1 failed (HTTP 429); retrying with backoff (retry 1 of 2)…',
+  );
   assert.equal(fill('{0} and {1}', 'a'), 'a and {1}');
-  const html = chatHtml({ cspSource: 'X', scriptUri: 'X/w.js', styleUri: 'X/c.css', codiconUri: 'X/codicons/codicon.css', strings: { ...s, send: 'Send "now" <b>' }, lang: 'zh-cn' });
+  const html = chatHtml({
+    cspSource: 'X',
+    scriptUri: 'X/w.js',
+    styleUri: 'X/c.css',
+    codiconUri: 'X/codicons/codicon.css',
+    strings: { ...s, send: 'Send "now" <b>' },
+    lang: 'zh-cn',
+  });
   assert.ok(html.includes('<link rel="stylesheet" href="X/codicons/codicon.css">'));
   assert.ok(html.includes('<html lang="zh-cn">'));
-  const attr = /data-strings="([^"]*)"/.exec(html)![1]!;
-  const decoded = attr.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const attr = /data-strings="([^"]*)"/.exec(html)![1];
+  const decoded = attr
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
   assert.equal(parseChatStrings(JSON.parse(decoded))?.send, 'Send "now" <b>');
 });
 
 test('the diagnosis page: column headers, a codicon and a status word per check, no emoji, wraps when narrow', () => {
-  const check = (id: string, result: 'pass' | 'warn' | 'fail' | 'skipped', fix = '') => ({ id, title: `T ${id}`, result, durationMs: 1, cause: `c <${id}>`, fix });
+  const check = (id: string, result: 'pass' | 'warn' | 'fail' | 'skipped', fix = '') => ({
+    id,
+    title: `T ${id}`,
+    result,
+    durationMs: 1,
+    cause: `c <${id}>`,
+    fix,
+  });
   const report = {
-    baseUrl: 'http://127.0.0.1:1/v1', maskedToken: 'sk-abc...wxyz', proxy: 'none', summary: { pass: 1, warn: 1, fail: 1, skipped: 1 },
-    checks: [check('token', 'fail', 'https://example.invalid/a/very/long/path/without/any/break/'.repeat(3)), check('base-url', 'pass'), check('proxy', 'warn'), check('generate-video', 'skipped')],
+    baseUrl: 'http://127.0.0.1:1/v1',
+    maskedToken: 'sk-abc...wxyz',
+    proxy: 'none',
+    summary: { pass: 1, warn: 1, fail: 1, skipped: 1 },
+    checks: [
+      check('token', 'fail', 'https://example.invalid/a/very/long/path/without/any/break/'.repeat(3)),
+      check('base-url', 'pass'),
+      check('proxy', 'warn'),
+      check('generate-video', 'skipped'),
+    ],
   } as unknown as DiagnosisReport;
   const html = diagnoseBody(report);
   assert.equal(html.match(/<th scope="col">/g)?.length, 5);
-  for (const [id, word, icon] of [['token', 'Failed', 'error'], ['base-url', 'Passed', 'pass'], ['proxy', 'Warning', 'warning'], ['generate-video', 'Skipped', 'debug-step-over']]) {
+  for (const [id, word, icon] of [
+    ['token', 'Failed', 'error'],
+    ['base-url', 'Passed', 'pass'],
+    ['proxy', 'Warning', 'warning'],
+    ['generate-video', 'Skipped', 'debug-step-over'],
+  ]) {
     const row = new RegExp(`data-testid="check-${id}"[\\s\\S]*?</tr>`).exec(html)![0];
     assert.ok(row.includes(`codicon-${icon}`), `${id}: icon`);
     assert.ok(row.includes(`<span class="status-text" data-testid="status-text">${word}</span>`), `${id}: ${word}`);
@@ -209,17 +327,27 @@ test('the diagnosis page: column headers, a codicon and a status word per check,
   assert.match(DIAGNOSE_CSS, /overflow-wrap:anywhere/);
 });
 
-test("in Chinese every word of the chat webview and the diagnosis page is translated on the host", () => {
+test('in Chinese every word of the chat webview and the diagnosis page is translated on the host', () => {
   // The fragments the build merges into l10n/bundle.l10n.zh-cn.json.
   const dir = join(__dirname, '..', '..', '..', 'l10n', 'zh-cn');
-  const bundle: Record<string, string> = Object.assign({}, ...readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, string>));
+  const bundle: Record<string, string> = Object.assign(
+    {},
+    ...readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, string>),
+  );
   const en = chatStrings();
   useTranslations(bundle);
   let zh: ReturnType<typeof chatStrings>;
   let page: string;
   try {
     zh = chatStrings();
-    page = diagnoseBody({ baseUrl: '', proxy: 'none', summary: { pass: 1, warn: 0, fail: 0, skipped: 0 }, checks: [{ id: 'token', title: 'T', result: 'pass', durationMs: 1, cause: 'c', fix: '' }] } as unknown as DiagnosisReport);
+    page = diagnoseBody({
+      baseUrl: '',
+      proxy: 'none',
+      summary: { pass: 1, warn: 0, fail: 0, skipped: 0 },
+      checks: [{ id: 'token', title: 'T', result: 'pass', durationMs: 1, cause: 'c', fix: '' }],
+    } as unknown as DiagnosisReport);
   } finally {
     useTranslations(undefined);
   }

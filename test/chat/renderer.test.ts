@@ -15,7 +15,10 @@ const BUNDLE = join(__dirname, '..', '..', '..', 'dist', 'webview.js');
 
 function dom() {
   // runScripts: anything that managed to get in as a live script or handler would run here.
-  const jsdom = new JSDOM('<!DOCTYPE html><html><body><div id="app"></div></body></html>', { runScripts: 'dangerously', pretendToBeVisual: true });
+  const jsdom = new JSDOM('<!DOCTYPE html><html><body><div id="app"></div></body></html>', {
+    runScripts: 'dangerously',
+    pretendToBeVisual: true,
+  });
   const win = jsdom.window as unknown as Window & { pwned?: number; alert: (s: string) => void };
   let alerts = 0;
   win.alert = () => {
@@ -26,14 +29,30 @@ function dom() {
 
 /** Asserts a rendered tree holds nothing active. */
 function assertInert(root: ParentNode, label: string): void {
-  for (const tag of ['script', 'iframe', 'object', 'embed', 'frame', 'form', 'style', 'link', 'meta', 'base', 'svg', 'math']) {
+  for (const tag of [
+    'script',
+    'iframe',
+    'object',
+    'embed',
+    'frame',
+    'form',
+    'style',
+    'link',
+    'meta',
+    'base',
+    'svg',
+    'math',
+  ]) {
     assert.equal(root.querySelectorAll(tag).length, 0, `${label}: no <${tag}>`);
   }
   for (const el of Array.from(root.querySelectorAll('*'))) {
     for (const a of Array.from(el.attributes)) {
       assert.ok(!/^on/i.test(a.name), `${label}: no event handler attribute (${el.tagName} ${a.name})`);
       assert.ok(a.name !== 'style', `${label}: no style attribute`);
-      assert.ok(!/^\s*(javascript|vbscript|data:text)/i.test(a.value), `${label}: no script URL (${el.tagName} ${a.name}=${a.value})`);
+      assert.ok(
+        !/^\s*(javascript|vbscript|data:text)/i.test(a.value),
+        `${label}: no script URL (${el.tagName} ${a.name}=${a.value})`,
+      );
     }
   }
   for (const img of Array.from(root.querySelectorAll('img'))) {
@@ -64,7 +83,12 @@ const ATTACKS: Array<[string, string]> = [
 test('the inertness check itself catches live markup (negative control)', () => {
   const { win } = dom();
   const host = win.document.getElementById('app')!;
-  for (const html of ['<img src="https://evil.example/x.png">', '<a href="javascript:alert(1)">x</a>', '<div onclick="x()"></div>', '<iframe></iframe>']) {
+  for (const html of [
+    '<img src="https://evil.example/x.png">',
+    '<a href="javascript:alert(1)">x</a>',
+    '<div onclick="x()"></div>',
+    '<iframe></iframe>',
+  ]) {
     host.innerHTML = html;
     assert.throws(() => assertInert(host, 'unsanitised'), html);
   }
@@ -112,13 +136,17 @@ test('allowed: data: images, own-resource images, https links (rel=noopener), re
   const { win } = dom();
   const md = createMarkdownRenderer(win, { resourceOrigin: ORIGIN, strings: chatStrings() });
   const host = win.document.getElementById('app')!;
-  host.replaceChildren(md.render(`![dot](data:image/png;base64,iVBORw0KGgo=) ![own](${ORIGIN}/media/icon.png) [docs](https://example.com/docs) ![remote](https://evil.example/x.png)`));
+  host.replaceChildren(
+    md.render(
+      `![dot](data:image/png;base64,iVBORw0KGgo=) ![own](${ORIGIN}/media/icon.png) [docs](https://example.com/docs) ![remote](https://evil.example/x.png)`,
+    ),
+  );
   const imgs = Array.from(host.querySelectorAll('img')).map((i) => i.getAttribute('src'));
   assert.deepEqual(imgs, ['data:image/png;base64,iVBORw0KGgo=', `${ORIGIN}/media/icon.png`]);
   const a = host.querySelector('a')!;
   assert.equal(a.getAttribute('href'), 'https://example.com/docs');
   assert.equal(a.getAttribute('rel'), 'noopener noreferrer');
-  assert.match(host.querySelector('.blocked-image')!.textContent!, /image not loaded: remote/);
+  assert.match(host.querySelector('.blocked-image')!.textContent, /image not loaded: remote/);
 });
 
 test('code blocks get Copy and Insert buttons, made by us', () => {
@@ -140,7 +168,11 @@ test('code blocks get Copy and Insert buttons, made by us', () => {
 test('stableSplit cuts only after finished blocks, never inside a code fence', () => {
   assert.equal(stableSplit('Hello wor'), 0);
   assert.equal(stableSplit('Para one.\n\nPara tw'), 'Para one.\n\n'.length);
-  assert.equal(stableSplit('Intro\n\n```js\nconst a = 1;\n\nconst b = 2;\n'), 'Intro\n\n'.length, 'the blank line inside the open fence is not a cut');
+  assert.equal(
+    stableSplit('Intro\n\n```js\nconst a = 1;\n\nconst b = 2;\n'),
+    'Intro\n\n'.length,
+    'the blank line inside the open fence is not a cut',
+  );
   const closed = 'Intro\n\n```js\nconst a = 1;\n\nconst b = 2;\n```\n';
   assert.equal(stableSplit(`${closed}More te`), closed.length, 'a closed fence is a finished block');
   assert.equal(stableSplit('~~~\na\n\n```\nb\n'), 0, 'a ``` line does not close a ~~~ fence');
@@ -162,37 +194,90 @@ function harness(saved?: unknown): Harness {
   const { win } = dom();
   const posted: WebviewToHost[] = [];
   const state = { value: saved };
-  const api: VsCodeApi = { postMessage: (m) => posted.push(m), getState: () => state.value, setState: (s) => (state.value = s) };
+  const api: VsCodeApi = {
+    postMessage: (m) => posted.push(m),
+    getState: () => state.value,
+    setState: (s) => (state.value = s),
+  };
   const frames: Array<() => void> = [];
-  const app = new ChatApp(win, win.document.getElementById('app')!, api, { schedule: (fn) => frames.push(fn), resourceOrigin: ORIGIN, strings: chatStrings() });
+  const app = new ChatApp(win, win.document.getElementById('app')!, api, {
+    schedule: (fn) => frames.push(fn),
+    resourceOrigin: ORIGIN,
+    strings: chatStrings(),
+  });
   const q = (id: string) => win.document.querySelector<HTMLElement>(`[data-testid="${id}"]`);
   return { win, app, posted, state, frames, list: q('chat-messages')!, q };
 }
 
-const models: ModelList = { items: [{ id: 'gpt-4o-mini', capabilities: ['chat'] }, { id: 'claude-sonnet-4-5', capabilities: ['native'] }, { id: 'gpt-4o' }], defaults: { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' }, loading: false };
+const models: ModelList = {
+  items: [
+    { id: 'gpt-4o-mini', capabilities: ['chat'] },
+    { id: 'claude-sonnet-4-5', capabilities: ['native'] },
+    { id: 'gpt-4o' },
+  ],
+  defaults: { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' },
+  loading: false,
+};
 
 function snapshot(entries: ChatEntry[], extra: Partial<ChatSnapshot> = {}): ChatSnapshot {
-  return { entries, options: { surface: 'compatible', model: 'gpt-4o-mini', system: '', temperature: 0.7, maxTokens: 512 }, busy: false, streaming: true, ...extra };
+  return {
+    entries,
+    options: { surface: 'compatible', model: 'gpt-4o-mini', system: '', temperature: 0.7, maxTokens: 512 },
+    busy: false,
+    streaming: true,
+    ...extra,
+  };
 }
 
-const finished = (id: string, text: string): ChatEntry => ({ id, role: 'assistant', text, createdAt: 1, status: 'done', surface: 'compatible', model: 'gpt-4o-mini', usage: { inputTokens: 5, outputTokens: 7 }, durationMs: 1200 });
+const finished = (id: string, text: string): ChatEntry => ({
+  id,
+  role: 'assistant',
+  text,
+  createdAt: 1,
+  status: 'done',
+  surface: 'compatible',
+  model: 'gpt-4o-mini',
+  usage: { inputTokens: 5, outputTokens: 7 },
+  durationMs: 1200,
+});
 const user = (id: string, text: string): ChatEntry => ({ id, role: 'user', text, createdAt: 1 });
 
 test('incremental rendering: a streaming reply touches only its own tail; finished messages stay frozen', () => {
   const h = harness();
-  const init: HostToWebview = { type: 'init', state: snapshot([user('u1', 'first question'), finished('a1', 'A **finished** reply.\n\n```js\nx()\n```\n'), user('u2', 'second')]), models };
+  const init: HostToWebview = {
+    type: 'init',
+    state: snapshot([
+      user('u1', 'first question'),
+      finished('a1', 'A **finished** reply.\n\n```js\nx()\n```\n'),
+      user('u2', 'second'),
+    ]),
+    models,
+  };
   h.app.handle(init);
   const msgs = () => Array.from(h.list.querySelectorAll<HTMLElement>('[data-testid="chat-message"]'));
   assert.equal(msgs().length, 3);
   const frozenBodies = msgs().map((m) => m.querySelector('[data-testid="chat-message-body"]')!.firstChild);
 
-  h.app.handle({ type: 'entryAdded', entry: { id: 'a2', role: 'assistant', text: '', createdAt: 2, status: 'streaming', surface: 'compatible', model: 'gpt-4o-mini' } });
+  h.app.handle({
+    type: 'entryAdded',
+    entry: {
+      id: 'a2',
+      role: 'assistant',
+      text: '',
+      createdAt: 2,
+      status: 'streaming',
+      surface: 'compatible',
+      model: 'gpt-4o-mini',
+    },
+  });
   h.app.handle({ type: 'busy', busy: true });
   const streaming = h.list.querySelector<HTMLElement>('[data-entry-id="a2"]')!;
   assert.equal(streaming.getAttribute('data-status'), 'streaming');
   assert.ok(streaming.querySelector('[data-testid="chat-streaming-indicator"]'));
 
-  const observer = new (h.win as unknown as { MutationObserver: typeof MutationObserver }).MutationObserver(() => undefined);
+  const observer = new (h.win as unknown as { MutationObserver: typeof MutationObserver }).MutationObserver(
+    () => undefined,
+  );
   observer.observe(h.list, { childList: true, subtree: true, characterData: true, attributes: true });
 
   const chunks = ['Para', 'graph one.', '\n\nPara', 'graph two ', 'is longer.\n\n', '- item', ' a\n- item b'];
@@ -211,19 +296,34 @@ test('incremental rendering: a streaming reply touches only its own tail; finish
   const records = observer.takeRecords();
   assert.ok(records.length > 0);
   for (const r of records) {
-    assert.ok(streaming.contains(r.target), `mutation outside the streaming message: ${(r.target as Element).outerHTML?.slice(0, 80)}`);
-    if (r.type === 'childList' && (r.target as Element).classList?.contains('md-stable')) assert.equal(r.removedNodes.length, 0, 'stable blocks are only appended');
+    assert.ok(
+      streaming.contains(r.target),
+      `mutation outside the streaming message: ${(r.target as Element).outerHTML?.slice(0, 80)}`,
+    );
+    if (r.type === 'childList' && (r.target as Element).classList?.contains('md-stable'))
+      assert.equal(r.removedNodes.length, 0, 'stable blocks are only appended');
   }
-  msgs().slice(0, 3).forEach((m, i) => assert.equal(m.querySelector('[data-testid="chat-message-body"]')!.firstChild, frozenBodies[i], 'earlier messages untouched'));
+  msgs()
+    .slice(0, 3)
+    .forEach((m, i) =>
+      assert.equal(
+        m.querySelector('[data-testid="chat-message-body"]')!.firstChild,
+        frozenBodies[i],
+        'earlier messages untouched',
+      ),
+    );
 
   // Finishing freezes the message with the final text; late deltas are ignored.
   const fullText = chunks.join('') + ' more\n- item c\n\nDone.';
-  h.app.handle({ type: 'entryUpdated', entry: { ...finished('a2', fullText), usage: { inputTokens: 11, outputTokens: 22 } } });
+  h.app.handle({
+    type: 'entryUpdated',
+    entry: { ...finished('a2', fullText), usage: { inputTokens: 11, outputTokens: 22 } },
+  });
   h.app.handle({ type: 'busy', busy: false });
   assert.equal(streaming.getAttribute('data-status'), 'done');
   assert.equal(streaming.querySelector('[data-testid="chat-streaming-indicator"]'), null);
   assert.equal(streaming.querySelectorAll('li').length, 3);
-  assert.match(streaming.querySelector('[data-testid="chat-usage"]')!.textContent!, /11 input · 22 output tokens/);
+  assert.match(streaming.querySelector('[data-testid="chat-usage"]')!.textContent, /11 input · 22 output tokens/);
   const body = streaming.querySelector('[data-testid="chat-message-body"]')!.innerHTML;
   h.app.handle({ type: 'entryDelta', id: 'a2', text: 'late' });
   h.frames.splice(0).forEach((f) => f());
@@ -234,8 +334,14 @@ test('incremental rendering: a streaming reply touches only its own tail; finish
 test('streamed XSS renders inert at every step', () => {
   const h = harness();
   h.app.handle({ type: 'init', state: snapshot([]), models });
-  h.app.handle({ type: 'entryAdded', entry: { id: 'x', role: 'assistant', text: '', createdAt: 1, status: 'streaming' } });
-  const payload = 'Hi <img src=x one' + 'rror="window.pwned=1"> [a](javas' + 'cript:alert(1)) <script>window.pwned=2</script> ![t](https://evil.example/t.png)';
+  h.app.handle({
+    type: 'entryAdded',
+    entry: { id: 'x', role: 'assistant', text: '', createdAt: 1, status: 'streaming' },
+  });
+  const payload =
+    'Hi <img src=x one' +
+    'rror="window.pwned=1"> [a](javas' +
+    'cript:alert(1)) <script>window.pwned=2</script> ![t](https://evil.example/t.png)';
   for (let i = 0; i < payload.length; i += 7) {
     h.app.handle({ type: 'entryDelta', id: 'x', text: payload.slice(i, i + 7) });
     h.frames.splice(0).forEach((f) => f());
@@ -255,7 +361,11 @@ test('controls: Enter sends, Shift+Enter does not, Escape stops, Stop/Send swap 
   input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', shiftKey: true, bubbles: true, cancelable: true }));
   assert.equal(h.posted.length, 0);
   input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
-  assert.deepEqual(h.posted.at(-1), { type: 'send', text: 'line one', options: { surface: 'compatible', model: 'gpt-4o-mini', system: '', temperature: 0.7, maxTokens: 512 } });
+  assert.deepEqual(h.posted.at(-1), {
+    type: 'send',
+    text: 'line one',
+    options: { surface: 'compatible', model: 'gpt-4o-mini', system: '', temperature: 0.7, maxTokens: 512 },
+  });
   assert.equal(input.value, '');
   h.app.handle({ type: 'busy', busy: true });
   assert.equal(h.q('chat-send')!.hidden, true);
@@ -272,12 +382,15 @@ test('surface switch and model picker: configured defaults first, options posted
   const h = harness();
   h.app.handle({ type: 'init', state: snapshot([]), models });
   const model = h.q('chat-model') as HTMLSelectElement;
-  assert.deepEqual(Array.from(model.options).map((o) => o.value), ['gpt-4o-mini', 'gpt-4o']);
+  assert.deepEqual(
+    Array.from(model.options).map((o) => o.value),
+    ['gpt-4o-mini', 'gpt-4o'],
+  );
   const surface = h.q('chat-surface') as HTMLSelectElement;
   surface.value = 'native';
   surface.dispatchEvent(new (h.win as unknown as { Event: typeof Event }).Event('change'));
   assert.equal(model.value, 'claude-sonnet-4-5');
-  assert.equal(Array.from(model.options)[0]!.value, 'claude-sonnet-4-5');
+  assert.equal(Array.from(model.options)[0].value, 'claude-sonnet-4-5');
   const last = h.posted.at(-1) as Extract<WebviewToHost, { type: 'setOptions' }>;
   assert.equal(last.type, 'setOptions');
   assert.equal(last.options.surface, 'native');
@@ -296,18 +409,30 @@ test('code Copy / Insert, error card with Diagnose, buffering notice action', ()
     text: '',
     createdAt: 1,
     status: 'error',
-    error: { kind: 'forbidden', status: 403, message: 'HTTP 403 from the gateway', cause: "Your token's group cannot use this model.", fix: 'Pick a model your group can use.', url: 'http://127.0.0.1:1/v1/chat/completions', maskedToken: 'sk-abc...wxyz', attempts: 1 },
+    error: {
+      kind: 'forbidden',
+      status: 403,
+      message: 'HTTP 403 from the gateway',
+      cause: "Your token's group cannot use this model.",
+      fix: 'Pick a model your group can use.',
+      url: 'http://127.0.0.1:1/v1/chat/completions',
+      maskedToken: 'sk-abc...wxyz',
+      attempts: 1,
+    },
   };
-  const buffered: ChatEntry = { ...finished('b1', '```py\nprint(1)\n```\n'), notices: [{ kind: 'buffering', text: 'A proxy buffers responses.' }] };
+  const buffered: ChatEntry = {
+    ...finished('b1', '```py\nprint(1)\n```\n'),
+    notices: [{ kind: 'buffering', text: 'A proxy buffers responses.' }],
+  };
   h.app.handle({ type: 'init', state: snapshot([user('u1', 'q'), buffered, user('u2', 'q2'), err]), models });
   (h.q('chat-code-copy') as HTMLButtonElement).click();
   assert.deepEqual(h.posted.at(-1), { type: 'copyCode', code: 'print(1)\n' });
   (h.q('chat-code-insert') as HTMLButtonElement).click();
   assert.deepEqual(h.posted.at(-1), { type: 'insertCode', code: 'print(1)\n' });
   const card = h.q('chat-error-card')!;
-  assert.match(h.q('chat-error-status')!.textContent!, /HTTP 403/);
-  assert.match(h.q('chat-error-cause')!.textContent!, /group cannot use this model/);
-  assert.match(h.q('chat-error-fix')!.textContent!, /Pick a model/);
+  assert.match(h.q('chat-error-status')!.textContent, /HTTP 403/);
+  assert.match(h.q('chat-error-cause')!.textContent, /group cannot use this model/);
+  assert.match(h.q('chat-error-fix')!.textContent, /Pick a model/);
   assert.equal(h.q('chat-error-token')!.textContent, 'sk-abc...wxyz');
   assert.equal(h.q('chat-error-endpoint')!.textContent, 'http://127.0.0.1:1/v1/chat/completions');
   assert.equal(card.getAttribute('data-http-status'), '403');
@@ -333,31 +458,62 @@ test('state survives a reload: the saved state paints at once and nothing is re-
   assert.ok(saved);
   const again = harness(JSON.parse(JSON.stringify(saved)));
   assert.equal(again.list.querySelectorAll('[data-testid="chat-message"]').length, 2);
-  assert.match(again.list.textContent!, /remember me/);
+  assert.match(again.list.textContent, /remember me/);
   assert.equal((again.q('chat-input') as HTMLTextAreaElement).value, 'a draft');
   assert.deepEqual(again.posted, [], 'restoring posts nothing (main.ts then says ready)');
 });
 
-test('the bundled webview (dist/webview.js) boots, says ready and renders under its CSP-shaped page', { skip: !existsSync(BUNDLE) && 'run npm run build first' }, async () => {
-  const jsdom = new JSDOM('<!DOCTYPE html><html><body><div id="app"></div></body></html>', { runScripts: 'outside-only', pretendToBeVisual: true });
-  const w = jsdom.window as unknown as Window & { acquireVsCodeApi: () => VsCodeApi; eval: (src: string) => void };
-  const posted: WebviewToHost[] = [];
-  w.acquireVsCodeApi = () => ({ postMessage: (m) => posted.push(m), getState: () => undefined, setState: () => undefined });
-  w.document.getElementById('app')!.dataset.strings = JSON.stringify(chatStrings());
-  w.eval(readFileSync(BUNDLE, 'utf8'));
-  assert.deepEqual(JSON.parse(JSON.stringify(posted)), [{ type: 'ready' }], 'ready is the first and only message');
-  const msg: HostToWebview = { type: 'init', state: snapshot([user('u', 'hi'), finished('a', 'Hello **there** <img src=x onerror=alert(1)>')]), models };
-  w.dispatchEvent(new (w as unknown as { MessageEvent: typeof MessageEvent }).MessageEvent('message', { data: msg }));
-  const doc = w.document;
-  assert.equal(doc.querySelectorAll('[data-testid="chat-message"]').length, 2);
-  assert.equal(doc.querySelector('[data-entry-id="a"] strong')!.textContent, 'there');
-  assertInert(doc.body, 'bundle');
-  for (const id of ['chat-input', 'chat-send', 'chat-stop', 'chat-regenerate', 'chat-new', 'chat-surface', 'chat-model', 'chat-system', 'chat-temperature', 'chat-max-tokens', 'chat-usage']) {
-    assert.ok(doc.querySelector(`[data-testid="${id}"]`), id);
-  }
-  assert.equal(doc.querySelector('[data-testid="chat-send"]')!.textContent, 'Send', "the host's words, from the page");
-  jsdom.window.close();
-});
+test(
+  'the bundled webview (dist/webview.js) boots, says ready and renders under its CSP-shaped page',
+  { skip: !existsSync(BUNDLE) && 'run npm run build first' },
+  async () => {
+    const jsdom = new JSDOM('<!DOCTYPE html><html><body><div id="app"></div></body></html>', {
+      runScripts: 'outside-only',
+      pretendToBeVisual: true,
+    });
+    const w = jsdom.window as unknown as Window & { acquireVsCodeApi: () => VsCodeApi; eval: (src: string) => void };
+    const posted: WebviewToHost[] = [];
+    w.acquireVsCodeApi = () => ({
+      postMessage: (m) => posted.push(m),
+      getState: () => undefined,
+      setState: () => undefined,
+    });
+    w.document.getElementById('app')!.dataset.strings = JSON.stringify(chatStrings());
+    w.eval(readFileSync(BUNDLE, 'utf8'));
+    assert.deepEqual(JSON.parse(JSON.stringify(posted)), [{ type: 'ready' }], 'ready is the first and only message');
+    const msg: HostToWebview = {
+      type: 'init',
+      state: snapshot([user('u', 'hi'), finished('a', 'Hello **there** <img src=x onerror=alert(1)>')]),
+      models,
+    };
+    w.dispatchEvent(new (w as unknown as { MessageEvent: typeof MessageEvent }).MessageEvent('message', { data: msg }));
+    const doc = w.document;
+    assert.equal(doc.querySelectorAll('[data-testid="chat-message"]').length, 2);
+    assert.equal(doc.querySelector('[data-entry-id="a"] strong')!.textContent, 'there');
+    assertInert(doc.body, 'bundle');
+    for (const id of [
+      'chat-input',
+      'chat-send',
+      'chat-stop',
+      'chat-regenerate',
+      'chat-new',
+      'chat-surface',
+      'chat-model',
+      'chat-system',
+      'chat-temperature',
+      'chat-max-tokens',
+      'chat-usage',
+    ]) {
+      assert.ok(doc.querySelector(`[data-testid="${id}"]`), id);
+    }
+    assert.equal(
+      doc.querySelector('[data-testid="chat-send"]')!.textContent,
+      'Send',
+      "the host's words, from the page",
+    );
+    jsdom.window.close();
+  },
+);
 
 test('a failed stream: the card says nothing was re-sent and offers Retry Without Streaming (billed again); other errors do not', () => {
   const h = harness();
@@ -367,32 +523,62 @@ test('a failed stream: the card says nothing was re-sent and offers Retry Withou
     text: 'Echo: one',
     createdAt: 1,
     status: 'error',
-    error: { kind: 'stream_interrupted', message: 'The stream carried an error.', cause: 'The upstream failed.', fix: 'Retry.', streamFailed: 'the gateway sent an error inside it', billing: undefined },
+    error: {
+      kind: 'stream_interrupted',
+      message: 'The stream carried an error.',
+      cause: 'The upstream failed.',
+      fix: 'Retry.',
+      streamFailed: 'the gateway sent an error inside it',
+      billing: undefined,
+    },
   };
   h.app.handle({ type: 'init', state: snapshot([user('u1', 'one two'), failed]), models });
-  assert.match(h.q('chat-error-stream-failed')!.textContent!, /nothing was sent again.*billed again/);
+  assert.match(h.q('chat-error-stream-failed')!.textContent, /nothing was sent again.*billed again/);
   const retry = h.q('chat-error-retry-plain') as HTMLButtonElement;
-  assert.match(retry.textContent!, /billed again/);
+  assert.match(retry.textContent, /billed again/);
   retry.click();
   const posted = h.posted.at(-1) as Extract<WebviewToHost, { type: 'retryWithoutStreaming' }>;
   assert.equal(posted.type, 'retryWithoutStreaming');
   assert.equal(posted.options.surface, 'compatible');
-  const other: ChatEntry = { ...failed, id: 'f2', error: { kind: 'forbidden', status: 403, message: 'HTTP 403', cause: 'c', fix: 'f' } };
+  const other: ChatEntry = {
+    ...failed,
+    id: 'f2',
+    error: { kind: 'forbidden', status: 403, message: 'HTTP 403', cause: 'c', fix: 'f' },
+  };
   h.app.handle({ type: 'init', state: snapshot([user('u1', 'one two'), other]), models });
   assert.equal(h.q('chat-error-retry-plain'), null);
 });
 
 test('accessible: every button has a name, the input a label, icons are codicons (no glyphs or emoji)', () => {
   const h = harness();
-  const err = { kind: 'bad_request' as const, status: 403, message: 'HTTP 403 no access', cause: 'group', fix: 'switch token', streamFailed: 'cut' };
-  h.app.handle({ type: 'init', state: snapshot([user('u', 'hi'), finished('a', 'Code:\n\n```js\nx()\n```\n'), { ...finished('e', ''), status: 'error', error: err }]), models });
+  const err = {
+    kind: 'bad_request' as const,
+    status: 403,
+    message: 'HTTP 403 no access',
+    cause: 'group',
+    fix: 'switch token',
+    streamFailed: 'cut',
+  };
+  h.app.handle({
+    type: 'init',
+    state: snapshot([
+      user('u', 'hi'),
+      finished('a', 'Code:\n\n```js\nx()\n```\n'),
+      { ...finished('e', ''), status: 'error', error: err },
+    ]),
+    models,
+  });
   const doc = h.win.document;
   const buttons = Array.from(doc.querySelectorAll('button'));
   assert.ok(buttons.length >= 10);
   for (const b of buttons) {
     const name = b.getAttribute('aria-label') ?? b.textContent?.trim() ?? '';
     assert.ok(name.length > 0, `a name for ${b.getAttribute('data-testid')}`);
-    assert.doesNotMatch(b.textContent ?? '', /[\u2190-\u21ff\u2300-\u23ff\u2500-\u27bf\u00d7]|\p{Extended_Pictographic}/u, `no glyph in ${b.getAttribute('data-testid')}`);
+    assert.doesNotMatch(
+      b.textContent ?? '',
+      /[\u2190-\u21ff\u2300-\u23ff\u2500-\u27bf\u00d7]|\p{Extended_Pictographic}/u,
+      `no glyph in ${b.getAttribute('data-testid')}`,
+    );
   }
   for (const id of ['chat-refresh-models', 'chat-context-remove', 'chat-attach']) {
     const b = h.q(id)!;
@@ -442,7 +628,11 @@ test("the view shows the host's words: a translated record changes every label, 
   const { win } = dom();
   const api: VsCodeApi = { postMessage: () => undefined, getState: () => undefined, setState: () => undefined };
   const app = new ChatApp(win, win.document.getElementById('app')!, api, { schedule: (fn) => fn(), strings });
-  app.handle({ type: 'init', state: snapshot([{ ...finished('a', 'ok'), reasoning: 'hm', reasoningMs: 3200 }]), models });
+  app.handle({
+    type: 'init',
+    state: snapshot([{ ...finished('a', 'ok'), reasoning: 'hm', reasoningMs: 3200 }]),
+    models,
+  });
   const q = (id: string) => win.document.querySelector<HTMLElement>(`[data-testid="${id}"]`)!;
   assert.equal(q('chat-send').textContent, '发送');
   assert.equal(q('chat-attach').getAttribute('aria-label'), '附加图片');

@@ -20,7 +20,14 @@ interface Rig {
   bufferNotices: number;
 }
 
-function rig(o: { streaming?: boolean | (() => boolean); baseUrl?: string; entries?: ChatEntry[]; bufferNoticeShown?: boolean } = {}): Rig {
+function rig(
+  o: {
+    streaming?: boolean | (() => boolean);
+    baseUrl?: string;
+    entries?: ChatEntry[];
+    bufferNoticeShown?: boolean;
+  } = {},
+): Rig {
   const { client, records } = makeClient(simulator(), o.baseUrl ? { baseUrl: o.baseUrl } : {});
   const requests: ChatRequest[] = [];
   // Records what the session asks the core for; the core does the rest.
@@ -48,7 +55,8 @@ function rig(o: { streaming?: boolean | (() => boolean); baseUrl?: string; entri
   return r;
 }
 
-const deltas = (r: Rig) => r.events.filter((e): e is Extract<SessionEvent, { type: 'entryDelta' }> => e.type === 'entryDelta');
+const deltas = (r: Rig) =>
+  r.events.filter((e): e is Extract<SessionEvent, { type: 'entryDelta' }> => e.type === 'entryDelta');
 
 for (const surface of ['compatible', 'native'] as const) {
   test(`${surface}: a streamed reply arrives in deltas, with usage`, T, async () => {
@@ -57,17 +65,25 @@ for (const surface of ['compatible', 'native'] as const) {
     assert.equal(entry.status, 'done');
     assert.equal(entry.text, 'Echo: hello relay world');
     assert.ok(deltas(r).length > 1, 'several deltas');
-    assert.equal(deltas(r).map((d) => d.text).join(''), entry.text);
+    assert.equal(
+      deltas(r)
+        .map((d) => d.text)
+        .join(''),
+      entry.text,
+    );
     assert.ok(entry.usage?.inputTokens && entry.usage.outputTokens, 'usage reported');
     assert.equal(entry.surface, surface);
     assert.equal(entry.model, modelOf(surface));
-    const req = r.requests[0]!;
+    const req = r.requests[0];
     assert.equal(req.surface, surface);
     assert.equal(req.maxTokens, 512, 'max tokens always sent');
     assert.equal(req.system, 'You are terse.');
     assert.equal(simulator().log.at(-1)!.path, surface === 'native' ? '/v1/messages' : '/v1/chat/completions');
     assert.equal(r.session.busy, false);
-    assert.deepEqual(r.events.filter((e) => e.type === 'busy').map((e) => (e as { busy: boolean }).busy), [true, false]);
+    assert.deepEqual(
+      r.events.filter((e) => e.type === 'busy').map((e) => (e as { busy: boolean }).busy),
+      [true, false],
+    );
   });
 
   test(`${surface}: Stop keeps the partial reply, marks it stopped and closes the connection early`, T, async () => {
@@ -110,8 +126,11 @@ for (const surface of ['compatible', 'native'] as const) {
     const next = (await r.session.send('and now?', opts(surface)))!;
     assert.equal(next.status, 'done');
     const msgs = r.requests.at(-1)!.messages;
-    assert.deepEqual(msgs.map((m) => m.role), ['user', 'assistant', 'user']);
-    assert.equal(msgs[1]!.content, entry.text);
+    assert.deepEqual(
+      msgs.map((m) => m.role),
+      ['user', 'assistant', 'user'],
+    );
+    assert.equal(msgs[1].content, entry.text);
   });
 
   test(`${surface}: Regenerate replaces the last reply`, T, async () => {
@@ -121,27 +140,53 @@ for (const surface of ['compatible', 'native'] as const) {
     assert.notEqual(second.id, first.id);
     assert.equal(second.status, 'done');
     assert.equal(second.text, first.text);
-    assert.deepEqual(r.session.entries.map((e) => e.role), ['user', 'assistant']);
+    assert.deepEqual(
+      r.session.entries.map((e) => e.role),
+      ['user', 'assistant'],
+    );
     assert.ok(r.events.some((e) => e.type === 'entryRemoved' && e.id === first.id));
-    assert.deepEqual(r.requests.at(-1)!.messages, [{ role: 'user', content: 'one two three' }], 'the question is asked again, without the old reply');
+    assert.deepEqual(
+      r.requests.at(-1)!.messages,
+      [{ role: 'user', content: 'one two three' }],
+      'the question is asked again, without the old reply',
+    );
   });
 
-  test(`${surface}: a stream that fails outright is not re-sent on its own; the user may ask again without streaming`, T, async () => {
-    const r = rig();
-    simulator().fault({ kind: 'midStreamError', afterEvents: 2, message: 'upstream overloaded', count: 1 });
-    const failed = (await r.session.send('one two three four five six', opts(surface)))!;
-    assert.equal(failed.status, 'error');
-    assert.match(failed.error!.streamFailed!, /error inside it: upstream overloaded/);
-    assert.deepEqual(r.requests.map((q) => q.stream), [true], 'one (billed) call only: nothing was sent again');
-    const entry = (await r.session.retryWithoutStreaming(opts(surface)))!;
-    assert.equal(entry.status, 'done', JSON.stringify(entry.error));
-    assert.equal(entry.text, 'Echo: one two three four five six', 'the complete reply, not the broken partial one');
-    assert.ok(entry.notices?.some((n) => n.kind === 'fallback' && /without streaming, as you asked/.test(n.text)));
-    assert.deepEqual(r.requests.map((q) => q.stream), [true, false]);
-    assert.deepEqual(r.session.entries.map((e) => e.role), ['user', 'assistant'], 'the failed reply is replaced');
-    assert.ok(entry.usage?.outputTokens);
-    assert.equal(await r.session.retryWithoutStreaming(opts(surface)), undefined, 'offered only after a failed stream');
-  });
+  test(
+    `${surface}: a stream that fails outright is not re-sent on its own; the user may ask again without streaming`,
+    T,
+    async () => {
+      const r = rig();
+      simulator().fault({ kind: 'midStreamError', afterEvents: 2, message: 'upstream overloaded', count: 1 });
+      const failed = (await r.session.send('one two three four five six', opts(surface)))!;
+      assert.equal(failed.status, 'error');
+      assert.match(failed.error!.streamFailed!, /error inside it: upstream overloaded/);
+      assert.deepEqual(
+        r.requests.map((q) => q.stream),
+        [true],
+        'one (billed) call only: nothing was sent again',
+      );
+      const entry = (await r.session.retryWithoutStreaming(opts(surface)))!;
+      assert.equal(entry.status, 'done', JSON.stringify(entry.error));
+      assert.equal(entry.text, 'Echo: one two three four five six', 'the complete reply, not the broken partial one');
+      assert.ok(entry.notices?.some((n) => n.kind === 'fallback' && /without streaming, as you asked/.test(n.text)));
+      assert.deepEqual(
+        r.requests.map((q) => q.stream),
+        [true, false],
+      );
+      assert.deepEqual(
+        r.session.entries.map((e) => e.role),
+        ['user', 'assistant'],
+        'the failed reply is replaced',
+      );
+      assert.ok(entry.usage?.outputTokens);
+      assert.equal(
+        await r.session.retryWithoutStreaming(opts(surface)),
+        undefined,
+        'offered only after a failed stream',
+      );
+    },
+  );
 
   test(`${surface}: a buffered stream is flagged once, with the offer to turn streaming off`, T, async () => {
     const r = rig();
@@ -162,23 +207,27 @@ for (const surface of ['compatible', 'native'] as const) {
   });
 }
 
-test('a 403 shows an error card with status, cause, fix, masked token and endpoint; no fallback is tried', T, async () => {
-  const r = rig();
-  const entry = (await r.session.send('hi', opts('compatible', { model: 'gpt-4o' })))!;
-  assert.equal(entry.status, 'error');
-  const e = entry.error!;
-  assert.equal(e.status, 403);
-  assert.equal(e.kind, 'forbidden');
-  assert.match(e.cause, /group/i);
-  assert.ok(e.fix.length > 10);
-  assert.match(e.maskedToken!, /^sk-.{3}\.\.\..{4}$/);
-  assert.match(e.url!, /\/v1\/chat\/completions$/);
-  assert.equal(r.requests.length, 1, 'a refused model is not retried without streaming');
-  assert.ok(!JSON.stringify(r.events).includes(simulator().tokens.production!));
-  // The failed turn is left out of the next request's history.
-  await r.session.send('hello again', opts('compatible'));
-  assert.deepEqual(r.requests.at(-1)!.messages, [{ role: 'user', content: 'hi\n\nhello again' }]);
-});
+test(
+  'a 403 shows an error card with status, cause, fix, masked token and endpoint; no fallback is tried',
+  T,
+  async () => {
+    const r = rig();
+    const entry = (await r.session.send('hi', opts('compatible', { model: 'gpt-4o' })))!;
+    assert.equal(entry.status, 'error');
+    const e = entry.error!;
+    assert.equal(e.status, 403);
+    assert.equal(e.kind, 'forbidden');
+    assert.match(e.cause, /group/i);
+    assert.ok(e.fix.length > 10);
+    assert.match(e.maskedToken!, /^sk-.{3}\.\.\..{4}$/);
+    assert.match(e.url!, /\/v1\/chat\/completions$/);
+    assert.equal(r.requests.length, 1, 'a refused model is not retried without streaming');
+    assert.ok(!JSON.stringify(r.events).includes(simulator().tokens.production));
+    // The failed turn is left out of the next request's history.
+    await r.session.send('hello again', opts('compatible'));
+    assert.deepEqual(r.requests.at(-1)!.messages, [{ role: 'user', content: 'hi\n\nhello again' }]);
+  },
+);
 
 test('streaming off: one non-streamed call, the reply arrives whole', T, async () => {
   const r = rig({ streaming: false });
@@ -186,7 +235,7 @@ test('streaming off: one non-streamed call, the reply arrives whole', T, async (
   assert.equal(entry.status, 'done');
   assert.equal(entry.text, 'Echo: one two three');
   assert.equal(deltas(r).length, 0);
-  assert.equal(r.requests[0]!.stream, false);
+  assert.equal(r.requests[0].stream, false);
   assert.ok(entry.usage?.inputTokens);
 });
 
@@ -196,8 +245,14 @@ test('history: both surfaces get alternating turns; a selection is sent with fil
   const ctx = { fileName: 'src/app.ts', language: 'typescript', code: 'const x = 1;', startLine: 3, endLine: 3 };
   await r.session.send('what is x?', opts('native'), ctx);
   const msgs = r.requests.at(-1)!.messages;
-  assert.deepEqual(msgs.map((m) => m.role), ['user', 'assistant', 'user']);
-  assert.equal(msgs[2]!.content, 'what is x?\n\nFrom `src/app.ts` (line 3, typescript):\n```typescript\nconst x = 1;\n```');
+  assert.deepEqual(
+    msgs.map((m) => m.role),
+    ['user', 'assistant', 'user'],
+  );
+  assert.equal(
+    msgs[2].content,
+    'what is x?\n\nFrom `src/app.ts` (line 3, typescript):\n```typescript\nconst x = 1;\n```',
+  );
   assert.deepEqual(r.session.entries.at(-2)!.context, ctx);
 });
 
@@ -206,7 +261,14 @@ test('history: both surfaces get alternating turns; a selection is sent with fil
 test('restored history never re-sends: a reply that was streaming is marked stopped', () => {
   const entries = restoreEntries([
     { id: 'u', role: 'user', text: 'q', createdAt: 1 },
-    { id: 'a', role: 'assistant', text: 'partial', createdAt: 2, status: 'streaming', retry: { attempt: 1, maxRetries: 2 } },
+    {
+      id: 'a',
+      role: 'assistant',
+      text: 'partial',
+      createdAt: 2,
+      status: 'streaming',
+      retry: { attempt: 1, maxRetries: 2 },
+    },
     { id: 'bad', role: 'system', text: 'x' },
     'junk',
   ]);
@@ -232,7 +294,11 @@ test('restored history never re-sends: a reply that was streaming is marked stop
 });
 
 test('toChatMessages: failed replies left out, same-role turns merged, selection appended', () => {
-  const e = (x: Partial<ChatEntry> & Pick<ChatEntry, 'role' | 'text'>): ChatEntry => ({ id: Math.random().toString(36), createdAt: 0, ...x });
+  const e = (x: Partial<ChatEntry> & Pick<ChatEntry, 'role' | 'text'>): ChatEntry => ({
+    id: Math.random().toString(36),
+    createdAt: 0,
+    ...x,
+  });
   assert.deepEqual(
     toChatMessages([
       e({ role: 'user', text: 'a' }),
@@ -252,10 +318,19 @@ test('toChatMessages: failed replies left out, same-role turns merged, selection
       { role: 'user', content: 'd' },
     ],
   );
-  assert.match(userContent(e({ role: 'user', text: 'q', context: { fileName: 'a.md', language: 'markdown', code: '```x```', startLine: 1, endLine: 4 } })), /lines 1-4, markdown\):\n````markdown\n```x```\n````$/);
+  assert.match(
+    userContent(
+      e({
+        role: 'user',
+        text: 'q',
+        context: { fileName: 'a.md', language: 'markdown', code: '```x```', startLine: 1, endLine: 4 },
+      }),
+    ),
+    /lines 1-4, markdown\):\n````markdown\n```x```\n````$/,
+  );
 });
 
-test('retry notice: the core\'s onRetry shows on the reply until the request ends; late notices are ignored', () => {
+test("retry notice: the core's onRetry shows on the reply until the request ends; late notices are ignored", () => {
   const events: SessionEvent[] = [];
   let release!: () => void;
   let seen: ChatRequest | undefined;
@@ -263,7 +338,11 @@ test('retry notice: the core\'s onRetry shows on the reply until the request end
     chat: () => new Promise((_, reject) => (release = () => reject(new Error('gave up')))),
     chatStream: (req) => {
       seen = req;
-      return { [Symbol.asyncIterator]: () => ({ next: () => new Promise((_, reject) => (release = () => reject(new Error('gave up')))) }) };
+      return {
+        [Symbol.asyncIterator]: () => ({
+          next: () => new Promise((_, reject) => (release = () => reject(new Error('gave up')))),
+        }),
+      };
     },
   };
   const s = new ChatSession({ backend, streaming: () => true, listener: (e) => events.push(e) });
@@ -271,8 +350,8 @@ test('retry notice: the core\'s onRetry shows on the reply until the request end
   assert.ok(seen?.onRetry, 'the session passes onRetry with the request');
   assert.equal(events.filter((e) => e.type === 'entryUpdated').length, 0);
   const err = (status: number, kind: string) => Object.assign(new Error('x'), { status, kind }) as never;
-  seen.onRetry!({ attempt: 1, maxRetries: 2, delayMs: 3000, error: err(429, 'rate_limited') });
-  seen.onRetry!({ attempt: 2, maxRetries: 2, delayMs: 1000, error: err(503, 'server_error') });
+  seen.onRetry({ attempt: 1, maxRetries: 2, delayMs: 3000, error: err(429, 'rate_limited') });
+  seen.onRetry({ attempt: 2, maxRetries: 2, delayMs: 1000, error: err(503, 'server_error') });
   const updates = events.filter((e): e is Extract<SessionEvent, { type: 'entryUpdated' }> => e.type === 'entryUpdated');
   assert.equal(updates.length, 2);
   assert.deepEqual(s.entries.at(-1)!.retry, { attempt: 2, maxRetries: 2, status: 503, errorKind: 'server_error' });
@@ -286,16 +365,20 @@ test('retry notice: the core\'s onRetry shows on the reply until the request end
 });
 
 for (const profile of ['strict', 'real'] as const) {
-  test(`${profile}: no retry notice for a model the token's group cannot use (403 / 503 model_not_found): the core never retries it`, T, async () => {
-    const sim = profile === 'strict' ? sims.strict : sims.real;
-    const r = rigOn(sim);
-    const entry = await r.session.send('hi', opts('compatible', { model: 'gpt-4o' }));
-    assert.equal(entry!.status, 'error');
-    assert.equal(entry!.error!.kind, 'forbidden');
-    if (profile === 'real') assert.equal(entry!.error!.detail, 'model_not_found_503');
-    assert.deepEqual(r.retries, [], 'no "retrying" for a request that is not retried');
-    assert.equal(r.records.length, 1);
-  });
+  test(
+    `${profile}: no retry notice for a model the token's group cannot use (403 / 503 model_not_found): the core never retries it`,
+    T,
+    async () => {
+      const sim = profile === 'strict' ? sims.strict : sims.real;
+      const r = rigOn(sim);
+      const entry = await r.session.send('hi', opts('compatible', { model: 'gpt-4o' }));
+      assert.equal(entry!.status, 'error');
+      assert.equal(entry!.error!.kind, 'forbidden');
+      if (profile === 'real') assert.equal(entry!.error!.detail, 'model_not_found_503');
+      assert.deepEqual(r.retries, [], 'no "retrying" for a request that is not retried');
+      assert.equal(r.records.length, 1);
+    },
+  );
 }
 
 test('a 429 with Retry-After shows "retry 1 of 2" with the status, then the reply', T, async () => {
@@ -305,7 +388,10 @@ test('a 429 with Retry-After shows "retry 1 of 2" with the status, then the repl
   assert.deepEqual(r.retries, [{ attempt: 1, maxRetries: 2, status: 429, errorKind: 'rate_limited' }]);
   assert.equal(entry!.status, 'done');
   assert.equal(entry!.retry, undefined);
-  assert.deepEqual(r.records.map((x) => x.status), [429, 200]);
+  assert.deepEqual(
+    r.records.map((x) => x.status),
+    [429, 200],
+  );
 });
 
 const sims = useBothProfiles();

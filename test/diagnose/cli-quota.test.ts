@@ -25,7 +25,10 @@ after(async () => {
 async function run(sim: Simulator, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { spawn } = await import('node:child_process');
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', MODEL_RELAY_BASE_URL: sim.url, MODEL_RELAY_TOKEN: sim.tokens.production }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { PATH: process.env.PATH ?? '', MODEL_RELAY_BASE_URL: sim.url, MODEL_RELAY_TOKEN: sim.tokens.production },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -34,7 +37,10 @@ async function run(sim: Simulator, args: string[]): Promise<{ code: number | nul
     child.on('error', rej);
     child.on('close', (code) => {
       clearTimeout(timer);
-      assert.ok(!stdout.includes(sim.tokens.production) && !stderr.includes(sim.tokens.production), 'no full token in the output');
+      assert.ok(
+        !stdout.includes(sim.tokens.production) && !stderr.includes(sim.tokens.production),
+        'no full token in the output',
+      );
       res({ code, stdout, stderr });
     });
   });
@@ -43,7 +49,15 @@ async function run(sim: Simulator, args: string[]): Promise<{ code: number | nul
 test('new-api: quota --json is the documented shape, from the token-usage endpoint', async () => {
   const r = await run(sims.newApi, ['quota', '--json']);
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(JSON.parse(r.stdout), { source: 'usage-token', unlimited: false, remaining: 7.5, used: 2.5, granted: 10, unit: 'USD', expiresAt: null });
+  assert.deepEqual(JSON.parse(r.stdout), {
+    source: 'usage-token',
+    unlimited: false,
+    remaining: 7.5,
+    used: 2.5,
+    granted: 10,
+    unit: 'USD',
+    expiresAt: null,
+  });
   const human = await run(sims.newApi, ['quota']);
   assert.equal(human.code, 0);
   assert.match(human.stdout, /Balance: \$7\.50/);

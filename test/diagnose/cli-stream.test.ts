@@ -46,7 +46,10 @@ test('BatchedWriter: 16 KB writes, the rest after a short pause, the tail in the
   const delta = 'abcdefgh';
   for (let i = 0; i < (3 * BATCH_CHARS) / delta.length; i++) w.write(delta);
   assert.equal(writes.length, 3, 'three full batches');
-  assert.ok(writes.every((s) => s.length === BATCH_CHARS && s === s.toUpperCase()), 'each batch transformed whole');
+  assert.ok(
+    writes.every((s) => s.length === BATCH_CHARS && s === s.toUpperCase()),
+    'each batch transformed whole',
+  );
   w.write('slow');
   assert.equal(writes.length, 3, 'a small delta waits');
   await sleep(BATCH_DELAY_MS * 5);
@@ -71,7 +74,10 @@ for (const surface of ['compatible', 'native'] as const) {
       assert.equal(await r.run(), 0, r.err());
       assert.equal(r.writes.join(''), `${words}\n`);
       // 16 KB batches, plus whatever a pause between socket chunks flushed early: nothing like one write per delta
-      assert.ok(r.writes.length >= Math.ceil(words.length / BATCH_CHARS) && r.writes.length < 60, `${r.writes.length} writes for ${words.length} characters in 20,000 deltas`);
+      assert.ok(
+        r.writes.length >= Math.ceil(words.length / BATCH_CHARS) && r.writes.length < 60,
+        `${r.writes.length} writes for ${words.length} characters in 20,000 deltas`,
+      );
     } finally {
       sim.config.replyText = undefined;
     }

@@ -31,7 +31,12 @@ beforeEach(() => sim.reset());
 
 /** Spawns the CLI (async: the simulator runs in this process) with a clean, explicit environment. */
 function run(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 10_000): Promise<CliRun> {
-  const full: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: home, MODEL_RELAY_BASE_URL: sim.url, MODEL_RELAY_TOKEN: sim.tokens.production };
+  const full: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    MODEL_RELAY_BASE_URL: sim.url,
+    MODEL_RELAY_TOKEN: sim.tokens.production,
+  };
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete full[k];
     else full[k] = v;
@@ -48,23 +53,33 @@ function noToken(r: CliRun, ...tokens: string[]) {
 
 const T = { timeout: 15_000 };
 
-test('diagnose --json with a right configuration: exit 0 and {"checks":[{id,result,httpStatus,cause,fix}…]}', T, async () => {
-  const r = await run(['diagnose', '--chat-model', 'gpt-4o-mini', '--native-model', 'claude-sonnet-4-5', '--json'], { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_AUTH_TOKEN: sim.tokens.production });
-  assert.equal(r.code, 0, r.stdout + r.stderr);
-  const j = JSON.parse(r.stdout);
-  assert.ok(Array.isArray(j.checks));
-  for (const c of j.checks) {
-    for (const k of ['id', 'result', 'httpStatus', 'cause', 'fix']) assert.ok(k in c, `${c.id} has ${k}`);
-    assert.ok(['pass', 'warn', 'fail', 'skipped'].includes(c.result));
-    assert.ok(c.httpStatus === null || typeof c.httpStatus === 'number');
-    assert.equal(c.result, 'pass', `${c.id}: ${c.cause}`);
-  }
-  assert.equal(j.checks.find((c: { id: string }) => c.id === 'generate-native').httpStatus, 200);
-  noToken(r, sim.tokens.production);
-});
+test(
+  'diagnose --json with a right configuration: exit 0 and {"checks":[{id,result,httpStatus,cause,fix}…]}',
+  T,
+  async () => {
+    const r = await run(['diagnose', '--chat-model', 'gpt-4o-mini', '--native-model', 'claude-sonnet-4-5', '--json'], {
+      ANTHROPIC_BASE_URL: sim.url,
+      ANTHROPIC_AUTH_TOKEN: sim.tokens.production,
+    });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const j = JSON.parse(r.stdout);
+    assert.ok(Array.isArray(j.checks));
+    for (const c of j.checks) {
+      for (const k of ['id', 'result', 'httpStatus', 'cause', 'fix']) assert.ok(k in c, `${c.id} has ${k}`);
+      assert.ok(['pass', 'warn', 'fail', 'skipped'].includes(c.result));
+      assert.ok(c.httpStatus === null || typeof c.httpStatus === 'number');
+      assert.equal(c.result, 'pass', `${c.id}: ${c.cause}`);
+    }
+    assert.equal(j.checks.find((c: { id: string }) => c.id === 'generate-native').httpStatus, 200);
+    noToken(r, sim.tokens.production);
+  },
+);
 
 test('diagnose with a base URL carrying /v1: human table shows the /v1/v1/messages 404, exit 1', T, async () => {
-  const r = await run(['diagnose', '--native-model', 'claude-sonnet-4-5'], { MODEL_RELAY_BASE_URL: `${sim.url}/v1`, COLUMNS: '100' });
+  const r = await run(['diagnose', '--native-model', 'claude-sonnet-4-5'], {
+    MODEL_RELAY_BASE_URL: `${sim.url}/v1`,
+    COLUMNS: '100',
+  });
   assert.equal(r.code, 1, r.stdout + r.stderr);
   assert.match(r.stdout, /^Model Relay diagnosis of http:\/\/127\.0\.0\.1:\d+\/v1$/m);
   assert.match(r.stdout, /FAIL {3}Native surface path +404/);
@@ -86,7 +101,11 @@ test('diagnose with a bad token: exit 1, the token check fails with 401; no toke
 
 test('a token on the command line is refused (exit 2) and not echoed', T, async () => {
   const secret = sim.tokens.production;
-  for (const args of [['diagnose', '--token', secret], ['diagnose', `--api-key=${secret}`], ['chat', '--model', 'gpt-4o-mini', secret]]) {
+  for (const args of [
+    ['diagnose', '--token', secret],
+    ['diagnose', `--api-key=${secret}`],
+    ['chat', '--model', 'gpt-4o-mini', secret],
+  ]) {
     const r = await run(args);
     assert.equal(r.code, 2, args.join(' '));
     assert.match(r.stderr, /must not be given on the command line/);
@@ -125,7 +144,10 @@ test('models and models --json', T, async () => {
   const ids = JSON.parse(j.stdout).models.map((m: { id: string }) => m.id);
   assert.ok(ids.includes('claude-sonnet-4-5'));
   const test = await run(['models', '--json'], { MODEL_RELAY_TOKEN: sim.tokens.test });
-  assert.deepEqual(JSON.parse(test.stdout).models.map((m: { id: string }) => m.id), ['gpt-4o-mini']);
+  assert.deepEqual(
+    JSON.parse(test.stdout).models.map((m: { id: string }) => m.id),
+    ['gpt-4o-mini'],
+  );
   noToken(j, sim.tokens.production);
 });
 
@@ -147,60 +169,89 @@ test('chat errors go to stderr with their classified kind, exit 1', T, async () 
   assert.match(forbidden.stderr, /cause: /);
   assert.match(forbidden.stderr, /token: sk-\w{3}\.\.\.\w{4}/);
   const bad = `sk-${'z'.repeat(48)}`;
-  const unauth = await run(['chat', '--surface', 'native', '--model', 'claude-sonnet-4-5', 'hi'], { MODEL_RELAY_TOKEN: bad });
+  const unauth = await run(['chat', '--surface', 'native', '--model', 'claude-sonnet-4-5', 'hi'], {
+    MODEL_RELAY_TOKEN: bad,
+  });
   assert.equal(unauth.code, 1);
   assert.match(unauth.stderr, /error \(unauthorized, HTTP 401\)/);
   noToken(unauth, bad);
   noToken(forbidden, sim.tokens.production);
 });
 
-test('HTTPS_PROXY / HTTP_PROXY from the environment are honoured (a dead proxy fails), NO_PROXY bypasses', T, async () => {
-  const port = await deadPort();
-  const viaProxy = await run(['diagnose', '--json'], { HTTP_PROXY: `http://127.0.0.1:${port}`, HTTPS_PROXY: `http://127.0.0.1:${port}` });
-  assert.equal(viaProxy.code, 1);
-  const p = JSON.parse(viaProxy.stdout).checks.find((c: { id: string }) => c.id === 'proxy');
-  assert.equal(p.result, 'fail');
-  assert.equal(sim.log.length, 0, 'nothing reached the gateway directly');
-  const bypass = await run(['models'], { HTTP_PROXY: `http://127.0.0.1:${port}`, NO_PROXY: '127.0.0.1' });
-  assert.equal(bypass.code, 0, bypass.stderr);
-});
+test(
+  'HTTPS_PROXY / HTTP_PROXY from the environment are honoured (a dead proxy fails), NO_PROXY bypasses',
+  T,
+  async () => {
+    const port = await deadPort();
+    const viaProxy = await run(['diagnose', '--json'], {
+      HTTP_PROXY: `http://127.0.0.1:${port}`,
+      HTTPS_PROXY: `http://127.0.0.1:${port}`,
+    });
+    assert.equal(viaProxy.code, 1);
+    const p = JSON.parse(viaProxy.stdout).checks.find((c: { id: string }) => c.id === 'proxy');
+    assert.equal(p.result, 'fail');
+    assert.equal(sim.log.length, 0, 'nothing reached the gateway directly');
+    const bypass = await run(['models'], { HTTP_PROXY: `http://127.0.0.1:${port}`, NO_PROXY: '127.0.0.1' });
+    assert.equal(bypass.code, 0, bypass.stderr);
+  },
+);
 
-test('a proxy without a scheme (HTTPS_PROXY=proxy.corp:8080): warned, requests go directly, diagnose reports it', T, async () => {
-  const models = await run(['models'], { HTTPS_PROXY: 'proxy.corp:8080' });
-  assert.equal(models.code, 0, models.stderr);
-  assert.match(models.stderr, /warning: the proxy "proxy\.corp:8080".*cannot be used: it must start with http:\/\/ or https:\/\//);
-  assert.match(models.stdout, /gpt-4o-mini/);
-  const d = await run(['diagnose', '--json', '--chat-model', 'gpt-4o-mini'], { HTTPS_PROXY: 'proxy.corp:8080' });
-  const proxy = (JSON.parse(d.stdout) as { checks: Array<{ id: string; result: string; cause: string; fix: string }> }).checks.find((c) => c.id === 'proxy')!;
-  assert.equal(proxy.result, 'fail');
-  assert.match(proxy.cause, /cannot be used.*Requests go directly/);
-  assert.match(proxy.fix, /http:\/\/proxy\.example\.com:8080/);
-});
+test(
+  'a proxy without a scheme (HTTPS_PROXY=proxy.corp:8080): warned, requests go directly, diagnose reports it',
+  T,
+  async () => {
+    const models = await run(['models'], { HTTPS_PROXY: 'proxy.corp:8080' });
+    assert.equal(models.code, 0, models.stderr);
+    assert.match(
+      models.stderr,
+      /warning: the proxy "proxy\.corp:8080".*cannot be used: it must start with http:\/\/ or https:\/\//,
+    );
+    assert.match(models.stdout, /gpt-4o-mini/);
+    const d = await run(['diagnose', '--json', '--chat-model', 'gpt-4o-mini'], { HTTPS_PROXY: 'proxy.corp:8080' });
+    const proxy = (
+      JSON.parse(d.stdout) as { checks: Array<{ id: string; result: string; cause: string; fix: string }> }
+    ).checks.find((c) => c.id === 'proxy')!;
+    assert.equal(proxy.result, 'fail');
+    assert.match(proxy.cause, /cannot be used.*Requests go directly/);
+    assert.match(proxy.fix, /http:\/\/proxy\.example\.com:8080/);
+  },
+);
 
-test('terminal use: fixes name the environment, a malformed base URL is a usage error, normalised URLs and retries are said', T, async () => {
-  const bad = await run(['models'], { MODEL_RELAY_TOKEN: `sk-${'x'.repeat(40)}` });
-  assert.equal(bad.code, 1);
-  assert.match(bad.stderr, /fix: .*by exporting MODEL_RELAY_TOKEN=<token>/);
-  assert.doesNotMatch(bad.stderr, /Model Relay: Add Token/);
-  const malformed = await run(['models'], { MODEL_RELAY_BASE_URL: 'ftp://gateway.example.com' });
-  assert.equal(malformed.code, 2, malformed.stderr);
-  assert.match(malformed.stderr, /MODEL_RELAY_BASE_URL is not a usable address/);
-  const v1 = await run(['models'], { MODEL_RELAY_BASE_URL: `${sim.url}/v1/` });
-  assert.equal(v1.code, 0, v1.stderr);
-  assert.match(v1.stderr, new RegExp(`warning: MODEL_RELAY_BASE_URL: .*Using ${sim.url.replace(/[.]/g, '\\.')}\\.`));
-  sim.fault({ kind: 'status', status: 429, retryAfter: '1', count: 1 });
-  const waited = await run(['chat', '--model', 'gpt-4o-mini', 'hi']);
-  assert.equal(waited.code, 0, waited.stderr);
-  assert.match(waited.stderr, /relay-doctor: HTTP 429: retrying in 1 s \(retry 1 of 2\)/);
-});
+test(
+  'terminal use: fixes name the environment, a malformed base URL is a usage error, normalised URLs and retries are said',
+  T,
+  async () => {
+    const bad = await run(['models'], { MODEL_RELAY_TOKEN: `sk-${'x'.repeat(40)}` });
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /fix: .*by exporting MODEL_RELAY_TOKEN=<token>/);
+    assert.doesNotMatch(bad.stderr, /Model Relay: Add Token/);
+    const malformed = await run(['models'], { MODEL_RELAY_BASE_URL: 'ftp://gateway.example.com' });
+    assert.equal(malformed.code, 2, malformed.stderr);
+    assert.match(malformed.stderr, /MODEL_RELAY_BASE_URL is not a usable address/);
+    const v1 = await run(['models'], { MODEL_RELAY_BASE_URL: `${sim.url}/v1/` });
+    assert.equal(v1.code, 0, v1.stderr);
+    assert.match(v1.stderr, new RegExp(`warning: MODEL_RELAY_BASE_URL: .*Using ${sim.url.replace(/[.]/g, '\\.')}\\.`));
+    sim.fault({ kind: 'status', status: 429, retryAfter: '1', count: 1 });
+    const waited = await run(['chat', '--model', 'gpt-4o-mini', 'hi']);
+    assert.equal(waited.code, 0, waited.stderr);
+    assert.match(waited.stderr, /relay-doctor: HTTP 429: retrying in 1 s \(retry 1 of 2\)/);
+  },
+);
 
-test('diagnose without --chat-model picks the first visible chat and native models, says so, and tests generation', T, async () => {
-  const r = await run(['diagnose', '--json']);
-  assert.match(r.stderr, /no --chat-model \/ --native-model given: checking with the first models this token sees \(chat gpt-4o-mini, native claude-sonnet-4-5\)/);
-  const checks = (JSON.parse(r.stdout) as { checks: Array<{ id: string; result: string }> }).checks;
-  assert.equal(checks.find((c) => c.id === 'generate-chat')?.result, 'pass');
-  assert.equal(checks.find((c) => c.id === 'generate-native')?.result, 'pass');
-});
+test(
+  'diagnose without --chat-model picks the first visible chat and native models, says so, and tests generation',
+  T,
+  async () => {
+    const r = await run(['diagnose', '--json']);
+    assert.match(
+      r.stderr,
+      /no --chat-model \/ --native-model given: checking with the first models this token sees \(chat gpt-4o-mini, native claude-sonnet-4-5\)/,
+    );
+    const checks = (JSON.parse(r.stdout) as { checks: Array<{ id: string; result: string }> }).checks;
+    assert.equal(checks.find((c) => c.id === 'generate-chat')?.result, 'pass');
+    assert.equal(checks.find((c) => c.id === 'generate-native')?.result, 'pass');
+  },
+);
 
 test('gateway text written to a terminal loses its escape sequences', T, async () => {
   sim.config.replyText = 'Hello \u001b]0;pwned\u0007\u001b[31mred\u001b[0m done';

@@ -8,7 +8,16 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inspectCliTool, renderMarkdown, renderTable, reportToJson, runDiagnosis, type CheckId, type DiagnosisInput, type DiagnosisReport } from '../../src/gateway';
+import {
+  inspectCliTool,
+  renderMarkdown,
+  renderTable,
+  reportToJson,
+  runDiagnosis,
+  type CheckId,
+  type DiagnosisInput,
+  type DiagnosisReport,
+} from '../../src/gateway';
 import { startSimulator, type Simulator } from '../sim/server';
 import { deadPort } from '../gateway/helpers';
 
@@ -57,7 +66,12 @@ function results(r: DiagnosisReport): Record<string, string> {
 }
 
 function noFullToken(r: DiagnosisReport, token: string) {
-  for (const text of [JSON.stringify(r), renderMarkdown(r, { secrets: [token] }), renderTable(r, { secrets: [token] }), JSON.stringify(reportToJson(r, { secrets: [token] }))]) {
+  for (const text of [
+    JSON.stringify(r),
+    renderMarkdown(r, { secrets: [token] }),
+    renderTable(r, { secrets: [token] }),
+    JSON.stringify(reportToJson(r, { secrets: [token] })),
+  ]) {
     assert.ok(!text.includes(token), 'the full token never appears in the report');
   }
 }
@@ -69,9 +83,26 @@ for (const profile of ['strict', 'real'] as const) {
     const r = await diagnose(sim, { onProgress: (c) => progress.push(c.id) });
     assert.deepEqual(
       r.checks.map((c) => c.id),
-      ['base-url', 'reachability', 'token', 'visibility', 'generate-chat', 'generate-native', 'native-path', 'stream-compatible', 'stream-native', 'cli-tool', 'wrong-place', 'proxy'],
+      [
+        'base-url',
+        'reachability',
+        'token',
+        'visibility',
+        'generate-chat',
+        'generate-native',
+        'native-path',
+        'stream-compatible',
+        'stream-native',
+        'cli-tool',
+        'wrong-place',
+        'proxy',
+      ],
     );
-    assert.deepEqual(progress, r.checks.map((c) => c.id), 'onProgress reports each check as it completes');
+    assert.deepEqual(
+      progress,
+      r.checks.map((c) => c.id),
+      'onProgress reports each check as it completes',
+    );
     for (const c of r.checks) assert.equal(c.result, 'pass', `${c.id}: ${c.cause}`);
     assert.equal(r.ok, true);
     assert.equal(check(r, 'token').httpStatus, 200);
@@ -121,7 +152,10 @@ for (const profile of ['strict', 'real'] as const) {
     const r = await diagnose(sim, { token: sim.tokens.test, tokenName: 'test' });
     const v = check(r, 'visibility');
     assert.equal(v.result, 'fail');
-    assert.match(v.cause, /"claude-sonnet-4-5" is not in this token's model list: the token's group probably cannot see it/);
+    assert.match(
+      v.cause,
+      /"claude-sonnet-4-5" is not in this token's model list: the token's group probably cannot see it/,
+    );
     assert.equal(check(r, 'generate-chat').result, 'pass', 'gpt-4o-mini is usable by the chat-only group');
     const g = check(r, 'generate-native');
     assert.equal(g.result, 'fail');
@@ -142,30 +176,42 @@ for (const profile of ['strict', 'real'] as const) {
     assert.match(g.cause, /GET \/v1\/models lists "gpt-4o", but the generation call answered/);
     // Where the gateway publishes its pricing (real), the groups that may use the model are named.
     if (profile === 'strict') assert.match(g.cause, /token's group, the model id or the model's capability range/);
-    else assert.match(g.cause, /gpt-4o is enabled for the groups vip, svip; this token's group \(default\) cannot use it/);
+    else
+      assert.match(g.cause, /gpt-4o is enabled for the groups vip, svip; this token's group \(default\) cannot use it/);
     if (profile === 'real') assert.match(g.cause, /model_not_found.*not a temporary fault/);
-    assert.equal(sim.log.filter((l) => l.path === '/v1/chat/completions').length, 1, 'a 503 model_not_found is not retried');
+    assert.equal(
+      sim.log.filter((l) => l.path === '/v1/chat/completions').length,
+      1,
+      'a 503 model_not_found is not retried',
+    );
   });
 }
 
 for (const profile of ['strict', 'real'] as const) {
-  test(`base URL with /v1 (${profile}): the finding, its fix action, and the /v1/v1/messages 404 shown`, T, async () => {
-    const sim = profile === 'strict' ? strict : real;
-    const r = await diagnose(sim, { baseUrl: `${sim.url}/v1` });
-    const b = check(r, 'base-url');
-    assert.equal(b.result, 'warn');
-    assert.match(b.cause, /ends in \/v1/);
-    assert.deepEqual(b.fixAction, { kind: 'set-base-url', value: sim.url });
-    const p = check(r, 'native-path');
-    assert.equal(p.result, 'fail');
-    assert.equal(p.httpStatus, 404);
-    assert.equal(p.url, `${sim.url}/v1/v1/messages`);
-    assert.match(p.cause, /\/v1\/v1\/messages/);
-    assert.deepEqual(p.fixAction, { kind: 'set-base-url', value: sim.url });
-    assert.ok(sim.log.some((l) => l.path === '/v1/v1/messages' && l.status === 404), 'the 404 really came from the gateway');
-    assert.equal(check(r, 'generate-native').result, 'pass', 'this client itself strips /v1');
-    assert.equal(r.ok, false);
-  });
+  test(
+    `base URL with /v1 (${profile}): the finding, its fix action, and the /v1/v1/messages 404 shown`,
+    T,
+    async () => {
+      const sim = profile === 'strict' ? strict : real;
+      const r = await diagnose(sim, { baseUrl: `${sim.url}/v1` });
+      const b = check(r, 'base-url');
+      assert.equal(b.result, 'warn');
+      assert.match(b.cause, /ends in \/v1/);
+      assert.deepEqual(b.fixAction, { kind: 'set-base-url', value: sim.url });
+      const p = check(r, 'native-path');
+      assert.equal(p.result, 'fail');
+      assert.equal(p.httpStatus, 404);
+      assert.equal(p.url, `${sim.url}/v1/v1/messages`);
+      assert.match(p.cause, /\/v1\/v1\/messages/);
+      assert.deepEqual(p.fixAction, { kind: 'set-base-url', value: sim.url });
+      assert.ok(
+        sim.log.some((l) => l.path === '/v1/v1/messages' && l.status === 404),
+        'the 404 really came from the gateway',
+      );
+      assert.equal(check(r, 'generate-native').result, 'pass', 'this client itself strips /v1');
+      assert.equal(r.ok, false);
+    },
+  );
 }
 
 test('base URL with a trailing slash: a warning with the cleaned value, nothing fails', T, async () => {
@@ -207,11 +253,11 @@ for (const profile of ['strict', 'real'] as const) {
 
 test('primary down with a working backup: which hosts work, and the rest runs on the backup', T, async () => {
   const port = await deadPort();
-  const r = await diagnose(strict, { baseUrl: `http://127.0.0.1:${port}`, backupUrls: [strict.urls[1]!] });
+  const r = await diagnose(strict, { baseUrl: `http://127.0.0.1:${port}`, backupUrls: [strict.urls[1]] });
   const c = check(r, 'reachability');
   assert.equal(c.result, 'warn');
   assert.match(c.cause, /does not work: .*ECONNREFUSED|connections/);
-  assert.match(c.cause, new RegExp(`backup ${new URL(strict.urls[1]!).host} works`));
+  assert.match(c.cause, new RegExp(`backup ${new URL(strict.urls[1]).host} works`));
   assert.match(c.fix, /Nothing is needed to keep working: requests go to the backup/);
   assert.doesNotMatch(c.fix, /configure a backup/, 'a backup is configured and serving');
   assert.equal(r.usedBase, strict.urls[1]);
@@ -222,7 +268,7 @@ test('primary down with a working backup: which hosts work, and the rest runs on
 
 test('primary answering 503 (down behind its proxy) with a working backup', T, async () => {
   strict.fault({ kind: 'status', status: 503, host: 0 });
-  const r = await diagnose(strict, { baseUrl: strict.urls[0]!, backupUrls: [strict.urls[1]!] });
+  const r = await diagnose(strict, { baseUrl: strict.urls[0], backupUrls: [strict.urls[1]] });
   assert.equal(check(r, 'reachability').result, 'warn');
   assert.equal(check(r, 'reachability').httpStatus, 503);
   assert.equal(r.usedBase, strict.urls[1]);
@@ -321,57 +367,94 @@ test('a failing stream where the non-streamed call works: named as such', T, asy
 });
 
 test('CLI-tool environment with /v1: warned with the /v1/v1/messages consequence', T, async () => {
-  const r = await diagnose(strict, { cliTool: { env: { ANTHROPIC_BASE_URL: `${strict.url}/v1`, ANTHROPIC_AUTH_TOKEN: strict.tokens['native-cli'] }, homeDir: home }, knownTokens: [{ name: 'production', value: strict.tokens.production }, { name: 'native-cli', value: strict.tokens['native-cli'] }] });
+  const r = await diagnose(strict, {
+    cliTool: {
+      env: { ANTHROPIC_BASE_URL: `${strict.url}/v1`, ANTHROPIC_AUTH_TOKEN: strict.tokens['native-cli'] },
+      homeDir: home,
+    },
+    knownTokens: [
+      { name: 'production', value: strict.tokens.production },
+      { name: 'native-cli', value: strict.tokens['native-cli'] },
+    ],
+  });
   const c = check(r, 'cli-tool');
   assert.equal(c.result, 'warn');
-  assert.match(c.cause, /ANTHROPIC_BASE_URL in the terminal environment is .*\/v1: it carries \/v1.*\/v1\/v1\/messages/);
+  assert.match(
+    c.cause,
+    /ANTHROPIC_BASE_URL in the terminal environment is .*\/v1: it carries \/v1.*\/v1\/v1\/messages/,
+  );
   assert.deepEqual(c.fixAction, { kind: 'setup-native-cli' });
   assert.ok(c.details!.some((d) => /"native-cli" token/.test(d)));
   assert.ok(!JSON.stringify(c).includes(strict.tokens['native-cli']));
 });
 
-test('CLI-tool settings files: a project override with another address, a user file, missing variables, conflicts', T, async () => {
-  const ws = await mkdtemp(join(tmpdir(), 'relay-diag-ws-'));
-  const user = await mkdtemp(join(tmpdir(), 'relay-diag-user-'));
-  try {
-    const base = 'https://gateway.example.com';
-    const tok = `sk-${'a'.repeat(48)}`;
-    const expected = { base, tokens: [{ name: 'native-cli', value: tok }] };
-    // nothing anywhere
-    const none = await inspectCliTool({ env: {}, homeDir: user, workspaceDir: ws }, expected);
-    assert.equal(none.result, 'warn');
-    assert.match(none.cause, /Neither ANTHROPIC_BASE_URL nor ANTHROPIC_AUTH_TOKEN is set/);
-    // right in the terminal
-    const ok = await inspectCliTool({ env: { ANTHROPIC_BASE_URL: base, ANTHROPIC_AUTH_TOKEN: tok }, homeDir: user, workspaceDir: ws }, expected);
-    assert.equal(ok.result, 'pass', ok.cause);
-    // a project-local settings file overrides the address
-    await mkdir(join(ws, '.claude'), { recursive: true });
-    await writeFile(join(ws, '.claude', 'settings.local.json'), JSON.stringify({ env: { ANTHROPIC_BASE_URL: 'https://old-gateway.example.org' } }));
-    const over = await inspectCliTool({ env: { ANTHROPIC_BASE_URL: base, ANTHROPIC_AUTH_TOKEN: tok }, homeDir: user, workspaceDir: ws }, expected);
-    assert.equal(over.result, 'warn');
-    assert.match(over.cause, /settings\.local\.json overrides ANTHROPIC_BASE_URL with another address \(https:\/\/old-gateway\.example\.org\)/);
-    assert.equal(over.fixAction, undefined, 'rewriting terminal variables would not help');
-    assert.equal(over.effective.baseUrl?.value, 'https://old-gateway.example.org');
-    await rm(join(ws, '.claude', 'settings.local.json'));
-    // user settings with /v1 and a different token; plus ANTHROPIC_API_KEY in the terminal
-    await mkdir(join(user, '.claude'), { recursive: true });
-    const other = `sk-${'b'.repeat(48)}`;
-    await writeFile(join(user, '.claude', 'settings.json'), JSON.stringify({ env: { ANTHROPIC_BASE_URL: `${base}/v1`, ANTHROPIC_AUTH_TOKEN: other } }));
-    const user1 = await inspectCliTool({ env: { ANTHROPIC_API_KEY: tok }, homeDir: user, workspaceDir: ws }, expected);
-    assert.equal(user1.result, 'warn');
-    assert.match(user1.cause, /carries \/v1/);
-    assert.match(user1.cause, /differs from the extension's tokens/);
-    assert.match(user1.cause, /Both ANTHROPIC_AUTH_TOKEN .* and ANTHROPIC_API_KEY .* are set/);
-    assert.ok(!JSON.stringify(user1).includes(other) && !JSON.stringify(user1).includes(tok), 'tokens only masked');
-    // a broken settings file is named
-    await writeFile(join(ws, '.claude', 'settings.json'), '{ "env": ');
-    const broken = await inspectCliTool({ env: { ANTHROPIC_BASE_URL: base, ANTHROPIC_AUTH_TOKEN: tok }, homeDir: join(ws, 'nohome'), workspaceDir: ws }, expected);
-    assert.match(broken.cause, /settings\.json is not valid JSON/);
-  } finally {
-    await rm(ws, { recursive: true, force: true });
-    await rm(user, { recursive: true, force: true });
-  }
-});
+test(
+  'CLI-tool settings files: a project override with another address, a user file, missing variables, conflicts',
+  T,
+  async () => {
+    const ws = await mkdtemp(join(tmpdir(), 'relay-diag-ws-'));
+    const user = await mkdtemp(join(tmpdir(), 'relay-diag-user-'));
+    try {
+      const base = 'https://gateway.example.com';
+      const tok = `sk-${'a'.repeat(48)}`;
+      const expected = { base, tokens: [{ name: 'native-cli', value: tok }] };
+      // nothing anywhere
+      const none = await inspectCliTool({ env: {}, homeDir: user, workspaceDir: ws }, expected);
+      assert.equal(none.result, 'warn');
+      assert.match(none.cause, /Neither ANTHROPIC_BASE_URL nor ANTHROPIC_AUTH_TOKEN is set/);
+      // right in the terminal
+      const ok = await inspectCliTool(
+        { env: { ANTHROPIC_BASE_URL: base, ANTHROPIC_AUTH_TOKEN: tok }, homeDir: user, workspaceDir: ws },
+        expected,
+      );
+      assert.equal(ok.result, 'pass', ok.cause);
+      // a project-local settings file overrides the address
+      await mkdir(join(ws, '.claude'), { recursive: true });
+      await writeFile(
+        join(ws, '.claude', 'settings.local.json'),
+        JSON.stringify({ env: { ANTHROPIC_BASE_URL: 'https://old-gateway.example.org' } }),
+      );
+      const over = await inspectCliTool(
+        { env: { ANTHROPIC_BASE_URL: base, ANTHROPIC_AUTH_TOKEN: tok }, homeDir: user, workspaceDir: ws },
+        expected,
+      );
+      assert.equal(over.result, 'warn');
+      assert.match(
+        over.cause,
+        /settings\.local\.json overrides ANTHROPIC_BASE_URL with another address \(https:\/\/old-gateway\.example\.org\)/,
+      );
+      assert.equal(over.fixAction, undefined, 'rewriting terminal variables would not help');
+      assert.equal(over.effective.baseUrl?.value, 'https://old-gateway.example.org');
+      await rm(join(ws, '.claude', 'settings.local.json'));
+      // user settings with /v1 and a different token; plus ANTHROPIC_API_KEY in the terminal
+      await mkdir(join(user, '.claude'), { recursive: true });
+      const other = `sk-${'b'.repeat(48)}`;
+      await writeFile(
+        join(user, '.claude', 'settings.json'),
+        JSON.stringify({ env: { ANTHROPIC_BASE_URL: `${base}/v1`, ANTHROPIC_AUTH_TOKEN: other } }),
+      );
+      const user1 = await inspectCliTool(
+        { env: { ANTHROPIC_API_KEY: tok }, homeDir: user, workspaceDir: ws },
+        expected,
+      );
+      assert.equal(user1.result, 'warn');
+      assert.match(user1.cause, /carries \/v1/);
+      assert.match(user1.cause, /differs from the extension's tokens/);
+      assert.match(user1.cause, /Both ANTHROPIC_AUTH_TOKEN .* and ANTHROPIC_API_KEY .* are set/);
+      assert.ok(!JSON.stringify(user1).includes(other) && !JSON.stringify(user1).includes(tok), 'tokens only masked');
+      // a broken settings file is named
+      await writeFile(join(ws, '.claude', 'settings.json'), '{ "env": ');
+      const broken = await inspectCliTool(
+        { env: { ANTHROPIC_BASE_URL: base, ANTHROPIC_AUTH_TOKEN: tok }, homeDir: join(ws, 'nohome'), workspaceDir: ws },
+        expected,
+      );
+      assert.match(broken.cause, /settings\.json is not valid JSON/);
+    } finally {
+      await rm(ws, { recursive: true, force: true });
+      await rm(user, { recursive: true, force: true });
+    }
+  },
+);
 
 test('wrong place: an HTML page where the API should answer is named, with the URL called', T, async () => {
   strict.fault({ kind: 'html' });
@@ -388,10 +471,19 @@ test('a proxy that does not reach the gateway: proxy and reachability fail with 
   const r = await diagnose(strict, { proxy: { proxy: `http://127.0.0.1:${port}`, env: {} } });
   const p = check(r, 'proxy');
   assert.equal(p.result, 'fail');
-  assert.match(p.cause, new RegExp(`through the proxy http://127\\.0\\.0\\.1:${port} \\(from the http\\.proxy setting\\) do not reach the gateway`));
+  assert.match(
+    p.cause,
+    new RegExp(
+      `through the proxy http://127\\.0\\.0\\.1:${port} \\(from the http\\.proxy setting\\) do not reach the gateway`,
+    ),
+  );
   assert.equal(check(r, 'reachability').result, 'fail');
   // NO_PROXY for the gateway host: direct again
-  const bypass = await diagnose(strict, { proxy: { env: { HTTPS_PROXY: `http://127.0.0.1:${port}`, HTTP_PROXY: `http://127.0.0.1:${port}`, NO_PROXY: '127.0.0.1' } } });
+  const bypass = await diagnose(strict, {
+    proxy: {
+      env: { HTTPS_PROXY: `http://127.0.0.1:${port}`, HTTP_PROXY: `http://127.0.0.1:${port}`, NO_PROXY: '127.0.0.1' },
+    },
+  });
   assert.equal(check(bypass, 'proxy').result, 'pass');
   assert.match(check(bypass, 'proxy').cause, /no-proxy list/);
   assert.equal(check(bypass, 'generate-chat').result, 'pass');
@@ -418,13 +510,17 @@ test('markdown report: a table row per check, masked token only, ready for a tic
   assert.match(table, /\/v1\/v1\/messages/);
 });
 
-test('a 307 on GET /v1/models is not "reachable": reachability fails and names the target; nothing follows it', T, async () => {
-  strict.fault({ kind: 'redirect', status: 307, location: 'https://console.example.com/login', path: '/v1/models' });
-  const r = await diagnose(strict);
-  const c = check(r, 'reachability');
-  assert.equal(c.result, 'fail');
-  assert.equal(c.httpStatus, 307);
-  assert.match(c.cause, /redirects \/v1\/models to console\.example\.com/);
-  assert.match(c.cause, /never follows a redirect with your token/);
-  assert.equal(check(r, 'token').result, 'skipped');
-});
+test(
+  'a 307 on GET /v1/models is not "reachable": reachability fails and names the target; nothing follows it',
+  T,
+  async () => {
+    strict.fault({ kind: 'redirect', status: 307, location: 'https://console.example.com/login', path: '/v1/models' });
+    const r = await diagnose(strict);
+    const c = check(r, 'reachability');
+    assert.equal(c.result, 'fail');
+    assert.equal(c.httpStatus, 307);
+    assert.match(c.cause, /redirects \/v1\/models to console\.example\.com/);
+    assert.match(c.cause, /never follows a redirect with your token/);
+    assert.equal(check(r, 'token').result, 'skipped');
+  },
+);

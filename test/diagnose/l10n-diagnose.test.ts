@@ -10,7 +10,15 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { renderMarkdown, renderTable, reportToJson, runDiagnosis, type CheckId, type DiagnosisInput, type DiagnosisReport } from '../../src/gateway';
+import {
+  renderMarkdown,
+  renderTable,
+  reportToJson,
+  runDiagnosis,
+  type CheckId,
+  type DiagnosisInput,
+  type DiagnosisReport,
+} from '../../src/gateway';
 import { useTranslations, type Translations } from '../../src/gateway/l10n';
 import { checkTitle, checkTitles } from '../../src/gateway/diagnose/titles';
 import { cells, padCells, wrap } from '../../src/gateway/diagnose/textWidth';
@@ -25,7 +33,10 @@ let home: string;
 function chinese(): Translations {
   const dir = join(ROOT, 'l10n', 'zh-cn');
   const out: Record<string, string> = {};
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) Object.assign(out, JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, string>);
+  for (const f of readdirSync(dir)
+    .filter((n) => n.endsWith('.json'))
+    .sort())
+    Object.assign(out, JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, string>);
   return out;
 }
 
@@ -67,66 +78,89 @@ function check(r: DiagnosisReport, id: CheckId) {
   return c;
 }
 
-test('a wrong token in Chinese: titles, cause and fix are Chinese; ids, results and actions unchanged; English again after', T, async () => {
-  const bad = `sk-${'q'.repeat(48)}`;
-  useTranslations(chinese());
-  const r = await diagnose(strict, { token: bad });
-  for (const c of r.checks) assert.ok(HAN.test(c.title), `${c.id}: "${c.title}" is Chinese`);
-  assert.equal(check(r, 'base-url').title, '基础 URL 格式');
-  const tok = check(r, 'token');
-  assert.equal(tok.title, '令牌');
-  assert.equal(tok.result, 'fail');
-  assert.equal(tok.httpStatus, 401);
-  assert.match(tok.cause, /^GET \/v1\/models 返回 401：令牌（sk-qqq\.\.\.qqqq）缺失、输错、已禁用，或请求头格式不对。/);
-  assert.ok(!/。 /.test(tok.cause), 'no space after a Chinese full stop');
-  assert.deepEqual(tok.fixAction, { kind: 'switch-token' });
-  const vis = check(r, 'visibility');
-  assert.equal(vis.result, 'skipped');
-  assert.equal(vis.cause, '令牌被拒绝（401），因此未测试此项。');
-  assert.equal(vis.fix, '请先解决令牌问题。');
+test(
+  'a wrong token in Chinese: titles, cause and fix are Chinese; ids, results and actions unchanged; English again after',
+  T,
+  async () => {
+    const bad = `sk-${'q'.repeat(48)}`;
+    useTranslations(chinese());
+    const r = await diagnose(strict, { token: bad });
+    for (const c of r.checks) assert.ok(HAN.test(c.title), `${c.id}: "${c.title}" is Chinese`);
+    assert.equal(check(r, 'base-url').title, '基础 URL 格式');
+    const tok = check(r, 'token');
+    assert.equal(tok.title, '令牌');
+    assert.equal(tok.result, 'fail');
+    assert.equal(tok.httpStatus, 401);
+    assert.match(
+      tok.cause,
+      /^GET \/v1\/models 返回 401：令牌（sk-qqq\.\.\.qqqq）缺失、输错、已禁用，或请求头格式不对。/,
+    );
+    assert.ok(!/。 /.test(tok.cause), 'no space after a Chinese full stop');
+    assert.deepEqual(tok.fixAction, { kind: 'switch-token' });
+    const vis = check(r, 'visibility');
+    assert.equal(vis.result, 'skipped');
+    assert.equal(vis.cause, '令牌被拒绝（401），因此未测试此项。');
+    assert.equal(vis.fix, '请先解决令牌问题。');
 
-  const md = renderMarkdown(r, { secrets: [bad] });
-  assert.match(md, /^## Model Relay 诊断$/m);
-  assert.match(md, /^\| \| 检查 \| HTTP \| 用时 \| 原因 \| 解决办法 \|$/m);
-  assert.match(md, /^- 结果：\*\*有检查失败\*\* — 1 项失败，/m);
-  const table = renderTable(r, { secrets: [bad], width: 100 });
-  assert.match(table, /^失败 {3}令牌 +401 /m);
-  assert.match(table, /^ {7}原因：GET \/v1\/models 返回 401/m);
-  // Double-width titles: the HTTP column starts in the same terminal cell on every row.
-  const rows = table.split('\n').filter((l) => /^(通过|警告|失败|跳过) /.test(l));
-  assert.equal(rows.length, r.checks.length);
-  const httpCell = (l: string) => cells(l.slice(0, l.search(/ (\d{3}|-) +\d/) + 1));
-  assert.equal(new Set(rows.map(httpCell)).size, 1, rows.join('\n'));
-  const json = reportToJson(r, { secrets: [bad] });
-  assert.deepEqual(json.checks.map((c) => c.id), r.checks.map((c) => c.id));
-  assert.ok(json.checks.every((c) => ['pass', 'warn', 'fail', 'skipped'].includes(c.result)));
-  for (const text of [JSON.stringify(r), md, table]) assert.ok(!text.includes(bad), 'no full token');
+    const md = renderMarkdown(r, { secrets: [bad] });
+    assert.match(md, /^## Model Relay 诊断$/m);
+    assert.match(md, /^\| \| 检查 \| HTTP \| 用时 \| 原因 \| 解决办法 \|$/m);
+    assert.match(md, /^- 结果：\*\*有检查失败\*\* — 1 项失败，/m);
+    const table = renderTable(r, { secrets: [bad], width: 100 });
+    assert.match(table, /^失败 {3}令牌 +401 /m);
+    assert.match(table, /^ {7}原因：GET \/v1\/models 返回 401/m);
+    // Double-width titles: the HTTP column starts in the same terminal cell on every row.
+    const rows = table.split('\n').filter((l) => /^(通过|警告|失败|跳过) /.test(l));
+    assert.equal(rows.length, r.checks.length);
+    const httpCell = (l: string) => cells(l.slice(0, l.search(/ (\d{3}|-) +\d/) + 1));
+    assert.equal(new Set(rows.map(httpCell)).size, 1, rows.join('\n'));
+    const json = reportToJson(r, { secrets: [bad] });
+    assert.deepEqual(
+      json.checks.map((c) => c.id),
+      r.checks.map((c) => c.id),
+    );
+    assert.ok(json.checks.every((c) => ['pass', 'warn', 'fail', 'skipped'].includes(c.result)));
+    for (const text of [JSON.stringify(r), md, table]) assert.ok(!text.includes(bad), 'no full token');
 
-  useTranslations(undefined);
-  const en = await diagnose(strict, { token: bad });
-  assert.equal(check(en, 'token').title, 'Token');
-  assert.match(check(en, 'token').cause, /^GET \/v1\/models answered 401: the token \(sk-qqq\.\.\.qqqq\) is missing, mistyped, disabled, or sent in the wrong header format\./);
-  assert.equal(checkTitle('visibility'), 'Model visibility');
-  assert.ok(!HAN.test(renderTable(en, { secrets: [bad] }) + renderMarkdown(en, { secrets: [bad] })), 'English again, no Chinese left');
-});
+    useTranslations(undefined);
+    const en = await diagnose(strict, { token: bad });
+    assert.equal(check(en, 'token').title, 'Token');
+    assert.match(
+      check(en, 'token').cause,
+      /^GET \/v1\/models answered 401: the token \(sk-qqq\.\.\.qqqq\) is missing, mistyped, disabled, or sent in the wrong header format\./,
+    );
+    assert.equal(checkTitle('visibility'), 'Model visibility');
+    assert.ok(
+      !HAN.test(renderTable(en, { secrets: [bad] }) + renderMarkdown(en, { secrets: [bad] })),
+      'English again, no Chinese left',
+    );
+  },
+);
 
-test('Chinese group advice and generation causes (real: pricing names the groups); streaming and visibility too', T, async () => {
-  useTranslations(chinese());
-  const r = await diagnose(real, { models: { chat: 'gpt-4o', native: 'claude-sonnet-4-5' } });
-  const g = check(r, 'generate-chat');
-  assert.equal(g.result, 'fail');
-  assert.equal(g.httpStatus, 503);
-  assert.match(g.cause, /^GET \/v1\/models 列出了“gpt-4o”，但生成调用返回了 503 "model_not_found"（不是暂时故障）：gpt-4o 只对分组 vip, svip 开放；该令牌所在分组（default）无法使用它。/);
-  assert.match(g.fix, /^请向网关管理员申请一个 vip 或 svip 分组的令牌/);
-  const gn = check(r, 'generate-native');
-  assert.equal(gn.result, 'pass');
-  assert.match(gn.cause, /返回 200 并带有回复：原生接口可以正常生成。$/);
-  assert.match(check(r, 'stream-native').cause, /^原生接口上的一段简短流式回复/);
-  assert.match(check(r, 'visibility').cause, /^所有已配置的模型都在该令牌的列表中（gpt-4o, claude-sonnet-4-5）。/);
+test(
+  'Chinese group advice and generation causes (real: pricing names the groups); streaming and visibility too',
+  T,
+  async () => {
+    useTranslations(chinese());
+    const r = await diagnose(real, { models: { chat: 'gpt-4o', native: 'claude-sonnet-4-5' } });
+    const g = check(r, 'generate-chat');
+    assert.equal(g.result, 'fail');
+    assert.equal(g.httpStatus, 503);
+    assert.match(
+      g.cause,
+      /^GET \/v1\/models 列出了“gpt-4o”，但生成调用返回了 503 "model_not_found"（不是暂时故障）：gpt-4o 只对分组 vip, svip 开放；该令牌所在分组（default）无法使用它。/,
+    );
+    assert.match(g.fix, /^请向网关管理员申请一个 vip 或 svip 分组的令牌/);
+    const gn = check(r, 'generate-native');
+    assert.equal(gn.result, 'pass');
+    assert.match(gn.cause, /返回 200 并带有回复：原生接口可以正常生成。$/);
+    assert.match(check(r, 'stream-native').cause, /^原生接口上的一段简短流式回复/);
+    assert.match(check(r, 'visibility').cause, /^所有已配置的模型都在该令牌的列表中（gpt-4o, claude-sonnet-4-5）。/);
 
-  const notListed = await diagnose(strict, { token: strict.tokens.test, tokenName: 'test' });
-  assert.match(check(notListed, 'visibility').cause, /^原生模型“claude-sonnet-4-5”不在该令牌的模型列表中/);
-});
+    const notListed = await diagnose(strict, { token: strict.tokens.test, tokenName: 'test' });
+    assert.match(check(notListed, 'visibility').cause, /^原生模型“claude-sonnet-4-5”不在该令牌的模型列表中/);
+  },
+);
 
 test('every title has a translation, and padding and wrapping count a Chinese character as two cells', () => {
   useTranslations(chinese());
@@ -138,6 +172,14 @@ test('every title has a translation, and padding and wrapping count a Chinese ch
   assert.equal(padCells('令牌', 7), '令牌   ');
   assert.equal(padCells('Token', 7), 'Token'.padEnd(7));
   assert.deepEqual(wrap('one two three four', 9), ['one two', 'three', 'four']);
-  assert.deepEqual(wrap('令牌被拒绝了。因此未测试', 8), ['令牌被拒', '绝了。因', '此未测试'], 'a full stop stays with its character');
-  for (const l of wrap('原因：GET /v1/models 返回 401：令牌（sk-qqq...qqqq）缺失、输错、已禁用，或请求头格式不对。', 20)) assert.ok(cells(l) <= 20 || !/\s/.test(l), l);
+  assert.deepEqual(
+    wrap('令牌被拒绝了。因此未测试', 8),
+    ['令牌被拒', '绝了。因', '此未测试'],
+    'a full stop stays with its character',
+  );
+  for (const l of wrap(
+    '原因：GET /v1/models 返回 401：令牌（sk-qqq...qqqq）缺失、输错、已禁用，或请求头格式不对。',
+    20,
+  ))
+    assert.ok(cells(l) <= 20 || !/\s/.test(l), l);
 });

@@ -11,7 +11,13 @@ export interface CliRun {
   stderr: string;
 }
 
-export function spawnCli(cli: string, args: string[], env: Record<string, string>, cwd: string, timeoutMs: number): Promise<CliRun> {
+export function spawnCli(
+  cli: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  timeoutMs: number,
+): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [cli, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -7,7 +7,12 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { startScenario, webviewFrame } from './harness.mjs';
 
-const MODELS = { 'modelRelay.models.chat': 'gpt-4o-mini', 'modelRelay.models.native': 'claude-sonnet-4-5', 'modelRelay.models.image': 'gpt-image-1', 'modelRelay.models.video': 'sora-2' };
+const MODELS = {
+  'modelRelay.models.chat': 'gpt-4o-mini',
+  'modelRelay.models.native': 'claude-sonnet-4-5',
+  'modelRelay.models.image': 'gpt-image-1',
+  'modelRelay.models.video': 'sora-2',
+};
 /** Arrows, boxes, dingbats, ×, and emoji: what icons were drawn with before codicons. */
 const GLYPH = /[\u2190-\u21ff\u2300-\u23ff\u25a0-\u27bf\u00d7\u2715\u2716]|\p{Extended_Pictographic}/u;
 
@@ -36,7 +41,12 @@ describe('chat with the keyboard only', () => {
 
   const chat = () => webviewFrame(vs.page);
   const body = () => chat().locator('body');
-  const active = () => body().evaluate(() => (document.hasFocus() ? (document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName) : undefined));
+  const active = () =>
+    body().evaluate(() =>
+      document.hasFocus()
+        ? (document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName)
+        : undefined,
+    );
   const assistant = () => chat().locator('[data-testid="chat-message"][data-role="assistant"]');
   const kb = () => vs.page.keyboard;
 
@@ -63,14 +73,21 @@ describe('chat with the keyboard only', () => {
     await input.waitFor({ state: 'visible', timeout: 15_000 });
     const row = vs.page.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'Model Relay: Open Chat' });
     // The palette lists the commands known when the filter changes: retype (keyboard only) until ours is first.
-    await until(async () => {
-      await kb().press('ControlOrMeta+A');
-      await kb().type('>Model Relay: Open Chat');
-      return row.isVisible();
-    }, 'Model Relay: Open Chat as the palette\'s first row', 30_000, 500);
+    await until(
+      async () => {
+        await kb().press('ControlOrMeta+A');
+        await kb().type('>Model Relay: Open Chat');
+        return row.isVisible();
+      },
+      "Model Relay: Open Chat as the palette's first row",
+      30_000,
+      500,
+    );
     await kb().press('Enter');
     await chat().locator('[data-testid="chat-input"]').waitFor({ state: 'visible', timeout: 60_000 });
-    await chat().locator('[data-testid="chat-model"] option[value="gpt-4o-mini"]').waitFor({ state: 'attached', timeout: 30_000 });
+    await chat()
+      .locator('[data-testid="chat-model"] option[value="gpt-4o-mini"]')
+      .waitFor({ state: 'attached', timeout: 30_000 });
     await until(async () => (await active()) === 'chat-input', 'the chat input to have the keyboard focus', 20_000);
   });
 
@@ -78,23 +95,42 @@ describe('chat with the keyboard only', () => {
     sim.config.replyText = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
     sim.fault({ kind: 'slowChunks', ms: 150, count: 1 });
     await typeAndSend('a long answer please');
-    await assistant().nth(0).locator('[data-testid="chat-message-body"]', { hasText: 'word3' }).waitFor({ timeout: 30_000 });
+    await assistant()
+      .nth(0)
+      .locator('[data-testid="chat-message-body"]', { hasText: 'word3' })
+      .waitFor({ timeout: 30_000 });
     await kb().press('Escape');
-    await chat().locator('[data-testid="chat-message"][data-role="assistant"][data-status="stopped"]').waitFor({ timeout: 15_000 });
+    await chat()
+      .locator('[data-testid="chat-message"][data-role="assistant"][data-status="stopped"]')
+      .waitFor({ timeout: 15_000 });
     assert.doesNotMatch(await assistant().nth(0).innerText(), /word59/);
-    await until(async () => sim.log.filter((r) => r.path === '/v1/chat/completions').at(-1)?.closedEarly === true, 'the simulator to see the connection close early', 5_000);
+    await until(
+      async () => sim.log.filter((r) => r.path === '/v1/chat/completions').at(-1)?.closedEarly === true,
+      'the simulator to see the connection close early',
+      5_000,
+    );
   });
 
   test('Tab reaches the Stop button, which shows a focus ring; Enter on it stops, and the focus returns to the input', async () => {
     sim.fault({ kind: 'slowChunks', ms: 150, count: 1 });
     await typeAndSend('another long answer');
-    await assistant().nth(1).locator('[data-testid="chat-message-body"]', { hasText: 'word3' }).waitFor({ timeout: 30_000 });
+    await assistant()
+      .nth(1)
+      .locator('[data-testid="chat-message-body"]', { hasText: 'word3' })
+      .waitFor({ timeout: 30_000 });
     await tabTo('chat-stop');
     const ring = await body().evaluate(() => {
       const s = getComputedStyle(document.activeElement);
-      return { style: s.outlineStyle, width: parseFloat(s.outlineWidth), visible: document.activeElement.matches(':focus-visible') };
+      return {
+        style: s.outlineStyle,
+        width: parseFloat(s.outlineWidth),
+        visible: document.activeElement.matches(':focus-visible'),
+      };
     });
-    assert.ok(ring.visible && ring.style !== 'none' && ring.width >= 1, `a visible focus ring on Stop (${JSON.stringify(ring)})`);
+    assert.ok(
+      ring.visible && ring.style !== 'none' && ring.width >= 1,
+      `a visible focus ring on Stop (${JSON.stringify(ring)})`,
+    );
     await vs.screenshot('a11y-01-stop-focused');
     await kb().press('Enter');
     await assistant().nth(1).and(chat().locator('[data-status="stopped"]')).waitFor({ timeout: 15_000 });
@@ -107,16 +143,29 @@ describe('chat with the keyboard only', () => {
     sim.config.replyText = `Here it is:\n\n\`\`\`js\n${code}\n\`\`\`\n\nDone.`;
     try {
       await typeAndSend('show me code');
-      await chat().locator('[data-testid="chat-message"][data-role="assistant"][data-status="done"]', { hasText: 'Done.' }).waitFor({ timeout: 30_000 });
+      await chat()
+        .locator('[data-testid="chat-message"][data-role="assistant"][data-status="done"]', { hasText: 'Done.' })
+        .waitFor({ timeout: 30_000 });
       await vs.page.evaluate(() => navigator.clipboard.writeText('before')).catch(() => {});
       await tabTo('chat-code-copy', 'Shift+Tab');
-      assert.ok(await body().evaluate(() => document.activeElement.matches(':focus-visible') && getComputedStyle(document.activeElement).outlineStyle !== 'none'), 'Copy shows a focus ring');
+      assert.ok(
+        await body().evaluate(
+          () =>
+            document.activeElement.matches(':focus-visible') &&
+            getComputedStyle(document.activeElement).outlineStyle !== 'none',
+        ),
+        'Copy shows a focus ring',
+      );
       await kb().press('Enter');
       await vs.waitForText('Model Relay: code copied', 10_000);
-      const copied = await until(async () => {
-        const text = await vs.page.evaluate(() => navigator.clipboard.readText());
-        return text === `${code}\n` ? text : undefined;
-      }, 'the clipboard to hold the code', 10_000);
+      const copied = await until(
+        async () => {
+          const text = await vs.page.evaluate(() => navigator.clipboard.readText());
+          return text === `${code}\n` ? text : undefined;
+        },
+        'the clipboard to hold the code',
+        10_000,
+      );
       assert.equal(copied, `${code}\n`);
       assert.match(await chat().locator('[data-testid="chat-code-copy"]').last().innerText(), /Copied/);
       await vs.screenshot('a11y-02-code-copied');
@@ -133,12 +182,26 @@ describe('chat with the keyboard only', () => {
       const input = document.querySelector('[data-testid="chat-input"]');
       return {
         count: buttons.length,
-        unnamed: buttons.filter((b) => !(b.getAttribute('aria-label') || b.textContent.trim())).map((b) => b.outerHTML.slice(0, 120)),
+        unnamed: buttons
+          .filter((b) => !(b.getAttribute('aria-label') || b.textContent.trim()))
+          .map((b) => b.outerHTML.slice(0, 120)),
         glyphs: buttons.filter((b) => re.test(b.textContent)).map((b) => b.getAttribute('data-testid')),
         label: input.labels?.[0]?.textContent || input.getAttribute('aria-label') || '',
-        iconButtons: ['chat-refresh-models', 'chat-attach', 'chat-context-remove', 'chat-send', 'chat-stop', 'chat-code-copy'].map((id) => {
+        iconButtons: [
+          'chat-refresh-models',
+          'chat-attach',
+          'chat-context-remove',
+          'chat-send',
+          'chat-stop',
+          'chat-code-copy',
+        ].map((id) => {
           const b = document.querySelector(`[data-testid="${id}"]`);
-          return { id, codicon: !!b?.querySelector('.codicon[aria-hidden="true"]'), name: b?.getAttribute('aria-label') || b?.textContent.trim() || '', title: b?.title ?? '' };
+          return {
+            id,
+            codicon: !!b?.querySelector('.codicon[aria-hidden="true"]'),
+            name: b?.getAttribute('aria-label') || b?.textContent.trim() || '',
+            title: b?.title ?? '',
+          };
         }),
         font: [...document.fonts].some((f) => f.family.replace(/"/g, '') === 'codicon' && f.status === 'loaded'),
         codiconWidth: (() => {
@@ -166,7 +229,12 @@ describe('the diagnosis panel in a 500 px window', () => {
   let vs;
   before(async () => {
     // A disabled token and a base URL ending in /v1: several failing checks with long fixes.
-    scenario = await startScenario({ viewport: { width: 500, height: 1000 }, tokenName: 'disabled', baseUrl: (s) => `${s.url}/v1`, settings: MODELS });
+    scenario = await startScenario({
+      viewport: { width: 500, height: 1000 },
+      tokenName: 'disabled',
+      baseUrl: (s) => `${s.url}/v1`,
+      settings: MODELS,
+    });
     ({ vs } = scenario);
   });
   after(() => scenario?.stop());
@@ -200,10 +268,19 @@ describe('the diagnosis panel in a 500 px window', () => {
     assert.ok(m.width < 500, `the panel is narrower than 500 px (${m.width})`);
     assert.ok(m.rows.length >= 8, `rows: ${m.rows.length}`);
     assert.ok(m.rows.filter((r) => r.result === 'fail').length >= 2, 'several failing checks');
-    assert.ok(m.rows.some((r) => r.fix > 80), 'at least one long fix');
-    assert.ok(m.scrollWidth <= m.width && m.bodyScroll <= m.width, `no horizontal scroll (${m.scrollWidth} / ${m.bodyScroll} > ${m.width})`);
+    assert.ok(
+      m.rows.some((r) => r.fix > 80),
+      'at least one long fix',
+    );
+    assert.ok(
+      m.scrollWidth <= m.width && m.bodyScroll <= m.width,
+      `no horizontal scroll (${m.scrollWidth} / ${m.bodyScroll} > ${m.width})`,
+    );
     for (const r of m.rows) {
-      assert.ok(r.left >= 0 && r.right <= m.width, `${r.id}: the fix lies within the panel (${r.left}–${r.right} of ${m.width})`);
+      assert.ok(
+        r.left >= 0 && r.right <= m.width,
+        `${r.id}: the fix lies within the panel (${r.left}–${r.right} of ${m.width})`,
+      );
       assert.ok(!r.clipped, `${r.id}: the fix is not clipped`);
       if (r.button) assert.ok(r.button.right <= m.width && !r.button.clipped, `${r.id}: the fix button is whole`);
     }
@@ -211,18 +288,35 @@ describe('the diagnosis panel in a 500 px window', () => {
   });
 
   test('the table has column headers, a status word beside each icon, named buttons and no emoji', async () => {
-    const r = await panel().locator('body').evaluate((_body, glyph) => {
-      const re = new RegExp(glyph, 'u');
-      const rows = [...document.querySelectorAll('tr[data-testid^="check-"]')];
-      return {
-        th: [...document.querySelectorAll('table thead th')].map((th) => [th.getAttribute('scope'), th.textContent.trim()]),
-        statuses: rows.map((tr) => ({ result: tr.getAttribute('data-result'), icon: !!tr.querySelector('td.status .codicon[aria-hidden="true"]'), text: tr.querySelector('[data-testid="status-text"]')?.textContent.trim() ?? '' })),
-        unnamed: [...document.querySelectorAll('button')].filter((b) => !(b.getAttribute('aria-label') || b.textContent.trim())).length,
-        emoji: [...document.querySelectorAll('td.status, button')].some((e) => re.test(e.textContent)),
-        codicons: document.querySelectorAll('.codicon').length,
-      };
-    }, GLYPH.source);
-    assert.deepEqual(r.th, [['col', 'Status'], ['col', 'Check'], ['col', 'HTTP status'], ['col', 'Cause'], ['col', 'Fix']]);
+    const r = await panel()
+      .locator('body')
+      .evaluate((_body, glyph) => {
+        const re = new RegExp(glyph, 'u');
+        const rows = [...document.querySelectorAll('tr[data-testid^="check-"]')];
+        return {
+          th: [...document.querySelectorAll('table thead th')].map((th) => [
+            th.getAttribute('scope'),
+            th.textContent.trim(),
+          ]),
+          statuses: rows.map((tr) => ({
+            result: tr.getAttribute('data-result'),
+            icon: !!tr.querySelector('td.status .codicon[aria-hidden="true"]'),
+            text: tr.querySelector('[data-testid="status-text"]')?.textContent.trim() ?? '',
+          })),
+          unnamed: [...document.querySelectorAll('button')].filter(
+            (b) => !(b.getAttribute('aria-label') || b.textContent.trim()),
+          ).length,
+          emoji: [...document.querySelectorAll('td.status, button')].some((e) => re.test(e.textContent)),
+          codicons: document.querySelectorAll('.codicon').length,
+        };
+      }, GLYPH.source);
+    assert.deepEqual(r.th, [
+      ['col', 'Status'],
+      ['col', 'Check'],
+      ['col', 'HTTP status'],
+      ['col', 'Cause'],
+      ['col', 'Fix'],
+    ]);
     const words = { pass: 'Passed', fail: 'Failed', warn: 'Warning', skipped: 'Skipped' };
     for (const s of r.statuses) {
       assert.ok(s.icon, `${s.result}: an icon`);

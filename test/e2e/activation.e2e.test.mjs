@@ -21,7 +21,9 @@ after(() => scenario?.stop());
 test('a command run through its stand-in reaches the real implementation (the rest loads on first use)', async () => {
   await vs.waitForText('Relay: production', 60_000);
   await vs.runCommand('Model Relay: List Models');
-  await vs.page.locator('.quick-input-widget', { hasText: 'models visible to this token' }).waitFor({ timeout: 30_000 });
+  await vs.page
+    .locator('.quick-input-widget', { hasText: 'models visible to this token' })
+    .waitFor({ timeout: 30_000 });
   await vs.page.keyboard.press('Escape');
 });
 

@@ -60,15 +60,23 @@ async function drive(title, label, { model, timeout = 150_000 } = {}) {
     const dialog = vs.page.locator('.monaco-dialog-box').first();
     if (await dialog.isVisible().catch(() => false)) {
       const text = (await dialog.innerText().catch(() => '')).trim();
-      const buttons = await dialog.locator('.dialog-buttons .monaco-button').allInnerTexts().catch(() => []);
+      const buttons = await dialog
+        .locator('.dialog-buttons .monaco-button')
+        .allInnerTexts()
+        .catch(() => []);
       dialogs.push({ text, buttons });
-      const yes = dialog.locator('.dialog-buttons .monaco-button', { hasText: /^(yes|allow|ok|continue|generate|run|confirm)/i }).first();
+      const yes = dialog
+        .locator('.dialog-buttons .monaco-button', { hasText: /^(yes|allow|ok|continue|generate|run|confirm)/i })
+        .first();
       await vs.screenshot(`agent-dialog-${label.replace(/\W+/g, '-')}`);
       await ((await yes.count()) ? yes : dialog.locator('.dialog-buttons .monaco-button').first()).click();
       await sleep(500);
       continue;
     }
-    if (Date.now() > end) throw new Error(`no "LM Driver: ${label} done|failed" notification within ${timeout} ms${dialogs.length ? ` (dialogs: ${JSON.stringify(dialogs)})` : ''}`);
+    if (Date.now() > end)
+      throw new Error(
+        `no "LM Driver: ${label} done|failed" notification within ${timeout} ms${dialogs.length ? ` (dialogs: ${JSON.stringify(dialogs)})` : ''}`,
+      );
     await sleep(250);
   }
   const message = (await toast.innerText()).trim();
@@ -84,7 +92,8 @@ async function drive(title, label, { model, timeout = 150_000 } = {}) {
 }
 
 /** Simulator records of `path` made while the scenario ran. */
-const during = (out, path, from = out.startedAt, to = out.finishedAt) => sim.log.filter((r) => r.path === path && r.time >= from - 5 && r.time <= to + 5);
+const during = (out, path, from = out.startedAt, to = out.finishedAt) =>
+  sim.log.filter((r) => r.path === path && r.time >= from - 5 && r.time <= to + 5);
 
 async function toolLoop(t, model, path, otherPath, shot) {
   const out = await drive('LM Driver: Tool Loop', `toolLoop ${model}`, { model });
@@ -125,10 +134,21 @@ for (const [model, path, shot] of [
 ]) {
   test(`image question on ${model}: the image reaches the gateway; capabilities and token counts`, async (t) => {
     const out = await drive('LM Driver: Image Question', `imageQuestion ${model}`, { model });
-    t.diagnostic(JSON.stringify({ capabilities: out.capabilities, maxInputTokens: out.maxInputTokens, tokens: out.tokens, imageMessageTokens: out.imageMessageTokens, text: out.text }));
+    t.diagnostic(
+      JSON.stringify({
+        capabilities: out.capabilities,
+        maxInputTokens: out.maxInputTokens,
+        tokens: out.tokens,
+        imageMessageTokens: out.imageMessageTokens,
+        text: out.text,
+      }),
+    );
     assert.ok(out.dataPartExists, 'vscode.LanguageModelDataPart.image exists');
     assert.ok(out.ok, `the scenario ran: ${out.error} (${out.message})`);
-    assert.ok(out.text.startsWith('I see 1 image (image/png'), `the simulator saw the PNG: ${JSON.stringify(out.text)}`);
+    assert.ok(
+      out.text.startsWith('I see 1 image (image/png'),
+      `the simulator saw the PNG: ${JSON.stringify(out.text)}`,
+    );
     assert.ok(out.text.includes(`${out.imageBytes} bytes`), 'all of its bytes');
     const recs = during(out, path);
     assert.equal(recs.length, 1);
@@ -140,16 +160,27 @@ for (const [model, path, shot] of [
     assert.ok(out.maxInputTokens > 1024, `maxInputTokens ${out.maxInputTokens}`);
     // a real tokenizer: a chars/4 estimate would count the 9 Chinese characters as 3
     assert.ok(out.tokens['模型中转网关的令牌'] > 5, `模型中转网关的令牌 counts ${out.tokens['模型中转网关的令牌']}`);
-    assert.ok(out.tokens['hello world'] >= 1 && out.tokens['hello world'] <= 4, `hello world counts ${out.tokens['hello world']}`);
+    assert.ok(
+      out.tokens['hello world'] >= 1 && out.tokens['hello world'] <= 4,
+      `hello world counts ${out.tokens['hello world']}`,
+    );
     await vs.screenshot(shot);
   });
 }
 
 test('the three Model Relay tools: listed in vscode.lm.tools and invoked through vscode.lm.invokeTool', async (t) => {
   const out = await drive('LM Driver: Invoke Model Relay Tools', 'tools');
-  t.diagnostic(JSON.stringify({ tools: out.tools?.map((x) => x.name), invocations: out.invocations, dialogs: out.dialogs, message: out.message }));
+  t.diagnostic(
+    JSON.stringify({
+      tools: out.tools?.map((x) => x.name),
+      invocations: out.invocations,
+      dialogs: out.dialogs,
+      message: out.message,
+    }),
+  );
   const names = (out.tools ?? []).map((x) => x.name);
-  for (const n of ['modelRelay_generateImage', 'modelRelay_listModels', 'modelRelay_diagnose']) assert.ok(names.includes(n), `${n} is listed in vscode.lm.tools (listed: ${names.join(', ') || 'none'})`);
+  for (const n of ['modelRelay_generateImage', 'modelRelay_listModels', 'modelRelay_diagnose'])
+    assert.ok(names.includes(n), `${n} is listed in vscode.lm.tools (listed: ${names.join(', ') || 'none'})`);
 
   const list = out.invocations.modelRelay_listModels;
   assert.ok(list.ok, `listModels: ${list.error}`);
@@ -159,7 +190,10 @@ test('the three Model Relay tools: listed in vscode.lm.tools and invoked through
   assert.ok(diag.ok, `diagnose: ${diag.error}`);
   assert.ok(diag.text.trim().length > 0, 'a non-empty report');
   const host = new URL(sim.url).host;
-  assert.ok(diag.text.includes(host) || /Base URL shape|Reachability|Model visibility|Token/.test(diag.text), `the report names the base URL host or a check: ${diag.text.slice(0, 300)}`);
+  assert.ok(
+    diag.text.includes(host) || /Base URL shape|Reachability|Model visibility|Token/.test(diag.text),
+    `the report names the base URL host or a check: ${diag.text.slice(0, 300)}`,
+  );
 
   const img = out.invocations.modelRelay_generateImage;
   assert.ok(img.ok, `generateImage: ${img.error}`);
@@ -178,6 +212,10 @@ test('the three Model Relay tools: listed in vscode.lm.tools and invoked through
   assert.equal(gens.length, 1, 'one image generation for the invocation');
   assert.equal(gens[0].status, 200);
   assert.equal(gens[0].model, 'gpt-image-1');
-  assert.equal(sim.log.filter((r) => r.path === '/v1/images/generations').length, 1, 'the only billed image call of the run (diagnose made none)');
+  assert.equal(
+    sim.log.filter((r) => r.path === '/v1/images/generations').length,
+    1,
+    'the only billed image call of the run (diagnose made none)',
+  );
   await vs.screenshot('agent-05-tools');
 });

@@ -12,7 +12,10 @@ let workspace;
 let scenario;
 
 before(async () => {
-  scenario = await startScenario({ tokenName: 'native-cli', settings: { 'modelRelay.models.chat': 'gpt-4o-mini', 'modelRelay.models.native': 'claude-sonnet-4-5' } });
+  scenario = await startScenario({
+    tokenName: 'native-cli',
+    settings: { 'modelRelay.models.chat': 'gpt-4o-mini', 'modelRelay.models.native': 'claude-sonnet-4-5' },
+  });
   ({ sim, vs, workspace } = scenario);
 });
 

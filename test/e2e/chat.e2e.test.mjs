@@ -16,7 +16,13 @@ let scenario;
 const dialogs = [];
 
 before(async () => {
-  scenario = await startScenario({ settings: { 'modelRelay.models.chat': 'gpt-4o-mini', 'modelRelay.models.native': 'claude-sonnet-4-5', 'modelRelay.models.image': 'gpt-image-1' } });
+  scenario = await startScenario({
+    settings: {
+      'modelRelay.models.chat': 'gpt-4o-mini',
+      'modelRelay.models.native': 'claude-sonnet-4-5',
+      'modelRelay.models.image': 'gpt-image-1',
+    },
+  });
   ({ sim, vs } = scenario);
   vs.page.on('dialog', (d) => {
     dialogs.push(d.message());
@@ -32,7 +38,9 @@ const chatRequests = () => sim.log.filter((r) => r.path === '/v1/chat/completion
 async function openChat() {
   await vs.runCommand('Model Relay: Open Chat');
   await chat().locator('[data-testid="chat-input"]').waitFor({ state: 'visible', timeout: 60_000 });
-  await chat().locator('[data-testid="chat-model"] option[value="gpt-4o-mini"]').waitFor({ state: 'attached', timeout: 30_000 });
+  await chat()
+    .locator('[data-testid="chat-model"] option[value="gpt-4o-mini"]')
+    .waitFor({ state: 'attached', timeout: 30_000 });
 }
 
 async function send(surface, model, text) {
@@ -62,7 +70,13 @@ test('a streamed reply on the compatible surface and one on the native surface',
   assert.match(await assistant().nth(1).innerText(), /Echo: hello native surface/);
   assert.match(await assistant().nth(1).locator('[data-testid="chat-usage"]').innerText(), /\d/);
   const recs = chatRequests();
-  assert.deepEqual(recs.map((r) => [r.path, r.stream]), [['/v1/chat/completions', true], ['/v1/messages', true]]);
+  assert.deepEqual(
+    recs.map((r) => [r.path, r.stream]),
+    [
+      ['/v1/chat/completions', true],
+      ['/v1/messages', true],
+    ],
+  );
   await vs.screenshot('chat-01-both-surfaces');
 });
 
@@ -74,7 +88,9 @@ test('Stop aborts a slow stream: the partial reply is kept and the connection cl
     const msg = assistant().nth(2);
     await msg.locator('[data-testid="chat-message-body"]', { hasText: 'word3' }).waitFor({ timeout: 30_000 });
     await chat().locator('[data-testid="chat-stop"]').click();
-    await chat().locator('[data-testid="chat-message"][data-role="assistant"][data-status="stopped"]').waitFor({ timeout: 15_000 });
+    await chat()
+      .locator('[data-testid="chat-message"][data-role="assistant"][data-status="stopped"]')
+      .waitFor({ timeout: 15_000 });
     assert.doesNotMatch(await msg.innerText(), /word59/);
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(chatRequests().at(-1).closedEarly, true, 'the simulator saw the connection close before the end');
@@ -84,7 +100,7 @@ test('Stop aborts a slow stream: the partial reply is kept and the connection cl
   }
 });
 
-test("a 403 shows the error card with the cause and the fix", async () => {
+test('a 403 shows the error card with the cause and the fix', async () => {
   await send('compatible', 'gpt-4o', 'are you there');
   const card = chat().locator('[data-testid="chat-error-card"]').last();
   await card.waitFor({ timeout: 30_000 });
@@ -96,16 +112,21 @@ test("a 403 shows the error card with the cause and the fix", async () => {
 });
 
 test('a malicious reply executes nothing and injects no element', async () => {
-  sim.config.replyText = '<script>window.parent.__pwned=1</script> <img src=x onerror="window.__pwned=2"> [click](javascript:window.__pwned=3) <iframe src="https://example.com"></iframe> ![remote](https://example.com/x.png)';
+  sim.config.replyText =
+    '<script>window.parent.__pwned=1</script> <img src=x onerror="window.__pwned=2"> [click](javascript:window.__pwned=3) <iframe src="https://example.com"></iframe> ![remote](https://example.com/x.png)';
   try {
     await send('compatible', 'gpt-4o-mini', 'say something nasty');
     const msg = assistant().last();
-    await chat().locator('[data-testid="chat-message"][data-role="assistant"][data-status="done"]').last().waitFor({ timeout: 30_000 });
+    await chat()
+      .locator('[data-testid="chat-message"][data-role="assistant"][data-status="done"]')
+      .last()
+      .waitFor({ timeout: 30_000 });
     const c = chat();
     assert.equal(await msg.locator('script, iframe, img[onerror], [onerror], a[href^="javascript:"]').count(), 0);
     assert.equal(await c.locator('img[src="x"], img[src^="https://"]').count(), 0);
     const links = msg.locator('a');
-    for (let i = 0; i < (await links.count()); i++) assert.doesNotMatch((await links.nth(i).getAttribute('href')) ?? '', /^javascript:/i);
+    for (let i = 0; i < (await links.count()); i++)
+      assert.doesNotMatch((await links.nth(i).getAttribute('href')) ?? '', /^javascript:/i);
     const pwned = await vs.page.evaluate(() => window.__pwned);
     assert.equal(pwned, undefined);
     assert.deepEqual(dialogs, []);
@@ -130,7 +151,9 @@ test('an image attached with the picker: refused for a model without image input
   await c.locator('[data-testid="chat-surface"]').selectOption('compatible');
   await c.locator('[data-testid="chat-model"]').selectOption('deepseek-reasoner');
   assert.equal(await c.locator('[data-testid="chat-attach"]').getAttribute('aria-label'), 'Attach image');
-  await c.locator('[data-testid="chat-file-input"]').setInputFiles({ name: 'pixel.png', mimeType: 'image/png', buffer: png });
+  await c
+    .locator('[data-testid="chat-file-input"]')
+    .setInputFiles({ name: 'pixel.png', mimeType: 'image/png', buffer: png });
   const thumb = c.locator('[data-testid="chat-attachment"]');
   await thumb.waitFor({ timeout: 15_000 });
   await c.locator('[data-testid="chat-input"]').fill('what is in this picture?');
@@ -139,7 +162,11 @@ test('an image attached with the picker: refused for a model without image input
   const note = c.locator('[data-testid="chat-composer-note"]');
   await note.filter({ hasText: 'does not accept images' }).waitFor({ timeout: 15_000 });
   assert.match(await note.innerText(), /deepseek-reasoner does not accept images.*gpt-4o/s);
-  assert.equal(await c.locator('[data-testid="chat-input"]').inputValue(), 'what is in this picture?', 'the text is kept');
+  assert.equal(
+    await c.locator('[data-testid="chat-input"]').inputValue(),
+    'what is in this picture?',
+    'the text is kept',
+  );
   assert.equal(await thumb.count(), 1, 'the image is kept');
   assert.equal(chatRequests().length, before, 'nothing was sent');
   await note.scrollIntoViewIfNeeded();
@@ -148,12 +175,23 @@ test('an image attached with the picker: refused for a model without image input
   await c.locator('[data-testid="chat-model"]').selectOption('gpt-4o-mini');
   await c.locator('[data-testid="chat-input"]').press('Enter');
   const reply = assistant().last();
-  await chat().locator('[data-testid="chat-message"][data-role="assistant"][data-status="done"]', { hasText: 'I see 1 image' }).waitFor({ timeout: 30_000 });
-  assert.match(await reply.innerText(), new RegExp(`I see 1 image \\(image/png, ${png.length} bytes\\)\\. Echo: what is in this picture\\?`));
-  const shown = c.locator('[data-testid="chat-message"][data-role="user"]').last().locator('[data-testid="chat-message-image"]');
+  await chat()
+    .locator('[data-testid="chat-message"][data-role="assistant"][data-status="done"]', { hasText: 'I see 1 image' })
+    .waitFor({ timeout: 30_000 });
+  assert.match(
+    await reply.innerText(),
+    new RegExp(`I see 1 image \\(image/png, ${png.length} bytes\\)\\. Echo: what is in this picture\\?`),
+  );
+  const shown = c
+    .locator('[data-testid="chat-message"][data-role="user"]')
+    .last()
+    .locator('[data-testid="chat-message-image"]');
   await shown.waitFor({ timeout: 15_000 });
   assert.equal(await shown.getAttribute('alt'), 'pixel.png');
-  assert.ok(await shown.evaluate((el) => el.complete && el.naturalWidth === 48), 'the thumbnail rendered under the CSP');
+  assert.ok(
+    await shown.evaluate((el) => el.complete && el.naturalWidth === 48),
+    'the thumbnail rendered under the CSP',
+  );
   assert.equal(await thumb.count(), 0, 'the composer is empty again');
   assert.equal(await note.isVisible(), false);
   await vs.screenshot('chat-08-image-sent');
@@ -166,14 +204,20 @@ test('an image attached with the picker: refused for a model without image input
 
 test('a reasoning model: its reasoning is a collapsed Thinking section above the reply', async () => {
   await send('compatible', 'deepseek-reasoner', 'ponder this');
-  await chat().locator('[data-testid="chat-message"][data-role="assistant"][data-status="done"]', { hasText: 'Echo: ponder this' }).waitFor({ timeout: 30_000 });
+  await chat()
+    .locator('[data-testid="chat-message"][data-role="assistant"][data-status="done"]', {
+      hasText: 'Echo: ponder this',
+    })
+    .waitFor({ timeout: 30_000 });
   const msg = assistant().last();
   const thinking = msg.locator('[data-testid="chat-thinking"]');
   assert.equal(await thinking.evaluate((d) => d.open), false, 'collapsed');
   assert.match(await thinking.locator('summary').innerText(), /^Thought for <?\d+(\.\d)? s$/);
   assert.equal(await msg.locator('[data-testid="chat-thinking-text"]').isVisible(), false);
   await thinking.locator('summary').click();
-  await msg.locator('[data-testid="chat-thinking-text"]', { hasText: 'Let me think about this.' }).waitFor({ state: 'visible', timeout: 10_000 });
+  await msg
+    .locator('[data-testid="chat-thinking-text"]', { hasText: 'Let me think about this.' })
+    .waitFor({ state: 'visible', timeout: 10_000 });
   assert.equal(await msg.locator('[data-testid="chat-message-body"]').innerText(), 'Echo: ponder this');
   await vs.screenshot('chat-09-thinking');
   await setPaneExpanded('Video Tasks', true);
@@ -186,12 +230,19 @@ test('reloading the window keeps the history and re-sends nothing', async () => 
   await vs.page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
   await vs.waitForText('Relay: production', 60_000);
   await openChat();
-  await chat().locator('[data-testid="chat-message"]').nth(count - 1).waitFor({ timeout: 30_000 });
+  await chat()
+    .locator('[data-testid="chat-message"]')
+    .nth(count - 1)
+    .waitFor({ timeout: 30_000 });
   assert.equal(await chat().locator('[data-testid="chat-message"]').count(), count);
   assert.match(await chat().locator('[data-testid="chat-messages"]').innerText(), /Echo: hello native surface/);
   assert.equal(chatRequests().length, before, 'nothing re-sent');
   assert.equal(sim.log.filter((r) => r.path === '/v1/images/generations').length, 1, 'no image re-generated');
-  assert.equal(await chat().locator('[data-testid="chat-message-image"]').count(), 1, 'the attached image was saved with the chat');
+  assert.equal(
+    await chat().locator('[data-testid="chat-message-image"]').count(),
+    1,
+    'the attached image was saved with the chat',
+  );
   assert.match(await chat().locator('[data-testid="chat-thinking"] summary').last().innerText(), /^Thought for/);
   await vs.screenshot('chat-06-after-reload');
 });

@@ -12,7 +12,15 @@ let vs;
 let scenario;
 
 before(async () => {
-  scenario = await startScenario({ baseUrl: (s) => `${s.url}/v1`, settings: { 'modelRelay.models.chat': 'gpt-4o', 'modelRelay.models.native': 'claude-sonnet-4-5', 'modelRelay.models.image': 'gpt-image-1', 'modelRelay.models.video': 'sora-2' } });
+  scenario = await startScenario({
+    baseUrl: (s) => `${s.url}/v1`,
+    settings: {
+      'modelRelay.models.chat': 'gpt-4o',
+      'modelRelay.models.native': 'claude-sonnet-4-5',
+      'modelRelay.models.image': 'gpt-image-1',
+      'modelRelay.models.video': 'sora-2',
+    },
+  });
   ({ sim, vs } = scenario);
 });
 
@@ -38,7 +46,10 @@ test('Diagnose shows the /v1/v1/messages finding and the 403 group cause', async
   assert.match(await chat.innerText(), /403/);
   assert.match(await chat.innerText(), /group/i);
   const all = await p.locator('body').innerText();
-  assert.ok(all.includes(`${sim.tokens.production.slice(0, 6)}...${sim.tokens.production.slice(-4)}`), 'masked token shown');
+  assert.ok(
+    all.includes(`${sim.tokens.production.slice(0, 6)}...${sim.tokens.production.slice(-4)}`),
+    'masked token shown',
+  );
   for (const t of Object.values(sim.tokens)) assert.ok(!all.includes(t), 'no full token in the report');
   await vs.screenshot('diagnose-01-v1-and-403');
 });
@@ -59,10 +70,10 @@ test('the fix button repairs the base URL setting', async () => {
   await vs.screenshot('diagnose-02-fixed');
 });
 
-
 test('image and video checks run only when asked for, after a billing warning', async () => {
   const p = panel();
-  const billed = () => sim.log.filter((r) => r.method === 'POST' && (r.path === '/v1/images/generations' || r.path === '/v1/videos'));
+  const billed = () =>
+    sim.log.filter((r) => r.method === 'POST' && (r.path === '/v1/images/generations' || r.path === '/v1/videos'));
   assert.equal(billed().length, 0, 'nothing billed by the plain runs');
   await p.locator('[data-testid="rerun-media"]').click();
   await vs.page.locator('.monaco-dialog-box').getByRole('button', { name: 'Run Them' }).click();

@@ -12,7 +12,10 @@ let scenario;
 
 before(async () => {
   // $7.50 left; the threshold sits just below it, so the first billed call crosses it.
-  scenario = await startScenario({ simOptions: { profile: 'real' }, settings: { 'modelRelay.models.chat': 'gpt-4o-mini', 'modelRelay.quota.warnBelow': 7.499999 } });
+  scenario = await startScenario({
+    simOptions: { profile: 'real' },
+    settings: { 'modelRelay.models.chat': 'gpt-4o-mini', 'modelRelay.quota.warnBelow': 7.499999 },
+  });
   ({ sim, vs } = scenario);
 });
 
@@ -22,7 +25,9 @@ const relayItem = () => vs.page.locator('.statusbar-item', { hasText: 'Relay: pr
 const chat = () => webviewFrame(vs.page);
 
 async function sendChat(text) {
-  await chat().locator('[data-testid="chat-model"] option[value="gpt-4o-mini"]').waitFor({ state: 'attached', timeout: 30_000 });
+  await chat()
+    .locator('[data-testid="chat-model"] option[value="gpt-4o-mini"]')
+    .waitFor({ state: 'attached', timeout: 30_000 });
   await chat().locator('[data-testid="chat-model"]').selectOption('gpt-4o-mini');
   await chat().locator('[data-testid="chat-input"]').fill(text);
   await chat().locator('[data-testid="chat-input"]').press('Enter');
@@ -35,14 +40,25 @@ test('the status bar shows the balance, and the warning look once a billed call 
   await vs.runCommand('Model Relay: Open Chat');
   await chat().locator('[data-testid="chat-input"]').waitFor({ state: 'visible', timeout: 60_000 });
   await sendChat('a billed question');
-  await chat().locator('[data-testid="chat-message"][data-role="assistant"][data-status="done"]').first().waitFor({ timeout: 30_000 });
+  await chat()
+    .locator('[data-testid="chat-message"][data-role="assistant"][data-status="done"]')
+    .first()
+    .waitFor({ timeout: 30_000 });
   assert.ok(sim.tokenState('production').remainQuota < 3_750_000, 'the simulator billed the call');
   // Read again soon after the billed call (at most once a minute): bounded wait.
   const end = Date.now() + 90_000;
-  while (!/warning-kind/.test((await relayItem().getAttribute('class')) ?? '') && Date.now() < end) await new Promise((r) => setTimeout(r, 500));
-  assert.match((await relayItem().getAttribute('class')) ?? '', /warning-kind/, 'the warning look after the billed call');
+  while (!/warning-kind/.test((await relayItem().getAttribute('class')) ?? '') && Date.now() < end)
+    await new Promise((r) => setTimeout(r, 500));
+  assert.match(
+    (await relayItem().getAttribute('class')) ?? '',
+    /warning-kind/,
+    'the warning look after the billed call',
+  );
   const usage = sim.log.filter((r) => r.path === '/api/usage/token/').length;
-  assert.ok(usage >= 2 && usage <= 3, `the balance was read ${usage} times: at start and after the billed call, not on a fast timer`);
+  assert.ok(
+    usage >= 2 && usage <= 3,
+    `the balance was read ${usage} times: at start and after the billed call, not on a fast timer`,
+  );
   await vs.screenshot('economy-02-below-threshold');
 });
 

@@ -20,16 +20,37 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = resolve(here, '../..');
 export const resultsDir = join(repoRoot, 'test-results');
 const DEFAULT_TIMEOUT = 60_000;
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-dev-shm-usage'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 
 let setupCache;
 /** Runs setup-code-server.sh once per process (a no-op when cached); returns { NODE24, CODE_SERVER, CHROMIUM }. */
 export function ensureCodeServer() {
   if (setupCache) return setupCache;
-  const r = spawnSync('bash', [join(here, 'setup-code-server.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 45 * 60_000 });
-  if (r.status !== 0) throw new Error(`setup-code-server.sh failed (exit ${r.status}${r.error ? `, ${r.error.message}` : ''})`);
-  setupCache = Object.fromEntries(r.stdout.trim().split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
-  for (const k of ['NODE24', 'CODE_SERVER', 'CHROMIUM']) if (!setupCache[k] || !existsSync(setupCache[k])) throw new Error(`setup-code-server.sh gave no usable ${k} (${setupCache[k]})`);
+  const r = spawnSync('bash', [join(here, 'setup-code-server.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 45 * 60_000,
+  });
+  if (r.status !== 0)
+    throw new Error(`setup-code-server.sh failed (exit ${r.status}${r.error ? `, ${r.error.message}` : ''})`);
+  setupCache = Object.fromEntries(
+    r.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
+  for (const k of ['NODE24', 'CODE_SERVER', 'CHROMIUM'])
+    if (!setupCache[k] || !existsSync(setupCache[k]))
+      throw new Error(`setup-code-server.sh gave no usable ${k} (${setupCache[k]})`);
   return setupCache;
 }
 
@@ -62,7 +83,10 @@ async function waitFor(fn, what, timeoutMs = DEFAULT_TIMEOUT, stepMs = 250) {
 
 const withTimeout = (promise, ms, what) => {
   let timer;
-  return Promise.race([promise, new Promise((_, rej) => (timer = setTimeout(() => rej(new Error(`timed out after ${ms} ms: ${what}`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    promise,
+    new Promise((_, rej) => (timer = setTimeout(() => rej(new Error(`timed out after ${ms} ms: ${what}`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 };
 
 // Every process this harness starts (code-server and its children, chromium and its helpers)
@@ -128,9 +152,14 @@ function installFolder(extensionDevelopmentPath, extensionsDir) {
   const relativeLocation = `${id}-${manifest.version}`;
   const dest = join(extensionsDir, relativeLocation);
   rmSync(dest, { recursive: true, force: true });
-  cpSync(extensionDevelopmentPath, dest, { recursive: true, filter: (src) => !/[\\/](\.git|\.vscode-test)$/.test(src) });
+  cpSync(extensionDevelopmentPath, dest, {
+    recursive: true,
+    filter: (src) => !/[\\/](\.git|\.vscode-test)$/.test(src),
+  });
   const listFile = join(extensionsDir, 'extensions.json');
-  const list = existsSync(listFile) ? JSON.parse(readFileSync(listFile, 'utf8')).filter((e) => e.identifier?.id?.toLowerCase() !== id) : [];
+  const list = existsSync(listFile)
+    ? JSON.parse(readFileSync(listFile, 'utf8')).filter((e) => e.identifier?.id?.toLowerCase() !== id)
+    : [];
   list.push({
     identifier: { id },
     version: manifest.version,
@@ -191,7 +220,22 @@ function installLanguagePack(locale, extensionsDir, userDataDir) {
  *    it valid; see installLanguagePack): package.nls.<locale>.json and the l10n bundle then apply
  *  - timeoutMs: the bound for each startup wait (default 60 s; the first workbench load gets 1.5x)
  */
-export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtensions = [], workspaceDir, userDataDir, extensionsDir, settings = {}, machineSettings, env = {}, args = [], nodeArgs = [], locale, timeoutMs = DEFAULT_TIMEOUT, viewport = { width: 1400, height: 900 } } = {}) {
+export async function launchVSCode({
+  vsix,
+  extensionDevelopmentPath,
+  extraExtensions = [],
+  workspaceDir,
+  userDataDir,
+  extensionsDir,
+  settings = {},
+  machineSettings,
+  env = {},
+  args = [],
+  nodeArgs = [],
+  locale,
+  timeoutMs = DEFAULT_TIMEOUT,
+  viewport = { width: 1400, height: 900 },
+} = {}) {
   const { NODE24, CODE_SERVER, CHROMIUM } = ensureCodeServer();
   const base = mkdtempSync(join(tmpdir(), 'relay-e2e-'));
   userDataDir = userDataDir ? resolve(userDataDir) : join(base, 'user-data');
@@ -200,9 +244,22 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtens
   mkdirSync(join(userDataDir, 'User'), { recursive: true });
   mkdirSync(join(userDataDir, 'Machine'), { recursive: true });
   mkdirSync(extensionsDir, { recursive: true });
-  const allSettings = { 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'telemetry.telemetryLevel': 'off', 'extensions.autoUpdate': false, 'extensions.autoCheckUpdates': false, 'update.mode': 'none', 'workbench.tips.enabled': false, 'workbench.secondarySideBar.defaultVisibility': 'hidden', 'chat.commandCenter.enabled': false, ...settings };
+  const allSettings = {
+    'workbench.startupEditor': 'none',
+    'security.workspace.trust.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'extensions.autoUpdate': false,
+    'extensions.autoCheckUpdates': false,
+    'update.mode': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'chat.commandCenter.enabled': false,
+    ...settings,
+  };
   writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify(allSettings, null, 2));
-  const machine = machineSettings ?? Object.fromEntries(Object.entries(settings).filter(([k]) => /^modelRelay\.(baseUrl|backupUrls)$/.test(k)));
+  const machine =
+    machineSettings ??
+    Object.fromEntries(Object.entries(settings).filter(([k]) => /^modelRelay\.(baseUrl|backupUrls)$/.test(k)));
   writeFileSync(join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(machine, null, 2));
 
   const csArgs = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
@@ -214,8 +271,15 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtens
     } else {
       vsix = resolve(vsix ?? join(repoRoot, 'model-relay.vsix'));
       if (!existsSync(vsix)) throw new Error(`no ${vsix}: run \`npm run package\` first`);
-      const inst = spawnSync(NODE24, [CODE_SERVER, ...csArgs, '--install-extension', vsix, '--force'], { encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
-      if (inst.status !== 0 || !/successfully installed/i.test(inst.stdout + inst.stderr)) throw new Error(`installing ${vsix} failed (exit ${inst.status}${inst.error ? `, ${inst.error.message}` : ''}):\n${inst.stdout}\n${inst.stderr}`);
+      const inst = spawnSync(NODE24, [CODE_SERVER, ...csArgs, '--install-extension', vsix, '--force'], {
+        encoding: 'utf8',
+        timeout: 120_000,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      if (inst.status !== 0 || !/successfully installed/i.test(inst.stdout + inst.stderr))
+        throw new Error(
+          `installing ${vsix} failed (exit ${inst.status}${inst.error ? `, ${inst.error.message}` : ''}):\n${inst.stdout}\n${inst.stderr}`,
+        );
     }
     // after the vsix: --install-extension rewrites extensions.json, installFolder adds to it
     extraExtensionIds = extraExtensions.map((folder) => installFolder(resolve(folder), extensionsDir));
@@ -230,11 +294,30 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtens
   const ownerEnv = { [OWNER_VAR]: marker };
   const logs = [];
   hookExit();
-  const child = spawn(NODE24, [...nodeArgs, CODE_SERVER, ...csArgs, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', ...(locale ? ['--locale', locale] : []), ...args, folder], {
-    detached: true, // its own process group: close() kills code-server and every child it spawned
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env, ...ownerEnv, PATH: `${dirname(NODE24)}:${process.env.PATH}` },
-  });
+  const child = spawn(
+    NODE24,
+    [
+      ...nodeArgs,
+      CODE_SERVER,
+      ...csArgs,
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--auth',
+      'none',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      ...(locale ? ['--locale', locale] : []),
+      ...args,
+      folder,
+    ],
+    {
+      detached: true, // its own process group: close() kills code-server and every child it spawned
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env, ...ownerEnv, PATH: `${dirname(NODE24)}:${process.env.PATH}` },
+    },
+  );
   liveRuns.set(marker, child.pid);
   let exited = null;
   child.on('exit', (code, signal) => (exited = { code, signal }));
@@ -253,28 +336,56 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtens
     }
     if (child.pid) {
       killGroup(child.pid, 'SIGTERM');
-      const gone = await waitFor(() => !killGroup(child.pid, 0), `code-server group ${child.pid} to exit`, 10_000, 100).catch(() => false);
+      const gone = await waitFor(
+        () => !killGroup(child.pid, 0),
+        `code-server group ${child.pid} to exit`,
+        10_000,
+        100,
+      ).catch(() => false);
       if (!gone) killGroup(child.pid, 'SIGKILL');
     }
     // whatever left the group (terminal shells, chromium's crash handler): by the environment marker
-    const left = await waitFor(() => {
-      const pids = findProcesses(marker);
-      for (const pid of pids) killPid(pid, 'SIGKILL');
-      return pids.length === 0;
-    }, `the processes of run ${marker} to die`, 10_000, 200).then(() => [], () => findProcesses(marker));
+    const left = await waitFor(
+      () => {
+        const pids = findProcesses(marker);
+        for (const pid of pids) killPid(pid, 'SIGKILL');
+        return pids.length === 0;
+      },
+      `the processes of run ${marker} to die`,
+      10_000,
+      200,
+    ).then(
+      () => [],
+      () => findProcesses(marker),
+    );
     liveRuns.delete(marker);
     if (left.length) console.error(`[harness] processes still alive after close(): ${left.join(', ')}`);
     rmSync(base, { recursive: true, force: true });
   };
 
   try {
-    await waitFor(async () => {
-      if (exited) throw Object.assign(new Error(`code-server exited early (${JSON.stringify(exited)})`), { fatal: true });
-      return (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) })).ok;
-    }, `code-server to answer on ${url}/healthz`, timeoutMs).catch((e) => {
+    await waitFor(
+      async () => {
+        if (exited)
+          throw Object.assign(new Error(`code-server exited early (${JSON.stringify(exited)})`), { fatal: true });
+        return (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) })).ok;
+      },
+      `code-server to answer on ${url}/healthz`,
+      timeoutMs,
+    ).catch((e) => {
       throw exited ? new Error(`code-server exited early (${JSON.stringify(exited)})`) : e;
     });
-    browser = await withTimeout(chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: timeoutMs, env: { ...process.env, ...ownerEnv } }), timeoutMs, 'chromium to launch');
+    browser = await withTimeout(
+      chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: CHROMIUM_ARGS,
+        timeout: timeoutMs,
+        env: { ...process.env, ...ownerEnv },
+      }),
+      timeoutMs,
+      'chromium to launch',
+    );
     const context = await browser.newContext({ viewport });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
     const page = await context.newPage();
@@ -306,7 +417,9 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtens
         await page.keyboard.press('F1');
         const input = page.locator('.quick-input-widget input');
         await input.waitFor({ state: 'visible', timeout }).catch(() => {
-          throw new Error(`runCommand(${JSON.stringify(title)}): the command palette did not open within ${timeout} ms`);
+          throw new Error(
+            `runCommand(${JSON.stringify(title)}): the command palette did not open within ${timeout} ms`,
+          );
         });
         const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
         // the palette lists the commands known when the filter changes: an extension whose
@@ -315,33 +428,58 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtens
         for (;;) {
           await input.fill('>');
           await input.fill(`>${title}`);
-          const found = await row.waitFor({ state: 'visible', timeout: Math.max(1, Math.min(2_500, end - Date.now())) }).then(() => true, () => false);
+          const found = await row
+            .waitFor({ state: 'visible', timeout: Math.max(1, Math.min(2_500, end - Date.now())) })
+            .then(
+              () => true,
+              () => false,
+            );
           if (found) break;
-          if (Date.now() >= end) throw new Error(`runCommand(${JSON.stringify(title)}): no such command in the palette within ${timeout} ms (is the extension installed and activated, its contribution valid?)`);
+          if (Date.now() >= end)
+            throw new Error(
+              `runCommand(${JSON.stringify(title)}): no such command in the palette within ${timeout} ms (is the extension installed and activated, its contribution valid?)`,
+            );
         }
         // Enter runs the focused (first) row; if fuzzy matching ranked another command first, click ours
-        const focused = await page.locator('.quick-input-list .monaco-list-row.focused').first().getAttribute('aria-label').catch(() => null);
+        const focused = await page
+          .locator('.quick-input-list .monaco-list-row.focused')
+          .first()
+          .getAttribute('aria-label')
+          .catch(() => null);
         if (focused && !focused.toLowerCase().startsWith(title.toLowerCase())) await row.click();
         else await page.keyboard.press('Enter');
         // the palette has closed (or been replaced by the command's own input)
-        await page.waitForFunction(() => {
-          const i = document.querySelector('.quick-input-widget input');
-          return !i || i.offsetParent === null || !i.value.startsWith('>');
-        }, undefined, { timeout });
+        await page.waitForFunction(
+          () => {
+            const i = document.querySelector('.quick-input-widget input');
+            return !i || i.offsetParent === null || !i.value.startsWith('>');
+          },
+          undefined,
+          { timeout },
+        );
       },
       /** Waits for the quick input to show a title or prompt containing `expect`, then types `value` and accepts. */
       async answerInput(value, { expect, timeout = 20_000 } = {}) {
         const input = page.locator('.quick-input-widget input');
         await input.waitFor({ state: 'visible', timeout });
-        if (expect) await page.locator('.quick-input-widget .quick-input-title', { hasText: expect }).waitFor({ state: 'visible', timeout });
+        if (expect)
+          await page
+            .locator('.quick-input-widget .quick-input-title', { hasText: expect })
+            .waitFor({ state: 'visible', timeout });
         await input.fill(value);
         await page.keyboard.press('Enter');
       },
       /** Waits until `text` is visible anywhere in the workbench (not inside webviews). */
       async waitForText(text, timeout = 30_000) {
-        await page.getByText(text, { exact: false }).first().waitFor({ state: 'visible', timeout }).catch((e) => {
-          throw new Error(`waitForText(${JSON.stringify(text)}): not visible within ${timeout} ms (${e.message.split('\n')[0]})`);
-        });
+        await page
+          .getByText(text, { exact: false })
+          .first()
+          .waitFor({ state: 'visible', timeout })
+          .catch((e) => {
+            throw new Error(
+              `waitForText(${JSON.stringify(text)}): not visible within ${timeout} ms (${e.message.split('\n')[0]})`,
+            );
+          });
       },
       /** Waits for a notification toast containing `text`; returns its full text. */
       async waitForNotification(text, timeout = 30_000) {
@@ -361,12 +499,20 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtens
        */
       async activationTimes(displayNames, { timeout = 30_000 } = {}) {
         await vs.runCommand('Developer: Show Running Extensions');
-        const res = displayNames.map((n) => new RegExp(`${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n[\\s\\S]{0,200}?(Startup )?Activation: (\\d+)ms`));
-        const found = await waitFor(async () => {
-          const text = await vs.pageText();
-          const ms = res.map((re) => re.exec(text));
-          return ms.every(Boolean) ? ms : undefined;
-        }, `the activation times of ${displayNames.join(', ')}`, timeout, 500);
+        const res = displayNames.map(
+          (n) =>
+            new RegExp(`${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n[\\s\\S]{0,200}?(Startup )?Activation: (\\d+)ms`),
+        );
+        const found = await waitFor(
+          async () => {
+            const text = await vs.pageText();
+            const ms = res.map((re) => re.exec(text));
+            return ms.every(Boolean) ? ms : undefined;
+          },
+          `the activation times of ${displayNames.join(', ')}`,
+          timeout,
+          500,
+        );
         return Object.fromEntries(displayNames.map((n, i) => [n, { ms: Number(found[i][2]), startup: !!found[i][1] }]));
       },
       async activationTime(displayName, options) {
@@ -374,7 +520,11 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtens
       },
       /** A PNG of the page: `nameOrPath` is a path (has a / or ends in .png) or a name under test-results/. */
       async screenshot(nameOrPath) {
-        const path = /[\\/]|\.png$/i.test(nameOrPath) ? (isAbsolute(nameOrPath) ? nameOrPath : resolve(nameOrPath)) : join(resultsDir, `${nameOrPath}.png`);
+        const path = /[\\/]|\.png$/i.test(nameOrPath)
+          ? isAbsolute(nameOrPath)
+            ? nameOrPath
+            : resolve(nameOrPath)
+          : join(resultsDir, `${nameOrPath}.png`);
         mkdirSync(dirname(path), { recursive: true });
         await page.screenshot({ path });
         return path;
@@ -393,7 +543,16 @@ export async function launchVSCode({ vsix, extensionDevelopmentPath, extraExtens
  * base URL set to the simulator and a demo token seeded into SecretStorage. `stop()` ends all three.
  * `extraExtensions`: unpacked extension folders installed beside the vsix (see launchVSCode); `locale`: the display language (see launchVSCode).
  */
-export async function startScenario({ settings = {}, tokenName = 'production', files = {}, simOptions = {}, baseUrl, extraExtensions = [], viewport, locale } = {}) {
+export async function startScenario({
+  settings = {},
+  tokenName = 'production',
+  files = {},
+  simOptions = {},
+  baseUrl,
+  extraExtensions = [],
+  viewport,
+  locale,
+} = {}) {
   const { createRequire } = await import('node:module');
   const require = createRequire(import.meta.url);
   const { startSimulator } = require(join(repoRoot, 'out/test/sim/server.js'));

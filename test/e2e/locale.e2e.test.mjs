@@ -13,7 +13,12 @@ const readJson = (p) => JSON.parse(readFileSync(join(repoRoot, p), 'utf8'));
 const nlsEn = readJson('package.nls.json');
 const nlsZh = readJson('package.nls.zh-cn.json');
 /** Every Chinese runtime string, English key → Chinese (the fragments `npm run build` merges). */
-const zh = Object.assign({}, ...readdirSync(join(repoRoot, 'l10n/zh-cn')).filter((f) => f.endsWith('.json')).map((f) => readJson(`l10n/zh-cn/${f}`)));
+const zh = Object.assign(
+  {},
+  ...readdirSync(join(repoRoot, 'l10n/zh-cn'))
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => readJson(`l10n/zh-cn/${f}`)),
+);
 const CJK = /[\u4e00-\u9fff]/;
 
 /** The Chinese of a runtime string, failing with a clear message when it has none yet. */
@@ -28,7 +33,11 @@ function paletteTitle(nls, command) {
   return `${resolve(c.category)}: ${resolve(c.title)}`;
 }
 /** The longest placeholder-free piece of a translation: what must appear whatever the arguments. */
-const fixedPart = (text) => text.split(/\{\w+\}/).sort((a, b) => b.length - a.length)[0].trim();
+const fixedPart = (text) =>
+  text
+    .split(/\{\w+\}/)
+    .sort((a, b) => b.length - a.length)[0]
+    .trim();
 
 let scenario;
 let vs;
@@ -66,7 +75,10 @@ test('the command palette shows the Model Relay commands with their Chinese titl
     await row.waitFor({ state: 'visible', timeout: 2_500 }).catch(() => {});
   }
   await input.fill(`>${nlsZh.category ?? 'Model Relay'}`);
-  await vs.page.locator('.quick-input-list .monaco-list-row', { hasText: paletteTitle(nlsZh, 'modelRelay.switchToken') }).first().waitFor({ state: 'visible', timeout: 10_000 });
+  await vs.page
+    .locator('.quick-input-list .monaco-list-row', { hasText: paletteTitle(nlsZh, 'modelRelay.switchToken') })
+    .first()
+    .waitFor({ state: 'visible', timeout: 10_000 });
   await vs.screenshot('locale-01-palette');
   await vs.page.keyboard.press('Escape');
 });
@@ -93,7 +105,11 @@ test('the extension host runs with vscode.env.language = zh-cn and the Chinese b
     }
   };
   walk(join(vs.userDataDir, 'logs'));
-  const line = files.map((f) => readFileSync(f, 'utf8')).join('\n').split('\n').find((l) => l.includes(expected));
+  const line = files
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n')
+    .split('\n')
+    .find((l) => l.includes(expected));
   assert.ok(line, `a log line containing "${expected}" in ${files.length} log files`);
   assert.match(line, /zh-cn/);
 });
@@ -107,10 +123,16 @@ test('Diagnose with the wrong token explains the 401 in Chinese', async () => {
   assert.equal(await token.getAttribute('data-result'), 'fail');
   const text = await token.innerText();
   // the token check's 401 cause: with or without the gateway's explanation of the token
-  const causes = ['GET {0} answered 401: the token ({1}) is missing, mistyped, disabled, or sent in the wrong header format.', 'GET {0} answered 401 for {1}: {2} {3}'];
+  const causes = [
+    'GET {0} answered 401: the token ({1}) is missing, mistyped, disabled, or sent in the wrong header format.',
+    'GET {0} answered 401 for {1}: {2} {3}',
+  ];
   const found = causes.filter((k) => zh[k]).map((k) => fixedPart(zh[k]));
   assert.ok(found.length, `l10n/zh-cn/*.json has no Chinese for the token check's 401 cause (${causes.join(' | ')})`);
-  assert.ok(found.some((f) => text.includes(f)), `the token check shows a Chinese cause (one of ${JSON.stringify(found)}); it shows:\n${text}`);
+  assert.ok(
+    found.some((f) => text.includes(f)),
+    `the token check shows a Chinese cause (one of ${JSON.stringify(found)}); it shows:\n${text}`,
+  );
   assert.match(text, /401/);
   assert.ok(!text.includes(WRONG) && !text.includes(sim.tokens.production), 'no full token in the report');
   await vs.screenshot('locale-03-diagnose');
@@ -119,7 +141,9 @@ test('Diagnose with the wrong token explains the 401 in Chinese', async () => {
 test('Switch Token back, and a 403 in the chat shows its error card in Chinese', async () => {
   await vs.runCommand('View: Close All Editors'); // the diagnosis panel: the chat becomes the newest webview
   await vs.runCommand(paletteTitle(nlsZh, 'modelRelay.switchToken'));
-  await vs.page.locator('.quick-input-widget .quick-input-title', { hasText: chinese('Model Relay: Switch Token') }).waitFor({ state: 'visible', timeout: 20_000 });
+  await vs.page
+    .locator('.quick-input-widget .quick-input-title', { hasText: chinese('Model Relay: Switch Token') })
+    .waitFor({ state: 'visible', timeout: 20_000 });
   await vs.page.locator('.quick-input-list .monaco-list-row', { hasText: 'production' }).first().click();
   await vs.waitForNotification(fixedPart(chinese('Model Relay: now using token "{0}" ({1}).')));
   await vs.runCommand(paletteTitle(nlsZh, 'modelRelay.openChat'));

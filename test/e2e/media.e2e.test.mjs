@@ -16,7 +16,14 @@ let workspace;
 let scenario;
 
 before(async () => {
-  scenario = await startScenario({ files: { 'prompts.md': 'A lighthouse at dusk\n', 'source.png': makePng('source image', 32) }, settings: { 'modelRelay.models.image': 'gpt-image-1', 'modelRelay.models.imageEdit': 'gpt-image-1', 'modelRelay.models.video': 'sora-2' } });
+  scenario = await startScenario({
+    files: { 'prompts.md': 'A lighthouse at dusk\n', 'source.png': makePng('source image', 32) },
+    settings: {
+      'modelRelay.models.image': 'gpt-image-1',
+      'modelRelay.models.imageEdit': 'gpt-image-1',
+      'modelRelay.models.video': 'sora-2',
+    },
+  });
   ({ sim, vs, workspace } = scenario);
 });
 
@@ -42,7 +49,12 @@ test('generate an image from the editor selection: saved and shown in the previe
   const saved = files('.model-relay/images');
   assert.equal(saved.length, 1);
   assert.match(saved[0], /a-lighthouse-at-dusk\.png$/);
-  assert.ok(await webview().locator('[data-testid="preview-image"]').evaluate((img) => img.complete && img.naturalWidth > 0), 'the image rendered');
+  assert.ok(
+    await webview()
+      .locator('[data-testid="preview-image"]')
+      .evaluate((img) => img.complete && img.naturalWidth > 0),
+    'the image rendered',
+  );
   const req = sim.log.find((r) => r.path === '/v1/images/generations');
   assert.equal(req.status, 200);
   await vs.screenshot('media-01-image-preview');
@@ -89,12 +101,20 @@ test('generate a video: the Video Tasks view follows it until the file is downlo
 });
 
 test('a failed video task shows its reason', async () => {
-  sim.config.video = { pollsUntilInProgress: 1, pollsUntilDone: 2, outcome: 'failed', failureReason: 'the prompt was rejected by the content filter' };
+  sim.config.video = {
+    pollsUntilInProgress: 1,
+    pollsUntilDone: 2,
+    outcome: 'failed',
+    failureReason: 'the prompt was rejected by the content filter',
+  };
   await vs.runCommand('Model Relay: Generate Video');
   await vs.answerInput('forbidden scene', { expect: 'Generate Video' });
   await vs.answerInput('4', { expect: 'video length' });
   await vs.waitForText('the prompt was rejected by the content filter', 90_000);
   const view = vs.page.locator('.pane', { hasText: 'Video Tasks' });
-  await view.locator('.monaco-list-row', { hasText: 'forbidden scene' }).filter({ hasText: 'failed' }).waitFor({ timeout: 30_000 });
+  await view
+    .locator('.monaco-list-row', { hasText: 'forbidden scene' })
+    .filter({ hasText: 'failed' })
+    .waitFor({ timeout: 30_000 });
   await vs.screenshot('media-05-video-failed');
 });

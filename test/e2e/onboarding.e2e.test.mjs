@@ -47,7 +47,9 @@ async function doneSteps() {
 }
 /** A focused webview keeps F1 from the workbench: hand the focus back to the page. */
 async function unfocusWebview() {
-  await vs.page.evaluate(() => (document.activeElement instanceof HTMLElement ? document.activeElement.blur() : undefined));
+  await vs.page.evaluate(() =>
+    document.activeElement instanceof HTMLElement ? document.activeElement.blur() : undefined,
+  );
 }
 async function waitForDone(expected, timeout = 20_000) {
   const end = Date.now() + timeout;
@@ -66,18 +68,26 @@ test('unconfigured: the Status view shows its welcome with Configure Base URL / 
   await welcome('Status').waitFor({ state: 'visible', timeout: 30_000 });
   const text = await welcome('Status').innerText();
   assert.match(text, /new-api \/ one-api gateway/);
-  for (const b of ['Configure Base URL', 'Add Token', 'Get Started']) assert.ok(await welcome('Status').getByRole('button', { name: b }).isVisible(), `button ${b}`);
+  for (const b of ['Configure Base URL', 'Add Token', 'Get Started'])
+    assert.ok(await welcome('Status').getByRole('button', { name: b }).isVisible(), `button ${b}`);
   assert.equal(await pane('Status').locator('.monaco-list-row').count(), 0, 'no status rows while unconfigured');
   await vs.screenshot('onboarding-01-status-welcome');
 });
 
 test('the Status view title shows at most three inline actions', async () => {
   await pane('Status').locator('.pane-header').hover();
-  const labels = await pane('Status').locator('.pane-header .actions .action-label').evaluateAll((els) =>
-    els.filter((e) => !e.classList.contains('codicon-toolbar-more') && !e.closest('.monaco-dropdown')).map((e) => e.getAttribute('aria-label') ?? e.textContent ?? ''),
-  );
+  const labels = await pane('Status')
+    .locator('.pane-header .actions .action-label')
+    .evaluateAll((els) =>
+      els
+        .filter((e) => !e.classList.contains('codicon-toolbar-more') && !e.closest('.monaco-dropdown'))
+        .map((e) => e.getAttribute('aria-label') ?? e.textContent ?? ''),
+    );
   assert.ok(labels.length >= 1 && labels.length <= 3, `inline actions: ${JSON.stringify(labels)}`);
-  assert.ok(labels.some((l) => /Diagnose Connection/.test(l)), `Diagnose is inline: ${JSON.stringify(labels)}`);
+  assert.ok(
+    labels.some((l) => /Diagnose Connection/.test(l)),
+    `Diagnose is inline: ${JSON.stringify(labels)}`,
+  );
 });
 
 test('unconfigured: the Video Tasks view shows its welcome with Generate Video', async () => {
@@ -106,7 +116,9 @@ test('Get Started opens the walkthrough; its steps tick off as the base URL, a t
   await waitForDone(STEPS.slice(0, 2));
 
   await vs.runCommand('Model Relay: Diagnose Connection');
-  await webviewFrame(vs.page).locator('[data-testid="diagnosis-summary"]').waitFor({ state: 'visible', timeout: 90_000 });
+  await webviewFrame(vs.page)
+    .locator('[data-testid="diagnosis-summary"]')
+    .waitFor({ state: 'visible', timeout: 90_000 });
   await unfocusWebview();
   await vs.runCommand('Model Relay: Open Chat');
   await vs.page.locator('.pane-header', { hasText: 'Chat' }).first().waitFor({ state: 'visible', timeout: 30_000 });
@@ -117,7 +129,9 @@ test('Get Started opens the walkthrough; its steps tick off as the base URL, a t
 
   // configured now: the Status view shows its rows instead of the welcome
   await vs.runCommand('Model Relay: Focus on Status View');
-  await pane('Status').locator('.monaco-list-row', { hasText: 'Compatible surface' }).waitFor({ state: 'visible', timeout: 30_000 });
+  await pane('Status')
+    .locator('.monaco-list-row', { hasText: 'Compatible surface' })
+    .waitFor({ state: 'visible', timeout: 30_000 });
 });
 
 /** Generates one image from the selection in prompts.md; resolves when it is saved. */
@@ -125,7 +139,9 @@ async function generateImage(count) {
   await unfocusWebview();
   await vs.runCommand('View: Show Explorer');
   await vs.page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'prompts.md' }).click();
-  const lines = vs.page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: 'lighthouse' }).first();
+  const lines = vs.page
+    .locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: 'lighthouse' })
+    .first();
   await lines.waitFor({ timeout: 30_000 });
   await lines.click();
   await vs.page.keyboard.press('Control+A');
@@ -156,6 +172,10 @@ test('in a git workspace, the first generated image offers the .gitignore line o
   writeFileSync(join(workspace, '.gitignore'), 'node_modules\n');
   await generateImage(2);
   await new Promise((r) => setTimeout(r, 3_000));
-  assert.equal(await vs.page.locator('.notification-toast', { hasText: 'Add .model-relay/ to .gitignore' }).count(), 0, 'no second offer');
+  assert.equal(
+    await vs.page.locator('.notification-toast', { hasText: 'Add .model-relay/ to .gitignore' }).count(),
+    0,
+    'no second offer',
+  );
   assert.equal(readFileSync(join(workspace, '.gitignore'), 'utf8'), 'node_modules\n');
 });

@@ -13,11 +13,21 @@ import { launchVSCode, repoRoot, startScenario, webviewFrame } from './harness.m
 const shotsDir = join(repoRoot, 'media', 'screenshots');
 const viewport = { width: 1280, height: 800 };
 // gpt-4o is listed for the default group without a channel there: diagnose's chat check fails (503, group advice)
-const settings = { 'modelRelay.models.chat': 'gpt-4o', 'modelRelay.models.native': 'claude-sonnet-4-5', 'modelRelay.models.image': 'gpt-image-1', 'modelRelay.models.video': 'sora-2', 'workbench.colorTheme': 'Default Dark Modern' };
+const settings = {
+  'modelRelay.models.chat': 'gpt-4o',
+  'modelRelay.models.native': 'claude-sonnet-4-5',
+  'modelRelay.models.image': 'gpt-image-1',
+  'modelRelay.models.video': 'sora-2',
+  'workbench.colorTheme': 'Default Dark Modern',
+};
 /** Whether the harness can start VS Code in another display language, and Chinese glyphs can be drawn (else boxes). */
 const canLocalise = /\blocale\b/.test(startScenario.toString()) && /\blocale\b/.test(launchVSCode.toString());
 const cjkFont = spawnSync('fc-list', [':lang=zh', 'family'], { encoding: 'utf8' }).stdout?.trim();
-const skipChinese = !canLocalise ? 'test/e2e/harness.mjs has no `locale` option: the Chinese screenshots are not taken' : !cjkFont ? 'no Chinese font (apt-get install fonts-noto-cjk): the Chinese screenshots would show boxes' : false;
+const skipChinese = !canLocalise
+  ? 'test/e2e/harness.mjs has no `locale` option: the Chinese screenshots are not taken'
+  : !cjkFont
+    ? 'no Chinese font (apt-get install fonts-noto-cjk): the Chinese screenshots would show boxes'
+    : false;
 
 mkdirSync(shotsDir, { recursive: true });
 
@@ -41,8 +51,16 @@ const SAMPLE_FILE = 'ask.mjs';
 
 /** One scenario: the demo simulator (new-api profile) and VS Code at the README's size. */
 async function open(extra = {}) {
-  const scenario = await startScenario({ simOptions: { profile: 'real', replies: 'demo' }, settings, viewport, ...extra });
-  await scenario.vs.page.locator('.statusbar-item', { hasText: 'production' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+  const scenario = await startScenario({
+    simOptions: { profile: 'real', replies: 'demo' },
+    settings,
+    viewport,
+    ...extra,
+  });
+  await scenario.vs.page
+    .locator('.statusbar-item', { hasText: 'production' })
+    .first()
+    .waitFor({ state: 'visible', timeout: 60_000 });
   return scenario;
 }
 
@@ -80,7 +98,10 @@ async function openFile(vs, name) {
   const input = vs.page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible' });
   await input.fill(name);
-  await vs.page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: 15_000 });
+  await vs.page
+    .locator('.quick-input-list .monaco-list-row', { hasText: name })
+    .first()
+    .waitFor({ state: 'visible', timeout: 15_000 });
   await vs.page.keyboard.press('Enter');
   await vs.page.locator('.tab', { hasText: name }).first().waitFor({ state: 'visible', timeout: 15_000 });
 }
@@ -92,7 +113,11 @@ async function setPaneExpanded(vs, pane, expanded) {
   const header = vs.page.locator('.part.sidebar .pane-header').nth(PANES[pane]);
   await header.waitFor({ state: 'visible' });
   if ((await header.getAttribute('aria-expanded')) !== String(expanded)) await header.click();
-  await vs.page.waitForFunction(([i, want]) => document.querySelectorAll('.part.sidebar .pane-header')[i]?.getAttribute('aria-expanded') === want, [PANES[pane], String(expanded)], { timeout: 10_000 });
+  await vs.page.waitForFunction(
+    ([i, want]) => document.querySelectorAll('.part.sidebar .pane-header')[i]?.getAttribute('aria-expanded') === want,
+    [PANES[pane], String(expanded)],
+    { timeout: 10_000 },
+  );
 }
 
 /** Asks the chat panel `prompt` with gpt-4o-mini; waits for the finished demo answer and checks what it shows. */
@@ -100,7 +125,9 @@ async function askDemo(vs, prompt, { heading, usage }) {
   await vs.runCommand('Model Relay: Open Chat');
   const chat = webviewFrame(vs.page);
   await chat.locator('[data-testid="chat-input"]').waitFor({ state: 'visible', timeout: 60_000 });
-  await chat.locator('[data-testid="chat-model"] option[value="gpt-4o-mini"]').waitFor({ state: 'attached', timeout: 30_000 });
+  await chat
+    .locator('[data-testid="chat-model"] option[value="gpt-4o-mini"]')
+    .waitFor({ state: 'attached', timeout: 30_000 });
   await chat.locator('[data-testid="chat-surface"]').selectOption('compatible');
   await chat.locator('[data-testid="chat-model"]').selectOption('gpt-4o-mini');
   await chat.locator('[data-testid="chat-input"]').fill(prompt);
@@ -158,7 +185,10 @@ test('English: status view, chat with a demo answer, diagnose with a failing che
   await shot(vs, 'status-view');
 
   await setPaneExpanded(vs, 'status', false);
-  await askDemo(vs, 'How do I stream a chat completion through my gateway?', { heading: /demo answer/i, usage: /\d+ input · [2-4]\d\d output tokens/ });
+  await askDemo(vs, 'How do I stream a chat completion through my gateway?', {
+    heading: /demo answer/i,
+    usage: /\d+ input · [2-4]\d\d output tokens/,
+  });
   await assertNoToken(vs, sim);
   await shot(vs, 'chat');
 
@@ -168,7 +198,7 @@ test('English: status view, chat with a demo answer, diagnose with a failing che
   await shot(vs, 'diagnose');
 });
 
-test('Chinese: chat and diagnose in VS Code\'s Chinese display language', { skip: skipChinese }, async (t) => {
+test("Chinese: chat and diagnose in VS Code's Chinese display language", { skip: skipChinese }, async (t) => {
   const { vs, sim, stop } = await open({ locale: 'zh-cn', files: { [`src/${SAMPLE_FILE}`]: SAMPLE } });
   t.after(stop);
   await openFile(vs, SAMPLE_FILE);

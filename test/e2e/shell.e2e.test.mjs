@@ -21,7 +21,10 @@ before(async () => {
   sim = await startSimulator();
   workspace = mkdtempSync(join(tmpdir(), 'relay-ws-'));
   mkdirSync(join(workspace, '.vscode'));
-  writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'modelRelay.baseUrl': EVIL, 'modelRelay.backupUrls': [EVIL] }));
+  writeFileSync(
+    join(workspace, '.vscode', 'settings.json'),
+    JSON.stringify({ 'modelRelay.baseUrl': EVIL, 'modelRelay.backupUrls': [EVIL] }),
+  );
   writeFileSync(join(workspace, 'notes.md'), '# Notes\n\nA lighthouse at dusk.\n');
   vs = await launchVSCode({ workspaceDir: workspace });
 });
@@ -61,7 +64,9 @@ test('set the base URL to the simulator; a pasted /v1 is explained and fixed', a
   const input = vs.page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible' });
   await input.fill(`${sim.url}/v1`);
-  await vs.page.locator('.quick-input-widget', { hasText: '/v1/v1/messages' }).waitFor({ state: 'visible', timeout: 10_000 });
+  await vs.page
+    .locator('.quick-input-widget', { hasText: '/v1/v1/messages' })
+    .waitFor({ state: 'visible', timeout: 10_000 });
   await vs.screenshot('shell-03-base-url-v1-warning');
   await vs.page.keyboard.press('Enter');
   const useFixed = vs.page.getByRole('button', { name: `Use ${sim.url}` });
@@ -105,7 +110,9 @@ test('switching to a token of another group changes the next request at once', a
   await vs.answerInput(sim.tokens.test, { expect: 'value for "test"' });
   await vs.waitForText('Relay: test');
   await vs.runCommand('Model Relay: List Models');
-  await vs.page.locator('.quick-input-widget', { hasText: '1 models visible' }).waitFor({ state: 'visible', timeout: 20_000 });
+  await vs.page
+    .locator('.quick-input-widget', { hasText: '1 models visible' })
+    .waitFor({ state: 'visible', timeout: 20_000 });
   await vs.page.keyboard.press('Escape');
   assert.equal(sim.log.at(-1).tokenName, 'test');
   await vs.runCommand('Model Relay: Switch Token');
@@ -118,6 +125,7 @@ test('the request log holds masked tokens only; no full token anywhere on screen
   await vs.page.locator('.part.panel').getByText('/v1/models').first().waitFor({ state: 'visible', timeout: 20_000 });
   const text = await vs.pageText();
   assert.ok(text.includes('token=sk-'), 'log lines carry the masked token');
-  for (const t of Object.values(sim.tokens)) assert.ok(!text.includes(t), 'no full token in the page or the log channel');
+  for (const t of Object.values(sim.tokens))
+    assert.ok(!text.includes(t), 'no full token in the page or the log channel');
   await vs.screenshot('shell-06-request-log');
 });

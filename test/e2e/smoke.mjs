@@ -15,7 +15,9 @@ import { parseArgs } from 'node:util';
 import { findProcesses, launchVSCode } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const { values: opts } = parseArgs({ options: { vsix: { type: 'string' }, screenshot: { type: 'string', default: '/tmp/e2e-smoke.png' } } });
+const { values: opts } = parseArgs({
+  options: { vsix: { type: 'string' }, screenshot: { type: 'string', default: '/tmp/e2e-smoke.png' } },
+});
 const t0 = Date.now();
 const lap = (what) => console.log(`[smoke] ${((Date.now() - t0) / 1000).toFixed(1)} s  ${what}`);
 const results = [];
@@ -53,7 +55,11 @@ try {
 
   await vs.runCommand('Hello Relay: Say Hello');
   const hello = await vs.waitForNotification('Hello from the extension host');
-  check('command from the palette shows its notification', hello.includes('Hello from the extension host'), JSON.stringify(hello.split('\n')[0]));
+  check(
+    'command from the palette shows its notification',
+    hello.includes('Hello from the extension host'),
+    JSON.stringify(hello.split('\n')[0]),
+  );
   const shot = await vs.screenshot(opts.screenshot);
   check('screenshot written', true, shot);
   lap('hello done');
@@ -66,7 +72,11 @@ try {
 
   await vs.runCommand('Hello Relay: Probe API');
   const probe = await vs.waitForNotification('Probe:', 45_000);
-  check('vscode.lm.registerLanguageModelChatProvider exists', /registerLanguageModelChatProvider=function/.test(probe), probe.split('\n')[0]);
+  check(
+    'vscode.lm.registerLanguageModelChatProvider exists',
+    /registerLanguageModelChatProvider=function/.test(probe),
+    probe.split('\n')[0],
+  );
 
   await vs.runCommand('Hello Relay: Show Webview View');
   let webviewOk = false;
@@ -84,7 +94,11 @@ try {
   await vs.runCommand('Hello Relay: Open Terminal');
   const termPid = Number(/Terminal pid: (\d+)/.exec(await vs.waitForNotification('Terminal pid:', 30_000))?.[1]);
   const termProc = psTable().find((p) => p.pid === termPid);
-  check('terminal shell started', Boolean(termProc), termProc ? `pid ${termPid}, pgid ${termProc.pgid} (code-server's group: ${vs.pid})` : `pid ${termPid} not found`);
+  check(
+    'terminal shell started',
+    Boolean(termProc),
+    termProc ? `pid ${termPid}, pgid ${termProc.pgid} (code-server's group: ${vs.pid})` : `pid ${termPid} not found`,
+  );
   await vs.screenshot(opts.screenshot.replace(/\.png$/i, '-probes.png'));
   lap('probes done');
 
@@ -93,7 +107,11 @@ try {
   await vs.page.waitForSelector('.monaco-workbench .statusbar', { timeout: 60_000 });
   await vs.runCommand('Hello Relay: Secret Read', { timeout: 30_000 });
   const reread = await vs.waitForNotification('Secret read:');
-  check('SecretStorage value survives a window reload', Boolean(stored) && reread.includes(stored), reread.split('\n')[0]);
+  check(
+    'SecretStorage value survives a window reload',
+    Boolean(stored) && reread.includes(stored),
+    reread.split('\n')[0],
+  );
   lap('reload done');
 } catch (e) {
   check('harness run', false, e.message);
@@ -108,8 +126,15 @@ try {
     // chromium's crash handler); `ps` is the judge, not the harness's own bookkeeping
     await new Promise((r) => setTimeout(r, 1000));
     const mine = new Set(findProcesses(marker));
-    const left = psTable().filter((p) => p.pid !== process.pid && !p.args.startsWith('ps ') && (p.pgid === pid || isDescendant(p) || mine.has(p.pid)));
-    check('close() left no processes behind (ps)', left.length === 0, left.map((p) => `${p.pid} ${p.args.slice(0, 80)}`).join(' | '));
+    const left = psTable().filter(
+      (p) =>
+        p.pid !== process.pid && !p.args.startsWith('ps ') && (p.pgid === pid || isDescendant(p) || mine.has(p.pid)),
+    );
+    check(
+      'close() left no processes behind (ps)',
+      left.length === 0,
+      left.map((p) => `${p.pid} ${p.args.slice(0, 80)}`).join(' | '),
+    );
   }
   lap('closed');
 }

@@ -41,7 +41,11 @@ function launch(extra = {}) {
     workspaceDir: workspace,
     settings: { 'modelRelay.baseUrl': hs.url, 'modelRelay.models.chat': 'gpt-4o-mini', ...extra },
     machineSettings: { 'modelRelay.baseUrl': hs.url, ...extra },
-    env: { MODEL_RELAY_SEED_TOKEN: hs.sim.tokens.production, MODEL_RELAY_SEED_TOKEN_NAME: 'production', NODE_EXTRA_CA_CERTS: undefined },
+    env: {
+      MODEL_RELAY_SEED_TOKEN: hs.sim.tokens.production,
+      MODEL_RELAY_SEED_TOKEN_NAME: 'production',
+      NODE_EXTRA_CA_CERTS: undefined,
+    },
   });
 }
 
@@ -74,43 +78,60 @@ test('without the CA: Diagnose shows the untrusted chain with its cause and fix'
   }
 });
 
-test('with the CA in the system store: Diagnose passes and models are listed', { skip: canInstallSystemCa() ? false : 'needs root and update-ca-certificates' }, async (t) => {
-  removeCa = installSystemCa(hs.ca);
-  const vs = await launch();
-  try {
-    const p = await diagnose(vs);
-    const reach = p.locator('[data-testid="check-reachability"]');
-    const text = await reach.innerText();
-    assert.equal(await reach.getAttribute('data-result'), 'pass', text);
-    t.diagnostic(`reachability: ${text.replace(/\s+/g, ' ').slice(0, 600)}`);
-    for (const id of ['token', 'generate-chat']) {
-      const c = p.locator(`[data-testid="check-${id}"]`);
-      assert.equal(await c.getAttribute('data-result'), 'pass', `${id}: ${await c.innerText()}`);
+test(
+  'with the CA in the system store: Diagnose passes and models are listed',
+  { skip: canInstallSystemCa() ? false : 'needs root and update-ca-certificates' },
+  async (t) => {
+    removeCa = installSystemCa(hs.ca);
+    const vs = await launch();
+    try {
+      const p = await diagnose(vs);
+      const reach = p.locator('[data-testid="check-reachability"]');
+      const text = await reach.innerText();
+      assert.equal(await reach.getAttribute('data-result'), 'pass', text);
+      t.diagnostic(`reachability: ${text.replace(/\s+/g, ' ').slice(0, 600)}`);
+      for (const id of ['token', 'generate-chat']) {
+        const c = p.locator(`[data-testid="check-${id}"]`);
+        assert.equal(await c.getAttribute('data-result'), 'pass', `${id}: ${await c.innerText()}`);
+      }
+      assert.ok(
+        hs.sim.log.some((r) => r.path === '/v1/models' && r.status === 200),
+        'the models list was read through the HTTPS front',
+      );
+      assert.ok(
+        hs.sim.log.some((r) => r.path === '/v1/chat/completions' && r.status === 200),
+        'a chat went through the HTTPS front',
+      );
+      await vs.screenshot('tls-02-trusted');
+    } finally {
+      await vs.close();
+      removeCa();
+      removeCa = undefined;
     }
-    assert.ok(hs.sim.log.some((r) => r.path === '/v1/models' && r.status === 200), 'the models list was read through the HTTPS front');
-    assert.ok(hs.sim.log.some((r) => r.path === '/v1/chat/completions' && r.status === 200), 'a chat went through the HTTPS front');
-    await vs.screenshot('tls-02-trusted');
-  } finally {
-    await vs.close();
-    removeCa();
-    removeCa = undefined;
-  }
-});
+  },
+);
 
-test('with the CA in the system store but http.systemCertificates off: untrusted, and the report says the store is not used', { skip: canInstallSystemCa() ? false : 'needs root and update-ca-certificates' }, async () => {
-  removeCa = installSystemCa(hs.ca);
-  const vs = await launch({ 'http.systemCertificates': false });
-  try {
-    const p = await diagnose(vs);
-    const reach = p.locator('[data-testid="check-reachability"]');
-    const text = await reach.innerText();
-    assert.equal(await reach.getAttribute('data-result'), 'fail', text);
-    assert.match(text, /does not trust/);
-    assert.match(text, /Trusted authorities: Node's bundled roots, the system store is not used \(http\.systemCertificates is off\), NODE_EXTRA_CA_CERTS not set\./);
-    await vs.screenshot('tls-03-system-certificates-off');
-  } finally {
-    await vs.close();
-    removeCa();
-    removeCa = undefined;
-  }
-});
+test(
+  'with the CA in the system store but http.systemCertificates off: untrusted, and the report says the store is not used',
+  { skip: canInstallSystemCa() ? false : 'needs root and update-ca-certificates' },
+  async () => {
+    removeCa = installSystemCa(hs.ca);
+    const vs = await launch({ 'http.systemCertificates': false });
+    try {
+      const p = await diagnose(vs);
+      const reach = p.locator('[data-testid="check-reachability"]');
+      const text = await reach.innerText();
+      assert.equal(await reach.getAttribute('data-result'), 'fail', text);
+      assert.match(text, /does not trust/);
+      assert.match(
+        text,
+        /Trusted authorities: Node's bundled roots, the system store is not used \(http\.systemCertificates is off\), NODE_EXTRA_CA_CERTS not set\./,
+      );
+      await vs.screenshot('tls-03-system-certificates-off');
+    } finally {
+      await vs.close();
+      removeCa();
+      removeCa = undefined;
+    }
+  },
+);

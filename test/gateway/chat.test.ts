@@ -16,13 +16,21 @@ const model = (s: Surface) => (s === 'native' ? 'claude-sonnet-4-5' : 'gpt-4o-mi
 for (const surface of ['compatible', 'native'] as const) {
   test(`${surface}: non-stream and stream give the same final text and usage`, async () => {
     const { client, records } = makeClient(sim);
-    const req = { surface, model: model(surface), system: 'You are terse.', messages: [{ role: 'user' as const, content: 'hello relay world' }] };
+    const req = {
+      surface,
+      model: model(surface),
+      system: 'You are terse.',
+      messages: [{ role: 'user' as const, content: 'hello relay world' }],
+    };
     const plain = await client.chat(req);
     assert.equal(plain.text, 'Echo: hello relay world');
     assert.ok(plain.usage?.outputTokens && plain.usage.inputTokens);
     assert.ok(plain.finishReason);
     const events = await collect(client.chatStream({ ...req, stream: true }));
-    const text = events.filter((e): e is Extract<ChatEvent, { type: 'text' }> => e.type === 'text').map((e) => e.text).join('');
+    const text = events
+      .filter((e): e is Extract<ChatEvent, { type: 'text' }> => e.type === 'text')
+      .map((e) => e.text)
+      .join('');
     assert.ok(events.filter((e) => e.type === 'text').length > 1, 'the reply arrived in several deltas');
     assert.equal(text, plain.text);
     const done = events.at(-1) as { type: 'done'; result: ChatResult };
@@ -31,8 +39,17 @@ for (const surface of ['compatible', 'native'] as const) {
     assert.deepEqual(done.result.usage, plain.usage);
     assert.equal(done.result.buffered, false);
     assert.equal(records.length, 2);
-    assert.deepEqual(records.map((r) => r.surface), [surface, surface]);
-    assert.ok(records.every((r) => r.status === 200 && r.maskedToken === 'sk-' + sim.tokens.production!.slice(3, 6) + '...' + sim.tokens.production!.slice(-4)));
+    assert.deepEqual(
+      records.map((r) => r.surface),
+      [surface, surface],
+    );
+    assert.ok(
+      records.every(
+        (r) =>
+          r.status === 200 &&
+          r.maskedToken === 'sk-' + sim.tokens.production.slice(3, 6) + '...' + sim.tokens.production.slice(-4),
+      ),
+    );
   });
 
   test(`${surface}: auth headers of the surface reach the gateway`, async () => {
@@ -48,7 +65,7 @@ for (const surface of ['compatible', 'native'] as const) {
       assert.equal(rec.headers['authorization'], undefined);
     } else {
       assert.equal(rec.path, '/v1/chat/completions');
-      assert.match(rec.headers['authorization']!, /^Bearer sk-/);
+      assert.match(rec.headers['authorization'], /^Bearer sk-/);
       assert.equal(rec.headers['x-api-key'], undefined);
     }
     assert.equal(rec.headers['content-type'], 'application/json');
@@ -56,7 +73,12 @@ for (const surface of ['compatible', 'native'] as const) {
 
   test(`${surface}: max tokens truncates and the finish reason says so`, async () => {
     const { client } = makeClient(sim);
-    const r = await client.chat({ surface, model: model(surface), maxTokens: 2, messages: [{ role: 'user', content: 'one two three four five' }] });
+    const r = await client.chat({
+      surface,
+      model: model(surface),
+      maxTokens: 2,
+      messages: [{ role: 'user', content: 'one two three four five' }],
+    });
     assert.ok(/length|max_tokens/.test(r.finishReason ?? ''), `finish reason ${r.finishReason}`);
   });
 
@@ -65,7 +87,12 @@ for (const surface of ['compatible', 'native'] as const) {
     sim.fault({ kind: 'midStreamError', afterEvents: 2, message: 'upstream overloaded' });
     const seen: string[] = [];
     const err = await thrown(async () => {
-      for await (const e of client.chatStream({ surface, model: model(surface), messages: [{ role: 'user', content: 'a b c d e f g' }] })) if (e.type === 'text') seen.push(e.text);
+      for await (const e of client.chatStream({
+        surface,
+        model: model(surface),
+        messages: [{ role: 'user', content: 'a b c d e f g' }],
+      }))
+        if (e.type === 'text') seen.push(e.text);
     });
     assert.equal(err.kind, 'stream_interrupted');
     assert.equal(err.detail, 'stream_error_event');
@@ -76,7 +103,11 @@ for (const surface of ['compatible', 'native'] as const) {
   test(`${surface}: a truncated stream (no end marker) is stream_interrupted, not a reply`, async () => {
     const { client } = makeClient(sim);
     sim.fault({ kind: 'truncate', afterEvents: 3 });
-    const err = await thrown(() => collect(client.chatStream({ surface, model: model(surface), messages: [{ role: 'user', content: 'a b c d e f g h' }] })));
+    const err = await thrown(() =>
+      collect(
+        client.chatStream({ surface, model: model(surface), messages: [{ role: 'user', content: 'a b c d e f g h' }] }),
+      ),
+    );
     assert.equal(err.kind, 'stream_interrupted');
     assert.equal(err.detail, 'stream_truncated');
   });
@@ -84,7 +115,11 @@ for (const surface of ['compatible', 'native'] as const) {
   test(`${surface}: a connection reset mid-stream is classified, not a hang`, async () => {
     const { client } = makeClient(sim, { retry: { maxRetries: 0 } });
     sim.fault({ kind: 'reset', afterEvents: 3 });
-    const err = await thrown(() => collect(client.chatStream({ surface, model: model(surface), messages: [{ role: 'user', content: 'a b c d e f g h' }] })));
+    const err = await thrown(() =>
+      collect(
+        client.chatStream({ surface, model: model(surface), messages: [{ role: 'user', content: 'a b c d e f g h' }] }),
+      ),
+    );
     assert.equal(err.kind, 'stream_interrupted');
   });
 
@@ -92,13 +127,25 @@ for (const surface of ['compatible', 'native'] as const) {
     const { client, records } = makeClient(sim);
     sim.fault({ kind: 'slowChunks', ms: 60 });
     sim.fault({ kind: 'buffer' });
-    const events = await collect(client.chatStream({ surface, model: model(surface), messages: [{ role: 'user', content: 'one two three four five six' }] }));
+    const events = await collect(
+      client.chatStream({
+        surface,
+        model: model(surface),
+        messages: [{ role: 'user', content: 'one two three four five six' }],
+      }),
+    );
     const done = events.at(-1) as { type: 'done'; result: ChatResult };
     assert.equal(done.result.buffered, true);
     assert.equal(records.at(-1)!.buffered, true);
     sim.clearFaults();
     sim.fault({ kind: 'slowChunks', ms: 60 });
-    const flowing = await collect(client.chatStream({ surface, model: model(surface), messages: [{ role: 'user', content: 'one two three four five six' }] }));
+    const flowing = await collect(
+      client.chatStream({
+        surface,
+        model: model(surface),
+        messages: [{ role: 'user', content: 'one two three four five six' }],
+      }),
+    );
     assert.equal((flowing.at(-1) as { type: 'done'; result: ChatResult }).result.buffered, false);
   });
 
@@ -106,7 +153,11 @@ for (const surface of ['compatible', 'native'] as const) {
     const { client, records } = makeClient(sim);
     sim.fault({ kind: 'slowChunks', ms: 30 });
     let n = 0;
-    for await (const e of client.chatStream({ surface, model: model(surface), messages: [{ role: 'user', content: 'a b c d e f g h i j k l' }] })) {
+    for await (const e of client.chatStream({
+      surface,
+      model: model(surface),
+      messages: [{ role: 'user', content: 'a b c d e f g h i j k l' }],
+    })) {
       if (e.type === 'text' && ++n === 2) break;
     }
     assert.equal(records.at(-1)!.errorKind, 'aborted');
@@ -117,7 +168,12 @@ for (const surface of ['compatible', 'native'] as const) {
     sim.fault({ kind: 'slowChunks', ms: 40 });
     const ac = new AbortController();
     const err = await thrown(async () => {
-      for await (const e of client.chatStream({ surface, model: model(surface), signal: ac.signal, messages: [{ role: 'user', content: 'a b c d e f g h i j' }] })) {
+      for await (const e of client.chatStream({
+        surface,
+        model: model(surface),
+        signal: ac.signal,
+        messages: [{ role: 'user', content: 'a b c d e f g h i j' }],
+      })) {
         if (e.type === 'text') ac.abort();
       }
     });
@@ -127,7 +183,9 @@ for (const surface of ['compatible', 'native'] as const) {
   test(`${surface}: a stalled stream hits the idle timeout`, async () => {
     const { client } = makeClient(sim, { timeouts: { streamIdleMs: 150 } });
     sim.fault({ kind: 'slowChunks', ms: 600 });
-    const err = await thrown(() => collect(client.chatStream({ surface, model: model(surface), messages: [{ role: 'user', content: 'a b c' }] })));
+    const err = await thrown(() =>
+      collect(client.chatStream({ surface, model: model(surface), messages: [{ role: 'user', content: 'a b c' }] })),
+    );
     assert.equal(err.kind, 'stream_interrupted');
     assert.equal(err.detail, 'idle_timeout');
   });
@@ -138,7 +196,15 @@ test('real profile: an error data line followed by [DONE] is a failure, not a re
   try {
     const { client } = makeClient(real);
     real.fault({ kind: 'midStreamError', afterEvents: 1 });
-    const err = await thrown(() => collect(client.chatStream({ surface: 'compatible', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a b c d' }] })));
+    const err = await thrown(() =>
+      collect(
+        client.chatStream({
+          surface: 'compatible',
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'a b c d' }],
+        }),
+      ),
+    );
     assert.equal(err.kind, 'stream_interrupted');
     assert.equal(err.detail, 'stream_error_event');
   } finally {
@@ -148,7 +214,11 @@ test('real profile: an error data line followed by [DONE] is a failure, not a re
 
 test('a chat stream can be iterated only once', async () => {
   const { client } = makeClient(sim);
-  const s = client.chatStream({ surface: 'compatible', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] });
+  const s = client.chatStream({
+    surface: 'compatible',
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'x' }],
+  });
   await collect(s);
   assert.throws(() => s[Symbol.asyncIterator]());
 });
@@ -158,8 +228,18 @@ test('bad input is a classified error before anything is sent', async () => {
   for (const req of [
     { surface: 'compatible' as const, model: '', messages: [{ role: 'user' as const, content: 'x' }] },
     { surface: 'compatible' as const, model: 'gpt-4o-mini', messages: [] },
-    { surface: 'native' as const, model: 'claude-sonnet-4-5', maxTokens: -1, messages: [{ role: 'user' as const, content: 'x' }] },
-    { surface: 'compatible' as const, model: 'gpt-4o-mini', temperature: 9, messages: [{ role: 'user' as const, content: 'x' }] },
+    {
+      surface: 'native' as const,
+      model: 'claude-sonnet-4-5',
+      maxTokens: -1,
+      messages: [{ role: 'user' as const, content: 'x' }],
+    },
+    {
+      surface: 'compatible' as const,
+      model: 'gpt-4o-mini',
+      temperature: 9,
+      messages: [{ role: 'user' as const, content: 'x' }],
+    },
   ]) {
     const err = await thrown(() => client.chat(req));
     assert.equal(err.kind, 'bad_request');
@@ -168,43 +248,60 @@ test('bad input is a classified error before anything is sent', async () => {
   assert.equal(sim.log.length, 0);
 });
 
-test('keep-alive comments are not activity: a stream of only `: ping` ends with the idle timeout', { timeout: 10_000 }, async () => {
-  const sim = await startSimulator();
-  try {
-    sim.fault({ kind: 'keepAlive', everyMs: 50, afterEvents: 2 });
-    const { client } = makeClient(sim, { timeouts: { streamIdleMs: 400 } });
-    const started = Date.now();
-    const events: string[] = [];
-    const e = await thrown(async () => {
-      for await (const ev of client.chatStream({ surface: 'compatible', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi there friend' }] })) events.push(ev.type);
-    });
-    assert.equal(e.kind, 'stream_interrupted');
-    assert.equal(e.detail, 'idle_timeout');
-    assert.ok(Date.now() - started < 3000, 'ended within a few idle periods, not never');
-    assert.ok(events.includes('text'), 'the events before the pings arrived');
-  } finally {
-    await sim.close();
-  }
-});
-
-for (const surface of ['compatible', 'native'] as const) {
-  test(`${surface}: a body dripped one byte at a time ends at the overall deadline, streamed or not`, { timeout: 10_000 }, async () => {
+test(
+  'keep-alive comments are not activity: a stream of only `: ping` ends with the idle timeout',
+  { timeout: 10_000 },
+  async () => {
     const sim = await startSimulator();
     try {
-      const model = surface === 'native' ? 'claude-sonnet-4-5' : 'gpt-4o-mini';
-      const { client } = makeClient(sim, { timeouts: { chatOverallMs: 600, streamIdleMs: 60_000 }, retry: { maxRetries: 0 } });
-      for (const stream of [true, false]) {
-        sim.fault({ kind: 'drip', everyMs: 40, count: 1 });
-        const started = Date.now();
-        const e = await thrown(async () => {
-          if (!stream) return client.chat({ surface, model, messages: [{ role: 'user', content: 'x' }] });
-          for await (const _ of client.chatStream({ surface, model, messages: [{ role: 'user', content: 'x' }] })) void _;
-        });
-        assert.equal(e.kind, 'timeout', `stream=${stream}: ${e.kind} ${e.message}`);
-        assert.ok(Date.now() - started < 2500, `stream=${stream}: ended at the deadline`);
-      }
+      sim.fault({ kind: 'keepAlive', everyMs: 50, afterEvents: 2 });
+      const { client } = makeClient(sim, { timeouts: { streamIdleMs: 400 } });
+      const started = Date.now();
+      const events: string[] = [];
+      const e = await thrown(async () => {
+        for await (const ev of client.chatStream({
+          surface: 'compatible',
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'hi there friend' }],
+        }))
+          events.push(ev.type);
+      });
+      assert.equal(e.kind, 'stream_interrupted');
+      assert.equal(e.detail, 'idle_timeout');
+      assert.ok(Date.now() - started < 3000, 'ended within a few idle periods, not never');
+      assert.ok(events.includes('text'), 'the events before the pings arrived');
     } finally {
       await sim.close();
     }
-  });
+  },
+);
+
+for (const surface of ['compatible', 'native'] as const) {
+  test(
+    `${surface}: a body dripped one byte at a time ends at the overall deadline, streamed or not`,
+    { timeout: 10_000 },
+    async () => {
+      const sim = await startSimulator();
+      try {
+        const model = surface === 'native' ? 'claude-sonnet-4-5' : 'gpt-4o-mini';
+        const { client } = makeClient(sim, {
+          timeouts: { chatOverallMs: 600, streamIdleMs: 60_000 },
+          retry: { maxRetries: 0 },
+        });
+        for (const stream of [true, false]) {
+          sim.fault({ kind: 'drip', everyMs: 40, count: 1 });
+          const started = Date.now();
+          const e = await thrown(async () => {
+            if (!stream) return client.chat({ surface, model, messages: [{ role: 'user', content: 'x' }] });
+            for await (const _ of client.chatStream({ surface, model, messages: [{ role: 'user', content: 'x' }] }))
+              void _;
+          });
+          assert.equal(e.kind, 'timeout', `stream=${stream}: ${e.kind} ${e.message}`);
+          assert.ok(Date.now() - started < 2500, `stream=${stream}: ended at the deadline`);
+        }
+      } finally {
+        await sim.close();
+      }
+    },
+  );
 }

@@ -24,12 +24,23 @@ beforeEach(() => {
 });
 
 const hi: ChatRequest = { surface: 'compatible', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] };
-const accountPaths = (s: Simulator) => s.log.filter((r) => r.path.startsWith('/api/') || r.path.includes('/dashboard/billing/')).map((r) => r.path);
+const accountPaths = (s: Simulator) =>
+  s.log.filter((r) => r.path.startsWith('/api/') || r.path.includes('/dashboard/billing/')).map((r) => r.path);
 
 test('new-api: the balance from /api/usage/token/ in USD; a billed chat lowers it', async () => {
   const { client } = makeClient(sims.newApi);
   const q = await client.account.quota();
-  assert.deepEqual({ source: q?.source, unit: q?.unit, remaining: q?.remaining, granted: q?.granted, unlimited: q?.unlimited, expiresAt: q?.expiresAt }, { source: 'usage-token', unit: 'USD', remaining: 7.5, granted: 10, unlimited: false, expiresAt: null });
+  assert.deepEqual(
+    {
+      source: q?.source,
+      unit: q?.unit,
+      remaining: q?.remaining,
+      granted: q?.granted,
+      unlimited: q?.unlimited,
+      expiresAt: q?.expiresAt,
+    },
+    { source: 'usage-token', unit: 'USD', remaining: 7.5, granted: 10, unlimited: false, expiresAt: null },
+  );
   await client.chat(hi);
   const cached = await client.account.quota();
   assert.equal(cached?.remaining, 7.5, 'served from the cache: no fast polling');
@@ -39,7 +50,11 @@ test('new-api: the balance from /api/usage/token/ in USD; a billed chat lowers i
 });
 
 test('units follow /api/status: CNY, a custom currency, raw tokens', async () => {
-  for (const [displayType, unit, remaining] of [['CNY', 'CNY', 7.5 * 7.3], ['CUSTOM', '€', 7.5 * 0.9], ['TOKENS', 'tokens', 3_750_000]] as const) {
+  for (const [displayType, unit, remaining] of [
+    ['CNY', 'CNY', 7.5 * 7.3],
+    ['CUSTOM', '€', 7.5 * 0.9],
+    ['TOKENS', 'tokens', 3_750_000],
+  ] as const) {
     sims.newApi.config.displayType = displayType;
     sims.newApi.config.customCurrencySymbol = '€';
     sims.newApi.config.customCurrencyExchangeRate = 0.9;
@@ -66,7 +81,11 @@ test('the token-usage rate limit: a 429 keeps the last figure and pauses reads (
   const again = await client.account.quota({ maxAgeMs: 0 });
   assert.equal(again?.remaining, first?.remaining);
   await client.account.quota({ maxAgeMs: 0 });
-  assert.equal(accountPaths(sims.newApi).filter((p) => p === '/api/usage/token/').length, 2, 'one refused read, then paused');
+  assert.equal(
+    accountPaths(sims.newApi).filter((p) => p === '/api/usage/token/').length,
+    2,
+    'one refused read, then paused',
+  );
   sims.newApi.config.criticalRateLimit = { max: 20, windowMs: 20 * 60_000 };
 });
 
@@ -140,7 +159,11 @@ test('prices and groups from /api/pricing where public; nothing where disabled o
   const p = await makeClient(sims.newApi).client.account.pricing();
   assert.deepEqual(p?.get('gpt-4o')?.groups, ['vip', 'svip']);
   assert.equal(p?.get('gpt-image-1')?.perCall, 0.04, 'quoted for the default group');
-  assert.equal(p?.get('gpt-4o')?.input, 2, 'not enabled for default: the cheapest of its groups an anonymous caller sees (1.25 × 2 × vip 0.8)');
+  assert.equal(
+    p?.get('gpt-4o')?.input,
+    2,
+    'not enabled for default: the cheapest of its groups an anonymous caller sees (1.25 × 2 × vip 0.8)',
+  );
   for (const access of ['disabled', 'login'] as const) {
     sims.newApi.config.pricingAccess = access;
     assert.equal(await makeClient(sims.newApi).client.account.pricing(), undefined, access);
@@ -150,7 +173,12 @@ test('prices and groups from /api/pricing where public; nothing where disabled o
 });
 
 test('diagnose: a listed model the group cannot use names the groups that can, and the models this token can use', async () => {
-  const r = await runDiagnosis({ baseUrl: sims.newApi.url, token: sims.newApi.tokens.production, models: { chat: 'gpt-4o' }, sleep: async () => undefined });
+  const r = await runDiagnosis({
+    baseUrl: sims.newApi.url,
+    token: sims.newApi.tokens.production,
+    models: { chat: 'gpt-4o' },
+    sleep: async () => undefined,
+  });
   const c = r.checks.find((x) => x.id === 'generate-chat')!;
   assert.equal(c.result, 'fail');
   assert.match(c.cause, /gpt-4o is enabled for the groups vip, svip; this token's group \(default\) cannot use it/);
@@ -158,7 +186,12 @@ test('diagnose: a listed model the group cannot use names the groups that can, a
   assert.doesNotMatch(c.fix, /pick one of: [^.]*\bgpt-4o\b(?!-)/);
   const expired = await (async () => {
     sims.newApi.setToken('production', { expiresAt: Math.floor(Date.parse('2026-11-01T00:00:00Z') / 1000) });
-    return runDiagnosis({ baseUrl: sims.newApi.url, token: sims.newApi.tokens.production, models: { chat: 'gpt-4o-mini' }, sleep: async () => undefined });
+    return runDiagnosis({
+      baseUrl: sims.newApi.url,
+      token: sims.newApi.tokens.production,
+      models: { chat: 'gpt-4o-mini' },
+      sleep: async () => undefined,
+    });
   })();
   const token = expired.checks.find((x) => x.id === 'token')!;
   assert.equal(token.result, 'fail');

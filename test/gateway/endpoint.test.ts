@@ -8,9 +8,9 @@ test('a clean root address passes unchanged', () => {
   const n = normalizeBaseUrl('https://gw.example.com');
   assert.equal(n.base, 'https://gw.example.com');
   assert.deepEqual(n.findings, []);
-  assert.equal(compatibleBase(n.base!), 'https://gw.example.com/v1');
-  assert.equal(nativeBase(n.base!), 'https://gw.example.com');
-  assert.equal(nativeMessagesUrl(n.base!), 'https://gw.example.com/v1/messages');
+  assert.equal(compatibleBase(n.base), 'https://gw.example.com/v1');
+  assert.equal(nativeBase(n.base), 'https://gw.example.com');
+  assert.equal(nativeMessagesUrl(n.base), 'https://gw.example.com/v1/messages');
 });
 
 test('normalisation table', () => {
@@ -36,12 +36,16 @@ test('normalisation table', () => {
   for (const [input, base, expected] of table) {
     const n = normalizeBaseUrl(input);
     assert.equal(n.base, base, `base for ${JSON.stringify(input)}`);
-    assert.deepEqual(n.findings.map((f) => f.code).sort(), [...expected].sort(), `findings for ${JSON.stringify(input)}`);
+    assert.deepEqual(
+      n.findings.map((f) => f.code).sort(),
+      [...expected].sort(),
+      `findings for ${JSON.stringify(input)}`,
+    );
   }
 });
 
 test('findings explain the /v1/v1/messages 404 and give the fix', () => {
-  const f = normalizeBaseUrl('https://gw.example.com/v1').findings[0]!;
+  const f = normalizeBaseUrl('https://gw.example.com/v1').findings[0];
   assert.match(f.message, /\/v1\/v1\/messages/);
   assert.match(f.message, /404/);
   assert.match(f.fix, /https:\/\/gw\.example\.com/);

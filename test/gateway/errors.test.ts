@@ -20,7 +20,10 @@ for (const profile of ['strict', 'real'] as const) {
       assert.match(e1.cause, surface === 'native' ? /x-api-key/ : /Bearer/);
       assert.match(e1.fix, /token/i);
       const disabled = makeClient(sim(), { tokenName: 'disabled' });
-      assert.equal((await thrown(() => disabled.client.chat({ surface, model: m, messages: hi }))).kind, 'unauthorized');
+      assert.equal(
+        (await thrown(() => disabled.client.chat({ surface, model: m, messages: hi }))).kind,
+        'unauthorized',
+      );
       const none = makeClient(sim(), { token: () => undefined });
       const e3 = await thrown(() => none.client.chat({ surface, model: m, messages: hi }));
       assert.equal(e3.kind, 'unauthorized');
@@ -63,7 +66,16 @@ for (const profile of ['strict', 'real'] as const) {
   test(`${profile}: /v1/v1/messages gives 404 explained as an extra /v1`, async () => {
     const { client } = makeClient(sim());
     const e = await thrown(() =>
-      client.transport.json({ method: 'POST', path: '/v1/v1/messages', surface: 'native', capability: 'chat', model: 'claude-sonnet-4-5', body: '{}', json: true, timeoutMs: 5000 }),
+      client.transport.json({
+        method: 'POST',
+        path: '/v1/v1/messages',
+        surface: 'native',
+        capability: 'chat',
+        model: 'claude-sonnet-4-5',
+        body: '{}',
+        json: true,
+        timeoutMs: 5000,
+      }),
     );
     assert.equal(e.kind, 'not_found');
     assert.equal(e.detail, 'double_v1');
@@ -73,7 +85,13 @@ for (const profile of ['strict', 'real'] as const) {
 
   test(`${profile}: 413 for a body over the limit, never retried`, async () => {
     const { client, records } = makeClient(sim());
-    const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x'.repeat(1_200_000) }] }));
+    const e = await thrown(() =>
+      client.chat({
+        surface: 'compatible',
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'x'.repeat(1_200_000) }],
+      }),
+    );
     assert.equal(e.kind, 'payload_too_large');
     assert.match(e.fix, /Shorten the context|reduce the image/);
     assert.equal(records.length, 1);
@@ -93,7 +111,10 @@ test('429 with Retry-After: waits exactly that long, then succeeds', async () =>
   const r = await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi });
   assert.equal(r.text, 'Echo: hi');
   assert.deepEqual(sleeps, [3000, 3000]);
-  assert.deepEqual(records.map((x) => x.status), [429, 429, 200]);
+  assert.deepEqual(
+    records.map((x) => x.status),
+    [429, 429, 200],
+  );
 });
 
 test('429 with retry-after-ms wins over retry-after', async () => {
@@ -111,8 +132,11 @@ test('429 without Retry-After and an empty body (new-api in-memory limiter): bac
   assert.equal(e.attempts, 3, 'first try + 2 retries');
   assert.equal(records.length, 3);
   assert.equal(sleeps.length, 2);
-  assert.ok(sleeps.every((s) => s > 0), 'never a retry without delay');
-  assert.ok(sleeps[1]! >= sleeps[0]!, 'exponential');
+  assert.ok(
+    sleeps.every((s) => s > 0),
+    'never a retry without delay',
+  );
+  assert.ok(sleeps[1] >= sleeps[0], 'exponential');
 });
 
 test('per-token rate limit from the simulator gives 429 with Retry-After', async () => {
@@ -135,7 +159,10 @@ test('5xx burst: retried with backoff, then succeeds', async () => {
   const r = await client.chat({ surface: 'native', model: 'claude-sonnet-4-5', messages: hi });
   assert.equal(r.text, 'Echo: hi');
   assert.equal(sleeps.length, 2);
-  assert.deepEqual(records.map((x) => x.status), [500, 500, 200]);
+  assert.deepEqual(
+    records.map((x) => x.status),
+    [500, 500, 200],
+  );
 });
 
 test('maxRetries is configurable', async () => {
@@ -156,7 +183,9 @@ test('an HTML page where JSON was expected: named as the web page, never "unexpe
   assert.match(e.fix, /base URL/);
   assert.doesNotMatch(`${e.message} ${e.cause}`, /unexpected token/i);
   sims.strict.fault({ kind: 'html' });
-  const e2 = await thrown(() => collect(client.chatStream({ surface: 'native', model: 'claude-sonnet-4-5', messages: hi })));
+  const e2 = await thrown(() =>
+    collect(client.chatStream({ surface: 'native', model: 'claude-sonnet-4-5', messages: hi })),
+  );
   assert.equal(e2.detail, 'html_page');
   sims.strict.clearFaults();
   sims.strict.fault({ kind: 'html' });
@@ -180,7 +209,7 @@ test('a connection reset before the answer is a network error, retried', async (
   sims.strict.fault({ kind: 'reset', count: 1 });
   const r = await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi });
   assert.equal(r.text, 'Echo: hi');
-  assert.equal(records[0]!.errorKind, 'network');
+  assert.equal(records[0].errorKind, 'network');
 });
 
 test('a slow gateway hits the chat timeout', async () => {
@@ -204,8 +233,26 @@ test('request ids are read from the headers of both profiles', async () => {
 test('onRetry fires where the transport waits: 429 twice gives two notices with the real delays', async () => {
   const { client, sleeps } = makeClient(sims.strict);
   sims.strict.fault({ kind: 'status', status: 429, retryAfter: '3', count: 2 });
-  const notices: Array<{ attempt: number; maxRetries: number; delayMs: number; kind: string; status: number | undefined }> = [];
-  const r = await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi, onRetry: (n) => notices.push({ attempt: n.attempt, maxRetries: n.maxRetries, delayMs: n.delayMs, kind: n.error.kind, status: n.error.status }) });
+  const notices: Array<{
+    attempt: number;
+    maxRetries: number;
+    delayMs: number;
+    kind: string;
+    status: number | undefined;
+  }> = [];
+  const r = await client.chat({
+    surface: 'compatible',
+    model: 'gpt-4o-mini',
+    messages: hi,
+    onRetry: (n) =>
+      notices.push({
+        attempt: n.attempt,
+        maxRetries: n.maxRetries,
+        delayMs: n.delayMs,
+        kind: n.error.kind,
+        status: n.error.status,
+      }),
+  });
   assert.equal(r.text, 'Echo: hi');
   assert.deepEqual(notices, [
     { attempt: 1, maxRetries: 2, delayMs: 3000, kind: 'rate_limited', status: 429 },
@@ -218,12 +265,21 @@ test('onRetry never fires for what is not retried: 503 model_not_found, 401, and
   const notices: number[] = [];
   const onRetry = (n: { attempt: number }) => notices.push(n.attempt);
   const { client } = makeClient(sims.real);
-  assert.equal((await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o', messages: hi, onRetry }))).detail, 'model_not_found_503');
+  assert.equal(
+    (await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o', messages: hi, onRetry }))).detail,
+    'model_not_found_503',
+  );
   const wrong = makeClient(sims.real, { token: () => 'sk-' + 'x'.repeat(48) });
-  assert.equal((await thrown(() => wrong.client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi, onRetry }))).kind, 'unauthorized');
+  assert.equal(
+    (await thrown(() => wrong.client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi, onRetry })))
+      .kind,
+    'unauthorized',
+  );
   assert.deepEqual(notices, []);
   sims.strict.fault({ kind: 'status', status: 500, count: 3 });
-  const e = await thrown(() => makeClient(sims.strict).client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi, onRetry }));
+  const e = await thrown(() =>
+    makeClient(sims.strict).client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi, onRetry }),
+  );
   assert.equal(e.kind, 'server_error');
   assert.deepEqual(notices, [1, 2], 'two retries announced; the third failure is final and announced as the error');
 });
@@ -231,13 +287,25 @@ test('onRetry never fires for what is not retried: 503 model_not_found, 401, and
 test('a throwing onRetry listener does not break the request', async () => {
   const { client } = makeClient(sims.strict);
   sims.strict.fault({ kind: 'status', status: 429, retryAfter: '1', count: 1 });
-  const r = await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi, onRetry: () => { throw new Error('listener broke'); } });
+  const r = await client.chat({
+    surface: 'compatible',
+    model: 'gpt-4o-mini',
+    messages: hi,
+    onRetry: () => {
+      throw new Error('listener broke');
+    },
+  });
   assert.equal(r.text, 'Echo: hi');
 });
 
 test('3xx: classified as a redirect naming the target host; never followed, never retried', async () => {
   const { client, records } = makeClient(sims.strict);
-  sims.strict.fault({ kind: 'redirect', status: 307, location: 'https://elsewhere.example.com/v1/chat/completions', count: 1 });
+  sims.strict.fault({
+    kind: 'redirect',
+    status: 307,
+    location: 'https://elsewhere.example.com/v1/chat/completions',
+    count: 1,
+  });
   const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
   assert.equal(e.kind, 'protocol');
   assert.equal(e.detail, 'redirect');
@@ -265,7 +333,10 @@ test('an error body is read up to its cap and the connection closed: a 200 MB er
 });
 
 test('extra headers with a line break are a configuration error: never sent, never retried or failed over', async () => {
-  const { client, records } = makeClient(sims.strict, { extraHeaders: { 'X-Team': 'a\r\nX-Injected: 1' }, backupUrls: [sims.real.url] });
+  const { client, records } = makeClient(sims.strict, {
+    extraHeaders: { 'X-Team': 'a\r\nX-Injected: 1' },
+    backupUrls: [sims.real.url],
+  });
   const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
   assert.equal(e.kind, 'bad_request');
   assert.equal(e.notSent, true);

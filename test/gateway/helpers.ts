@@ -8,7 +8,10 @@ export interface TestClient {
   sleeps: number[];
 }
 
-export function makeClient(sim: Simulator, overrides: Partial<GatewayClientOptions> & { tokenName?: string } = {}): TestClient {
+export function makeClient(
+  sim: Simulator,
+  overrides: Partial<GatewayClientOptions> & { tokenName?: string } = {},
+): TestClient {
   const records: RequestRecord[] = [];
   const sleeps: number[] = [];
   const { tokenName, ...rest } = overrides;

@@ -8,7 +8,13 @@ import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { describeQuota, normalizeBaseUrl, useTranslations, type ChatRequest, type Translations } from '../../src/gateway';
+import {
+  describeQuota,
+  normalizeBaseUrl,
+  useTranslations,
+  type ChatRequest,
+  type Translations,
+} from '../../src/gateway';
 import { startSimulator, type Simulator } from '../sim/server';
 import { makeClient, thrown } from './helpers';
 
@@ -105,12 +111,38 @@ test('an empty reply: Chinese message, cause and fix (and English without the bu
 
 test('balance lines and base-URL findings in Chinese', () => {
   useTranslations(chinese);
-  const words = describeQuota({ source: 'usage-token', unlimited: false, remaining: 3.75, used: 1.25, granted: 5, unit: 'USD', expiresAt: '2026-11-01T00:00:00Z' }, 1, Date.parse('2026-12-01T00:00:00Z'));
+  const words = describeQuota(
+    {
+      source: 'usage-token',
+      unlimited: false,
+      remaining: 3.75,
+      used: 1.25,
+      granted: 5,
+      unit: 'USD',
+      expiresAt: '2026-11-01T00:00:00Z',
+    },
+    1,
+    Date.parse('2026-12-01T00:00:00Z'),
+  );
   assert.equal(words.short, '已过期');
-  assert.deepEqual(words.lines.slice(0, 4), ['剩余：$3.75', '已用：$1.25', '总额度：$5.00', '过期时间：2026-11-01（已过期）']);
-  const finding = normalizeBaseUrl('https://gateway.example.com/v1/chat/completions').findings.find((f) => f.code === 'full-endpoint');
+  assert.deepEqual(words.lines.slice(0, 4), [
+    '剩余：$3.75',
+    '已用：$1.25',
+    '总额度：$5.00',
+    '过期时间：2026-11-01（已过期）',
+  ]);
+  const finding = normalizeBaseUrl('https://gateway.example.com/v1/chat/completions').findings.find(
+    (f) => f.code === 'full-endpoint',
+  );
   assertChinese('finding', finding?.message);
   assert.match(finding!.fix, /请使用根地址 https:\/\/gateway\.example\.com（已去除 \/v1\/chat\/completions）/);
   useTranslations(undefined);
-  assert.equal(describeQuota({ source: 'billing', unlimited: true, remaining: 0, used: 2, granted: 0, unit: 'USD', expiresAt: null }, 1, 0).lines[0], 'Quota: unlimited');
+  assert.equal(
+    describeQuota(
+      { source: 'billing', unlimited: true, remaining: 0, used: 2, granted: 0, unit: 'USD', expiresAt: null },
+      1,
+      0,
+    ).lines[0],
+    'Quota: unlimited',
+  );
 });

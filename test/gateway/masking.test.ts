@@ -22,9 +22,13 @@ test('the full token never appears in records, errors or results of any scenario
       try {
         const dead = await deadPort();
         for (const tokenName of ['production', 'test', 'disabled', 'bogus']) {
-          const value = tokenName === 'bogus' ? 'sk-BOGUS' + 'q'.repeat(40) + 'tail' : sim.tokens[tokenName]!;
+          const value = tokenName === 'bogus' ? 'sk-BOGUS' + 'q'.repeat(40) + 'tail' : sim.tokens[tokenName];
           tokensSeen.add(value);
-          const { client, records } = makeClient(sim, { token: () => value, baseUrl: `http://127.0.0.1:${dead}`, backupUrls: [sim.urls[1]!] });
+          const { client, records } = makeClient(sim, {
+            token: () => value,
+            baseUrl: `http://127.0.0.1:${dead}`,
+            backupUrls: [sim.urls[1]],
+          });
           const faults: Array<Fault | undefined> = [
             undefined,
             { kind: 'status', status: 429, count: 1 },
@@ -39,10 +43,34 @@ test('the full token never appears in records, errors or results of any scenario
             sim.clearFaults();
             if (f) sim.fault(f);
             const calls: Array<() => Promise<unknown>> = [
-              () => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-              () => client.chat({ surface: 'native', model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }] }),
-              () => collect(client.chatStream({ surface: 'compatible', model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })),
-              () => collect(client.chatStream({ surface: 'native', model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'a b c' }] })),
+              () =>
+                client.chat({
+                  surface: 'compatible',
+                  model: 'gpt-4o-mini',
+                  messages: [{ role: 'user', content: 'hi' }],
+                }),
+              () =>
+                client.chat({
+                  surface: 'native',
+                  model: 'claude-sonnet-4-5',
+                  messages: [{ role: 'user', content: 'hi' }],
+                }),
+              () =>
+                collect(
+                  client.chatStream({
+                    surface: 'compatible',
+                    model: 'gpt-4o',
+                    messages: [{ role: 'user', content: 'hi' }],
+                  }),
+                ),
+              () =>
+                collect(
+                  client.chatStream({
+                    surface: 'native',
+                    model: 'claude-sonnet-4-5',
+                    messages: [{ role: 'user', content: 'a b c' }],
+                  }),
+                ),
               () => client.listModels(),
               () => client.generateImage({ model: 'gpt-image-1', prompt: 'x' }),
               () => client.createVideo({ model: 'sora-2', prompt: 'x' }),
@@ -54,7 +82,12 @@ test('the full token never appears in records, errors or results of any scenario
                 texts.push(JSON.stringify(await call()));
               } catch (e) {
                 const err = e as Error & { toJSON?: () => unknown };
-                texts.push(err.message, String(err.stack), inspect(err, { depth: 5 }), JSON.stringify(err.toJSON ? err.toJSON() : err));
+                texts.push(
+                  err.message,
+                  String(err.stack),
+                  inspect(err, { depth: 5 }),
+                  JSON.stringify(err.toJSON ? err.toJSON() : err),
+                );
               }
             }
           }
@@ -80,7 +113,7 @@ test('the full token never appears in records, errors or results of any scenario
 test('a key echoed without its sk- prefix, and credentials in a base URL, are never shown', async () => {
   const sim = await startSimulator({ profile: 'real' });
   try {
-    const token = sim.tokens.production!;
+    const token = sim.tokens.production;
     const bare = token.slice(3);
     sim.fault({ kind: 'echoKey' });
     const { client } = makeClient(sim);
@@ -92,15 +125,29 @@ test('a key echoed without its sk- prefix, and credentials in a base URL, are ne
     }
     const e = caught as { kind: string; gatewayMessage: string };
     assert.equal(e.kind, 'unauthorized');
-    assert.match(e.gatewayMessage, new RegExp(`无效的令牌 ${maskToken(bare).replace(/[.]/g, '\\.')}`), 'the echoed key is shown masked');
-    for (const text of [JSON.stringify(caught), inspect(caught, { depth: 5 }), String((caught as Error).stack)]) assert.ok(!text.includes(bare), 'no bare key');
+    assert.match(
+      e.gatewayMessage,
+      new RegExp(`无效的令牌 ${maskToken(bare).replace(/[.]/g, '\\.')}`),
+      'the echoed key is shown masked',
+    );
+    for (const text of [JSON.stringify(caught), inspect(caught, { depth: 5 }), String((caught as Error).stack)])
+      assert.ok(!text.includes(bare), 'no bare key');
     const withPassword = sim.url.replace('http://', 'http://relay-user:S3cretPassw0rd@');
-    const report = await runDiagnosis({ baseUrl: withPassword, backupUrls: [withPassword], token, models: { chat: 'gpt-4o-mini' }, timeouts: { requestMs: 3000, totalMs: 10000 } });
+    const report = await runDiagnosis({
+      baseUrl: withPassword,
+      backupUrls: [withPassword],
+      token,
+      models: { chat: 'gpt-4o-mini' },
+      timeouts: { requestMs: 3000, totalMs: 10000 },
+    });
     for (const text of [JSON.stringify(report), renderMarkdown(report), renderTable(report)]) {
       assert.ok(!text.includes('S3cretPassw0rd'), 'no URL password in the report');
       assert.ok(!text.includes(bare) && !text.includes(token), 'no token in the report');
     }
-    assert.equal(stripUrlCredentials('see https://u:p@h.example.com/x and http://a@b'), 'see https://***@h.example.com/x and http://***@b');
+    assert.equal(
+      stripUrlCredentials('see https://u:p@h.example.com/x and http://a@b'),
+      'see https://***@h.example.com/x and http://***@b',
+    );
   } finally {
     await sim.close();
   }

@@ -24,15 +24,15 @@ test('image generation: base64 results decoded to PNG bytes', async () => {
   const { client } = makeClient(sim);
   const r = await client.generateImage({ model: 'gpt-image-1', prompt: 'a lighthouse', size: '256x256' });
   assert.equal(r.images.length, 1);
-  assert.equal(r.images[0]!.mime, 'image/png');
-  assert.ok(r.images[0]!.bytes.subarray(0, 4).equals(PNG_MAGIC));
+  assert.equal(r.images[0].mime, 'image/png');
+  assert.ok(r.images[0].bytes.subarray(0, 4).equals(PNG_MAGIC));
 });
 
 test('image generation: URL results downloaded (without sending the token elsewhere)', async () => {
   const { client } = makeClient(sim);
   const r = await client.generateImage({ model: 'dall-e-3', prompt: 'a lighthouse' });
-  assert.ok(r.images[0]!.sourceUrl);
-  assert.ok(r.images[0]!.bytes.subarray(0, 4).equals(PNG_MAGIC));
+  assert.ok(r.images[0].sourceUrl);
+  assert.ok(r.images[0].bytes.subarray(0, 4).equals(PNG_MAGIC));
 });
 
 test('image size is validated before sending', async () => {
@@ -47,11 +47,11 @@ test('image size is validated before sending', async () => {
 
 test('image edit: multipart with the file, result saved as bytes', async () => {
   const { client } = makeClient(sim);
-  const src = (await client.generateImage({ model: 'gpt-image-1', prompt: 'source' })).images[0]!.bytes;
+  const src = (await client.generateImage({ model: 'gpt-image-1', prompt: 'source' })).images[0].bytes;
   const file = join(dir, 'source.png');
   await writeFile(file, src);
   const r = await client.editImage({ model: 'gpt-image-1', prompt: 'make it blue', imagePath: file });
-  assert.equal(r.images[0]!.mime, 'image/png');
+  assert.equal(r.images[0].mime, 'image/png');
   assert.equal(sim.log.at(-1)!.path, '/v1/images/edits');
   assert.equal(sim.log.at(-1)!.status, 200);
 });
@@ -60,7 +60,9 @@ test('image edit: too large for our limit is caught before sending; over the gat
   const { client } = makeClient(sim);
   const big = join(dir, 'big.png');
   await writeFile(big, Buffer.concat([PNG_MAGIC, Buffer.alloc(1_300_000, 7)]));
-  const e1 = await thrown(() => client.editImage({ model: 'gpt-image-1', prompt: 'x', imagePath: big, maxFileBytes: 1_000_000 }));
+  const e1 = await thrown(() =>
+    client.editImage({ model: 'gpt-image-1', prompt: 'x', imagePath: big, maxFileBytes: 1_000_000 }),
+  );
   assert.equal(e1.kind, 'payload_too_large');
   assert.equal(e1.notSent, true);
   assert.equal(sim.log.length, 0);
@@ -72,10 +74,17 @@ test('image edit: too large for our limit is caught before sending; over the gat
 
 test('image edit: missing file and wrong type are clear errors', async () => {
   const { client } = makeClient(sim);
-  assert.match((await thrown(() => client.editImage({ model: 'gpt-image-1', prompt: 'x', imagePath: join(dir, 'nope.png') }))).message, /cannot be read/);
+  assert.match(
+    (await thrown(() => client.editImage({ model: 'gpt-image-1', prompt: 'x', imagePath: join(dir, 'nope.png') })))
+      .message,
+    /cannot be read/,
+  );
   const txt = join(dir, 'a.txt');
   await writeFile(txt, 'hello');
-  assert.match((await thrown(() => client.editImage({ model: 'gpt-image-1', prompt: 'x', imagePath: txt }))).message, /png, jpg or webp/);
+  assert.match(
+    (await thrown(() => client.editImage({ model: 'gpt-image-1', prompt: 'x', imagePath: txt }))).message,
+    /png, jpg or webp/,
+  );
 });
 
 test('capabilities from supported_endpoint_types catch a wrong model before sending (real profile)', async () => {
@@ -104,10 +113,16 @@ for (const profile of ['strict', 'real'] as const) {
       assert.match(task.id, /^\w+/);
       assert.ok(['queued', 'in_progress'].includes(task.phase));
       const phases: string[] = [];
-      const out = await client.pollVideo(task.id, { onUpdate: (t) => phases.push(t.phase), overallTimeoutMs: 10 * 60_000 });
+      const out = await client.pollVideo(task.id, {
+        onUpdate: (t) => phases.push(t.phase),
+        overallTimeoutMs: 10 * 60_000,
+      });
       assert.equal(out.outcome, 'completed');
       assert.ok(phases.includes('in_progress'));
-      assert.ok(sleeps.every((ms) => ms >= 1000), 'no high-frequency polling');
+      assert.ok(
+        sleeps.every((ms) => ms >= 1000),
+        'no high-frequency polling',
+      );
       const contentBefore = s.log.filter((l) => l.path.endsWith('/content')).length;
       assert.equal(contentBefore, 0, 'content never requested before completion');
       const file = join(dir, `${profile}-video.mp4`);
@@ -124,7 +139,12 @@ for (const profile of ['strict', 'real'] as const) {
 }
 
 test('video failure carries the gateway reason', async () => {
-  sim.config.video = { pollsUntilInProgress: 1, pollsUntilDone: 2, outcome: 'failed', failureReason: 'content policy violation' };
+  sim.config.video = {
+    pollsUntilInProgress: 1,
+    pollsUntilDone: 2,
+    outcome: 'failed',
+    failureReason: 'content policy violation',
+  };
   try {
     const { client } = makeClient(sim);
     const task = await client.createVideo({ model: 'sora-2', prompt: 'x' });
@@ -140,7 +160,12 @@ test('video stuck: the overall timeout ends the wait with timed_out (clock injec
   sim.config.video = { pollsUntilInProgress: 1, pollsUntilDone: 3, outcome: 'stuck' };
   try {
     let now = 0;
-    const { client } = makeClient(sim, { now: () => now, sleep: async (ms) => { now += ms; } });
+    const { client } = makeClient(sim, {
+      now: () => now,
+      sleep: async (ms) => {
+        now += ms;
+      },
+    });
     const task = await client.createVideo({ model: 'sora-2', prompt: 'x' });
     const out = await client.pollVideo(task.id, { overallTimeoutMs: 120_000 });
     assert.equal(out.outcome, 'timed_out');
@@ -212,19 +237,31 @@ test('video creation answered 429 with Retry-After is retried (nothing was creat
   const task = await client.createVideo({ model: 'sora-2', prompt: 'x' });
   assert.ok(task.id);
   assert.deepEqual(sleeps, [2000]);
-  assert.deepEqual(sim.log.filter((l) => l.method === 'POST').map((l) => l.status), [429, 200]);
+  assert.deepEqual(
+    sim.log.filter((l) => l.method === 'POST').map((l) => l.status),
+    [429, 200],
+  );
 });
 
 for (const [what, call] of [
   ['generation', (c: TestClient['client']) => c.generateImage({ model: 'gpt-image-1', prompt: 'a red square' })],
-  ['edit', async (c: TestClient['client']) => c.editImage({ model: 'gpt-image-1', prompt: 'make it blue', imagePath: await pngFile() })],
+  [
+    'edit',
+    async (c: TestClient['client']) =>
+      c.editImage({ model: 'gpt-image-1', prompt: 'make it blue', imagePath: await pngFile() }),
+  ],
 ] as const) {
   test(`image ${what} is billed: a reset after sending, a 5xx or a 502 is never sent again (and never failed over)`, async () => {
     const backup = await startSimulator();
     try {
       const { client } = makeClient(sim, { backupUrls: [backup.url] });
-      const posts = () => [...sim.log, ...backup.log].filter((l) => l.method === 'POST' && l.path.startsWith('/v1/images/')).length;
-      for (const fault of [{ kind: 'reset' }, { kind: 'status', status: 500 }, { kind: 'status', status: 502 }] as const) {
+      const posts = () =>
+        [...sim.log, ...backup.log].filter((l) => l.method === 'POST' && l.path.startsWith('/v1/images/')).length;
+      for (const fault of [
+        { kind: 'reset' },
+        { kind: 'status', status: 500 },
+        { kind: 'status', status: 502 },
+      ] as const) {
         const before = posts();
         sim.fault({ ...fault, path: '/v1/images', count: 1 });
         const e = await thrown(() => call(client));
@@ -243,9 +280,16 @@ test('image generation: a 429 (work refused) and a refused connection (never sen
   sim.fault({ kind: 'status', status: 429, retryAfter: '1', path: '/v1/images', count: 1 });
   const r = await client.generateImage({ model: 'gpt-image-1', prompt: 'a' });
   assert.equal(r.images.length, 1);
-  assert.deepEqual(sim.log.filter((l) => l.path === '/v1/images/generations').map((l) => l.status), [429, 200]);
+  assert.deepEqual(
+    sim.log.filter((l) => l.path === '/v1/images/generations').map((l) => l.status),
+    [429, 200],
+  );
   const refused = makeClient(sim, { baseUrl: `http://127.0.0.1:${await deadPort()}`, backupUrls: [sim.url] });
-  assert.equal((await refused.client.generateImage({ model: 'gpt-image-1', prompt: 'b' })).images.length, 1, 'never sent: failed over to the backup');
+  assert.equal(
+    (await refused.client.generateImage({ model: 'gpt-image-1', prompt: 'b' })).images.length,
+    1,
+    'never sent: failed over to the backup',
+  );
 });
 
 test('unknown task id is a classified error', async () => {
@@ -258,13 +302,16 @@ test('unknown task id is a classified error', async () => {
 test('image and video calls respect their concurrency caps', async () => {
   const { client } = makeClient(sim, { concurrency: { image: 1 } });
   sim.fault({ kind: 'latency', ms: 80, path: '/v1/images' });
-  const p = Promise.all([client.generateImage({ model: 'gpt-image-1', prompt: 'a' }), client.generateImage({ model: 'gpt-image-1', prompt: 'b' })]);
+  const p = Promise.all([
+    client.generateImage({ model: 'gpt-image-1', prompt: 'a' }),
+    client.generateImage({ model: 'gpt-image-1', prompt: 'b' }),
+  ]);
   await new Promise((r) => setTimeout(r, 20));
   assert.deepEqual(client.limits.image, { running: 1, queued: 1 });
   await p;
   const logs = sim.log.filter((l) => l.path === '/v1/images/generations');
   assert.equal(logs.length, 2);
-  assert.ok(logs[1]!.time >= logs[0]!.time + 60, 'the second started after the first finished');
+  assert.ok(logs[1].time >= logs[0].time + 60, 'the second started after the first finished');
 });
 
 test('image edits need an edit-capable model: dall-e-3 (image-generation only) is refused before sending, naming the edit models', async () => {
@@ -276,7 +323,9 @@ test('image edits need an edit-capable model: dall-e-3 (image-generation only) i
     assert.ok(!client.capabilitiesOf('dall-e-3')?.includes('image-edit'), 'dall-e-3 does not edit');
     assert.ok(client.capabilitiesOf('gpt-image-1')?.includes('image-edit'));
     assert.deepEqual(client.modelsWith('image-edit'), ['gpt-image-1']);
-    const e = await thrown(async () => client.editImage({ model: 'dall-e-3', prompt: 'make it blue', imagePath: await pngFile() }));
+    const e = await thrown(async () =>
+      client.editImage({ model: 'dall-e-3', prompt: 'make it blue', imagePath: await pngFile() }),
+    );
     assert.equal(e.detail, 'capability_mismatch');
     assert.equal(e.notSent, true);
     assert.match(e.fix, /image editing models: gpt-image-1/);
@@ -298,7 +347,11 @@ test('a result URL that is not an image (an HTML page) or far too large is refus
   assert.equal(big.kind, 'payload_too_large');
   assert.match(big.message, /larger than 50 MiB, so it was not read/);
   assert.ok(Date.now() - started < 5000, 'stopped at the cap, not after 400 MB');
-  assert.equal((await client.generateImage({ model: 'dall-e-3', prompt: 'c', responseFormat: 'url' })).images[0]!.mime, 'image/png', 'a real image still works');
+  assert.equal(
+    (await client.generateImage({ model: 'dall-e-3', prompt: 'c', responseFormat: 'url' })).images[0].mime,
+    'image/png',
+    'a real image still works',
+  );
 });
 
 test('video content answered 200 with a JSON error is not saved as a video, and not reported downloaded', async () => {
@@ -320,20 +373,24 @@ test('video content answered 200 with a JSON error is not saved as a video, and 
   }
 });
 
-test('a video download that only trickles in ends at the video deadline, leaving no partial file', { timeout: 15_000 }, async () => {
-  const s = await startSimulator({ video: { pollsUntilInProgress: 0, pollsUntilDone: 0, outcome: 'completed' } });
-  try {
-    const { client } = makeClient(s, { timeouts: { videoOverallMs: 700, streamIdleMs: 60_000 } });
-    const task = await client.createVideo({ model: 'sora-2', prompt: 'x' });
-    assert.equal((await client.pollVideo(task.id)).outcome, 'completed');
-    s.fault({ kind: 'drip', everyMs: 30, path: '/v1/videos/', count: 1 });
-    const file = join(dir, 'dripped.mp4');
-    const started = Date.now();
-    const e = await thrown(() => client.downloadVideo(task.id, file));
-    assert.ok(['timeout', 'protocol'].includes(e.kind), e.kind);
-    assert.ok(Date.now() - started < 5000);
-    await assert.rejects(stat(file));
-  } finally {
-    await s.close();
-  }
-});
+test(
+  'a video download that only trickles in ends at the video deadline, leaving no partial file',
+  { timeout: 15_000 },
+  async () => {
+    const s = await startSimulator({ video: { pollsUntilInProgress: 0, pollsUntilDone: 0, outcome: 'completed' } });
+    try {
+      const { client } = makeClient(s, { timeouts: { videoOverallMs: 700, streamIdleMs: 60_000 } });
+      const task = await client.createVideo({ model: 'sora-2', prompt: 'x' });
+      assert.equal((await client.pollVideo(task.id)).outcome, 'completed');
+      s.fault({ kind: 'drip', everyMs: 30, path: '/v1/videos/', count: 1 });
+      const file = join(dir, 'dripped.mp4');
+      const started = Date.now();
+      const e = await thrown(() => client.downloadVideo(task.id, file));
+      assert.ok(['timeout', 'protocol'].includes(e.kind), e.kind);
+      assert.ok(Date.now() - started < 5000);
+      await assert.rejects(stat(file));
+    } finally {
+      await s.close();
+    }
+  },
+);

@@ -28,7 +28,20 @@ before(async () => {
   proxyPort = await deadPort();
   logFile = join(dir, 'tinyproxy.log');
   const conf = join(dir, 'tinyproxy.conf');
-  await writeFile(conf, [`Port ${proxyPort}`, 'Listen 127.0.0.1', 'Timeout 30', `LogFile "${logFile}"`, 'LogLevel Connect', 'MaxClients 20', 'Allow 127.0.0.1', 'DisableViaHeader Yes', ''].join('\n'));
+  await writeFile(
+    conf,
+    [
+      `Port ${proxyPort}`,
+      'Listen 127.0.0.1',
+      'Timeout 30',
+      `LogFile "${logFile}"`,
+      'LogLevel Connect',
+      'MaxClients 20',
+      'Allow 127.0.0.1',
+      'DisableViaHeader Yes',
+      '',
+    ].join('\n'),
+  );
   proxy = spawn('tinyproxy', ['-d', '-c', conf], { stdio: 'ignore' });
   // wait (bounded) until it accepts connections
   const net = await import('node:net');
@@ -61,7 +74,12 @@ test('describeProxy: setting beats environment; credentials never shown', () => 
   assert.equal(env.source, 'environment');
   assert.equal(env.display, 'http://***:***@proxy.corp:3128');
   assert.equal(env.noProxy, 'localhost');
-  const set = describeProxy({ proxy: 'http://proxy.local:8080', noProxy: ['a.com', 'b.com'], strictSSL: false, env: { HTTPS_PROXY: 'http://x:1' } });
+  const set = describeProxy({
+    proxy: 'http://proxy.local:8080',
+    noProxy: ['a.com', 'b.com'],
+    strictSSL: false,
+    env: { HTTPS_PROXY: 'http://x:1' },
+  });
   assert.equal(set.source, 'setting');
   assert.equal(set.noProxy, 'a.com,b.com');
   assert.equal(set.strictSSL, false);
@@ -88,64 +106,88 @@ test('bypassesProxy: one no-proxy matcher for the dispatcher and the diagnosis',
     ['[::1]:8787', '[::1]', true],
     ['localhost:80', 'localhost:80', true],
   ];
-  for (const [host, noProxy, expected] of table) assert.equal(bypassesProxy(host, noProxy), expected, `${host} under ${JSON.stringify(noProxy)}`);
+  for (const [host, noProxy, expected] of table)
+    assert.equal(bypassesProxy(host, noProxy), expected, `${host} under ${JSON.stringify(noProxy)}`);
 });
 
-test('a chat request reaches the simulator through the proxy (VS Code http.proxy), and the proxy log shows it', { skip: !hasTinyproxy && 'tinyproxy not installed' }, async () => {
-  const dispatcher = createDispatcher({ proxy: `http://127.0.0.1:${proxyPort}`, env: {} });
-  try {
-    const { client } = makeClient(sim, { dispatcher });
-    const r = await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'via proxy' }] });
-    assert.equal(r.text, 'Echo: via proxy');
-    const events = [];
-    for await (const e of client.chatStream({ surface: 'native', model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'streamed via proxy' }] })) events.push(e);
-    assert.equal(events.at(-1)!.type, 'done');
-  } finally {
-    await dispatcher.close();
-  }
-  const log = await readFile(logFile, 'utf8');
-  const port = new URL(sim.url).port;
-  // undici tunnels through the proxy with CONNECT, also for http targets
-  assert.match(log, new RegExp(`CONNECT 127\\.0\\.0\\.1:${port} `));
-  assert.ok(sim.log.some((r) => r.path === '/v1/chat/completions' && r.status === 200));
-  assert.ok(sim.log.some((r) => r.path === '/v1/messages' && r.status === 200));
-});
+test(
+  'a chat request reaches the simulator through the proxy (VS Code http.proxy), and the proxy log shows it',
+  { skip: !hasTinyproxy && 'tinyproxy not installed' },
+  async () => {
+    const dispatcher = createDispatcher({ proxy: `http://127.0.0.1:${proxyPort}`, env: {} });
+    try {
+      const { client } = makeClient(sim, { dispatcher });
+      const r = await client.chat({
+        surface: 'compatible',
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'via proxy' }],
+      });
+      assert.equal(r.text, 'Echo: via proxy');
+      const events = [];
+      for await (const e of client.chatStream({
+        surface: 'native',
+        model: 'claude-sonnet-4-5',
+        messages: [{ role: 'user', content: 'streamed via proxy' }],
+      }))
+        events.push(e);
+      assert.equal(events.at(-1)!.type, 'done');
+    } finally {
+      await dispatcher.close();
+    }
+    const log = await readFile(logFile, 'utf8');
+    const port = new URL(sim.url).port;
+    // undici tunnels through the proxy with CONNECT, also for http targets
+    assert.match(log, new RegExp(`CONNECT 127\\.0\\.0\\.1:${port} `));
+    assert.ok(sim.log.some((r) => r.path === '/v1/chat/completions' && r.status === 200));
+    assert.ok(sim.log.some((r) => r.path === '/v1/messages' && r.status === 200));
+  },
+);
 
-test('HTTPS_PROXY from the environment is used, and NO_PROXY bypasses it', { skip: !hasTinyproxy && 'tinyproxy not installed' }, async () => {
-  const before = (await readFile(logFile, 'utf8')).length;
-  const viaEnv = createDispatcher({ env: { HTTP_PROXY: `http://127.0.0.1:${proxyPort}` } });
-  try {
-    await makeClient(sim, { dispatcher: viaEnv }).client.listModels();
-  } finally {
-    await viaEnv.close();
-  }
-  const after1 = await readFile(logFile, 'utf8');
-  const port = new URL(sim.url).port;
-  assert.match(after1.slice(before), new RegExp(`CONNECT 127\\.0\\.0\\.1:${port} `));
-  const bypass = createDispatcher({ env: { HTTP_PROXY: `http://127.0.0.1:${proxyPort}`, NO_PROXY: '127.0.0.1' } });
-  try {
-    await makeClient(sim, { dispatcher: bypass }).client.listModels();
-  } finally {
-    await bypass.close();
-  }
-  const after2 = await readFile(logFile, 'utf8');
-  assert.equal(after2.slice(after1.length).match(/CONNECT/g), null, 'NO_PROXY host did not go through the proxy');
-  assert.equal(sim.log.filter((r) => r.path === '/v1/models').length, 2);
-});
+test(
+  'HTTPS_PROXY from the environment is used, and NO_PROXY bypasses it',
+  { skip: !hasTinyproxy && 'tinyproxy not installed' },
+  async () => {
+    const before = (await readFile(logFile, 'utf8')).length;
+    const viaEnv = createDispatcher({ env: { HTTP_PROXY: `http://127.0.0.1:${proxyPort}` } });
+    try {
+      await makeClient(sim, { dispatcher: viaEnv }).client.listModels();
+    } finally {
+      await viaEnv.close();
+    }
+    const after1 = await readFile(logFile, 'utf8');
+    const port = new URL(sim.url).port;
+    assert.match(after1.slice(before), new RegExp(`CONNECT 127\\.0\\.0\\.1:${port} `));
+    const bypass = createDispatcher({ env: { HTTP_PROXY: `http://127.0.0.1:${proxyPort}`, NO_PROXY: '127.0.0.1' } });
+    try {
+      await makeClient(sim, { dispatcher: bypass }).client.listModels();
+    } finally {
+      await bypass.close();
+    }
+    const after2 = await readFile(logFile, 'utf8');
+    assert.equal(after2.slice(after1.length).match(/CONNECT/g), null, 'NO_PROXY host did not go through the proxy');
+    assert.equal(sim.log.filter((r) => r.path === '/v1/models').length, 2);
+  },
+);
 
 test('a proxy that is down is a network error naming the cause', async () => {
   const port = await deadPort();
   const dispatcher = createDispatcher({ proxy: `http://127.0.0.1:${port}`, env: {} });
   try {
     const { client } = makeClient(sim, { dispatcher, retry: { maxRetries: 0 } });
-    await assert.rejects(client.listModels(), (e: any) => e.kind === 'network' && /ECONNREFUSED|connections/.test(e.cause));
+    await assert.rejects(
+      client.listModels(),
+      (e: any) => e.kind === 'network' && /ECONNREFUSED|connections/.test(e.cause),
+    );
   } finally {
     await dispatcher.close();
   }
 });
 
 test('a proxy that is not a usable URL never throws: described as invalid, and requests go directly', async () => {
-  for (const env of [{ HTTPS_PROXY: 'proxy.corp:8080' }, { HTTPS_PROXY: 'http://ok.corp:3128', HTTP_PROXY: 'ftp://nope' }] as Array<Record<string, string>>) {
+  for (const env of [
+    { HTTPS_PROXY: 'proxy.corp:8080' },
+    { HTTPS_PROXY: 'http://ok.corp:3128', HTTP_PROXY: 'ftp://nope' },
+  ] as Array<Record<string, string>>) {
     const c = describeProxy({ env });
     assert.ok(c.invalid, JSON.stringify(env));
     const dispatcher = createDispatcher({ env });

@@ -33,9 +33,24 @@ test('maskToken: first 6, ..., last 4', () => {
 });
 
 test('error bodies: OpenAI, Anthropic, new-api task, HTML, plain text', () => {
-  assert.deepEqual(parseErrorBody('{"error":{"message":"m","type":"t","code":"c"}}'), { html: false, message: 'm', type: 't', code: 'c' });
-  assert.deepEqual(parseErrorBody('{"type":"error","error":{"type":"not_found_error","message":"nf"}}'), { html: false, message: 'nf', type: 'not_found_error', code: undefined });
-  assert.deepEqual(parseErrorBody('{"code":"task_not_exist","message":"task_not_exist","data":null}'), { html: false, message: 'task_not_exist', code: 'task_not_exist', type: undefined });
+  assert.deepEqual(parseErrorBody('{"error":{"message":"m","type":"t","code":"c"}}'), {
+    html: false,
+    message: 'm',
+    type: 't',
+    code: 'c',
+  });
+  assert.deepEqual(parseErrorBody('{"type":"error","error":{"type":"not_found_error","message":"nf"}}'), {
+    html: false,
+    message: 'nf',
+    type: 'not_found_error',
+    code: undefined,
+  });
+  assert.deepEqual(parseErrorBody('{"code":"task_not_exist","message":"task_not_exist","data":null}'), {
+    html: false,
+    message: 'task_not_exist',
+    code: 'task_not_exist',
+    type: undefined,
+  });
   assert.equal(parseErrorBody('<!DOCTYPE html><html><title>Console</title></html>').html, true);
   assert.equal(parseErrorBody('upstream connect error').message, 'upstream connect error');
 });
@@ -56,16 +71,31 @@ test('status → kind, with cause and fix for each row of spec section 7', () =>
     assert.equal(e.kind, kind, `status ${status}`);
     assert.ok(e.cause.length > 20 && e.fix.length > 10, `cause/fix for ${status}`);
   }
-  const e401 = errorFromResponse({ status: 401, headers: {}, body: kinds[1]![2], context: {} });
+  const e401 = errorFromResponse({ status: 401, headers: {}, body: kinds[1][2], context: {} });
   assert.equal(e401.requestId, '2026X');
   assert.equal(e401.gatewayMessage, 'Invalid token');
-  const e404 = errorFromResponse({ status: 404, headers: {}, body: '', context: { url: 'http://h/v1/v1/messages', surface: 'native' } });
+  const e404 = errorFromResponse({
+    status: 404,
+    headers: {},
+    body: '',
+    context: { url: 'http://h/v1/v1/messages', surface: 'native' },
+  });
   assert.equal(e404.detail, 'double_v1');
   assert.match(e404.cause, /\/v1\/v1\/messages/);
-  const mnf = errorFromResponse({ status: 503, headers: {}, body: '{"error":{"message":"No available channel for model x under group g (distributor)","type":"new_api_error","code":"model_not_found"}}', context: { model: 'x' } });
+  const mnf = errorFromResponse({
+    status: 503,
+    headers: {},
+    body: '{"error":{"message":"No available channel for model x under group g (distributor)","type":"new_api_error","code":"model_not_found"}}',
+    context: { model: 'x' },
+  });
   assert.equal(mnf.kind, 'forbidden');
   assert.equal(mnf.detail, 'model_not_found_503');
-  const html = errorFromResponse({ status: 200, headers: { 'content-type': 'text/html' }, body: '<html><title>Console</title></html>', context: {} });
+  const html = errorFromResponse({
+    status: 200,
+    headers: { 'content-type': 'text/html' },
+    body: '<html><title>Console</title></html>',
+    context: {},
+  });
   assert.equal(html.kind, 'protocol');
   assert.match(html.message, /web page, not its API/);
   assert.doesNotMatch(html.message, /unexpected token/i);
@@ -82,7 +112,12 @@ test('retry-after parsing: retry-after-ms, seconds, HTTP date', () => {
 
 test('shouldRetry table', () => {
   const mk = (status: number, extra: Partial<{ code: string; notSent: boolean; retryAfter: string }> = {}) =>
-    errorFromResponse({ status, headers: extra.retryAfter ? { 'retry-after': extra.retryAfter } : {}, body: extra.code ? JSON.stringify({ error: { message: 'x', code: extra.code } }) : '', context: {} });
+    errorFromResponse({
+      status,
+      headers: extra.retryAfter ? { 'retry-after': extra.retryAfter } : {},
+      body: extra.code ? JSON.stringify({ error: { message: 'x', code: extra.code } }) : '',
+      context: {},
+    });
   const o = DEFAULT_RETRY;
   for (const s of [400, 401, 403, 404, 413]) assert.equal(shouldRetry(mk(s), 0, o), false, `never retry ${s}`);
   for (const s of [429, 500, 502, 503, 504, 529]) assert.equal(shouldRetry(mk(s), 0, o), true, `retry ${s}`);
@@ -102,7 +137,10 @@ test('retryDelayMs: Retry-After wins, else full jitter within an exponential cap
   for (let a = 0; a < 6; a++) {
     const cap = Math.min(DEFAULT_RETRY.maxDelayMs, DEFAULT_RETRY.baseDelayMs * 2 ** a);
     assert.ok(retryDelayMs(a, undefined, DEFAULT_RETRY, () => 0) >= 100);
-    assert.equal(retryDelayMs(a, undefined, DEFAULT_RETRY, () => 1), cap);
+    assert.equal(
+      retryDelayMs(a, undefined, DEFAULT_RETRY, () => 1),
+      cap,
+    );
   }
 });
 
@@ -130,19 +168,34 @@ test('burst detection', () => {
 });
 
 test('surface translation: system prompt and max_tokens', () => {
-  const req = { surface: 'compatible' as const, model: 'm', system: 'be brief', messages: [{ role: 'user' as const, content: 'hi' }], temperature: 0.2 };
+  const req = {
+    surface: 'compatible' as const,
+    model: 'm',
+    system: 'be brief',
+    messages: [{ role: 'user' as const, content: 'hi' }],
+    temperature: 0.2,
+  };
   const c = compatibleSurface.toRequest(req, { maxTokens: 4096 });
-  assert.deepEqual(c.messages, [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }]);
+  assert.deepEqual(c.messages, [
+    { role: 'system', content: 'be brief' },
+    { role: 'user', content: 'hi' },
+  ]);
   assert.equal(c.max_tokens, undefined);
   const n = nativeSurface.toRequest({ ...req, surface: 'native' }, { maxTokens: 4096 });
   assert.equal(n.system, 'be brief');
   assert.deepEqual(n.messages, [{ role: 'user', content: 'hi' }]);
   assert.equal(n.max_tokens, 4096, 'native always sends max_tokens');
-  assert.equal(nativeSurface.toRequest({ ...req, surface: 'native', maxTokens: 10 }, { maxTokens: 4096 }).max_tokens, 10);
+  assert.equal(
+    nativeSurface.toRequest({ ...req, surface: 'native', maxTokens: 10 }, { maxTokens: 4096 }).max_tokens,
+    10,
+  );
   assert.deepEqual(nativeSurface.parseEvent({ event: 'ping', data: '{"type":"ping"}' }), []);
   assert.deepEqual(nativeSurface.parseEvent({ event: 'future_event', data: '{"type":"future_event"}' }), []);
   assert.deepEqual(compatibleSurface.parseEvent({ data: '[DONE]' }), [{ type: 'end' }]);
-  assert.equal(compatibleSurface.parseEvent({ data: '{"error":{"message":"boom","type":"server_error"}}' })[0]!.type, 'error');
+  assert.equal(
+    compatibleSurface.parseEvent({ data: '{"error":{"message":"boom","type":"server_error"}}' })[0].type,
+    'error',
+  );
 });
 
 test('Limiter caps concurrency and queues in order', async () => {
@@ -150,13 +203,14 @@ test('Limiter caps concurrency and queues in order', async () => {
   let running = 0;
   let peak = 0;
   const order: number[] = [];
-  const job = (i: number) => lim.run(async () => {
-    running++;
-    peak = Math.max(peak, running);
-    await new Promise((r) => setTimeout(r, 5));
-    order.push(i);
-    running--;
-  });
+  const job = (i: number) =>
+    lim.run(async () => {
+      running++;
+      peak = Math.max(peak, running);
+      await new Promise((r) => setTimeout(r, 5));
+      order.push(i);
+      running--;
+    });
   await Promise.all([0, 1, 2, 3, 4].map(job));
   assert.equal(peak, 2);
   assert.deepEqual(order.slice(0, 2).sort(), [0, 1]);
@@ -188,6 +242,6 @@ test('token shape: one rule set, for the input box and for the diagnosis', () =>
   for (const [value, problem] of table) assert.equal(tokenShapeProblem(value), problem, JSON.stringify(value));
   assert.match(tokenShapeWarning('Bearer sk-abcdefghijklmnopqrstuvwxyz')!, /without "Bearer "/);
   assert.equal(tokenShapeWarning('sk-abcdefghijklmnopqrstuvwxyz'), undefined);
-  assert.match(storedTokenShapeProblems('Bearer sk-abcdefghijklmnopqrstuvwxyz')[0]!, /Bearer Bearer/);
+  assert.match(storedTokenShapeProblems('Bearer sk-abcdefghijklmnopqrstuvwxyz')[0], /Bearer Bearer/);
   assert.deepEqual(storedTokenShapeProblems('sk-abcdefghijklmnopqrstuvwxyz'), []);
 });

@@ -11,14 +11,22 @@ import { createServer, type Server } from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { GatewayClient, isGatewayError, type ChatEvent, type ChatResult, type Surface, type ToolCall } from '../../src/gateway';
+import { GatewayClient, isGatewayError, type ChatResult, type Surface, type ToolCall } from '../../src/gateway';
 
 interface Fixture {
   name: string;
   bytes: Buffer;
   surface: Surface;
   splitAt?: number[];
-  expect: { text: string; finishReason?: string; usage?: { inputTokens?: number; outputTokens?: number }; reasoning?: string; toolCalls?: ToolCall[]; thinking?: ChatResult['thinking']; error?: { kind: string; detail: string; gatewayMessage: string; requestId?: string } };
+  expect: {
+    text: string;
+    finishReason?: string;
+    usage?: { inputTokens?: number; outputTokens?: number };
+    reasoning?: string;
+    toolCalls?: ToolCall[];
+    thinking?: ChatResult['thinking'];
+    error?: { kind: string; detail: string; gatewayMessage: string; requestId?: string };
+  };
 }
 
 const dir = resolve(__dirname, '../../../test/fixtures/sse');
@@ -26,7 +34,11 @@ const fixtures: Fixture[] = readdirSync(dir)
   .filter((f) => f.endsWith('.sse'))
   .map((f) => {
     const name = f.slice(0, -4);
-    return { name, bytes: readFileSync(join(dir, f)), ...(JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as Omit<Fixture, 'name' | 'bytes'>) };
+    return {
+      name,
+      bytes: readFileSync(join(dir, f)),
+      ...(JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as Omit<Fixture, 'name' | 'bytes'>),
+    };
   });
 
 function pieces(bytes: Buffer, cuts: number[]): Buffer[] {
@@ -46,15 +58,17 @@ let base: string;
 let next: { chunks: Buffer[]; path?: string } = { chunks: [] };
 
 before(async () => {
-  server = createServer(async (req, res) => {
+  server = createServer((req, res) => {
     next.path = req.url;
     req.resume();
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    for (const c of next.chunks) {
-      res.write(c);
-      await delay(1); // separate socket writes, so the client sees separate chunks
-    }
-    res.end();
+    void (async () => {
+      for (const c of next.chunks) {
+        res.write(c);
+        await delay(1); // separate socket writes, so the client sees separate chunks
+      }
+      res.end();
+    })();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -62,14 +76,25 @@ before(async () => {
 
 after(() => new Promise<void>((r) => server.close(() => r())));
 
-async function read(f: Fixture, chunks: Buffer[]): Promise<{ text: string; calls: ToolCall[]; reasoning: string; result?: ChatResult; error?: unknown }> {
+async function read(
+  f: Fixture,
+  chunks: Buffer[],
+): Promise<{ text: string; calls: ToolCall[]; reasoning: string; result?: ChatResult; error?: unknown }> {
   next = { chunks };
-  const client = new GatewayClient({ baseUrl: base, token: () => 'sk-fixture0123456789abcdefghij', retry: { maxRetries: 0 } });
+  const client = new GatewayClient({
+    baseUrl: base,
+    token: () => 'sk-fixture0123456789abcdefghij',
+    retry: { maxRetries: 0 },
+  });
   let text = '';
   let reasoning = '';
   const calls: ToolCall[] = [];
   try {
-    for await (const e of client.chatStream({ surface: f.surface, model: f.surface === 'native' ? 'claude-sonnet-4-5' : 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) as AsyncIterable<ChatEvent>) {
+    for await (const e of client.chatStream({
+      surface: f.surface,
+      model: f.surface === 'native' ? 'claude-sonnet-4-5' : 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+    })) {
       if (e.type === 'text') text += e.text;
       if (e.type === 'reasoning') reasoning += e.text;
       if (e.type === 'tool_call') calls.push(e.call);
@@ -87,7 +112,10 @@ test('the fixture set covers both surfaces', () => {
 });
 
 for (const f of fixtures) {
-  for (const [how, cuts] of [['as split in its .json', f.splitAt ?? []], ['in 5-byte pieces', every(5, f.bytes.length)]] as const) {
+  for (const [how, cuts] of [
+    ['as split in its .json', f.splitAt ?? []],
+    ['in 5-byte pieces', every(5, f.bytes.length)],
+  ] as const) {
     test(`${f.name} (${f.surface}), ${how}`, async () => {
       const r = await read(f, pieces(f.bytes, [...cuts]));
       assert.equal(next.path, f.surface === 'native' ? '/v1/messages' : '/v1/chat/completions');

@@ -18,20 +18,34 @@ const sim = useSimulator();
 
 const model = (s: Surface) => (s === 'native' ? 'claude-sonnet-4-5' : 'gpt-4o-mini');
 /** Events without the timing that differs between two calls. */
-const comparable = (events: ChatEvent[]) => events.map((e) => (e.type === 'done' ? { ...e, result: { ...e.result, durationMs: 0, id: undefined, requestId: undefined } } : e));
+const comparable = (events: ChatEvent[]) =>
+  events.map((e) =>
+    e.type === 'done' ? { ...e, result: { ...e.result, durationMs: 0, id: undefined, requestId: undefined } } : e,
+  );
 
 for (const surface of ['compatible', 'native'] as const) {
   test(`${surface}: batches() holds the same events, in order, as one at a time`, async () => {
     sim().config.replyText = Array.from({ length: 3000 }, (_, i) => `w${i}`).join(' ');
     try {
       const { client } = makeClient(sim());
-      const req = { surface, model: model(surface), maxTokens: 10_000, messages: [{ role: 'user' as const, content: 'go' }] };
+      const req = {
+        surface,
+        model: model(surface),
+        maxTokens: 10_000,
+        messages: [{ role: 'user' as const, content: 'go' }],
+      };
       const single: ChatEvent[] = [];
       for await (const e of client.chatStream(req)) single.push(e);
       const batches: (readonly ChatEvent[])[] = [];
       for await (const b of chatEventBatches(client.chatStream(req))) batches.push(b);
-      assert.ok(batches.every((b) => b.length > 0), 'no empty batch');
-      assert.ok(batches.length < single.length / 10, `events arrive many to a batch (${batches.length} batches, ${single.length} events)`);
+      assert.ok(
+        batches.every((b) => b.length > 0),
+        'no empty batch',
+      );
+      assert.ok(
+        batches.length < single.length / 10,
+        `events arrive many to a batch (${batches.length} batches, ${single.length} events)`,
+      );
       assert.deepEqual(comparable(batches.flat()), comparable(single));
       const done = single.at(-1) as Extract<ChatEvent, { type: 'done' }>;
       assert.equal(done.result.text, sim().config.replyText ?? '');
@@ -73,7 +87,8 @@ function fakeTransport(chunks: string[]) {
   } as unknown as Transport;
   return { transport, seen };
 }
-const frame = (content: string) => `data: ${JSON.stringify({ id: 'c1', model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+const frame = (content: string) =>
+  `data: ${JSON.stringify({ id: 'c1', model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
 const errorFrame = `data: ${JSON.stringify({ error: { message: 'upstream overloaded', type: 'server_error' } })}\n\n`;
 const settings = { timeoutMs: 5000, idleTimeoutMs: 5000 };
 const req = { surface: 'compatible' as const, model: 'm', messages: [{ role: 'user' as const, content: 'x' }] };
@@ -99,7 +114,10 @@ test('breaking out of batches() closes the connection; a stream is iterated once
   const { transport, seen } = fakeTransport([frame('one') + frame(' two'), frame(' three')]);
   const stream = chatStream(transport, req, settings);
   for await (const b of stream.batches()) {
-    assert.deepEqual(b.map((e) => e.type), ['text', 'text']);
+    assert.deepEqual(
+      b.map((e) => e.type),
+      ['text', 'text'],
+    );
     break;
   }
   assert.equal(seen.aborted, 1);
@@ -131,20 +149,40 @@ test('burst detection from count, first and last arrival is the same as from eve
   ];
   for (const [arrivals, total] of cases) {
     for (const t of [undefined, { minEvents: 0, minWaitMs: 0, spanMs: 5, spanRatio: 0 }]) {
-      assert.equal(isBurstSpan(arrivals.length, arrivals[0]!, arrivals[arrivals.length - 1]!, total, t), isBurst(arrivals, total, t), JSON.stringify(arrivals));
+      assert.equal(
+        isBurstSpan(arrivals.length, arrivals[0], arrivals[arrivals.length - 1], total, t),
+        isBurst(arrivals, total, t),
+        JSON.stringify(arrivals),
+      );
     }
   }
 });
 
 test('an event is parsed the same with or without whitespace around it', () => {
   const native = JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hi' } });
-  const compat = JSON.stringify({ id: 'c', model: 'm', choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: null }] });
+  const compat = JSON.stringify({
+    id: 'c',
+    model: 'm',
+    choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: null }],
+  });
   for (const pad of ['', ' ', '\u00a0', '\ufeff', '\t\r']) {
-    assert.deepEqual(nativeSurface.parseEvent({ event: 'content_block_delta', data: `${native}${pad}` }), [{ type: 'text', text: 'hi' }], JSON.stringify(pad));
-    assert.deepEqual(nativeSurface.parseEvent({ data: `${pad}${native}` }), [{ type: 'text', text: 'hi' }], JSON.stringify(pad));
-    assert.deepEqual(compatibleSurface.parseEvent({ data: `${compat}${pad}` }), compatibleSurface.parseEvent({ data: compat }), JSON.stringify(pad));
+    assert.deepEqual(
+      nativeSurface.parseEvent({ event: 'content_block_delta', data: `${native}${pad}` }),
+      [{ type: 'text', text: 'hi' }],
+      JSON.stringify(pad),
+    );
+    assert.deepEqual(
+      nativeSurface.parseEvent({ data: `${pad}${native}` }),
+      [{ type: 'text', text: 'hi' }],
+      JSON.stringify(pad),
+    );
+    assert.deepEqual(
+      compatibleSurface.parseEvent({ data: `${compat}${pad}` }),
+      compatibleSurface.parseEvent({ data: compat }),
+      JSON.stringify(pad),
+    );
   }
   assert.deepEqual(compatibleSurface.parseEvent({ data: ' [DONE] ' }), [{ type: 'end' }]);
-  assert.equal(nativeSurface.parseEvent({ data: '{"type":' })[0]!.type, 'error');
-  assert.equal(compatibleSurface.parseEvent({ data: '{"id": ' })[0]!.type, 'error');
+  assert.equal(nativeSurface.parseEvent({ data: '{"type":' })[0].type, 'error');
+  assert.equal(compatibleSurface.parseEvent({ data: '{"id": ' })[0].type, 'error');
 });

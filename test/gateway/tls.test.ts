@@ -13,7 +13,15 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
-import { createDispatcher, describeTrust, runDiagnosis, tlsProblemOf, trustedCertificates, type GatewayError, type ProxySettings } from '../../src/gateway';
+import {
+  createDispatcher,
+  describeTrust,
+  runDiagnosis,
+  tlsProblemOf,
+  trustedCertificates,
+  type GatewayError,
+  type ProxySettings,
+} from '../../src/gateway';
 import { startHttpsSimulator, type HttpsSimulator } from '../sim/tls';
 import { deadPort, makeClient, thrown } from './helpers';
 
@@ -49,7 +57,10 @@ test('an untrusted CA fails with the classified cause and fix, without retries',
     assert.equal(err.kind, 'network');
     const code = /\(([A-Z_]+)\)\.$/.exec(err.message)?.[1];
     assert.equal(tlsProblemOf(code), 'untrusted', err.message);
-    assert.match(err.cause, /signed by an authority this machine does not trust \([A-Z_]+\) — typical of a corporate TLS-inspecting proxy or an internal CA\./);
+    assert.match(
+      err.cause,
+      /signed by an authority this machine does not trust \([A-Z_]+\) — typical of a corporate TLS-inspecting proxy or an internal CA\./,
+    );
     assert.match(err.fix, /operating system's certificate store/);
     assert.match(err.fix, /http\.systemCertificates/);
     assert.match(err.fix, /NODE_EXTRA_CA_CERTS/);
@@ -84,10 +95,12 @@ test('http.systemCertificates off: the system store is not trusted', async () =>
   } finally {
     await dispatcher.close();
   }
-  assert.ok(!trustedCertificates({ env: {}, systemCaFiles: [bundle], systemCertificates: false }).includes(hs.ca.caPem.trim()));
+  assert.ok(
+    !trustedCertificates({ env: {}, systemCaFiles: [bundle], systemCertificates: false }).includes(hs.ca.caPem.trim()),
+  );
 });
 
-test('NODE_EXTRA_CA_CERTS is trusted beside Node\'s roots', async () => {
+test("NODE_EXTRA_CA_CERTS is trusted beside Node's roots", async () => {
   const { client, dispatcher } = clientWith({ env: { NODE_EXTRA_CA_CERTS: hs.ca.caFile }, systemCaFiles: missing });
   try {
     assert.ok((await client.listModels()).length > 0);
@@ -135,28 +148,54 @@ test('diagnose: reachability shows the untrusted chain and what was trusted; pas
   assert.equal(r.result, 'fail');
   assert.match(r.cause, /does not trust/);
   assert.match(r.fix, /certificate store/);
-  assert.ok(r.details?.some((d) => /^Trusted authorities: Node's bundled roots, no system store found, NODE_EXTRA_CA_CERTS not set\.$/.test(d)), JSON.stringify(r.details));
+  assert.ok(
+    r.details?.some((d) =>
+      /^Trusted authorities: Node's bundled roots, no system store found, NODE_EXTRA_CA_CERTS not set\.$/.test(d),
+    ),
+    JSON.stringify(r.details),
+  );
   const trusted = await runDiagnosis({ baseUrl: hs.url, token, proxy: { env: {}, systemCaFiles: [bundle] } });
   const ok = trusted.checks.find((c) => c.id === 'reachability')!;
   assert.equal(ok.result, 'pass', ok.cause);
-  assert.ok(ok.details?.some((d) => / TLS \d+ ms/.test(d)), JSON.stringify(ok.details));
+  assert.ok(
+    ok.details?.some((d) => / TLS \d+ ms/.test(d)),
+    JSON.stringify(ok.details),
+  );
   assert.equal(trusted.checks.find((c) => c.id === 'token')?.result, 'pass');
 });
 
 test('diagnose: a loopback base URL under a remote VS Code is explained', async () => {
   const port = await deadPort();
-  const remote = await runDiagnosis({ baseUrl: `http://127.0.0.1:${port}`, token: 'sk-test-remote-0000', remoteName: 'ssh-remote', proxy: { env: {} } });
+  const remote = await runDiagnosis({
+    baseUrl: `http://127.0.0.1:${port}`,
+    token: 'sk-test-remote-0000',
+    remoteName: 'ssh-remote',
+    proxy: { env: {} },
+  });
   const r = remote.checks.find((c) => c.id === 'reachability')!;
   assert.equal(r.result, 'fail');
-  assert.match(r.cause, /^127\.0\.0\.1:\d+: VS Code runs remotely \(ssh-remote\): Model Relay runs on the remote machine, so 127\.0\.0\.1 means the remote host, not your own computer\. Nothing accepts connections/);
+  assert.match(
+    r.cause,
+    /^127\.0\.0\.1:\d+: VS Code runs remotely \(ssh-remote\): Model Relay runs on the remote machine, so 127\.0\.0\.1 means the remote host, not your own computer\. Nothing accepts connections/,
+  );
   assert.match(r.fix, new RegExp(`ssh -R ${port}:localhost:${port}`));
   // Local VS Code, or code-server opened on this same machine: no such note.
   for (const remoteName of [undefined, '127.0.0.1:8080']) {
-    const local = await runDiagnosis({ baseUrl: `http://127.0.0.1:${port}`, token: 'sk-test-remote-0000', remoteName, proxy: { env: {} } });
+    const local = await runDiagnosis({
+      baseUrl: `http://127.0.0.1:${port}`,
+      token: 'sk-test-remote-0000',
+      remoteName,
+      proxy: { env: {} },
+    });
     assert.doesNotMatch(local.checks.find((c) => c.id === 'reachability')!.cause, /remotely/);
   }
   // A working loopback gateway under a remote: a detail line, not a failure.
-  const works = await runDiagnosis({ baseUrl: hs.sim.url, token: hs.sim.tokens.production, remoteName: 'dev-container', proxy: { env: {} } });
+  const works = await runDiagnosis({
+    baseUrl: hs.sim.url,
+    token: hs.sim.tokens.production,
+    remoteName: 'dev-container',
+    proxy: { env: {} },
+  });
   const w = works.checks.find((c) => c.id === 'reachability')!;
   assert.equal(w.result, 'pass');
   assert.ok(w.details?.some((d) => /VS Code runs remotely \(dev-container\)/.test(d)));
@@ -164,28 +203,43 @@ test('diagnose: a loopback base URL under a remote VS Code is explained', async 
 
 const hasTinyproxy = spawnSync('sh', ['-c', 'command -v tinyproxy'], { encoding: 'utf8' }).status === 0;
 
-test('through a CONNECT proxy the CA from the system store is trusted too', { skip: hasTinyproxy ? false : 'tinyproxy is not installed' }, async () => {
-  const proxyPort = await deadPort();
-  const conf = join(dir, 'tinyproxy.conf');
-  writeFileSync(conf, [`Port ${proxyPort}`, 'Listen 127.0.0.1', 'Timeout 30', 'MaxClients 20', 'Allow 127.0.0.1', 'DisableViaHeader Yes', ''].join('\n'));
-  const proxy: ChildProcess = spawn('tinyproxy', ['-d', '-c', conf], { stdio: 'ignore' });
-  try {
-    let up = false;
-    for (let i = 0; i < 50 && !up; i++) {
-      up = await new Promise<boolean>((resolve) => {
-        const s = connect(proxyPort, '127.0.0.1', () => (s.destroy(), resolve(true)));
-        s.on('error', () => resolve(false));
-      });
-      if (!up) await new Promise((r) => setTimeout(r, 100));
+test(
+  'through a CONNECT proxy the CA from the system store is trusted too',
+  { skip: hasTinyproxy ? false : 'tinyproxy is not installed' },
+  async () => {
+    const proxyPort = await deadPort();
+    const conf = join(dir, 'tinyproxy.conf');
+    writeFileSync(
+      conf,
+      [
+        `Port ${proxyPort}`,
+        'Listen 127.0.0.1',
+        'Timeout 30',
+        'MaxClients 20',
+        'Allow 127.0.0.1',
+        'DisableViaHeader Yes',
+        '',
+      ].join('\n'),
+    );
+    const proxy: ChildProcess = spawn('tinyproxy', ['-d', '-c', conf], { stdio: 'ignore' });
+    try {
+      let up = false;
+      for (let i = 0; i < 50 && !up; i++) {
+        up = await new Promise<boolean>((resolve) => {
+          const s = connect(proxyPort, '127.0.0.1', () => (s.destroy(), resolve(true)));
+          s.on('error', () => resolve(false));
+        });
+        if (!up) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(up, 'tinyproxy did not start');
+      const via = { proxy: `http://127.0.0.1:${proxyPort}`, env: {} };
+      const bad = clientWith({ ...via, systemCaFiles: missing });
+      const err = (await thrown(() => bad.client.listModels()).finally(() => bad.dispatcher.close())) as GatewayError;
+      assert.match(err.cause, /does not trust/, err.message);
+      const good = clientWith({ ...via, systemCaFiles: [bundle] });
+      assert.ok((await good.client.listModels().finally(() => good.dispatcher.close())).length > 0);
+    } finally {
+      proxy.kill('SIGTERM');
     }
-    assert.ok(up, 'tinyproxy did not start');
-    const via = { proxy: `http://127.0.0.1:${proxyPort}`, env: {} };
-    const bad = clientWith({ ...via, systemCaFiles: missing });
-    const err = (await thrown(() => bad.client.listModels()).finally(() => bad.dispatcher.close())) as GatewayError;
-    assert.match(err.cause, /does not trust/, err.message);
-    const good = clientWith({ ...via, systemCaFiles: [bundle] });
-    assert.ok((await good.client.listModels().finally(() => good.dispatcher.close())).length > 0);
-  } finally {
-    proxy.kill('SIGTERM');
-  }
-});
+  },
+);

@@ -17,6 +17,13 @@ test('the activation bundle is small and holds no core', () => {
   const size = statSync(entry).size;
   assert.ok(size < 150 * 1024, `dist/extension.js is ${size} bytes`);
   const code = readFileSync(entry, 'utf8');
-  for (const marker of ['node_modules/undici', 'node_modules/zod', 'class GatewayClient', 'sseEventBatches', 'runDiagnosis']) assert.ok(!code.includes(marker), `dist/extension.js must not contain ${marker}`);
+  for (const marker of [
+    'node_modules/undici',
+    'node_modules/zod',
+    'class GatewayClient',
+    'sseEventBatches',
+    'runDiagnosis',
+  ])
+    assert.ok(!code.includes(marker), `dist/extension.js must not contain ${marker}`);
   assert.match(code, /main\.js/, 'it loads dist/main.js at runtime');
 });

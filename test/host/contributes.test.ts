@@ -12,7 +12,12 @@ import { parseSettings, relaySettings, SETTINGS, USER_ONLY, type SettingKey } fr
 
 const root = resolve(__dirname, '../../..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-  contributes: { commands: Array<{ command: string }>; configuration: { properties: Record<string, { default?: unknown }> } | Array<{ properties: Record<string, { default?: unknown }> }> };
+  contributes: {
+    commands: Array<{ command: string }>;
+    configuration:
+      | { properties: Record<string, { default?: unknown }> }
+      | Array<{ properties: Record<string, { default?: unknown }> }>;
+  };
 };
 
 function sources(dir: string): string[] {
@@ -30,33 +35,50 @@ test('CommandId lists exactly the commands package.json contributes', () => {
 });
 
 test('each command has exactly one implementation, by its CommandId (no spelt-out command ids); activation registers them all', () => {
-  const code = sources(join(root, 'src')).map((f) => readFileSync(f, 'utf8')).join('\n');
+  const code = sources(join(root, 'src'))
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
   for (const [name, id] of Object.entries(CommandId)) {
     const uses = code.match(new RegExp(`(registerCommand|reg|hub\\.command)\\(CommandId\\.${name}\\b`, 'g')) ?? [];
     assert.equal(uses.length, 1, `${id} implemented ${uses.length} times`);
   }
   // The activation entry registers a stand-in for every command, which runs the implementation once loaded.
-  assert.match(readFileSync(join(root, 'src/extension/extension.ts'), 'utf8'), /for \(const id of Object\.values\(CommandId\)\) subs\.push\(vscode\.commands\.registerCommand\(id, hub\.stub\(id\)\)\)/);
+  assert.match(
+    readFileSync(join(root, 'src/extension/extension.ts'), 'utf8'),
+    /for \(const id of Object\.values\(CommandId\)\) subs\.push\(vscode\.commands\.registerCommand\(id, hub\.stub\(id\)\)\)/,
+  );
   assert.doesNotMatch(code, /registerCommand\('modelRelay\./, 'commands are registered through CommandId');
 });
 
 function declaredSettings(): Record<string, { default?: unknown }> {
   const c = pkg.contributes.configuration;
-  const props: Record<string, { default?: unknown }> = Array.isArray(c) ? Object.assign({}, ...c.map((s) => s.properties)) : c.properties;
+  const props: Record<string, { default?: unknown }> = Array.isArray(c)
+    ? Object.assign({}, ...c.map((s) => s.properties))
+    : c.properties;
   return Object.fromEntries(Object.entries(props).map(([k, v]) => [k.replace(/^modelRelay\./, ''), v]));
 }
 
-test('one schema entry per modelRelay.* setting, with package.json\'s default', () => {
+test("one schema entry per modelRelay.* setting, with package.json's default", () => {
   const declared = declaredSettings();
   assert.deepEqual(Object.keys(SETTINGS).sort(), Object.keys(declared).sort());
   for (const key of Object.keys(SETTINGS) as SettingKey[]) {
-    assert.deepEqual(SETTINGS[key].default, declared[key]!.default, `default of modelRelay.${key}`);
-    assert.ok(SETTINGS[key].schema.safeParse(SETTINGS[key].default).success, `the default of ${key} fits its own schema`);
+    assert.deepEqual(SETTINGS[key].default, declared[key].default, `default of modelRelay.${key}`);
+    assert.ok(
+      SETTINGS[key].schema.safeParse(SETTINGS[key].default).success,
+      `the default of ${key} fits its own schema`,
+    );
   }
 });
 
 test('settings: values that do not fit fall back to the default; model ids are trimmed', () => {
-  const values: Partial<Record<SettingKey, unknown>> = { maxTokens: -5, temperature: 'hot', defaultSurface: 'native', 'models.chat': '  gpt-4o-mini ', backupUrls: ['', 'https://b.example.com'], 'timeouts.chatSeconds': 1 };
+  const values: Partial<Record<SettingKey, unknown>> = {
+    maxTokens: -5,
+    temperature: 'hot',
+    defaultSurface: 'native',
+    'models.chat': '  gpt-4o-mini ',
+    backupUrls: ['', 'https://b.example.com'],
+    'timeouts.chatSeconds': 1,
+  };
   const s = relaySettings(parseSettings((k) => values[k]));
   assert.equal(s.maxTokens, SETTINGS.maxTokens.default);
   assert.equal(s.temperature, SETTINGS.temperature.default);
@@ -75,28 +97,59 @@ test('no module reads a modelRelay setting outside the settings module', () => {
 
 test('what a repository may not change: machine-scoped keys are read from user settings only; models and folders are restricted', () => {
   const props = declaredSettings() as Record<string, { scope?: string }>;
-  const machine = Object.keys(props).filter((k) => props[k]!.scope === 'machine').sort();
+  const machine = Object.keys(props)
+    .filter((k) => props[k].scope === 'machine')
+    .sort();
   assert.deepEqual([...USER_ONLY].sort(), machine);
-  for (const k of ['baseUrl', 'backupUrls', 'maxRetries', 'nativeCli.baseUrlVariable', 'nativeCli.tokenVariable']) assert.ok(machine.includes(k), k);
-  const restricted = (pkg as unknown as { capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } } }).capabilities.untrustedWorkspaces.restrictedConfigurations;
-  for (const k of ['models.chat', 'models.native', 'models.image', 'models.imageEdit', 'models.video', 'images.outputFolder', 'videos.outputFolder', 'extraHeaders']) assert.ok(restricted.includes(`modelRelay.${k}`), k);
+  for (const k of ['baseUrl', 'backupUrls', 'maxRetries', 'nativeCli.baseUrlVariable', 'nativeCli.tokenVariable'])
+    assert.ok(machine.includes(k), k);
+  const restricted = (
+    pkg as unknown as { capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } } }
+  ).capabilities.untrustedWorkspaces.restrictedConfigurations;
+  for (const k of [
+    'models.chat',
+    'models.native',
+    'models.image',
+    'models.imageEdit',
+    'models.video',
+    'images.outputFolder',
+    'videos.outputFolder',
+    'extraHeaders',
+  ])
+    assert.ok(restricted.includes(`modelRelay.${k}`), k);
 });
 
 interface Pkg {
   contributes: {
     commands: Array<{ command: string }>;
-    configuration: Array<{ title: string; order?: number; properties: Record<string, { order?: number; markdownDescription?: string; description?: string }> }>;
+    configuration: Array<{
+      title: string;
+      order?: number;
+      properties: Record<string, { order?: number; markdownDescription?: string; description?: string }>;
+    }>;
     menus: Record<string, Array<{ command: string; when?: string; group?: string }>>;
     keybindings: Array<{ command: string; key: string; mac?: string }>;
     views: Record<string, Array<{ id: string }>>;
     viewsWelcome: Array<{ view: string; contents: string }>;
-    walkthroughs: Array<{ id: string; steps: Array<{ id: string; description: string; media: { svg?: string; image?: string; markdown?: string }; completionEvents: string[] }> }>;
+    walkthroughs: Array<{
+      id: string;
+      steps: Array<{
+        id: string;
+        description: string;
+        media: { svg?: string; image?: string; markdown?: string };
+        completionEvents: string[];
+      }>;
+    }>;
   };
 }
 const full = pkg as unknown as Pkg;
 const commandIds = new Set(full.contributes.commands.map((c) => c.command));
-const viewIds = new Set(Object.values(full.contributes.views).flat().map((v) => v.id));
-const commandLinks = (md: string) => [...md.matchAll(/\(command:([\w.]+)/g)].map((m) => m[1]!);
+const viewIds = new Set(
+  Object.values(full.contributes.views)
+    .flat()
+    .map((v) => v.id),
+);
+const commandLinks = (md: string) => [...md.matchAll(/\(command:([\w.]+)/g)].map((m) => m[1]);
 
 test('settings come in titled, ordered sections; each setting has a markdownDescription, an order, and links only to real settings', () => {
   const sections = full.contributes.configuration;
@@ -110,11 +163,12 @@ test('settings come in titled, ordered sections; each setting has a markdownDesc
     }
   }
   const en = JSON.parse(readFileSync(join(root, 'package.nls.json'), 'utf8')) as Record<string, string>;
-  for (const text of Object.values(en)) for (const m of text.matchAll(/#(modelRelay\.[\w.]+)#/g)) assert.ok(settingIds.has(m[1]!), `link to ${m[1]}`);
+  for (const text of Object.values(en))
+    for (const m of text.matchAll(/#(modelRelay\.[\w.]+)#/g)) assert.ok(settingIds.has(m[1]), `link to ${m[1]}`);
 });
 
 test('the Status view title shows at most three inline actions; the rest are in its … menu', () => {
-  const title = full.contributes.menus['view/title']!.filter((m) => m.when === 'view == modelRelay.status');
+  const title = full.contributes.menus['view/title'].filter((m) => m.when === 'view == modelRelay.status');
   assert.ok(title.filter((m) => m.group?.startsWith('navigation')).length <= 3);
   assert.ok(title.length > 3, 'the other actions stay reachable from the … menu');
 });
@@ -125,7 +179,10 @@ test('the walkthrough: each step has a command button, media on disk and a compl
   const en = JSON.parse(readFileSync(join(root, 'package.nls.json'), 'utf8')) as Record<string, string>;
   for (const s of w.steps) {
     const description = en[s.description.slice(1, -1)] ?? s.description;
-    assert.ok(commandLinks(description).length > 0 && commandLinks(description).every((c) => commandIds.has(c)), `${s.id}: a button for a real command`);
+    assert.ok(
+      commandLinks(description).length > 0 && commandLinks(description).every((c) => commandIds.has(c)),
+      `${s.id}: a button for a real command`,
+    );
     const media = s.media.svg ?? s.media.image ?? s.media.markdown;
     assert.ok(media && statSync(join(root, media)).isFile(), `${s.id}: ${media}`);
     for (const e of s.completionEvents) {
@@ -147,5 +204,9 @@ test('welcome content and keybindings point at real commands and views', () => {
     const links = commandLinks(en[v.contents.slice(1, -1)] ?? v.contents);
     assert.ok(links.length > 0 && links.every((c) => commandIds.has(c)), `${v.view}: ${links}`);
   }
-  for (const k of full.contributes.keybindings) assert.ok(commandIds.has(k.command) || (k.command.endsWith('.focus') && viewIds.has(k.command.slice(0, -'.focus'.length))), k.command);
+  for (const k of full.contributes.keybindings)
+    assert.ok(
+      commandIds.has(k.command) || (k.command.endsWith('.focus') && viewIds.has(k.command.slice(0, -'.focus'.length))),
+      k.command,
+    );
 });

@@ -8,9 +8,17 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addToGitignore, gitignoreCovers, isUnderMediaRoot, shouldOfferGitignore } from '../../src/host/media/gitignore';
+import {
+  addToGitignore,
+  gitignoreCovers,
+  isUnderMediaRoot,
+  shouldOfferGitignore,
+} from '../../src/host/media/gitignore';
 
-function workspace(t: { after: (fn: () => void) => void }, opts: { git?: 'dir' | 'file'; gitignore?: string } = {}): string {
+function workspace(
+  t: { after: (fn: () => void) => void },
+  opts: { git?: 'dir' | 'file'; gitignore?: string } = {},
+): string {
   const root = mkdtempSync(join(tmpdir(), 'relay-gitignore-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   if (opts.git === 'dir') mkdirSync(join(root, '.git'));
@@ -22,10 +30,27 @@ function workspace(t: { after: (fn: () => void) => void }, opts: { git?: 'dir' |
 const gitignore = (root: string) => readFileSync(join(root, '.gitignore'), 'utf8');
 
 test('patterns that ignore the folder count as ignored; others, comments and a later negation do not', () => {
-  for (const p of ['.model-relay', '.model-relay/', '/.model-relay', '/.model-relay/', '.model-relay/*', '/.model-relay/*', '.model-relay/**', '**/.model-relay', '  .model-relay/  ']) {
+  for (const p of [
+    '.model-relay',
+    '.model-relay/',
+    '/.model-relay',
+    '/.model-relay/',
+    '.model-relay/*',
+    '/.model-relay/*',
+    '.model-relay/**',
+    '**/.model-relay',
+    '  .model-relay/  ',
+  ]) {
     assert.equal(gitignoreCovers(`node_modules/\n${p}\n`), true, p);
   }
-  for (const p of ['', '# .model-relay/', '.model-relay-old/', 'model-relay/', '.model-relay/images/', 'src/.model-relay/']) {
+  for (const p of [
+    '',
+    '# .model-relay/',
+    '.model-relay-old/',
+    'model-relay/',
+    '.model-relay/images/',
+    'src/.model-relay/',
+  ]) {
     assert.equal(gitignoreCovers(`dist\n${p}\n`), false, JSON.stringify(p));
   }
   assert.equal(gitignoreCovers('.model-relay/\n!.model-relay/\n'), false, 'negated after');

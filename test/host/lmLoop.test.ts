@@ -13,15 +13,46 @@ import { useBothProfiles } from '../sim/profiles';
 import { collect, makeClient, thrown } from '../gateway/helpers';
 
 const sims = useBothProfiles();
-const tools = [{ name: 'get_weather', description: 'Weather for a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+const tools = [
+  {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+];
 const ask: LmMessage = { role: 1, content: [{ kind: 'text', value: 'What is the weather in Paris?' }] };
-const profile = (surface: 'compatible' | 'native', thinkingBudget?: number): ModelProfile => ({ surface, maxInputTokens: 100_000, maxOutputTokens: 1000, toolCalling: true, imageInput: true, thinkingBudget });
+const profile = (surface: 'compatible' | 'native', thinkingBudget?: number): ModelProfile => ({
+  surface,
+  maxInputTokens: 100_000,
+  maxOutputTokens: 1000,
+  toolCalling: true,
+  imageInput: true,
+  thinkingBudget,
+});
 
-async function turn(client: ReturnType<typeof makeClient>['client'], model: string, p: ModelProfile, messages: LmMessage[], cache: ThinkingCache, withTools = true) {
-  const events = await collect<ChatEvent>(client.chatStream(lmToChatRequest(model, p, messages, withTools ? { tools } : {}, cache)));
+async function turn(
+  client: ReturnType<typeof makeClient>['client'],
+  model: string,
+  p: ModelProfile,
+  messages: LmMessage[],
+  cache: ThinkingCache,
+  withTools = true,
+) {
+  const events = await collect<ChatEvent>(
+    client.chatStream(lmToChatRequest(model, p, messages, withTools ? { tools } : {}, cache)),
+  );
   const done = events.find((e) => e.type === 'done');
-  if (done?.type === 'done') cache.remember(done.result.toolCalls.map((c) => c.id), done.result.thinking);
-  return { events, calls: events.flatMap((e) => (e.type === 'tool_call' ? [e.call] : [])), text: events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join(''), reasoning: events.flatMap((e) => (e.type === 'reasoning' ? [e.text] : [])).join('') };
+  if (done?.type === 'done')
+    cache.remember(
+      done.result.toolCalls.map((c) => c.id),
+      done.result.thinking,
+    );
+  return {
+    events,
+    calls: events.flatMap((e) => (e.type === 'tool_call' ? [e.call] : [])),
+    text: events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join(''),
+    reasoning: events.flatMap((e) => (e.type === 'reasoning' ? [e.text] : [])).join(''),
+  };
 }
 
 const followUp = (call: ToolCall): LmMessage[] => [
@@ -31,15 +62,18 @@ const followUp = (call: ToolCall): LmMessage[] => [
 ];
 
 for (const profileName of ['strict', 'real'] as const) {
-  for (const [surface, model] of [['compatible', 'gpt-4o-mini'], ['native', 'claude-sonnet-4-5']] as const) {
+  for (const [surface, model] of [
+    ['compatible', 'gpt-4o-mini'],
+    ['native', 'claude-sonnet-4-5'],
+  ] as const) {
     test(`${profileName} ${surface}: a two-turn tool loop (one complete call with parsed input, then the answer about its result)`, async () => {
       const { client } = makeClient(sims.of(profileName));
       const cache = new ThinkingCache();
       const first = await turn(client, model, profile(surface), [ask], cache);
       assert.equal(first.calls.length, 1);
-      assert.equal(first.calls[0]!.name, 'get_weather');
-      assert.equal(typeof first.calls[0]!.input.city, 'string');
-      const second = await turn(client, model, profile(surface), followUp(first.calls[0]!), cache);
+      assert.equal(first.calls[0].name, 'get_weather');
+      assert.equal(typeof first.calls[0].input.city, 'string');
+      const second = await turn(client, model, profile(surface), followUp(first.calls[0]), cache);
       assert.equal(second.calls.length, 0);
       assert.match(second.text, /Tool get_weather returned: 18°C and sunny/);
     });
@@ -52,16 +86,23 @@ for (const profileName of ['strict', 'real'] as const) {
     const first = await turn(client, 'claude-sonnet-4-5', p, [ask], cache);
     assert.ok(first.reasoning.length > 0, 'thinking streamed as reasoning');
     assert.equal(cache.size, 1);
-    const second = await turn(client, 'claude-sonnet-4-5', p, followUp(first.calls[0]!), cache);
+    const second = await turn(client, 'claude-sonnet-4-5', p, followUp(first.calls[0]), cache);
     assert.match(second.text, /Tool get_weather returned/);
-    const e = await thrown(() => turn(client, 'claude-sonnet-4-5', p, followUp(first.calls[0]!), new ThinkingCache()));
+    const e = await thrown(() => turn(client, 'claude-sonnet-4-5', p, followUp(first.calls[0]), new ThinkingCache()));
     assert.ok(isGatewayError(e) && e.status === 400, String(e));
     assert.match(e.gatewayMessage ?? e.message, /thinking/);
   });
 
   test(`${profileName} compatible reasoning model: reasoning_content streams as reasoning before the answer`, async () => {
     const { client } = makeClient(sims.of(profileName));
-    const r = await turn(client, 'deepseek-reasoner', profile('compatible'), [{ role: 1, content: [{ kind: 'text', value: 'hello' }] }], new ThinkingCache(), false);
+    const r = await turn(
+      client,
+      'deepseek-reasoner',
+      profile('compatible'),
+      [{ role: 1, content: [{ kind: 'text', value: 'hello' }] }],
+      new ThinkingCache(),
+      false,
+    );
     assert.equal(r.reasoning, 'Let me think about this.');
     const kinds = r.events.map((e) => e.type).filter((t) => t === 'reasoning' || t === 'text');
     assert.ok(kinds.indexOf('reasoning') < kinds.indexOf('text'));

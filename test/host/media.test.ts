@@ -9,7 +9,9 @@ import { TaskPollers } from '../../src/host/media/taskPollers';
 
 test('output folders: inside the workspace only', () => {
   const root = '/work/project';
-  assert.deepEqual(resolveOutputFolder(root, '.model-relay/images', 's'), { path: '/work/project/.model-relay/images' });
+  assert.deepEqual(resolveOutputFolder(root, '.model-relay/images', 's'), {
+    path: '/work/project/.model-relay/images',
+  });
   assert.deepEqual(resolveOutputFolder(root, 'out/../media', 's'), { path: '/work/project/media' });
   for (const evil of ['../../.config/autostart', '/home/user/.config/autostart', '.model-relay/../../elsewhere']) {
     const r = resolveOutputFolder(root, evil, 'modelRelay.images.outputFolder');
@@ -21,14 +23,21 @@ test('output folders: inside the workspace only', () => {
 test('saved media never overwrite: the next free numbered name', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'relay-names-'));
   try {
-    const taken = async (n: string) => stat(join(dir, n)).then(() => true, () => false);
+    const taken = async (n: string) =>
+      stat(join(dir, n)).then(
+        () => true,
+        () => false,
+      );
     assert.equal(await freeFileName('a-cat.png', taken), 'a-cat.png');
     await writeFile(join(dir, 'a-cat.png'), 'x');
     assert.equal(await freeFileName('a-cat.png', taken), 'a-cat-2.png');
     await writeFile(join(dir, 'a-cat-2.png'), 'x');
     assert.equal(await freeFileName('a-cat.png', taken), 'a-cat-3.png');
     assert.equal(await freeFileName('noext', async (n) => n === 'noext'), 'noext-2');
-    await assert.rejects(freeFileName('x.png', async () => true), /No free file name/);
+    await assert.rejects(
+      freeFileName('x.png', async () => true),
+      /No free file name/,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -37,7 +37,15 @@ function clock() {
   };
 }
 
-const q: Quota = { source: 'usage-token', unlimited: false, remaining: 1, used: 0, granted: 1, unit: 'USD', expiresAt: null };
+const q: Quota = {
+  source: 'usage-token',
+  unlimited: false,
+  remaining: 1,
+  used: 0,
+  granted: 1,
+  unit: 'USD',
+  expiresAt: null,
+};
 
 test('reads at start, then every ten minutes; a billed call reads again soon, never within a minute of the last read', async () => {
   const c = clock();
@@ -63,7 +71,7 @@ test('reads at start, then every ten minutes; a billed call reads again soon, ne
   assert.equal(reads.length, 1, 'not within a minute of the start read');
   await c.advance(2);
   assert.equal(reads.length, 2);
-  assert.equal(reads[1]!.maxAgeMs, 0, 'a billed call bypasses the cache');
+  assert.equal(reads[1].maxAgeMs, 0, 'a billed call bypasses the cache');
   t.billed();
   await c.advance(QUOTA_TIMING.afterBilledMs);
   assert.equal(reads.length, 2, 'again not within a minute');
@@ -83,10 +91,15 @@ test('a failing read keeps the last figure and the schedule', async () => {
   const c = clock();
   let fail = false;
   const seen: Array<Quota | undefined> = [];
-  const t = new QuotaTracker(async () => {
-    if (fail) throw new Error('429');
-    return q;
-  }, (x) => seen.push(x), QUOTA_TIMING, c);
+  const t = new QuotaTracker(
+    async () => {
+      if (fail) throw new Error('429');
+      return q;
+    },
+    (x) => seen.push(x),
+    QUOTA_TIMING,
+    c,
+  );
   t.start();
   await new Promise((r) => setImmediate(r));
   fail = true;

@@ -29,8 +29,14 @@ test('models per capability, a model under each capability it has; unknown ones 
 test('the image tool: a prompt and a configured model are needed, the size must be WIDTHxHEIGHT', () => {
   assert.match((imageToolInput({ prompt: 'x' }, '') as { error: string }).error, /modelRelay\.models\.image/);
   assert.match((imageToolInput({ prompt: '  ' }, 'gpt-image-1') as { error: string }).error, /empty/);
-  assert.match((imageToolInput({ prompt: 'a cat', size: 'big' }, 'gpt-image-1') as { error: string }).error, /WIDTHxHEIGHT/);
-  assert.deepEqual(imageToolInput({ prompt: ' a cat ', size: '1024x1024' }, 'gpt-image-1'), { prompt: 'a cat', size: '1024x1024' });
+  assert.match(
+    (imageToolInput({ prompt: 'a cat', size: 'big' }, 'gpt-image-1') as { error: string }).error,
+    /WIDTHxHEIGHT/,
+  );
+  assert.deepEqual(imageToolInput({ prompt: ' a cat ', size: '1024x1024' }, 'gpt-image-1'), {
+    prompt: 'a cat',
+    size: '1024x1024',
+  });
   assert.deepEqual(imageToolInput({ prompt: 'a cat', size: 7 }, 'gpt-image-1'), { prompt: 'a cat', size: undefined });
 });
 
@@ -42,17 +48,36 @@ test('the confirmation names the model and says the call is billed', () => {
   assert.match(c.message, /> a red square\n> with a border/);
   assert.match(c.message, /bills this call/);
   assert.ok(imageConfirmation('m', 'x'.repeat(1000), undefined).message.length < 600);
-  assert.match(imageConfirmation('gpt-image-1', 'cat', undefined, '$0.04 per call').message, /It costs \$0\.04 per call, billed by the gateway\./);
+  assert.match(
+    imageConfirmation('gpt-image-1', 'cat', undefined, '$0.04 per call').message,
+    /It costs \$0\.04 per call, billed by the gateway\./,
+  );
 });
 
 test('package.json declares the three tools the extension registers, referencable with #', () => {
-  const pkg = JSON.parse(readFileSync(resolve(__dirname, '../../../package.json'), 'utf8')) as { contributes: { languageModelTools: Array<{ name: string; toolReferenceName?: string; canBeReferencedInPrompt?: boolean; modelDescription: string; inputSchema: { type: string } }> } };
+  const pkg = JSON.parse(readFileSync(resolve(__dirname, '../../../package.json'), 'utf8')) as {
+    contributes: {
+      languageModelTools: Array<{
+        name: string;
+        toolReferenceName?: string;
+        canBeReferencedInPrompt?: boolean;
+        modelDescription: string;
+        inputSchema: { type: string };
+      }>;
+    };
+  };
   const tools = pkg.contributes.languageModelTools;
-  assert.deepEqual(tools.map((t) => t.name), ['modelRelay_generateImage', 'modelRelay_listModels', 'modelRelay_diagnose']);
+  assert.deepEqual(
+    tools.map((t) => t.name),
+    ['modelRelay_generateImage', 'modelRelay_listModels', 'modelRelay_diagnose'],
+  );
   const src = readFileSync(resolve(__dirname, '../../../src/extension/lm/tools.ts'), 'utf8');
   for (const t of tools) {
     assert.match(t.name, /^(?!copilot_|vscode_)[\w-]+$/);
-    assert.ok(t.canBeReferencedInPrompt && /^[\w-]+$/.test(t.toolReferenceName ?? ''), `${t.name} is referencable with #`);
+    assert.ok(
+      t.canBeReferencedInPrompt && /^[\w-]+$/.test(t.toolReferenceName ?? ''),
+      `${t.name} is referencable with #`,
+    );
     assert.ok(t.modelDescription.length > 80);
     assert.equal(t.inputSchema.type, 'object');
     assert.ok(src.includes(`hub.tool('${t.name}'`), `${t.name} is implemented`);

@@ -25,19 +25,71 @@ const IMPORT_RULES = ['no-restricted-imports', '@typescript-eslint/no-restricted
 const isImportBan = (ids: string[]) => ids.some((id) => IMPORT_RULES.includes(id));
 
 const forbidden: Array<{ file: string; line: string; why: string }> = [
-  { file: 'src/gateway/mask.ts', line: "import * as vscode from 'vscode';\nexport const v = vscode;", why: 'the core imports vscode' },
-  { file: 'src/gateway/mask.ts', line: "import { readSettings } from '../extension/settings';\nexport const r = readSettings;", why: 'the core imports the extension' },
-  { file: 'src/gateway/http/transport.ts', line: "import { main } from '../../cli/main';\nexport const m = main;", why: 'the core imports the CLI' },
-  { file: 'src/gateway/mask.ts', line: "import type { HostToWebview } from '../shared/chatProtocol';\nexport type H = HostToWebview;", why: 'the core imports shared' },
-  { file: 'src/webview/main.ts', line: "import { readFileSync } from 'node:fs';\nexport const f = readFileSync;", why: 'the webview imports node:fs' },
-  { file: 'src/webview/main.ts', line: "import { request } from 'undici';\nexport const q = request;", why: 'the webview imports undici' },
-  { file: 'src/webview/main.ts', line: "import { maskToken } from '../gateway/mask';\nexport const k = maskToken;", why: 'the webview imports the core' },
-  { file: 'src/webview/main.ts', line: "import * as path from 'path';\nexport const p = path;", why: 'the webview imports a Node builtin without node:' },
-  { file: 'src/shared/chatProtocol.ts', line: "import { maskToken } from '../gateway/mask';\nexport const k2 = maskToken;", why: 'shared imports a core value' },
-  { file: 'src/cli/main.ts', line: "import * as vscode from 'vscode';\nexport const v2 = vscode;", why: 'the CLI imports vscode' },
-  { file: 'src/extension/extension.ts', line: "import { GatewayClient } from '../gateway';\nexport const g = GatewayClient;", why: 'activation code imports the core' },
-  { file: 'src/extension/extension.ts', line: "import { GatewayService } from './gatewayService';\nexport const s = GatewayService;", why: 'activation code imports the main part' },
-  { file: 'src/extension/lazy/delegates.ts', line: "import { z } from 'zod';\nexport const zz = z;", why: 'activation code imports zod' },
+  {
+    file: 'src/gateway/mask.ts',
+    line: "import * as vscode from 'vscode';\nexport const v = vscode;",
+    why: 'the core imports vscode',
+  },
+  {
+    file: 'src/gateway/mask.ts',
+    line: "import { readSettings } from '../extension/settings';\nexport const r = readSettings;",
+    why: 'the core imports the extension',
+  },
+  {
+    file: 'src/gateway/http/transport.ts',
+    line: "import { main } from '../../cli/main';\nexport const m = main;",
+    why: 'the core imports the CLI',
+  },
+  {
+    file: 'src/gateway/mask.ts',
+    line: "import type { HostToWebview } from '../shared/chatProtocol';\nexport type H = HostToWebview;",
+    why: 'the core imports shared',
+  },
+  {
+    file: 'src/webview/main.ts',
+    line: "import { readFileSync } from 'node:fs';\nexport const f = readFileSync;",
+    why: 'the webview imports node:fs',
+  },
+  {
+    file: 'src/webview/main.ts',
+    line: "import { request } from 'undici';\nexport const q = request;",
+    why: 'the webview imports undici',
+  },
+  {
+    file: 'src/webview/main.ts',
+    line: "import { maskToken } from '../gateway/mask';\nexport const k = maskToken;",
+    why: 'the webview imports the core',
+  },
+  {
+    file: 'src/webview/main.ts',
+    line: "import * as path from 'path';\nexport const p = path;",
+    why: 'the webview imports a Node builtin without node:',
+  },
+  {
+    file: 'src/shared/chatProtocol.ts',
+    line: "import { maskToken } from '../gateway/mask';\nexport const k2 = maskToken;",
+    why: 'shared imports a core value',
+  },
+  {
+    file: 'src/cli/main.ts',
+    line: "import * as vscode from 'vscode';\nexport const v2 = vscode;",
+    why: 'the CLI imports vscode',
+  },
+  {
+    file: 'src/extension/extension.ts',
+    line: "import { GatewayClient } from '../gateway';\nexport const g = GatewayClient;",
+    why: 'activation code imports the core',
+  },
+  {
+    file: 'src/extension/extension.ts',
+    line: "import { GatewayService } from './gatewayService';\nexport const s = GatewayService;",
+    why: 'activation code imports the main part',
+  },
+  {
+    file: 'src/extension/lazy/delegates.ts',
+    line: "import { z } from 'zod';\nexport const zz = z;",
+    why: 'activation code imports zod',
+  },
 ];
 
 for (const f of forbidden) {
@@ -52,8 +104,11 @@ test('lint fails when a host-side plain-Node file imports vscode', async () => {
   assert.ok(isImportBan(ids), ids.join(', '));
 });
 
-test('shared may import the core\'s types', async () => {
-  const ids = await ruleIds('src/shared/probe.ts', "import type { ErrorKind } from '../gateway/errors/gatewayError';\nexport type K = ErrorKind;\n");
+test("shared may import the core's types", async () => {
+  const ids = await ruleIds(
+    'src/shared/probe.ts',
+    "import type { ErrorKind } from '../gateway/errors/gatewayError';\nexport type K = ErrorKind;\n",
+  );
   assert.deepEqual(ids, []);
 });
 

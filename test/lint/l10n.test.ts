@@ -21,20 +21,31 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-interface Found { keys: Map<string, string>; problems: string[] }
+interface Found {
+  keys: Map<string, string>;
+  problems: string[];
+}
 
 /** Whether the file imports `t` from the l10n module (src/gateway/l10n or @vscode/l10n). */
 function importsT(sf: ts.SourceFile): boolean {
-  return sf.statements.some((s) => ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) && /l10n$/.test(s.moduleSpecifier.text)
-    && !!s.importClause?.namedBindings && ts.isNamedImports(s.importClause.namedBindings)
-    && s.importClause.namedBindings.elements.some((e) => e.name.text === 't'));
+  return sf.statements.some(
+    (s) =>
+      ts.isImportDeclaration(s) &&
+      ts.isStringLiteral(s.moduleSpecifier) &&
+      /l10n$/.test(s.moduleSpecifier.text) &&
+      !!s.importClause?.namedBindings &&
+      ts.isNamedImports(s.importClause.namedBindings) &&
+      s.importClause.namedBindings.elements.some((e) => e.name.text === 't'),
+  );
 }
 
 /** Whether a call is a translation call: `t(…)` (imported from l10n) or `<…>.l10n.t(…)` / `l10n.t(…)`. */
 function isTranslationCall(node: ts.CallExpression, tImported: boolean): boolean {
   const callee = node.expression;
   if (ts.isIdentifier(callee)) return tImported && callee.text === 't';
-  return ts.isPropertyAccessExpression(callee) && callee.name.text === 't' && /(^|\.)l10n$/.test(callee.expression.getText());
+  return (
+    ts.isPropertyAccessExpression(callee) && callee.name.text === 't' && /(^|\.)l10n$/.test(callee.expression.getText())
+  );
 }
 
 /** Every translation key in src/, with where it is used; a non-literal key is a problem. */
@@ -48,7 +59,8 @@ function translationKeys(): Found {
       if (ts.isCallExpression(node) && isTranslationCall(node, tImported)) {
         const first = node.arguments[0];
         const where = `${relative(root, join(root, file))}:${sf.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
-        if (first && (ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first))) keys.set(first.text, where);
+        if (first && (ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first)))
+          keys.set(first.text, where);
         else problems.push(`${where}: t() needs a string literal as its key, not ${first?.getText() ?? 'nothing'}`);
       }
       ts.forEachChild(node, visit);
@@ -60,7 +72,9 @@ function translationKeys(): Found {
 
 function chineseBundle(): Map<string, { text: string; file: string }> {
   const out = new Map<string, { text: string; file: string }>();
-  for (const file of readdirSync(join(root, 'l10n/zh-cn')).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(join(root, 'l10n/zh-cn'))
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const parsed = JSON.parse(read(`l10n/zh-cn/${file}`)) as Record<string, unknown>;
     for (const [key, text] of Object.entries(parsed)) {
       assert.equal(typeof text, 'string', `l10n/zh-cn/${file}: "${key}" must map to a string`);
@@ -72,7 +86,11 @@ function chineseBundle(): Map<string, { text: string; file: string }> {
   return out;
 }
 
-const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort().join(',');
+const placeholders = (s: string) =>
+  [...s.matchAll(/\{(\w+)\}/g)]
+    .map((m) => m[1])
+    .sort()
+    .join(',');
 
 test('every t() key is a string literal', () => {
   assert.deepEqual(translationKeys().problems, []);
@@ -84,14 +102,28 @@ test('every runtime string has a Chinese translation, and every translation a ke
   assert.ok(keys.size > 0, 'no t() call found in src/');
   const missing = [...keys].filter(([k]) => !zh.has(k)).map(([k, where]) => `${where}: "${k}"`);
   const stale = [...zh].filter(([k]) => !keys.has(k)).map(([k, v]) => `l10n/zh-cn/${v.file}: "${k}"`);
-  const mismatched = [...zh].filter(([k, v]) => keys.has(k) && placeholders(k) !== placeholders(v.text)).map(([k, v]) => `${v.file}: "${k}" → "${v.text}"`);
+  const mismatched = [...zh]
+    .filter(([k, v]) => keys.has(k) && placeholders(k) !== placeholders(v.text))
+    .map(([k, v]) => `${v.file}: "${k}" → "${v.text}"`);
   assert.deepEqual(missing, [], 'keys without a Chinese translation');
   assert.deepEqual(stale, [], 'translations whose key is no longer used in src/');
   assert.deepEqual(mismatched, [], 'placeholders differ between the key and its translation');
 });
 
 /** Contributed fields a user reads: they must be %keys%. */
-const USER_FIELDS = new Set(['title', 'shortTitle', 'description', 'markdownDescription', 'label', 'displayName', 'userDescription', 'contents', 'deprecationMessage', 'markdownDeprecationMessage', 'fullName']);
+const USER_FIELDS = new Set([
+  'title',
+  'shortTitle',
+  'description',
+  'markdownDescription',
+  'label',
+  'displayName',
+  'userDescription',
+  'contents',
+  'deprecationMessage',
+  'markdownDeprecationMessage',
+  'fullName',
+]);
 /** Names that stay the same in both languages. */
 const SAME_IN_BOTH = new Set(['Model Relay', 'relay-doctor']);
 const USER_ARRAYS = new Set(['enumDescriptions', 'markdownEnumDescriptions']);
@@ -102,7 +134,8 @@ function contributedStrings(value: unknown, path: string, out: Array<{ path: str
     for (const [k, v] of Object.entries(value)) {
       const viewName = k === 'name' && /^contributes\.views\./.test(path);
       if (typeof v === 'string' && (USER_FIELDS.has(k) || viewName)) out.push({ path: `${path}.${k}`, text: v });
-      else if (Array.isArray(v) && USER_ARRAYS.has(k)) v.forEach((s, i) => out.push({ path: `${path}.${k}[${i}]`, text: String(s) }));
+      else if (Array.isArray(v) && USER_ARRAYS.has(k))
+        v.forEach((s, i) => out.push({ path: `${path}.${k}[${i}]`, text: String(s) }));
       else if (k !== 'inputSchema') contributedStrings(v, `${path}.${k}`, out);
     }
   }
@@ -121,10 +154,28 @@ test('every contributed string is a %key% defined in both package.nls files, whi
   const literal = strings.filter((s) => !/^%[\w.-]+%$/.test(s.text)).map((s) => `${s.path}: "${s.text}"`);
   assert.deepEqual(literal, [], 'contributed strings that are not %keys%');
   const used = new Set(strings.map((s) => s.text.slice(1, -1)));
-  assert.deepEqual([...used].filter((k) => !(k in en)), [], 'keys missing from package.nls.json');
-  assert.deepEqual(Object.keys(en).filter((k) => !(k in zh)), [], 'keys missing from package.nls.zh-cn.json');
-  assert.deepEqual(Object.keys(zh).filter((k) => !(k in en)), [], 'keys only in package.nls.zh-cn.json');
-  assert.deepEqual(Object.keys(en).filter((k) => !used.has(k)), [], 'package.nls.json keys package.json no longer uses');
-  const untranslated = Object.keys(en).filter((k) => zh[k] === en[k] && /[a-z]{3}/i.test(en[k]) && !SAME_IN_BOTH.has(en[k]));
+  assert.deepEqual(
+    [...used].filter((k) => !(k in en)),
+    [],
+    'keys missing from package.nls.json',
+  );
+  assert.deepEqual(
+    Object.keys(en).filter((k) => !(k in zh)),
+    [],
+    'keys missing from package.nls.zh-cn.json',
+  );
+  assert.deepEqual(
+    Object.keys(zh).filter((k) => !(k in en)),
+    [],
+    'keys only in package.nls.zh-cn.json',
+  );
+  assert.deepEqual(
+    Object.keys(en).filter((k) => !used.has(k)),
+    [],
+    'package.nls.json keys package.json no longer uses',
+  );
+  const untranslated = Object.keys(en).filter(
+    (k) => zh[k] === en[k] && /[a-z]{3}/i.test(en[k]) && !SAME_IN_BOTH.has(en[k]),
+  );
   assert.deepEqual(untranslated, [], 'zh-cn entries left in English');
 });

@@ -11,12 +11,20 @@ const sims = useBothProfiles();
 type Json = Record<string, any>;
 
 async function post(sim: Simulator, path: string, body: Json) {
-  const headers = path === '/v1/messages' ? { 'x-api-key': sim.tokens.production!, 'native-version': '2023-06-01' } : { authorization: `Bearer ${sim.tokens.production}` };
-  const r = await request(`${sim.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const headers =
+    path === '/v1/messages'
+      ? { 'x-api-key': sim.tokens.production, 'native-version': '2023-06-01' }
+      : { authorization: `Bearer ${sim.tokens.production}` };
+  const r = await request(`${sim.url}${path}`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: r.statusCode, text: await r.body.text() };
 }
 const compat = (sim: Simulator, body: Json) => post(sim, '/v1/chat/completions', { model: 'gpt-4o-mini', ...body });
-const native = (sim: Simulator, body: Json) => post(sim, '/v1/messages', { model: 'claude-sonnet-4-5', max_tokens: 256, ...body });
+const native = (sim: Simulator, body: Json) =>
+  post(sim, '/v1/messages', { model: 'claude-sonnet-4-5', max_tokens: 256, ...body });
 
 /** The `data:` payloads of an SSE body (either surface), without `[DONE]`. */
 const sseData = (text: string): Json[] =>
@@ -35,10 +43,21 @@ async function assert400(call: Promise<{ status: number; text: string }>, fragme
 
 const weather = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
 const oaTools = [
-  { type: 'function', function: { name: 'get_time', description: 'The time', parameters: { type: 'object', properties: { zone: { type: 'string' } } } } },
+  {
+    type: 'function',
+    function: {
+      name: 'get_time',
+      description: 'The time',
+      parameters: { type: 'object', properties: { zone: { type: 'string' } } },
+    },
+  },
   { type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: weather } },
 ];
-const antTools = oaTools.map((t) => ({ name: t.function.name, description: t.function.description, input_schema: t.function.parameters }));
+const antTools = oaTools.map((t) => ({
+  name: t.function.name,
+  description: t.function.description,
+  input_schema: t.function.parameters,
+}));
 const png = makePng('agentic');
 const dataUrl = `data:image/png;base64,${png.toString('base64')}`;
 
@@ -48,43 +67,130 @@ for (const profile of ['strict', 'real'] as Profile[]) {
   // ---------------- compatible: validation ----------------
 
   test(`${profile} compatible: a tool message must answer a preceding tool_calls id`, async () => {
-    const expected = "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
-    await assert400(compat(sim(), { messages: [{ role: 'user', content: 'hi' }, { role: 'tool', tool_call_id: 'call_x', content: 'r' }] }), expected);
+    const expected =
+      "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
+    await assert400(
+      compat(sim(), {
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'tool', tool_call_id: 'call_x', content: 'r' },
+        ],
+      }),
+      expected,
+    );
     const call = { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{}' } };
-    await assert400(compat(sim(), { messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: 'call_other', content: 'r' }] }), expected);
+    await assert400(
+      compat(sim(), {
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: null, tool_calls: [call] },
+          { role: 'tool', tool_call_id: 'call_other', content: 'r' },
+        ],
+      }),
+      expected,
+    );
   });
 
   test(`${profile} compatible: images only in user messages; bad image data`, async () => {
     const call = { id: 'call_a', type: 'function', function: { name: 'shot', arguments: '{}' } };
-    const tool = { role: 'tool', tool_call_id: 'call_a', content: [{ type: 'image_url', image_url: { url: dataUrl } }] };
-    await assert400(compat(sim(), { messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: null, tool_calls: [call] }, tool] }), "Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an image URL.");
+    const tool = {
+      role: 'tool',
+      tool_call_id: 'call_a',
+      content: [{ type: 'image_url', image_url: { url: dataUrl } }],
+    };
+    await assert400(
+      compat(sim(), {
+        messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: null, tool_calls: [call] }, tool],
+      }),
+      "Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an image URL.",
+    );
     for (const url of ['data:image/png;base64,***not base64***', 'data:image/png,abc', 'https://example.com/a.png']) {
-      await assert400(compat(sim(), { messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url } }] }] }), 'Invalid image data');
+      await assert400(
+        compat(sim(), {
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'see' },
+                { type: 'image_url', image_url: { url } },
+              ],
+            },
+          ],
+        }),
+        'Invalid image data',
+      );
     }
   });
 
   test(`${profile} compatible: every tool_calls id needs a tool message right after`, async () => {
-    const calls = ['call_a', 'call_b'].map((id) => ({ id, type: 'function', function: { name: 'get_weather', arguments: '{}' } }));
-    const prefix = "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ";
-    await assert400(compat(sim(), { messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: null, tool_calls: calls }, { role: 'tool', tool_call_id: 'call_a', content: 'r' }] }), `${prefix}call_b`);
-    await assert400(compat(sim(), { messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: null, tool_calls: calls }, { role: 'user', content: 'y' }] }), `${prefix}call_a, call_b`);
+    const calls = ['call_a', 'call_b'].map((id) => ({
+      id,
+      type: 'function',
+      function: { name: 'get_weather', arguments: '{}' },
+    }));
+    const prefix =
+      "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ";
+    await assert400(
+      compat(sim(), {
+        messages: [
+          { role: 'user', content: 'x' },
+          { role: 'assistant', content: null, tool_calls: calls },
+          { role: 'tool', tool_call_id: 'call_a', content: 'r' },
+        ],
+      }),
+      `${prefix}call_b`,
+    );
+    await assert400(
+      compat(sim(), {
+        messages: [
+          { role: 'user', content: 'x' },
+          { role: 'assistant', content: null, tool_calls: calls },
+          { role: 'user', content: 'y' },
+        ],
+      }),
+      `${prefix}call_a, call_b`,
+    );
   });
 
   test(`${profile} compatible: tools must be well-formed functions`, async () => {
     const msgs = [{ role: 'user', content: 'x' }];
-    await assert400(compat(sim(), { messages: msgs, tools: [{ type: 'function', function: { name: 'bad name!' } }] }), "Invalid 'tools[0].function.name'");
-    await assert400(compat(sim(), { messages: msgs, tools: [{ type: 'function', function: { name: 'x'.repeat(65) } }] }), 'does not match pattern');
-    await assert400(compat(sim(), { messages: msgs, tools: [{ type: 'function' }] }), "Missing required parameter: 'tools[0].function'.");
-    await assert400(compat(sim(), { messages: msgs, tools: [{ name: 'get_weather' }] }), "Missing required parameter: 'tools[0].type'.");
-    await assert400(compat(sim(), { messages: msgs, tools: [{ type: 'retrieval', function: { name: 'a' } }] }), "Invalid value: 'retrieval'.");
-    await assert400(compat(sim(), { messages: msgs, tools: [...oaTools, { type: 'function', function: { name: 'p', parameters: 'x' } }] }), "Invalid type for 'tools[2].function.parameters'");
+    await assert400(
+      compat(sim(), { messages: msgs, tools: [{ type: 'function', function: { name: 'bad name!' } }] }),
+      "Invalid 'tools[0].function.name'",
+    );
+    await assert400(
+      compat(sim(), { messages: msgs, tools: [{ type: 'function', function: { name: 'x'.repeat(65) } }] }),
+      'does not match pattern',
+    );
+    await assert400(
+      compat(sim(), { messages: msgs, tools: [{ type: 'function' }] }),
+      "Missing required parameter: 'tools[0].function'.",
+    );
+    await assert400(
+      compat(sim(), { messages: msgs, tools: [{ name: 'get_weather' }] }),
+      "Missing required parameter: 'tools[0].type'.",
+    );
+    await assert400(
+      compat(sim(), { messages: msgs, tools: [{ type: 'retrieval', function: { name: 'a' } }] }),
+      "Invalid value: 'retrieval'.",
+    );
+    await assert400(
+      compat(sim(), {
+        messages: msgs,
+        tools: [...oaTools, { type: 'function', function: { name: 'p', parameters: 'x' } }],
+      }),
+      "Invalid type for 'tools[2].function.parameters'",
+    );
     await assert400(compat(sim(), { messages: msgs, tools: [] }), "Invalid 'tools': empty array.");
   });
 
   // ---------------- compatible: replies ----------------
 
   test(`${profile} compatible: a tool call for the named tool, non-streamed`, async () => {
-    const r = await compat(sim(), { tools: oaTools, messages: [{ role: 'user', content: '  Use get_weather for Paris please  ' }] });
+    const r = await compat(sim(), {
+      tools: oaTools,
+      messages: [{ role: 'user', content: '  Use get_weather for Paris please  ' }],
+    });
     assert.equal(r.status, 200, r.text);
     const choice = JSON.parse(r.text).choices[0];
     assert.equal(choice.finish_reason, 'tool_calls');
@@ -97,56 +203,141 @@ for (const profile of ['strict', 'real'] as Profile[]) {
   });
 
   test(`${profile} compatible: a tool call streamed as a header and three argument fragments`, async () => {
-    const r = await compat(sim(), { stream: true, tools: oaTools, messages: [{ role: 'user', content: 'Use get_weather for Paris' }] });
+    const r = await compat(sim(), {
+      stream: true,
+      tools: oaTools,
+      messages: [{ role: 'user', content: 'Use get_weather for Paris' }],
+    });
     const chunks = sseData(r.text).filter((c) => c.choices.length);
     const deltas = chunks.map((c) => c.choices[0].delta);
     const calls = deltas.filter((d) => d.tool_calls).map((d) => d.tool_calls[0]);
     assert.equal(calls.length, 4, 'the header, then three fragments');
-    assert.deepEqual({ ...calls[0], id: 'x' }, { index: 0, id: 'x', type: 'function', function: { name: 'get_weather', arguments: '' } });
+    assert.deepEqual(
+      { ...calls[0], id: 'x' },
+      { index: 0, id: 'x', type: 'function', function: { name: 'get_weather', arguments: '' } },
+    );
     assert.ok(calls.slice(1).every((c) => c.index === 0 && !c.id && c.function.arguments));
-    assert.deepEqual(JSON.parse(calls.map((c) => c.function.arguments).join('')), { city: 'Use get_weather for Paris' });
+    assert.deepEqual(JSON.parse(calls.map((c) => c.function.arguments).join('')), {
+      city: 'Use get_weather for Paris',
+    });
     assert.equal(chunks.at(-1)!.choices[0].finish_reason, 'tool_calls');
   });
 
   test(`${profile} compatible: the first tool when none is named; arguments by schema type; tool_choice none`, async () => {
-    const typed = { type: 'function', function: { name: 'set', parameters: { type: 'object', properties: { n: { type: 'integer' }, on: { type: ['boolean', 'null'] }, x: { type: 'number' }, list: { type: 'array' } }, required: ['n', 'on', 'list'] } } };
-    const r = JSON.parse((await compat(sim(), { tools: [typed, ...oaTools], messages: [{ role: 'user', content: 'do it' }] })).text);
+    const typed = {
+      type: 'function',
+      function: {
+        name: 'set',
+        parameters: {
+          type: 'object',
+          properties: {
+            n: { type: 'integer' },
+            on: { type: ['boolean', 'null'] },
+            x: { type: 'number' },
+            list: { type: 'array' },
+          },
+          required: ['n', 'on', 'list'],
+        },
+      },
+    };
+    const r = JSON.parse(
+      (await compat(sim(), { tools: [typed, ...oaTools], messages: [{ role: 'user', content: 'do it' }] })).text,
+    );
     assert.equal(r.choices[0].message.tool_calls[0].function.name, 'set');
     assert.deepEqual(JSON.parse(r.choices[0].message.tool_calls[0].function.arguments), { n: 1, on: true });
-    const first = JSON.parse((await compat(sim(), { tools: oaTools, messages: [{ role: 'user', content: 'what time' }] })).text);
-    assert.deepEqual(JSON.parse(first.choices[0].message.tool_calls[0].function.arguments), { zone: 'what time' }, 'no required: the first property');
-    const none = JSON.parse((await compat(sim(), { tools: oaTools, tool_choice: 'none', messages: [{ role: 'user', content: 'hi' }] })).text);
+    const first = JSON.parse(
+      (await compat(sim(), { tools: oaTools, messages: [{ role: 'user', content: 'what time' }] })).text,
+    );
+    assert.deepEqual(
+      JSON.parse(first.choices[0].message.tool_calls[0].function.arguments),
+      { zone: 'what time' },
+      'no required: the first property',
+    );
+    const none = JSON.parse(
+      (await compat(sim(), { tools: oaTools, tool_choice: 'none', messages: [{ role: 'user', content: 'hi' }] })).text,
+    );
     assert.equal(none.choices[0].message.content, 'Echo: hi');
   });
 
   test(`${profile} compatible: tool results are answered with text, streamed and not`, async () => {
     const call = { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
-    const messages = [{ role: 'user', content: 'weather?' }, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: 'call_1', content: '18°C, sunny' }];
+    const messages = [
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', content: null, tool_calls: [call] },
+      { role: 'tool', tool_call_id: 'call_1', content: '18°C, sunny' },
+    ];
     const r = JSON.parse((await compat(sim(), { tools: oaTools, messages })).text);
     assert.equal(r.choices[0].message.content, 'Tool get_weather returned: 18°C, sunny');
     assert.equal(r.choices[0].finish_reason, 'stop');
     const s = await compat(sim(), { stream: true, tools: oaTools, messages });
-    assert.equal(sseData(s.text).map((c) => c.choices[0]?.delta?.content ?? '').join(''), 'Tool get_weather returned: 18°C, sunny');
+    assert.equal(
+      sseData(s.text)
+        .map((c) => c.choices[0]?.delta?.content ?? '')
+        .join(''),
+      'Tool get_weather returned: 18°C, sunny',
+    );
   });
 
   test(`${profile} compatible: images in the last user turn are described`, async () => {
-    const one = JSON.parse((await compat(sim(), { messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: dataUrl } }] }] })).text);
+    const one = JSON.parse(
+      (
+        await compat(sim(), {
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'what is this?' },
+                { type: 'image_url', image_url: { url: dataUrl } },
+              ],
+            },
+          ],
+        })
+      ).text,
+    );
     assert.equal(one.choices[0].message.content, `I see 1 image (image/png, ${png.length} bytes). Echo: what is this?`);
     // Copilot sends the images as a user message of their own, after the text.
     const jpeg = `data:image/jpeg;base64,${Buffer.from([0xff, 0xd8, 0xff]).toString('base64')}`;
-    const two = await compat(sim(), { stream: true, messages: [{ role: 'user', content: 'both' }, { role: 'user', content: [{ type: 'image_url', image_url: { url: dataUrl } }, { type: 'image_url', image_url: { url: jpeg } }] }] });
-    assert.match(sseData(two.text).map((c) => c.choices[0]?.delta?.content ?? '').join(''), new RegExp(`^I see 2 images \\(image/png, ${png.length} bytes; image/jpeg, 3 bytes\\)\\.`));
+    const two = await compat(sim(), {
+      stream: true,
+      messages: [
+        { role: 'user', content: 'both' },
+        {
+          role: 'user',
+          content: [
+            { type: 'image_url', image_url: { url: dataUrl } },
+            { type: 'image_url', image_url: { url: jpeg } },
+          ],
+        },
+      ],
+    });
+    assert.match(
+      sseData(two.text)
+        .map((c) => c.choices[0]?.delta?.content ?? '')
+        .join(''),
+      new RegExp(`^I see 2 images \\(image/png, ${png.length} bytes; image/jpeg, 3 bytes\\)\\.`),
+    );
   });
 
   test(`${profile} compatible: a reasoning model streams reasoning_content before the answer`, async () => {
-    const r = JSON.parse((await compat(sim(), { model: 'deepseek-reasoner', messages: [{ role: 'user', content: 'why' }] })).text);
+    const r = JSON.parse(
+      (await compat(sim(), { model: 'deepseek-reasoner', messages: [{ role: 'user', content: 'why' }] })).text,
+    );
     assert.equal(r.choices[0].message.reasoning_content, 'Let me think about this.');
     assert.equal(r.choices[0].message.content, 'Echo: why');
-    const s = sseData((await compat(sim(), { model: 'deepseek-reasoner', stream: true, messages: [{ role: 'user', content: 'why' }] })).text);
+    const s = sseData(
+      (await compat(sim(), { model: 'deepseek-reasoner', stream: true, messages: [{ role: 'user', content: 'why' }] }))
+        .text,
+    );
     const deltas = s.filter((c) => c.choices.length).map((c) => c.choices[0].delta);
     const firstContent = deltas.findIndex((d) => d.content);
     assert.equal(deltas.filter((d) => d.reasoning_content).length, 5, 'fragments');
-    assert.equal(deltas.slice(0, firstContent).map((d) => d.reasoning_content ?? '').join(''), 'Let me think about this.');
+    assert.equal(
+      deltas
+        .slice(0, firstContent)
+        .map((d) => d.reasoning_content ?? '')
+        .join(''),
+      'Let me think about this.',
+    );
     assert.equal(deltas.map((d) => d.content ?? '').join(''), 'Echo: why');
     const plain = JSON.parse((await compat(sim(), { messages: [{ role: 'user', content: 'why' }] })).text);
     assert.equal(plain.choices[0].message.reasoning_content, undefined, 'other models do not reason');
@@ -155,39 +346,102 @@ for (const profile of ['strict', 'real'] as Profile[]) {
   // ---------------- native: validation ----------------
 
   test(`${profile} native: empty text blocks and non-alternating roles`, async () => {
-    for (const text of ['', '  \n ']) await assert400(native(sim(), { messages: [{ role: 'user', content: [{ type: 'text', text }] }] }), 'messages: text content blocks must be non-empty');
-    await assert400(native(sim(), { messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }] }), 'messages: roles must alternate between "user" and "assistant"');
+    for (const text of ['', '  \n '])
+      await assert400(
+        native(sim(), { messages: [{ role: 'user', content: [{ type: 'text', text }] }] }),
+        'messages: text content blocks must be non-empty',
+      );
+    await assert400(
+      native(sim(), {
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'user', content: 'b' },
+        ],
+      }),
+      'messages: roles must alternate between "user" and "assistant"',
+    );
   });
 
   test(`${profile} native: tool_result must answer the previous message's tool_use, and every tool_use be answered`, async () => {
-    const use = { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Paris' } }] };
-    const result = (id: string) => ({ type: 'tool_result', tool_use_id: id, content: [{ type: 'text', text: 'sunny' }] });
-    await assert400(native(sim(), { messages: [{ role: 'user', content: 'w' }, use, { role: 'user', content: [result('toolu_a')] }, { role: 'assistant', content: 'ok' }, { role: 'user', content: [result('toolu_a')] }] }), 'messages.4.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_a. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.');
-    await assert400(native(sim(), { messages: [{ role: 'user', content: 'w' }, use, { role: 'user', content: 'no results' }] }), 'messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a. Each `tool_use` block must have a corresponding `tool_result` block in the next message.');
+    const use = {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Paris' } }],
+    };
+    const result = (id: string) => ({
+      type: 'tool_result',
+      tool_use_id: id,
+      content: [{ type: 'text', text: 'sunny' }],
+    });
+    await assert400(
+      native(sim(), {
+        messages: [
+          { role: 'user', content: 'w' },
+          use,
+          { role: 'user', content: [result('toolu_a')] },
+          { role: 'assistant', content: 'ok' },
+          { role: 'user', content: [result('toolu_a')] },
+        ],
+      }),
+      'messages.4.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_a. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
+    );
+    await assert400(
+      native(sim(), { messages: [{ role: 'user', content: 'w' }, use, { role: 'user', content: 'no results' }] }),
+      'messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a. Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
+    );
   });
 
   test(`${profile} native: thinking needs the signed thinking block replayed, and no forced tool_choice`, async () => {
     const thinking = { type: 'enabled', budget_tokens: 1024 };
-    const messages: Json[] = [{ role: 'user', content: 'w' }, { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: {} }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'sunny' }] }];
-    const expected = 'messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks).';
+    const messages: Json[] = [
+      { role: 'user', content: 'w' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'sunny' }] },
+    ];
+    const expected =
+      'messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks).';
     await assert400(native(sim(), { thinking, tools: antTools, messages }), expected);
     const unsigned = structuredClone(messages);
-    unsigned[1]!.content = [{ type: 'thinking', thinking: 'hm', signature: '' }, ...messages[1]!.content];
-    await assert400(native(sim(), { thinking, tools: antTools, messages: unsigned }), 'Expected `thinking` or `redacted_thinking`');
-    assert.equal((await native(sim(), { tools: antTools, messages })).status, 200, 'without thinking the same history is fine');
+    unsigned[1].content = [{ type: 'thinking', thinking: 'hm', signature: '' }, ...messages[1].content];
+    await assert400(
+      native(sim(), { thinking, tools: antTools, messages: unsigned }),
+      'Expected `thinking` or `redacted_thinking`',
+    );
+    assert.equal(
+      (await native(sim(), { tools: antTools, messages })).status,
+      200,
+      'without thinking the same history is fine',
+    );
     for (const tool_choice of [{ type: 'any' }, { type: 'tool', name: 'get_weather' }]) {
-      await assert400(native(sim(), { thinking, tools: antTools, tool_choice, messages: [{ role: 'user', content: 'w' }] }), 'Thinking may not be enabled when tool_choice forces tool use.');
+      await assert400(
+        native(sim(), { thinking, tools: antTools, tool_choice, messages: [{ role: 'user', content: 'w' }] }),
+        'Thinking may not be enabled when tool_choice forces tool use.',
+      );
     }
   });
 
   test(`${profile} native: tools need a name and an object input_schema; bad image data`, async () => {
     const msgs = [{ role: 'user', content: 'x' }];
-    await assert400(native(sim(), { messages: msgs, tools: [{ input_schema: weather }] }), 'tools.0.custom.name: Field required');
-    await assert400(native(sim(), { messages: msgs, tools: [...antTools, { name: 'a' }] }), 'tools.2.custom.input_schema: Field required');
-    await assert400(native(sim(), { messages: msgs, tools: [{ name: 'a', input_schema: { type: 'string' } }] }), "tools.0.custom.input_schema.type: Input should be 'object'");
-    await assert400(native(sim(), { messages: msgs, tools: [{ name: 'a b', input_schema: weather }] }), 'tools.0.custom.name: String should match pattern');
+    await assert400(
+      native(sim(), { messages: msgs, tools: [{ input_schema: weather }] }),
+      'tools.0.custom.name: Field required',
+    );
+    await assert400(
+      native(sim(), { messages: msgs, tools: [...antTools, { name: 'a' }] }),
+      'tools.2.custom.input_schema: Field required',
+    );
+    await assert400(
+      native(sim(), { messages: msgs, tools: [{ name: 'a', input_schema: { type: 'string' } }] }),
+      "tools.0.custom.input_schema.type: Input should be 'object'",
+    );
+    await assert400(
+      native(sim(), { messages: msgs, tools: [{ name: 'a b', input_schema: weather }] }),
+      'tools.0.custom.name: String should match pattern',
+    );
     const bad = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'not*base64' } };
-    await assert400(native(sim(), { messages: [{ role: 'user', content: [bad, { type: 'text', text: 'see' }] }] }), 'Invalid image data');
+    await assert400(
+      native(sim(), { messages: [{ role: 'user', content: [bad, { type: 'text', text: 'see' }] }] }),
+      'Invalid image data',
+    );
   });
 
   // ---------------- native: replies ----------------
@@ -198,29 +452,71 @@ for (const profile of ['strict', 'real'] as Profile[]) {
     assert.equal(r.stop_reason, 'tool_use');
     assert.equal(r.content.length, 1);
     assert.match(r.content[0].id, /^toolu_[0-9a-f]{24}$/);
-    assert.deepEqual({ ...r.content[0], id: 'x' }, { type: 'tool_use', id: 'x', name: 'get_weather', input: { city: 'get_weather in Rome' } });
+    assert.deepEqual(
+      { ...r.content[0], id: 'x' },
+      { type: 'tool_use', id: 'x', name: 'get_weather', input: { city: 'get_weather in Rome' } },
+    );
     const events = sseData((await native(sim(), { stream: true, tools: antTools, messages })).text);
     const start = events.find((e) => e.type === 'content_block_start')!;
-    assert.deepEqual({ ...start.content_block, id: 'x' }, { type: 'tool_use', id: 'x', name: 'get_weather', input: {} });
+    assert.deepEqual(
+      { ...start.content_block, id: 'x' },
+      { type: 'tool_use', id: 'x', name: 'get_weather', input: {} },
+    );
     const partial = events.filter((e) => e.delta?.type === 'input_json_delta').map((e) => e.delta.partial_json);
     assert.equal(partial.length, 3);
     assert.deepEqual(JSON.parse(partial.join('')), { city: 'get_weather in Rome' });
     assert.equal(events.find((e) => e.type === 'message_delta')!.delta.stop_reason, 'tool_use');
-    assert.deepEqual(events.map((e) => e.type).slice(-4), ['content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    assert.deepEqual(events.map((e) => e.type).slice(-4), [
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
   });
 
   test(`${profile} native: tool results and images are answered with text`, async () => {
     const messages = [
       { role: 'user', content: 'w' },
-      { role: 'assistant', content: [{ type: 'text', text: 'Checking.' }, { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Paris' } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: [{ type: 'text', text: '18°C,' }, { type: 'text', text: 'sunny' }] }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Paris' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_a',
+            content: [
+              { type: 'text', text: '18°C,' },
+              { type: 'text', text: 'sunny' },
+            ],
+          },
+        ],
+      },
     ];
     const r = JSON.parse((await native(sim(), { tools: antTools, messages })).text);
     assert.deepEqual(r.content, [{ type: 'text', text: 'Tool get_weather returned: 18°C, sunny' }]);
     assert.equal(r.stop_reason, 'end_turn');
     const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') } };
-    const s = sseData((await native(sim(), { stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'describe' }, image] }] })).text);
-    assert.equal(s.filter((e) => e.delta?.type === 'text_delta').map((e) => e.delta.text).join(''), `I see 1 image (image/png, ${png.length} bytes). Echo: describe`);
+    const s = sseData(
+      (
+        await native(sim(), {
+          stream: true,
+          messages: [{ role: 'user', content: [{ type: 'text', text: 'describe' }, image] }],
+        })
+      ).text,
+    );
+    assert.equal(
+      s
+        .filter((e) => e.delta?.type === 'text_delta')
+        .map((e) => e.delta.text)
+        .join(''),
+      `I see 1 image (image/png, ${png.length} bytes). Echo: describe`,
+    );
   });
 
   test(`${profile} native: thinking first (signed), then the answer at the next index`, async () => {
@@ -230,19 +526,46 @@ for (const profile of ['strict', 'real'] as Profile[]) {
     assert.equal(r.content[0].thinking, 'Let me think about this.');
     assert.match(r.content[0].signature, /^sig_[A-Za-z0-9+/]+=*$/);
     assert.deepEqual(r.content[1], { type: 'text', text: 'Echo: ponder' });
-    const events = sseData((await native(sim(), { stream: true, thinking, tools: antTools, messages: [{ role: 'user', content: 'get_weather Oslo' }] })).text);
+    const events = sseData(
+      (
+        await native(sim(), {
+          stream: true,
+          thinking,
+          tools: antTools,
+          messages: [{ role: 'user', content: 'get_weather Oslo' }],
+        })
+      ).text,
+    );
     const starts = events.filter((e) => e.type === 'content_block_start');
-    assert.deepEqual(starts.map((e) => [e.index, e.content_block.type]), [[0, 'thinking'], [1, 'tool_use']]);
-    assert.deepEqual(starts[0]!.content_block, { type: 'thinking', thinking: '', signature: '' });
+    assert.deepEqual(
+      starts.map((e) => [e.index, e.content_block.type]),
+      [
+        [0, 'thinking'],
+        [1, 'tool_use'],
+      ],
+    );
+    assert.deepEqual(starts[0].content_block, { type: 'thinking', thinking: '', signature: '' });
     const at0 = events.filter((e) => e.index === 0 && e.type === 'content_block_delta').map((e) => e.delta);
-    assert.equal(at0.filter((d) => d.type === 'thinking_delta').map((d) => d.thinking).join(''), 'Let me think about this.');
-    assert.deepEqual(at0.at(-1), { type: 'signature_delta', signature: r.content[0].signature }, 'the signature belongs to the thinking text');
+    assert.equal(
+      at0
+        .filter((d) => d.type === 'thinking_delta')
+        .map((d) => d.thinking)
+        .join(''),
+      'Let me think about this.',
+    );
+    assert.deepEqual(
+      at0.at(-1),
+      { type: 'signature_delta', signature: r.content[0].signature },
+      'the signature belongs to the thinking text',
+    );
     assert.ok(events.some((e) => e.type === 'content_block_stop' && e.index === 1));
   });
 }
 
 test('plain text requests are unchanged by the agentic layer', async () => {
-  const r = JSON.parse((await compat(sims.strict, { messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }] })).text);
+  const r = JSON.parse(
+    (await compat(sims.strict, { messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }] })).text,
+  );
   assert.deepEqual(r.choices[0].message, { role: 'assistant', content: 'Echo: hello', refusal: null });
   assert.equal(r.usage.completion_tokens, 2);
   const n = JSON.parse((await native(sims.strict, { messages: [{ role: 'user', content: 'hello' }] })).text);

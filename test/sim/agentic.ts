@@ -10,7 +10,12 @@ import { createHash } from 'node:crypto';
 
 type Json = Record<string, unknown>;
 
-export interface ToolCall { id: string; name: string; input: Json; arguments: string }
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: Json;
+  arguments: string;
+}
 export interface Plan {
   /** answer with this call instead of text */
   toolCall?: ToolCall | undefined;
@@ -21,8 +26,14 @@ export interface Plan {
 }
 export type Planned = Plan | { error: string };
 
-interface ToolSpec { name: string; schema: unknown }
-interface Image { mime: string; bytes: number }
+interface ToolSpec {
+  name: string;
+  schema: unknown;
+}
+interface Image {
+  mime: string;
+  bytes: number;
+}
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const REASONING = 'Let me think about this.';
@@ -31,7 +42,11 @@ const isObj = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.
 const blocksOf = (content: unknown): Json[] => (Array.isArray(content) ? content.filter(isObj) : []);
 const messagesOf = (body: Json): Json[] => (body.messages as unknown[]).map((m) => (isObj(m) ? m : {}));
 const textOf = (content: unknown): string =>
-  typeof content === 'string' ? content : blocksOf(content).flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join(' ');
+  typeof content === 'string'
+    ? content
+    : blocksOf(content)
+        .flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : []))
+        .join(' ');
 const lastIndexOf = (messages: Json[], role: string) => messages.map((m) => m.role).lastIndexOf(role);
 const withNote = (note: string, text: string) => (note ? `${note} ${text}` : text);
 
@@ -49,7 +64,8 @@ export const signatureOf = (thinking: string) => `sig_${digest(thinking).toStrin
 /** Strict base64 (what upstreams accept); undefined when the data or the mime type is not an image. */
 function imageOf(mime: unknown, data: unknown): Image | undefined {
   if (typeof mime !== 'string' || !/^image\/[\w.+-]+$/.test(mime)) return undefined;
-  if (typeof data !== 'string' || !data || data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) return undefined;
+  if (typeof data !== 'string' || !data || data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data))
+    return undefined;
   return { mime, bytes: Buffer.from(data, 'base64').length };
 }
 
@@ -60,10 +76,16 @@ function dataUrlImage(part: Json): Image | undefined {
   return m ? imageOf(m[1], m[2]) : undefined;
 }
 
-const nativeImage = (block: Json): Image | undefined => (isObj(block.source) && block.source.type === 'base64' ? imageOf(block.source.media_type, block.source.data) : undefined);
+const nativeImage = (block: Json): Image | undefined =>
+  isObj(block.source) && block.source.type === 'base64'
+    ? imageOf(block.source.media_type, block.source.data)
+    : undefined;
 
 /** A message's native image blocks, including those inside tool results (images from tools, VS Code ≥ 1.106). */
-const nativeImageBlocks = (m: Json): Json[] => blocksOf(m.content).flatMap((b) => (b.type === 'image' ? [b] : b.type === 'tool_result' ? blocksOf(b.content).filter((x) => x.type === 'image') : []));
+const nativeImageBlocks = (m: Json): Json[] =>
+  blocksOf(m.content).flatMap((b) =>
+    b.type === 'image' ? [b] : b.type === 'tool_result' ? blocksOf(b.content).filter((x) => x.type === 'image') : [],
+  );
 const compatibleImageParts = (m: Json): Json[] => blocksOf(m.content).filter((p) => p.type === 'image_url');
 
 function imageNote(images: Image[]): string {
@@ -86,7 +108,10 @@ function sampleValue(prop: unknown, text: string): unknown {
 /** Arguments for the required properties (or the first one when none is required). */
 function argsFor(schema: unknown, text: string): Json {
   const props = isObj(schema) && isObj(schema.properties) ? schema.properties : {};
-  const required = isObj(schema) && Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === 'string') : [];
+  const required =
+    isObj(schema) && Array.isArray(schema.required)
+      ? schema.required.filter((k): k is string => typeof k === 'string')
+      : [];
   const args: Json = {};
   for (const key of required.length ? required : Object.keys(props).slice(0, 1)) {
     const value = sampleValue(props[key], text);
@@ -98,10 +123,16 @@ function argsFor(schema: unknown, text: string): Json {
 /** The forced tool, else the tool named in the user's text, else the first. */
 function pickTool(tools: ToolSpec[], text: string, forced: string | undefined): ToolSpec {
   const lower = text.toLowerCase();
-  return tools.find((t) => t.name === forced) ?? tools.find((t) => lower.includes(t.name.toLowerCase())) ?? tools[0]!;
+  return tools.find((t) => t.name === forced) ?? tools.find((t) => lower.includes(t.name.toLowerCase())) ?? tools[0];
 }
 
-function toolCall(tools: ToolSpec[], text: string, forced: string | undefined, idPrefix: string, seed: string): ToolCall {
+function toolCall(
+  tools: ToolSpec[],
+  text: string,
+  forced: string | undefined,
+  idPrefix: string,
+  seed: string,
+): ToolCall {
   const tool = pickTool(tools, text, forced);
   const input = argsFor(tool.schema, text);
   return { id: idFor(idPrefix, seed), name: tool.name, input, arguments: JSON.stringify(input) };
@@ -123,23 +154,30 @@ export function outputTokens(plan: Plan, textPieces: number): number {
 
 function compatibleToolError(t: unknown, i: number): string | undefined {
   if (!isObj(t) || t.type === undefined) return `Missing required parameter: 'tools[${i}].type'.`;
-  if (t.type !== 'function') return `Invalid value: '${String(t.type)}'. Supported values are: 'function' and 'custom'.`;
+  if (t.type !== 'function')
+    return `Invalid value: '${String(t.type)}'. Supported values are: 'function' and 'custom'.`;
   const f = t.function;
-  if (!isObj(f) || f.name === undefined) return `Missing required parameter: 'tools[${i}].function${isObj(f) ? '.name' : ''}'.`;
-  if (typeof f.name !== 'string' || !TOOL_NAME.test(f.name)) return `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`;
-  if (f.parameters !== undefined && !isObj(f.parameters)) return `Invalid type for 'tools[${i}].function.parameters': expected an object, but got ${typeof f.parameters} instead.`;
+  if (!isObj(f) || f.name === undefined)
+    return `Missing required parameter: 'tools[${i}].function${isObj(f) ? '.name' : ''}'.`;
+  if (typeof f.name !== 'string' || !TOOL_NAME.test(f.name))
+    return `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`;
+  if (f.parameters !== undefined && !isObj(f.parameters))
+    return `Invalid type for 'tools[${i}].function.parameters': expected an object, but got ${typeof f.parameters} instead.`;
   return undefined;
 }
 
 function compatibleToolsError(tools: unknown): string | undefined {
   if (tools === undefined) return undefined;
-  if (!Array.isArray(tools)) return `Invalid type for 'tools': expected an array of objects, but got ${typeof tools} instead.`;
+  if (!Array.isArray(tools))
+    return `Invalid type for 'tools': expected an array of objects, but got ${typeof tools} instead.`;
   // Copilot deletes `tools: []` because OpenAI refuses it.
-  if (!tools.length) return "Invalid 'tools': empty array. Expected an array with minimum length 1, but got an empty array instead.";
+  if (!tools.length)
+    return "Invalid 'tools': empty array. Expected an array with minimum length 1, but got an empty array instead.";
   return tools.map(compatibleToolError).find(Boolean);
 }
 
-const callIdsOf = (m: Json): string[] => blocksOf(m.tool_calls).flatMap((c) => (typeof c.id === 'string' ? [c.id] : []));
+const callIdsOf = (m: Json): string[] =>
+  blocksOf(m.tool_calls).flatMap((c) => (typeof c.id === 'string' ? [c.id] : []));
 
 const unansweredCalls = (open: Set<string>) =>
   `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(', ')}`;
@@ -148,9 +186,11 @@ const unansweredCalls = (open: Set<string>) =>
 function compatibleMessagesError(messages: Json[]): string | undefined {
   let open = new Set<string>();
   for (const m of messages) {
-    if (m.role !== 'user' && compatibleImageParts(m).length) return `Image URLs are only allowed for messages with role 'user', but this message with role '${String(m.role)}' contains an image URL.`;
+    if (m.role !== 'user' && compatibleImageParts(m).length)
+      return `Image URLs are only allowed for messages with role 'user', but this message with role '${String(m.role)}' contains an image URL.`;
     if (m.role === 'tool') {
-      if (!open.delete(String(m.tool_call_id))) return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
+      if (!open.delete(String(m.tool_call_id)))
+        return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
       continue;
     }
     if (open.size) return unansweredCalls(open);
@@ -159,23 +199,32 @@ function compatibleMessagesError(messages: Json[]): string | undefined {
   return open.size ? unansweredCalls(open) : undefined;
 }
 
-const compatibleImagesError = (messages: Json[]) => (messages.flatMap(compatibleImageParts).some((p) => !dataUrlImage(p)) ? 'Invalid image data' : undefined);
+const compatibleImagesError = (messages: Json[]) =>
+  messages.flatMap(compatibleImageParts).some((p) => !dataUrlImage(p)) ? 'Invalid image data' : undefined;
 
 // ---------------- compatible: the plan ----------------
 
 function compatibleResultsText(messages: Json[], results: Json[]): string {
-  const names = new Map(messages.flatMap((m) => blocksOf(m.tool_calls)).map((c) => [c.id, isObj(c.function) ? String(c.function.name) : 'unknown']));
+  const names = new Map(
+    messages
+      .flatMap((m) => blocksOf(m.tool_calls))
+      .map((c) => [c.id, isObj(c.function) ? String(c.function.name) : 'unknown']),
+  );
   return results.map((r) => `Tool ${names.get(r.tool_call_id) ?? 'unknown'} returned: ${textOf(r.content)}`).join(' ');
 }
 
-const forcedCompatible = (choice: unknown) => (isObj(choice) && isObj(choice.function) ? String(choice.function.name) : undefined);
+const forcedCompatible = (choice: unknown) =>
+  isObj(choice) && isObj(choice.function) ? String(choice.function.name) : undefined;
 const compatibleTools = (tools: unknown): ToolSpec[] =>
-  Array.isArray(tools) ? tools.map((t: { function: Json }) => ({ name: String(t.function.name), schema: t.function.parameters })) : [];
+  Array.isArray(tools)
+    ? tools.map((t: { function: Json }) => ({ name: String(t.function.name), schema: t.function.parameters }))
+    : [];
 
 /** Validates a chat-completions request and plans its reply (reasoning for "reason"/"think" models, as DeepSeek's). */
 export function planCompatible(body: Json): Planned {
   const messages = messagesOf(body);
-  const error = compatibleToolsError(body.tools) ?? compatibleMessagesError(messages) ?? compatibleImagesError(messages);
+  const error =
+    compatibleToolsError(body.tools) ?? compatibleMessagesError(messages) ?? compatibleImagesError(messages);
   if (error) return { error };
   const reasoning = /reason|think/i.test(String(body.model)) ? REASONING : undefined;
   // The turn after the last assistant message: tool results, and the user's text and images (Copilot sends images as their own user message).
@@ -185,19 +234,29 @@ export function planCompatible(body: Json): Planned {
   const results = turn.filter((m) => m.role === 'tool');
   if (results.length) return { reasoning, replyText: () => withNote(note, compatibleResultsText(messages, results)) };
   const tools = compatibleTools(body.tools);
-  if (!tools.length || messages.at(-1)?.role !== 'user' || body.tool_choice === 'none') return { reasoning, replyText: (echo) => withNote(note, echo) };
+  if (!tools.length || messages.at(-1)?.role !== 'user' || body.tool_choice === 'none')
+    return { reasoning, replyText: (echo) => withNote(note, echo) };
   const text = userTurn.map((m) => textOf(m.content)).join(' ');
-  return { reasoning, toolCall: toolCall(tools, text, forcedCompatible(body.tool_choice), 'call_', JSON.stringify(messages)), replyText: (echo) => echo };
+  return {
+    reasoning,
+    toolCall: toolCall(tools, text, forcedCompatible(body.tool_choice), 'call_', JSON.stringify(messages)),
+    replyText: (echo) => echo,
+  };
 }
 
 // ---------------- compatible: the wire ----------------
 
-const openAICall = (call: ToolCall) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } });
+const openAICall = (call: ToolCall) => ({
+  id: call.id,
+  type: 'function',
+  function: { name: call.name, arguments: call.arguments },
+});
 
 /** The non-streamed `choices[0].message`. */
 export function compatibleMessage(plan: Plan, text: string): Json {
   const reasoning = plan.reasoning ? { reasoning_content: plan.reasoning } : {};
-  if (plan.toolCall) return { role: 'assistant', content: null, ...reasoning, tool_calls: [openAICall(plan.toolCall)], refusal: null };
+  if (plan.toolCall)
+    return { role: 'assistant', content: null, ...reasoning, tool_calls: [openAICall(plan.toolCall)], refusal: null };
   return { role: 'assistant', content: text, refusal: null, ...reasoning };
 }
 
@@ -211,14 +270,16 @@ export function compatibleDeltas(plan: Plan, textPieces: string[]): Json[] {
   return [{ role: 'assistant', content: null }, ...reasoning, { tool_calls: [head] }, ...args];
 }
 
-export const compatibleFinish = (plan: Plan, truncated: boolean) => (plan.toolCall ? 'tool_calls' : truncated ? 'length' : 'stop');
+export const compatibleFinish = (plan: Plan, truncated: boolean) =>
+  plan.toolCall ? 'tool_calls' : truncated ? 'length' : 'stop';
 
 // ---------------- native (/v1/messages): validation ----------------
 
 function nativeToolError(t: unknown, i: number): string | undefined {
   if (!isObj(t)) return `tools.${i}: Input should be a valid dictionary`;
   if (t.name === undefined) return `tools.${i}.custom.name: Field required`;
-  if (typeof t.name !== 'string' || !TOOL_NAME.test(t.name)) return `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`;
+  if (typeof t.name !== 'string' || !TOOL_NAME.test(t.name))
+    return `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`;
   if (!isObj(t.input_schema)) return `tools.${i}.custom.input_schema: Field required`;
   if (t.input_schema.type !== 'object') return `tools.${i}.custom.input_schema.type: Input should be 'object'`;
   return undefined;
@@ -232,26 +293,42 @@ function nativeToolsError(tools: unknown): string | undefined {
 
 function thinkingSettingsError(body: Json, thinking: boolean): string | undefined {
   if (!thinking) return undefined;
-  if (typeof (body.thinking as Json).budget_tokens !== 'number') return 'thinking.enabled.budget_tokens: Field required';
+  if (typeof (body.thinking as Json).budget_tokens !== 'number')
+    return 'thinking.enabled.budget_tokens: Field required';
   const choice = body.tool_choice;
-  if (isObj(choice) && (choice.type === 'any' || choice.type === 'tool')) return 'Thinking may not be enabled when tool_choice forces tool use.';
+  if (isObj(choice) && (choice.type === 'any' || choice.type === 'tool'))
+    return 'Thinking may not be enabled when tool_choice forces tool use.';
   return undefined;
 }
 
 function rolesError(messages: Json[]): string | undefined {
-  return messages.some((m, n) => n > 0 && m.role === messages[n - 1]!.role) ? 'messages: roles must alternate between "user" and "assistant"' : undefined;
+  return messages.some((m, n) => n > 0 && m.role === messages[n - 1].role)
+    ? 'messages: roles must alternate between "user" and "assistant"'
+    : undefined;
 }
 
 /** Anthropic refuses empty text blocks (Copilot skips them), inside tool results too. */
 function emptyTextError(messages: Json[]): string | undefined {
-  const texts = messages.flatMap((m) => blocksOf(m.content)).flatMap((b) => (b.type === 'tool_result' ? blocksOf(b.content) : [b])).filter((b) => b.type === 'text');
-  return texts.some((b) => typeof b.text !== 'string' || !b.text.trim()) ? 'messages: text content blocks must be non-empty' : undefined;
+  const texts = messages
+    .flatMap((m) => blocksOf(m.content))
+    .flatMap((b) => (b.type === 'tool_result' ? blocksOf(b.content) : [b]))
+    .filter((b) => b.type === 'text');
+  return texts.some((b) => typeof b.text !== 'string' || !b.text.trim())
+    ? 'messages: text content blocks must be non-empty'
+    : undefined;
 }
 
-const nativeImagesError = (messages: Json[]) => (messages.flatMap(nativeImageBlocks).some((b) => !nativeImage(b)) ? 'Invalid image data' : undefined);
+const nativeImagesError = (messages: Json[]) =>
+  messages.flatMap(nativeImageBlocks).some((b) => !nativeImage(b)) ? 'Invalid image data' : undefined;
 
-const toolUseIds = (m: Json | undefined): string[] => (m?.role === 'assistant' ? blocksOf(m.content).filter((b) => b.type === 'tool_use').map((b) => String(b.id)) : []);
-const toolResults = (m: Json | undefined): Json[] => (m?.role === 'user' ? blocksOf(m.content).filter((b) => b.type === 'tool_result') : []);
+const toolUseIds = (m: Json | undefined): string[] =>
+  m?.role === 'assistant'
+    ? blocksOf(m.content)
+        .filter((b) => b.type === 'tool_use')
+        .map((b) => String(b.id))
+    : [];
+const toolResults = (m: Json | undefined): Json[] =>
+  m?.role === 'user' ? blocksOf(m.content).filter((b) => b.type === 'tool_result') : [];
 
 /** Every tool_result answers a tool_use of the message just before; every tool_use is answered in the message just after. */
 function toolPairingError(messages: Json[]): string | undefined {
@@ -259,17 +336,20 @@ function toolPairingError(messages: Json[]): string | undefined {
     const calls = toolUseIds(messages[n - 1]);
     const j = blocksOf(m.content).findIndex((b) => b.type === 'tool_result' && !calls.includes(String(b.tool_use_id)));
     if (m.role === 'user' && j >= 0) {
-      const id = String(blocksOf(m.content)[j]!.tool_use_id);
+      const id = String(blocksOf(m.content)[j].tool_use_id);
       return `messages.${n}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
     }
     const answered = toolResults(messages[n + 1]).map((b) => String(b.tool_use_id));
     const missing = toolUseIds(m).filter((id) => !answered.includes(id));
-    if (missing.length) return `messages.${n}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+    if (missing.length)
+      return `messages.${n}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
   }
   return undefined;
 }
 
-const isSignedThinking = (b: Json | undefined) => (b?.type === 'thinking' && typeof b.signature === 'string' && !!b.signature) || (b?.type === 'redacted_thinking' && !!b.data);
+const isSignedThinking = (b: Json | undefined) =>
+  (b?.type === 'thinking' && typeof b.signature === 'string' && !!b.signature) ||
+  (b?.type === 'redacted_thinking' && !!b.data);
 
 /**
  * With thinking on, the assistant message answered by the final tool results must start with its signed
@@ -278,7 +358,7 @@ const isSignedThinking = (b: Json | undefined) => (b?.type === 'thinking' && typ
 function thinkingReplayError(messages: Json[]): string | undefined {
   const n = messages.length - 2;
   if (!toolResults(messages.at(-1)).length || n < 0) return undefined;
-  const first = blocksOf(messages[n]!.content)[0];
+  const first = blocksOf(messages[n].content)[0];
   if (isSignedThinking(first)) return undefined;
   return `messages.${n}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks).`;
 }
@@ -298,12 +378,17 @@ function nativeError(body: Json, messages: Json[], thinking: boolean): string | 
 // ---------------- native: the plan ----------------
 
 function nativeResultsText(assistant: Json | undefined, results: Json[]): string {
-  const names = new Map(blocksOf(assistant?.content).filter((b) => b.type === 'tool_use').map((b) => [b.id, String(b.name)]));
+  const names = new Map(
+    blocksOf(assistant?.content)
+      .filter((b) => b.type === 'tool_use')
+      .map((b) => [b.id, String(b.name)]),
+  );
   return results.map((r) => `Tool ${names.get(r.tool_use_id) ?? 'unknown'} returned: ${textOf(r.content)}`).join(' ');
 }
 
 const forcedNative = (choice: unknown) => (isObj(choice) && choice.type === 'tool' ? String(choice.name) : undefined);
-const nativeTools = (tools: unknown): ToolSpec[] => (Array.isArray(tools) ? tools.map((t: Json) => ({ name: String(t.name), schema: t.input_schema })) : []);
+const nativeTools = (tools: unknown): ToolSpec[] =>
+  Array.isArray(tools) ? tools.map((t: Json) => ({ name: String(t.name), schema: t.input_schema })) : [];
 
 /** Validates a messages request and plans its reply (a thinking block first when `thinking.type` is "enabled"). */
 export function planNative(body: Json): Planned {
@@ -315,20 +400,30 @@ export function planNative(body: Json): Planned {
   const last = messages.at(-1)!;
   const note = last.role === 'user' ? imageNote(nativeImageBlocks(last).map((b) => nativeImage(b)!)) : '';
   const results = toolResults(last);
-  if (results.length) return { reasoning, replyText: () => withNote(note, nativeResultsText(messages.at(-2), results)) };
+  if (results.length)
+    return { reasoning, replyText: () => withNote(note, nativeResultsText(messages.at(-2), results)) };
   const tools = nativeTools(body.tools);
   const noTool = !tools.length || last.role !== 'user' || (isObj(body.tool_choice) && body.tool_choice.type === 'none');
   if (noTool) return { reasoning, replyText: (echo) => withNote(note, echo) };
-  return { reasoning, toolCall: toolCall(tools, textOf(last.content), forcedNative(body.tool_choice), 'toolu_', JSON.stringify(messages)), replyText: (echo) => echo };
+  return {
+    reasoning,
+    toolCall: toolCall(tools, textOf(last.content), forcedNative(body.tool_choice), 'toolu_', JSON.stringify(messages)),
+    replyText: (echo) => echo,
+  };
 }
 
 // ---------------- native: the wire ----------------
 
 /** The non-streamed `content`: thinking first, then the text or the tool_use. */
 export function nativeContent(plan: Plan, text: string): Json[] {
-  const thinking = plan.reasoning ? [{ type: 'thinking', thinking: plan.reasoning, signature: signatureOf(plan.reasoning) }] : [];
+  const thinking = plan.reasoning
+    ? [{ type: 'thinking', thinking: plan.reasoning, signature: signatureOf(plan.reasoning) }]
+    : [];
   const call = plan.toolCall;
-  return [...thinking, call ? { type: 'tool_use', id: call.id, name: call.name, input: call.input } : { type: 'text', text }];
+  return [
+    ...thinking,
+    call ? { type: 'tool_use', id: call.id, name: call.name, input: call.input } : { type: 'text', text },
+  ];
 }
 
 const blockStart = (block: Json) => ({ type: 'content_block_start', content_block: block });
@@ -346,12 +441,20 @@ const toolUseEvents = (call: ToolCall) => [
   ...thirds(call.arguments).map((p) => blockDelta({ type: 'input_json_delta', partial_json: p })),
   blockStop,
 ];
-const textEvents = (textPieces: string[]) => [blockStart({ type: 'text', text: '' }), ...textPieces.map((p) => blockDelta({ type: 'text_delta', text: p })), blockStop];
+const textEvents = (textPieces: string[]) => [
+  blockStart({ type: 'text', text: '' }),
+  ...textPieces.map((p) => blockDelta({ type: 'text_delta', text: p })),
+  blockStop,
+];
 
 /** The content block events (each event's name is its `type`), indexed in order: thinking, then text or tool_use. */
 export function nativeBlockEvents(plan: Plan, textPieces: string[]): Json[] {
-  const blocks = [...(plan.reasoning ? [thinkingEvents(plan.reasoning)] : []), plan.toolCall ? toolUseEvents(plan.toolCall) : textEvents(textPieces)];
+  const blocks = [
+    ...(plan.reasoning ? [thinkingEvents(plan.reasoning)] : []),
+    plan.toolCall ? toolUseEvents(plan.toolCall) : textEvents(textPieces),
+  ];
   return blocks.flatMap((events, index) => events.map(({ type, ...rest }) => ({ type, index, ...rest })));
 }
 
-export const nativeStopReason = (plan: Plan, truncated: boolean) => (plan.toolCall ? 'tool_use' : truncated ? 'max_tokens' : 'end_turn');
+export const nativeStopReason = (plan: Plan, truncated: boolean) =>
+  plan.toolCall ? 'tool_use' : truncated ? 'max_tokens' : 'end_turn';

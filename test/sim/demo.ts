@@ -8,7 +8,10 @@
  */
 
 export type DemoLanguage = 'en' | 'zh';
-export interface DemoContext { model: string; native: boolean }
+export interface DemoContext {
+  model: string;
+  native: boolean;
+}
 
 const HAN = /\p{Script=Han}/gu;
 
@@ -25,7 +28,16 @@ export function promptLanguage(prompt: string): DemoLanguage {
 
 /** The prompt's first line of prose, shortened, with markdown's special characters dropped. */
 export function quoteOf(prompt: string, max: number): string {
-  const line = proseOf(prompt).split('\n').map((l) => l.replace(/[*_`|#<>[\]\\]/g, '').replace(/\s+/g, ' ').trim()).find(Boolean) ?? '';
+  const line =
+    proseOf(prompt)
+      .split('\n')
+      .map((l) =>
+        l
+          .replace(/[*_`|#<>[\]\\]/g, '')
+          .replace(/\s+/g, ' ')
+          .trim(),
+      )
+      .find(Boolean) ?? '';
   const chars = [...line];
   return chars.length > max ? `${chars.slice(0, max).join('').trimEnd()}…` : line;
 }
@@ -125,12 +137,12 @@ export function demoPieces(text: string): string[] {
   let turn = 0;
   while (i < chars.length) {
     let piece = '';
-    while (i < chars.length && /\s/.test(chars[i]!)) piece += chars[i++];
-    if (i < chars.length && isHan(chars[i]!)) {
+    while (i < chars.length && /\s/.test(chars[i])) piece += chars[i++];
+    if (i < chars.length && isHan(chars[i])) {
       const size = turn++ % 2 === 0 ? 1 : 2;
-      for (let n = 0; n < size && i < chars.length && isHan(chars[i]!); n++) piece += chars[i++];
+      for (let n = 0; n < size && i < chars.length && isHan(chars[i]); n++) piece += chars[i++];
     } else {
-      for (let n = 0; n < 4 && i < chars.length && !/\s/.test(chars[i]!) && !isHan(chars[i]!); n++) piece += chars[i++];
+      for (let n = 0; n < 4 && i < chars.length && !/\s/.test(chars[i]) && !isHan(chars[i]); n++) piece += chars[i++];
     }
     if (piece) pieces.push(piece);
   }

@@ -22,13 +22,21 @@ after(async () => {
 beforeEach(() => {
   for (const [name, sim] of Object.entries(sims)) {
     sim.reset();
-    Object.assign(sim.config, { ...defaultEconomy(), gateway: name === 'strict' ? 'new-api' : name, models: defaultConfig().models });
+    Object.assign(sim.config, {
+      ...defaultEconomy(),
+      gateway: name === 'strict' ? 'new-api' : name,
+      models: defaultConfig().models,
+    });
   }
 });
 
 type Headers = Record<string, string>;
 async function call(sim: Simulator, path: string, init: { method?: string; headers?: Headers; body?: string } = {}) {
-  const r = await request(`${sim.url}${path}`, { method: (init.method ?? 'GET') as 'GET', headers: init.headers, body: init.body });
+  const r = await request(`${sim.url}${path}`, {
+    method: (init.method ?? 'GET') as 'GET',
+    headers: init.headers,
+    body: init.body,
+  });
   const text = await r.body.text();
   let json: any;
   try {
@@ -38,9 +46,16 @@ async function call(sim: Simulator, path: string, init: { method?: string; heade
   }
   return { status: r.statusCode, headers: r.headers, text, json };
 }
-const bearer = (sim: Simulator, name = 'production'): Headers => ({ authorization: `Bearer ${sim.tokens[name]}`, 'content-type': 'application/json' });
+const bearer = (sim: Simulator, name = 'production'): Headers => ({
+  authorization: `Bearer ${sim.tokens[name]}`,
+  'content-type': 'application/json',
+});
 const chat = (sim: Simulator, headers: Headers, model = 'gpt-4o-mini', extra: Record<string, unknown> = {}) =>
-  call(sim, '/v1/chat/completions', { method: 'POST', headers, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'one two three' }], ...extra }) });
+  call(sim, '/v1/chat/completions', {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'one two three' }], ...extra }),
+  });
 const stripId = (m: string) => m.replace(/ \(request id: [^)]*\)$/, '');
 const past = () => Math.floor(Date.now() / 1000) - 60;
 
@@ -72,13 +87,17 @@ test('/api/status: new-api flavors carry quota_display_type and HeaderNavModules
   assert.equal(d.display_in_currency, false);
   assert.equal(d.quota_display_type, 'TOKENS');
   sim.config.pricingAccess = 'disabled';
-  assert.deepEqual(JSON.parse((await call(sim, '/api/status')).json.data.HeaderNavModules).pricing, { enabled: false, requireAuth: false });
+  assert.deepEqual(JSON.parse((await call(sim, '/api/status')).json.data.HeaderNavModules).pricing, {
+    enabled: false,
+    requireAuth: false,
+  });
 
   const one = await call(sims['one-api'], '/api/status');
   assert.equal(one.status, 200);
   assert.equal(one.json.data.quota_per_unit, 500000);
   assert.equal(one.json.data.display_in_currency, true);
-  for (const k of ['quota_display_type', 'usd_exchange_rate', 'HeaderNavModules', 'self_use_mode_enabled']) assert.ok(!(k in one.json.data), `one-api has no ${k}`);
+  for (const k of ['quota_display_type', 'usd_exchange_rate', 'HeaderNavModules', 'self_use_mode_enabled'])
+    assert.ok(!(k in one.json.data), `one-api has no ${k}`);
 });
 
 test('strict profile: no /api/* routes (404) and no billing endpoints', async () => {
@@ -87,7 +106,10 @@ test('strict profile: no /api/* routes (404) and no billing endpoints', async ()
     assert.equal(r.status, 404);
     assert.equal(r.json.error.message, `Invalid URL (GET ${path})`);
   }
-  assert.equal((await call(sims.strict, '/v1/dashboard/billing/subscription', { headers: bearer(sims.strict) })).status, 404);
+  assert.equal(
+    (await call(sims.strict, '/v1/dashboard/billing/subscription', { headers: bearer(sims.strict) })).status,
+    404,
+  );
 });
 
 // ---------------- /api/usage/token/ ----------------
@@ -99,7 +121,17 @@ test('/api/usage/token/ (new-api): the exact token_usage JSON, raw amounts, code
   assert.deepEqual(r.json, {
     code: true,
     message: 'ok',
-    data: { object: 'token_usage', name: 'production', total_granted: 5000000, total_used: 1250000, total_available: 3750000, unlimited_quota: false, model_limits: {}, model_limits_enabled: false, expires_at: 0 },
+    data: {
+      object: 'token_usage',
+      name: 'production',
+      total_granted: 5000000,
+      total_used: 1250000,
+      total_available: 3750000,
+      unlimited_quota: false,
+      model_limits: {},
+      model_limits_enabled: false,
+      expires_at: 0,
+    },
   });
   sim.setToken('production', { modelLimits: ['gpt-4o-mini'], expiresAt: 1767225600 });
   const limited = (await call(sim, '/api/usage/token/', { headers: bearer(sim) })).json.data;
@@ -124,13 +156,17 @@ test('/api/usage/token/ (new-api): expired, exhausted and disabled tokens still 
   const unknown = await call(sim, '/api/usage/token/', { headers: { authorization: 'Bearer sk-nope' } });
   assert.equal(unknown.status, 401);
   assert.deepEqual(unknown.json, { success: false, message: 'Invalid token' });
-  const zh = await call(sim, '/api/usage/token/', { headers: { authorization: 'Bearer sk-nope', 'accept-language': 'zh-CN,zh;q=0.9' } });
+  const zh = await call(sim, '/api/usage/token/', {
+    headers: { authorization: 'Bearer sk-nope', 'accept-language': 'zh-CN,zh;q=0.9' },
+  });
   assert.deepEqual(zh.json, { success: false, message: '无效的令牌' });
   assert.deepEqual((await call(sim, '/api/usage/token/')).json, { success: false, message: 'Token not provided' });
-  const noScheme = await call(sim, '/api/usage/token/', { headers: { authorization: sim.tokens.production! } });
+  const noScheme = await call(sim, '/api/usage/token/', { headers: { authorization: sim.tokens.production } });
   assert.equal(noScheme.status, 401);
   assert.deepEqual(noScheme.json, { success: false, message: 'Invalid Bearer token' });
-  const lower = await call(sim, '/api/usage/token/', { headers: { authorization: `bearer ${sim.tokens.production!.slice(3)}` } });
+  const lower = await call(sim, '/api/usage/token/', {
+    headers: { authorization: `bearer ${sim.tokens.production.slice(3)}` },
+  });
   assert.equal(lower.status, 200, 'scheme case-insensitive, sk- optional');
 });
 
@@ -161,8 +197,15 @@ test('one-api: 404 RelayNotFound for new-api-only routes; /api/status and billin
   const sim = sims['one-api'];
   const r = await call(sim, '/api/usage/token/', { headers: bearer(sim) });
   assert.equal(r.status, 404);
-  assert.equal(r.text, '{"error":{"message":"Invalid URL (GET /api/usage/token/)","type":"invalid_request_error","param":"","code":""}}');
-  assert.equal((await call(sim, '/api/usage/token', { headers: bearer(sim) })).status, 404, 'no 301 where there is no route');
+  assert.equal(
+    r.text,
+    '{"error":{"message":"Invalid URL (GET /api/usage/token/)","type":"invalid_request_error","param":"","code":""}}',
+  );
+  assert.equal(
+    (await call(sim, '/api/usage/token', { headers: bearer(sim) })).status,
+    404,
+    'no 301 where there is no route',
+  );
   assert.equal((await call(sim, '/api/pricing')).json.error.message, 'Invalid URL (GET /api/pricing)');
   assert.equal((await call(sim, '/v1/dashboard/billing/usage', { headers: bearer(sim) })).status, 200);
 });
@@ -170,7 +213,11 @@ test('one-api: 404 RelayNotFound for new-api-only routes; /api/status and billin
 test('/api/usage/token/: the critical rate limit per IP is a bare 429 with an empty body; reset() clears it', async () => {
   const sim = sims['new-api'];
   sim.config.criticalRateLimit = { max: 3, windowMs: 60_000 };
-  for (let i = 0; i < 3; i++) assert.equal((await call(sim, '/api/usage/token/', { headers: i === 1 ? {} : bearer(sim) })).status, i === 1 ? 401 : 200);
+  for (let i = 0; i < 3; i++)
+    assert.equal(
+      (await call(sim, '/api/usage/token/', { headers: i === 1 ? {} : bearer(sim) })).status,
+      i === 1 ? 401 : 200,
+    );
   const limited = await call(sim, '/api/usage/token/', { headers: bearer(sim) });
   assert.equal(limited.status, 429);
   assert.equal(limited.text, '');
@@ -185,10 +232,21 @@ test('billing (new-api): USD, CNY, TOKENS and CUSTOM (which falls back to USD); 
   const sim = sims['new-api'];
   const get = async (path: string) => (await call(sim, path, { headers: bearer(sim) })).json;
   const sub = await get('/v1/dashboard/billing/subscription');
-  assert.deepEqual(sub, { object: 'billing_subscription', has_payment_method: true, soft_limit_usd: 10, hard_limit_usd: 10, system_hard_limit_usd: 10, access_until: 0 });
+  assert.deepEqual(sub, {
+    object: 'billing_subscription',
+    has_payment_method: true,
+    soft_limit_usd: 10,
+    hard_limit_usd: 10,
+    system_hard_limit_usd: 10,
+    access_until: 0,
+  });
   assert.deepEqual(await get('/v1/dashboard/billing/usage'), { object: 'list', total_usage: 250 });
   assert.deepEqual(await get('/dashboard/billing/subscription'), sub);
-  assert.equal(sub.hard_limit_usd - (await get('/dashboard/billing/usage')).total_usage / 100, 7.5, 'remaining = hard − usage/100');
+  assert.equal(
+    sub.hard_limit_usd - (await get('/dashboard/billing/usage')).total_usage / 100,
+    7.5,
+    'remaining = hard − usage/100',
+  );
 
   sim.config.displayType = 'CNY';
   assert.ok(Math.abs((await get('/v1/dashboard/billing/subscription')).hard_limit_usd - 73) < 1e-9);
@@ -210,7 +268,10 @@ test('billing: unlimited token 1e8, access_until in seconds, wallet mode, expire
   assert.equal(unlimited.hard_limit_usd, 100000000);
   const future = Math.floor(Date.now() / 1000) + 86400;
   sim.setToken('production', { expiresAt: future });
-  assert.equal((await call(sim, '/v1/dashboard/billing/subscription', { headers: bearer(sim) })).json.access_until, future);
+  assert.equal(
+    (await call(sim, '/v1/dashboard/billing/subscription', { headers: bearer(sim) })).json.access_until,
+    future,
+  );
 
   sim.config.displayTokenStat = false;
   sim.config.userQuota = 2_000_000;
@@ -266,7 +327,17 @@ test('/api/pricing (new-api): public shape, per-call and per-token models, usabl
   const byName = Object.fromEntries(r.json.data.map((m: { model_name: string }) => [m.model_name, m]));
   assert.deepEqual(
     { ...byName['gpt-4o-mini'] },
-    { model_name: 'gpt-4o-mini', quota_type: 0, model_ratio: 0.075, model_price: 0, owner_by: '', completion_ratio: 4, enable_groups: ['default', 'vip'], supported_endpoint_types: ['openai'], vendor_id: byName['gpt-4o-mini'].vendor_id },
+    {
+      model_name: 'gpt-4o-mini',
+      quota_type: 0,
+      model_ratio: 0.075,
+      model_price: 0,
+      owner_by: '',
+      completion_ratio: 4,
+      enable_groups: ['default', 'vip'],
+      supported_endpoint_types: ['openai'],
+      vendor_id: byName['gpt-4o-mini'].vendor_id,
+    },
   );
   assert.deepEqual(byName['gpt-4o'].enable_groups, ['vip', 'svip']);
   assert.equal(byName['sora-2'].quota_type, 1);
@@ -291,8 +362,10 @@ test('/api/pricing (new-api): public shape, per-call and per-token models, usabl
 });
 
 test('/api/pricing: since 2026-04 only models of the usable groups are listed; new-api-2025 lists all and ignores the access mode', async () => {
-  for (const sim of [sims['new-api'], sims['new-api-2025']]) sim.config.models = sim.config.models.map((m) => (m.id === 'gpt-4o' ? { ...m, enableGroups: ['svip'] } : m));
-  const names = async (sim: Simulator) => ((await call(sim, '/api/pricing')).json.data as Array<{ model_name: string }>).map((m) => m.model_name);
+  for (const sim of [sims['new-api'], sims['new-api-2025']])
+    sim.config.models = sim.config.models.map((m) => (m.id === 'gpt-4o' ? { ...m, enableGroups: ['svip'] } : m));
+  const names = async (sim: Simulator) =>
+    ((await call(sim, '/api/pricing')).json.data as Array<{ model_name: string }>).map((m) => m.model_name);
   assert.ok(!(await names(sims['new-api'])).includes('gpt-4o'));
   assert.ok((await names(sims['new-api-2025'])).includes('gpt-4o'));
   sims['new-api-2025'].config.pricingAccess = 'disabled';
@@ -302,15 +375,54 @@ test('/api/pricing: since 2026-04 only models of the usable groups are listed; n
 // ---------------- relay errors per version ----------------
 
 test('TokenAuth 401 per version: new-api one answer (en/zh), new-api-2025 and one-api say why', async () => {
-  const cases: Array<{ setup: (sim: Simulator) => void; headers?: (sim: Simulator) => Headers; want: Record<GatewayFlavor, string> }> = [
-    { setup: () => undefined, headers: () => ({ 'content-type': 'application/json' }), want: { 'new-api': 'Invalid token', 'new-api-2025': '未提供令牌', 'one-api': '未提供令牌' } },
-    { setup: () => undefined, headers: () => ({ authorization: 'Bearer sk-unknown', 'content-type': 'application/json' }), want: { 'new-api': 'Invalid token', 'new-api-2025': '无效的令牌', 'one-api': '无效的令牌' } },
-    { setup: () => undefined, headers: (sim) => bearer(sim, 'disabled'), want: { 'new-api': 'Invalid token', 'new-api-2025': '该令牌状态不可用', 'one-api': '该令牌状态不可用' } },
-    { setup: (sim) => sim.setToken('production', { status: 'disabled' }), want: { 'new-api': 'Invalid token', 'new-api-2025': '该令牌状态不可用', 'one-api': '该令牌状态不可用' } },
-    { setup: (sim) => sim.setToken('production', { expiresAt: past() }), want: { 'new-api': 'Invalid token', 'new-api-2025': '该令牌已过期', 'one-api': '该令牌已过期' } },
-    { setup: (sim) => sim.setToken('production', { status: 'expired' }), want: { 'new-api': 'Invalid token', 'new-api-2025': '该令牌已过期', 'one-api': '该令牌已过期' } },
-    { setup: (sim) => sim.setToken('production', { remainQuota: 0 }), want: { 'new-api': 'Invalid token', 'new-api-2025': '[sk-Pr0***k5d] 该令牌额度已用尽 !token.UnlimitedQuota && token.RemainQuota = 0', 'one-api': '该令牌额度已用尽' } },
-    { setup: (sim) => sim.setToken('production', { status: 'exhausted' }), want: { 'new-api': 'Invalid token', 'new-api-2025': '该令牌额度已用尽 TokenStatusExhausted[sk-Pr0***k5d]', 'one-api': '令牌 production（#1）额度已用尽' } },
+  const cases: Array<{
+    setup: (sim: Simulator) => void;
+    headers?: (sim: Simulator) => Headers;
+    want: Record<GatewayFlavor, string>;
+  }> = [
+    {
+      setup: () => undefined,
+      headers: () => ({ 'content-type': 'application/json' }),
+      want: { 'new-api': 'Invalid token', 'new-api-2025': '未提供令牌', 'one-api': '未提供令牌' },
+    },
+    {
+      setup: () => undefined,
+      headers: () => ({ authorization: 'Bearer sk-unknown', 'content-type': 'application/json' }),
+      want: { 'new-api': 'Invalid token', 'new-api-2025': '无效的令牌', 'one-api': '无效的令牌' },
+    },
+    {
+      setup: () => undefined,
+      headers: (sim) => bearer(sim, 'disabled'),
+      want: { 'new-api': 'Invalid token', 'new-api-2025': '该令牌状态不可用', 'one-api': '该令牌状态不可用' },
+    },
+    {
+      setup: (sim) => sim.setToken('production', { status: 'disabled' }),
+      want: { 'new-api': 'Invalid token', 'new-api-2025': '该令牌状态不可用', 'one-api': '该令牌状态不可用' },
+    },
+    {
+      setup: (sim) => sim.setToken('production', { expiresAt: past() }),
+      want: { 'new-api': 'Invalid token', 'new-api-2025': '该令牌已过期', 'one-api': '该令牌已过期' },
+    },
+    {
+      setup: (sim) => sim.setToken('production', { status: 'expired' }),
+      want: { 'new-api': 'Invalid token', 'new-api-2025': '该令牌已过期', 'one-api': '该令牌已过期' },
+    },
+    {
+      setup: (sim) => sim.setToken('production', { remainQuota: 0 }),
+      want: {
+        'new-api': 'Invalid token',
+        'new-api-2025': '[sk-Pr0***k5d] 该令牌额度已用尽 !token.UnlimitedQuota && token.RemainQuota = 0',
+        'one-api': '该令牌额度已用尽',
+      },
+    },
+    {
+      setup: (sim) => sim.setToken('production', { status: 'exhausted' }),
+      want: {
+        'new-api': 'Invalid token',
+        'new-api-2025': '该令牌额度已用尽 TokenStatusExhausted[sk-Pr0***k5d]',
+        'one-api': '令牌 production（#1）额度已用尽',
+      },
+    },
   ];
   for (const gateway of FLAVORS) {
     const sim = sims[gateway];
@@ -325,14 +437,26 @@ test('TokenAuth 401 per version: new-api one answer (en/zh), new-api-2025 and on
       assert.equal('code' in r.json.error, gateway !== 'one-api');
     }
   }
-  const zh = await chat(sims['new-api'], { authorization: 'Bearer sk-unknown', 'accept-language': 'zh-CN', 'content-type': 'application/json' });
+  const zh = await chat(sims['new-api'], {
+    authorization: 'Bearer sk-unknown',
+    'accept-language': 'zh-CN',
+    'content-type': 'application/json',
+  });
   assert.equal(stripId(zh.json.error.message), '无效的令牌');
-  const native = await call(sims['one-api'], '/v1/messages', { method: 'POST', headers: { 'x-api-key': 'sk-unknown' }, body: '{}' });
+  const native = await call(sims['one-api'], '/v1/messages', {
+    method: 'POST',
+    headers: { 'x-api-key': 'sk-unknown' },
+    body: '{}',
+  });
   assert.equal(native.json.error.type, 'one_api_error');
 });
 
 test('model limits: 403 per version; an empty list allows nothing (new-api) or everything (one-api); /v1/models lists the limits', async () => {
-  const want: Record<GatewayFlavor, string> = { 'new-api': 'This token has no access to model claude-sonnet-4-5', 'new-api-2025': '该令牌无权访问模型 claude-sonnet-4-5', 'one-api': '该令牌无权使用模型：claude-sonnet-4-5' };
+  const want: Record<GatewayFlavor, string> = {
+    'new-api': 'This token has no access to model claude-sonnet-4-5',
+    'new-api-2025': '该令牌无权访问模型 claude-sonnet-4-5',
+    'one-api': '该令牌无权使用模型：claude-sonnet-4-5',
+  };
   for (const gateway of FLAVORS) {
     const sim = sims[gateway];
     sim.setToken('production', { modelLimits: ['gpt-4o-mini'] });
@@ -345,7 +469,11 @@ test('model limits: 403 per version; an empty list allows nothing (new-api) or e
     sim.setToken('production', { modelLimits: [] });
     const none = await chat(sim, bearer(sim), 'gpt-4o-mini');
     assert.equal(none.status, gateway === 'one-api' ? 200 : 403);
-    if (gateway !== 'one-api') assert.equal(stripId(none.json.error.message), gateway === 'new-api' ? 'This token has no access to any models' : '该令牌无权访问任何模型');
+    if (gateway !== 'one-api')
+      assert.equal(
+        stripId(none.json.error.message),
+        gateway === 'new-api' ? 'This token has no access to any models' : '该令牌无权访问任何模型',
+      );
   }
   const zh = sims['new-api'];
   zh.setToken('production', { modelLimits: ['gpt-4o-mini'] });
@@ -354,7 +482,11 @@ test('model limits: 403 per version; an empty list allows nothing (new-api) or e
 });
 
 test('503 model_not_found per version (one-api has no code)', async () => {
-  const want: Record<GatewayFlavor, string> = { 'new-api': 'No available channel for model gpt-4o under group default (distributor)', 'new-api-2025': '分组 default 下模型 gpt-4o 无可用渠道（distributor）', 'one-api': '当前分组 default 下对于模型 gpt-4o 无可用渠道' };
+  const want: Record<GatewayFlavor, string> = {
+    'new-api': 'No available channel for model gpt-4o under group default (distributor)',
+    'new-api-2025': '分组 default 下模型 gpt-4o 无可用渠道（distributor）',
+    'one-api': '当前分组 default 下对于模型 gpt-4o 无可用渠道',
+  };
   for (const gateway of FLAVORS) {
     const r = await chat(sims[gateway], bearer(sims[gateway]), 'gpt-4o');
     assert.equal(r.status, 503);
@@ -387,19 +519,44 @@ test('quota errors (403): empty wallet, wallet below the estimate, token below t
   r = await chat(sim, bearer(sim));
   assert.equal(r.status, 403);
   assert.equal(r.json.error.code, 'pre_consume_token_quota_failed');
-  assert.equal(stripId(r.json.error.message), 'token quota is not enough, token remain quota: ＄0.000200, need quota: ＄0.000614');
-  assert.equal((await chat(sim, bearer(sim), 'gpt-4o-mini', { max_tokens: 1000 })).status, 200, '1000 × 0.075 = 75 fits');
+  assert.equal(
+    stripId(r.json.error.message),
+    'token quota is not enough, token remain quota: ＄0.000200, need quota: ＄0.000614',
+  );
+  assert.equal(
+    (await chat(sim, bearer(sim), 'gpt-4o-mini', { max_tokens: 1000 })).status,
+    200,
+    '1000 × 0.075 = 75 fits',
+  );
   sim.config.displayType = 'TOKENS';
   sim.setToken('production', { remainQuota: 100 });
-  assert.equal(stripId((await chat(sim, bearer(sim))).json.error.message), 'token quota is not enough, token remain quota: 100, need quota: 307');
+  assert.equal(
+    stripId((await chat(sim, bearer(sim))).json.error.message),
+    'token quota is not enough, token remain quota: 100, need quota: 307',
+  );
 
   // a video: 0.5 × 500,000 = 250,000 quota per call
   sim.setToken('production', { remainQuota: 200_000 });
-  const v = await call(sim, '/v1/videos', { method: 'POST', headers: bearer(sim), body: JSON.stringify({ model: 'sora-2', prompt: 'waves' }) });
+  const v = await call(sim, '/v1/videos', {
+    method: 'POST',
+    headers: bearer(sim),
+    body: JSON.stringify({ model: 'sora-2', prompt: 'waves' }),
+  });
   assert.equal(v.status, 403);
-  assert.equal(stripId(v.json.error.message), 'token quota is not enough, token remain quota: 200000, need quota: 250000');
+  assert.equal(
+    stripId(v.json.error.message),
+    'token quota is not enough, token remain quota: 200000, need quota: 250000',
+  );
   // native surface: Claude-shaped
-  const n = await call(sim, '/v1/messages', { method: 'POST', headers: { 'x-api-key': sim.tokens.production!, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 1_000_000, messages: [{ role: 'user', content: 'x' }] }) });
+  const n = await call(sim, '/v1/messages', {
+    method: 'POST',
+    headers: { 'x-api-key': sim.tokens.production, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 1_000_000,
+      messages: [{ role: 'user', content: 'x' }],
+    }),
+  });
   assert.equal(n.status, 403);
   assert.equal(n.json.type, 'error');
   assert.match(n.json.error.message, /^token quota is not enough/);
@@ -411,7 +568,10 @@ test('quota errors: new-api-2025 and one-api wording', async () => {
   assert.equal(stripId((await chat(s25, bearer(s25))).json.error.message), 'user quota is not enough');
   s25.config.userQuota = 500_000_000;
   s25.setToken('production', { remainQuota: 100 });
-  assert.match(stripId((await chat(s25, bearer(s25))).json.error.message), /^token quota is not enough, token remain quota: ＄0\.000200/);
+  assert.match(
+    stripId((await chat(s25, bearer(s25))).json.error.message),
+    /^token quota is not enough, token remain quota: ＄0\.000200/,
+  );
 
   const one = sims['one-api'];
   one.config.userQuota = 100;
@@ -451,13 +611,25 @@ test('billing: a chat deducts (prompt + completion × completion ratio) × ratio
 
 test('billing: an image is price × unit × group per call; an unlimited token still counts usage; reset() restores', async () => {
   const sim = sims['new-api'];
-  const r = await call(sim, '/v1/images/generations', { method: 'POST', headers: bearer(sim), body: JSON.stringify({ model: 'gpt-image-1', prompt: 'a cat' }) });
+  const r = await call(sim, '/v1/images/generations', {
+    method: 'POST',
+    headers: bearer(sim),
+    body: JSON.stringify({ model: 'gpt-image-1', prompt: 'a cat' }),
+  });
   assert.equal(r.status, 200);
-  assert.deepEqual(sim.tokenState('production'), { name: 'production', remainQuota: 3_730_000, usedQuota: 1_270_000, unlimited: false, expiresAt: 0, status: 'enabled', modelLimits: undefined });
+  assert.deepEqual(sim.tokenState('production'), {
+    name: 'production',
+    remainQuota: 3_730_000,
+    usedQuota: 1_270_000,
+    unlimited: false,
+    expiresAt: 0,
+    status: 'enabled',
+    modelLimits: undefined,
+  });
   assert.equal((await call(sim, '/v1/dashboard/billing/usage', { headers: bearer(sim) })).json.total_usage, 254);
   assert.equal(formatQuota(sim.config, 20_000), '＄0.040000');
 
-  const chatOnly = sim.tokens.test!;
+  const chatOnly = sim.tokens.test;
   await chat(sim, { authorization: `Bearer ${chatOnly}`, 'content-type': 'application/json' });
   const test = sim.tokenState('test');
   assert.equal(test.unlimited, true);
@@ -475,17 +647,30 @@ test('usage log: economy routes are recorded with a masked token only', async ()
   await call(sim, '/api/usage/token/', { headers: bearer(sim) });
   await call(sim, '/v1/dashboard/billing/subscription', { headers: bearer(sim) });
   await call(sim, '/api/status');
-  assert.deepEqual(sim.log.map((l) => [l.path, l.status, l.tokenName]), [['/api/usage/token/', 200, 'production'], ['/v1/dashboard/billing/subscription', 200, 'production'], ['/api/status', 200, null]]);
+  assert.deepEqual(
+    sim.log.map((l) => [l.path, l.status, l.tokenName]),
+    [
+      ['/api/usage/token/', 200, 'production'],
+      ['/v1/dashboard/billing/subscription', 200, 'production'],
+      ['/api/status', 200, null],
+    ],
+  );
   const text = JSON.stringify(sim.log);
-  assert.ok(!text.includes(sim.tokens.production!));
-  assert.ok(text.includes(`${sim.tokens.production!.slice(0, 6)}...${sim.tokens.production!.slice(-4)}`));
+  assert.ok(!text.includes(sim.tokens.production));
+  assert.ok(text.includes(`${sim.tokens.production.slice(0, 6)}...${sim.tokens.production.slice(-4)}`));
 });
 
 test('control API: PUT /__sim/token and GET /__sim/token/<name>', async () => {
   const sim = sims['new-api'];
-  const put = await request(`${sim.url}/__sim/token`, { method: 'PUT', body: JSON.stringify({ name: 'production', patch: { remainQuota: 42 } }) });
+  const put = await request(`${sim.url}/__sim/token`, {
+    method: 'PUT',
+    body: JSON.stringify({ name: 'production', patch: { remainQuota: 42 } }),
+  });
   assert.equal(((await put.body.json()) as { remainQuota: number }).remainQuota, 42);
-  const got = (await (await request(`${sim.url}/__sim/token/production`)).body.json()) as { remainQuota: number; unlimited: boolean };
+  const got = (await (await request(`${sim.url}/__sim/token/production`)).body.json()) as {
+    remainQuota: number;
+    unlimited: boolean;
+  };
   assert.equal(got.remainQuota, 42);
   assert.equal(got.unlimited, false);
 });

@@ -64,7 +64,15 @@ export interface EconomyConfig {
 
 export type EconToken = TokenEconomy & { value: string; name: string; group: string; disabled?: boolean | undefined };
 export type EconModel = ModelPricing & { id: string; capabilities: string[]; ownedBy?: string | undefined };
-export interface TokenState { name: string; remainQuota: number; usedQuota: number; unlimited: boolean; expiresAt: number; status: TokenStatus; modelLimits: string[] | undefined }
+export interface TokenState {
+  name: string;
+  remainQuota: number;
+  usedQuota: number;
+  unlimited: boolean;
+  expiresAt: number;
+  status: TokenStatus;
+  modelLimits: string[] | undefined;
+}
 
 export const defaultEconomy = (): EconomyConfig => ({
   gateway: 'new-api',
@@ -95,20 +103,29 @@ export function settle(tok: EconToken, index: number): void {
 
 export const statusOf = (tok: EconToken): TokenStatus => (tok.disabled ? 'disabled' : (tok.status ?? 'enabled'));
 
-export const stateOf = (tok: EconToken): TokenState => ({ name: tok.name, remainQuota: tok.remainQuota ?? 0, usedQuota: tok.usedQuota ?? 0, unlimited: tok.unlimited ?? true, expiresAt: tok.expiresAt ?? 0, status: statusOf(tok), modelLimits: tok.modelLimits ? [...tok.modelLimits] : undefined });
+export const stateOf = (tok: EconToken): TokenState => ({
+  name: tok.name,
+  remainQuota: tok.remainQuota ?? 0,
+  usedQuota: tok.usedQuota ?? 0,
+  unlimited: tok.unlimited ?? true,
+  expiresAt: tok.expiresAt ?? 0,
+  status: statusOf(tok),
+  modelLimits: tok.modelLimits ? [...tok.modelLimits] : undefined,
+});
 
 /** TokenAuth's key: the `sk-` prefix is optional, text after a further `-` names a channel. */
-export const keyOf = (raw: string) => raw.replace(/^sk-/, '').split('-')[0]!;
+export const keyOf = (raw: string) => raw.replace(/^sk-/, '').split('-')[0];
 
 export function findToken(tokens: EconToken[], raw: string | undefined): EconToken | undefined {
   if (!raw) return undefined;
   const i = tokens.findIndex((t) => keyOf(t.value) === keyOf(raw));
   if (i < 0) return undefined;
-  settle(tokens[i]!, i);
+  settle(tokens[i], i);
   return tokens[i];
 }
 
-export const langOf = (acceptLanguage: unknown): Lang => (typeof acceptLanguage === 'string' && /^zh/i.test(acceptLanguage) ? 'zh' : 'en');
+export const langOf = (acceptLanguage: unknown): Lang =>
+  typeof acceptLanguage === 'string' && /^zh/i.test(acceptLanguage) ? 'zh' : 'en';
 
 type Problem = 'missing' | 'unknown' | 'disabled' | 'expired' | 'statusExhausted' | 'exhausted';
 
@@ -125,7 +142,13 @@ function problemOf(raw: string | undefined, tok: EconToken | undefined, nowSec: 
 }
 
 /** Why TokenAuth answers 401 (`model/token.go ValidateUserToken`), in the flavor's words; undefined when the token passes. */
-export function tokenRefusal(cfg: EconomyConfig, raw: string | undefined, tok: EconToken | undefined, nowSec: number, lang: Lang): string | undefined {
+export function tokenRefusal(
+  cfg: EconomyConfig,
+  raw: string | undefined,
+  tok: EconToken | undefined,
+  nowSec: number,
+  lang: Lang,
+): string | undefined {
   const problem = problemOf(raw, tok, nowSec);
   if (!problem) return undefined;
   // new-api ≥ 59c582d13: one answer for every case, against token enumeration.
@@ -143,9 +166,13 @@ export function tokenRefusal(cfg: EconomyConfig, raw: string | undefined, tok: E
     case 'expired':
       return '该令牌已过期';
     case 'statusExhausted':
-      return oneApi ? `令牌 ${tok!.name}（#${tok!.id ?? 0}）额度已用尽` : `该令牌额度已用尽 TokenStatusExhausted[${masked}]`;
+      return oneApi
+        ? `令牌 ${tok!.name}（#${tok!.id ?? 0}）额度已用尽`
+        : `该令牌额度已用尽 TokenStatusExhausted[${masked}]`;
     case 'exhausted':
-      return oneApi ? '该令牌额度已用尽' : `[${masked}] 该令牌额度已用尽 !token.UnlimitedQuota && token.RemainQuota = ${tok!.remainQuota ?? 0}`;
+      return oneApi
+        ? '该令牌额度已用尽'
+        : `[${masked}] 该令牌额度已用尽 !token.UnlimitedQuota && token.RemainQuota = ${tok!.remainQuota ?? 0}`;
   }
 }
 
@@ -153,7 +180,8 @@ export function tokenRefusal(cfg: EconomyConfig, raw: string | undefined, tok: E
 export function modelRefusal(cfg: EconomyConfig, tok: EconToken, model: string, lang: Lang): string | undefined {
   const limits = tok.modelLimits;
   if (!limits) return undefined;
-  if (cfg.gateway === 'one-api') return !limits.length || limits.includes(model) ? undefined : `该令牌无权使用模型：${model}`;
+  if (cfg.gateway === 'one-api')
+    return !limits.length || limits.includes(model) ? undefined : `该令牌无权使用模型：${model}`;
   const en = cfg.gateway === 'new-api' && lang === 'en';
   if (!limits.length) return en ? 'This token has no access to any models' : '该令牌无权访问任何模型';
   if (limits.includes(model)) return undefined;
@@ -161,9 +189,18 @@ export function modelRefusal(cfg: EconomyConfig, tok: EconToken, model: string, 
 }
 
 /** The distributor's 503 when the token's group has no channel for the model (one-api: no code). */
-export function noChannel(cfg: EconomyConfig, group: string, model: string, lang: Lang): { message: string; code?: string } {
+export function noChannel(
+  cfg: EconomyConfig,
+  group: string,
+  model: string,
+  lang: Lang,
+): { message: string; code?: string } {
   if (cfg.gateway === 'one-api') return { message: `当前分组 ${group} 下对于模型 ${model} 无可用渠道` };
-  if (cfg.gateway === 'new-api' && lang === 'en') return { message: `No available channel for model ${model} under group ${group} (distributor)`, code: 'model_not_found' };
+  if (cfg.gateway === 'new-api' && lang === 'en')
+    return {
+      message: `No available channel for model ${model} under group ${group} (distributor)`,
+      code: 'model_not_found',
+    };
   return { message: `分组 ${group} 下模型 ${model} 无可用渠道（distributor）`, code: 'model_not_found' };
 }
 
@@ -171,7 +208,9 @@ export const errorType = (cfg: EconomyConfig) => (cfg.gateway === 'one-api' ? 'o
 
 /** A TokenAuth / distributor error body: new-api carries `code` (usually ''), one-api has none. */
 export function middlewareError(cfg: EconomyConfig, message: string, code = ''): Json {
-  return cfg.gateway === 'one-api' ? { error: { message, type: 'one_api_error' } } : { error: { message, type: 'new_api_error', code } };
+  return cfg.gateway === 'one-api'
+    ? { error: { message, type: 'one_api_error' } }
+    : { error: { message, type: 'new_api_error', code } };
 }
 
 // ---------------- money ----------------
@@ -208,7 +247,12 @@ export function estimateQuota(cfg: EconomyConfig, m: EconModel, group: string, m
 }
 
 /** What a successful call costs: per call, or (prompt + completion × completion ratio) × ratio × group. */
-export function chargeQuota(cfg: EconomyConfig, m: EconModel, group: string, usage?: { prompt: number; completion: number }): number {
+export function chargeQuota(
+  cfg: EconomyConfig,
+  m: EconModel,
+  group: string,
+  usage?: { prompt: number; completion: number },
+): number {
   const g = groupRatioOf(cfg, group);
   if (m.price !== undefined) return Math.round(m.price * cfg.quotaPerUnit * g);
   if (!usage) return 0;
@@ -216,7 +260,11 @@ export function chargeQuota(cfg: EconomyConfig, m: EconModel, group: string, usa
 }
 
 /** The relay's quota checks before a call (403). */
-export function quotaRefusal(cfg: EconomyConfig, tok: EconToken, need: number): { message: string; code: string } | undefined {
+export function quotaRefusal(
+  cfg: EconomyConfig,
+  tok: EconToken,
+  need: number,
+): { message: string; code: string } | undefined {
   const wallet = cfg.userQuota;
   const tokenShort = !tok.unlimited && (tok.remainQuota ?? 0) < need;
   if (cfg.gateway === 'one-api') {
@@ -227,9 +275,23 @@ export function quotaRefusal(cfg: EconomyConfig, tok: EconToken, need: number): 
   }
   const f = (q: number) => formatQuota(cfg, q);
   const now = cfg.gateway === 'new-api';
-  if (wallet <= 0) return { code: 'insufficient_user_quota', message: now ? `用户额度不足, 剩余额度: ${f(wallet)}` : 'user quota is not enough' };
-  if (wallet - need < 0) return { code: 'insufficient_user_quota', message: now ? `预扣费额度失败, 用户剩余额度: ${f(wallet)}, 需要预扣费额度: ${f(need)}` : `chat pre-consumed quota failed, user quota: ${f(wallet)}, need quota: ${f(need)}` };
-  if (tokenShort) return { code: 'pre_consume_token_quota_failed', message: `token quota is not enough, token remain quota: ${f(tok.remainQuota ?? 0)}, need quota: ${f(need)}` };
+  if (wallet <= 0)
+    return {
+      code: 'insufficient_user_quota',
+      message: now ? `用户额度不足, 剩余额度: ${f(wallet)}` : 'user quota is not enough',
+    };
+  if (wallet - need < 0)
+    return {
+      code: 'insufficient_user_quota',
+      message: now
+        ? `预扣费额度失败, 用户剩余额度: ${f(wallet)}, 需要预扣费额度: ${f(need)}`
+        : `chat pre-consumed quota failed, user quota: ${f(wallet)}, need quota: ${f(need)}`,
+    };
+  if (tokenShort)
+    return {
+      code: 'pre_consume_token_quota_failed',
+      message: `token quota is not enough, token remain quota: ${f(tok.remainQuota ?? 0)}, need quota: ${f(need)}`,
+    };
   return undefined;
 }
 
@@ -251,7 +313,14 @@ export function subscriptionBody(cfg: EconomyConfig, tok: EconToken): Json {
   const used = tokenMode ? (tok.usedQuota ?? 0) : cfg.gateway === 'one-api' ? 0 : cfg.userUsedQuota;
   const amount = tokenMode && tok.unlimited ? 100000000 : displayAmount(cfg, remain + used);
   const accessUntil = tokenMode && (tok.expiresAt ?? 0) > 0 ? tok.expiresAt! : 0;
-  return { object: 'billing_subscription', has_payment_method: true, soft_limit_usd: amount, hard_limit_usd: amount, system_hard_limit_usd: amount, access_until: accessUntil };
+  return {
+    object: 'billing_subscription',
+    has_payment_method: true,
+    soft_limit_usd: amount,
+    hard_limit_usd: amount,
+    system_hard_limit_usd: amount,
+    access_until: accessUntil,
+  };
 }
 
 export function usageBody(cfg: EconomyConfig, tok: EconToken): Json {
@@ -266,14 +335,52 @@ export function tokenUsageBody(tok: EconToken): Json {
   return {
     code: true,
     message: 'ok',
-    data: { object: 'token_usage', name: tok.name, total_granted: remain + used, total_used: used, total_available: remain, unlimited_quota: !!tok.unlimited, model_limits: Object.fromEntries((limits ?? []).map((m) => [m, true])), model_limits_enabled: !!limits, expires_at: (tok.expiresAt ?? 0) > 0 ? tok.expiresAt : 0 },
+    data: {
+      object: 'token_usage',
+      name: tok.name,
+      total_granted: remain + used,
+      total_used: used,
+      total_available: remain,
+      unlimited_quota: !!tok.unlimited,
+      model_limits: Object.fromEntries((limits ?? []).map((m) => [m, true])),
+      model_limits_enabled: !!limits,
+      expires_at: (tok.expiresAt ?? 0) > 0 ? tok.expiresAt : 0,
+    },
   };
 }
 
 export function statusBody(cfg: EconomyConfig, serverAddress: string, startTime: number): Json {
-  const common = { start_time: startTime, logo: '', footer_html: '', server_address: serverAddress, top_up_link: '', quota_per_unit: cfg.quotaPerUnit, display_in_currency: cfg.displayType !== 'TOKENS' };
-  if (cfg.gateway === 'one-api') return { success: true, message: '', data: { version: 'v0.6.10', system_name: 'One API', ...common, chat_link: '', email_verification: false, github_oauth: false, wechat_login: false, turnstile_check: false } };
-  const nav = { home: true, console: true, pricing: { enabled: cfg.pricingAccess !== 'disabled', requireAuth: cfg.pricingAccess === 'login' }, docs: true, about: true };
+  const common = {
+    start_time: startTime,
+    logo: '',
+    footer_html: '',
+    server_address: serverAddress,
+    top_up_link: '',
+    quota_per_unit: cfg.quotaPerUnit,
+    display_in_currency: cfg.displayType !== 'TOKENS',
+  };
+  if (cfg.gateway === 'one-api')
+    return {
+      success: true,
+      message: '',
+      data: {
+        version: 'v0.6.10',
+        system_name: 'One API',
+        ...common,
+        chat_link: '',
+        email_verification: false,
+        github_oauth: false,
+        wechat_login: false,
+        turnstile_check: false,
+      },
+    };
+  const nav = {
+    home: true,
+    console: true,
+    pricing: { enabled: cfg.pricingAccess !== 'disabled', requireAuth: cfg.pricingAccess === 'login' },
+    docs: true,
+    about: true,
+  };
   return {
     success: true,
     message: '',
@@ -298,12 +405,30 @@ export function statusBody(cfg: EconomyConfig, serverAddress: string, startTime:
   };
 }
 
-const ENDPOINT_OF: Record<string, string> = { chat: 'openai', native: 'anthropic', image: 'image-generation', 'image-edit': 'image-generation', video: 'openai-video' };
-const ENDPOINT_PATH: Record<string, string> = { openai: '/v1/chat/completions', anthropic: '/v1/messages', 'image-generation': '/v1/images/generations', 'openai-video': '/v1/videos' };
-const VENDORS: Record<string, { name: string; icon: string }> = { openai: { name: 'OpenAI', icon: 'OpenAI' }, anthropic: { name: 'Anthropic', icon: 'Claude.Color' }, deepseek: { name: 'DeepSeek', icon: 'DeepSeek.Color' }, qwen: { name: 'Qwen', icon: 'Qwen.Color' } };
+const ENDPOINT_OF: Record<string, string> = {
+  chat: 'openai',
+  native: 'anthropic',
+  image: 'image-generation',
+  'image-edit': 'image-generation',
+  video: 'openai-video',
+};
+const ENDPOINT_PATH: Record<string, string> = {
+  openai: '/v1/chat/completions',
+  anthropic: '/v1/messages',
+  'image-generation': '/v1/images/generations',
+  'openai-video': '/v1/videos',
+};
+const VENDORS: Record<string, { name: string; icon: string }> = {
+  openai: { name: 'OpenAI', icon: 'OpenAI' },
+  anthropic: { name: 'Anthropic', icon: 'Claude.Color' },
+  deepseek: { name: 'DeepSeek', icon: 'DeepSeek.Color' },
+  qwen: { name: 'Qwen', icon: 'Qwen.Color' },
+};
 
 /** The model's `supported_endpoint_types` (as /v1/models lists them in the real profile). */
-export const endpointTypesOf = (m: EconModel) => [...new Set(m.capabilities.map((cap) => ENDPOINT_OF[cap] ?? 'openai'))];
+export const endpointTypesOf = (m: EconModel) => [
+  ...new Set(m.capabilities.map((cap) => ENDPOINT_OF[cap] ?? 'openai')),
+];
 
 /** `GET /api/pricing` for an anonymous caller. Since 2026-04 (flavor new-api) only models usable by the default usable groups are listed. */
 export function pricingBody(cfg: EconomyConfig, models: EconModel[]): Json {
@@ -325,7 +450,9 @@ export function pricingBody(cfg: EconomyConfig, models: EconModel[]): Json {
       enable_groups: m.enableGroups ?? [],
       supported_endpoint_types: endpointTypesOf(m),
       ...(vendor >= 0 ? { vendor_id: vendor + 1 } : {}),
-      ...(m.billingMode ? { billing_mode: m.billingMode, billing_expr: 'tier(input_tokens <= 32000 ? 1 : 2) * model_ratio' } : {}),
+      ...(m.billingMode
+        ? { billing_mode: m.billingMode, billing_expr: 'tier(input_tokens <= 32000 ? 1 : 2) * model_ratio' }
+        : {}),
     };
   });
   const endpoints = [...new Set(data.flatMap((d) => d.supported_endpoint_types))];
@@ -334,8 +461,10 @@ export function pricingBody(cfg: EconomyConfig, models: EconModel[]): Json {
     data,
     group_ratio: Object.fromEntries(Object.entries(cfg.groupRatio).filter(([g]) => g in usable)),
     usable_group: usable,
-    vendors: vendorIds.map((o, i) => ({ id: i + 1, name: VENDORS[o]!.name, icon: VENDORS[o]!.icon })),
-    supported_endpoint: Object.fromEntries(endpoints.map((e) => [e, { path: ENDPOINT_PATH[e] ?? '/v1/chat/completions', method: 'POST' }])),
+    vendors: vendorIds.map((o, i) => ({ id: i + 1, name: VENDORS[o].name, icon: VENDORS[o].icon })),
+    supported_endpoint: Object.fromEntries(
+      endpoints.map((e) => [e, { path: ENDPOINT_PATH[e] ?? '/v1/chat/completions', method: 'POST' }]),
+    ),
     auto_groups: ['default'],
     pricing_version: createHash('md5').update(JSON.stringify(data)).digest('hex'),
   };
@@ -343,24 +472,64 @@ export function pricingBody(cfg: EconomyConfig, models: EconModel[]): Json {
 
 // ---------------- routes ----------------
 
-export interface EconRequest { method: string; path: string; search: string; authorization?: string | undefined; acceptLanguage?: string | undefined; ip: string; nowMs: number; requestId: string; serverAddress: string; startTime: number }
-export interface EconWorld { cfg: EconomyConfig; tokens: EconToken[]; models: EconModel[]; critical: Map<string, number[]> }
+export interface EconRequest {
+  method: string;
+  path: string;
+  search: string;
+  authorization?: string | undefined;
+  acceptLanguage?: string | undefined;
+  ip: string;
+  nowMs: number;
+  requestId: string;
+  serverAddress: string;
+  startTime: number;
+}
+export interface EconWorld {
+  cfg: EconomyConfig;
+  tokens: EconToken[];
+  models: EconModel[];
+  critical: Map<string, number[]>;
+}
 /** An answer: JSON, an empty body, or gin's redirect page (which carries no request id header). */
-export interface EconAnswer { status: number; json?: unknown; html?: string; location?: string; noRequestId?: boolean; key?: string | undefined; token?: EconToken | undefined }
+export interface EconAnswer {
+  status: number;
+  json?: unknown;
+  html?: string;
+  location?: string;
+  noRequestId?: boolean;
+  key?: string | undefined;
+  token?: EconToken | undefined;
+}
 
 function routesOf(cfg: EconomyConfig): string[] {
-  const billing = ['/v1/dashboard/billing/subscription', '/v1/dashboard/billing/usage', '/dashboard/billing/subscription', '/dashboard/billing/usage'];
-  return cfg.gateway === 'one-api' ? ['/api/status', ...billing] : ['/api/status', '/api/usage/token/', '/api/pricing', ...billing];
+  const billing = [
+    '/v1/dashboard/billing/subscription',
+    '/v1/dashboard/billing/usage',
+    '/dashboard/billing/subscription',
+    '/dashboard/billing/usage',
+  ];
+  return cfg.gateway === 'one-api'
+    ? ['/api/status', ...billing]
+    : ['/api/status', '/api/usage/token/', '/api/pricing', ...billing];
 }
 
 /** One sliding window of the rate limiter: whether this hit is admitted, and the hits to keep. */
-export function admit(hits: number[], nowMs: number, limit: { max: number; windowMs: number }): { ok: boolean; hits: number[] } {
+export function admit(
+  hits: number[],
+  nowMs: number,
+  limit: { max: number; windowMs: number },
+): { ok: boolean; hits: number[] } {
   const kept = hits.filter((t) => nowMs - t < limit.windowMs);
   if (kept.length >= limit.max) return { ok: false, hits: kept };
   return { ok: true, hits: [...kept, nowMs] };
 }
 
-const notFound = (req: EconRequest): EconAnswer => ({ status: 404, json: { error: { message: `Invalid URL (${req.method} ${req.path})`, type: 'invalid_request_error', param: '', code: '' } } });
+const notFound = (req: EconRequest): EconAnswer => ({
+  status: 404,
+  json: {
+    error: { message: `Invalid URL (${req.method} ${req.path})`, type: 'invalid_request_error', param: '', code: '' },
+  },
+});
 
 /** TokenAuth's key: after `Bearer ` (new-api also `bearer `). */
 function rawKey(cfg: EconomyConfig, authorization: string | undefined): string | undefined {
@@ -375,10 +544,17 @@ export function economyAnswer(req: EconRequest, world: EconWorld): EconAnswer | 
   const routes = routesOf(cfg);
   if (req.method === 'GET' && !routes.includes(req.path)) {
     const other = req.path.endsWith('/') ? req.path.slice(0, -1) : `${req.path}/`;
-    if (routes.includes(other)) return { status: 301, location: `${other}${req.search}`, html: `<a href="${other}${req.search}">Moved Permanently</a>.\n\n`, noRequestId: true };
+    if (routes.includes(other))
+      return {
+        status: 301,
+        location: `${other}${req.search}`,
+        html: `<a href="${other}${req.search}">Moved Permanently</a>.\n\n`,
+        noRequestId: true,
+      };
   }
   // Unknown /api routes are RelayNotFound; unknown /v1 routes are the relay's own 404, others the console page.
-  if (req.method !== 'GET' || !routes.includes(req.path)) return req.path.startsWith('/api/') ? notFound(req) : undefined;
+  if (req.method !== 'GET' || !routes.includes(req.path))
+    return req.path.startsWith('/api/') ? notFound(req) : undefined;
   if (req.path === '/api/status') return { status: 200, json: statusBody(cfg, req.serverAddress, req.startTime) };
   if (req.path === '/api/pricing') return pricingAnswer(req, cfg, world.models);
   if (req.path === '/api/usage/token/') {
@@ -391,26 +567,37 @@ export function economyAnswer(req: EconRequest, world: EconWorld): EconAnswer | 
   const tok = findToken(world.tokens, key);
   if (req.path === '/api/usage/token/' && cfg.gateway === 'new-api') {
     // TokenAuthReadOnly (2026-02): expired, exhausted and disabled tokens still read their usage.
-    if (!key) return { status: 401, json: { success: false, message: lang === 'zh' ? '未提供令牌' : 'Token not provided' } };
-    if (!tok) return { status: 401, json: { success: false, message: lang === 'zh' ? '无效的令牌' : 'Invalid token' }, key };
+    if (!key)
+      return { status: 401, json: { success: false, message: lang === 'zh' ? '未提供令牌' : 'Token not provided' } };
+    if (!tok)
+      return { status: 401, json: { success: false, message: lang === 'zh' ? '无效的令牌' : 'Invalid token' }, key };
   } else {
     const refusal = tokenRefusal(cfg, key, tok, Math.floor(req.nowMs / 1000), lang);
-    if (refusal) return { status: 401, json: middlewareError(cfg, `${refusal} (request id: ${req.requestId})`), key, token: tok };
+    if (refusal)
+      return { status: 401, json: middlewareError(cfg, `${refusal} (request id: ${req.requestId})`), key, token: tok };
   }
   if (req.path === '/api/usage/token/') {
     const parts = (req.authorization ?? '').split(' ');
-    if (parts.length !== 2 || parts[0]!.toLowerCase() !== 'bearer') return { status: 401, json: { success: false, message: 'Invalid Bearer token' }, key, token: tok };
+    if (parts.length !== 2 || parts[0].toLowerCase() !== 'bearer')
+      return { status: 401, json: { success: false, message: 'Invalid Bearer token' }, key, token: tok };
     return { status: 200, json: tokenUsageBody(tok!), key, token: tok };
   }
-  return { status: 200, json: req.path.endsWith('subscription') ? subscriptionBody(cfg, tok!) : usageBody(cfg, tok!), key, token: tok };
+  return {
+    status: 200,
+    json: req.path.endsWith('subscription') ? subscriptionBody(cfg, tok!) : usageBody(cfg, tok!),
+    key,
+    token: tok,
+  };
 }
 
 function pricingAnswer(req: EconRequest, cfg: EconomyConfig, models: EconModel[]): EconAnswer {
   // HeaderNavModuleAuth("pricing") since 2026-05; before that TryUserAuth (always anonymous for an sk- key).
-  if (cfg.gateway === 'new-api' && cfg.pricingAccess === 'disabled') return { status: 403, json: { success: false, message: 'pricing is disabled' } };
+  if (cfg.gateway === 'new-api' && cfg.pricingAccess === 'disabled')
+    return { status: 403, json: { success: false, message: 'pricing is disabled' } };
   if (cfg.gateway === 'new-api' && cfg.pricingAccess === 'login') {
     // UserAuth: no session; an Authorization header is taken as a dashboard access token, which an sk- key is not.
-    if (!req.authorization) return { status: 401, json: { success: false, message: '无权进行此操作，未登录且未提供 access token' } };
+    if (!req.authorization)
+      return { status: 401, json: { success: false, message: '无权进行此操作，未登录且未提供 access token' } };
     return { status: 200, json: { success: false, message: '无权进行此操作，access token 无效' } };
   }
   return { status: 200, json: pricingBody(cfg, models) };

@@ -7,12 +7,21 @@ import { startSimulator, type Profile } from './server';
 import type { GatewayFlavor } from './economy';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { port: { type: 'string' }, profile: { type: 'string' }, hosts: { type: 'string' }, gateway: { type: 'string' }, replies: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string' },
+      profile: { type: 'string' },
+      hosts: { type: 'string' },
+      gateway: { type: 'string' },
+      replies: { type: 'string' },
+    },
+  });
   const port = Number(values.port ?? process.env.SIM_PORT ?? 8787);
   const profile = (values.profile ?? 'strict') as Profile;
   if (profile !== 'strict' && profile !== 'real') throw new Error('--profile must be strict or real');
   const gateway = (values.gateway ?? 'new-api') as GatewayFlavor;
-  if (!['new-api', 'new-api-2025', 'one-api'].includes(gateway)) throw new Error('--gateway must be new-api, new-api-2025 or one-api');
+  if (!['new-api', 'new-api-2025', 'one-api'].includes(gateway))
+    throw new Error('--gateway must be new-api, new-api-2025 or one-api');
   const replies = values.replies ?? 'demo';
   if (replies !== 'demo' && replies !== 'echo') throw new Error('--replies must be demo or echo');
   const sim = await startSimulator({ port, profile, gateway, replies, hosts: Number(values.hosts ?? 1) });
@@ -24,12 +33,16 @@ async function main(): Promise<void> {
     ...(sim.urls.length > 1 ? [`  backup hosts:        ${sim.urls.slice(1).join(', ')}`] : []),
     '',
     '  demo tokens:',
-    ...sim.config.tokens.map((t) => `    ${t.name.padEnd(11)} ${t.value}  (group ${t.group}${t.disabled ? ', disabled' : ''})`),
+    ...sim.config.tokens.map(
+      (t) => `    ${t.name.padEnd(11)} ${t.value}  (group ${t.group}${t.disabled ? ', disabled' : ''})`,
+    ),
     '',
     '  try:',
     `    curl -s ${sim.url}/v1/chat/completions -H "Authorization: Bearer ${sim.tokens.production}" -H "Content-Type: application/json" -d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hello"}]}'`,
     `    curl -sN ${sim.url}/v1/messages -H "x-api-key: ${sim.tokens.production}" -H "native-version: 2023-06-01" -H "Content-Type: application/json" -d '{"model":"claude-sonnet-4-5","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"hello"}]}'`,
-    ...(profile === 'real' ? [`    curl -s ${sim.url}/api/usage/token/ -H "Authorization: Bearer ${sim.tokens.production}"`] : []),
+    ...(profile === 'real'
+      ? [`    curl -s ${sim.url}/api/usage/token/ -H "Authorization: Bearer ${sim.tokens.production}"`]
+      : []),
     '',
     `  replies: PUT ${sim.url}/__sim/config '{"replies":"echo"}' (or "demo")`,
     `  faults: POST ${sim.url}/__sim/faults '{"kind":"status","status":503,"count":2}' · DELETE /__sim/faults · GET /__sim/log`,

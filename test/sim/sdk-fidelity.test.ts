@@ -11,19 +11,38 @@ import { useBothProfiles } from './profiles';
 
 const sims = useBothProfiles();
 
-const openai = (sim: Simulator, apiKey = sim.tokens.production!) => new OpenAI({ baseURL: `${sim.url}/v1`, apiKey, maxRetries: 0, timeout: 10_000 });
-const anthropic = (sim: Simulator, apiKey = sim.tokens.production!) => new Anthropic({ baseURL: sim.url, apiKey, maxRetries: 0, timeout: 10_000, defaultHeaders: { 'native-version': '2023-06-01' } });
+const openai = (sim: Simulator, apiKey = sim.tokens.production) =>
+  new OpenAI({ baseURL: `${sim.url}/v1`, apiKey, maxRetries: 0, timeout: 10_000 });
+const anthropic = (sim: Simulator, apiKey = sim.tokens.production) =>
+  new Anthropic({
+    baseURL: sim.url,
+    apiKey,
+    maxRetries: 0,
+    timeout: 10_000,
+    defaultHeaders: { 'native-version': '2023-06-01' },
+  });
 
 for (const profile of ['strict', 'real'] as const) {
   const sim = () => (profile === 'strict' ? sims.strict : sims.real);
 
   test(`${profile}: openai chat.completions non-stream and stream`, async () => {
     const client = openai(sim());
-    const r = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'terse' }, { role: 'user', content: 'hello sdk' }] });
-    assert.equal(r.choices[0]!.message.content, 'Echo: hello sdk');
-    assert.equal(r.choices[0]!.finish_reason, 'stop');
+    const r = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [
+        { role: 'system', content: 'terse' },
+        { role: 'user', content: 'hello sdk' },
+      ],
+    });
+    assert.equal(r.choices[0].message.content, 'Echo: hello sdk');
+    assert.equal(r.choices[0].finish_reason, 'stop');
     assert.ok(r.usage!.total_tokens > 0);
-    const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hello sdk stream' }] });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'hello sdk stream' }],
+    });
     let text = '';
     let usage: unknown;
     let chunks = 0;
@@ -43,9 +62,9 @@ for (const profile of ['strict', 'real'] as const) {
     for await (const m of client.models.list()) models.push(m.id);
     assert.ok(models.includes('gpt-4o-mini') && models.includes('sora-2'));
     const img = await client.images.generate({ model: 'gpt-image-1', prompt: 'a lighthouse', size: '1024x1024' });
-    assert.ok(Buffer.from(img.data![0]!.b64_json!, 'base64').subarray(1, 4).toString('latin1') === 'PNG');
+    assert.ok(Buffer.from(img.data![0].b64_json!, 'base64').subarray(1, 4).toString('latin1') === 'PNG');
     const url = await client.images.generate({ model: 'dall-e-3', prompt: 'a lighthouse' });
-    assert.match(url.data![0]!.url!, /^http:\/\/127\.0\.0\.1:\d+\/files\//);
+    assert.match(url.data![0].url!, /^http:\/\/127\.0\.0\.1:\d+\/files\//);
     const video = await client.videos.create({ model: 'sora-2', prompt: 'waves', seconds: '4' });
     assert.ok(video.id);
     assert.equal(video.status, 'queued');
@@ -58,17 +77,40 @@ for (const profile of ['strict', 'real'] as const) {
   });
 
   test(`${profile}: openai error classes for 401, 404 and the group case`, async () => {
-    await assert.rejects(openai(sim(), 'sk-' + 'x'.repeat(48)).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }), OpenAI.AuthenticationError);
-    const bad = new OpenAI({ baseURL: `${sim().url}/v1/v1`, apiKey: sim().tokens.production!, maxRetries: 0 });
-    await assert.rejects(bad.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }), OpenAI.NotFoundError);
-    const group = openai(sim()).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] });
+    await assert.rejects(
+      openai(sim(), 'sk-' + 'x'.repeat(48)).chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+      OpenAI.AuthenticationError,
+    );
+    const bad = new OpenAI({ baseURL: `${sim().url}/v1/v1`, apiKey: sim().tokens.production, maxRetries: 0 });
+    await assert.rejects(
+      bad.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }),
+      OpenAI.NotFoundError,
+    );
+    const group = openai(sim()).chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'x' }],
+    });
     if (profile === 'strict') await assert.rejects(group, OpenAI.PermissionDeniedError);
-    else await assert.rejects(group, (e: unknown) => e instanceof OpenAI.InternalServerError && e.status === 503 && (e as { code?: string }).code === 'model_not_found');
+    else
+      await assert.rejects(
+        group,
+        (e: unknown) =>
+          e instanceof OpenAI.InternalServerError &&
+          e.status === 503 &&
+          (e as { code?: string }).code === 'model_not_found',
+      );
   });
 
   test(`${profile}: openai stream with an error data line raises an APIError`, async () => {
     sim().fault({ kind: 'midStreamError', afterEvents: 2, count: 1 });
-    const stream = await openai(sim()).chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'a b c d e' }] });
+    const stream = await openai(sim()).chat.completions.create({
+      model: 'gpt-4o-mini',
+      stream: true,
+      messages: [{ role: 'user', content: 'a b c d e' }],
+    });
     await assert.rejects(async () => {
       for await (const _ of stream) void _;
     }, OpenAI.APIError);
@@ -76,73 +118,146 @@ for (const profile of ['strict', 'real'] as const) {
 
   test(`${profile}: anthropic messages non-stream and stream`, async () => {
     const client = anthropic(sim());
-    const r = await client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, system: 'terse', messages: [{ role: 'user', content: 'hello native' }] });
-    assert.equal(r.content[0]!.type, 'text');
+    const r = await client.messages.create({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 64,
+      system: 'terse',
+      messages: [{ role: 'user', content: 'hello native' }],
+    });
+    assert.equal(r.content[0].type, 'text');
     assert.equal((r.content[0] as { text: string }).text, 'Echo: hello native');
     assert.equal(r.stop_reason, 'end_turn');
-    const stream = client.messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'hello native stream' }] });
+    const stream = client.messages.stream({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'hello native stream' }],
+    });
     const types = new Set<string>();
     stream.on('streamEvent', (e) => types.add(e.type));
     const final = await stream.finalMessage();
     assert.equal((final.content[0] as { text: string }).text, 'Echo: hello native stream');
     assert.equal(final.usage.output_tokens, 4);
-    for (const t of ['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']) assert.ok(types.has(t), t);
-    const cut = await client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 2, messages: [{ role: 'user', content: 'one two three four' }] });
+    for (const t of [
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ])
+      assert.ok(types.has(t), t);
+    const cut = await client.messages.create({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 2,
+      messages: [{ role: 'user', content: 'one two three four' }],
+    });
     assert.equal(cut.stop_reason, 'max_tokens');
   });
 
   test(`${profile}: openai stream helper accumulates a tool call; the tool result round-trips`, async () => {
     const client = openai(sim());
-    const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];
+    const tools: OpenAI.ChatCompletionTool[] = [
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'Weather for a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
+    ];
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'get_weather for Paris' }];
     const first = await client.chat.completions.stream({ model: 'gpt-4o-mini', tools, messages }).finalChatCompletion();
-    const choice = first.choices[0]!;
+    const choice = first.choices[0];
     assert.equal(choice.finish_reason, 'tool_calls');
-    const call = choice.message.tool_calls![0]!;
+    const call = choice.message.tool_calls![0];
     assert.ok(call.type === 'function');
     assert.equal(call.function.name, 'get_weather');
     assert.deepEqual(JSON.parse(call.function.arguments), { city: 'get_weather for Paris' });
-    messages.push({ role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: call.id, content: '18°C, sunny' });
-    const second = await client.chat.completions.stream({ model: 'gpt-4o-mini', tools, messages }).finalChatCompletion();
-    assert.equal(second.choices[0]!.message.content, 'Tool get_weather returned: 18°C, sunny');
-    assert.equal(second.choices[0]!.finish_reason, 'stop');
+    messages.push(
+      { role: 'assistant', content: null, tool_calls: [call] },
+      { role: 'tool', tool_call_id: call.id, content: '18°C, sunny' },
+    );
+    const second = await client.chat.completions
+      .stream({ model: 'gpt-4o-mini', tools, messages })
+      .finalChatCompletion();
+    assert.equal(second.choices[0].message.content, 'Tool get_weather returned: 18°C, sunny');
+    assert.equal(second.choices[0].finish_reason, 'stop');
   });
 
   test(`${profile}: anthropic stream helper parses tool_use input and a signed thinking block; the tool result round-trips`, async () => {
     const client = anthropic(sim());
-    const tools: Anthropic.Tool[] = [{ name: 'get_weather', description: 'Weather for a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+    const tools: Anthropic.Tool[] = [
+      {
+        name: 'get_weather',
+        description: 'Weather for a city',
+        input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+    ];
     const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'get_weather for Paris' }];
-    const plain = await client.messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 2048, tools, messages }).finalMessage();
+    const plain = await client.messages
+      .stream({ model: 'claude-sonnet-4-5', max_tokens: 2048, tools, messages })
+      .finalMessage();
     assert.equal(plain.stop_reason, 'tool_use');
     const use = plain.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use')!;
     assert.equal(use.name, 'get_weather');
     assert.deepEqual(use.input, { city: 'get_weather for Paris' });
     const thinking = { type: 'enabled', budget_tokens: 1024 } as const;
-    const final = await client.messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 2048, thinking, tools, messages }).finalMessage();
+    const final = await client.messages
+      .stream({ model: 'claude-sonnet-4-5', max_tokens: 2048, thinking, tools, messages })
+      .finalMessage();
     const [think, call] = final.content;
-    assert.ok(think?.type === 'thinking' && think.thinking.length > 0 && think.signature.startsWith('sig_'), 'a signed thinking block first');
+    assert.ok(
+      think?.type === 'thinking' && think.thinking.length > 0 && think.signature.startsWith('sig_'),
+      'a signed thinking block first',
+    );
     assert.ok(call?.type === 'tool_use');
     assert.deepEqual(call.input, { city: 'get_weather for Paris' });
     // The second turn replays the assistant content (thinking included) and answers the call.
-    messages.push({ role: 'assistant', content: final.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: [{ type: 'text', text: '18°C, sunny' }] }] });
-    const second = await client.messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 2048, thinking, tools, messages }).finalMessage();
+    messages.push(
+      { role: 'assistant', content: final.content },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: call.id, content: [{ type: 'text', text: '18°C, sunny' }] }],
+      },
+    );
+    const second = await client.messages
+      .stream({ model: 'claude-sonnet-4-5', max_tokens: 2048, thinking, tools, messages })
+      .finalMessage();
     const text = second.content.find((b): b is Anthropic.TextBlock => b.type === 'text')!;
     assert.equal(text.text, 'Tool get_weather returned: 18°C, sunny');
     assert.equal(second.stop_reason, 'end_turn');
     // Dropping the thinking block from the replayed turn is the upstream's 400.
-    const stripped: Anthropic.MessageParam[] = [messages[0]!, { role: 'assistant', content: [call] }, messages[2]!];
-    await assert.rejects(client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 2048, thinking, tools, messages: stripped }), Anthropic.BadRequestError);
+    const stripped: Anthropic.MessageParam[] = [messages[0], { role: 'assistant', content: [call] }, messages[2]];
+    await assert.rejects(
+      client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 2048, thinking, tools, messages: stripped }),
+      Anthropic.BadRequestError,
+    );
   });
 
   test(`${profile}: anthropic error classes (401, mid-stream error event)`, async () => {
-    await assert.rejects(anthropic(sim(), 'sk-' + 'y'.repeat(48)).messages.create({ model: 'claude-sonnet-4-5', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }), Anthropic.AuthenticationError);
+    await assert.rejects(
+      anthropic(sim(), 'sk-' + 'y'.repeat(48)).messages.create({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 8,
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+      Anthropic.AuthenticationError,
+    );
     sim().fault({ kind: 'midStreamError', afterEvents: 3, count: 1 });
-    const stream = anthropic(sim()).messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'a b c d e f' }] });
+    const stream = anthropic(sim()).messages.stream({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'a b c d e f' }],
+    });
     await assert.rejects(stream.finalMessage(), Anthropic.APIError);
   });
 }
 
 test('strict: the native surface without native-version is a 400 the SDK reports', async () => {
-  const client = new Anthropic({ baseURL: sims.strict.url, apiKey: sims.strict.tokens.production!, maxRetries: 0 });
-  await assert.rejects(client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }), Anthropic.BadRequestError);
+  const client = new Anthropic({ baseURL: sims.strict.url, apiKey: sims.strict.tokens.production, maxRetries: 0 });
+  await assert.rejects(
+    client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }),
+    Anthropic.BadRequestError,
+  );
 });

@@ -30,12 +30,48 @@ export function makeTestCa(): TestCa {
   const dir = mkdtempSync(join(tmpdir(), 'relay-tls-'));
   const id = `model-relay-test-${randomBytes(6).toString('hex')}`;
   const p = (name: string) => join(dir, name);
-  const ssl = (...args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
+  const ssl = (...args: string[]) =>
+    execFileSync('openssl', args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  ssl('req', '-x509', ...ec, '-keyout', p('ca.key'), '-out', p('ca.crt'), '-days', '2', '-subj', `/CN=${id}`, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+  ssl(
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    p('ca.key'),
+    '-out',
+    p('ca.crt'),
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${id}`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
   ssl('req', ...ec, '-keyout', p('server.key'), '-out', p('server.csr'), '-subj', '/CN=127.0.0.1');
-  writeFileSync(p('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n');
-  ssl('x509', '-req', '-in', p('server.csr'), '-CA', p('ca.crt'), '-CAkey', p('ca.key'), '-CAcreateserial', '-out', p('server.crt'), '-days', '2', '-extfile', p('server.ext'));
+  writeFileSync(
+    p('server.ext'),
+    'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n',
+  );
+  ssl(
+    'x509',
+    '-req',
+    '-in',
+    p('server.csr'),
+    '-CA',
+    p('ca.crt'),
+    '-CAkey',
+    p('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    p('server.crt'),
+    '-days',
+    '2',
+    '-extfile',
+    p('server.ext'),
+  );
   return {
     dir,
     caFile: p('ca.crt'),
@@ -133,7 +169,8 @@ export function canInstallSystemCa(): boolean {
  */
 export function installSystemCa(ca: TestCa): () => void {
   const file = join(LOCAL_CAS, `${ca.id}.crt`);
-  const update = (...args: string[]) => execFileSync(UPDATE_CA, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+  const update = (...args: string[]) =>
+    execFileSync(UPDATE_CA, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
   let removed = false;
   const remove = () => {
     if (removed) return;

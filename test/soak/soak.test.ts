@@ -22,22 +22,70 @@ import { makePng, startSimulator, type Fault, type Simulator } from '../sim/serv
 import { deadPort } from '../gateway/helpers';
 
 const RUNS = Number(process.env.SOAK_RUNS) || 200;
-const KINDS: readonly ErrorKind[] = ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'payload_too_large', 'rate_limited', 'server_error', 'network', 'timeout', 'protocol', 'stream_interrupted', 'aborted'];
-const ACTIONS = ['chat', 'chatStream', 'nativeStream', 'models', 'image', 'imageUrl', 'imageEdit', 'videoCreate', 'videoDownload'] as const;
+const KINDS: readonly ErrorKind[] = [
+  'bad_request',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'payload_too_large',
+  'rate_limited',
+  'server_error',
+  'network',
+  'timeout',
+  'protocol',
+  'stream_interrupted',
+  'aborted',
+];
+const ACTIONS = [
+  'chat',
+  'chatStream',
+  'nativeStream',
+  'models',
+  'image',
+  'imageUrl',
+  'imageEdit',
+  'videoCreate',
+  'videoDownload',
+] as const;
 type Action = (typeof ACTIONS)[number];
-const BILLED: Partial<Record<Action, RegExp>> = { image: /^\/v1\/images\//, imageUrl: /^\/v1\/images\//, imageEdit: /^\/v1\/images\//, videoCreate: /^\/v1\/videos$/ };
+const BILLED: Partial<Record<Action, RegExp>> = {
+  image: /^\/v1\/images\//,
+  imageUrl: /^\/v1\/images\//,
+  imageEdit: /^\/v1\/images\//,
+  videoCreate: /^\/v1\/videos$/,
+};
 const PASSWORD = 'S0akPassw0rd';
 /** Per case: nothing may take longer than this (timeouts below are short on purpose). */
 const CASE_DEADLINE_MS = 8_000;
 
 const faultArb: fc.Arbitrary<Fault> = fc.oneof(
-  fc.record({ kind: fc.constant('reset' as const), afterEvents: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }) }),
-  fc.record({ kind: fc.constant('status' as const), status: fc.constantFrom(429, 500, 502, 503, 504), retryAfter: fc.option(fc.constantFrom('0', '1'), { nil: undefined }), body: fc.option(fc.constantFrom('json' as const, 'empty' as const, 'html' as const), { nil: undefined }) }),
+  fc.record({
+    kind: fc.constant('reset' as const),
+    afterEvents: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+  }),
+  fc.record({
+    kind: fc.constant('status' as const),
+    status: fc.constantFrom(429, 500, 502, 503, 504),
+    retryAfter: fc.option(fc.constantFrom('0', '1'), { nil: undefined }),
+    body: fc.option(fc.constantFrom('json' as const, 'empty' as const, 'html' as const), { nil: undefined }),
+  }),
   fc.record({ kind: fc.constant('html' as const), status: fc.option(fc.constantFrom(200, 502), { nil: undefined }) }),
-  fc.record({ kind: fc.constant('keepAlive' as const), everyMs: fc.constant(25), afterEvents: fc.integer({ min: 0, max: 2 }) }),
+  fc.record({
+    kind: fc.constant('keepAlive' as const),
+    everyMs: fc.constant(25),
+    afterEvents: fc.integer({ min: 0, max: 2 }),
+  }),
   fc.record({ kind: fc.constant('drip' as const), everyMs: fc.constant(15) }),
-  fc.record({ kind: fc.constant('redirect' as const), status: fc.constantFrom(301, 302, 307), location: fc.constantFrom('https://elsewhere.example.com/v1/x', '/console') }),
-  fc.record({ kind: fc.constant('hugeError' as const), bytes: fc.constantFrom(2 * 1024 * 1024), status: fc.constantFrom(500, 502) }),
+  fc.record({
+    kind: fc.constant('redirect' as const),
+    status: fc.constantFrom(301, 302, 307),
+    location: fc.constantFrom('https://elsewhere.example.com/v1/x', '/console'),
+  }),
+  fc.record({
+    kind: fc.constant('hugeError' as const),
+    bytes: fc.constantFrom(2 * 1024 * 1024),
+    status: fc.constantFrom(500, 502),
+  }),
   fc.record({ kind: fc.constant('midStreamError' as const), afterEvents: fc.integer({ min: 0, max: 3 }) }),
   fc.record({ kind: fc.constant('truncate' as const), afterEvents: fc.integer({ min: 0, max: 3 }) }),
   fc.record({ kind: fc.constant('invalidJson' as const) }),
@@ -48,7 +96,9 @@ const faultArb: fc.Arbitrary<Fault> = fc.oneof(
 
 const caseArb = fc.record({
   action: fc.constantFrom(...ACTIONS),
-  faults: fc.array(fc.record({ fault: faultArb, count: fc.integer({ min: 1, max: 3 }), onBackup: fc.boolean() }), { maxLength: 3 }),
+  faults: fc.array(fc.record({ fault: faultArb, count: fc.integer({ min: 1, max: 3 }), onBackup: fc.boolean() }), {
+    maxLength: 3,
+  }),
   backup: fc.constantFrom('none', 'up', 'down', 'credentials') as fc.Arbitrary<'none' | 'up' | 'down' | 'credentials'>,
   profile: fc.constantFrom('strict', 'real') as fc.Arbitrary<'strict' | 'real'>,
 });
@@ -61,7 +111,14 @@ let png: string;
 const figures = { cases: 0, errors: new Map<string, number>(), billedCalls: 0, slowestMs: 0 };
 
 before(async () => {
-  sims = { strict: await startSimulator({ profile: 'strict', hosts: 2 }), real: await startSimulator({ profile: 'real', hosts: 2, video: { pollsUntilInProgress: 0, pollsUntilDone: 0, outcome: 'completed' } }) };
+  sims = {
+    strict: await startSimulator({ profile: 'strict', hosts: 2 }),
+    real: await startSimulator({
+      profile: 'real',
+      hosts: 2,
+      video: { pollsUntilInProgress: 0, pollsUntilDone: 0, outcome: 'completed' },
+    }),
+  };
   dir = await mkdtemp(join(tmpdir(), 'relay-soak-'));
   dead = await deadPort();
   png = join(dir, 'source.png');
@@ -73,12 +130,21 @@ after(async () => {
   await sims.real.close();
   await rm(dir, { recursive: true, force: true });
   if (process.env.SOAK_RUNS) {
-    console.log(`soak: ${figures.cases} cases, slowest ${figures.slowestMs} ms, billed calls ${figures.billedCalls}, outcomes ${JSON.stringify(Object.fromEntries([...figures.errors].sort()))}`);
+    console.log(
+      `soak: ${figures.cases} cases, slowest ${figures.slowestMs} ms, billed calls ${figures.billedCalls}, outcomes ${JSON.stringify(Object.fromEntries([...figures.errors].sort()))}`,
+    );
   }
 });
 
 function clientFor(sim: Simulator, c: Case, records: RequestRecord[]): GatewayClient {
-  const backups = c.backup === 'up' ? [sim.urls[1]!] : c.backup === 'down' ? [`http://127.0.0.1:${dead}`] : c.backup === 'credentials' ? [`http://relay:${PASSWORD}@127.0.0.1:${dead}`] : [];
+  const backups =
+    c.backup === 'up'
+      ? [sim.urls[1]]
+      : c.backup === 'down'
+        ? [`http://127.0.0.1:${dead}`]
+        : c.backup === 'credentials'
+          ? [`http://relay:${PASSWORD}@127.0.0.1:${dead}`]
+          : [];
   return new GatewayClient({
     baseUrl: sim.url,
     backupUrls: backups,
@@ -87,7 +153,14 @@ function clientFor(sim: Simulator, c: Case, records: RequestRecord[]): GatewayCl
     sleep: async (_ms, signal) => {
       if (signal?.aborted) throw new Error('aborted');
     },
-    timeouts: { chatMs: 1500, streamIdleMs: 250, chatOverallMs: 1500, imageMs: 1500, videoMs: 1500, videoOverallMs: 3000 },
+    timeouts: {
+      chatMs: 1500,
+      streamIdleMs: 250,
+      chatOverallMs: 1500,
+      imageMs: 1500,
+      videoMs: 1500,
+      videoOverallMs: 3000,
+    },
   });
 }
 
@@ -99,17 +172,34 @@ async function act(client: GatewayClient, c: Case, sim: Simulator, out: string[]
       return;
     case 'chatStream':
     case 'nativeStream':
-      for await (const e of client.chatStream({ surface: c.action === 'nativeStream' ? 'native' : 'compatible', model: c.action === 'nativeStream' ? 'claude-sonnet-4-5' : 'gpt-4o-mini', messages })) if (e.type === 'text') out.push(e.text);
+      for await (const e of client.chatStream({
+        surface: c.action === 'nativeStream' ? 'native' : 'compatible',
+        model: c.action === 'nativeStream' ? 'claude-sonnet-4-5' : 'gpt-4o-mini',
+        messages,
+      }))
+        if (e.type === 'text') out.push(e.text);
       return;
     case 'models':
       out.push((await client.listModelIds()).join(','));
       return;
     case 'image':
     case 'imageUrl':
-      out.push(String((await client.generateImage({ model: c.action === 'imageUrl' ? 'dall-e-3' : 'gpt-image-1', prompt: 'a square', responseFormat: c.action === 'imageUrl' ? 'url' : undefined })).images.length));
+      out.push(
+        String(
+          (
+            await client.generateImage({
+              model: c.action === 'imageUrl' ? 'dall-e-3' : 'gpt-image-1',
+              prompt: 'a square',
+              responseFormat: c.action === 'imageUrl' ? 'url' : undefined,
+            })
+          ).images.length,
+        ),
+      );
       return;
     case 'imageEdit':
-      out.push(String((await client.editImage({ model: 'gpt-image-1', prompt: 'blue', imagePath: png })).images.length));
+      out.push(
+        String((await client.editImage({ model: 'gpt-image-1', prompt: 'blue', imagePath: png })).images.length),
+      );
       return;
     case 'videoCreate':
       out.push((await client.createVideo({ model: 'sora-2', prompt: 'a clip' })).id);
@@ -127,7 +217,7 @@ async function act(client: GatewayClient, c: Case, sim: Simulator, out: string[]
 }
 
 function armFaults(sim: Simulator, c: Case): void {
-  for (const f of c.faults) sim.fault({ ...f.fault, count: f.count, ...(f.onBackup ? { host: 1 } : {}) } as Fault);
+  for (const f of c.faults) sim.fault({ ...f.fault, count: f.count, ...(f.onBackup ? { host: 1 } : {}) });
 }
 
 function leaks(text: string, token: string): string | undefined {
@@ -148,7 +238,16 @@ async function oneCase(c: Case): Promise<void> {
   let error: unknown;
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([act(client, c, sim, out), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`deadline: ${c.action} still running after ${CASE_DEADLINE_MS} ms`)), CASE_DEADLINE_MS)))]);
+    await Promise.race([
+      act(client, c, sim, out),
+      new Promise(
+        (_, reject) =>
+          (timer = setTimeout(
+            () => reject(new Error(`deadline: ${c.action} still running after ${CASE_DEADLINE_MS} ms`)),
+            CASE_DEADLINE_MS,
+          )),
+      ),
+    ]);
   } catch (e) {
     error = e;
   } finally {
@@ -163,20 +262,48 @@ async function oneCase(c: Case): Promise<void> {
     assert.ok(KINDS.includes(error.kind), `undocumented kind ${error.kind}`);
     figures.errors.set(`${c.action}:${error.kind}`, (figures.errors.get(`${c.action}:${error.kind}`) ?? 0) + 1);
   } else figures.errors.set(`${c.action}:ok`, (figures.errors.get(`${c.action}:ok`) ?? 0) + 1);
-  const token = sim.tokens.production!;
+  const token = sim.tokens.production;
   const files = await readdir(dir);
-  assert.deepEqual(files.filter((f) => f.includes('.part-')), [], 'no partial file left');
-  const fileTexts = await Promise.all(files.filter((f) => f.endsWith('.mp4')).map((f) => readFile(join(dir, f), 'latin1')));
-  const texts = [JSON.stringify(records), out.join('\n'), ...(error ? [String((error as Error).message), String((error as Error).stack), JSON.stringify(error), inspect(error, { depth: 4 })] : []), ...fileTexts];
+  assert.deepEqual(
+    files.filter((f) => f.includes('.part-')),
+    [],
+    'no partial file left',
+  );
+  const fileTexts = await Promise.all(
+    files.filter((f) => f.endsWith('.mp4')).map((f) => readFile(join(dir, f), 'latin1')),
+  );
+  const texts = [
+    JSON.stringify(records),
+    out.join('\n'),
+    ...(error
+      ? [
+          String((error as Error).message),
+          String((error as Error).stack),
+          JSON.stringify(error),
+          inspect(error, { depth: 4 }),
+        ]
+      : []),
+    ...fileTexts,
+  ];
   for (const t of texts) assert.equal(leaks(t, token), undefined, `a secret leaked in ${c.action}`);
   const billed = BILLED[c.action];
   if (billed) {
     const reached = [...sim.log].filter((l) => l.method === 'POST' && billed.test(l.path) && l.status !== 429);
     figures.billedCalls += reached.length;
-    assert.ok(reached.length <= 1, `${reached.length} billed requests reached the gateway for one ${c.action}: ${JSON.stringify(reached.map((r) => r.status))}`);
+    assert.ok(
+      reached.length <= 1,
+      `${reached.length} billed requests reached the gateway for one ${c.action}: ${JSON.stringify(reached.map((r) => r.status))}`,
+    );
   }
 }
 
-test(`fault soak: ${RUNS} random fault sequences on every capability keep every invariant`, { timeout: Math.max(600_000, RUNS * 2_000) }, async () => {
-  await fc.assert(fc.asyncProperty(caseArb, oneCase), { numRuns: RUNS, ...(process.env.SOAK_SEED ? { seed: Number(process.env.SOAK_SEED) } : {}) });
-});
+test(
+  `fault soak: ${RUNS} random fault sequences on every capability keep every invariant`,
+  { timeout: Math.max(600_000, RUNS * 2_000) },
+  async () => {
+    await fc.assert(fc.asyncProperty(caseArb, oneCase), {
+      numRuns: RUNS,
+      ...(process.env.SOAK_SEED ? { seed: Number(process.env.SOAK_SEED) } : {}),
+    });
+  },
+);

@@ -14,8 +14,15 @@ async function main(): Promise<void> {
   const workspace = mkdtempSync(join(tmpdir(), 'relay-ws-'));
   mkdirSync(join(workspace, '.vscode'));
   // A hostile workspace: it tries to send the token to another host.
-  writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'modelRelay.baseUrl': 'http://127.0.0.1:9/evil' }));
-  await runTests({ extensionDevelopmentPath, extensionTestsPath, launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust'] });
+  writeFileSync(
+    join(workspace, '.vscode', 'settings.json'),
+    JSON.stringify({ 'modelRelay.baseUrl': 'http://127.0.0.1:9/evil' }),
+  );
+  await runTests({
+    extensionDevelopmentPath,
+    extensionTestsPath,
+    launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust'],
+  });
 }
 
 main().catch((e) => {

@@ -51,7 +51,9 @@ export async function handleChatMessage(host: ChatHost, msg: WebviewToHost): Pro
     case 'disableStreaming':
       await disableStreaming();
       host.streamingChanged(false);
-      void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: streaming is off (modelRelay.stream = false). Replies now arrive in one piece.'));
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t('Model Relay: streaming is off (modelRelay.stream = false). Replies now arrive in one piece.'),
+      );
       return;
     case 'refreshModels':
       return host.refreshModels();
@@ -64,14 +66,21 @@ export async function handleChatMessage(host: ChatHost, msg: WebviewToHost): Pro
 
 /** Inserts code at the cursor (replacing the selection) of the editor the user last worked in. */
 async function insertAtCursor(code: string): Promise<void> {
-  const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme !== 'output');
+  const editor =
+    vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme !== 'output');
   if (!editor) {
     void vscode.window.showWarningMessage(vscode.l10n.t('Model Relay: open a file to insert the code into.'));
     return;
   }
-  const target = await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
+  const target = await vscode.window.showTextDocument(editor.document, {
+    viewColumn: editor.viewColumn,
+    preserveFocus: false,
+  });
   const ok = await target.edit((b) => {
     for (const s of target.selections) b.replace(s, code);
   });
-  if (!ok) void vscode.window.showWarningMessage(vscode.l10n.t('Model Relay: the code could not be inserted (is the file read-only?).'));
+  if (!ok)
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('Model Relay: the code could not be inserted (is the file read-only?).'),
+    );
 }

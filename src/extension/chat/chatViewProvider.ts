@@ -14,7 +14,15 @@ import { ChatModels } from '../../host/chat/chatModels';
 import { ChatStore, restoreOptions } from '../../host/chat/chatStore';
 import { chatHtml } from '../../host/webviewHtml';
 import { chatStrings } from '../../host/webviewStrings';
-import { parseWebviewMessage, type ChatOptions, type ChatSnapshot, type ChatSurface, type HostToWebview, type ImageAttachment, type SelectionContext } from '../../shared/chatProtocol';
+import {
+  parseWebviewMessage,
+  type ChatOptions,
+  type ChatSnapshot,
+  type ChatSurface,
+  type HostToWebview,
+  type ImageAttachment,
+  type SelectionContext,
+} from '../../shared/chatProtocol';
 import { modelsForSurface } from '../../shared/modelOrder';
 import { Disposable } from '../disposable';
 import type { GatewayService } from '../gatewayService';
@@ -45,7 +53,10 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     traits: (model) => modelTraits(model, this.service.current.modelOverrides),
     imageModel: (surface: ChatSurface) => {
       const list = this.models.current;
-      return imageCapableModel([...modelsForSurface(list, surface), ...list.items.map((m) => m.id)], this.service.current.modelOverrides);
+      return imageCapableModel(
+        [...modelsForSurface(list, surface), ...list.items.map((m) => m.id)],
+        this.service.current.modelOverrides,
+      );
     },
     costOf: (model, usage) => replyCost(this.service.price(model).price, usage),
   };
@@ -60,17 +71,26 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     private readonly log: vscode.LogOutputChannel,
   ) {
     super();
-    this.store = new ChatStore(context.workspaceState, () => ({ entries: this.session.entries, options: this.options, bufferNoticeShown: this.bufferNoticeShown }));
+    this.store = new ChatStore(context.workspaceState, () => ({
+      entries: this.session.entries,
+      options: this.options,
+      bufferNoticeShown: this.bufferNoticeShown,
+    }));
     const saved = this.store.load();
     this.bufferNoticeShown = saved.bufferNoticeShown === true;
     this.options = restoreOptions(saved.options, service.current);
-    this.models = new ChatModels(service, (models) => this.post({ type: 'models', models }), () => !!this.view && this.ready);
+    this.models = new ChatModels(
+      service,
+      (models) => this.post({ type: 'models', models }),
+      () => !!this.view && this.ready,
+    );
     this.session = this.createSession(saved.entries);
     this._register({ dispose: () => this.shutdown() });
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(`${SECTION}.stream`)) this.streamingChanged(this.service.current.stream);
-        if (e.affectsConfiguration(`${SECTION}.models`) || e.affectsConfiguration(`${SECTION}.baseUrl`)) this.models.defaultsChanged();
+        if (e.affectsConfiguration(`${SECTION}.models`) || e.affectsConfiguration(`${SECTION}.baseUrl`))
+          this.models.defaultsChanged();
       }),
     );
     // Which models a token sees depends on its group.
@@ -93,10 +113,19 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       image: {
         model: () => service.current.models.image || IMAGE_MODEL_PLACEHOLDER,
         generate: async (prompt, signal) => {
-          const { file, image } = await generateAndSaveImage(this.context, service, service.current.models.image, prompt, signal);
+          const { file, image } = await generateAndSaveImage(
+            this.context,
+            service,
+            service.current.models.image,
+            prompt,
+            signal,
+          );
           // Sized before encoding: an image too large to show inline is only linked, never base64-encoded.
           const inline = Math.ceil(image.bytes.length / 3) * 4 + 32 <= MAX_INLINE_IMAGE_CHARS;
-          return { dataUrl: inline ? `data:${image.mime};base64,${image.bytes.toString('base64')}` : '', savedPath: vscode.workspace.asRelativePath(file) };
+          return {
+            dataUrl: inline ? `data:${image.mime};base64,${image.bytes.toString('base64')}` : '',
+            savedPath: vscode.workspace.asRelativePath(file),
+          };
         },
       },
     });
@@ -231,10 +260,18 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       const type = typeof raw === 'object' && raw ? String((raw as { type?: unknown }).type).slice(0, 40) : typeof raw;
       this.log.warn(`Chat view: ignored an invalid message (${type}).`);
       // The webview cleared its composer: it gets the message back.
-      if (type === 'send') this.post({ type: 'sendRefused', message: vscode.l10n.t('The message could not be sent: it or its images are not valid (PNG, JPEG, GIF or WebP; at most 4, 5 MB each).') });
+      if (type === 'send')
+        this.post({
+          type: 'sendRefused',
+          message: vscode.l10n.t(
+            'The message could not be sent: it or its images are not valid (PNG, JPEG, GIF or WebP; at most 4, 5 MB each).',
+          ),
+        });
       return;
     }
-    void handleChatMessage(this, msg).catch((e) => this.log.error(`Chat view: ${msg.type} failed: ${e instanceof Error ? e.message : String(e)}`));
+    void handleChatMessage(this, msg).catch((e) =>
+      this.log.error(`Chat view: ${msg.type} failed: ${e instanceof Error ? e.message : String(e)}`),
+    );
   }
 
   private onSessionEvent(e: SessionEvent): void {
@@ -266,7 +303,13 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
   }
 
   private snapshot(): ChatSnapshot {
-    return { entries: [...this.session.entries], options: this.options, busy: this.session.busy, pendingContext: this.pendingContext, streaming: this.service.current.stream };
+    return {
+      entries: [...this.session.entries],
+      options: this.options,
+      busy: this.session.busy,
+      pendingContext: this.pendingContext,
+      streaming: this.service.current.stream,
+    };
   }
 
   private shutdown(): void {

@@ -8,7 +8,13 @@ import { CHAT_VIEW_ID, ChatViewProvider } from './chatViewProvider';
 import type { Registrar } from '../lazy/registrar';
 import type { SelectionContext } from '../../shared/chatProtocol';
 
-export function registerChat(context: vscode.ExtensionContext, hub: Registrar, service: GatewayService, tokens: TokenStore, log: vscode.LogOutputChannel): ChatViewProvider {
+export function registerChat(
+  context: vscode.ExtensionContext,
+  hub: Registrar,
+  service: GatewayService,
+  tokens: TokenStore,
+  log: vscode.LogOutputChannel,
+): ChatViewProvider {
   const provider = new ChatViewProvider(context, service, tokens, log);
   context.subscriptions.push(
     provider,
@@ -22,7 +28,9 @@ export function registerChat(context: vscode.ExtensionContext, hub: Registrar, s
     hub.command(CommandId.AskAboutSelection, async (arg?: unknown) => {
       const editor = vscode.window.activeTextEditor;
       if (!editor) {
-        void vscode.window.showWarningMessage(vscode.l10n.t('Model Relay: open a file and select some code to ask about.'));
+        void vscode.window.showWarningMessage(
+          vscode.l10n.t('Model Relay: open a file and select some code to ask about.'),
+        );
         return;
       }
       const ctx = selectionContext(editor);
@@ -30,7 +38,10 @@ export function registerChat(context: vscode.ExtensionContext, hub: Registrar, s
         void vscode.window.showWarningMessage(vscode.l10n.t('Model Relay: select some code to ask about first.'));
         return;
       }
-      const question = arg && typeof arg === 'object' && typeof (arg as { question?: unknown }).question === 'string' ? (arg as { question: string }).question : undefined;
+      const question =
+        arg && typeof arg === 'object' && typeof (arg as { question?: unknown }).question === 'string'
+          ? (arg as { question: string }).question
+          : undefined;
       await provider.askAbout(ctx, question);
     }),
   );

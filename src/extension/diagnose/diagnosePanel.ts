@@ -26,7 +26,11 @@ export class DiagnoseController {
   ) {}
 
   /** Runs the engine with the extension's settings, token, proxy and the terminal environment. */
-  async diagnose(signal?: AbortSignal, onProgress?: (c: DiagnosisCheck) => void, includeMedia = false): Promise<DiagnosisReport> {
+  async diagnose(
+    signal?: AbortSignal,
+    onProgress?: (c: DiagnosisCheck) => void,
+    includeMedia = false,
+  ): Promise<DiagnosisReport> {
     const s = this.service.current;
     const token = await this.tokens.activeToken();
     const knownTokens: Array<{ name: string; value: string }> = [];
@@ -45,7 +49,13 @@ export class DiagnoseController {
       token,
       tokenName: this.tokens.activeName(),
       knownTokens,
-      models: { chat: s.models.chat || undefined, native: s.models.native || undefined, image: s.models.image || undefined, imageEdit: s.models.imageEdit || undefined, video: s.models.video || undefined },
+      models: {
+        chat: s.models.chat || undefined,
+        native: s.models.native || undefined,
+        image: s.models.image || undefined,
+        imageEdit: s.models.imageEdit || undefined,
+        video: s.models.video || undefined,
+      },
       proxy: readProxySettings(),
       remoteName: vscode.env.remoteName,
       extraHeaders: s.extraHeaders,
@@ -65,15 +75,29 @@ export class DiagnoseController {
   async run(includeMedia = false): Promise<void> {
     if (includeMedia) {
       const runThem = vscode.l10n.t('Run Them');
-      const go = await vscode.window.showWarningMessage(vscode.l10n.t('Model Relay: the image, image-edit and video checks make real generation calls, which the gateway bills.'), { modal: true }, runThem);
+      const go = await vscode.window.showWarningMessage(
+        vscode.l10n.t(
+          'Model Relay: the image, image-edit and video checks make real generation calls, which the gateway bills.',
+        ),
+        { modal: true },
+        runThem,
+      );
       if (go !== runThem) return;
     }
     const report = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Model Relay: diagnosing the connection'), cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: vscode.l10n.t('Model Relay: diagnosing the connection'),
+        cancellable: true,
+      },
       (progress, token) => {
         const ac = new AbortController();
         token.onCancellationRequested(() => ac.abort());
-        return this.diagnose(ac.signal, (c) => progress.report({ message: `${c.title}: ${statusWord(c.result)}`, increment: 100 / 15 }), includeMedia);
+        return this.diagnose(
+          ac.signal,
+          (c) => progress.report({ message: `${c.title}: ${statusWord(c.result)}`, increment: 100 / 15 }),
+          includeMedia,
+        );
       },
     );
     this.report = report;
@@ -82,7 +106,12 @@ export class DiagnoseController {
 
   private show(r: DiagnosisReport): void {
     if (!this.panel) {
-      this.panel = vscode.window.createWebviewPanel('modelRelay.diagnose', vscode.l10n.t('Model Relay: Diagnosis'), vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [this.codicons()] });
+      this.panel = vscode.window.createWebviewPanel(
+        'modelRelay.diagnose',
+        vscode.l10n.t('Model Relay: Diagnosis'),
+        vscode.ViewColumn.Active,
+        { enableScripts: true, localResourceRoots: [this.codicons()] },
+      );
       this.panel.onDidDispose(() => (this.panel = undefined));
       this.panel.webview.onDidReceiveMessage((raw) => {
         const msg = parseDiagnoseMessage(raw);
@@ -93,7 +122,16 @@ export class DiagnoseController {
     const w = this.panel.webview;
     const head = codiconLink(w.asWebviewUri(vscode.Uri.joinPath(this.codicons(), 'codicon.css')).toString());
     const csp = webviewCsp({ nonce, style: `${w.cspSource} 'nonce-${nonce}'`, font: w.cspSource });
-    w.html = htmlPage({ title: vscode.l10n.t('Model Relay: Diagnosis'), lang: vscode.env.language, nonce, csp, head, style: DIAGNOSE_CSS, body: diagnoseBody(r), script: DIAGNOSE_SCRIPT });
+    w.html = htmlPage({
+      title: vscode.l10n.t('Model Relay: Diagnosis'),
+      lang: vscode.env.language,
+      nonce,
+      csp,
+      head,
+      style: DIAGNOSE_CSS,
+      body: diagnoseBody(r),
+      script: DIAGNOSE_SCRIPT,
+    });
     this.panel.reveal();
   }
 
@@ -106,8 +144,12 @@ export class DiagnoseController {
     switch (msg.type) {
       case 'copy':
         if (this.report) {
-          await vscode.env.clipboard.writeText(renderMarkdown(this.report, { secrets: [await this.tokens.activeToken()] }));
-          void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: diagnosis report copied (tokens masked).'));
+          await vscode.env.clipboard.writeText(
+            renderMarkdown(this.report, { secrets: [await this.tokens.activeToken()] }),
+          );
+          void vscode.window.showInformationMessage(
+            vscode.l10n.t('Model Relay: diagnosis report copied (tokens masked).'),
+          );
         }
         return;
       case 'rerun':
@@ -131,7 +173,9 @@ export class DiagnoseController {
             return this.run();
           case 'disable-stream':
             await disableStreaming();
-            void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: streaming is off (modelRelay.stream).'));
+            void vscode.window.showInformationMessage(
+              vscode.l10n.t('Model Relay: streaming is off (modelRelay.stream).'),
+            );
             return;
           case 'setup-native-cli':
             await vscode.commands.executeCommand(CommandId.SetupNativeCli);

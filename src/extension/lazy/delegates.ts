@@ -41,7 +41,11 @@ export class DelegatingWebviewView implements vscode.WebviewViewProvider {
   impl: vscode.WebviewViewProvider | undefined;
   constructor(private readonly load: Load) {}
 
-  async resolveWebviewView(view: vscode.WebviewView, ctx: vscode.WebviewViewResolveContext, token: vscode.CancellationToken): Promise<void> {
+  async resolveWebviewView(
+    view: vscode.WebviewView,
+    ctx: vscode.WebviewViewResolveContext,
+    token: vscode.CancellationToken,
+  ): Promise<void> {
     if (!this.impl) await this.load();
     await this.impl?.resolveWebviewView(view, ctx, token);
   }
@@ -67,15 +71,28 @@ export class DelegatingLanguageModels implements vscode.LanguageModelChatProvide
     return this.impl;
   }
 
-  async provideLanguageModelChatInformation(o: vscode.PrepareLanguageModelChatModelOptions, t: vscode.CancellationToken): Promise<vscode.LanguageModelChatInformation[]> {
+  async provideLanguageModelChatInformation(
+    o: vscode.PrepareLanguageModelChatModelOptions,
+    t: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelChatInformation[]> {
     return (await (await this.real()).provideLanguageModelChatInformation(o, t)) ?? [];
   }
 
-  async provideLanguageModelChatResponse(m: vscode.LanguageModelChatInformation, msgs: readonly vscode.LanguageModelChatRequestMessage[], o: vscode.ProvideLanguageModelChatResponseOptions, p: vscode.Progress<vscode.LanguageModelResponsePart>, t: vscode.CancellationToken): Promise<void> {
+  async provideLanguageModelChatResponse(
+    m: vscode.LanguageModelChatInformation,
+    msgs: readonly vscode.LanguageModelChatRequestMessage[],
+    o: vscode.ProvideLanguageModelChatResponseOptions,
+    p: vscode.Progress<vscode.LanguageModelResponsePart>,
+    t: vscode.CancellationToken,
+  ): Promise<void> {
     await (await this.real()).provideLanguageModelChatResponse(m, msgs, o, p, t);
   }
 
-  async provideTokenCount(m: vscode.LanguageModelChatInformation, text: string | vscode.LanguageModelChatRequestMessage, t: vscode.CancellationToken): Promise<number> {
+  async provideTokenCount(
+    m: vscode.LanguageModelChatInformation,
+    text: string | vscode.LanguageModelChatRequestMessage,
+    t: vscode.CancellationToken,
+  ): Promise<number> {
     return (await this.real()).provideTokenCount(m, text, t);
   }
 }
@@ -91,12 +108,18 @@ export class DelegatingTool implements vscode.LanguageModelTool<unknown> {
     return this.impl;
   }
 
-  async prepareInvocation(o: vscode.LanguageModelToolInvocationPrepareOptions<unknown>, t: vscode.CancellationToken): Promise<vscode.PreparedToolInvocation | undefined> {
+  async prepareInvocation(
+    o: vscode.LanguageModelToolInvocationPrepareOptions<unknown>,
+    t: vscode.CancellationToken,
+  ): Promise<vscode.PreparedToolInvocation | undefined> {
     const real = await this.real();
     return (await real.prepareInvocation?.(o, t)) ?? undefined;
   }
 
-  async invoke(o: vscode.LanguageModelToolInvocationOptions<unknown>, t: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+  async invoke(
+    o: vscode.LanguageModelToolInvocationOptions<unknown>,
+    t: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
     const r = await (await this.real()).invoke(o, t);
     if (!r) throw new Error('The tool returned nothing.');
     return r;

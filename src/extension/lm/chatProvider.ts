@@ -31,12 +31,25 @@ interface RelayModelInfo extends vscode.LanguageModelChatInformation {
 function loadTokenizer(): CountTokens {
   const file = path.join(__dirname, 'tokenizer.js');
   // A runtime path: the bundler must not pull the 2.4 MB tokenizer into the activation bundle.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a runtime path, loaded on first count
   return (require(/* webpackIgnore: true */ file) as { countTokens: CountTokens }).countTokens;
 }
 
 function describe(m: ModelInfo, p: ModelProfile): string {
-  const can = [p.toolCalling ? vscode.l10n.t('tools') : '', p.imageInput ? vscode.l10n.t('images') : '', p.thinkingBudget ? vscode.l10n.t('thinking') : ''].filter(Boolean).join(', ');
-  return [vscode.l10n.t("{0} through the gateway's {1} surface", m.id, p.surface), can, vscode.l10n.t('{0}k context', Math.round(p.maxInputTokens / 1000))].filter(Boolean).join(' · ');
+  const can = [
+    p.toolCalling ? vscode.l10n.t('tools') : '',
+    p.imageInput ? vscode.l10n.t('images') : '',
+    p.thinkingBudget ? vscode.l10n.t('thinking') : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  return [
+    vscode.l10n.t("{0} through the gateway's {1} surface", m.id, p.surface),
+    can,
+    vscode.l10n.t('{0}k context', Math.round(p.maxInputTokens / 1000)),
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelInfo> {
@@ -50,7 +63,10 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
     this.emitter.fire();
   }
 
-  async provideLanguageModelChatInformation(_o: vscode.PrepareLanguageModelChatModelOptions, token: vscode.CancellationToken): Promise<RelayModelInfo[]> {
+  async provideLanguageModelChatInformation(
+    _o: vscode.PrepareLanguageModelChatModelOptions,
+    token: vscode.CancellationToken,
+  ): Promise<RelayModelInfo[]> {
     if (!this.service.client.endpoints().base) return [];
     const ac = new AbortController();
     token.onCancellationRequested(() => ac.abort());
@@ -62,7 +78,12 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
     }
     await this.service.refreshPricing();
     const s = this.service.current;
-    const settings = { defaultSurface: s.defaultSurface, nativeModel: s.models.native, maxTokens: s.maxTokens, overrides: s.modelOverrides };
+    const settings = {
+      defaultSurface: s.defaultSurface,
+      nativeModel: s.models.native,
+      maxTokens: s.maxTokens,
+      overrides: s.modelOverrides,
+    };
     return models
       .filter((m) => !m.capabilities || m.capabilities.includes('chat') || m.capabilities.includes('native'))
       .map((m) => {
@@ -73,7 +94,14 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
           family: m.id,
           version: '1',
           detail: [`Model Relay · ${profile.surface}`, this.service.price(m.id).text].filter(Boolean).join(' · '),
-          tooltip: [describe(m, profile), this.service.price(m.id).groups.length ? vscode.l10n.t('groups: {0}', this.service.price(m.id).groups.join(', ')) : ''].filter(Boolean).join(' · '),
+          tooltip: [
+            describe(m, profile),
+            this.service.price(m.id).groups.length
+              ? vscode.l10n.t('groups: {0}', this.service.price(m.id).groups.join(', '))
+              : '',
+          ]
+            .filter(Boolean)
+            .join(' · '),
           maxInputTokens: profile.maxInputTokens,
           maxOutputTokens: profile.maxOutputTokens,
           // Agent mode lists only models with tool calling; `capabilities` must always be an object.
@@ -84,11 +112,26 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
       });
   }
 
-  async provideLanguageModelChatResponse(model: RelayModelInfo, messages: readonly vscode.LanguageModelChatRequestMessage[], options: vscode.ProvideLanguageModelChatResponseOptions, progress: vscode.Progress<vscode.LanguageModelResponsePart>, token: vscode.CancellationToken): Promise<void> {
+  async provideLanguageModelChatResponse(
+    model: RelayModelInfo,
+    messages: readonly vscode.LanguageModelChatRequestMessage[],
+    options: vscode.ProvideLanguageModelChatResponseOptions,
+    progress: vscode.Progress<vscode.LanguageModelResponsePart>,
+    token: vscode.CancellationToken,
+  ): Promise<void> {
     const ac = new AbortController();
     token.onCancellationRequested(() => ac.abort());
     // options.modelOptions is never forwarded: Copilot puts its telemetry keys there.
-    const req = { ...lmToChatRequest(model.id, model.profile, toLmMessages(messages), { tools: options.tools, toolMode: options.toolMode }, this.thinking), signal: ac.signal };
+    const req = {
+      ...lmToChatRequest(
+        model.id,
+        model.profile,
+        toLmMessages(messages),
+        { tools: options.tools, toolMode: options.toolMode },
+        this.thinking,
+      ),
+      signal: ac.signal,
+    };
     try {
       for await (const e of this.service.client.chatStream(req)) this.report(e, progress);
     } catch (e) {
@@ -122,25 +165,51 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
     }
   }
 
-  async provideTokenCount(_m: RelayModelInfo, text: string | vscode.LanguageModelChatRequestMessage): Promise<number> {
-    if (typeof text === 'string') return this.tokens.count(text);
+  provideTokenCount(_m: RelayModelInfo, text: string | vscode.LanguageModelChatRequestMessage): Promise<number> {
+    if (typeof text === 'string') return Promise.resolve(this.tokens.count(text));
     const { text: t, images } = countableText(text);
-    return this.tokens.count(t) + images * IMAGE_TOKENS;
+    return Promise.resolve(this.tokens.count(t) + images * IMAGE_TOKENS);
   }
 }
 
-export function registerLanguageModels(context: vscode.ExtensionContext, hub: Registrar, service: GatewayService, tokens: TokenStore, log: vscode.LogOutputChannel): void {
+export function registerLanguageModels(
+  context: vscode.ExtensionContext,
+  hub: Registrar,
+  service: GatewayService,
+  tokens: TokenStore,
+  log: vscode.LogOutputChannel,
+): void {
   const lm = (vscode as { lm?: { registerLanguageModelChatProvider?: unknown } }).lm;
   if (typeof lm?.registerLanguageModelChatProvider !== 'function') {
-    log.info(vscode.l10n.t("VS Code {0} has no language model chat provider API; gateway models are not offered in VS Code's chat.", vscode.version));
+    log.info(
+      vscode.l10n.t(
+        "VS Code {0} has no language model chat provider API; gateway models are not offered in VS Code's chat.",
+        vscode.version,
+      ),
+    );
     return;
   }
   const provider = new RelayChatProvider(service);
-  context.subscriptions.push(hub.languageModels(provider), tokens.onDidChange(() => provider.refresh()));
-  let last = JSON.stringify([service.client.endpoints().base, service.current.modelOverrides, service.current.defaultSurface, service.current.models.native, service.current.maxTokens]);
+  context.subscriptions.push(
+    hub.languageModels(provider),
+    tokens.onDidChange(() => provider.refresh()),
+  );
+  let last = JSON.stringify([
+    service.client.endpoints().base,
+    service.current.modelOverrides,
+    service.current.defaultSurface,
+    service.current.models.native,
+    service.current.maxTokens,
+  ]);
   context.subscriptions.push(
     service.onDidChange(() => {
-      const now = JSON.stringify([service.client.endpoints().base, service.current.modelOverrides, service.current.defaultSurface, service.current.models.native, service.current.maxTokens]);
+      const now = JSON.stringify([
+        service.client.endpoints().base,
+        service.current.modelOverrides,
+        service.current.defaultSurface,
+        service.current.models.native,
+        service.current.maxTokens,
+      ]);
       if (now !== last) {
         last = now;
         provider.refresh();

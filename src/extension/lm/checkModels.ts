@@ -8,26 +8,55 @@ import { VENDOR } from './chatProvider';
 
 export async function checkLanguageModels(preset?: { model?: string }): Promise<string | undefined> {
   if (typeof (vscode as { lm?: { selectChatModels?: unknown } }).lm?.selectChatModels !== 'function') {
-    void vscode.window.showWarningMessage(vscode.l10n.t('Model Relay: VS Code {0} has no language model API.', vscode.version));
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('Model Relay: VS Code {0} has no language model API.', vscode.version),
+    );
     return undefined;
   }
   const models = await vscode.lm.selectChatModels({ vendor: VENDOR });
   if (!models.length) {
-    void vscode.window.showWarningMessage(vscode.l10n.t("Model Relay: VS Code's chat sees no gateway models yet: set the base URL and a token, then try again."));
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t(
+        "Model Relay: VS Code's chat sees no gateway models yet: set the base URL and a token, then try again.",
+      ),
+    );
     return undefined;
   }
-  const id = preset?.model ?? (await vscode.window.showQuickPick(models.map((m) => ({ label: m.id, description: m.family === m.id ? undefined : m.family })), { title: vscode.l10n.t("Model Relay: {0} gateway models in VS Code's chat — pick one to test", models.length) }))?.label;
+  const id =
+    preset?.model ??
+    (
+      await vscode.window.showQuickPick(
+        models.map((m) => ({ label: m.id, description: m.family === m.id ? undefined : m.family })),
+        { title: vscode.l10n.t("Model Relay: {0} gateway models in VS Code's chat — pick one to test", models.length) },
+      )
+    )?.label;
   const model = models.find((m) => m.id === id);
   if (!model) return undefined;
   const cts = new vscode.CancellationTokenSource();
   try {
-    const res = await model.sendRequest([vscode.LanguageModelChatMessage.User('Reply with a short greeting.')], {}, cts.token);
+    const res = await model.sendRequest(
+      [vscode.LanguageModelChatMessage.User('Reply with a short greeting.')],
+      {},
+      cts.token,
+    );
     let text = '';
     for await (const part of res.text) text += part;
-    void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: {0} answered through VS Code\'s language model API: "{1}"', model.id, text.slice(0, 200)));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t(
+        'Model Relay: {0} answered through VS Code\'s language model API: "{1}"',
+        model.id,
+        text.slice(0, 200),
+      ),
+    );
     return text;
   } catch (e) {
-    void vscode.window.showErrorMessage(vscode.l10n.t("Model Relay: {0} failed through VS Code's language model API: {1}", model.id, e instanceof Error ? e.message : String(e)));
+    void vscode.window.showErrorMessage(
+      vscode.l10n.t(
+        "Model Relay: {0} failed through VS Code's language model API: {1}",
+        model.id,
+        e instanceof Error ? e.message : String(e),
+      ),
+    );
     return undefined;
   } finally {
     cts.dispose();

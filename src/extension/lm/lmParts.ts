@@ -9,7 +9,8 @@ import type { LmMessage, LmPart } from '../../host/lm/lmRequest';
 
 type Ctor = abstract new (...args: never[]) => unknown;
 const api = vscode as unknown as Record<string, unknown>;
-const DataPart = api.LanguageModelDataPart as (Ctor & { image?: (data: Uint8Array, mime: string) => unknown }) | undefined;
+const DataPart = api.LanguageModelDataPart as
+  (Ctor & { image?: (data: Uint8Array, mime: string) => unknown }) | undefined;
 const ThinkingPart = api.LanguageModelThinkingPart as (new (value: string) => unknown) | undefined;
 
 /** Whether this VS Code carries images in language-model messages and tool results (1.106+). */
@@ -17,18 +18,21 @@ export const hasDataParts = typeof DataPart === 'function';
 
 export function toLmPart(p: unknown): LmPart {
   if (p instanceof vscode.LanguageModelTextPart) return { kind: 'text', value: p.value };
-  if (p instanceof vscode.LanguageModelToolCallPart) return { kind: 'toolCall', callId: p.callId, name: p.name, input: p.input };
-  if (p instanceof vscode.LanguageModelToolResultPart) return { kind: 'toolResult', callId: p.callId, content: p.content.map(toLmPart) };
+  if (p instanceof vscode.LanguageModelToolCallPart)
+    return { kind: 'toolCall', callId: p.callId, name: p.name, input: p.input };
+  if (p instanceof vscode.LanguageModelToolResultPart)
+    return { kind: 'toolResult', callId: p.callId, content: p.content.map(toLmPart) };
   if (DataPart && p instanceof DataPart) {
-    const d = p as unknown as { mimeType: string; data: Uint8Array };
+    const d = p as { mimeType: string; data: Uint8Array };
     return { kind: 'data', mimeType: d.mimeType, data: d.data };
   }
-  if (p instanceof vscode.LanguageModelPromptTsxPart) return { kind: 'text', value: typeof p.value === 'string' ? p.value : JSON.stringify(p.value) };
+  if (p instanceof vscode.LanguageModelPromptTsxPart)
+    return { kind: 'text', value: typeof p.value === 'string' ? p.value : JSON.stringify(p.value) };
   return { kind: 'other' };
 }
 
 export function toLmMessages(messages: readonly vscode.LanguageModelChatRequestMessage[]): LmMessage[] {
-  return messages.map((m) => ({ role: m.role as number, content: m.content.map(toLmPart) }));
+  return messages.map((m) => ({ role: m.role, content: m.content.map(toLmPart) }));
 }
 
 /** Reasoning as a thinking part where this VS Code has one (proposed API); otherwise not shown. */

@@ -9,7 +9,13 @@ import { generateAndSaveImage } from '../media/mediaCommon';
 /** The diagnosis as markdown (the diagnose feature's report). */
 export type DiagnoseMarkdown = (signal: AbortSignal) => Promise<string>;
 
-export function registerParticipant(context: vscode.ExtensionContext, hub: Registrar, service: GatewayService, log: vscode.LogOutputChannel, diagnoseMarkdown: DiagnoseMarkdown): void {
+export function registerParticipant(
+  context: vscode.ExtensionContext,
+  hub: Registrar,
+  service: GatewayService,
+  log: vscode.LogOutputChannel,
+  diagnoseMarkdown: DiagnoseMarkdown,
+): void {
   if (typeof (vscode as { chat?: { createChatParticipant?: unknown } }).chat?.createChatParticipant !== 'function') {
     log.info(vscode.l10n.t('VS Code {0} has no chat participant API; @relay is not available.', vscode.version));
     return;
@@ -21,8 +27,12 @@ export function registerParticipant(context: vscode.ExtensionContext, hub: Regis
       switch (request.command) {
         case 'models': {
           const models = await service.refreshModels(ac.signal);
-          stream.markdown(`${vscode.l10n.t('**{0} models visible to this token** (listing shows visibility, not that generation works):', models.length)}\n\n`);
-          stream.markdown(models.map((m) => `- \`${m.id}\`${m.capabilities ? ` — ${m.capabilities.join(', ')}` : ''}`).join('\n'));
+          stream.markdown(
+            `${vscode.l10n.t('**{0} models visible to this token** (listing shows visibility, not that generation works):', models.length)}\n\n`,
+          );
+          stream.markdown(
+            models.map((m) => `- \`${m.id}\`${m.capabilities ? ` — ${m.capabilities.join(', ')}` : ''}`).join('\n'),
+          );
           return;
         }
         case 'diagnose': {
@@ -50,10 +60,18 @@ export function registerParticipant(context: vscode.ExtensionContext, hub: Regis
         default: {
           const model = service.current.models.chat;
           if (!model) {
-            stream.markdown(vscode.l10n.t('Set `modelRelay.models.chat`, or pick a Model Relay model in the chat model picker.'));
+            stream.markdown(
+              vscode.l10n.t('Set `modelRelay.models.chat`, or pick a Model Relay model in the chat model picker.'),
+            );
             return;
           }
-          for await (const e of service.client.chatStream({ surface: service.current.defaultSurface, model: service.current.defaultSurface === 'native' ? service.current.models.native || model : model, messages: [{ role: 'user', content: request.prompt }], maxTokens: service.current.maxTokens, signal: ac.signal })) {
+          for await (const e of service.client.chatStream({
+            surface: service.current.defaultSurface,
+            model: service.current.defaultSurface === 'native' ? service.current.models.native || model : model,
+            messages: [{ role: 'user', content: request.prompt }],
+            maxTokens: service.current.maxTokens,
+            signal: ac.signal,
+          })) {
             if (e.type === 'text') stream.markdown(e.text);
           }
         }

@@ -29,23 +29,47 @@ class GenerateImageTool implements vscode.LanguageModelTool<ImageToolInput> {
     private readonly service: GatewayService,
   ) {}
 
-  async prepareInvocation(o: vscode.LanguageModelToolInvocationPrepareOptions<ImageToolInput>): Promise<vscode.PreparedToolInvocation> {
+  async prepareInvocation(
+    o: vscode.LanguageModelToolInvocationPrepareOptions<ImageToolInput>,
+  ): Promise<vscode.PreparedToolInvocation> {
     await this.service.refreshPricing();
     const model = this.service.current.models.image;
     const input = imageToolInput(o.input, model);
     if ('error' in input) return { invocationMessage: vscode.l10n.t('Model Relay: cannot generate the image') };
     const c = imageConfirmation(model, input.prompt, input.size, this.service.price(model).text);
-    return { invocationMessage: vscode.l10n.t('Generating an image with {0}…', model), confirmationMessages: { title: c.title, message: new vscode.MarkdownString(c.message) } };
+    return {
+      invocationMessage: vscode.l10n.t('Generating an image with {0}…', model),
+      confirmationMessages: { title: c.title, message: new vscode.MarkdownString(c.message) },
+    };
   }
 
-  async invoke(o: vscode.LanguageModelToolInvocationOptions<ImageToolInput>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+  async invoke(
+    o: vscode.LanguageModelToolInvocationOptions<ImageToolInput>,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
     const model = this.service.current.models.image;
     const input = imageToolInput(o.input, model);
     if ('error' in input) throw new Error(input.error);
     try {
-      const { file, image } = await generateAndSaveImage(this.context, this.service, model, input.prompt, signalFrom(token), input.size);
+      const { file, image } = await generateAndSaveImage(
+        this.context,
+        this.service,
+        model,
+        input.prompt,
+        signalFrom(token),
+        input.size,
+      );
       const where = vscode.workspace.asRelativePath(file);
-      const text = new vscode.LanguageModelTextPart(vscode.l10n.t('Generated one image with {0} and saved it to {1} ({2}, {3}, {4} bytes).', model, where, file.fsPath, image.mime, image.bytes.length));
+      const text = new vscode.LanguageModelTextPart(
+        vscode.l10n.t(
+          'Generated one image with {0} and saved it to {1} ({2}, {3}, {4} bytes).',
+          model,
+          where,
+          file.fsPath,
+          image.mime,
+          image.bytes.length,
+        ),
+      );
       const picture = image.bytes.length <= MAX_RESULT_IMAGE_BYTES ? imageDataPart(image.bytes, image.mime) : undefined;
       return picture ? textResult(text, picture) : textResult(text);
     } catch (e) {
@@ -57,7 +81,10 @@ class GenerateImageTool implements vscode.LanguageModelTool<ImageToolInput> {
 class ListModelsTool implements vscode.LanguageModelTool<{ capability?: Capability }> {
   constructor(private readonly service: GatewayService) {}
 
-  async invoke(o: vscode.LanguageModelToolInvocationOptions<{ capability?: Capability }>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+  async invoke(
+    o: vscode.LanguageModelToolInvocationOptions<{ capability?: Capability }>,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
     try {
       const models = await this.service.refreshModels(signalFrom(token));
       return textResult(new vscode.LanguageModelTextPart(modelsText(models, o.input.capability)));
@@ -74,14 +101,28 @@ class DiagnoseTool implements vscode.LanguageModelTool<Record<string, never>> {
     return { invocationMessage: vscode.l10n.t('Diagnosing the gateway connection…') };
   }
 
-  async invoke(_o: vscode.LanguageModelToolInvocationOptions<Record<string, never>>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+  async invoke(
+    _o: vscode.LanguageModelToolInvocationOptions<Record<string, never>>,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
     return textResult(new vscode.LanguageModelTextPart(await this.diagnoseMarkdown(signalFrom(token))));
   }
 }
 
-export function registerTools(context: vscode.ExtensionContext, hub: Registrar, service: GatewayService, log: vscode.LogOutputChannel, diagnoseMarkdown: (signal: AbortSignal) => Promise<string>): void {
+export function registerTools(
+  context: vscode.ExtensionContext,
+  hub: Registrar,
+  service: GatewayService,
+  log: vscode.LogOutputChannel,
+  diagnoseMarkdown: (signal: AbortSignal) => Promise<string>,
+): void {
   if (typeof (vscode as { lm?: { registerTool?: unknown } }).lm?.registerTool !== 'function') {
-    log.info(vscode.l10n.t('VS Code {0} has no language model tools API; the gateway tools are not offered to the agent.', vscode.version));
+    log.info(
+      vscode.l10n.t(
+        'VS Code {0} has no language model tools API; the gateway tools are not offered to the agent.',
+        vscode.version,
+      ),
+    );
     return;
   }
   context.subscriptions.push(

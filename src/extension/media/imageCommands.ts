@@ -7,18 +7,35 @@ import type { GatewayService } from '../gatewayService';
 import { showImagePreview } from './imagePreview';
 import { billedCallNote, pickModel, promptFromSelectionOrInput, saveGeneratedImage, signalFrom } from './mediaCommon';
 
-async function saveResults(context: vscode.ExtensionContext, result: ImageResult, prompt: string, suffix = ''): Promise<vscode.Uri[]> {
+async function saveResults(
+  context: vscode.ExtensionContext,
+  result: ImageResult,
+  prompt: string,
+  suffix = '',
+): Promise<vscode.Uri[]> {
   const now = new Date();
   const many = result.images.length > 1;
   const out: vscode.Uri[] = [];
-  for (const [i, img] of result.images.entries()) out.push(await saveGeneratedImage(context, img, `${prompt}${suffix}${many ? `-${i + 1}` : ''}`, now));
+  for (const [i, img] of result.images.entries())
+    out.push(await saveGeneratedImage(context, img, `${prompt}${suffix}${many ? `-${i + 1}` : ''}`, now));
   return out;
 }
 
-export async function generateImageFromSelection(context: vscode.ExtensionContext, service: GatewayService): Promise<vscode.Uri | undefined> {
-  const prompt = await promptFromSelectionOrInput(vscode.l10n.t('Model Relay: Generate Image'), vscode.l10n.t('Describe the image'));
+export async function generateImageFromSelection(
+  context: vscode.ExtensionContext,
+  service: GatewayService,
+): Promise<vscode.Uri | undefined> {
+  const prompt = await promptFromSelectionOrInput(
+    vscode.l10n.t('Model Relay: Generate Image'),
+    vscode.l10n.t('Describe the image'),
+  );
   if (!prompt) return undefined;
-  const model = await pickModel(service, 'image', service.current.models.image, vscode.l10n.t('Model Relay: image model'));
+  const model = await pickModel(
+    service,
+    'image',
+    service.current.models.image,
+    vscode.l10n.t('Model Relay: image model'),
+  );
   if (!model) return undefined;
   const note = await billedCallNote(service, model);
   const size = await vscode.window.showInputBox({
@@ -26,13 +43,19 @@ export async function generateImageFromSelection(context: vscode.ExtensionContex
     prompt: vscode.l10n.t('{0}<width>x<height>, e.g. 1024x1024 (leave empty for the model default)', note),
     value: service.current.images.defaultSize,
     ignoreFocusOut: true,
-    validateInput: (v) => (!v.trim() || SIZE_PATTERN.test(v.trim()) ? undefined : vscode.l10n.t('Use <width>x<height>, e.g. 1024x1024.')),
+    validateInput: (v) =>
+      !v.trim() || SIZE_PATTERN.test(v.trim()) ? undefined : vscode.l10n.t('Use <width>x<height>, e.g. 1024x1024.'),
   });
   if (size === undefined) return undefined;
   try {
     const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Model Relay: generating an image with {0}…', model), cancellable: true },
-      (_p, token) => service.client.generateImage({ model, prompt, size: size.trim() || undefined, signal: signalFrom(token) }),
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: vscode.l10n.t('Model Relay: generating an image with {0}…', model),
+        cancellable: true,
+      },
+      (_p, token) =>
+        service.client.generateImage({ model, prompt, size: size.trim() || undefined, signal: signalFrom(token) }),
     );
     const [file] = await saveResults(context, result, prompt);
     if (!file) return undefined;
@@ -44,10 +67,18 @@ export async function generateImageFromSelection(context: vscode.ExtensionContex
   }
 }
 
-export async function editImage(context: vscode.ExtensionContext, service: GatewayService, target?: vscode.Uri): Promise<vscode.Uri | undefined> {
+export async function editImage(
+  context: vscode.ExtensionContext,
+  service: GatewayService,
+  target?: vscode.Uri,
+): Promise<vscode.Uri | undefined> {
   let source = target instanceof vscode.Uri ? target : undefined;
   if (!source) {
-    const picked = await vscode.window.showOpenDialog({ title: vscode.l10n.t('Model Relay: image to edit'), canSelectMany: false, filters: { [vscode.l10n.t('Images')]: ['png', 'jpg', 'jpeg', 'webp'] } });
+    const picked = await vscode.window.showOpenDialog({
+      title: vscode.l10n.t('Model Relay: image to edit'),
+      canSelectMany: false,
+      filters: { [vscode.l10n.t('Images')]: ['png', 'jpg', 'jpeg', 'webp'] },
+    });
     source = picked?.[0];
   }
   if (!source) return undefined;
@@ -55,7 +86,12 @@ export async function editImage(context: vscode.ExtensionContext, service: Gatew
     void vscode.window.showErrorMessage(vscode.l10n.t('Model Relay: only png, jpg and webp images can be edited.'));
     return undefined;
   }
-  const model = await pickModel(service, 'image-edit', service.current.models.imageEdit, vscode.l10n.t('Model Relay: image edit model'));
+  const model = await pickModel(
+    service,
+    'image-edit',
+    service.current.models.imageEdit,
+    vscode.l10n.t('Model Relay: image edit model'),
+  );
   if (!model) return undefined;
   const limit = editUploadLimit(model, service.current.imagesMaxUploadBytes);
   const maxBytes = limit.bytes;
@@ -72,16 +108,38 @@ export async function editImage(context: vscode.ExtensionContext, service: Gatew
     );
     return undefined;
   }
-  const prompt = await vscode.window.showInputBox({ title: vscode.l10n.t('Model Relay: Edit {0}', basename(source.fsPath)), prompt: vscode.l10n.t('What should change?'), ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('The instruction is empty.')) });
+  const prompt = await vscode.window.showInputBox({
+    title: vscode.l10n.t('Model Relay: Edit {0}', basename(source.fsPath)),
+    prompt: vscode.l10n.t('What should change?'),
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('The instruction is empty.')),
+  });
   if (!prompt?.trim()) return undefined;
   try {
     const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Model Relay: editing {0} with {1}…', basename(source.fsPath), model), cancellable: true },
-      (_p, token) => service.client.editImage({ model, prompt: prompt.trim(), imagePath: source!.fsPath, maxFileBytes: maxBytes, signal: signalFrom(token) }),
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: vscode.l10n.t('Model Relay: editing {0} with {1}…', basename(source.fsPath), model),
+        cancellable: true,
+      },
+      (_p, token) =>
+        service.client.editImage({
+          model,
+          prompt: prompt.trim(),
+          imagePath: source.fsPath,
+          maxFileBytes: maxBytes,
+          signal: signalFrom(token),
+        }),
     );
     const [file] = await saveResults(context, result, prompt.trim(), '-edit');
     if (!file) return undefined;
-    showImagePreview(context, { file, prompt: prompt.trim(), model, original: source, title: vscode.l10n.t('Edited: {0}', basename(source.fsPath)) });
+    showImagePreview(context, {
+      file,
+      prompt: prompt.trim(),
+      model,
+      original: source,
+      title: vscode.l10n.t('Edited: {0}', basename(source.fsPath)),
+    });
     return file;
   } catch (e) {
     await showGatewayError(vscode.l10n.t('Image edit'), e);

@@ -19,33 +19,58 @@ export interface PreviewInfo {
 
 export function showImagePreview(context: vscode.ExtensionContext, info: PreviewInfo): vscode.WebviewPanel {
   const codicons = vscode.Uri.joinPath(context.extensionUri, 'dist', 'codicons');
-  const roots = [vscode.Uri.file(dirname(info.file.fsPath)), vscode.Uri.joinPath(context.extensionUri, 'media'), codicons];
+  const roots = [
+    vscode.Uri.file(dirname(info.file.fsPath)),
+    vscode.Uri.joinPath(context.extensionUri, 'media'),
+    codicons,
+  ];
   if (info.original) roots.push(vscode.Uri.file(dirname(info.original.fsPath)));
-  const panel = vscode.window.createWebviewPanel('modelRelay.imagePreview', info.title ?? vscode.l10n.t('Image: {0}', basename(info.file.fsPath)), vscode.ViewColumn.Beside, {
-    enableScripts: true,
-    localResourceRoots: roots,
-  });
+  const panel = vscode.window.createWebviewPanel(
+    'modelRelay.imagePreview',
+    info.title ?? vscode.l10n.t('Image: {0}', basename(info.file.fsPath)),
+    vscode.ViewColumn.Beside,
+    {
+      enableScripts: true,
+      localResourceRoots: roots,
+    },
+  );
   const w = panel.webview;
   const nonce = makeNonce();
-  const img = (u: vscode.Uri, alt: string, id: string) => `<figure><img data-testid="${id}" src="${w.asWebviewUri(u)}" alt="${escapeHtml(alt)}"><figcaption>${escapeHtml(alt)}</figcaption></figure>`;
+  const img = (u: vscode.Uri, alt: string, id: string) =>
+    `<figure><img data-testid="${id}" src="${w.asWebviewUri(u).toString()}" alt="${escapeHtml(alt)}"><figcaption>${escapeHtml(alt)}</figcaption></figure>`;
   const term = (k: string, v: string) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`;
   const meta = `${term(vscode.l10n.t('Prompt'), info.prompt)}${term(vscode.l10n.t('Model'), info.model)}${info.size ? term(vscode.l10n.t('Size'), info.size) : ''}${term(vscode.l10n.t('File'), vscode.workspace.asRelativePath(info.file))}`;
-  const button = (id: string, cmd: string, icon: string, label: string) => `<button data-testid="${id}" data-cmd="${cmd}"><span class="codicon codicon-${icon}" aria-hidden="true"></span><span>${escapeHtml(label)}</span></button>`;
+  const button = (id: string, cmd: string, icon: string, label: string) =>
+    `<button data-testid="${id}" data-cmd="${cmd}"><span class="codicon codicon-${icon}" aria-hidden="true"></span><span>${escapeHtml(label)}</span></button>`;
   const body = `<div class="row">${info.original ? img(info.original, vscode.l10n.t('Original'), 'preview-original') : ''}${img(info.file, info.original ? vscode.l10n.t('Edited') : vscode.l10n.t('Generated'), 'preview-image')}</div>
 <dl data-testid="preview-meta">${meta}</dl>
 <p>${button('preview-save-as', 'saveAs', 'save-as', vscode.l10n.t('Save As…'))}${button('preview-copy-path', 'copyPath', 'copy', vscode.l10n.t('Copy Path'))}${button('preview-insert-link', 'insertLink', 'link', vscode.l10n.t('Insert Markdown Link'))}</p>`;
   const csp = webviewCsp({ nonce, img: w.cspSource, style: `${w.cspSource} 'nonce-${nonce}'`, font: w.cspSource });
   const head = codiconLink(w.asWebviewUri(vscode.Uri.joinPath(codicons, 'codicon.css')).toString());
-  panel.webview.html = htmlPage({ title: panel.title, lang: vscode.env.language, nonce, csp, head, style: PREVIEW_CSS, body, script: PREVIEW_SCRIPT });
+  panel.webview.html = htmlPage({
+    title: panel.title,
+    lang: vscode.env.language,
+    nonce,
+    csp,
+    head,
+    style: PREVIEW_CSS,
+    body,
+    script: PREVIEW_SCRIPT,
+  });
   panel.webview.onDidReceiveMessage(async (raw: unknown) => {
     const msg = parsePreviewMessage(raw);
     if (!msg) return; // validated at the boundary
     switch (msg.type) {
       case 'saveAs': {
-        const target = await vscode.window.showSaveDialog({ defaultUri: info.file, filters: { [vscode.l10n.t('Images')]: [info.file.fsPath.split('.').pop() ?? 'png'] } });
+        const target = await vscode.window.showSaveDialog({
+          defaultUri: info.file,
+          filters: { [vscode.l10n.t('Images')]: [info.file.fsPath.split('.').pop() ?? 'png'] },
+        });
         if (target) {
           await vscode.workspace.fs.copy(info.file, target, { overwrite: true });
-          void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: saved {0}', vscode.workspace.asRelativePath(target)));
+          void vscode.window.showInformationMessage(
+            vscode.l10n.t('Model Relay: saved {0}', vscode.workspace.asRelativePath(target)),
+          );
         }
         break;
       }
@@ -54,7 +79,9 @@ export function showImagePreview(context: vscode.ExtensionContext, info: Preview
         void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: image path copied.'));
         break;
       case 'insertLink': {
-        const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'file' || e.document.uri.scheme === 'untitled');
+        const editor = vscode.window.visibleTextEditors.find(
+          (e) => e.document.uri.scheme === 'file' || e.document.uri.scheme === 'untitled',
+        );
         if (!editor) {
           void vscode.window.showWarningMessage(vscode.l10n.t('Model Relay: open a document to insert the link into.'));
           break;

@@ -17,7 +17,11 @@ export async function outputFolder(context: vscode.ExtensionContext, kind: 'imag
   const setting = readSettings()[kind].outputFolder;
   const ws = vscode.workspace.workspaceFolders?.[0];
   const root = ws && ws.uri.scheme === 'file' ? ws.uri.fsPath : context.globalStorageUri.fsPath;
-  const r = resolveOutputFolder(root, ws ? setting : setting.replace(/^(\.\.?[\\/])+/, ''), `modelRelay.${kind}.outputFolder`);
+  const r = resolveOutputFolder(
+    root,
+    ws ? setting : setting.replace(/^(\.\.?[\\/])+/, ''),
+    `modelRelay.${kind}.outputFolder`,
+  );
   if ('error' in r) throw new Error(r.error);
   const dir = vscode.Uri.file(r.path);
   await vscode.workspace.fs.createDirectory(dir);
@@ -39,7 +43,10 @@ async function offerGitignoreOnce(context: vscode.ExtensionContext, root: string
   await context.workspaceState.update(GITIGNORE_ASKED_KEY, true);
   const add = vscode.l10n.t('Add to .gitignore');
   const pick = await vscode.window.showInformationMessage(
-    vscode.l10n.t('Model Relay saves generated images and videos under {0} in this workspace. Add {0} to .gitignore so they are not committed?', GITIGNORE_LINE),
+    vscode.l10n.t(
+      'Model Relay saves generated images and videos under {0} in this workspace. Add {0} to .gitignore so they are not committed?',
+      GITIGNORE_LINE,
+    ),
     add,
     vscode.l10n.t('Not now'),
   );
@@ -47,7 +54,9 @@ async function offerGitignoreOnce(context: vscode.ExtensionContext, root: string
   try {
     await addToGitignore(root);
   } catch (e) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('Model Relay could not update .gitignore: {0}', e instanceof Error ? e.message : String(e)));
+    void vscode.window.showErrorMessage(
+      vscode.l10n.t('Model Relay could not update .gitignore: {0}', e instanceof Error ? e.message : String(e)),
+    );
   }
 }
 
@@ -65,7 +74,12 @@ export async function freeFile(dir: vscode.Uri, name: string): Promise<vscode.Ur
 }
 
 /** The configured model for a capability, or a pick among the visible models that have it. */
-export async function pickModel(service: GatewayService, cap: Capability, configured: string, title: string): Promise<string | undefined> {
+export async function pickModel(
+  service: GatewayService,
+  cap: Capability,
+  configured: string,
+  title: string,
+): Promise<string | undefined> {
   if (configured) return configured;
   let ids: string[] = [];
   try {
@@ -77,7 +91,13 @@ export async function pickModel(service: GatewayService, cap: Capability, config
   if (ids.length) {
     await service.refreshPricing();
     const items = ids.map((id) => ({ label: id, description: service.price(id).text }));
-    return (await vscode.window.showQuickPick(items, { title, placeHolder: vscode.l10n.t('Pick a {0} model (set modelRelay.models.* to skip this)', cap), matchOnDescription: true }))?.label;
+    return (
+      await vscode.window.showQuickPick(items, {
+        title,
+        placeHolder: vscode.l10n.t('Pick a {0} model (set modelRelay.models.* to skip this)', cap),
+        matchOnDescription: true,
+      })
+    )?.label;
   }
   return vscode.window.showInputBox({ title, prompt: vscode.l10n.t('The {0} model id', cap), ignoreFocusOut: true });
 }
@@ -86,7 +106,9 @@ export async function pickModel(service: GatewayService, cap: Capability, config
 export async function billedCallNote(service: GatewayService, model: string): Promise<string> {
   await service.refreshPricing();
   const price = service.price(model).text;
-  return price ? vscode.l10n.t('{0} costs {1} (billed by the gateway). ', model, price) : vscode.l10n.t('{0} is billed by the gateway. ', model);
+  return price
+    ? vscode.l10n.t('{0} costs {1} (billed by the gateway). ', model, price)
+    : vscode.l10n.t('{0} is billed by the gateway. ', model);
 }
 
 /** The editor selection as a prompt, else an input box. */
@@ -94,7 +116,12 @@ export async function promptFromSelectionOrInput(title: string, placeHolder: str
   const editor = vscode.window.activeTextEditor;
   const selected = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection).trim() : '';
   if (selected) return selected;
-  const typed = await vscode.window.showInputBox({ title, prompt: placeHolder, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('The prompt is empty.')) });
+  const typed = await vscode.window.showInputBox({
+    title,
+    prompt: placeHolder,
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('The prompt is empty.')),
+  });
   return typed?.trim() || undefined;
 }
 
@@ -107,7 +134,12 @@ export function signalFrom(token: vscode.CancellationToken): AbortSignal {
 }
 
 /** Saves one generated image in the images folder, named from `nameSeed` (the prompt); returns the file. */
-export async function saveGeneratedImage(context: vscode.ExtensionContext, img: GeneratedImage, nameSeed: string, when?: Date): Promise<vscode.Uri> {
+export async function saveGeneratedImage(
+  context: vscode.ExtensionContext,
+  img: GeneratedImage,
+  nameSeed: string,
+  when?: Date,
+): Promise<vscode.Uri> {
   const dir = await outputFolder(context, 'images');
   const file = await freeFile(dir, mediaFileName(nameSeed, extensionForMime(img.mime), when));
   await vscode.workspace.fs.writeFile(file, img.bytes);
@@ -115,7 +147,14 @@ export async function saveGeneratedImage(context: vscode.ExtensionContext, img: 
 }
 
 /** Generates one image from a prompt and saves it (the chat's and @relay's `/image`, the agent's image tool). */
-export async function generateAndSaveImage(context: vscode.ExtensionContext, service: GatewayService, model: string, prompt: string, signal: AbortSignal, size?: string): Promise<{ file: vscode.Uri; image: GeneratedImage }> {
+export async function generateAndSaveImage(
+  context: vscode.ExtensionContext,
+  service: GatewayService,
+  model: string,
+  prompt: string,
+  signal: AbortSignal,
+  size?: string,
+): Promise<{ file: vscode.Uri; image: GeneratedImage }> {
   const r = await service.client.generateImage({ model, prompt, signal, ...(size ? { size } : {}) });
   const image = r.images[0];
   if (!image) throw noImageError();

@@ -12,7 +12,14 @@ import { TaskPollers } from '../../host/media/taskPollers';
 import { Disposable } from '../disposable';
 import { showGatewayError } from '../errorPresenter';
 import type { GatewayService } from '../gatewayService';
-import { billedCallNote, freeFile, outputFolder, pickModel, promptFromSelectionOrInput, signalFrom } from './mediaCommon';
+import {
+  billedCallNote,
+  freeFile,
+  outputFolder,
+  pickModel,
+  promptFromSelectionOrInput,
+  signalFrom,
+} from './mediaCommon';
 
 const STATE_KEY = 'modelRelay.videoTasks';
 
@@ -70,23 +77,47 @@ export class VideoTaskStore extends Disposable {
   }
 
   async remove(id: string): Promise<void> {
-    await this.context.globalState.update(STATE_KEY, this.all().filter((x) => x.id !== id));
+    await this.context.globalState.update(
+      STATE_KEY,
+      this.all().filter((x) => x.id !== id),
+    );
     this.emitter.fire();
   }
-
 }
 
 class TaskItem extends vscode.TreeItem {
   constructor(readonly task: StoredVideoTask) {
     super(task.prompt.length > 50 ? `${task.prompt.slice(0, 50)}…` : task.prompt, vscode.TreeItemCollapsibleState.None);
     const progress = task.progress !== undefined && ACTIVE.has(task.state) ? ` ${Math.round(task.progress)}%` : '';
-    const queue = task.queuePosition !== undefined && task.state === 'queued' ? vscode.l10n.t(' (#{0} in queue)', task.queuePosition) : '';
+    const queue =
+      task.queuePosition !== undefined && task.state === 'queued'
+        ? vscode.l10n.t(' (#{0} in queue)', task.queuePosition)
+        : '';
     this.id = task.id;
     this.description = `${task.state}${progress}${queue} · ${task.model} · ${new Date(task.createdAt).toLocaleTimeString()}`;
     this.tooltip = new vscode.MarkdownString(
-      [`**${task.prompt.replace(/[*_`[\]]/g, '\\$&')}**`, vscode.l10n.t('Task: `{0}`', task.id), vscode.l10n.t('Model: {0}', task.model), vscode.l10n.t('Status: {0}', task.state) + (task.rawStatus ? vscode.l10n.t(' (gateway: {0})', task.rawStatus) : ''), task.reason ? vscode.l10n.t('Reason: {0}', task.reason) : '', task.file ? vscode.l10n.t('File: {0}', vscode.workspace.asRelativePath(task.file)) : ''].filter(Boolean).join('\n\n'),
+      [
+        `**${task.prompt.replace(/[*_`[\]]/g, '\\$&')}**`,
+        vscode.l10n.t('Task: `{0}`', task.id),
+        vscode.l10n.t('Model: {0}', task.model),
+        vscode.l10n.t('Status: {0}', task.state) +
+          (task.rawStatus ? vscode.l10n.t(' (gateway: {0})', task.rawStatus) : ''),
+        task.reason ? vscode.l10n.t('Reason: {0}', task.reason) : '',
+        task.file ? vscode.l10n.t('File: {0}', vscode.workspace.asRelativePath(task.file)) : '',
+      ]
+        .filter(Boolean)
+        .join('\n\n'),
     );
-    const icons: Record<TaskState, string> = { queued: 'clock', in_progress: 'sync~spin', completed: 'check', downloaded: 'file-media', failed: 'error', timed_out: 'watch', expired: 'history', paused: 'debug-pause' };
+    const icons: Record<TaskState, string> = {
+      queued: 'clock',
+      in_progress: 'sync~spin',
+      completed: 'check',
+      downloaded: 'file-media',
+      failed: 'error',
+      timed_out: 'watch',
+      expired: 'history',
+      paused: 'debug-pause',
+    };
     this.iconPath = new vscode.ThemeIcon(icons[task.state]);
     this.contextValue = `videoTask.${task.state}`;
     if (task.file) this.command = { command: CommandId.VideoOpen, title: vscode.l10n.t('Open'), arguments: [this] };
@@ -127,9 +158,17 @@ export class VideoController extends Disposable {
   }
 
   async generate(): Promise<StoredVideoTask | undefined> {
-    const prompt = await promptFromSelectionOrInput(vscode.l10n.t('Model Relay: Generate Video'), vscode.l10n.t('Describe the video'));
+    const prompt = await promptFromSelectionOrInput(
+      vscode.l10n.t('Model Relay: Generate Video'),
+      vscode.l10n.t('Describe the video'),
+    );
     if (!prompt) return undefined;
-    const model = await pickModel(this.service, 'video', this.service.current.models.video, vscode.l10n.t('Model Relay: video model'));
+    const model = await pickModel(
+      this.service,
+      'video',
+      this.service.current.models.video,
+      vscode.l10n.t('Model Relay: video model'),
+    );
     if (!model) return undefined;
     const note = await billedCallNote(this.service, model);
     const secondsText = await vscode.window.showInputBox({
@@ -137,21 +176,36 @@ export class VideoController extends Disposable {
       prompt: vscode.l10n.t('{0}Seconds (leave empty for the model default)', note),
       value: String(this.service.current.videos.defaultSeconds),
       ignoreFocusOut: true,
-      validateInput: (v) => (!v.trim() || /^[1-9]\d{0,3}$/.test(v.trim()) ? undefined : vscode.l10n.t('A whole number of seconds, e.g. 4.')),
+      validateInput: (v) =>
+        !v.trim() || /^[1-9]\d{0,3}$/.test(v.trim()) ? undefined : vscode.l10n.t('A whole number of seconds, e.g. 4.'),
     });
     if (secondsText === undefined) return undefined;
     const seconds = secondsText.trim() ? Number(secondsText.trim()) : undefined;
     let task: VideoTask;
     try {
-      task = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Model Relay: creating a video task with {0}…', model), cancellable: false }, () =>
-        this.service.client.createVideo({ model, prompt, seconds }),
+      task = await vscode.window.withProgress(
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: vscode.l10n.t('Model Relay: creating a video task with {0}…', model),
+          cancellable: false,
+        },
+        () => this.service.client.createVideo({ model, prompt, seconds }),
       );
     } catch (e) {
       // The notification says when the call may have been billed (it is never sent twice).
       await showGatewayError(vscode.l10n.t('Creating the video task'), e);
       return undefined;
     }
-    const stored: StoredVideoTask = { id: task.id, prompt, model, seconds, createdAt: Date.now(), state: task.phase === 'queued' ? 'queued' : 'in_progress', rawStatus: task.rawStatus, progress: task.progress };
+    const stored: StoredVideoTask = {
+      id: task.id,
+      prompt,
+      model,
+      seconds,
+      createdAt: Date.now(),
+      state: task.phase === 'queued' ? 'queued' : 'in_progress',
+      rawStatus: task.rawStatus,
+      progress: task.progress,
+    };
     await this.store.upsert(stored);
     void vscode.commands.executeCommand('modelRelay.videoTasks.focus');
     void this.watch(task.id);
@@ -164,12 +218,19 @@ export class VideoController extends Disposable {
     if (!t) return;
     const ac = this.pollers.claim(id);
     if (!ac) {
-      void vscode.window.setStatusBarMessage(vscode.l10n.t('Model Relay: video task {0} is already being watched.', id), 3000);
+      void vscode.window.setStatusBarMessage(
+        vscode.l10n.t('Model Relay: video task {0} is already being watched.', id),
+        3000,
+      );
       return;
     }
     try {
       const outcome = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Model Relay: video "{0}"', t.prompt.slice(0, 30)), cancellable: true },
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: vscode.l10n.t('Model Relay: video "{0}"', t.prompt.slice(0, 30)),
+          cancellable: true,
+        },
         async (progress, token) => {
           token.onCancellationRequested(() => ac.abort());
           let last = 0;
@@ -177,9 +238,17 @@ export class VideoController extends Disposable {
             signal: ac.signal,
             onUpdate: (task) => {
               const pct = task.progress ?? last;
-              progress.report({ message: `${task.phase === 'queued' ? vscode.l10n.t('waiting in the queue') + (task.queuePosition !== undefined ? ` (#${task.queuePosition})` : '') : task.rawStatus}${task.progress !== undefined ? ` ${Math.round(task.progress)}%` : ''}`, increment: Math.max(0, pct - last) });
+              progress.report({
+                message: `${task.phase === 'queued' ? vscode.l10n.t('waiting in the queue') + (task.queuePosition !== undefined ? ` (#${task.queuePosition})` : '') : task.rawStatus}${task.progress !== undefined ? ` ${Math.round(task.progress)}%` : ''}`,
+                increment: Math.max(0, pct - last),
+              });
               last = pct;
-              void this.store.patch(id, { state: task.phase, rawStatus: task.rawStatus, progress: task.progress, queuePosition: task.queuePosition });
+              void this.store.patch(id, {
+                state: task.phase,
+                rawStatus: task.rawStatus,
+                progress: task.progress,
+                queuePosition: task.queuePosition,
+              });
             },
           });
         },
@@ -194,8 +263,17 @@ export class VideoController extends Disposable {
           void vscode.window.showErrorMessage(vscode.l10n.t('Model Relay: the video task failed: {0}', outcome.reason));
           break;
         case 'timed_out': {
-          await this.store.patch(id, { state: 'timed_out', reason: vscode.l10n.t('no result after {0} min', Math.round(outcome.waitedMs / 60000)) });
-          const keep = await vscode.window.showWarningMessage(vscode.l10n.t('Model Relay: the video task is still not finished after {0} minutes (modelRelay.timeouts.videoOverallMinutes).', Math.round(outcome.waitedMs / 60000)), vscode.l10n.t('Keep Waiting'));
+          await this.store.patch(id, {
+            state: 'timed_out',
+            reason: vscode.l10n.t('no result after {0} min', Math.round(outcome.waitedMs / 60000)),
+          });
+          const keep = await vscode.window.showWarningMessage(
+            vscode.l10n.t(
+              'Model Relay: the video task is still not finished after {0} minutes (modelRelay.timeouts.videoOverallMinutes).',
+              Math.round(outcome.waitedMs / 60000),
+            ),
+            vscode.l10n.t('Keep Waiting'),
+          );
           if (keep) {
             await this.store.patch(id, { state: 'in_progress' });
             this.pollers.release(id, ac);
@@ -204,7 +282,10 @@ export class VideoController extends Disposable {
           break;
         }
         case 'cancelled':
-          await this.store.patch(id, { state: 'paused', reason: vscode.l10n.t('polling stopped; use Refresh to check again') });
+          await this.store.patch(id, {
+            state: 'paused',
+            reason: vscode.l10n.t('polling stopped; use Refresh to check again'),
+          });
           break;
       }
     } catch (e) {
@@ -222,15 +303,23 @@ export class VideoController extends Disposable {
     try {
       const dir = await outputFolder(this.context, 'videos');
       const file = await freeFile(dir, mediaFileName(t.prompt, '.mp4', new Date(t.createdAt)));
-      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Model Relay: downloading the video…'), cancellable: true }, (_p, token) =>
-        this.service.client.downloadVideo(id, file.fsPath, signalFrom(token)),
+      const r = await vscode.window.withProgress(
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: vscode.l10n.t('Model Relay: downloading the video…'),
+          cancellable: true,
+        },
+        (_p, token) => this.service.client.downloadVideo(id, file.fsPath, signalFrom(token)),
       );
       if (r.outcome === 'downloaded') {
         await this.store.patch(id, { state: 'downloaded', file: r.path });
         if (open) await vscode.commands.executeCommand('vscode.open', file);
       } else if (r.outcome === 'expired') {
         await this.store.patch(id, { state: 'expired', reason: r.error.cause });
-        const again = await vscode.window.showWarningMessage(`Model Relay: ${errorWithFix(r.error)}`, vscode.l10n.t('Generate Again'));
+        const again = await vscode.window.showWarningMessage(
+          `Model Relay: ${errorWithFix(r.error)}`,
+          vscode.l10n.t('Generate Again'),
+        );
         if (again) void vscode.commands.executeCommand(CommandId.GenerateVideo);
       } else {
         await this.store.patch(id, { state: 'in_progress' });
@@ -249,7 +338,12 @@ export class VideoController extends Disposable {
     try {
       const task = await this.service.client.getVideo(id);
       const state: TaskState = task.phase;
-      await this.store.patch(id, { state, rawStatus: task.rawStatus, progress: task.progress, reason: task.error?.message });
+      await this.store.patch(id, {
+        state,
+        rawStatus: task.rawStatus,
+        progress: task.progress,
+        reason: task.error?.message,
+      });
       if (state === 'completed') await this.download(id, true);
       else if (ACTIVE.has(state)) void this.watch(id);
     } catch (e) {
@@ -258,10 +352,15 @@ export class VideoController extends Disposable {
   }
 }
 
-export function registerVideo(context: vscode.ExtensionContext, hub: Registrar, service: GatewayService): VideoController {
+export function registerVideo(
+  context: vscode.ExtensionContext,
+  hub: Registrar,
+  service: GatewayService,
+): VideoController {
   const ctl = new VideoController(context, service);
   const view = new VideoTasksView(ctl.store);
-  const taskOf = (arg: unknown): StoredVideoTask | undefined => (arg instanceof TaskItem ? arg.task : typeof arg === 'string' ? ctl.store.get(arg) : undefined);
+  const taskOf = (arg: unknown): StoredVideoTask | undefined =>
+    arg instanceof TaskItem ? arg.task : typeof arg === 'string' ? ctl.store.get(arg) : undefined;
   context.subscriptions.push(
     ctl,
     view,

@@ -68,7 +68,12 @@ export class ReplyAssembler {
     return out;
   }
 
-  private start(index: number, id: string | undefined, name: string | undefined, input: Record<string, unknown> | undefined): ChatEvent[] {
+  private start(
+    index: number,
+    id: string | undefined,
+    name: string | undefined,
+    input: Record<string, unknown> | undefined,
+  ): ChatEvent[] {
     const open = this.calls.get(index);
     // Some gateways reuse index 0 for every call: a different id at an open index is a new call.
     const out = open && id && open.id && id !== open.id ? this.complete(index) : [];
@@ -92,7 +97,10 @@ export class ReplyAssembler {
     const b = this.blocks.get(index);
     if (!b) return this.complete(index);
     this.blocks.delete(index);
-    const block: ThinkingPart | RedactedThinkingPart = b.redacted !== undefined ? { type: 'redacted_thinking', data: b.redacted } : { type: 'thinking', text: b.text, signature: b.signature };
+    const block: ThinkingPart | RedactedThinkingPart =
+      b.redacted !== undefined
+        ? { type: 'redacted_thinking', data: b.redacted }
+        : { type: 'thinking', text: b.text, signature: b.signature };
     this.thinking.push(block);
     return [{ type: 'thinking_block', block }];
   }

@@ -30,17 +30,54 @@ export interface ChatSettings {
 }
 
 export function validate(req: ChatRequest): void {
-  if (!req.model || !req.model.trim()) throw inputError(t('No model is set for this chat request.'), t('Pick a chat model (see "Model Relay: List Models") or set modelRelay.models.chat.'), { surface: req.surface });
-  if (!Array.isArray(req.messages) || req.messages.length === 0) throw inputError(t('The chat request has no messages.'), t('Send at least one user message.'), { surface: req.surface, model: req.model });
-  if (req.temperature !== undefined && !(req.temperature >= 0 && req.temperature <= 2)) throw inputError(t('Temperature {0} is out of range.', req.temperature), t('Use a temperature between 0 and 2.'), { surface: req.surface, model: req.model });
-  if (req.maxTokens !== undefined && !(Number.isInteger(req.maxTokens) && req.maxTokens > 0)) throw inputError(t('max tokens {0} is not a positive integer.', String(req.maxTokens)), t('Use a positive whole number for max tokens.'), { surface: req.surface, model: req.model });
+  if (!req.model || !req.model.trim())
+    throw inputError(
+      t('No model is set for this chat request.'),
+      t('Pick a chat model (see "Model Relay: List Models") or set modelRelay.models.chat.'),
+      { surface: req.surface },
+    );
+  if (!Array.isArray(req.messages) || req.messages.length === 0)
+    throw inputError(t('The chat request has no messages.'), t('Send at least one user message.'), {
+      surface: req.surface,
+      model: req.model,
+    });
+  if (req.temperature !== undefined && !(req.temperature >= 0 && req.temperature <= 2))
+    throw inputError(t('Temperature {0} is out of range.', req.temperature), t('Use a temperature between 0 and 2.'), {
+      surface: req.surface,
+      model: req.model,
+    });
+  if (req.maxTokens !== undefined && !(Number.isInteger(req.maxTokens) && req.maxTokens > 0))
+    throw inputError(
+      t('max tokens {0} is not a positive integer.', String(req.maxTokens)),
+      t('Use a positive whole number for max tokens.'),
+      { surface: req.surface, model: req.model },
+    );
   const badNames = invalidToolNames(req.tools ?? []);
-  if (badNames.length) throw inputError(t('Tool names must be letters, digits, "_" or "-" (at most 64): {0}.', badNames.slice(0, 3).map((n) => JSON.stringify(n)).join(', ')), t('Rename the tool; both surfaces refuse other names.'), { surface: req.surface, model: req.model });
+  if (badNames.length)
+    throw inputError(
+      t(
+        'Tool names must be letters, digits, "_" or "-" (at most 64): {0}.',
+        badNames
+          .slice(0, 3)
+          .map((n) => JSON.stringify(n))
+          .join(', '),
+      ),
+      t('Rename the tool; both surfaces refuse other names.'),
+      { surface: req.surface, model: req.model },
+    );
 }
 
 /** The HTTP request of a chat call on the request's surface. */
-export function sendOptions(adapter: SurfaceAdapter, req: ChatRequest, settings: ChatSettings, stream: boolean): SendOptions {
-  const body = adapter.toRequest({ ...req, stream }, { maxTokens: settings.defaultNativeMaxTokens ?? DEFAULT_MAX_TOKENS });
+export function sendOptions(
+  adapter: SurfaceAdapter,
+  req: ChatRequest,
+  settings: ChatSettings,
+  stream: boolean,
+): SendOptions {
+  const body = adapter.toRequest(
+    { ...req, stream },
+    { maxTokens: settings.defaultNativeMaxTokens ?? DEFAULT_MAX_TOKENS },
+  );
   return {
     method: 'POST',
     path: adapter.path,
@@ -68,7 +105,15 @@ export async function chat(transport: Transport, req: ChatRequest, settings: Cha
   return toResult(adapter, data, res.context, res.host, res.requestId, res.status, now() - started);
 }
 
-export function toResult(adapter: SurfaceAdapter, data: unknown, context: ErrorContext, host: string, requestId: string | undefined, status: number, durationMs: number): ChatResult {
+export function toResult(
+  adapter: SurfaceAdapter,
+  data: unknown,
+  context: ErrorContext,
+  host: string,
+  requestId: string | undefined,
+  status: number,
+  durationMs: number,
+): ChatResult {
   const errorInBody = (data as { error?: unknown } | null)?.error;
   if (errorInBody && typeof errorInBody === 'object') {
     // A 200 whose body is an error object (seen on some gateways): classify it, never show it as a reply.
@@ -76,11 +121,17 @@ export function toResult(adapter: SurfaceAdapter, data: unknown, context: ErrorC
     throw errorInOkBody(e, status, requestId, context);
   }
   const parsed = adapter.parseReply(data);
-  if (parsed === 'empty') throw protocolError('empty_choices', `${adapter.path}`, context, { status, ...(requestId ? { requestId } : {}) });
-  if (!parsed) throw protocolError('unexpected_shape', `${adapter.path}`, context, { status, ...(requestId ? { requestId } : {}) });
+  if (parsed === 'empty')
+    throw protocolError('empty_choices', `${adapter.path}`, context, { status, ...(requestId ? { requestId } : {}) });
+  if (!parsed)
+    throw protocolError('unexpected_shape', `${adapter.path}`, context, {
+      status,
+      ...(requestId ? { requestId } : {}),
+    });
   const rid = { status, ...(requestId ? { requestId } : {}) };
   if (parsed.badToolCall) throw toolArgumentsError(parsed.badToolCall.name, parsed.badToolCall.args, context, rid);
-  if (!parsed.text && !parsed.toolCalls.length) throw emptyReplyError(parsed.finishReason, !!parsed.reasoning, context, rid);
+  if (!parsed.text && !parsed.toolCalls.length)
+    throw emptyReplyError(parsed.finishReason, !!parsed.reasoning, context, rid);
   const { badToolCall: _bad, ...reply } = parsed;
   return { ...reply, host, requestId, durationMs };
 }

@@ -12,7 +12,6 @@
  */
 import type { SurfaceAdapter, SurfaceEvent } from './types';
 
-type TextEvent = Extract<SurfaceEvent, { type: 'text' }>;
 type MetaEvent = Extract<SurfaceEvent, { type: 'meta' }>;
 interface RawEvent {
   event?: string | undefined;
@@ -44,15 +43,21 @@ export function streamEventParser(adapter: SurfaceAdapter): (ev: RawEvent) => Su
   let learns = 0;
   let hits = 0;
 
-  const build = (text: string): SurfaceEvent[] => (meta ? [{ type: 'meta', id: meta.id, model: meta.model }, { type: 'text', text }] : [{ type: 'text', text }]);
+  const build = (text: string): SurfaceEvent[] =>
+    meta
+      ? [
+          { type: 'meta', id: meta.id, model: meta.model },
+          { type: 'text', text },
+        ]
+      : [{ type: 'text', text }];
 
   /** The learned shape of this parsed chunk, if it has one and the probe proves it. */
   const learn = (ev: RawEvent, events: SurfaceEvent[]) => {
     if (events.length < 1 || events.length > 2) return;
-    const text = events[events.length - 1]!;
-    const first = events[0]!;
+    const text = events[events.length - 1];
+    const first = events[0];
     if (text.type !== 'text' || (events.length === 2 && (first.type !== 'meta' || first.usage !== undefined))) return;
-    const t = (text as TextEvent).text;
+    const t = text.text;
     if (!t || !isPlain(t)) return;
     const needle = `:"${t}"`;
     const at = ev.data.indexOf(needle);
@@ -64,7 +69,9 @@ export function streamEventParser(adapter: SurfaceAdapter): (ev: RawEvent) => Su
     const probe = t === 'x' ? 'y' : 'x';
     const saved = meta;
     meta = events.length === 2 ? (first as MetaEvent) : undefined;
-    if (JSON.stringify(adapter.parseEvent({ event: ev.event, data: h + probe + tl })) !== JSON.stringify(build(probe))) {
+    if (
+      JSON.stringify(adapter.parseEvent({ event: ev.event, data: h + probe + tl })) !== JSON.stringify(build(probe))
+    ) {
       meta = saved;
       return;
     }
@@ -77,7 +84,13 @@ export function streamEventParser(adapter: SurfaceAdapter): (ev: RawEvent) => Su
     const data = ev.data;
     const end = data.length - tail.length;
     // (slice and compare: measured several times faster here than startsWith / endsWith)
-    if (head && ev.event === eventName && end > head.length && data.slice(0, head.length) === head && data.slice(end) === tail) {
+    if (
+      head &&
+      ev.event === eventName &&
+      end > head.length &&
+      data.slice(0, head.length) === head &&
+      data.slice(end) === tail
+    ) {
       const text = data.slice(head.length, end);
       if (isPlain(text)) {
         hits++;

@@ -95,7 +95,10 @@ function apply(st: StreamState, se: SurfaceEvent, at: number, res: OpenResponse,
       out.push(...st.parts.take(se));
       return;
     case 'usage':
-      st.usage = { inputTokens: se.usage.inputTokens ?? st.usage?.inputTokens, outputTokens: se.usage.outputTokens ?? st.usage?.outputTokens };
+      st.usage = {
+        inputTokens: se.usage.inputTokens ?? st.usage?.inputTokens,
+        outputTokens: se.usage.outputTokens ?? st.usage?.outputTokens,
+      };
       out.push({ type: 'usage', usage: st.usage });
       return;
     case 'finish':
@@ -131,18 +134,24 @@ function apply(st: StreamState, se: SurfaceEvent, at: number, res: OpenResponse,
  * One socket chunk's events folded in. What a failure inside the chunk interrupts is still
  * delivered first (in order, as one event at a time would have been), then the failure.
  */
-function takeChunk(st: StreamState, parse: EventParser, events: readonly EventSourceMessage[], at: number, res: OpenResponse): { out: ChatEvent[]; failed: boolean; failure?: unknown } {
+function takeChunk(
+  st: StreamState,
+  parse: EventParser,
+  events: readonly EventSourceMessage[],
+  at: number,
+  res: OpenResponse,
+): { out: ChatEvent[]; failed: boolean; failure?: unknown } {
   const out: ChatEvent[] = [];
   try {
     for (let i = 0; i < events.length && !st.ended; i++) {
-      const parsed = parse(events[i]!);
-      for (let k = 0; k < parsed.length && !st.ended; k++) apply(st, parsed[k]!, at, res, out);
+      const parsed = parse(events[i]);
+      for (let k = 0; k < parsed.length && !st.ended; k++) apply(st, parsed[k], at, res, out);
     }
   } catch (e) {
     return { out, failed: true, failure: e };
   } finally {
     if (st.chunkText.length) {
-      st.pieces.push(st.chunkText.length === 1 ? st.chunkText[0]! : st.chunkText.join(''));
+      st.pieces.push(st.chunkText.length === 1 ? st.chunkText[0] : st.chunkText.join(''));
       st.chunkText.length = 0;
     }
   }
@@ -150,14 +159,23 @@ function takeChunk(st: StreamState, parse: EventParser, events: readonly EventSo
 }
 
 /** The answer was not an event stream: replay a JSON reply as events (one batch), or classify the page. */
-async function* notAStream(res: OpenResponse, adapter: SurfaceAdapter, ct: string, durationMs: () => number): AsyncGenerator<ChatEvent[], ChatResult> {
+async function* notAStream(
+  res: OpenResponse,
+  adapter: SurfaceAdapter,
+  ct: string,
+  durationMs: () => number,
+): AsyncGenerator<ChatEvent[], ChatResult> {
   const text = await readText(res.body, NON_STREAM_LIMIT);
-  if (looksLikeHtml(text, ct)) throw errorFromResponse({ status: res.status, headers: res.headers, body: text, context: res.context });
+  if (looksLikeHtml(text, ct))
+    throw errorFromResponse({ status: res.status, headers: res.headers, body: text, context: res.context });
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch {
-    throw protocolError('invalid_json', adapter.path, res.context, { status: res.status, ...(res.requestId ? { requestId: res.requestId } : {}) });
+    throw protocolError('invalid_json', adapter.path, res.context, {
+      status: res.status,
+      ...(res.requestId ? { requestId: res.requestId } : {}),
+    });
   }
   const result = toResult(adapter, data, res.context, res.host, res.requestId, res.status, durationMs());
   result.streamIgnored = true;
@@ -173,7 +191,13 @@ async function* notAStream(res: OpenResponse, adapter: SurfaceAdapter, ct: strin
 }
 
 /** Whatever broke the stream, as one GatewayError. */
-function streamFailure(e: unknown, res: OpenResponse, aborted: boolean, idle: boolean, overallMs: number | undefined): GatewayError {
+function streamFailure(
+  e: unknown,
+  res: OpenResponse,
+  aborted: boolean,
+  idle: boolean,
+  overallMs: number | undefined,
+): GatewayError {
   if (e instanceof GatewayError) return e;
   const code = (e as { code?: string }).code;
   const rid = res.requestId ? { requestId: res.requestId } : {};
@@ -205,7 +229,19 @@ async function* runStream(transport: Transport, req: ChatRequest, settings: Chat
     const parts = new ReplyAssembler((name, args) => {
       throw toolArgumentsError(name, args, res.context, rid);
     });
-    const st: StreamState = { pieces: [], chunkText: [], usage: undefined, finishReason: undefined, id: undefined, model: undefined, ended: false, arrivals: 0, firstAt: 0, lastAt: 0, parts };
+    const st: StreamState = {
+      pieces: [],
+      chunkText: [],
+      usage: undefined,
+      finishReason: undefined,
+      id: undefined,
+      model: undefined,
+      ended: false,
+      arrivals: 0,
+      firstAt: 0,
+      lastAt: 0,
+      parts,
+    };
     const parse = streamEventParser(adapter);
     idle.arm();
     // Only real events count as activity: keep-alive comments (`: ping`) do not re-arm the watchdog.
@@ -217,13 +253,31 @@ async function* runStream(transport: Transport, req: ChatRequest, settings: Chat
       if (st.ended) break;
     }
     if (!st.ended) throw streamError('stream_truncated', res.context, rid);
-    const text = st.pieces.length === 1 ? st.pieces[0]! : st.pieces.join('');
+    const text = st.pieces.length === 1 ? st.pieces[0] : st.pieces.join('');
     if (!text && !parts.toolCalls.length) throw emptyReplyError(st.finishReason, !!parts.reasoning, res.context, rid);
     const durationMs = now() - started;
     const buffered = isBurstSpan(st.arrivals, st.firstAt, st.lastAt, durationMs, settings.burst ?? DEFAULT_BURST);
     completed = true;
     res.finish({ buffered });
-    yield [{ type: 'done', result: { text, toolCalls: parts.toolCalls, reasoning: parts.reasoning, thinking: parts.thinking, finishReason: st.finishReason, usage: st.usage, model: st.model, id: st.id, host: res.host, requestId: res.requestId, buffered, durationMs } }];
+    yield [
+      {
+        type: 'done',
+        result: {
+          text,
+          toolCalls: parts.toolCalls,
+          reasoning: parts.reasoning,
+          thinking: parts.thinking,
+          finishReason: st.finishReason,
+          usage: st.usage,
+          model: st.model,
+          id: st.id,
+          host: res.host,
+          requestId: res.requestId,
+          buffered,
+          durationMs,
+        },
+      },
+    ];
   } catch (e) {
     const err = streamFailure(e, res, !!req.signal?.aborted, idle.fired(), settings.overallMs);
     err.host = res.host;

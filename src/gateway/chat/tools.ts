@@ -33,7 +33,10 @@ export function normalizeToolSchema(schema: Record<string, unknown> | undefined)
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema ?? {})) if (!COMBINATORS.includes(k)) out[k] = v;
   out.type = 'object';
-  const props = out.properties && typeof out.properties === 'object' && !Array.isArray(out.properties) ? (out.properties as Record<string, unknown>) : {};
+  const props =
+    out.properties && typeof out.properties === 'object' && !Array.isArray(out.properties)
+      ? (out.properties as Record<string, unknown>)
+      : {};
   out.properties = props;
   if (Array.isArray(out.required)) {
     const required = out.required.filter((r): r is string => typeof r === 'string' && r in props);

@@ -16,7 +16,8 @@ export function mergeTurns(messages: ChatMessage[]): ChatMessage[] {
   return messages;
 }
 
-const asParts = (c: string | ContentPart[]): ContentPart[] => (typeof c === 'string' ? (c ? [{ type: 'text', text: c }] : []) : c);
+const asParts = (c: string | ContentPart[]): ContentPart[] =>
+  typeof c === 'string' ? (c ? [{ type: 'text', text: c }] : []) : c;
 
 function joinContent(a: string | ContentPart[], b: string | ContentPart[]): string | ContentPart[] {
   if (typeof a === 'string' && typeof b === 'string') return `${a}\n\n${b}`;

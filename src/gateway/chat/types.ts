@@ -8,7 +8,12 @@ export type Role = 'user' | 'assistant';
 export type TextPart = { type: 'text'; text: string };
 export type ImagePart = { type: 'image'; mimeType: string; /** base64, no data: prefix */ data: string };
 export type ToolCallPart = { type: 'tool_call'; id: string; name: string; input: Record<string, unknown> };
-export type ToolResultPart = { type: 'tool_result'; callId: string; content: Array<TextPart | ImagePart>; isError?: boolean | undefined };
+export type ToolResultPart = {
+  type: 'tool_result';
+  callId: string;
+  content: Array<TextPart | ImagePart>;
+  isError?: boolean | undefined;
+};
 /** The native surface's signed reasoning, kept to be sent back with the tool results it preceded. */
 export type ThinkingPart = { type: 'thinking'; text: string; signature: string };
 export type RedactedThinkingPart = { type: 'redacted_thinking'; data: string };
@@ -94,7 +99,13 @@ export type SurfaceEvent =
   /** index: the native thinking block it belongs to */
   | { type: 'reasoning'; text: string; index?: number | undefined }
   /** a tool call starts (native: a tool_use block; compatible: a delta with an id or a name) */
-  | { type: 'tool_start'; index: number; id?: string | undefined; name?: string | undefined; input?: Record<string, unknown> | undefined }
+  | {
+      type: 'tool_start';
+      index: number;
+      id?: string | undefined;
+      name?: string | undefined;
+      input?: Record<string, unknown> | undefined;
+    }
   | { type: 'tool_args'; index: number; fragment: string }
   /** native: a thinking / redacted_thinking block starts */
   | { type: 'thinking_start'; index: number; data?: string | undefined }

@@ -21,12 +21,26 @@ export interface Check {
  * A check made once per surface with that surface's configured model: skipped without one (absent
  * when no model at all is configured), else skipped for `skip`'s reason, else run with the model.
  */
-export function perSurface(surface: Surface, o: { id: CheckId; noModelFix: () => string; skip(ctx: DiagnosisContext): Skip | undefined; run(ctx: DiagnosisContext, model: string): Promise<Outcome> }): Check {
+export function perSurface(
+  surface: Surface,
+  o: {
+    id: CheckId;
+    noModelFix: () => string;
+    skip(ctx: DiagnosisContext): Skip | undefined;
+    run(ctx: DiagnosisContext, model: string): Promise<Outcome>;
+  },
+): Check {
   const modelOf = (ctx: DiagnosisContext) => (surface === 'compatible' ? ctx.models.chat : ctx.models.native);
   return {
     id: o.id,
     applies: (ctx) => !!modelOf(ctx) || ctx.wanted.length > 0,
-    skip: (ctx) => (modelOf(ctx) ? o.skip(ctx) : { cause: surface === 'compatible' ? t('No chat model is configured.') : t('No native model is configured.'), fix: o.noModelFix() }),
+    skip: (ctx) =>
+      modelOf(ctx)
+        ? o.skip(ctx)
+        : {
+            cause: surface === 'compatible' ? t('No chat model is configured.') : t('No native model is configured.'),
+            fix: o.noModelFix(),
+          },
     run: (ctx) => o.run(ctx, modelOf(ctx)!),
   };
 }

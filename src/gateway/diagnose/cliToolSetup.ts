@@ -52,7 +52,10 @@ export interface CliToolFinding {
   details: string[];
   fixAction?: FixAction | undefined;
   /** what the tool will use, after overrides */
-  effective: { baseUrl?: { value: string; from: string } | undefined; token?: { masked: string; from: string; matches?: string | undefined } | undefined };
+  effective: {
+    baseUrl?: { value: string; from: string } | undefined;
+    token?: { masked: string; from: string; matches?: string | undefined } | undefined;
+  };
 }
 
 /** "Terminal environment: …", "user settings (path): …": what one source sets. */
@@ -79,9 +82,16 @@ async function defaultReadFile(path: string): Promise<string | undefined> {
 }
 
 /** The settings files the tool reads, lowest precedence first (user < project < project-local). */
-export function cliSettingsFiles(input: Pick<CliToolInput, 'env' | 'homeDir' | 'workspaceDir'>): Array<{ kind: Exclude<CliSourceKind, 'terminal'>; path: string }> {
-  const configDir = input.homeDir !== undefined ? join(input.homeDir, '.claude') : input.env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude');
-  const files: Array<{ kind: Exclude<CliSourceKind, 'terminal'>; path: string }> = [{ kind: 'user', path: join(configDir, 'settings.json') }];
+export function cliSettingsFiles(
+  input: Pick<CliToolInput, 'env' | 'homeDir' | 'workspaceDir'>,
+): Array<{ kind: Exclude<CliSourceKind, 'terminal'>; path: string }> {
+  const configDir =
+    input.homeDir !== undefined
+      ? join(input.homeDir, '.claude')
+      : input.env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude');
+  const files: Array<{ kind: Exclude<CliSourceKind, 'terminal'>; path: string }> = [
+    { kind: 'user', path: join(configDir, 'settings.json') },
+  ];
   if (input.workspaceDir) {
     files.push({ kind: 'project', path: join(input.workspaceDir, '.claude', 'settings.json') });
     files.push({ kind: 'project-local', path: join(input.workspaceDir, '.claude', 'settings.local.json') });
@@ -98,7 +108,13 @@ export async function readCliSources(input: CliToolInput): Promise<{ sources: Cl
   const names = input.names ?? DEFAULT_CLI_VARIABLES;
   const read = input.readFile ?? defaultReadFile;
   const sources: CliSource[] = [
-    { kind: 'terminal', where: t('terminal environment'), baseUrl: str(input.env[names.baseUrl]), token: str(input.env[names.token]), apiKey: str(input.env[CLI_API_KEY_VARIABLE]) },
+    {
+      kind: 'terminal',
+      where: t('terminal environment'),
+      baseUrl: str(input.env[names.baseUrl]),
+      token: str(input.env[names.token]),
+      apiKey: str(input.env[CLI_API_KEY_VARIABLE]),
+    },
   ];
   const problems: string[] = [];
   for (const f of cliSettingsFiles(input)) {
@@ -119,7 +135,13 @@ export async function readCliSources(input: CliToolInput): Promise<{ sources: Cl
     }
     const env = json && typeof json === 'object' ? (json as { env?: unknown }).env : undefined;
     const e = env && typeof env === 'object' ? (env as Record<string, unknown>) : {};
-    sources.push({ kind: f.kind, where: f.path, baseUrl: str(e[names.baseUrl]), token: str(e[names.token]), apiKey: str(e[CLI_API_KEY_VARIABLE]) });
+    sources.push({
+      kind: f.kind,
+      where: f.path,
+      baseUrl: str(e[names.baseUrl]),
+      token: str(e[names.token]),
+      apiKey: str(e[CLI_API_KEY_VARIABLE]),
+    });
   }
   return { sources, problems };
 }
@@ -160,7 +182,9 @@ function describeSources(j: Judging): void {
     if (s.baseUrl) parts.push(`${names.baseUrl}=${s.baseUrl}`);
     if (s.token) parts.push(`${names.token}=${maskToken(s.token)}`);
     if (s.apiKey) parts.push(`${CLI_API_KEY_VARIABLE}=${maskToken(s.apiKey)}`);
-    details.push(sourceLine(s, parts.length ? parts.join(', ') : t('neither {0} nor {1} set', names.baseUrl, names.token)));
+    details.push(
+      sourceLine(s, parts.length ? parts.join(', ') : t('neither {0} nor {1} set', names.baseUrl, names.token)),
+    );
   }
 }
 
@@ -170,31 +194,72 @@ function judgeBase(j: Judging): void {
     if (s.baseUrl && hasV1(s.baseUrl)) {
       const root = normalizeBaseUrl(s.baseUrl).base;
       warns.push({
-        cause: t('{0} in {1} is {2}: it carries /v1, so the tool appends {3} again and calls /v1{3}, which answers 404.', names.baseUrl, label(s), s.baseUrl, MESSAGES_PATH),
-        fix: t('Set {0} to the root address {1} (never with /v1).', names.baseUrl, root ?? expected.base ?? '{base_url}'),
+        cause: t(
+          '{0} in {1} is {2}: it carries /v1, so the tool appends {3} again and calls /v1{3}, which answers 404.',
+          names.baseUrl,
+          label(s),
+          s.baseUrl,
+          MESSAGES_PATH,
+        ),
+        fix: t(
+          'Set {0} to the root address {1} (never with /v1).',
+          names.baseUrl,
+          root ?? expected.base ?? '{base_url}',
+        ),
       });
     }
   }
   if (!baseFrom && !tokenFrom && !keyFrom) {
     warns.push({
-      cause: t("Neither {0} nor {1} is set in the terminal environment or in the tool's settings files, so the native command-line tool will not use the gateway (it may fall back to a locally logged-in identity).", names.baseUrl, names.token),
-      fix: t('Run "Model Relay: Set Up Native CLI in Terminals" (a dedicated native-cli token is recommended) and start the tool in a new terminal, or export both variables in the terminal that starts it: {0}={1} (no /v1) and {2}=<token>.', names.baseUrl, expected.base ?? '{base_url}', names.token),
+      cause: t(
+        "Neither {0} nor {1} is set in the terminal environment or in the tool's settings files, so the native command-line tool will not use the gateway (it may fall back to a locally logged-in identity).",
+        names.baseUrl,
+        names.token,
+      ),
+      fix: t(
+        'Run "Model Relay: Set Up Native CLI in Terminals" (a dedicated native-cli token is recommended) and start the tool in a new terminal, or export both variables in the terminal that starts it: {0}={1} (no /v1) and {2}=<token>.',
+        names.baseUrl,
+        expected.base ?? '{base_url}',
+        names.token,
+      ),
     });
   } else if (!baseFrom) {
     warns.push({
-      cause: t("{0} is not set in the terminal environment nor in the tool's settings files, so the tool will not use the gateway.", names.baseUrl),
-      fix: t('Run "Model Relay: Set Up Native CLI in Terminals" (or export both variables in the terminal that starts the tool).'),
+      cause: t(
+        "{0} is not set in the terminal environment nor in the tool's settings files, so the tool will not use the gateway.",
+        names.baseUrl,
+      ),
+      fix: t(
+        'Run "Model Relay: Set Up Native CLI in Terminals" (or export both variables in the terminal that starts the tool).',
+      ),
     });
   } else if (expected.base && !hasV1(baseFrom.baseUrl!) && !sameBase(baseFrom.baseUrl!, expected.base)) {
     const overridden = baseFrom.kind !== 'terminal';
     warns.push({
       cause: overridden
-        ? t('{0} overrides {1} with another address ({2}); settings files win over the terminal variables, so the tool sends its requests there, not to {3}.', baseFrom.where, names.baseUrl, baseFrom.baseUrl!, expected.base)
-        : t("{0} in the terminal environment is {1}, which differs from the extension's base URL {2}.", names.baseUrl, baseFrom.baseUrl!, expected.base),
-      fix: overridden ? t('Remove {0} from the "env" block of {1}, or set it to {2}.', names.baseUrl, baseFrom.where, expected.base) : t('Set {0}={1} (run "Model Relay: Set Up Native CLI in Terminals" and open a new terminal).', names.baseUrl, expected.base),
+        ? t(
+            '{0} overrides {1} with another address ({2}); settings files win over the terminal variables, so the tool sends its requests there, not to {3}.',
+            baseFrom.where,
+            names.baseUrl,
+            baseFrom.baseUrl!,
+            expected.base,
+          )
+        : t(
+            "{0} in the terminal environment is {1}, which differs from the extension's base URL {2}.",
+            names.baseUrl,
+            baseFrom.baseUrl!,
+            expected.base,
+          ),
+      fix: overridden
+        ? t('Remove {0} from the "env" block of {1}, or set it to {2}.', names.baseUrl, baseFrom.where, expected.base)
+        : t(
+            'Set {0}={1} (run "Model Relay: Set Up Native CLI in Terminals" and open a new terminal).',
+            names.baseUrl,
+            expected.base,
+          ),
     });
   } else if (baseFrom.kind !== 'terminal') {
-    const terminal = sources[0]!;
+    const terminal = sources[0];
     if (terminal.baseUrl && !sameBase(terminal.baseUrl, normalizeBaseUrl(baseFrom.baseUrl!).base)) {
       details.push(t("{0} overrides the terminal's {1} ({2}).", baseFrom.where, names.baseUrl, terminal.baseUrl));
     }
@@ -207,8 +272,15 @@ function judgeToken(j: Judging): CliToolFinding['effective']['token'] {
   if (!tokenFrom && !keyFrom) {
     if (!baseFrom) return undefined;
     warns.push({
-      cause: t("{0} is not set in the terminal environment nor in the tool's settings files: the tool has no gateway token (it may fall back to a locally logged-in identity).", names.token),
-      fix: t('Run "Model Relay: Set Up Native CLI in Terminals" (a dedicated native-cli token is recommended), or set {0} in the same terminal as {1}.', names.token, names.baseUrl),
+      cause: t(
+        "{0} is not set in the terminal environment nor in the tool's settings files: the tool has no gateway token (it may fall back to a locally logged-in identity).",
+        names.token,
+      ),
+      fix: t(
+        'Run "Model Relay: Set Up Native CLI in Terminals" (a dedicated native-cli token is recommended), or set {0} in the same terminal as {1}.',
+        names.token,
+        names.baseUrl,
+      ),
     });
     return undefined;
   }
@@ -221,15 +293,32 @@ function judgeToken(j: Judging): CliToolFinding['effective']['token'] {
   }
   if (expected.tokens.length && !matches) {
     warns.push({
-      cause: t("The token the tool will use ({0}, from {1}) differs from the extension's tokens ({2}).", maskToken(value), label(from), expected.tokens.map((k) => `${k.name} ${maskToken(k.value)}`).join(', ')),
-      fix: t("Set {0} to one of the extension's tokens (a dedicated native-cli token is recommended), or remove the override from {1}.", names.token, label(from)),
+      cause: t(
+        "The token the tool will use ({0}, from {1}) differs from the extension's tokens ({2}).",
+        maskToken(value),
+        label(from),
+        expected.tokens.map((k) => `${k.name} ${maskToken(k.value)}`).join(', '),
+      ),
+      fix: t(
+        "Set {0} to one of the extension's tokens (a dedicated native-cli token is recommended), or remove the override from {1}.",
+        names.token,
+        label(from),
+      ),
     });
   } else if (matches) {
     details.push(t('The tool\'s token {0} is the extension\'s "{1}" token.', maskToken(value), matches));
   }
   if (tokenFrom && keyFrom && tokenFrom.token !== keyFrom.apiKey) {
     warns.push({
-      cause: t('Both {0} ({1}, {2}) and {3} ({4}, {5}) are set; together they (or a locally logged-in identity) can conflict.', names.token, maskToken(tokenFrom.token), label(tokenFrom), CLI_API_KEY_VARIABLE, maskToken(keyFrom.apiKey), label(keyFrom)),
+      cause: t(
+        'Both {0} ({1}, {2}) and {3} ({4}, {5}) are set; together they (or a locally logged-in identity) can conflict.',
+        names.token,
+        maskToken(tokenFrom.token),
+        label(tokenFrom),
+        CLI_API_KEY_VARIABLE,
+        maskToken(keyFrom.apiKey),
+        label(keyFrom),
+      ),
       fix: t("Keep only {0}; the tool's /status command shows which credential is in use.", names.token),
     });
   }
@@ -240,24 +329,45 @@ function judgeToken(j: Judging): CliToolFinding['effective']['token'] {
  * Judges the tool's setup against the extension's configuration.
  * `expected.base` is the extension's root address; `expected.tokens` the tokens it knows (by name).
  */
-export async function inspectCliTool(input: CliToolInput, expected: { base: string | undefined; tokens: ReadonlyArray<{ name: string; value: string }> }): Promise<CliToolFinding> {
+export async function inspectCliTool(
+  input: CliToolInput,
+  expected: { base: string | undefined; tokens: ReadonlyArray<{ name: string; value: string }> },
+): Promise<CliToolFinding> {
   const names = input.names ?? DEFAULT_CLI_VARIABLES;
   const { sources, problems } = await readCliSources(input);
   const last = (has: (s: CliSource) => unknown) => [...sources].reverse().find(has);
-  const j: Judging = { names, sources, expected, warns: [], details: [], baseFrom: last((s) => s.baseUrl), tokenFrom: last((s) => s.token), keyFrom: last((s) => s.apiKey) };
+  const j: Judging = {
+    names,
+    sources,
+    expected,
+    warns: [],
+    details: [],
+    baseFrom: last((s) => s.baseUrl),
+    tokenFrom: last((s) => s.token),
+    keyFrom: last((s) => s.apiKey),
+  };
   const { warns, details, baseFrom } = j;
   describeSources(j);
-  for (const p of problems) warns.push({ cause: p, fix: t('Fix the JSON syntax of that settings file, or remove it.') });
+  for (const p of problems)
+    warns.push({ cause: p, fix: t('Fix the JSON syntax of that settings file, or remove it.') });
   judgeBase(j);
   const tokenInfo = judgeToken(j);
   const baseInfo = baseFrom ? { value: baseFrom.baseUrl!, from: label(baseFrom) } : undefined;
   const effective = { baseUrl: baseInfo, token: tokenInfo };
-  if (baseInfo) details.unshift(t('The tool will call {0} ({1} from {2}).', toolCallsUrl(baseInfo.value), names.baseUrl, baseInfo.from));
+  if (baseInfo)
+    details.unshift(
+      t('The tool will call {0} ({1} from {2}).', toolCallsUrl(baseInfo.value), names.baseUrl, baseInfo.from),
+    );
 
   if (warns.length === 0) {
     return {
       result: 'pass',
-      cause: t("The tool will use {0}={1} (root address, no /v1) and the token {2}, matching the extension's settings.", names.baseUrl, baseInfo!.value, tokenInfo!.matches ? `${tokenInfo!.masked} ("${tokenInfo!.matches}")` : tokenInfo!.masked),
+      cause: t(
+        "The tool will use {0}={1} (root address, no /v1) and the token {2}, matching the extension's settings.",
+        names.baseUrl,
+        baseInfo!.value,
+        tokenInfo!.matches ? `${tokenInfo!.masked} ("${tokenInfo!.matches}")` : tokenInfo!.masked,
+      ),
       fix: '',
       details,
       effective,

@@ -35,7 +35,13 @@ export interface WantedModel {
   model: string;
 }
 
-const CAPABILITY_OF: Record<keyof DiagnosisModels, Capability> = { chat: 'chat', native: 'native', image: 'image', imageEdit: 'image-edit', video: 'video' };
+const CAPABILITY_OF: Record<keyof DiagnosisModels, Capability> = {
+  chat: 'chat',
+  native: 'native',
+  image: 'image',
+  imageEdit: 'image-edit',
+  video: 'video',
+};
 
 /** The name of what a configured model is for, as said in the visibility check ("the chat model …"). */
 function capabilityLabel(key: keyof DiagnosisModels): string {
@@ -96,14 +102,18 @@ export class DiagnosisContext {
     this.signal = input.signal ? AbortSignal.any([input.signal, this.budget.signal]) : this.budget.signal;
     this.token = input.token?.trim() || undefined;
     this.masked = this.token ? maskToken(this.token) : undefined;
-    this.models = Object.fromEntries(Object.entries(input.models ?? {}).map(([k, v]) => [k, typeof v === 'string' && v.trim() ? v.trim() : undefined]));
+    this.models = Object.fromEntries(
+      Object.entries(input.models ?? {}).map(([k, v]) => [k, typeof v === 'string' && v.trim() ? v.trim() : undefined]),
+    );
     this.wanted = (Object.keys(CAPABILITY_OF) as Array<keyof DiagnosisModels>).flatMap((key) => {
       const model = this.models[key];
       return model ? [{ cap: CAPABILITY_OF[key], key, label: capabilityLabel(key), model }] : [];
     });
     this.n = normalizeBaseUrl(input.baseUrl);
     this.backupNorm = (input.backupUrls ?? []).map((u) => ({ input: u, n: normalizeBaseUrl(u) }));
-    this.backups = [...new Set(this.backupNorm.map((b) => b.n.base).filter((b): b is string => !!b && b !== this.n.base))];
+    this.backups = [
+      ...new Set(this.backupNorm.map((b) => b.n.base).filter((b): b is string => !!b && b !== this.n.base)),
+    ];
     this.proxyChoice = input.proxy ? describeProxy(input.proxy) : undefined;
     // Always a dispatcher of our own (never undici's global one, which a host may have replaced).
     this.dispatcher = input.dispatcher ?? (this.ownedDispatcher = createDispatcher(input.proxy ?? { env: {} }));
@@ -119,20 +129,28 @@ export class DiagnosisContext {
       dispatcher: this.dispatcher,
       extraHeaders: this.input.extraHeaders,
       retry: { maxRetries: 0 },
-      timeouts: { chatMs: requestMs, streamIdleMs: requestMs, chatOverallMs: requestMs, imageMs: Math.max(requestMs, 60_000), videoMs: requestMs },
+      timeouts: {
+        chatMs: requestMs,
+        streamIdleMs: requestMs,
+        chatOverallMs: requestMs,
+        imageMs: Math.max(requestMs, 60_000),
+        videoMs: requestMs,
+      },
       ...(this.input.sleep ? { sleep: this.input.sleep } : {}),
       now: this.now,
     }));
   }
 
   noteHtml(e: GatewayError | undefined): void {
-    if (e?.detail === 'html_page' && e.url && !this.html.some((h) => h.url === e.url)) this.html.push({ url: e.url, status: e.status, message: e.message });
+    if (e?.detail === 'html_page' && e.url && !this.html.some((h) => h.url === e.url))
+      this.html.push({ url: e.url, status: e.status, message: e.message });
   }
 
   /** Why the diagnosis stopped (cancelled, out of time), or undefined while it runs. */
   stopped(): string | undefined {
     if (this.input.signal?.aborted) return t('The diagnosis was cancelled.');
-    if (this.budget.signal.aborted) return t('The diagnosis ran out of its {0} s time budget.', Math.round(this.totalMs / 1000));
+    if (this.budget.signal.aborted)
+      return t('The diagnosis ran out of its {0} s time budget.', Math.round(this.totalMs / 1000));
     return undefined;
   }
 
@@ -142,9 +160,14 @@ export class DiagnosisContext {
     if (s) return { cause: s, fix: t('Run the diagnosis again.') };
     if (this.halt) return this.halt;
     if (!this.n.base) return { cause: t('No usable base URL.'), fix: t('Fix the base URL first.') };
-    if (!this.client) return { cause: t('No host works, so nothing further could be tested.'), fix: t('Fix reachability first (see above).') };
+    if (!this.client)
+      return {
+        cause: t('No host works, so nothing further could be tested.'),
+        fix: t('Fix reachability first (see above).'),
+      };
     if (needsToken && !this.token) return { cause: t('No token is set.'), fix: t('Add a token first.') };
-    if (needsToken && this.tokenRefused) return { cause: t('The token was refused (401), so this was not tested.'), fix: t('Fix the token first.') };
+    if (needsToken && this.tokenRefused)
+      return { cause: t('The token was refused (401), so this was not tested.'), fix: t('Fix the token first.') };
     return undefined;
   }
 
@@ -165,4 +188,3 @@ export class DiagnosisContext {
     if (this.ownedDispatcher) await this.ownedDispatcher.close().catch(() => undefined);
   }
 }
-

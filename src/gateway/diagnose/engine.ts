@@ -65,10 +65,19 @@ async function runCheck(ctx: DiagnosisContext, check: Check): Promise<DiagnosisC
     const skip = check.skip?.(ctx);
     o = skip ? { ...skip, result: 'skipped', durationMs: 0 } : await check.run(ctx);
   } catch (e) {
-    o = { result: 'fail', cause: t('The check itself failed: {0}', e instanceof Error ? e.message : String(e)), fix: t('Report this with the diagnosis report.') };
+    o = {
+      result: 'fail',
+      cause: t('The check itself failed: {0}', e instanceof Error ? e.message : String(e)),
+      fix: t('Report this with the diagnosis report.'),
+    };
   }
   const { durationMs, ...rest } = o;
-  const done: DiagnosisCheck = { id, title, ...redacted(rest, ctx.token), durationMs: durationMs ?? Math.max(0, ctx.now() - started) };
+  const done: DiagnosisCheck = {
+    id,
+    title,
+    ...redacted(rest, ctx.token),
+    durationMs: durationMs ?? Math.max(0, ctx.now() - started),
+  };
   if (!done.details?.length) delete done.details;
   for (const k of Object.keys(done) as Array<keyof DiagnosisCheck>) if (done[k] === undefined) delete done[k];
   ctx.results.set(id, done);
@@ -79,7 +88,13 @@ async function runCheck(ctx: DiagnosisContext, check: Check): Promise<DiagnosisC
 /** Every text of an outcome without the token, the bare key, or URL credentials. */
 function redacted<T extends Omit<Outcome, 'durationMs'>>(o: T, token: string | undefined): T {
   const clean = (s: string) => tidySpacing(redactSecrets(s, [token]));
-  return { ...o, cause: clean(o.cause), fix: clean(o.fix), ...(o.details ? { details: o.details.map(clean) } : {}), ...(o.url ? { url: clean(o.url) } : {}) };
+  return {
+    ...o,
+    cause: clean(o.cause),
+    fix: clean(o.fix),
+    ...(o.details ? { details: o.details.map(clean) } : {}),
+    ...(o.url ? { url: clean(o.url) } : {}),
+  };
 }
 
 function report(ctx: DiagnosisContext, checks: DiagnosisCheck[]): DiagnosisReport {

@@ -19,11 +19,21 @@ const QUOTA_DETAILS = new Set(['wallet_empty', 'token_quota', 'token_model_limit
 /** "… is enabled for the groups …; this token's group (…) cannot use it." */
 function enabledFor(model: string, groups: string[], group: string | undefined): string {
   const list = groups.join(', ');
-  if (groups.length > 1) return group ? t("{0} is enabled for the groups {1}; this token's group ({2}) cannot use it.", model, list, group) : t("{0} is enabled for the groups {1}; this token's group cannot use it.", model, list);
-  return group ? t("{0} is enabled for the group {1}; this token's group ({2}) cannot use it.", model, list, group) : t("{0} is enabled for the group {1}; this token's group cannot use it.", model, list);
+  if (groups.length > 1)
+    return group
+      ? t("{0} is enabled for the groups {1}; this token's group ({2}) cannot use it.", model, list, group)
+      : t("{0} is enabled for the groups {1}; this token's group cannot use it.", model, list);
+  return group
+    ? t("{0} is enabled for the group {1}; this token's group ({2}) cannot use it.", model, list, group)
+    : t("{0} is enabled for the group {1}; this token's group cannot use it.", model, list);
 }
 
-export async function groupAdvice(ctx: DiagnosisContext, e: GatewayError, model: string, cap: Capability): Promise<Advice | undefined> {
+export async function groupAdvice(
+  ctx: DiagnosisContext,
+  e: GatewayError,
+  model: string,
+  cap: Capability,
+): Promise<Advice | undefined> {
   if (e.kind !== 'forbidden' || QUOTA_DETAILS.has(e.detail ?? '') || ctx.listed(model) === false) return undefined;
   const prices = await ctx.client?.account.pricing(ctx.signal).catch(() => undefined);
   const groups = prices?.get(model)?.groups;
@@ -38,10 +48,21 @@ export async function groupAdvice(ctx: DiagnosisContext, e: GatewayError, model:
     })
     .map((m) => m.id)
     .slice(0, 8);
-  const listing = t('GET {0} lists "{1}", but the generation call answered {2}: {3}', MODELS_PATH, model, e.status === 503 ? t('503 "model_not_found" (not a temporary fault)') : String(e.status), enabledFor(model, groups, group));
-  const ask = groups.length === 1 ? t('a {0} token', groups[0]!) : t('a token of the group {0} or {1}', groups.slice(0, -1).join(', '), groups[groups.length - 1]!);
+  const listing = t(
+    'GET {0} lists "{1}", but the generation call answered {2}: {3}',
+    MODELS_PATH,
+    model,
+    e.status === 503 ? t('503 "model_not_found" (not a temporary fault)') : String(e.status),
+    enabledFor(model, groups, group),
+  );
+  const ask =
+    groups.length === 1
+      ? t('a {0} token', groups[0])
+      : t('a token of the group {0} or {1}', groups.slice(0, -1).join(', '), groups[groups.length - 1]);
   return {
     cause: t('{0} Listing a model does not prove generation works.', listing),
-    fix: usable.length ? t("Ask the gateway's admin for {0}, or pick one of: {1}.", ask, usable.join(', ')) : t("Ask the gateway's admin for {0}.", ask),
+    fix: usable.length
+      ? t("Ask the gateway's admin for {0}, or pick one of: {1}.", ask, usable.join(', '))
+      : t("Ask the gateway's admin for {0}.", ask),
   };
 }

@@ -20,7 +20,11 @@ import { t } from '../l10n';
 import { MODELS_PATH } from '../models';
 
 /** What one probe found: fine, an HTML page, another HTTP answer, or one of the error kinds below. */
-export type HostOutcome = 'ok' | 'html' | 'http_error' | Extract<ErrorKind, 'rate_limited' | 'server_error' | 'network' | 'timeout' | 'aborted'>;
+export type HostOutcome =
+  | 'ok'
+  | 'html'
+  | 'http_error'
+  | Extract<ErrorKind, 'rate_limited' | 'server_error' | 'network' | 'timeout' | 'aborted'>;
 
 export interface HostProbe {
   base: string;
@@ -60,28 +64,52 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([
     p.finally(() => clearTimeout(timer)),
     new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(Object.assign(new Error(`${what} timed out after ${ms} ms`), { code: 'ETIMEDOUT_PROBE' })), ms);
+      timer = setTimeout(
+        () => reject(Object.assign(new Error(`${what} timed out after ${ms} ms`), { code: 'ETIMEDOUT_PROBE' })),
+        ms,
+      );
     }),
   ]);
 }
 
-function connectOnce(kind: 'tcp' | 'tls', host: string, servername: string, port: number, tls: { strictSSL: boolean; secureContext: SecureContext | undefined }, timeoutMs: number): Promise<void> {
+function connectOnce(
+  kind: 'tcp' | 'tls',
+  host: string,
+  servername: string,
+  port: number,
+  tls: { strictSSL: boolean; secureContext: SecureContext | undefined },
+  timeoutMs: number,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const sock =
       kind === 'tls'
-        ? tlsConnect({ host, port, servername: isIP(servername) ? undefined : servername, rejectUnauthorized: tls.strictSSL, secureContext: tls.secureContext, ALPNProtocols: ['http/1.1'] }, () => {
-            sock.destroy();
-            resolve();
-          })
+        ? tlsConnect(
+            {
+              host,
+              port,
+              servername: isIP(servername) ? undefined : servername,
+              rejectUnauthorized: tls.strictSSL,
+              secureContext: tls.secureContext,
+              ALPNProtocols: ['http/1.1'],
+            },
+            () => {
+              sock.destroy();
+              resolve();
+            },
+          )
         : netConnect({ host, port }, () => {
             sock.destroy();
             resolve();
           });
     sock.setTimeout(timeoutMs, () => {
       sock.destroy();
-      reject(Object.assign(new Error(`${kind.toUpperCase()} connect timed out after ${timeoutMs} ms`), { code: 'UND_ERR_CONNECT_TIMEOUT' }));
+      reject(
+        Object.assign(new Error(`${kind.toUpperCase()} connect timed out after ${timeoutMs} ms`), {
+          code: 'UND_ERR_CONNECT_TIMEOUT',
+        }),
+      );
     });
-    sock.once('error', (e) => {
+    sock.once('error', (e: Error) => {
       sock.destroy();
       reject(e);
     });
@@ -89,7 +117,12 @@ function connectOnce(kind: 'tcp' | 'tls', host: string, servername: string, port
 }
 
 /** DNS, TCP and TLS, each timed; returns the failed probe, or undefined when the host is reachable. */
-async function connectSteps(u: URL, out: HostProbe, o: ProbeOptions, fail: (e: unknown, timedOut?: boolean) => HostProbe): Promise<HostProbe | undefined> {
+async function connectSteps(
+  u: URL,
+  out: HostProbe,
+  o: ProbeOptions,
+  fail: (e: unknown, timedOut?: boolean) => HostProbe,
+): Promise<HostProbe | undefined> {
   const hostname = u.hostname.replace(/^\[|\]$/g, '');
   const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
   const stepMs = Math.min(o.timeoutMs, 10_000);
@@ -104,8 +137,17 @@ async function connectSteps(u: URL, out: HostProbe, o: ProbeOptions, fail: (e: u
     }
   }
   out.address = address;
-  const steps: Array<['tcp' | 'tls', 'connectMs' | 'tlsMs']> = u.protocol === 'https:' ? [['tcp', 'connectMs'], ['tls', 'tlsMs']] : [['tcp', 'connectMs']];
-  const tls = { strictSSL: o.strictSSL, secureContext: u.protocol === 'https:' ? trustContext(o.trust ?? {}) : undefined };
+  const steps: Array<['tcp' | 'tls', 'connectMs' | 'tlsMs']> =
+    u.protocol === 'https:'
+      ? [
+          ['tcp', 'connectMs'],
+          ['tls', 'tlsMs'],
+        ]
+      : [['tcp', 'connectMs']];
+  const tls = {
+    strictSSL: o.strictSSL,
+    secureContext: u.protocol === 'https:' ? trustContext(o.trust ?? {}) : undefined,
+  };
   for (const [kind, field] of steps) {
     const started = o.now();
     try {
@@ -119,7 +161,14 @@ async function connectSteps(u: URL, out: HostProbe, o: ProbeOptions, fail: (e: u
 }
 
 /** Reads the answer of GET /v1/models into the probe: which outcome, and whether the API answered. */
-function judgeAnswer(out: HostProbe, status: number, headers: Headers, text: string, context: ErrorContext, now: number): void {
+function judgeAnswer(
+  out: HostProbe,
+  status: number,
+  headers: Headers,
+  text: string,
+  context: ErrorContext,
+  now: number,
+): void {
   if (status >= 300 && status < 400) {
     // A redirect is not the API answering (and is never followed with the token).
     out.error = errorFromResponse({ status, headers, body: text, context, now });
@@ -156,7 +205,11 @@ export async function probeHost(base: string, o: ProbeOptions): Promise<HostProb
   const context: ErrorContext = { url, method: 'GET', surface: 'compatible', token: o.token };
   const fail = (e: unknown, timedOut = false): HostProbe => {
     const aborted = !!o.signal?.aborted;
-    out.error = errorFromNetwork(e, context, { aborted, timedOut, timeoutMs: timedOut ? Math.min(o.timeoutMs, 10_000) : o.timeoutMs });
+    out.error = errorFromNetwork(e, context, {
+      aborted,
+      timedOut,
+      timeoutMs: timedOut ? Math.min(o.timeoutMs, 10_000) : o.timeoutMs,
+    });
     out.error.host = host;
     out.outcome = aborted ? 'aborted' : out.error.kind === 'timeout' ? 'timeout' : 'network';
     return out;
@@ -174,8 +227,21 @@ export async function probeHost(base: string, o: ProbeOptions): Promise<HostProb
   const started = o.now();
   let a: Attempt | undefined;
   try {
-    const headers = requestHeaders({ surface: 'compatible', token: o.token, accept: 'application/json', extraHeaders: o.extraHeaders });
-    a = await sendOnce({ url, method: 'GET', headers, dispatcher: o.dispatcher ?? (ownAgent ??= trustingAgent()), signal: o.signal, timeoutMs: o.timeoutMs, context });
+    const headers = requestHeaders({
+      surface: 'compatible',
+      token: o.token,
+      accept: 'application/json',
+      extraHeaders: o.extraHeaders,
+    });
+    a = await sendOnce({
+      url,
+      method: 'GET',
+      headers,
+      dispatcher: o.dispatcher ?? (ownAgent ??= trustingAgent()),
+      signal: o.signal,
+      timeoutMs: o.timeoutMs,
+      context,
+    });
     out.firstByteMs = o.now() - started;
     out.status = a.status;
     judgeAnswer(out, a.status, a.headers, await readText(a.body, PROBE_BODY_LIMIT), context, o.now());
@@ -208,6 +274,12 @@ export function describeProbe(p: HostProbe, role: string): string {
   if (p.tlsMs !== undefined) parts.push(t('TLS {0} ms', p.tlsMs));
   if (p.firstByteMs !== undefined) parts.push(t('first byte {0} ms', p.firstByteMs));
   if (p.status !== undefined) parts.push(`HTTP ${p.status}`);
-  const verdict = p.works ? t('works') : p.outcome === 'html' ? t('answers with an HTML page, not the API') : p.error ? p.error.message : t('does not work');
+  const verdict = p.works
+    ? t('works')
+    : p.outcome === 'html'
+      ? t('answers with an HTML page, not the API')
+      : p.error
+        ? p.error.message
+        : t('does not work');
   return `${role} ${p.base}: ${parts.length ? `${parts.join(', ')} — ` : ''}${verdict}`;
 }

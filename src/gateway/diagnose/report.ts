@@ -49,7 +49,9 @@ function clean(s: string, o: RenderOptions): string {
 
 function summaryLine(r: DiagnosisReport): string {
   const s = r.summary;
-  return s.warn === 1 ? t('{0} failed, 1 warning, {1} passed, {2} skipped', s.fail, s.pass, s.skipped) : t('{0} failed, {1} warnings, {2} passed, {3} skipped', s.fail, s.warn, s.pass, s.skipped);
+  return s.warn === 1
+    ? t('{0} failed, 1 warning, {1} passed, {2} skipped', s.fail, s.pass, s.skipped)
+    : t('{0} failed, {1} warnings, {2} passed, {3} skipped', s.fail, s.warn, s.pass, s.skipped);
 }
 
 function seconds(ms: number): string {
@@ -71,11 +73,16 @@ function markdownHead(r: DiagnosisReport): string[] {
   lines.push(`- ${t('When: {0} (took {1})', r.startedAt, seconds(r.durationMs))}`);
   lines.push(`- ${t('Base URL as configured: {0}', `\`${stripUrlCredentials(r.baseUrl)}\``)}`);
   if (r.base) lines.push(`- ${t('Root address: {0}', `\`${stripUrlCredentials(r.base)}\``)}`);
-  if (r.backups.length) lines.push(`- ${t('Backup domains: {0}', r.backups.map((b) => `\`${stripUrlCredentials(b)}\``).join(', '))}`);
-  if (r.usedBase && r.usedBase !== r.base) lines.push(`- ${t('Host used for the checks: {0}', `\`${stripUrlCredentials(r.usedBase)}\``)}`);
+  if (r.backups.length)
+    lines.push(`- ${t('Backup domains: {0}', r.backups.map((b) => `\`${stripUrlCredentials(b)}\``).join(', '))}`);
+  if (r.usedBase && r.usedBase !== r.base)
+    lines.push(`- ${t('Host used for the checks: {0}', `\`${stripUrlCredentials(r.usedBase)}\``)}`);
   lines.push(`- ${t('Token: {0}', tokenText(r, '`'))}`);
   lines.push(`- ${r.proxy === 'none' ? t('Proxy: none') : t('Proxy: {0}', r.proxy)}`);
-  lines.push(`- ${r.ok ? t('Result: **no check failed** — {0}', summaryLine(r)) : t('Result: **a check failed** — {0}', summaryLine(r))}`, '');
+  lines.push(
+    `- ${r.ok ? t('Result: **no check failed** — {0}', summaryLine(r)) : t('Result: **a check failed** — {0}', summaryLine(r))}`,
+    '',
+  );
   return lines;
 }
 
@@ -84,13 +91,20 @@ export function renderMarkdown(r: DiagnosisReport, o: RenderOptions = {}): strin
   const lines = markdownHead(r);
   lines.push(t('| | Check | HTTP | Time | Cause | Fix |'), '|---|---|---|---|---|---|');
   for (const c of r.checks) {
-    lines.push(`| ${ICON[c.result]} | ${cell(c.title)} | ${c.httpStatus ?? '—'} | ${seconds(c.durationMs)} | ${cell(c.cause)} | ${cell(c.fix || '—')} |`);
+    lines.push(
+      `| ${ICON[c.result]} | ${cell(c.title)} | ${c.httpStatus ?? '—'} | ${seconds(c.durationMs)} | ${cell(c.cause)} | ${cell(c.fix || '—')} |`,
+    );
   }
   const withDetails = r.checks.filter((c) => c.details?.length || c.url || c.requestId);
   if (withDetails.length) {
     lines.push('', `### ${t('Details')}`, '');
     for (const c of withDetails) {
-      lines.push(c.maskedToken ? t('**{0}** ({1}, token {2})', c.title, resultWord(c.result), `\`${c.maskedToken}\``) : t('**{0}** ({1})', c.title, resultWord(c.result)), '');
+      lines.push(
+        c.maskedToken
+          ? t('**{0}** ({1}, token {2})', c.title, resultWord(c.result), `\`${c.maskedToken}\``)
+          : t('**{0}** ({1})', c.title, resultWord(c.result)),
+        '',
+      );
       if (c.url) lines.push(`- URL: \`${stripUrlCredentials(c.url)}\``);
       if (c.requestId) lines.push(`- ${t('Request id: {0}', `\`${c.requestId}\``)}`);
       if (c.retryAfterMs !== undefined) lines.push(`- Retry-After: ${Math.ceil(c.retryAfterMs / 1000)} s`);
@@ -126,7 +140,9 @@ export function renderTable(r: DiagnosisReport, o: TableOptions = {}): string {
   const textW = width - indent.length;
   const lines = tableHead(r, titleW);
   for (const c of r.checks) {
-    lines.push(`${padCells(resultLabel(c.result), 7)}${padCells(c.title, titleW + 2)}${String(c.httpStatus ?? '-').padEnd(6)}${seconds(c.durationMs)}`);
+    lines.push(
+      `${padCells(resultLabel(c.result), 7)}${padCells(c.title, titleW + 2)}${String(c.httpStatus ?? '-').padEnd(6)}${seconds(c.durationMs)}`,
+    );
     const labelled = c.result === 'warn' || c.result === 'fail';
     const causeLines = wrap(labelled ? t('Cause: {0}', c.cause) : c.cause, textW);
     for (const l of causeLines) lines.push(indent + l);
@@ -156,7 +172,18 @@ export interface JsonCheck {
 }
 
 /** The object `relay-doctor diagnose --json` prints: `{"checks":[{"id","result","httpStatus","cause","fix",…}]}`. */
-export function reportToJson(r: DiagnosisReport, o: RenderOptions = {}): { ok: boolean; summary: DiagnosisReport['summary']; baseUrl: string; base: string | null; usedBase: string | null; maskedToken: string | null; checks: JsonCheck[] } {
+export function reportToJson(
+  r: DiagnosisReport,
+  o: RenderOptions = {},
+): {
+  ok: boolean;
+  summary: DiagnosisReport['summary'];
+  baseUrl: string;
+  base: string | null;
+  usedBase: string | null;
+  maskedToken: string | null;
+  checks: JsonCheck[];
+} {
   const obj = {
     ok: r.ok,
     summary: r.summary,

@@ -3,7 +3,23 @@ import { t } from '../l10n';
 import type { CheckId } from './types';
 
 /** Every check id, in report order. */
-export const CHECK_IDS: readonly CheckId[] = ['base-url', 'reachability', 'token', 'visibility', 'generate-chat', 'generate-native', 'generate-image', 'generate-image-edit', 'generate-video', 'native-path', 'stream-compatible', 'stream-native', 'cli-tool', 'wrong-place', 'proxy'];
+export const CHECK_IDS: readonly CheckId[] = [
+  'base-url',
+  'reachability',
+  'token',
+  'visibility',
+  'generate-chat',
+  'generate-native',
+  'generate-image',
+  'generate-image-edit',
+  'generate-video',
+  'native-path',
+  'stream-compatible',
+  'stream-native',
+  'cli-tool',
+  'wrong-place',
+  'proxy',
+];
 
 /** Every check's title, by id. */
 export function checkTitles(): Record<CheckId, string> {

@@ -8,12 +8,26 @@ import { GatewayError, isGatewayError } from '../errors/gatewayError';
 import { tokenRefusedError } from '../errors/factories';
 import type { Transport } from '../http/transport';
 import { parsePricing, PRICING_PATH, type ModelPrice } from './pricing';
-import { BILLING_USAGE_PATH, parseBilling, parseTokenUsage, quotaState, SUBSCRIPTION_PATH, TOKEN_USAGE_PATH, type Quota } from './quota';
+import {
+  BILLING_USAGE_PATH,
+  parseBilling,
+  parseTokenUsage,
+  quotaState,
+  SUBSCRIPTION_PATH,
+  TOKEN_USAGE_PATH,
+  type Quota,
+} from './quota';
 import { parseStatus, STATUS_PATH, type GatewayStatus } from './units';
 
 const MINUTE = 60_000;
 /** How long each answer is kept. */
-export const ACCOUNT_TTL = { status: 60 * MINUTE, quota: 5 * MINUTE, pricing: 30 * MINUTE, missing: 30 * MINUTE, rateLimited: 5 * MINUTE };
+export const ACCOUNT_TTL = {
+  status: 60 * MINUTE,
+  quota: 5 * MINUTE,
+  pricing: 30 * MINUTE,
+  missing: 30 * MINUTE,
+  rateLimited: 5 * MINUTE,
+};
 
 interface Cached<T> {
   at: number;
@@ -62,7 +76,15 @@ export class Account {
   }
 
   private async get(path: string, signal?: AbortSignal): Promise<unknown> {
-    const { data } = await this.transport.json({ method: 'GET', path, surface: 'compatible', capability: 'account', timeoutMs: this.timeoutMs(), noRetry: true, signal });
+    const { data } = await this.transport.json({
+      method: 'GET',
+      path,
+      surface: 'compatible',
+      capability: 'account',
+      timeoutMs: this.timeoutMs(),
+      noRetry: true,
+      signal,
+    });
     return data;
   }
 
@@ -71,7 +93,8 @@ export class Account {
     try {
       return await this.get(path, signal);
     } catch (e) {
-      if (isGatewayError(e) && ((e.status !== undefined && ABSENT.has(e.status)) || e.kind === 'protocol')) return undefined;
+      if (isGatewayError(e) && ((e.status !== undefined && ABSENT.has(e.status)) || e.kind === 'protocol'))
+        return undefined;
       throw e;
     }
   }
@@ -95,16 +118,22 @@ export class Account {
    * at a time. A 429 keeps the last answer and pauses reads for a few minutes.
    */
   async quota(o: { maxAgeMs?: number; signal?: AbortSignal } = {}): Promise<Quota | undefined> {
-    if (this.fresh(this.quotaCache, o.maxAgeMs ?? ACCOUNT_TTL.quota) || this.now() < this.usageBlockedUntil) return this.quotaCache?.value;
+    if (this.fresh(this.quotaCache, o.maxAgeMs ?? ACCOUNT_TTL.quota) || this.now() < this.usageBlockedUntil)
+      return this.quotaCache?.value;
     return this.shared('quota', () => this.readQuota(o.signal));
   }
 
   private async readQuota(signal?: AbortSignal): Promise<Quota | undefined> {
     const units = (await this.status(signal))?.units;
     try {
-      let value: Quota | undefined;
-      const usage = this.usageRouteMissingAt === undefined || this.now() - this.usageRouteMissingAt > ACCOUNT_TTL.missing ? await this.usageRoute(signal) : 'missing';
-      value = usage === 'missing' ? await this.billing(units, signal) : (parseTokenUsage(usage.data, units) ?? (await this.billing(units, signal)));
+      const usage =
+        this.usageRouteMissingAt === undefined || this.now() - this.usageRouteMissingAt > ACCOUNT_TTL.missing
+          ? await this.usageRoute(signal)
+          : 'missing';
+      const value: Quota | undefined =
+        usage === 'missing'
+          ? await this.billing(units, signal)
+          : (parseTokenUsage(usage.data, units) ?? (await this.billing(units, signal)));
       this.quotaCache = { at: this.now(), value };
       return value;
     } catch (e) {

@@ -18,9 +18,15 @@ export function describeQuota(q: Quota, warnBelow: number, now: number): QuotaWo
   const lines = q.unlimited
     ? [t('Quota: unlimited'), t('Used: {0}', money(q.used))]
     : [t('Remaining: {0}', money(q.remaining)), t('Used: {0}', money(q.used)), t('Granted: {0}', money(q.granted))];
-  lines.push(!day ? t('Expires: never') : state === 'expired' ? t('Expires: {0} (expired)', day) : t('Expires: {0}', day));
+  lines.push(
+    !day ? t('Expires: never') : state === 'expired' ? t('Expires: {0} (expired)', day) : t('Expires: {0}', day),
+  );
   if (q.modelLimits?.length) lines.push(t('Limited to models: {0}', q.modelLimits.join(', ')));
-  lines.push(q.source === 'usage-token' ? t("Source: the gateway's token usage (/api/usage/token/)") : t('Source: the billing endpoints (/v1/dashboard/billing/*)'));
+  lines.push(
+    q.source === 'usage-token'
+      ? t("Source: the gateway's token usage (/api/usage/token/)")
+      : t('Source: the billing endpoints (/v1/dashboard/billing/*)'),
+  );
   if (state === 'expired') return { short: t('expired'), level: 'error', lines };
   if (state === 'exhausted') return { short: t('exhausted'), level: 'error', lines };
   if (state === 'unlimited') return { short: t('unlimited'), level: 'ok', lines };

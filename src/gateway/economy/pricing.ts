@@ -59,7 +59,8 @@ export function parsePricing(json: unknown, units: Units): Map<string, ModelPric
     const g = groupRatio(groups, ratios);
     const base = { model: m.model_name, groups, unit: fromUsd(0, units).unit };
     if (m.billing_mode === 'tiered_expr') out.set(m.model_name, { ...base, dynamic: true });
-    else if (m.quota_type === 1) out.set(m.model_name, { ...base, dynamic: false, perCall: fromUsd((m.model_price ?? 0) * g, units).amount });
+    else if (m.quota_type === 1)
+      out.set(m.model_name, { ...base, dynamic: false, perCall: fromUsd((m.model_price ?? 0) * g, units).amount });
     else {
       const input = fromUsd(((m.model_ratio ?? 0) * g * 1e6) / units.quotaPerUnit, units).amount;
       out.set(m.model_name, { ...base, dynamic: false, input, output: input * (m.completion_ratio ?? 1) });
@@ -73,12 +74,16 @@ export function priceText(p: ModelPrice | undefined): string | undefined {
   if (!p) return undefined;
   if (p.dynamic) return t('priced by usage tier');
   if (p.perCall !== undefined) return t('{0} per call', formatAmount(p.perCall, p.unit));
-  if (p.input !== undefined && p.output !== undefined) return t('{0} in / {1} out per 1M tokens', formatAmount(p.input, p.unit), formatAmount(p.output, p.unit));
+  if (p.input !== undefined && p.output !== undefined)
+    return t('{0} in / {1} out per 1M tokens', formatAmount(p.input, p.unit), formatAmount(p.output, p.unit));
   return undefined;
 }
 
 /** What a chat reply cost, where its model has a per-token price. */
-export function replyCost(p: ModelPrice | undefined, usage: { inputTokens?: number | undefined; outputTokens?: number | undefined } | undefined): string | undefined {
+export function replyCost(
+  p: ModelPrice | undefined,
+  usage: { inputTokens?: number | undefined; outputTokens?: number | undefined } | undefined,
+): string | undefined {
   if (!p || p.dynamic || p.input === undefined || p.output === undefined || !usage) return undefined;
   const cost = ((usage.inputTokens ?? 0) * p.input + (usage.outputTokens ?? 0) * p.output) / 1e6;
   return `≈ ${formatAmount(cost, p.unit)}`;

@@ -49,7 +49,11 @@ function pricingModule(raw: string | null | undefined): GatewayStatus['pricing']
   try {
     const p = (JSON.parse(raw) as { pricing?: unknown }).pricing;
     if (typeof p === 'boolean') return { enabled: p, requireAuth: false };
-    if (p && typeof p === 'object') return { enabled: (p as { enabled?: unknown }).enabled !== false, requireAuth: (p as { requireAuth?: unknown }).requireAuth === true };
+    if (p && typeof p === 'object')
+      return {
+        enabled: (p as { enabled?: unknown }).enabled !== false,
+        requireAuth: (p as { requireAuth?: unknown }).requireAuth === true,
+      };
   } catch {
     /* not JSON: say nothing */
   }
@@ -62,9 +66,20 @@ export function parseStatus(json: unknown): GatewayStatus | undefined {
   if (!r.success || !r.data.data.quota_per_unit) return undefined;
   const d = r.data.data;
   const type = d.quota_display_type?.toUpperCase();
-  const display: DisplayType = type === 'CNY' || type === 'TOKENS' || type === 'CUSTOM' || type === 'USD' ? type : d.display_in_currency === false ? 'TOKENS' : 'USD';
+  const display: DisplayType =
+    type === 'CNY' || type === 'TOKENS' || type === 'CUSTOM' || type === 'USD'
+      ? type
+      : d.display_in_currency === false
+        ? 'TOKENS'
+        : 'USD';
   return {
-    units: { quotaPerUnit: d.quota_per_unit!, display, usdExchangeRate: d.usd_exchange_rate ?? 7.3, customSymbol: d.custom_currency_symbol || '¤', customRate: d.custom_currency_exchange_rate ?? 1 },
+    units: {
+      quotaPerUnit: d.quota_per_unit!,
+      display,
+      usdExchangeRate: d.usd_exchange_rate ?? 7.3,
+      customSymbol: d.custom_currency_symbol || '¤',
+      customRate: d.custom_currency_exchange_rate ?? 1,
+    },
     newApi: d.quota_display_type != null || d.self_use_mode_enabled != null,
     pricing: pricingModule(d.HeaderNavModules),
     systemName: d.system_name ?? undefined,
@@ -95,7 +110,14 @@ const SYMBOLS: Record<string, string> = { USD: '$', CNY: '¥' };
 export function formatAmount(amount: number, unit: string): string {
   if (unit === 'tokens') {
     const abs = Math.abs(amount);
-    const short = abs >= 1e9 ? `${(amount / 1e9).toFixed(1)}B` : abs >= 1e6 ? `${(amount / 1e6).toFixed(1)}M` : abs >= 1e4 ? `${(amount / 1e3).toFixed(0)}k` : String(Math.round(amount));
+    const short =
+      abs >= 1e9
+        ? `${(amount / 1e9).toFixed(1)}B`
+        : abs >= 1e6
+          ? `${(amount / 1e6).toFixed(1)}M`
+          : abs >= 1e4
+            ? `${(amount / 1e3).toFixed(0)}k`
+            : String(Math.round(amount));
     return t('{0} tokens', short);
   }
   const digits = Math.abs(amount) > 0 && Math.abs(amount) < 0.01 ? 4 : 2;

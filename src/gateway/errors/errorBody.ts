@@ -13,7 +13,12 @@ export interface ParsedErrorBody {
 export function looksLikeHtml(body: string, contentType?: string | null): boolean {
   if (contentType && /text\/html|application\/xhtml/i.test(contentType)) return true;
   const head = body.slice(0, 512).trimStart().toLowerCase();
-  return head.startsWith('<!doctype html') || head.startsWith('<html') || head.startsWith('<head') || head.startsWith('<body');
+  return (
+    head.startsWith('<!doctype html') ||
+    head.startsWith('<html') ||
+    head.startsWith('<head') ||
+    head.startsWith('<body')
+  );
 }
 
 /** Reads OpenAI-style, Anthropic-style, new-api task-style, HTML and plain-text error bodies. */
@@ -56,7 +61,10 @@ function str(v: unknown): string | undefined {
 export const REQUEST_ID_SUFFIX = /\s*\(request id: ([^)]+)\)\s*$/i;
 
 /** Request id from headers (new-api, Anthropic, OpenAI) or the message suffix `(request id: …)`. */
-export function requestIdFrom(headers: Record<string, string | string[] | undefined>, message?: string): string | undefined {
+export function requestIdFrom(
+  headers: Record<string, string | string[] | undefined>,
+  message?: string,
+): string | undefined {
   for (const h of ['x-oneapi-request-id', 'request-id', 'x-request-id']) {
     const v = headers[h];
     if (typeof v === 'string' && v) return v;
@@ -67,7 +75,10 @@ export function requestIdFrom(headers: Record<string, string | string[] | undefi
 }
 
 /** Parses `retry-after-ms`, then `retry-after` (seconds or HTTP date). Returns ms or undefined. */
-export function retryAfterFrom(headers: Record<string, string | string[] | undefined>, now: number = Date.now()): number | undefined {
+export function retryAfterFrom(
+  headers: Record<string, string | string[] | undefined>,
+  now: number = Date.now(),
+): number | undefined {
   const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
   const ms = first(headers['retry-after-ms']);
   if (ms !== undefined && ms.trim() !== '') {

@@ -5,7 +5,24 @@
 import { t } from '../l10n';
 import { GatewayError, type ErrorContext } from './gatewayError';
 
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_TLS_CERT_ALTNAME_INVALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'CERT_UNTRUSTED', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_SSL_WRONG_VERSION_NUMBER']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'CERT_UNTRUSTED',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+]);
 
 /** What is wrong with a TLS connection, by the error code OpenSSL / Node give. */
 export type TlsProblem = 'untrusted' | 'self_signed' | 'expired' | 'name' | 'not_tls' | 'other';
@@ -53,13 +70,21 @@ function tlsReason(problem: TlsProblem, host: string, code: string): { cause: st
   switch (problem) {
     case 'untrusted':
       return {
-        cause: t("The certificate of {0} is signed by an authority this machine does not trust ({1}) — typical of a corporate TLS-inspecting proxy or an internal CA.", host, code),
-        fix: t("Install that CA certificate (your IT department has it) into the operating system's certificate store: Model Relay trusts the store while http.systemCertificates is on (the default), and so does relay-doctor; or point NODE_EXTRA_CA_CERTS at a PEM file holding it."),
+        cause: t(
+          'The certificate of {0} is signed by an authority this machine does not trust ({1}) — typical of a corporate TLS-inspecting proxy or an internal CA.',
+          host,
+          code,
+        ),
+        fix: t(
+          "Install that CA certificate (your IT department has it) into the operating system's certificate store: Model Relay trusts the store while http.systemCertificates is on (the default), and so does relay-doctor; or point NODE_EXTRA_CA_CERTS at a PEM file holding it.",
+        ),
       };
     case 'self_signed':
       return {
         cause: t('{0} presents a self-signed certificate ({1}) that this machine does not trust.', host, code),
-        fix: t("Ask the gateway's administrator for a certificate from a trusted authority, or, if you trust this one, install it into the operating system's certificate store (or point NODE_EXTRA_CA_CERTS at it)."),
+        fix: t(
+          "Ask the gateway's administrator for a certificate from a trusted authority, or, if you trust this one, install it into the operating system's certificate store (or point NODE_EXTRA_CA_CERTS at it).",
+        ),
       };
     case 'expired':
       return {
@@ -69,17 +94,27 @@ function tlsReason(problem: TlsProblem, host: string, code: string): { cause: st
     case 'name':
       return {
         cause: t('The certificate of {0} is issued for another host name ({1}).', host, code),
-        fix: t('Use the host name the certificate is issued for in the base URL (an IP address or an alias is often not in it), or ask the administrator to add this name.'),
+        fix: t(
+          'Use the host name the certificate is issued for in the base URL (an IP address or an alias is often not in it), or ask the administrator to add this name.',
+        ),
       };
     case 'not_tls':
       return {
-        cause: t('{0} does not speak TLS on this port ({1}): the base URL says https:// but the server answers in plain HTTP.', host, code),
-        fix: t('Use http:// in the base URL if the gateway serves plain HTTP on this port, or the port that serves HTTPS.'),
+        cause: t(
+          '{0} does not speak TLS on this port ({1}): the base URL says https:// but the server answers in plain HTTP.',
+          host,
+          code,
+        ),
+        fix: t(
+          'Use http:// in the base URL if the gateway serves plain HTTP on this port, or the port that serves HTTPS.',
+        ),
       };
     case 'other':
       return {
         cause: t('The TLS certificate of {0} was not accepted ({1}).', host, code),
-        fix: t("Check the base URL's scheme and port, and whether a proxy intercepts the connection; a corporate proxy's CA belongs in the operating system's certificate store."),
+        fix: t(
+          "Check the base URL's scheme and port, and whether a proxy intercepts the connection; a corporate proxy's CA belongs in the operating system's certificate store.",
+        ),
       };
   }
 }
@@ -87,11 +122,19 @@ function tlsReason(problem: TlsProblem, host: string, code: string): { cause: st
 function connectionCause(code: string | undefined, host: string, e: unknown): string {
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return t('The host name {0} could not be resolved (DNS).', host);
   if (code === 'ECONNREFUSED') return t('Nothing accepts connections at {0}.', host);
-  return t('The connection to {0} failed or was reset ({1}).', host, code ?? (e instanceof Error ? e.message : t('unknown error')));
+  return t(
+    'The connection to {0} failed or was reset ({1}).',
+    host,
+    code ?? (e instanceof Error ? e.message : t('unknown error')),
+  );
 }
 
 /** Classifies a failure that has no HTTP status: connection errors, timeouts, aborts. */
-export function errorFromNetwork(e: unknown, context: ErrorContext, opts: { timedOut?: boolean; aborted?: boolean; timeoutMs?: number } = {}): GatewayError {
+export function errorFromNetwork(
+  e: unknown,
+  context: ErrorContext,
+  opts: { timedOut?: boolean; aborted?: boolean; timeoutMs?: number } = {},
+): GatewayError {
   if (e instanceof GatewayError) return e;
   const host = (() => {
     try {
@@ -101,21 +144,37 @@ export function errorFromNetwork(e: unknown, context: ErrorContext, opts: { time
     }
   })();
   if (opts.aborted) {
-    return new GatewayError({ kind: 'aborted', message: t('The request was cancelled.'), cause: t('The request was cancelled before it finished.'), fix: t('Run it again when you want the result.'), context, original: e });
+    return new GatewayError({
+      kind: 'aborted',
+      message: t('The request was cancelled.'),
+      cause: t('The request was cancelled before it finished.'),
+      fix: t('Run it again when you want the result.'),
+      context,
+      original: e,
+    });
   }
   if (opts.timedOut) {
     return new GatewayError({
       kind: 'timeout',
       message: t('No answer from {0} within {1} s.', host, Math.round((opts.timeoutMs ?? 0) / 1000)),
-      cause: t('The gateway or a proxy did not answer in time (a slow upstream, a stalled stream, or a network problem).'),
-      fix: t('Try again; raise the timeout for this capability in the settings if large requests are expected, or check the network and proxy.'),
+      cause: t(
+        'The gateway or a proxy did not answer in time (a slow upstream, a stalled stream, or a network problem).',
+      ),
+      fix: t(
+        'Try again; raise the timeout for this capability in the settings if large requests are expected, or check the network and proxy.',
+      ),
       context,
       original: e,
     });
   }
   const code = errCode(e);
   const problem = tlsProblemOf(code);
-  const reason = problem ? tlsReason(problem, host, code!) : { cause: connectionCause(code, host, e), fix: t('Check the base URL, your network and proxy settings, or configure a backup domain.') };
+  const reason = problem
+    ? tlsReason(problem, host, code!)
+    : {
+        cause: connectionCause(code, host, e),
+        fix: t('Check the base URL, your network and proxy settings, or configure a backup domain.'),
+      };
   const err = new GatewayError({
     kind: 'network',
     message: code ? t('Could not reach {0} ({1}).', host, code) : t('Could not reach {0}.', host),

@@ -53,7 +53,15 @@ function readAnswer(input: HttpErrorInput): Answer {
   const gatewayMessage = parsed.message?.replace(REQUEST_ID_SUFFIX, '') || undefined;
   const retryAfterMs = retryAfterFrom(headers, input.now);
   return {
-    base: { status, gatewayMessage, gatewayType: parsed.type, gatewayCode: parsed.code, requestId, retryAfterMs, context },
+    base: {
+      status,
+      gatewayMessage,
+      gatewayType: parsed.type,
+      gatewayCode: parsed.code,
+      requestId,
+      retryAfterMs,
+      context,
+    },
     status,
     parsed,
     gatewayMessage,
@@ -74,8 +82,12 @@ function htmlPage(a: Answer): GatewayError {
       message: parsed.title
         ? t('HTTP {0}: an HTML error page came back from {1} ("{2}").', status, path || t('the gateway'), parsed.title)
         : t('HTTP {0}: an HTML error page came back from {1}.', status, path || t('the gateway')),
-      cause: t('A proxy or CDN in front of the gateway answered with its own error page: a temporary service or upstream fault.'),
-      fix: t('Retry with backoff after about 1 to 2 minutes; if it persists, try a backup domain or report it to the gateway operator.'),
+      cause: t(
+        'A proxy or CDN in front of the gateway answered with its own error page: a temporary service or upstream fault.',
+      ),
+      fix: t(
+        'Retry with backoff after about 1 to 2 minutes; if it persists, try a backup domain or report it to the gateway operator.',
+      ),
     });
   }
   return new GatewayError({
@@ -83,10 +95,19 @@ function htmlPage(a: Answer): GatewayError {
     kind: 'protocol',
     detail: 'html_page',
     message: parsed.title
-      ? t('You reached the gateway\'s web page, not its API (HTTP {0} HTML "{1}" from {2}).', status, parsed.title, context.url ?? path)
+      ? t(
+          'You reached the gateway\'s web page, not its API (HTTP {0} HTML "{1}" from {2}).',
+          status,
+          parsed.title,
+          context.url ?? path,
+        )
       : t("You reached the gateway's web page, not its API (HTTP {0} HTML from {1}).", status, context.url ?? path),
-    cause: t("The URL that was called serves the gateway's web console (or another web page), not the API — the base URL or path is wrong."),
-    fix: t('Check the base URL: it must be the root address of the gateway (e.g. https://gateway.example.com), without /v1 and without a console path.'),
+    cause: t(
+      "The URL that was called serves the gateway's web console (or another web page), not the API — the base URL or path is wrong.",
+    ),
+    fix: t(
+      'Check the base URL: it must be the root address of the gateway (e.g. https://gateway.example.com), without /v1 and without a console path.',
+    ),
   });
 }
 
@@ -98,8 +119,13 @@ function modelNotFound503(a: Answer): GatewayError {
     kind: 'forbidden',
     detail: 'model_not_found_503',
     message: `${t('HTTP 503 model_not_found: {0} cannot use {1}.', whose, a.model)}${a.quoted}`,
-    cause: t('The token\'s group cannot use {0} (the gateway reports it as 503 "model_not_found"/"no available channel"; this is not a temporary fault, retrying will not help).', a.model),
-    fix: t('Pick a model visible to this token (GET /v1/models), or use a token from a group that allows this model (ask the gateway operator).'),
+    cause: t(
+      'The token\'s group cannot use {0} (the gateway reports it as 503 "model_not_found"/"no available channel"; this is not a temporary fault, retrying will not help).',
+      a.model,
+    ),
+    fix: t(
+      'Pick a model visible to this token (GET /v1/models), or use a token from a group that allows this model (ask the gateway operator).',
+    ),
   });
 }
 
@@ -109,13 +135,24 @@ function badRequest(a: Answer): GatewayError {
   return new GatewayError({
     ...a.base,
     kind: 'bad_request',
-    detail: nativeVersion ? 'missing_native_version' : capability ? 'capability_mismatch' : a.parsed.code === 'task_not_exist' ? 'task_not_found' : undefined,
+    detail: nativeVersion
+      ? 'missing_native_version'
+      : capability
+        ? 'capability_mismatch'
+        : a.parsed.code === 'task_not_exist'
+          ? 'task_not_found'
+          : undefined,
     message: `${t('HTTP 400 bad request.')}${a.quoted}`,
     cause: nativeVersion
       ? t('The native messages surface requires the native-version header (2023-06-01).')
       : capability
-        ? t('The model {0} does not support this capability: each capability (chat, image, image edit, video) needs a model of that capability.', a.model)
-        : t('The request parameters are invalid: invalid JSON, a missing required field, bad model parameters, or a context that is too long.'),
+        ? t(
+            'The model {0} does not support this capability: each capability (chat, image, image edit, video) needs a model of that capability.',
+            a.model,
+          )
+        : t(
+            'The request parameters are invalid: invalid JSON, a missing required field, bad model parameters, or a context that is too long.',
+          ),
     fix: nativeVersion
       ? t('Send native-version: 2023-06-01 (and anthropic-version) on /v1/messages.')
       : capability
@@ -138,7 +175,9 @@ function unauthorized(a: Answer): GatewayError {
       a.context.surface === 'native'
         ? t('The token is missing, copied wrongly, disabled, or not sent as the x-api-key header.')
         : t('The token is missing, copied wrongly, disabled, or not sent as "Authorization: Bearer <token>".'),
-    fix: t('Copy the token again from the gateway console (it starts with sk-) and store it with "Model Relay: Add Token"; if it was disabled, create a new one.'),
+    fix: t(
+      'Copy the token again from the gateway console (it starts with sk-) and store it with "Model Relay: Add Token"; if it was disabled, create a new one.',
+    ),
   });
 }
 
@@ -156,10 +195,15 @@ function forbidden(a: Answer): GatewayError {
     message: `${t('HTTP 403 no access.')}${a.quoted}`,
     cause: quota
       ? t('The account or token has no quota left for this request.')
-      : t('The token\'s group cannot use {0} — the message may read "model not found". Listing a model does not prove generation works.', a.model),
+      : t(
+          'The token\'s group cannot use {0} — the message may read "model not found". Listing a model does not prove generation works.',
+          a.model,
+        ),
     fix: quota
       ? t('Top up the account or raise the token quota in the gateway console.')
-      : t("Use a model id from this token's group (GET /v1/models), check the model's capability, or use a token from a group that allows it."),
+      : t(
+          "Use a model id from this token's group (GET /v1/models), check the model's capability, or use a token from a group that allows it.",
+        ),
   });
 }
 
@@ -180,12 +224,20 @@ function notFound(a: Answer): GatewayError {
       ? t('Set the base URL to the root address, without /v1 (e.g. https://gateway.example.com).')
       : modelish
         ? t('Copy the model id from GET /v1/models or the gateway model catalogue.')
-        : t('Check that the base URL is the root address (no /v1) and that the model id is copied from the model list.'),
+        : t(
+            'Check that the base URL is the root address (no /v1) and that the model id is copied from the model list.',
+          ),
   });
 }
 
 function tooLarge(a: Answer): GatewayError {
-  return new GatewayError({ ...a.base, kind: 'payload_too_large', message: `${t('HTTP 413 request body too large.')}${a.quoted}`, cause: t('The request body is larger than the gateway accepts.'), fix: t('Shorten the context, or reduce the image or file size.') });
+  return new GatewayError({
+    ...a.base,
+    kind: 'payload_too_large',
+    message: `${t('HTTP 413 request body too large.')}${a.quoted}`,
+    cause: t('The request body is larger than the gateway accepts.'),
+    fix: t('Shorten the context, or reduce the image or file size.'),
+  });
 }
 
 function rateLimited(a: Answer): GatewayError {
@@ -223,27 +275,61 @@ function redirectTarget(a: Answer, location: string | undefined): { origin: stri
 function redirected(a: Answer, location: string | undefined): GatewayError {
   const target = redirectTarget(a, location);
   const fromHost = a.context.url ? hostOf(a.context.url) : undefined;
-  const where = !target ? t('an address it did not name') : target.host === fromHost ? t('another address on {0}', target.host) : target.host;
-  const httpToHttps = !!target && !!a.context.url?.startsWith('http:') && target.origin.startsWith('https:') && target.host === fromHost;
+  const where = !target
+    ? t('an address it did not name')
+    : target.host === fromHost
+      ? t('another address on {0}', target.host)
+      : target.host;
+  const httpToHttps =
+    !!target && !!a.context.url?.startsWith('http:') && target.origin.startsWith('https:') && target.host === fromHost;
   return new GatewayError({
     ...a.base,
     kind: 'protocol',
     detail: 'redirect',
-    message: t('HTTP {0}: {1} redirects {2} to {3}.', a.status, fromHost ?? t('the gateway'), a.path || t('the request'), where),
+    message: t(
+      'HTTP {0}: {1} redirects {2} to {3}.',
+      a.status,
+      fromHost ?? t('the gateway'),
+      a.path || t('the request'),
+      where,
+    ),
     cause: httpToHttps
-      ? t('The gateway serves its API over https only; this client never follows a redirect with your token, so the request was not repeated at {0}.', target!.origin)
-      : t('The address answers with a redirect (to {0}): the base URL points at a page, an old domain or a proxy, not the API. This client never follows a redirect with your token.', where),
+      ? t(
+          'The gateway serves its API over https only; this client never follows a redirect with your token, so the request was not repeated at {0}.',
+          target.origin,
+        )
+      : t(
+          'The address answers with a redirect (to {0}): the base URL points at a page, an old domain or a proxy, not the API. This client never follows a redirect with your token.',
+          where,
+        ),
     fix: target
-      ? t('If you trust {0}, set the base URL to {1} (the root address); otherwise check the gateway console for its API address.', target.host, target.origin)
+      ? t(
+          'If you trust {0}, set the base URL to {1} (the root address); otherwise check the gateway console for its API address.',
+          target.host,
+          target.origin,
+        )
       : t('Check the gateway console for its API address and set the base URL to that root address.'),
   });
 }
 
 function otherStatus(a: Answer): GatewayError {
-  return new GatewayError({ ...a.base, kind: 'bad_request', message: `HTTP ${a.status}.${a.quoted}`, cause: t('The gateway refused the request.'), fix: t('Check the request parameters and the base URL.') });
+  return new GatewayError({
+    ...a.base,
+    kind: 'bad_request',
+    message: `HTTP ${a.status}.${a.quoted}`,
+    cause: t('The gateway refused the request.'),
+    fix: t('Check the request parameters and the base URL.'),
+  });
 }
 
-const BY_STATUS: Record<number, (a: Answer) => GatewayError> = { 400: badRequest, 401: unauthorized, 403: forbidden, 404: notFound, 413: tooLarge, 429: rateLimited };
+const BY_STATUS: Record<number, (a: Answer) => GatewayError> = {
+  400: badRequest,
+  401: unauthorized,
+  403: forbidden,
+  404: notFound,
+  413: tooLarge,
+  429: rateLimited,
+};
 
 /** Builds the classified error for a non-success HTTP answer (or an HTML page answered with 200). */
 export function errorFromResponse(input: HttpErrorInput): GatewayError {
@@ -251,7 +337,8 @@ export function errorFromResponse(input: HttpErrorInput): GatewayError {
   if (a.status >= 300 && a.status < 400) return redirected(a, first(input.headers.location));
   if (a.parsed.html) return htmlPage(a);
   // Older gateways send no code: their message says "no available channel" (无可用渠道) and names the group.
-  if (a.status === 503 && (a.parsed.code === 'model_not_found' || noChannelGroup(a.gatewayMessage))) return modelNotFound503(a);
+  if (a.status === 503 && (a.parsed.code === 'model_not_found' || noChannelGroup(a.gatewayMessage)))
+    return modelNotFound503(a);
   const build = BY_STATUS[a.status] ?? (a.status >= 500 ? serverError : otherStatus);
   return build(a);
 }

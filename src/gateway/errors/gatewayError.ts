@@ -108,7 +108,7 @@ export class GatewayError extends Error {
   constructor(init: GatewayErrorInit) {
     const token = init.context?.token;
     const clean = (s: string | undefined) => (s === undefined ? undefined : redactSecrets(s, [token]));
-    super(clean(init.message)!);
+    super(clean(init.message));
     this.kind = init.kind;
     this.status = init.status;
     this.gatewayMessage = clean(init.gatewayMessage);
@@ -157,8 +157,13 @@ export class GatewayError extends Error {
   billingNote(): string | undefined {
     if (!this.mayHaveBeenBilled) return undefined;
     return this.requestId
-      ? t('This billed call may have reached the gateway and been charged (request id {0}). It was not sent again: check the usage log in the gateway console before you try again.', this.requestId)
-      : t('This billed call may have reached the gateway and been charged. It was not sent again: check the usage log in the gateway console before you try again.');
+      ? t(
+          'This billed call may have reached the gateway and been charged (request id {0}). It was not sent again: check the usage log in the gateway console before you try again.',
+          this.requestId,
+        )
+      : t(
+          'This billed call may have reached the gateway and been charged. It was not sent again: check the usage log in the gateway console before you try again.',
+        );
   }
 }
 

@@ -16,14 +16,18 @@ export function tokenStateFrom(message: string | undefined): TokenState | undefi
 }
 
 /** The three 403s a user confuses: the account's wallet, this token's own limit, and the token's model list. */
-export type QuotaRefusal = { kind: 'wallet_empty' } | { kind: 'token_quota' } | { kind: 'model_limit'; model: string | undefined };
+export type QuotaRefusal =
+  { kind: 'wallet_empty' } | { kind: 'token_quota' } | { kind: 'model_limit'; model: string | undefined };
 
 export function quotaRefusalFrom(code: string | undefined, message: string | undefined): QuotaRefusal | undefined {
   const m = message ?? '';
-  if (code === 'pre_consume_token_quota_failed' || /token quota is not enough|令牌额度不足/i.test(m)) return { kind: 'token_quota' };
-  if (code === 'insufficient_user_quota' || /用户额度不足|user quota is not enough|订阅额度不足/i.test(m)) return { kind: 'wallet_empty' };
+  if (code === 'pre_consume_token_quota_failed' || /token quota is not enough|令牌额度不足/i.test(m))
+    return { kind: 'token_quota' };
+  if (code === 'insufficient_user_quota' || /用户额度不足|user quota is not enough|订阅额度不足/i.test(m))
+    return { kind: 'wallet_empty' };
   const limited = /无权访问模型\s*(\S+)|token has no access to model\s+(\S+)|无权使用模型[：:]\s*(\S+)/i.exec(m);
-  if (limited) return { kind: 'model_limit', model: (limited[1] ?? limited[2] ?? limited[3])?.replace(/[.。,，]+$/, '') };
+  if (limited)
+    return { kind: 'model_limit', model: (limited[1] ?? limited[2] ?? limited[3])?.replace(/[.。,，]+$/, '') };
   if (/无权访问任何模型|no access to any models/i.test(m)) return { kind: 'model_limit', model: undefined };
   return undefined;
 }

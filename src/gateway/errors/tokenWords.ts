@@ -22,7 +22,9 @@ export interface TokenFacts {
 
 /** The token named at the start of a sentence ("The token "x"") and inside one ("the token "x""). */
 function tokenNames(name: string | undefined): { subject: string; object: string } {
-  return name ? { subject: t('The token "{0}"', name), object: t('the token "{0}"', name) } : { subject: t('This token'), object: t('this token') };
+  return name
+    ? { subject: t('The token "{0}"', name), object: t('the token "{0}"', name) }
+    : { subject: t('This token'), object: t('this token') };
 }
 
 export function refusedToken(state: TokenState, facts: TokenFacts): Words {
@@ -32,14 +34,22 @@ export function refusedToken(state: TokenState, facts: TokenFacts): Words {
       return {
         detail: 'token_expired',
         message: facts.expiredOn ? t('{0} expired on {1}.', subject, facts.expiredOn) : t('{0} expired.', subject),
-        cause: t('The gateway refuses {0} because its expiry date has passed (the gateway may only say "Invalid token").', object),
-        fix: t('Extend the token\'s expiry in the gateway console, or create a new token and store it with "Model Relay: Add Token".'),
+        cause: t(
+          'The gateway refuses {0} because its expiry date has passed (the gateway may only say "Invalid token").',
+          object,
+        ),
+        fix: t(
+          'Extend the token\'s expiry in the gateway console, or create a new token and store it with "Model Relay: Add Token".',
+        ),
       };
     case 'exhausted':
       return {
         detail: 'token_exhausted',
         message: t("{0}'s quota is used up.", subject),
-        cause: t("The gateway refuses {0} because its own quota limit is spent (the account's wallet may still have money).", object),
+        cause: t(
+          "The gateway refuses {0} because its own quota limit is spent (the account's wallet may still have money).",
+          object,
+        ),
         fix: t("Raise this token's quota (or make it unlimited) in the gateway console, or switch to another token."),
       };
     case 'disabled':
@@ -47,7 +57,9 @@ export function refusedToken(state: TokenState, facts: TokenFacts): Words {
         detail: 'token_disabled',
         message: t('{0} is disabled.', subject),
         cause: t('The gateway refuses {0} because it was disabled in the gateway console.', object),
-        fix: t('Enable the token again in the gateway console, or create a new one and store it with "Model Relay: Add Token".'),
+        fix: t(
+          'Enable the token again in the gateway console, or create a new one and store it with "Model Relay: Add Token".',
+        ),
       };
   }
 }
@@ -57,11 +69,19 @@ function modelLimitWords(m: string | undefined): Words {
     detail: 'token_model_limit',
     message: m ? t('This token has no access to the model {0}.', m) : t('This token has no access to any model.'),
     cause: m
-      ? t('The token is limited to a list of models that does not include {0} (a per-token model limit in the gateway console, not the group).', m)
+      ? t(
+          'The token is limited to a list of models that does not include {0} (a per-token model limit in the gateway console, not the group).',
+          m,
+        )
       : t('The token is limited to a list of models (a per-token model limit in the gateway console, not the group).'),
     fix: m
-      ? t('Add {0} to the token\'s model limits in the gateway console, pick a model the token allows ("Model Relay: List Models"), or switch to another token.', m)
-      : t('Add the models you need to the token\'s model limits in the gateway console, pick a model the token allows ("Model Relay: List Models"), or switch to another token.'),
+      ? t(
+          'Add {0} to the token\'s model limits in the gateway console, pick a model the token allows ("Model Relay: List Models"), or switch to another token.',
+          m,
+        )
+      : t(
+          'Add the models you need to the token\'s model limits in the gateway console, pick a model the token allows ("Model Relay: List Models"), or switch to another token.',
+        ),
   };
 }
 
@@ -71,15 +91,21 @@ export function refusedForQuota(r: QuotaRefusal, model: string | undefined): Wor
       return {
         detail: 'wallet_empty',
         message: t("The account's balance is used up."),
-        cause: t("The gateway account that owns this token has no balance left (insufficient_user_quota): every token of the account is refused, whatever its own limit."),
+        cause: t(
+          'The gateway account that owns this token has no balance left (insufficient_user_quota): every token of the account is refused, whatever its own limit.',
+        ),
         fix: t('Top up the account in the gateway console (or ask the gateway operator).'),
       };
     case 'token_quota':
       return {
         detail: 'token_quota',
         message: t("This token's remaining quota is too small for this request."),
-        cause: t("The token's own quota limit cannot cover this request (pre_consume_token_quota_failed); the account's wallet is not the problem."),
-        fix: t("Raise this token's quota (or make it unlimited) in the gateway console, lower max tokens, or switch to another token."),
+        cause: t(
+          "The token's own quota limit cannot cover this request (pre_consume_token_quota_failed); the account's wallet is not the problem.",
+        ),
+        fix: t(
+          "Raise this token's quota (or make it unlimited) in the gateway console, lower max tokens, or switch to another token.",
+        ),
       };
     case 'model_limit':
       return modelLimitWords(r.model ?? model);

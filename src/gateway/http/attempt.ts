@@ -34,13 +34,13 @@ export interface Attempt {
   headers: Headers;
   body: ResponseBody;
   /** true when our own timer (not the caller) stopped the request */
-  timedOut(): boolean;
+  timedOut: () => boolean;
   /** Stops the overall timer: from here on only the idle timeout applies (streams, downloads). */
   keepOpen(): void;
   /** Clears the timer and the abort wiring (idempotent). */
   release(): void;
   /** Stops the request (closes the connection). */
-  abort(): void;
+  abort: () => void;
 }
 
 /** Sends one request; network failures, timeouts and aborts become a classified GatewayError. */
@@ -65,7 +65,7 @@ export async function sendOnce(o: AttemptOptions): Promise<Attempt> {
     const res = await request(o.url, {
       method: o.method,
       headers: o.headers,
-      body: o.body as Dispatcher.RequestOptions['body'],
+      body: o.body,
       signal: controller.signal,
       headersTimeout: o.timeoutMs,
       bodyTimeout: o.idleTimeoutMs ?? o.timeoutMs,
@@ -92,9 +92,18 @@ export async function sendOnce(o: AttemptOptions): Promise<Attempt> {
 }
 
 /** A body read that failed (broke off, idle timeout, our timer, the caller) as a GatewayError. */
-export function bodyReadError(e: unknown, a: Pick<Attempt, 'timedOut'>, context: ErrorContext, o: { signal?: AbortSignal | undefined; timeoutMs: number }) {
+export function bodyReadError(
+  e: unknown,
+  a: Pick<Attempt, 'timedOut'>,
+  context: ErrorContext,
+  o: { signal?: AbortSignal | undefined; timeoutMs: number },
+) {
   const code = (e as { code?: string }).code;
-  return errorFromNetwork(e, context, { timedOut: a.timedOut() || code === 'UND_ERR_BODY_TIMEOUT', aborted: !a.timedOut() && !!o.signal?.aborted, timeoutMs: o.timeoutMs });
+  return errorFromNetwork(e, context, {
+    timedOut: a.timedOut() || code === 'UND_ERR_BODY_TIMEOUT',
+    aborted: !a.timedOut() && !!o.signal?.aborted,
+    timeoutMs: o.timeoutMs,
+  });
 }
 
 /** Reads a body as text, at most `limit` bytes: at the cap it stops and destroys the body. */

@@ -17,7 +17,8 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 export function headerProblems(h: Record<string, string> | undefined): string[] {
   const out: string[] = [];
   for (const [name, value] of Object.entries(h ?? {})) {
-    if (!HEADER_NAME.test(name)) out.push(t('the header name {0} is not a valid HTTP header name', JSON.stringify(name)));
+    if (!HEADER_NAME.test(name))
+      out.push(t('the header name {0} is not a valid HTTP header name', JSON.stringify(name)));
     else if (/[\r\n\0]/.test(String(value))) out.push(t('the value of {0} contains a line break or NUL', name));
   }
   return out;

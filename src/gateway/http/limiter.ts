@@ -1,7 +1,12 @@
 /** A concurrency cap with a FIFO queue (spec 8: image and video calls get their own caps). */
 export class Limiter {
   private active = 0;
-  private readonly waiting: Array<{ resolve: () => void; reject: (e: unknown) => void; signal?: AbortSignal; onAbort?: () => void }> = [];
+  private readonly waiting: Array<{
+    resolve: () => void;
+    reject: (e: unknown) => void;
+    signal?: AbortSignal;
+    onAbort?: () => void;
+  }> = [];
 
   constructor(public max: number) {
     if (!(max >= 1)) this.max = 1;
@@ -25,7 +30,7 @@ export class Limiter {
   }
 
   private acquire(signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     if (this.active < this.max) {
       this.active++;
       return Promise.resolve();
@@ -37,7 +42,7 @@ export class Limiter {
         entry.onAbort = () => {
           const i = this.waiting.indexOf(entry);
           if (i >= 0) this.waiting.splice(i, 1);
-          reject(signal.reason ?? new Error('aborted'));
+          reject(abortReason(signal));
         };
         signal.addEventListener('abort', entry.onAbort, { once: true });
       }
@@ -54,4 +59,8 @@ export class Limiter {
       this.active--;
     }
   }
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('aborted');
 }

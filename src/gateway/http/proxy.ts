@@ -56,7 +56,13 @@ function proxyUrlProblem(u: string): string | undefined {
   } catch {
     return t('it is not a URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return t('it must start with http:// or https:// (e.g. http://{0})', hideUserinfo(u).replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/^\*\*\*@/, ''));
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return t(
+      'it must start with http:// or https:// (e.g. http://{0})',
+      hideUserinfo(u)
+        .replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
+        .replace(/^\*\*\*@/, ''),
+    );
   return url.hostname ? undefined : t('it names no host');
 }
 
@@ -65,9 +71,18 @@ function hideUserinfo(u: string): string {
   return stripUrlCredentials(u).replace(/^[^/@\s]*@/, '***@');
 }
 
-function choice(source: 'setting' | 'environment', uri: string, base: Omit<ProxyChoice, 'source' | 'display'>): ProxyChoice {
+function choice(
+  source: 'setting' | 'environment',
+  uri: string,
+  base: Omit<ProxyChoice, 'source' | 'display'>,
+): ProxyChoice {
   const problem = proxyUrlProblem(uri);
-  return { source, display: problem ? hideUserinfo(uri) : redactCredentials(uri), ...base, ...(problem ? { invalid: problem } : {}) };
+  return {
+    source,
+    display: problem ? hideUserinfo(uri) : redactCredentials(uri),
+    ...base,
+    ...(problem ? { invalid: problem } : {}),
+  };
 }
 
 /** Describes which proxy applies, without creating anything. */
@@ -89,10 +104,10 @@ export function describeProxy(s: ProxySettings): ProxyChoice {
 /** A no-proxy entry as name and optional port: `[::1]:80`, `::1` (bare IPv6, no port), `a.com:8443`. */
 function splitEntry(entry: string): [string, string | undefined] {
   const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
-  if (v6) return [v6[1]!, v6[2]];
+  if (v6) return [v6[1], v6[2]];
   if (entry.indexOf(':') !== entry.lastIndexOf(':')) return [entry, undefined];
   const [name, port] = entry.split(':');
-  return [name!, port && /^\d+$/.test(port) ? port : undefined];
+  return [name, port && /^\d+$/.test(port) ? port : undefined];
 }
 
 /**
@@ -166,7 +181,9 @@ class NoProxyRouter extends Dispatcher {
   override destroy(callback: () => void): void;
   override destroy(a?: Error | null | (() => void), b?: () => void): Promise<void> | void {
     const err = typeof a === 'function' ? null : (a ?? null);
-    const done = Promise.all([this.direct.destroy(err), ...this.madeProxies().map((p) => p.destroy(err))]).then(() => undefined);
+    const done = Promise.all([this.direct.destroy(err), ...this.madeProxies().map((p) => p.destroy(err))]).then(
+      () => undefined,
+    );
     const callback = typeof a === 'function' ? a : b;
     if (!callback) return done;
     void done.then(callback, callback);

@@ -26,7 +26,6 @@ export interface RetryOptions {
   maxRetryAfterMs: number;
 }
 
-
 /**
  * Whether a failed attempt may be retried.
  * `sideEffecting` requests (billed: images, video creation) are only retried when the request
@@ -71,7 +70,12 @@ export function mayHaveArrived(err: GatewayError): boolean {
   }
 }
 
-export function retryDelayMs(attempt: number, retryAfterMs: number | undefined, opts: RetryOptions, random: () => number = Math.random): number {
+export function retryDelayMs(
+  attempt: number,
+  retryAfterMs: number | undefined,
+  opts: RetryOptions,
+  random: () => number = Math.random,
+): number {
   if (retryAfterMs !== undefined && retryAfterMs >= 0 && retryAfterMs <= opts.maxRetryAfterMs) {
     return Math.max(retryAfterMs, 50);
   }
@@ -83,5 +87,8 @@ export function retryDelayMs(attempt: number, retryAfterMs: number | undefined, 
 /** Whether a failed attempt moves on to the next host at once (instead of backing off on this one). */
 export function failsOver(err: GatewayError, sideEffecting: boolean | undefined): boolean {
   if (sideEffecting) return err.kind === 'network' && err.notSent;
-  return err.kind === 'network' || (err.kind === 'server_error' && (err.status === 502 || err.status === 503 || err.status === 504));
+  return (
+    err.kind === 'network' ||
+    (err.kind === 'server_error' && (err.status === 502 || err.status === 503 || err.status === 504))
+  );
 }

@@ -21,7 +21,11 @@ export interface SseChunk {
  * The events of each network chunk as one batch (one async step per chunk, not per event: a
  * stream of many small events stays cheap). Chunks that complete no event yield nothing.
  */
-export async function* sseChunks(body: AsyncIterable<Buffer | Uint8Array | string>, startedAt: number, now: () => number): AsyncGenerator<SseChunk> {
+export async function* sseChunks(
+  body: AsyncIterable<Buffer | Uint8Array | string>,
+  startedAt: number,
+  now: () => number,
+): AsyncGenerator<SseChunk> {
   let pending: EventSourceMessage[] = [];
   const parser = createParser({
     onEvent: (ev) => {
@@ -31,7 +35,7 @@ export async function* sseChunks(body: AsyncIterable<Buffer | Uint8Array | strin
   const decoder = new TextDecoder('utf-8');
   for await (const chunk of body) {
     const at = now() - startedAt;
-    parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true }));
+    parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
     if (pending.length) {
       const events = pending;
       pending = [];
@@ -48,8 +52,13 @@ export async function* sseChunks(body: AsyncIterable<Buffer | Uint8Array | strin
 }
 
 /** The same batches with each event's arrival time on the event. */
-export async function* sseEventBatches(body: AsyncIterable<Buffer | Uint8Array | string>, startedAt: number, now: () => number): AsyncGenerator<TimedEvent[]> {
-  for await (const { at, events } of sseChunks(body, startedAt, now)) yield events.map((ev) => ({ id: ev.id, event: ev.event, data: ev.data, at }));
+export async function* sseEventBatches(
+  body: AsyncIterable<Buffer | Uint8Array | string>,
+  startedAt: number,
+  now: () => number,
+): AsyncGenerator<TimedEvent[]> {
+  for await (const { at, events } of sseChunks(body, startedAt, now))
+    yield events.map((ev) => ({ id: ev.id, event: ev.event, data: ev.data, at }));
 }
 
 /** An event's data as JSON, or undefined when it is not JSON as it stands (the caller then looks closer). */
@@ -62,7 +71,11 @@ export function jsonOrUndefined(data: string): unknown {
 }
 
 /** The same events one by one. */
-export async function* sseEvents(body: AsyncIterable<Buffer | Uint8Array | string>, startedAt: number, now: () => number): AsyncGenerator<TimedEvent> {
+export async function* sseEvents(
+  body: AsyncIterable<Buffer | Uint8Array | string>,
+  startedAt: number,
+  now: () => number,
+): AsyncGenerator<TimedEvent> {
   for await (const batch of sseEventBatches(body, startedAt, now)) yield* batch;
 }
 
@@ -83,11 +96,17 @@ export const DEFAULT_BURST: BurstThresholds = { minEvents: 4, minWaitMs: 250, sp
  * the whole response (spec section 6) rather than a stream that flowed.
  */
 export function isBurst(arrivals: readonly number[], totalMs: number, t: BurstThresholds = DEFAULT_BURST): boolean {
-  return isBurstSpan(arrivals.length, arrivals[0]!, arrivals[arrivals.length - 1]!, totalMs, t);
+  return isBurstSpan(arrivals.length, arrivals[0], arrivals[arrivals.length - 1], totalMs, t);
 }
 
 /** isBurst from what it needs: how many content events, when the first and the last arrived. */
-export function isBurstSpan(count: number, first: number, last: number, totalMs: number, t: BurstThresholds = DEFAULT_BURST): boolean {
+export function isBurstSpan(
+  count: number,
+  first: number,
+  last: number,
+  totalMs: number,
+  t: BurstThresholds = DEFAULT_BURST,
+): boolean {
   if (count < t.minEvents) return false;
   if (first < t.minWaitMs) return false;
   return last - first <= Math.max(t.spanMs, t.spanRatio * totalMs);

@@ -17,7 +17,14 @@ import type { Capability } from '../models';
 import { recordAttempt, type RequestLogSink } from '../requestLog';
 import { bodyReadError, headerValue, readText, sendOnce, type Headers, type ResponseBody } from './attempt';
 import { headerProblems, requestHeaders } from './headers';
-import { failsOver, mayHaveArrived, retryDelayMs, shouldRetry, type RetryNotice, type RetryOptions } from './retryPolicy';
+import {
+  failsOver,
+  mayHaveArrived,
+  retryDelayMs,
+  shouldRetry,
+  type RetryNotice,
+  type RetryOptions,
+} from './retryPolicy';
 import { trustingAgent } from './trust';
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -88,9 +95,9 @@ export interface OpenResponse {
   /** Ends the request log record for this response (once). */
   finish(extra: { errorKind?: ErrorKind; buffered?: boolean; status?: number }): void;
   /** Stops the underlying request (closes the connection). */
-  abort(): void;
+  abort: () => void;
   /** true when our own timeout (not the caller) stopped the request */
-  timedOut(): boolean;
+  timedOut: () => boolean;
 }
 
 interface HostState {
@@ -175,7 +182,8 @@ export class Transport {
     if (badHeaders.length) throw invalidHeadersError(badHeaders, { surface: o.surface, model: o.model });
     const token = await this.token();
     if (!token) throw noTokenError({ surface: o.surface, model: o.model });
-    if (this.preferred !== 0 && this.now() - this.failedOverAt > (this.opts.primaryRecheckMs ?? 5 * 60_000)) this.preferred = 0;
+    if (this.preferred !== 0 && this.now() - this.failedOverAt > (this.opts.primaryRecheckMs ?? 5 * 60_000))
+      this.preferred = 0;
     const tries = { n: 0 };
     for (let retries = 0; ; retries++) {
       const round = await this.round(o, token, tries);
@@ -183,28 +191,43 @@ export class Transport {
       const err = round.error;
       if (o.noRetry || !shouldRetry(err, retries, this.retry, o.sideEffecting)) {
         if (o.sideEffecting && mayHaveArrived(err)) err.mayHaveBeenBilled = true;
-        throw o.capability === 'account' || !this.opts.explain ? err : await this.opts.explain(err, token).catch(() => err);
+        throw o.capability === 'account' || !this.opts.explain
+          ? err
+          : await this.opts.explain(err, token).catch(() => err);
       }
       const delayMs = retryDelayMs(retries, err.retryAfterMs, this.retry, this.random);
       try {
-        (o.onRetry ?? this.opts.onRetry)?.({ attempt: retries + 1, maxRetries: this.retry.maxRetries, delayMs, error: err });
+        (o.onRetry ?? this.opts.onRetry)?.({
+          attempt: retries + 1,
+          maxRetries: this.retry.maxRetries,
+          delayMs,
+          error: err,
+        });
       } catch {
         /* a broken listener must not break the request */
       }
       try {
         await this.sleep(delayMs, o.signal);
       } catch {
-        throw errorFromNetwork(new Error('aborted'), { url: err.url, surface: o.surface, model: o.model, token }, { aborted: true });
+        throw errorFromNetwork(
+          new Error('aborted'),
+          { url: err.url, surface: o.surface, model: o.model, token },
+          { aborted: true },
+        );
       }
     }
   }
 
   /** One round: the preferred host, then the others in order while failover applies. */
-  private async round(o: SendOptions, token: string, tries: { n: number }): Promise<{ res: OpenResponse } | { error: GatewayError }> {
+  private async round(
+    o: SendOptions,
+    token: string,
+    tries: { n: number },
+  ): Promise<{ res: OpenResponse } | { error: GatewayError }> {
     const order = this.hosts.map((_, i) => (this.preferred + i) % this.hosts.length);
     let last: GatewayError | undefined;
     for (let k = 0; k < order.length; k++) {
-      const idx = order[k]!;
+      const idx = order[k];
       try {
         const res = await this.once(o, idx, token, ++tries.n);
         if (this.preferred !== idx) {
@@ -224,16 +247,47 @@ export class Transport {
   }
 
   private async once(o: SendOptions, idx: number, token: string, tryNo: number): Promise<OpenResponse> {
-    const host = this.hosts[idx]!;
+    const host = this.hosts[idx];
     const url = joinUrl(host.base, o.path);
     const context: ErrorContext = { surface: o.surface, method: o.method, url, model: o.model, token };
-    const record = recordAttempt(this.opts.onRequest, { surface: o.surface, capability: o.capability, host: host.host, method: o.method, path: o.path, model: o.model, token, attempt: tryNo, stream: !!o.stream }, this.now);
-    const headers = requestHeaders({ surface: o.surface, token, accept: o.accept ?? (o.stream ? 'text/event-stream' : 'application/json'), json: o.json, extraHeaders: this.opts.extraHeaders });
+    const record = recordAttempt(
+      this.opts.onRequest,
+      {
+        surface: o.surface,
+        capability: o.capability,
+        host: host.host,
+        method: o.method,
+        path: o.path,
+        model: o.model,
+        token,
+        attempt: tryNo,
+        stream: !!o.stream,
+      },
+      this.now,
+    );
+    const headers = requestHeaders({
+      surface: o.surface,
+      token,
+      accept: o.accept ?? (o.stream ? 'text/event-stream' : 'application/json'),
+      json: o.json,
+      extraHeaders: this.opts.extraHeaders,
+    });
     if (o.signal?.aborted) throw errorFromNetwork(o.signal.reason, context, { aborted: true });
     let a;
     try {
       const body = typeof o.body === 'function' ? await o.body() : o.body;
-      a = await sendOnce({ url, method: o.method, headers, body, dispatcher: this.dispatcher, signal: o.signal, timeoutMs: o.timeoutMs, idleTimeoutMs: o.idleTimeoutMs, deadlineMs: o.deadlineMs, context });
+      a = await sendOnce({
+        url,
+        method: o.method,
+        headers,
+        body,
+        dispatcher: this.dispatcher,
+        signal: o.signal,
+        timeoutMs: o.timeoutMs,
+        idleTimeoutMs: o.idleTimeoutMs,
+        deadlineMs: o.deadlineMs,
+        context,
+      });
     } catch (e) {
       const err = errorFromNetwork(e, context);
       err.host = host.host;
@@ -287,12 +341,18 @@ export class Transport {
     } catch (e) {
       fail(bodyReadError(e, res, res.context, o));
     }
-    if (looksLikeHtml(text, headerValue(res.headers, 'content-type'))) fail(errorFromResponse({ status: res.status, headers: res.headers, body: text, context: res.context }));
+    if (looksLikeHtml(text, headerValue(res.headers, 'content-type')))
+      fail(errorFromResponse({ status: res.status, headers: res.headers, body: text, context: res.context }));
     let data: unknown;
     try {
       data = JSON.parse(text) as unknown;
     } catch {
-      fail(protocolError('invalid_json', `${o.method} ${o.path}`, res.context, { status: res.status, ...(res.requestId ? { requestId: res.requestId } : {}) }));
+      fail(
+        protocolError('invalid_json', `${o.method} ${o.path}`, res.context, {
+          status: res.status,
+          ...(res.requestId ? { requestId: res.requestId } : {}),
+        }),
+      );
     }
     res.finish({});
     return { data, res };

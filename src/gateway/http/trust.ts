@@ -20,7 +20,14 @@ export interface TrustSettings {
 }
 
 /** The system bundle's usual places: Debian/Ubuntu, Fedora/RHEL, openSUSE, macOS/Alpine, older RHEL. */
-export const SYSTEM_CA_FILES: readonly string[] = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/ca-bundle.pem', '/etc/ssl/cert.pem', '/etc/pki/tls/cacert.pem', '/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem'];
+export const SYSTEM_CA_FILES: readonly string[] = [
+  '/etc/ssl/certs/ca-certificates.crt',
+  '/etc/pki/tls/certs/ca-bundle.crt',
+  '/etc/ssl/ca-bundle.pem',
+  '/etc/ssl/cert.pem',
+  '/etc/pki/tls/cacert.pem',
+  '/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem',
+];
 
 /** A bundle larger than this is not read. */
 const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
@@ -77,7 +84,11 @@ export function systemCertificates(files?: readonly string[]): { certs: string[]
   return found;
 }
 
-function extraCertificates(env: Record<string, string | undefined>): { certs: string[]; file: string | undefined; problem?: string } {
+function extraCertificates(env: Record<string, string | undefined>): {
+  certs: string[];
+  file: string | undefined;
+  problem?: string;
+} {
   const file = env.NODE_EXTRA_CA_CERTS?.trim() || undefined;
   if (!file) return { certs: [], file };
   try {
@@ -92,7 +103,13 @@ function extraCertificates(env: Record<string, string | undefined>): { certs: st
 export function describeTrust(s: TrustSettings): TrustSummary {
   const sys = s.systemCertificates === false ? { certs: [], source: undefined } : systemCertificates(s.systemCaFiles);
   const extra = extraCertificates(s.env ?? process.env);
-  return { system: sys.certs.length, systemSource: sys.source, extra: extra.certs.length, extraFile: extra.file, ...(extra.problem ? { extraProblem: extra.problem } : {}) };
+  return {
+    system: sys.certs.length,
+    systemSource: sys.source,
+    extra: extra.certs.length,
+    extraFile: extra.file,
+    ...(extra.problem ? { extraProblem: extra.problem } : {}),
+  };
 }
 
 /** Every trusted CA certificate (PEM): Node's roots, the system store (unless off), NODE_EXTRA_CA_CERTS. */
@@ -110,7 +127,11 @@ const contexts = new Map<string, tls.SecureContext>();
  */
 export function trustContext(s: TrustSettings): tls.SecureContext {
   const env = s.env ?? process.env;
-  const key = [s.systemCertificates !== false, s.systemCaFiles?.join('\n') ?? '', env.NODE_EXTRA_CA_CERTS?.trim() ?? ''].join('\0');
+  const key = [
+    s.systemCertificates !== false,
+    s.systemCaFiles?.join('\n') ?? '',
+    env.NODE_EXTRA_CA_CERTS?.trim() ?? '',
+  ].join('\0');
   let ctx = contexts.get(key);
   if (!ctx) {
     ctx = tls.createSecureContext({ ca: trustedCertificates(s) });
@@ -127,7 +148,8 @@ export function trustingConnector(s: TrustSettings, rejectUnauthorized = true): 
   let plain: buildConnector.connector | undefined;
   let secure: buildConnector.connector | undefined;
   return (opts, callback) => {
-    if (opts.protocol === 'https:') return (secure ??= buildConnector({ rejectUnauthorized, secureContext: trustContext(s) }))(opts, callback);
+    if (opts.protocol === 'https:')
+      return (secure ??= buildConnector({ rejectUnauthorized, secureContext: trustContext(s) }))(opts, callback);
     return (plain ??= buildConnector({}))(opts, callback);
   };
 }

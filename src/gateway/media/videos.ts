@@ -77,7 +77,10 @@ export function parseTask(json: unknown, context: ErrorContext): VideoTask {
     typeof err === 'string'
       ? { message: err }
       : err
-        ? { code: err.code !== null && err.code !== undefined ? String(err.code) : undefined, message: err.message ?? t('the video task failed') }
+        ? {
+            code: err.code !== null && err.code !== undefined ? String(err.code) : undefined,
+            message: err.message ?? t('the video task failed'),
+          }
         : d.fail_reason
           ? { message: d.fail_reason }
           : undefined;
@@ -119,7 +122,11 @@ export interface PollOptions {
 }
 
 /** The delay before poll number `n` (0-based after the first): exponential with jitter, at least the server's hint. */
-export function pollDelayMs(n: number, hintMs: number | undefined, o: Pick<PollOptions, 'initialDelayMs' | 'factor' | 'maxDelayMs' | 'minDelayMs' | 'random'>): number {
+export function pollDelayMs(
+  n: number,
+  hintMs: number | undefined,
+  o: Pick<PollOptions, 'initialDelayMs' | 'factor' | 'maxDelayMs' | 'minDelayMs' | 'random'>,
+): number {
   const initial = o.initialDelayMs ?? 2_000;
   const max = o.maxDelayMs ?? 30_000;
   const min = o.minDelayMs ?? 1_000;
@@ -132,7 +139,10 @@ export function pollDelayMs(n: number, hintMs: number | undefined, o: Pick<PollO
 const TRANSIENT: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['rate_limited', 'server_error', 'network', 'timeout']);
 
 /** Polls a task until it completes, fails, times out or is cancelled. */
-export async function pollTask(get: (signal?: AbortSignal) => Promise<VideoTask>, o: PollOptions): Promise<PollOutcome> {
+export async function pollTask(
+  get: (signal?: AbortSignal) => Promise<VideoTask>,
+  o: PollOptions,
+): Promise<PollOutcome> {
   const started = o.now();
   let polls = 0;
   let task: VideoTask | undefined;
@@ -145,7 +155,13 @@ export async function pollTask(get: (signal?: AbortSignal) => Promise<VideoTask>
       hint = task.pollAfterMs;
       o.onUpdate?.(task);
       if (task.phase === 'completed') return { outcome: 'completed', task, polls };
-      if (task.phase === 'failed') return { outcome: 'failed', task, reason: task.error?.message ?? t('the task ended with status "{0}"', task.rawStatus), polls };
+      if (task.phase === 'failed')
+        return {
+          outcome: 'failed',
+          task,
+          reason: task.error?.message ?? t('the task ended with status "{0}"', task.rawStatus),
+          polls,
+        };
     } catch (e) {
       if (e instanceof GatewayError && e.kind === 'aborted') return { outcome: 'cancelled', task, polls };
       if (!(e instanceof GatewayError) || !TRANSIENT.has(e.kind)) throw e;

@@ -61,7 +61,15 @@ export class ChatModels {
       const models = await this.service.refreshModels();
       await this.service.refreshPricing?.();
       const price = (id: string) => this.service.price?.(id).text;
-      this.list = { items: models.map((m) => ({ id: m.id, capabilities: m.capabilities, ...(price(m.id) ? { price: price(m.id) } : {}) })), defaults: this.defaults(), loading: false };
+      this.list = {
+        items: models.map((m) => ({
+          id: m.id,
+          capabilities: m.capabilities,
+          ...(price(m.id) ? { price: price(m.id) } : {}),
+        })),
+        defaults: this.defaults(),
+        loading: false,
+      };
       this.loaded = true;
     } catch (e) {
       this.list = { ...this.list, defaults: this.defaults(), loading: false, error: errorSummary(e) };

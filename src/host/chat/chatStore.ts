@@ -47,7 +47,11 @@ export class ChatStore {
 
   async save(): Promise<void> {
     const c = this.current();
-    const saved: SavedChat = { entries: boundImages(c.entries.slice(-MAX_SAVED_ENTRIES)), options: c.options, bufferNoticeShown: c.bufferNoticeShown };
+    const saved: SavedChat = {
+      entries: boundImages(c.entries.slice(-MAX_SAVED_ENTRIES)),
+      options: c.options,
+      bufferNoticeShown: c.bufferNoticeShown,
+    };
     await this.state.update(STATE_KEY, saved);
   }
 
@@ -61,14 +65,33 @@ export class ChatStore {
 }
 
 /** The chat options to start with: what was saved, where valid, else the settings' defaults. */
-export function restoreOptions(saved: Partial<ChatOptions> | undefined, s: { defaultSurface: ChatOptions['surface']; models: { chat: string; native: string }; temperature: number; maxTokens: number }): ChatOptions {
+export function restoreOptions(
+  saved: Partial<ChatOptions> | undefined,
+  s: {
+    defaultSurface: ChatOptions['surface'];
+    models: { chat: string; native: string };
+    temperature: number;
+    maxTokens: number;
+  },
+): ChatOptions {
   const surface = saved?.surface === 'native' || saved?.surface === 'compatible' ? saved.surface : s.defaultSurface;
-  const model = typeof saved?.model === 'string' && saved.model ? saved.model : surface === 'native' ? s.models.native : s.models.chat;
+  const model =
+    typeof saved?.model === 'string' && saved.model
+      ? saved.model
+      : surface === 'native'
+        ? s.models.native
+        : s.models.chat;
   return {
     surface,
     model,
     system: typeof saved?.system === 'string' ? saved.system : '',
-    temperature: typeof saved?.temperature === 'number' && saved.temperature >= 0 && saved.temperature <= 2 ? saved.temperature : s.temperature,
-    maxTokens: typeof saved?.maxTokens === 'number' && Number.isInteger(saved.maxTokens) && saved.maxTokens > 0 ? saved.maxTokens : s.maxTokens,
+    temperature:
+      typeof saved?.temperature === 'number' && saved.temperature >= 0 && saved.temperature <= 2
+        ? saved.temperature
+        : s.temperature,
+    maxTokens:
+      typeof saved?.maxTokens === 'number' && Number.isInteger(saved.maxTokens) && saved.maxTokens > 0
+        ? saved.maxTokens
+        : s.maxTokens,
   };
 }

@@ -19,7 +19,9 @@ export function userContent(entry: ChatEntry): string {
 /** A note sent in place of an image that is not sent (its data was not kept, or the model takes no images). */
 export function imageNote(im: ChatImage, why: 'not kept' | 'no image input'): string {
   const what = `${im.name ? `"${im.name}", ` : ''}${im.mimeType}`;
-  return why === 'not kept' ? `[image (${what}) shared earlier; no longer available]` : `[image (${what}) left out: this model does not accept images]`;
+  return why === 'not kept'
+    ? `[image (${what}) shared earlier; no longer available]`
+    : `[image (${what}) left out: this model does not accept images]`;
 }
 
 /**
@@ -67,7 +69,14 @@ export function restoreEntries(raw: unknown): ChatEntry[] {
   if (!Array.isArray(raw)) return [];
   const out: ChatEntry[] = [];
   for (const e of raw as ChatEntry[]) {
-    if (!e || typeof e !== 'object' || typeof e.id !== 'string' || typeof e.text !== 'string' || (e.role !== 'user' && e.role !== 'assistant')) continue;
+    if (
+      !e ||
+      typeof e !== 'object' ||
+      typeof e.id !== 'string' ||
+      typeof e.text !== 'string' ||
+      (e.role !== 'user' && e.role !== 'assistant')
+    )
+      continue;
     const copy: ChatEntry = { ...e };
     delete copy.retry;
     const images = restoreImages(copy.images);

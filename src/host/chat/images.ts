@@ -5,7 +5,15 @@
  */
 import { t } from '../../gateway/l10n';
 import type { ChatEntry, ChatImage, ChatOptions, ImageAttachment } from '../../shared/chatProtocol';
-import { base64Bytes, base64Head, formatBytes, isImageMime, MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE, sniffImage } from '../../shared/chatImages';
+import {
+  base64Bytes,
+  base64Head,
+  formatBytes,
+  isImageMime,
+  MAX_IMAGE_BYTES,
+  MAX_IMAGES_PER_MESSAGE,
+  sniffImage,
+} from '../../shared/chatImages';
 import { familyOf, type ModelOverride } from '../lm/modelProfile';
 import { MAX_INLINE_IMAGE_CHARS, type SessionModels } from './sessionTypes';
 
@@ -24,15 +32,25 @@ export function modelTraits(model: string, overrides: Readonly<Record<string, Mo
 }
 
 /** The first of `candidates` known to accept images (for the refusal's suggestion). */
-export function imageCapableModel(candidates: readonly string[], overrides: Readonly<Record<string, ModelOverride>>): string | undefined {
+export function imageCapableModel(
+  candidates: readonly string[],
+  overrides: Readonly<Record<string, ModelOverride>>,
+): string | undefined {
   return candidates.find((id) => modelTraits(id, overrides).imageInput === true);
 }
 
 /** Why a model cannot take this message's images, in words for the composer. */
 export function noImageInputMessage(model: string, count: number, suggestion: string | undefined): string {
   const what = count === 1 ? t('the attached image') : t('the {0} attached images', count);
-  const pick = suggestion ? t('Pick an image-capable model such as {0}', suggestion) : t('Pick an image-capable model (e.g. a GPT-4o, Claude or Gemini model)');
-  return t('{0} does not accept images, so nothing was sent. {1}, or remove {2}. If {0} does take images, set "imageInput": true for it in modelRelay.models.overrides. Your message and images are kept.', model, pick, what);
+  const pick = suggestion
+    ? t('Pick an image-capable model such as {0}', suggestion)
+    : t('Pick an image-capable model (e.g. a GPT-4o, Claude or Gemini model)');
+  return t(
+    '{0} does not accept images, so nothing was sent. {1}, or remove {2}. If {0} does take images, set "imageInput": true for it in modelRelay.models.overrides. Your message and images are kept.',
+    model,
+    pick,
+    what,
+  );
 }
 
 /**
@@ -40,12 +58,21 @@ export function noImageInputMessage(model: string, count: number, suggestion: st
  * that the bytes are the image type claimed (a mislabelled file is relabelled; a non-image refused).
  */
 export function checkAttachments(images: readonly ImageAttachment[]): { images: ChatImage[] } | { refused: string } {
-  if (images.length > MAX_IMAGES_PER_MESSAGE) return { refused: t('At most {0} images per message.', MAX_IMAGES_PER_MESSAGE) };
+  if (images.length > MAX_IMAGES_PER_MESSAGE)
+    return { refused: t('At most {0} images per message.', MAX_IMAGES_PER_MESSAGE) };
   const out: ChatImage[] = [];
   for (const [i, a] of images.entries()) {
     const label = a.name ? t('"{0}"', a.name) : t('Image {0}', i + 1);
     const bytes = base64Bytes(a.data);
-    if (bytes > MAX_IMAGE_BYTES) return { refused: t('{0} is {1}; each image may be at most {2}.', label, formatBytes(bytes), formatBytes(MAX_IMAGE_BYTES)) };
+    if (bytes > MAX_IMAGE_BYTES)
+      return {
+        refused: t(
+          '{0} is {1}; each image may be at most {2}.',
+          label,
+          formatBytes(bytes),
+          formatBytes(MAX_IMAGE_BYTES),
+        ),
+      };
     const real = sniffImage(base64Head(a.data));
     if (!real) return { refused: t('{0} is not a PNG, JPEG, GIF or WebP image.', label) };
     out.push({ mimeType: real, data: a.data, bytes, ...(a.name ? { name: a.name } : {}) });
@@ -54,12 +81,17 @@ export function checkAttachments(images: readonly ImageAttachment[]): { images: 
 }
 
 /** The attachments as entry images for the chosen model, or why they cannot be sent (nothing is sent then). */
-export function checkImagesFor(options: Pick<ChatOptions, 'model' | 'surface'>, attachments: readonly ImageAttachment[], models: SessionModels | undefined): { images: ChatImage[] } | { refused: string } {
+export function checkImagesFor(
+  options: Pick<ChatOptions, 'model' | 'surface'>,
+  attachments: readonly ImageAttachment[],
+  models: SessionModels | undefined,
+): { images: ChatImage[] } | { refused: string } {
   if (!attachments.length) return { images: [] };
   const checked = checkAttachments(attachments);
   if ('refused' in checked) return checked;
   // An unknown family (undefined) is allowed, and nothing is said.
-  if (models?.traits(options.model).imageInput === false) return { refused: noImageInputMessage(options.model, attachments.length, models.imageModel(options.surface)) };
+  if (models?.traits(options.model).imageInput === false)
+    return { refused: noImageInputMessage(options.model, attachments.length, models.imageModel(options.surface)) };
   return checked;
 }
 
@@ -67,7 +99,9 @@ export function checkImagesFor(options: Pick<ChatOptions, 'model' | 'surface'>, 
 export function generatedImageText(prompt: string, r: { dataUrl: string; savedPath?: string | undefined }): string {
   const alt = prompt.replace(/[[\]\n]/g, ' ').slice(0, 100);
   const saved = r.savedPath ? `\n\n${t('Saved to `{0}`.', r.savedPath)}` : '';
-  return r.dataUrl && r.dataUrl.length <= MAX_INLINE_IMAGE_CHARS ? `![${alt}](${r.dataUrl})${saved}` : `${t('The image is too large to show inline.')}${saved}`;
+  return r.dataUrl && r.dataUrl.length <= MAX_INLINE_IMAGE_CHARS
+    ? `![${alt}](${r.dataUrl})${saved}`
+    : `${t('The image is too large to show inline.')}${saved}`;
 }
 
 /** How many of the latest user entries with images keep their image data in the saved chat. */
@@ -86,7 +120,7 @@ export function boundImages(entries: readonly ChatEntry[]): ChatEntry[] {
   let budget = MAX_PERSISTED_IMAGE_CHARS;
   const out = [...entries];
   for (let i = out.length - 1; i >= 0; i--) {
-    const e = out[i]!;
+    const e = out[i];
     if (!e.images?.some((im) => im.data)) continue;
     const size = e.images.reduce((n, im) => n + (im.data?.length ?? 0), 0);
     if (turns < PERSISTED_IMAGE_TURNS && size <= budget) {
@@ -102,9 +136,15 @@ export function boundImages(entries: readonly ChatEntry[]): ChatEntry[] {
 /** Restored entry images: well-formed ones only (the saved state is not trusted blindly). */
 export function restoreImages(raw: unknown): ChatImage[] | undefined {
   if (!Array.isArray(raw)) return undefined;
-  const ok = raw.filter(
-    (im): im is ChatImage =>
-      !!im && typeof im === 'object' && typeof im.mimeType === 'string' && isImageMime(im.mimeType) && typeof im.bytes === 'number' && (im.data === undefined || typeof im.data === 'string'),
-  );
+  const ok = (raw as unknown[]).filter((x): x is ChatImage => {
+    if (!x || typeof x !== 'object') return false;
+    const im = x as Record<string, unknown>;
+    return (
+      typeof im.mimeType === 'string' &&
+      isImageMime(im.mimeType) &&
+      typeof im.bytes === 'number' &&
+      (im.data === undefined || typeof im.data === 'string')
+    );
+  });
   return ok.length ? ok : undefined;
 }

@@ -4,7 +4,9 @@ import { t } from '../../gateway/l10n';
 import type { ChatEntry, ChatNotice } from '../../shared/chatProtocol';
 
 export function bufferingNotice(): string {
-  return t('This reply arrived in one burst at the end instead of streaming: a proxy between you and the gateway buffers responses. Turning streaming off gives the same replies without the long wait for a stream that never flows.');
+  return t(
+    'This reply arrived in one burst at the end instead of streaming: a proxy between you and the gateway buffers responses. Turning streaming off gives the same replies without the long wait for a stream that never flows.',
+  );
 }
 
 export function streamIgnoredNotice(): string {

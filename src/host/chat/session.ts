@@ -25,9 +25,23 @@ import { toChatMessages } from './history';
 import { checkImagesFor, generatedImageText, type ModelTraits } from './images';
 import { addNotice, bufferingNotice, offersPlainRetry, streamIgnoredNotice } from './notices';
 import { t } from '../../gateway/l10n';
-import { MAX_CONTEXT_CHARS, withCost, type ChatSessionInit, type ImageBackend, type SessionEvent } from './sessionTypes';
+import {
+  MAX_CONTEXT_CHARS,
+  withCost,
+  type ChatSessionInit,
+  type ImageBackend,
+  type SessionEvent,
+} from './sessionTypes';
 
-export { MAX_CONTEXT_CHARS, MAX_INLINE_IMAGE_CHARS, type ChatBackend, type ChatSessionInit, type ImageBackend, type SessionEvent, type SessionModels } from './sessionTypes';
+export {
+  MAX_CONTEXT_CHARS,
+  MAX_INLINE_IMAGE_CHARS,
+  type ChatBackend,
+  type ChatSessionInit,
+  type ImageBackend,
+  type SessionEvent,
+  type SessionModels,
+} from './sessionTypes';
 
 let counter = 0;
 function defaultId(): string {
@@ -68,7 +82,12 @@ export class ChatSession {
    * finished assistant entry). Images the model cannot take are refused before anything is sent:
    * event `sendRefused`, nothing added, the webview keeps the message.
    */
-  async send(text: string, options: ChatOptions, context?: SelectionContext, attachments: readonly ImageAttachment[] = []): Promise<ChatEntry | undefined> {
+  async send(
+    text: string,
+    options: ChatOptions,
+    context?: SelectionContext,
+    attachments: readonly ImageAttachment[] = [],
+  ): Promise<ChatEntry | undefined> {
     if (this.busy) return undefined;
     const trimmed = text.trim();
     if (!trimmed && !context && !attachments.length) return undefined;
@@ -77,7 +96,12 @@ export class ChatSession {
       this.emit({ type: 'sendRefused', message: checked.refused });
       return undefined;
     }
-    const user: ChatEntry = { id: this.newId(), role: 'user', text: trimmed || (context ? t('Explain this code.') : ''), createdAt: this.now() };
+    const user: ChatEntry = {
+      id: this.newId(),
+      role: 'user',
+      text: trimmed || (context ? t('Explain this code.') : ''),
+      createdAt: this.now(),
+    };
     if (context) user.context = { ...context, code: context.code.slice(0, MAX_CONTEXT_CHARS) };
     if (checked.images.length) user.images = checked.images;
     const imagePrompt = /^\/image\s+([\s\S]+)$/.exec(trimmed)?.[1]?.trim();
@@ -99,7 +123,15 @@ export class ChatSession {
   /** `/image <prompt>`: an assistant entry holding the generated image (inline) and its file. */
   private async imageReply(prompt: string, backend: ImageBackend): Promise<ChatEntry> {
     const model = backend.model();
-    const entry: ChatEntry = { id: this.newId(), role: 'assistant', text: '', createdAt: this.now(), status: 'streaming', model, image: { prompt } };
+    const entry: ChatEntry = {
+      id: this.newId(),
+      role: 'assistant',
+      text: '',
+      createdAt: this.now(),
+      status: 'streaming',
+      model,
+      image: { prompt },
+    };
     const ac = this.begin(entry, model);
     try {
       const r = await backend.generate(prompt, ac.signal);
@@ -172,7 +204,15 @@ export class ChatSession {
 
   /** Asks for a reply; with `plainBecause`, without streaming, and the reply says why. */
   private async reply(options: ChatOptions, plainBecause?: string): Promise<ChatEntry> {
-    const entry: ChatEntry = { id: this.newId(), role: 'assistant', text: '', createdAt: this.now(), status: 'streaming', surface: options.surface, model: options.model };
+    const entry: ChatEntry = {
+      id: this.newId(),
+      role: 'assistant',
+      text: '',
+      createdAt: this.now(),
+      status: 'streaming',
+      surface: options.surface,
+      model: options.model,
+    };
     const traits = this.traits(options.model);
     // Images of earlier turns go as notes to a model known not to take images.
     const messages = toChatMessages(this.list, traits.imageInput !== false);
@@ -184,7 +224,8 @@ export class ChatSession {
       messages,
       temperature: options.temperature,
       maxTokens: options.maxTokens,
-      thinking: options.surface === 'native' && traits.thinkingBudget ? { budgetTokens: traits.thinkingBudget } : undefined,
+      thinking:
+        options.surface === 'native' && traits.thinkingBudget ? { budgetTokens: traits.thinkingBudget } : undefined,
       signal: ac.signal,
       onRetry: (n) => this.noteRetry(entry, n),
     };
@@ -271,7 +312,10 @@ export class ChatSession {
     if (this.busy || !last || !why) return undefined;
     this.list.pop();
     this.emit({ type: 'entryRemoved', id: last.id });
-    return this.reply(options, t('The stream failed ({0}), so this reply was requested again without streaming, as you asked.', why));
+    return this.reply(
+      options,
+      t('The stream failed ({0}), so this reply was requested again without streaming, as you asked.', why),
+    );
   }
 
   private finish(entry: ChatEntry, r: ChatResult): void {

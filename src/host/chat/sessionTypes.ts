@@ -25,7 +25,11 @@ export interface SessionModels {
 }
 
 /** The usage with its cost added, where the model's price is known. */
-export function withCost(u: ChatUsage | undefined, model: string | undefined, models: SessionModels | undefined): ChatUsage | undefined {
+export function withCost(
+  u: ChatUsage | undefined,
+  model: string | undefined,
+  models: SessionModels | undefined,
+): ChatUsage | undefined {
   const cost = u && model ? models?.costOf?.(model, u) : undefined;
   return cost ? { ...u, cost } : u;
 }

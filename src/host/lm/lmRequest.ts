@@ -5,7 +5,15 @@
  * `stateful_marker`, …) and `modelOptions` are never forwarded; signed thinking kept from our own
  * replies goes back in front of the tool calls it preceded.
  */
-import { mergeTurns, type ChatMessage, type ChatRequest, type ContentPart, type ImagePart, type TextPart, type ToolSpec } from '../../gateway';
+import {
+  mergeTurns,
+  type ChatMessage,
+  type ChatRequest,
+  type ContentPart,
+  type ImagePart,
+  type TextPart,
+  type ToolSpec,
+} from '../../gateway';
 import { t } from '../../gateway/l10n';
 import type { ModelProfile } from './modelProfile';
 import type { ThinkingCache } from './thinkingCache';
@@ -39,7 +47,14 @@ const decoder = new TextDecoder();
 
 function dataPart(p: Extract<LmPart, { kind: 'data' }>, imageInput: boolean): Array<TextPart | ImagePart> {
   if (IMAGE_MIME.test(p.mimeType)) {
-    if (imageInput) return [{ type: 'image', mimeType: p.mimeType.toLowerCase().replace('image/jpg', 'image/jpeg'), data: Buffer.from(p.data).toString('base64') }];
+    if (imageInput)
+      return [
+        {
+          type: 'image',
+          mimeType: p.mimeType.toLowerCase().replace('image/jpg', 'image/jpeg'),
+          data: Buffer.from(p.data).toString('base64'),
+        },
+      ];
     return [{ type: 'text', text: t('[an image was left out: this model does not accept images]') }];
   }
   if (TEXT_MIME.test(p.mimeType)) return [{ type: 'text', text: decoder.decode(p.data) }];
@@ -47,7 +62,9 @@ function dataPart(p: Extract<LmPart, { kind: 'data' }>, imageInput: boolean): Ar
 }
 
 function resultContent(parts: readonly LmPart[], imageInput: boolean): Array<TextPart | ImagePart> {
-  return parts.flatMap((p): Array<TextPart | ImagePart> => (p.kind === 'text' ? [{ type: 'text', text: p.value }] : p.kind === 'data' ? dataPart(p, imageInput) : []));
+  return parts.flatMap((p): Array<TextPart | ImagePart> =>
+    p.kind === 'text' ? [{ type: 'text', text: p.value }] : p.kind === 'data' ? dataPart(p, imageInput) : [],
+  );
 }
 
 function toParts(m: LmMessage, profile: ModelProfile, thinking: ThinkingCache): ContentPart[] {
@@ -57,16 +74,28 @@ function toParts(m: LmMessage, profile: ModelProfile, thinking: ThinkingCache): 
     else if (p.kind === 'data') out.push(...dataPart(p, profile.imageInput));
     else if (p.kind === 'toolCall') {
       // Signed thinking must precede its tool calls on the native surface when thinking is on.
-      if (profile.surface === 'native' && m.role === ROLE_ASSISTANT && !out.some((x) => x.type === 'thinking' || x.type === 'redacted_thinking')) out.unshift(...thinking.get(p.callId));
+      if (
+        profile.surface === 'native' &&
+        m.role === ROLE_ASSISTANT &&
+        !out.some((x) => x.type === 'thinking' || x.type === 'redacted_thinking')
+      )
+        out.unshift(...thinking.get(p.callId));
       out.push({ type: 'tool_call', id: p.callId, name: p.name, input: p.input as Record<string, unknown> });
-    } else if (p.kind === 'toolResult') out.push({ type: 'tool_result', callId: p.callId, content: resultContent(p.content, profile.imageInput) });
+    } else if (p.kind === 'toolResult')
+      out.push({ type: 'tool_result', callId: p.callId, content: resultContent(p.content, profile.imageInput) });
   }
   return out;
 }
 
 const textOnly = (parts: readonly ContentPart[]) => parts.every((p) => p.type === 'text');
 
-export function lmToChatRequest(model: string, profile: ModelProfile, messages: readonly LmMessage[], options: LmOptions, thinking: ThinkingCache): Omit<ChatRequest, 'signal'> {
+export function lmToChatRequest(
+  model: string,
+  profile: ModelProfile,
+  messages: readonly LmMessage[],
+  options: LmOptions,
+  thinking: ThinkingCache,
+): Omit<ChatRequest, 'signal'> {
   const system: string[] = [];
   const turns: ChatMessage[] = [];
   for (const m of messages) {
@@ -82,7 +111,14 @@ export function lmToChatRequest(model: string, profile: ModelProfile, messages: 
   }
   mergeTurns(turns);
   if (turns[0]?.role === 'assistant') turns.unshift({ role: 'user', content: '(continue)' });
-  const tools: ToolSpec[] | undefined = profile.toolCalling && options.tools?.length ? options.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema as Record<string, unknown> | undefined })) : undefined;
+  const tools: ToolSpec[] | undefined =
+    profile.toolCalling && options.tools?.length
+      ? options.tools.map((t) => ({
+          name: t.name,
+          description: t.description,
+          inputSchema: t.inputSchema as Record<string, unknown> | undefined,
+        }))
+      : undefined;
   return {
     surface: profile.surface,
     model,
@@ -90,6 +126,8 @@ export function lmToChatRequest(model: string, profile: ModelProfile, messages: 
     messages: turns,
     maxTokens: profile.maxOutputTokens,
     ...(tools ? { tools, toolMode: options.toolMode === 2 ? ('required' as const) : ('auto' as const) } : {}),
-    ...(profile.surface === 'native' && profile.thinkingBudget ? { thinking: { budgetTokens: profile.thinkingBudget } } : {}),
+    ...(profile.surface === 'native' && profile.thinkingBudget
+      ? { thinking: { budgetTokens: profile.thinkingBudget } }
+      : {}),
   };
 }

@@ -74,7 +74,15 @@ export function surfaceOf(m: ModelInfo, defaults: { defaultSurface: Surface; nat
   return m.id === defaults.nativeModel ? 'native' : 'compatible';
 }
 
-export function modelProfile(m: ModelInfo, settings: { defaultSurface: Surface; nativeModel: string; maxTokens: number; overrides: Readonly<Record<string, ModelOverride>> }): ModelProfile {
+export function modelProfile(
+  m: ModelInfo,
+  settings: {
+    defaultSurface: Surface;
+    nativeModel: string;
+    maxTokens: number;
+    overrides: Readonly<Record<string, ModelOverride>>;
+  },
+): ModelProfile {
   const o = settings.overrides[m.id] ?? {};
   const family = familyOf(m.id);
   const maxOutputTokens = o.maxOutputTokens ?? settings.maxTokens;

@@ -6,7 +6,13 @@
 
 /** Han, kana, hangul, CJK punctuation and full-width forms: about 0.75 tokens a character in o200k. */
 function isCjk(c: number): boolean {
-  return (c >= 0x3000 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xff00 && c <= 0xffef) || (c >= 0x20000 && c <= 0x2fa1f);
+  return (
+    (c >= 0x3000 && c <= 0x9fff) ||
+    (c >= 0xac00 && c <= 0xd7af) ||
+    (c >= 0xf900 && c <= 0xfaff) ||
+    (c >= 0xff00 && c <= 0xffef) ||
+    (c >= 0x20000 && c <= 0x2fa1f)
+  );
 }
 
 const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);

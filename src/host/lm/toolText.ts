@@ -27,14 +27,27 @@ export function modelsText(models: readonly ModelInfo[], only?: Capability): str
   if (!models.length) return t("This token's group sees no models on the gateway.");
   const lines: string[] = [];
   for (const cap of only ? [only] : ORDER) {
-    const ids = models.filter((m) => m.capabilities?.includes(cap)).map((m) => m.id).sort();
+    const ids = models
+      .filter((m) => m.capabilities?.includes(cap))
+      .map((m) => m.id)
+      .sort();
     if (ids.length) lines.push(`${capabilityName(cap)}: ${ids.join(', ')}`);
     else if (only) lines.push(t('{0}: none for this token', capabilityName(cap)));
   }
-  const unknown = models.filter((m) => !m.capabilities?.length).map((m) => m.id).sort();
-  if (unknown.length && !only) lines.push(t('capability not reported by the gateway (try them as chat models): {0}', unknown.join(', ')));
+  const unknown = models
+    .filter((m) => !m.capabilities?.length)
+    .map((m) => m.id)
+    .sort();
+  if (unknown.length && !only)
+    lines.push(t('capability not reported by the gateway (try them as chat models): {0}', unknown.join(', ')));
   if (unknown.length && only) lines.push(t('also listed without a reported capability: {0}', unknown.join(', ')));
-  return [t('{0} models are visible to this token (listing shows visibility; only a real call proves a model answers).', models.length), ...lines].join('\n');
+  return [
+    t(
+      '{0} models are visible to this token (listing shows visibility; only a real call proves a model answers).',
+      models.length,
+    ),
+    ...lines,
+  ].join('\n');
 }
 
 export interface ImageToolInput {
@@ -43,17 +56,31 @@ export interface ImageToolInput {
 }
 
 /** The checked input of the image tool, or the reason it cannot run (for the model to read). */
-export function imageToolInput(input: ImageToolInput, model: string): { prompt: string; size: string | undefined } | { error: string } {
-  if (!model) return { error: t("No image model is configured: the user must set modelRelay.models.image to one of the token's image models (see modelRelay_listModels).") };
+export function imageToolInput(
+  input: ImageToolInput,
+  model: string,
+): { prompt: string; size: string | undefined } | { error: string } {
+  if (!model)
+    return {
+      error: t(
+        "No image model is configured: the user must set modelRelay.models.image to one of the token's image models (see modelRelay_listModels).",
+      ),
+    };
   const prompt = typeof input.prompt === 'string' ? input.prompt.trim() : '';
   if (!prompt) return { error: t('The prompt is empty: describe the image to generate.') };
   const size = typeof input.size === 'string' && input.size.trim() ? input.size.trim() : undefined;
-  if (size && !/^\d{2,5}x\d{2,5}$/.test(size)) return { error: t('The size "{0}" is not WIDTHxHEIGHT (for example 1024x1024).', size) };
+  if (size && !/^\d{2,5}x\d{2,5}$/.test(size))
+    return { error: t('The size "{0}" is not WIDTHxHEIGHT (for example 1024x1024).', size) };
   return { prompt, size };
 }
 
 /** The confirmation a billed image call asks for, naming the model. */
-export function imageConfirmation(model: string, prompt: string, size: string | undefined, price?: string): { title: string; message: string } {
+export function imageConfirmation(
+  model: string,
+  prompt: string,
+  size: string | undefined,
+  price?: string,
+): { title: string; message: string } {
   const shown = prompt.length > 300 ? `${prompt.slice(0, 300)}…` : prompt;
   return {
     title: t('Generate an image with {0}?', model),

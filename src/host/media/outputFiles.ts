@@ -7,12 +7,23 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { t } from '../../gateway/l10n';
 
 /** The resolved folder, or why it is refused. */
-export function resolveOutputFolder(workspaceRoot: string, setting: string, settingName: string): { path: string } | { error: string } {
+export function resolveOutputFolder(
+  workspaceRoot: string,
+  setting: string,
+  settingName: string,
+): { path: string } | { error: string } {
   const root = resolve(workspaceRoot);
   const path = resolve(root, setting);
   const rel = relative(root, path);
   if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) return { path };
-  return { error: t('{0} ("{1}") points outside the workspace folder ({2}); generated files are saved only inside it. Use a relative folder such as .model-relay/images.', settingName, setting, path) };
+  return {
+    error: t(
+      '{0} ("{1}") points outside the workspace folder ({2}); generated files are saved only inside it. Use a relative folder such as .model-relay/images.',
+      settingName,
+      setting,
+      path,
+    ),
+  };
 }
 
 /** How many numbered names are tried before giving up. */

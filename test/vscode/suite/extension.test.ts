@@ -18,7 +18,8 @@ suite('Model Relay in the extension host', () => {
 
   test('all commands are registered', async () => {
     const all = await vscode.commands.getCommands(true);
-    for (const c of ['configureBaseUrl', 'addToken', 'switchToken', 'removeToken', 'listModels', 'showLog']) assert.ok(all.includes(`modelRelay.${c}`), c);
+    for (const c of ['configureBaseUrl', 'addToken', 'switchToken', 'removeToken', 'listModels', 'showLog'])
+      assert.ok(all.includes(`modelRelay.${c}`), c);
   });
 
   test('a workspace baseUrl is ignored; the user setting is used', async () => {
@@ -28,17 +29,20 @@ suite('Model Relay in the extension host', () => {
   });
 
   test('tokens live in SecretStorage and requests use the active one', async () => {
-    await api.tokens.add('production', sim.tokens.production!, true);
+    await api.tokens.add('production', sim.tokens.production, true);
     const models = await api.service.refreshModels();
     assert.ok(models.some((m) => m.id === 'gpt-4o-mini'));
     assert.equal(sim.log.at(-1)!.host, 0);
     const list = await api.tokens.list();
-    assert.ok(list.every((t) => !t.masked.includes(sim.tokens.production!.slice(6, -4))));
+    assert.ok(list.every((t) => !t.masked.includes(sim.tokens.production.slice(6, -4))));
   });
 
   test('switching the token applies to the next request', async () => {
-    await api.tokens.add('test', sim.tokens.test!, true);
+    await api.tokens.add('test', sim.tokens.test, true);
     const models = await api.service.refreshModels();
-    assert.deepEqual(models.map((m) => m.id), ['gpt-4o-mini']);
+    assert.deepEqual(
+      models.map((m) => m.id),
+      ['gpt-4o-mini'],
+    );
   });
 });

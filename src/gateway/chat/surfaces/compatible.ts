@@ -20,7 +20,14 @@ const replySchema = z.object({
           content: z.string().nullish(),
           reasoning_content: z.string().nullish(),
           reasoning: z.string().nullish(),
-          tool_calls: z.array(z.object({ id: z.string().nullish(), function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish() })).nullish(),
+          tool_calls: z
+            .array(
+              z.object({
+                id: z.string().nullish(),
+                function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+              }),
+            )
+            .nullish(),
         })
         .nullish(),
       finish_reason: z.string().nullish(),
@@ -41,7 +48,13 @@ const chunkSchema = z.object({
             reasoning_content: z.string().nullish(),
             reasoning: z.string().nullish(),
             tool_calls: z
-              .array(z.object({ index: z.number().nullish(), id: z.string().nullish(), function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish() }))
+              .array(
+                z.object({
+                  index: z.number().nullish(),
+                  id: z.string().nullish(),
+                  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+                }),
+              )
               .nullish(),
           })
           .nullish(),
@@ -72,7 +85,8 @@ function fastChunk(j: unknown): SurfaceEvent[] | undefined {
   if (!isStr(o.id) || !isStr(o.model)) return undefined;
   const choices = o.choices;
   if (choices !== undefined && choices !== null && !Array.isArray(choices)) return undefined;
-  const c = (choices as unknown[] | null | undefined)?.[0] as { delta?: { content?: unknown } | null; finish_reason?: unknown } | undefined;
+  const c = (choices as unknown[] | null | undefined)?.[0] as
+    { delta?: { content?: unknown } | null; finish_reason?: unknown } | undefined;
   if (c !== undefined && (c === null || typeof c !== 'object')) return undefined;
   const delta = c?.delta;
   if (delta !== undefined && delta !== null && typeof delta !== 'object') return undefined;
@@ -82,16 +96,39 @@ function fastChunk(j: unknown): SurfaceEvent[] | undefined {
   const content = delta?.content;
   if (!isStr(content) || !isStr(c?.finish_reason)) return undefined;
   const u = o.usage as { prompt_tokens?: unknown; completion_tokens?: unknown } | null | undefined;
-  if (u !== undefined && u !== null && (typeof u !== 'object' || !isNum(u.prompt_tokens) || !isNum(u.completion_tokens))) return undefined;
+  if (
+    u !== undefined &&
+    u !== null &&
+    (typeof u !== 'object' || !isNum(u.prompt_tokens) || !isNum(u.completion_tokens))
+  )
+    return undefined;
   const out: SurfaceEvent[] = [];
-  if (o.id || o.model) out.push({ type: 'meta', id: (o.id as string | null | undefined) ?? undefined, model: (o.model as string | null | undefined) ?? undefined });
-  if (content) out.push({ type: 'text', text: content as string });
-  if (c?.finish_reason) out.push({ type: 'finish', reason: c.finish_reason as string });
-  if (u) out.push({ type: 'usage', usage: { inputTokens: (u.prompt_tokens as number | null | undefined) ?? undefined, outputTokens: (u.completion_tokens as number | null | undefined) ?? undefined } });
+  if (o.id || o.model)
+    out.push({
+      type: 'meta',
+      id: o.id ?? undefined,
+      model: o.model ?? undefined,
+    });
+  if (content) out.push({ type: 'text', text: content });
+  if (c?.finish_reason) out.push({ type: 'finish', reason: c.finish_reason });
+  if (u)
+    out.push({
+      type: 'usage',
+      usage: {
+        inputTokens: (u.prompt_tokens as number | null | undefined) ?? undefined,
+        outputTokens: (u.completion_tokens as number | null | undefined) ?? undefined,
+      },
+    });
   return out;
 }
 
-type WireCalls = Array<{ id?: string | null | undefined; function?: { name?: string | null | undefined; arguments?: string | null | undefined } | null | undefined }> | null | undefined;
+type WireCalls =
+  | Array<{
+      id?: string | null | undefined;
+      function?: { name?: string | null | undefined; arguments?: string | null | undefined } | null | undefined;
+    }>
+  | null
+  | undefined;
 
 /** A non-streamed reply's tool calls; the first whose arguments are not an object is reported. */
 function replyCalls(list: WireCalls): { calls: ToolCall[]; bad?: { name: string; args: string } } {
@@ -143,7 +180,13 @@ export const compatibleSurface: SurfaceAdapter = {
       try {
         json = JSON.parse(data);
       } catch {
-        return [{ type: 'error', message: t('invalid JSON in stream chunk: {0}', data.slice(0, 80)), errorType: 'invalid_chunk' }];
+        return [
+          {
+            type: 'error',
+            message: t('invalid JSON in stream chunk: {0}', data.slice(0, 80)),
+            errorType: 'invalid_chunk',
+          },
+        ];
       }
     }
     const fast = fastChunk(json);
@@ -154,7 +197,14 @@ export const compatibleSurface: SurfaceAdapter = {
     if (chunk.error !== undefined && chunk.error !== null) {
       const e = chunk.error as { message?: unknown; type?: unknown; code?: unknown } | string;
       if (typeof e === 'string') return [{ type: 'error', message: e }];
-      return [{ type: 'error', message: typeof e.message === 'string' ? e.message : t('stream error'), errorType: typeof e.type === 'string' ? e.type : undefined, code: typeof e.code === 'string' ? e.code : undefined }];
+      return [
+        {
+          type: 'error',
+          message: typeof e.message === 'string' ? e.message : t('stream error'),
+          errorType: typeof e.type === 'string' ? e.type : undefined,
+          code: typeof e.code === 'string' ? e.code : undefined,
+        },
+      ];
     }
     const out: SurfaceEvent[] = [];
     if (chunk.id || chunk.model) out.push({ type: 'meta', id: chunk.id ?? undefined, model: chunk.model ?? undefined });
@@ -164,7 +214,8 @@ export const compatibleSurface: SurfaceAdapter = {
     if (c?.delta?.content) out.push({ type: 'text', text: c.delta.content });
     c?.delta?.tool_calls?.forEach((t, i) => {
       const index = t.index ?? i;
-      if (t.id || t.function?.name) out.push({ type: 'tool_start', index, id: t.id ?? undefined, name: t.function?.name ?? undefined });
+      if (t.id || t.function?.name)
+        out.push({ type: 'tool_start', index, id: t.id ?? undefined, name: t.function?.name ?? undefined });
       if (t.function?.arguments) out.push({ type: 'tool_args', index, fragment: t.function.arguments });
     });
     if (c?.finish_reason) out.push({ type: 'finish', reason: c.finish_reason });

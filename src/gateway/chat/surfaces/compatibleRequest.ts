@@ -13,13 +13,21 @@ const dataUrl = (p: ImagePart) => `data:${p.mimeType};base64,${p.data}`;
 
 /** Text and images as a message content: a plain string when there is no image. */
 function userContent(parts: ReadonlyArray<TextPart | ImagePart>): WireContent {
-  if (parts.every((p) => p.type === 'text')) return parts.map((p) => (p as TextPart).text).join('');
-  return parts.map((p) => (p.type === 'text' ? { type: 'text' as const, text: p.text } : { type: 'image_url' as const, image_url: { url: dataUrl(p) } }));
+  if (parts.every((p) => p.type === 'text')) return parts.map((p) => p.text).join('');
+  return parts.map((p) =>
+    p.type === 'text'
+      ? { type: 'text' as const, text: p.text }
+      : { type: 'image_url' as const, image_url: { url: dataUrl(p) } },
+  );
 }
 
 function assistantMessage(parts: readonly ContentPart[]): WireMessage {
   const text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
-  const calls = parts.flatMap((p) => (p.type === 'tool_call' ? [{ id: portableCallId(p.id), type: 'function', function: { name: p.name, arguments: JSON.stringify(p.input) } }] : []));
+  const calls = parts.flatMap((p) =>
+    p.type === 'tool_call'
+      ? [{ id: portableCallId(p.id), type: 'function', function: { name: p.name, arguments: JSON.stringify(p.input) } }]
+      : [],
+  );
   if (!calls.length) return { role: 'assistant', content: text };
   return { role: 'assistant', content: text || null, tool_calls: calls };
 }
@@ -32,9 +40,16 @@ function userMessages(parts: readonly ContentPart[]): WireMessage[] {
     if (p.type === 'tool_result') {
       const images = p.content.filter((c): c is ImagePart => c.type === 'image');
       const text = p.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-      const note = images.length ? `${text ? '\n' : ''}[${images.length} image${images.length > 1 ? 's' : ''} attached in the next message]` : '';
-      out.push({ role: 'tool', tool_call_id: portableCallId(p.callId), content: `${p.isError ? 'Error: ' : ''}${text}${note}` || '(no output)' });
-      if (images.length) rest.push({ type: 'text', text: `Images returned by the tool call ${portableCallId(p.callId)}:` }, ...images);
+      const note = images.length
+        ? `${text ? '\n' : ''}[${images.length} image${images.length > 1 ? 's' : ''} attached in the next message]`
+        : '';
+      out.push({
+        role: 'tool',
+        tool_call_id: portableCallId(p.callId),
+        content: `${p.isError ? 'Error: ' : ''}${text}${note}` || '(no output)',
+      });
+      if (images.length)
+        rest.push({ type: 'text', text: `Images returned by the tool call ${portableCallId(p.callId)}:` }, ...images);
     } else if (p.type === 'text' || p.type === 'image') rest.push(p);
   }
   if (rest.some((p) => p.type === 'image' || p.text.trim())) out.push({ role: 'user', content: userContent(rest) });
@@ -56,7 +71,14 @@ function toWire(m: ChatMessage): WireMessage[] {
 export function compatibleRequest(req: ChatRequest): Record<string, unknown> {
   const body: Record<string, unknown> = { model: req.model, messages: compatibleMessages(req) };
   if (req.tools?.length) {
-    body.tools = req.tools.map((t) => ({ type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: normalizeToolSchema(t.inputSchema) } }));
+    body.tools = req.tools.map((t) => ({
+      type: 'function',
+      function: {
+        name: t.name,
+        ...(t.description ? { description: t.description } : {}),
+        parameters: normalizeToolSchema(t.inputSchema),
+      },
+    }));
     if (req.toolMode === 'required') body.tool_choice = 'required';
   }
   if (req.temperature !== undefined) body.temperature = req.temperature;

@@ -3,7 +3,15 @@ import { z } from 'zod';
 import { t } from '../../l10n';
 import { newCallId } from '../tools';
 import { jsonOrUndefined } from '../../http/sseStream';
-import type { ChatRequest, ParsedReply, RedactedThinkingPart, SurfaceAdapter, SurfaceEvent, ThinkingPart, ToolCall } from '../types';
+import type {
+  ChatRequest,
+  ParsedReply,
+  RedactedThinkingPart,
+  SurfaceAdapter,
+  SurfaceEvent,
+  ThinkingPart,
+  ToolCall,
+} from '../types';
 import { nativeRequest } from './nativeRequest';
 
 const replySchema = z.object({
@@ -37,7 +45,15 @@ const eventSchema = z.object({
     .nullish(),
   index: z.number().nullish(),
   content_block: z
-    .object({ type: z.string(), text: z.string().nullish(), id: z.string().nullish(), name: z.string().nullish(), input: z.record(z.string(), z.unknown()).nullish(), thinking: z.string().nullish(), data: z.string().nullish() })
+    .object({
+      type: z.string(),
+      text: z.string().nullish(),
+      id: z.string().nullish(),
+      name: z.string().nullish(),
+      input: z.record(z.string(), z.unknown()).nullish(),
+      thinking: z.string().nullish(),
+      data: z.string().nullish(),
+    })
     .nullish(),
   delta: z
     .object({
@@ -58,9 +74,20 @@ type Parsed = z.infer<typeof eventSchema>;
 function blockStart(index: number, b: Parsed['content_block']): SurfaceEvent[] {
   switch (b?.type) {
     case 'tool_use':
-      return [{ type: 'tool_start', index, id: b.id ?? undefined, name: b.name ?? undefined, input: (b.input as Record<string, unknown> | null | undefined) ?? undefined }];
+      return [
+        {
+          type: 'tool_start',
+          index,
+          id: b.id ?? undefined,
+          name: b.name ?? undefined,
+          input: b.input ?? undefined,
+        },
+      ];
     case 'thinking':
-      return [{ type: 'thinking_start', index }, ...(b.thinking ? [{ type: 'reasoning' as const, text: b.thinking, index }] : [])];
+      return [
+        { type: 'thinking_start', index },
+        ...(b.thinking ? [{ type: 'reasoning' as const, text: b.thinking, index }] : []),
+      ];
     case 'redacted_thinking':
       return [{ type: 'thinking_start', index, data: b.data ?? '' }];
     case 'text':
@@ -100,9 +127,19 @@ export const nativeSurface: SurfaceAdapter = {
       .filter((b) => b.type === 'text')
       .map((b) => b.text ?? '')
       .join('');
-    const toolCalls: ToolCall[] = r.data.content.filter((b) => b.type === 'tool_use').map((b) => ({ id: b.id || newCallId(), name: b.name ?? '', input: (b.input as Record<string, unknown> | null | undefined) ?? {} }));
+    const toolCalls: ToolCall[] = r.data.content
+      .filter((b) => b.type === 'tool_use')
+      .map((b) => ({
+        id: b.id || newCallId(),
+        name: b.name ?? '',
+        input: b.input ?? {},
+      }));
     const thinking = r.data.content.flatMap((b): Array<ThinkingPart | RedactedThinkingPart> =>
-      b.type === 'thinking' ? [{ type: 'thinking', text: b.thinking ?? '', signature: b.signature ?? '' }] : b.type === 'redacted_thinking' ? [{ type: 'redacted_thinking', data: b.data ?? '' }] : [],
+      b.type === 'thinking'
+        ? [{ type: 'thinking', text: b.thinking ?? '', signature: b.signature ?? '' }]
+        : b.type === 'redacted_thinking'
+          ? [{ type: 'redacted_thinking', data: b.data ?? '' }]
+          : [],
     );
     return {
       text,
@@ -110,7 +147,9 @@ export const nativeSurface: SurfaceAdapter = {
       reasoning: thinking.map((b) => (b.type === 'thinking' ? b.text : '')).join(''),
       thinking,
       finishReason: r.data.stop_reason ?? undefined,
-      usage: r.data.usage ? { inputTokens: r.data.usage.input_tokens ?? undefined, outputTokens: r.data.usage.output_tokens ?? undefined } : undefined,
+      usage: r.data.usage
+        ? { inputTokens: r.data.usage.input_tokens ?? undefined, outputTokens: r.data.usage.output_tokens ?? undefined }
+        : undefined,
       model: r.data.model ?? undefined,
       id: r.data.id ?? undefined,
     };
@@ -126,19 +165,41 @@ export const nativeSurface: SurfaceAdapter = {
       try {
         json = JSON.parse(data);
       } catch {
-        return [{ type: 'error', message: t('invalid JSON in stream event: {0}', data.slice(0, 80)), errorType: 'invalid_chunk' }];
+        return [
+          {
+            type: 'error',
+            message: t('invalid JSON in stream event: {0}', data.slice(0, 80)),
+            errorType: 'invalid_chunk',
+          },
+        ];
       }
     }
     // Fast path for the overwhelming case, a text delta: checked by hand, no schema parse.
     const f = json as { type?: unknown; delta?: { type?: unknown; text?: unknown } | null } | null;
-    if (f && typeof f === 'object' && f.type === 'content_block_delta' && (!ev.event || ev.event === 'content_block_delta') && f.delta && typeof f.delta === 'object') {
-      if (f.delta.type === 'text_delta' && typeof f.delta.text === 'string') return f.delta.text ? [{ type: 'text', text: f.delta.text }] : [];
+    if (
+      f &&
+      typeof f === 'object' &&
+      f.type === 'content_block_delta' &&
+      (!ev.event || ev.event === 'content_block_delta') &&
+      f.delta &&
+      typeof f.delta === 'object'
+    ) {
+      if (f.delta.type === 'text_delta' && typeof f.delta.text === 'string')
+        return f.delta.text ? [{ type: 'text', text: f.delta.text }] : [];
     }
     const r = eventSchema.safeParse(json);
     if (!r.success) {
       // An OpenAI-shaped error (new-api's own errors) inside the stream is still an error.
       const e = (json as { error?: { message?: unknown; type?: unknown; code?: unknown } }).error;
-      if (e && typeof e === 'object') return [{ type: 'error', message: String(e.message ?? t('stream error')), errorType: typeof e.type === 'string' ? e.type : undefined, code: typeof e.code === 'string' ? e.code : undefined }];
+      if (e && typeof e === 'object')
+        return [
+          {
+            type: 'error',
+            message: typeof e.message === 'string' ? e.message : t('stream error'),
+            errorType: typeof e.type === 'string' ? e.type : undefined,
+            code: typeof e.code === 'string' ? e.code : undefined,
+          },
+        ];
       return [];
     }
     const e = r.data;
@@ -150,7 +211,12 @@ export const nativeSurface: SurfaceAdapter = {
             type: 'meta',
             id: e.message?.id ?? undefined,
             model: e.message?.model ?? undefined,
-            usage: e.message?.usage ? { inputTokens: e.message.usage.input_tokens ?? undefined, outputTokens: e.message.usage.output_tokens ?? undefined } : undefined,
+            usage: e.message?.usage
+              ? {
+                  inputTokens: e.message.usage.input_tokens ?? undefined,
+                  outputTokens: e.message.usage.output_tokens ?? undefined,
+                }
+              : undefined,
           },
         ];
       case 'content_block_start':
@@ -163,15 +229,24 @@ export const nativeSurface: SurfaceAdapter = {
         const out: SurfaceEvent[] = [];
         if (e.delta?.stop_reason) out.push({ type: 'finish', reason: e.delta.stop_reason });
         // usage here is cumulative: the consumer keeps the last value
-        if (e.usage) out.push({ type: 'usage', usage: { inputTokens: e.usage.input_tokens ?? undefined, outputTokens: e.usage.output_tokens ?? undefined } });
+        if (e.usage)
+          out.push({
+            type: 'usage',
+            usage: { inputTokens: e.usage.input_tokens ?? undefined, outputTokens: e.usage.output_tokens ?? undefined },
+          });
         return out;
       }
       case 'message_stop':
         return [{ type: 'end' }];
       case 'error':
-        return [{ type: 'error', message: e.error?.message ?? t('stream error'), errorType: e.error?.type ?? undefined }];
+        return [
+          { type: 'error', message: e.error?.message ?? t('stream error'), errorType: e.error?.type ?? undefined },
+        ];
       default:
-        if (e.error) return [{ type: 'error', message: e.error.message ?? t('stream error'), errorType: e.error.type ?? undefined }];
+        if (e.error)
+          return [
+            { type: 'error', message: e.error.message ?? t('stream error'), errorType: e.error.type ?? undefined },
+          ];
         return []; // ping and unknown event types are ignored
     }
   },

@@ -13,7 +13,10 @@ interface WireMessage {
   content: string | Block[];
 }
 
-const imageBlock = (p: ImagePart): Block => ({ type: 'image', source: { type: 'base64', media_type: p.mimeType, data: p.data } });
+const imageBlock = (p: ImagePart): Block => ({
+  type: 'image',
+  source: { type: 'base64', media_type: p.mimeType, data: p.data },
+});
 const textBlock = (text: string): Block[] => (text.trim() ? [{ type: 'text', text }] : []);
 
 function resultContent(parts: ReadonlyArray<TextPart | ImagePart>): Block[] {
@@ -30,7 +33,14 @@ function toBlock(p: ContentPart): Block[] {
     case 'tool_call':
       return [{ type: 'tool_use', id: portableCallId(p.id), name: p.name, input: p.input }];
     case 'tool_result':
-      return [{ type: 'tool_result', tool_use_id: portableCallId(p.callId), content: resultContent(p.content), ...(p.isError ? { is_error: true } : {}) }];
+      return [
+        {
+          type: 'tool_result',
+          tool_use_id: portableCallId(p.callId),
+          content: resultContent(p.content),
+          ...(p.isError ? { is_error: true } : {}),
+        },
+      ];
     case 'thinking':
       return [{ type: 'thinking', thinking: p.text, signature: p.signature }];
     case 'redacted_thinking':
@@ -43,7 +53,8 @@ function toBlock(p: ContentPart): Block[] {
 }
 
 /** Which blocks lead a turn: tool results in a user turn, thinking in an assistant turn. */
-const leads = (role: WireMessage['role'], b: Block) => (role === 'user' ? b.type === 'tool_result' : b.type === 'thinking' || b.type === 'redacted_thinking');
+const leads = (role: WireMessage['role'], b: Block) =>
+  role === 'user' ? b.type === 'tool_result' : b.type === 'thinking' || b.type === 'redacted_thinking';
 
 function order(m: WireMessage): WireMessage {
   if (typeof m.content === 'string') return m;
@@ -58,7 +69,8 @@ const asBlocks = (c: string | Block[]): Block[] => (typeof c === 'string' ? text
 function append(out: WireMessage[], role: WireMessage['role'], content: string | Block[]): void {
   const prev = out[out.length - 1];
   if (!prev || prev.role !== role) out.push({ role, content });
-  else if (typeof prev.content === 'string' && typeof content === 'string') prev.content = `${prev.content}\n\n${content}`;
+  else if (typeof prev.content === 'string' && typeof content === 'string')
+    prev.content = `${prev.content}\n\n${content}`;
   else prev.content = [...asBlocks(prev.content), ...asBlocks(content)];
 }
 
@@ -81,13 +93,21 @@ export function nativeRequest(req: ChatRequest, defaults: { maxTokens: number })
   const budget = req.thinking?.budgetTokens;
   // The thinking budget counts against max_tokens, which must exceed it.
   if (budget !== undefined && maxTokens <= budget) maxTokens = budget + defaults.maxTokens;
-  const body: Record<string, unknown> = { model: req.model, max_tokens: maxTokens, messages: nativeMessages(req.messages) };
+  const body: Record<string, unknown> = {
+    model: req.model,
+    max_tokens: maxTokens,
+    messages: nativeMessages(req.messages),
+  };
   if (req.system) body.system = req.system;
   if (budget !== undefined) body.thinking = { type: 'enabled', budget_tokens: budget };
   // With thinking on the surface accepts no temperature but the default, and no forced tool use.
   else if (req.temperature !== undefined) body.temperature = req.temperature;
   if (req.tools?.length) {
-    body.tools = req.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), input_schema: normalizeToolSchema(t.inputSchema) }));
+    body.tools = req.tools.map((t) => ({
+      name: t.name,
+      ...(t.description ? { description: t.description } : {}),
+      input_schema: normalizeToolSchema(t.inputSchema),
+    }));
     if (req.toolMode === 'required' && budget === undefined) body.tool_choice = { type: 'any' };
   }
   if (req.stream) body.stream = true;

@@ -5,7 +5,6 @@ import { t } from '../../l10n';
 import type { Check } from '../check';
 import type { DiagnosisContext } from '../context';
 import type { Outcome } from '../outcomeFromError';
-import type { FixAction } from '../types';
 
 /** The endpoint rules' fixes describe what normalisation did; a diagnosis says what to change. */
 function findingFix(code: FindingCode): string | undefined {
@@ -24,10 +23,12 @@ function findingFix(code: FindingCode): string | undefined {
 function backupProblems(ctx: DiagnosisContext, details: string[]): string[] {
   const problems: string[] = [];
   ctx.backupNorm.forEach((b, i) => {
-    if (!b.n.base) problems.push(t('Backup {0} "{1}" is not usable: {2}', i + 1, b.input, b.n.findings[0]?.message ?? t('invalid')));
+    if (!b.n.base)
+      problems.push(t('Backup {0} "{1}" is not usable: {2}', i + 1, b.input, b.n.findings[0]?.message ?? t('invalid')));
     else {
       details.push(t('Backup {0}: {1}', i + 1, b.n.base));
-      for (const f of b.n.findings) if (f.severity !== 'info') problems.push(t('Backup {0} "{1}": {2}', i + 1, b.input, f.message));
+      for (const f of b.n.findings)
+        if (f.severity !== 'info') problems.push(t('Backup {0} "{1}": {2}', i + 1, b.input, f.message));
     }
   });
   return problems;
@@ -38,22 +39,39 @@ function run(ctx: DiagnosisContext): Outcome {
   const details: string[] = [t('As configured: "{0}"', input.baseUrl)];
   if (!n.base) {
     const f = n.findings[0];
-    return { result: 'fail', cause: f?.message ?? t('The base URL is not usable.'), fix: f?.fix ?? t('Set the gateway root address.'), details };
+    return {
+      result: 'fail',
+      cause: f?.message ?? t('The base URL is not usable.'),
+      fix: f?.fix ?? t('Set the gateway root address.'),
+      details,
+    };
   }
   const chatPath = surfaceAdapter('compatible').path;
-  details.push(t('Root address: {0}', n.base), t('Compatible surface base: {0} (calls {1})', `${n.base}/v1`, `${n.base}${chatPath}`), t('Native surface base: {0} (calls {1})', n.base, nativeMessagesUrl(n.base)));
+  details.push(
+    t('Root address: {0}', n.base),
+    t('Compatible surface base: {0} (calls {1})', `${n.base}/v1`, `${n.base}${chatPath}`),
+    t('Native surface base: {0} (calls {1})', n.base, nativeMessagesUrl(n.base)),
+  );
   const backups = backupProblems(ctx, details);
   const findings = n.findings;
   if (!findings.length && !backups.length) {
-    return { result: 'pass', cause: t('"{0}" is a root address: no trailing slash, no /v1, no endpoint path.', n.base), fix: '', details };
+    return {
+      result: 'pass',
+      cause: t('"{0}" is a root address: no trailing slash, no /v1, no endpoint path.', n.base),
+      fix: '',
+      details,
+    };
   }
   const fixable = findings.some((f) => f.code !== 'http-public-host');
   return {
     result: 'warn',
     cause: [...findings.map((f) => f.message), ...backups].join(' '),
-    fix: [...findings.map((f) => findingFix(f.code) ?? f.fix), ...(backups.length ? [t('Give backup domains as root addresses too (same rules as the base URL).')] : [])].join(' '),
+    fix: [
+      ...findings.map((f) => findingFix(f.code) ?? f.fix),
+      ...(backups.length ? [t('Give backup domains as root addresses too (same rules as the base URL).')] : []),
+    ].join(' '),
     details,
-    ...(fixable ? { fixAction: { kind: 'set-base-url', value: n.base } as FixAction } : {}),
+    ...(fixable ? { fixAction: { kind: 'set-base-url', value: n.base } } : {}),
   };
 }
 

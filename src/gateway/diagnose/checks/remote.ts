@@ -31,8 +31,15 @@ export function remoteLoopback(ctx: DiagnosisContext, base: string): Reason | un
   if (!isLoopbackHost(u.hostname)) return undefined;
   const port = u.port || (u.protocol === 'https:' ? '443' : '80');
   return {
-    cause: t('VS Code runs remotely ({0}): Model Relay runs on the remote machine, so {1} means the remote host, not your own computer.', remote, u.hostname),
-    fix: t('Use an address of the gateway that the remote machine can reach (in a dev container, host.docker.internal reaches your computer), or forward the port from your computer to the remote (e.g. ssh -R {0}:localhost:{0}).', port),
+    cause: t(
+      'VS Code runs remotely ({0}): Model Relay runs on the remote machine, so {1} means the remote host, not your own computer.',
+      remote,
+      u.hostname,
+    ),
+    fix: t(
+      'Use an address of the gateway that the remote machine can reach (in a dev container, host.docker.internal reaches your computer), or forward the port from your computer to the remote (e.g. ssh -R {0}:localhost:{0}).',
+      port,
+    ),
   };
 }
 
@@ -47,6 +54,10 @@ export function trustDetail(ctx: DiagnosisContext, err: GatewayError | undefined
       : s.systemSource
         ? t('{0} from the system store ({1})', s.system, s.systemSource)
         : t('no system store found');
-  const extra = !s.extraFile ? t('NODE_EXTRA_CA_CERTS not set') : s.extraProblem ? t('NODE_EXTRA_CA_CERTS={0} unusable: {1}', s.extraFile, s.extraProblem) : t('{0} from NODE_EXTRA_CA_CERTS ({1})', s.extra, s.extraFile);
+  const extra = !s.extraFile
+    ? t('NODE_EXTRA_CA_CERTS not set')
+    : s.extraProblem
+      ? t('NODE_EXTRA_CA_CERTS={0} unusable: {1}', s.extraFile, s.extraProblem)
+      : t('{0} from NODE_EXTRA_CA_CERTS ({1})', s.extra, s.extraFile);
   return t("Trusted authorities: Node's bundled roots, {0}, {1}.", system, extra);
 }

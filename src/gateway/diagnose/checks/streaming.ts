@@ -13,13 +13,21 @@ import { outcomeFromError, type Outcome } from '../outcomeFromError';
 const STREAM_PROMPT = 'Reply with exactly these words: one two three four five six';
 
 function flowed(native: boolean, timing: string): string {
-  return native ? t('A short streamed reply on the native surface flowed progressively ({0}).', timing) : t('A short streamed reply on the compatible surface flowed progressively ({0}).', timing);
+  return native
+    ? t('A short streamed reply on the native surface flowed progressively ({0}).', timing)
+    : t('A short streamed reply on the compatible surface flowed progressively ({0}).', timing);
 }
 
 function tooQuick(native: boolean, timing: string): string {
   return native
-    ? t('A short streamed reply on the native surface arrived complete, with its end marker ({0}); it was too quick to tell flowing from buffered, and no burst after a wait was seen.', timing)
-    : t('A short streamed reply on the compatible surface arrived complete, with its end marker ({0}); it was too quick to tell flowing from buffered, and no burst after a wait was seen.', timing);
+    ? t(
+        'A short streamed reply on the native surface arrived complete, with its end marker ({0}); it was too quick to tell flowing from buffered, and no burst after a wait was seen.',
+        timing,
+      )
+    : t(
+        'A short streamed reply on the compatible surface arrived complete, with its end marker ({0}); it was too quick to tell flowing from buffered, and no burst after a wait was seen.',
+        timing,
+      );
 }
 
 function judge(r: ChatResult, surface: Surface, url: string, masked: string | undefined, timing: string): Outcome {
@@ -27,15 +35,39 @@ function judge(r: ChatResult, surface: Surface, url: string, masked: string | un
   const native = surface === 'native';
   if (r.streamIgnored) {
     const cause = native
-      ? t('A streamed request on the native surface was answered with one JSON body instead of an event stream: the gateway or a proxy ignores stream: true.')
-      : t('A streamed request on the compatible surface was answered with one JSON body instead of an event stream: the gateway or a proxy ignores stream: true.');
-    return { ...common, result: 'warn', cause, fix: t('Nothing breaks, but replies will not appear progressively; check the proxy, or turn streaming off.'), fixAction: { kind: 'disable-stream' } };
+      ? t(
+          'A streamed request on the native surface was answered with one JSON body instead of an event stream: the gateway or a proxy ignores stream: true.',
+        )
+      : t(
+          'A streamed request on the compatible surface was answered with one JSON body instead of an event stream: the gateway or a proxy ignores stream: true.',
+        );
+    return {
+      ...common,
+      result: 'warn',
+      cause,
+      fix: t('Nothing breaks, but replies will not appear progressively; check the proxy, or turn streaming off.'),
+      fixAction: { kind: 'disable-stream' },
+    };
   }
   if (r.buffered) {
     const cause = native
-      ? t('The stream on the native surface arrived in one burst ({0}): a proxy between you and the gateway buffers responses (spec 6).', timing)
-      : t('The stream on the compatible surface arrived in one burst ({0}): a proxy between you and the gateway buffers responses (spec 6).', timing);
-    return { ...common, result: 'warn', cause, fix: t('Turn streaming off (modelRelay.stream), or ask for the proxy to pass text/event-stream through unbuffered.'), fixAction: { kind: 'disable-stream' } };
+      ? t(
+          'The stream on the native surface arrived in one burst ({0}): a proxy between you and the gateway buffers responses (spec 6).',
+          timing,
+        )
+      : t(
+          'The stream on the compatible surface arrived in one burst ({0}): a proxy between you and the gateway buffers responses (spec 6).',
+          timing,
+        );
+    return {
+      ...common,
+      result: 'warn',
+      cause,
+      fix: t(
+        'Turn streaming off (modelRelay.stream), or ask for the proxy to pass text/event-stream through unbuffered.',
+      ),
+      fixAction: { kind: 'disable-stream' },
+    };
   }
   const judged = r.durationMs >= DEFAULT_BURST.minWaitMs;
   return {
@@ -52,7 +84,13 @@ async function run(ctx: DiagnosisContext, surface: Surface, model: string): Prom
   let firstAt: number | undefined;
   let chunks = 0;
   try {
-    for await (const ev of ctx.client!.chatStream({ surface, model, messages: [{ role: 'user', content: STREAM_PROMPT }], maxTokens: 24, signal: ctx.signal })) {
+    for await (const ev of ctx.client!.chatStream({
+      surface,
+      model,
+      messages: [{ role: 'user', content: STREAM_PROMPT }],
+      maxTokens: 24,
+      signal: ctx.signal,
+    })) {
       if (ev.type === 'text') {
         chunks++;
         firstAt ??= ctx.now() - started;
@@ -61,17 +99,42 @@ async function run(ctx: DiagnosisContext, surface: Surface, model: string): Prom
         const timing =
           chunks === 1
             ? t('1 text chunk, first after {0} ms, complete after {1} ms', firstAt ?? '-', ev.result.durationMs)
-            : t('{0} text chunks, first after {1} ms, complete after {2} ms', chunks, firstAt ?? '-', ev.result.durationMs);
+            : t(
+                '{0} text chunks, first after {1} ms, complete after {2} ms',
+                chunks,
+                firstAt ?? '-',
+                ev.result.durationMs,
+              );
         return judge(ev.result, surface, url, ctx.masked, timing);
       }
     }
-    return { result: 'fail', httpStatus: 200, url, cause: t('The stream ended without its end marker.'), fix: t('Turn streaming off and check the proxy.'), fixAction: { kind: 'disable-stream' } };
+    return {
+      result: 'fail',
+      httpStatus: 200,
+      url,
+      cause: t('The stream ended without its end marker.'),
+      fix: t('Turn streaming off and check the proxy.'),
+      fixAction: { kind: 'disable-stream' },
+    };
   } catch (e) {
     const note = chunks
-      ? t('The same call without streaming works, so the stream is being broken on the way: typically a proxy that buffers or cuts streamed responses (spec 6) — {0} chunk(s) arrived first.', chunks)
-      : t('The same call without streaming works, so the stream is being broken on the way: typically a proxy that buffers or cuts streamed responses (spec 6).');
+      ? t(
+          'The same call without streaming works, so the stream is being broken on the way: typically a proxy that buffers or cuts streamed responses (spec 6) — {0} chunk(s) arrived first.',
+          chunks,
+        )
+      : t(
+          'The same call without streaming works, so the stream is being broken on the way: typically a proxy that buffers or cuts streamed responses (spec 6).',
+        );
     const o = outcomeFromError(ctx, e, { model, listed: ctx.listed(model), streamNote: note });
-    if (isGatewayError(e) && (e.kind === 'stream_interrupted' || e.kind === 'timeout' || e.kind === 'network' || e.kind === 'protocol')) return { ...o, fix: t('Turn streaming off (modelRelay.stream) until the proxy is fixed. {0}', o.fix), fixAction: { kind: 'disable-stream' } };
+    if (
+      isGatewayError(e) &&
+      (e.kind === 'stream_interrupted' || e.kind === 'timeout' || e.kind === 'network' || e.kind === 'protocol')
+    )
+      return {
+        ...o,
+        fix: t('Turn streaming off (modelRelay.stream) until the proxy is fixed. {0}', o.fix),
+        fixAction: { kind: 'disable-stream' },
+      };
     return o;
   }
 }
@@ -81,10 +144,24 @@ function afterGeneration(generation: 'generate-chat' | 'generate-native') {
   return (ctx: DiagnosisContext) => {
     const b = ctx.blocked();
     if (b) return b;
-    if (ctx.results.get(generation)?.result !== 'pass') return { cause: t('The non-streamed call did not succeed, so streaming was not tested.'), fix: t('Fix the generation check first.') };
+    if (ctx.results.get(generation)?.result !== 'pass')
+      return {
+        cause: t('The non-streamed call did not succeed, so streaming was not tested.'),
+        fix: t('Fix the generation check first.'),
+      };
     return undefined;
   };
 }
 
-export const streamCompatibleCheck = perSurface('compatible', { id: 'stream-compatible', noModelFix: () => '', skip: afterGeneration('generate-chat'), run: (ctx, model) => run(ctx, 'compatible', model) });
-export const streamNativeCheck = perSurface('native', { id: 'stream-native', noModelFix: () => '', skip: afterGeneration('generate-native'), run: (ctx, model) => run(ctx, 'native', model) });
+export const streamCompatibleCheck = perSurface('compatible', {
+  id: 'stream-compatible',
+  noModelFix: () => '',
+  skip: afterGeneration('generate-chat'),
+  run: (ctx, model) => run(ctx, 'compatible', model),
+});
+export const streamNativeCheck = perSurface('native', {
+  id: 'stream-native',
+  noModelFix: () => '',
+  skip: afterGeneration('generate-native'),
+  run: (ctx, model) => run(ctx, 'native', model),
+});
