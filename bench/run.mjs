@@ -22,7 +22,7 @@ const outDir = resolve(root, process.env.BENCH_OUT ?? 'out');
 const { startSimulator } = require(join(outDir, 'test/sim/server.js'));
 const core = require(join(outDir, 'src/gateway/index.js'));
 // the chat webview's words, as the host writes them into its page (English)
-const chatStringsAttr = JSON.stringify(require(join(outDir, 'src/host/webviewStrings.js')).chatStrings())
+const chatStringsAttr = JSON.stringify(require(join(outDir, 'src/host/chat/chatWords.js')).chatStrings())
   .replace(/&/g, '&amp;')
   .replace(/"/g, '&quot;');
 const OpenAI = require('openai').default ?? require('openai');

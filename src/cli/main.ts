@@ -25,7 +25,7 @@ import {
 } from '../gateway';
 import { ENV_TOKEN, UsageError, readConfig, refuseTokenArguments, type CliConfig } from './config';
 import { baseUrlWarnings, errorText, retryLine, terminalSafe } from './output';
-import { quota } from './quota';
+import { quota } from './quotaCommand';
 import { chatEventBatches } from '../gateway/chat/stream';
 import { BatchedWriter } from './batch';
 import { applyLocale } from './locale';

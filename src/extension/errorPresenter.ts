@@ -1,6 +1,6 @@
 /**
  * A core error as a notification: the cause, the fix and actions. The words for every other place
- * an error is shown (chat card, @relay, summaries) come from src/host/errorPresenter.ts.
+ * an error is shown (chat card, @relay, summaries) come from src/host/errorWords.ts.
  */
 import * as vscode from 'vscode';
 import { GatewayError } from '../gateway';

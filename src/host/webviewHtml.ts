@@ -4,7 +4,7 @@
  * pages with it. Plain Node (no `vscode`): callers pass the webview's cspSource and URIs.
  */
 import { randomBytes } from 'node:crypto';
-import type { ChatStrings } from '../shared/webviewStrings';
+import type { ChatStrings } from '../shared/chatStrings';
 
 export function makeNonce(): string {
   return randomBytes(18).toString('base64');
@@ -83,7 +83,7 @@ export interface ChatHtmlInput {
   styleUri: string;
   /** asWebviewUri(dist/codicons/codicon.css) */
   codiconUri: string;
-  /** every word of the view, translated on the host (src/host/webviewStrings.ts) */
+  /** every word of the view, translated on the host (src/host/chat/chatWords.ts) */
   strings: ChatStrings;
   lang?: string;
   nonce?: string;

@@ -18,7 +18,7 @@ import type {
   WebviewToHost,
 } from '../shared/chatProtocol';
 import { modelsForSurface } from '../shared/modelOrder';
-import { fill, type ChatStrings } from '../shared/webviewStrings';
+import { fill, type ChatStrings } from '../shared/chatStrings';
 import { createMarkdownRenderer } from './markdownRenderer';
 import { isEntryMessage, Transcript } from './transcript';
 import {
@@ -50,7 +50,7 @@ export interface ChatAppOptions {
   /** schedules a render; default requestAnimationFrame (tests pass their own) */
   schedule?: (fn: () => void) => void;
   resourceOrigin?: string | undefined;
-  /** every word the view shows, translated by the host (src/host/webviewStrings.ts) */
+  /** every word the view shows, translated by the host (src/host/chat/chatWords.ts) */
   strings: ChatStrings;
 }
 

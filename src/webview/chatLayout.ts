@@ -8,7 +8,7 @@
 import { IMAGE_MIME_TYPES } from '../shared/chatImages';
 import type { ChatOptions, ChatSurface, ModelList, WebviewToHost } from '../shared/chatProtocol';
 import { modelsForSurface } from '../shared/modelOrder';
-import { fill, type ChatStrings } from '../shared/webviewStrings';
+import { fill, type ChatStrings } from '../shared/chatStrings';
 import { codicon, iconLabel } from './codicon';
 
 export interface ChatElements {

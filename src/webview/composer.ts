@@ -14,7 +14,7 @@ import {
   sniffImage,
 } from '../shared/chatImages';
 import type { ImageAttachment } from '../shared/chatProtocol';
-import { fill, type ChatStrings } from '../shared/webviewStrings';
+import { fill, type ChatStrings } from '../shared/chatStrings';
 import type { ChatElements } from './chatLayout';
 import { codicon } from './codicon';
 

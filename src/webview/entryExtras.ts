@@ -6,7 +6,7 @@
  */
 import { formatBytes } from '../shared/chatImages';
 import type { ChatEntry, ChatImage } from '../shared/chatProtocol';
-import { fill, type ChatStrings } from '../shared/webviewStrings';
+import { fill, type ChatStrings } from '../shared/chatStrings';
 
 /** The images of a user entry, as thumbnails. */
 export function renderImages(d: Document, images: readonly ChatImage[], s: ChatStrings): HTMLElement {

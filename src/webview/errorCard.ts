@@ -5,7 +5,7 @@
  * ./chatLayout.ts's onListClick turns into messages. Words from the host (`ChatStrings`).
  */
 import type { ChatErrorInfo } from '../shared/chatProtocol';
-import { fill, type ChatStrings } from '../shared/webviewStrings';
+import { fill, type ChatStrings } from '../shared/chatStrings';
 
 export function errorCard(d: Document, err: ChatErrorInfo, s: ChatStrings): HTMLElement {
   const card = el(d, 'div', 'error-card');

@@ -4,7 +4,7 @@
  * into the page (`data-strings`) and checked here.
  */
 import type { HostToWebview, WebviewToHost } from '../shared/chatProtocol';
-import { CHAT_STRING_KEYS, parseChatStrings, type ChatStrings } from '../shared/webviewStrings';
+import { CHAT_STRING_KEYS, parseChatStrings, type ChatStrings } from '../shared/chatStrings';
 import { ChatApp, type VsCodeApi } from './chatApp';
 
 declare function acquireVsCodeApi(): VsCodeApi;

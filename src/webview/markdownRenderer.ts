@@ -6,7 +6,7 @@
  */
 import MarkdownIt from 'markdown-it';
 import createDOMPurify from 'dompurify';
-import { fill, type ChatStrings } from '../shared/webviewStrings';
+import { fill, type ChatStrings } from '../shared/chatStrings';
 import { iconLabel } from './codicon';
 
 export interface MarkdownRendererOptions {

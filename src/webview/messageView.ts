@@ -6,7 +6,7 @@
  * its error card: ./errorCard.ts. Words from the host (`ChatStrings`).
  */
 import type { ChatEntry, ChatNotice } from '../shared/chatProtocol';
-import { fill, type ChatStrings } from '../shared/webviewStrings';
+import { fill, type ChatStrings } from '../shared/chatStrings';
 import { codicon } from './codicon';
 import { renderImages, ThinkingSection } from './entryExtras';
 import { errorCard } from './errorCard';

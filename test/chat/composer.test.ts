@@ -6,7 +6,7 @@ import { ChatApp, type VsCodeApi, type WebviewState } from '../../src/webview/ch
 import type { ChatEntry, ChatSnapshot, ModelList, WebviewToHost } from '../../src/shared/chatProtocol';
 import { MAX_IMAGE_BYTES } from '../../src/shared/chatImages';
 import { makePng } from '../sim/server';
-import { chatStrings } from '../../src/host/webviewStrings';
+import { chatStrings } from '../../src/host/chat/chatWords';
 
 const png = makePng('composer', 8);
 const models: ModelList = {

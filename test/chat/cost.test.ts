@@ -11,7 +11,7 @@ import type { ChatOptions, ModelList } from '../../src/shared/chatProtocol';
 import { usageLine } from '../../src/webview/messageView';
 import { startSimulator, type Simulator } from '../sim/server';
 import { makeClient } from '../gateway/helpers';
-import { chatStrings } from '../../src/host/webviewStrings';
+import { chatStrings } from '../../src/host/chat/chatWords';
 
 let real: Simulator;
 let strict: Simulator;

@@ -11,11 +11,11 @@ import {
 import { modelsForSurface } from '../../src/shared/modelOrder';
 import { chatCsp, chatHtml } from '../../src/host/webviewHtml';
 import { ChatSession, type ChatBackend, type SessionEvent } from '../../src/host/chat/session';
-import { errorInfo } from '../../src/host/errorPresenter';
+import { errorInfo } from '../../src/host/errorWords';
 import { errorFromResponse, maskToken, type ChatEvent, type ChatRequest, type ChatResult } from '../../src/gateway';
-import { chatStrings } from '../../src/host/webviewStrings';
-import { CHAT_STRING_KEYS, fill, parseChatStrings } from '../../src/shared/webviewStrings';
-import { DIAGNOSE_CSS, diagnoseBody } from '../../src/host/diagnoseHtml';
+import { chatStrings } from '../../src/host/chat/chatWords';
+import { CHAT_STRING_KEYS, fill, parseChatStrings } from '../../src/shared/chatStrings';
+import { DIAGNOSE_CSS, diagnoseBody } from '../../src/host/diagnose/diagnoseHtml';
 import type { DiagnosisReport } from '../../src/gateway';
 import { useTranslations } from '../../src/gateway/l10n';
 import { readdirSync, readFileSync } from 'node:fs';

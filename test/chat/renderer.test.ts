@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createMarkdownRenderer, stableSplit } from '../../src/webview/markdownRenderer';
 import { ChatApp, type VsCodeApi } from '../../src/webview/chatApp';
 import type { ChatEntry, ChatSnapshot, HostToWebview, ModelList, WebviewToHost } from '../../src/shared/chatProtocol';
-import { chatStrings } from '../../src/host/webviewStrings';
+import { chatStrings } from '../../src/host/chat/chatWords';
 import { useTranslations } from '../../src/gateway/l10n';
 
 const ORIGIN = 'https://file+.vscode-resource.vscode-cdn.net';

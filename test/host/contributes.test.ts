@@ -8,7 +8,13 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CommandId } from '../../src/host/commandIds';
-import { parseSettings, relaySettings, SETTINGS, USER_ONLY, type SettingKey } from '../../src/host/settingsSchema';
+import {
+  parseSettings,
+  relaySettings,
+  SETTINGS,
+  USER_ONLY,
+  type SettingKey,
+} from '../../src/host/gateways/settingsSchema';
 
 const root = resolve(__dirname, '../../..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -90,7 +96,7 @@ test('settings: values that do not fit fall back to the default; model ids are t
 
 test('no module reads a modelRelay setting outside the settings module', () => {
   for (const f of sources(join(root, 'src'))) {
-    if (f.endsWith(join('extension', 'settings.ts'))) continue;
+    if (f.endsWith(join('extension', 'gateways', 'settings.ts'))) continue;
     assert.doesNotMatch(readFileSync(f, 'utf8'), /getConfiguration\(/, `${f} reads the configuration itself`);
   }
 });

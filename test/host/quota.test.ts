@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Quota } from '../../src/gateway';
-import { QuotaTracker, QUOTA_TIMING } from '../../src/host/quota';
+import { QuotaTracker, QUOTA_TIMING } from '../../src/host/status/quotaSchedule';
 
 function clock() {
   let now = 0;

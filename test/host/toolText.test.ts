@@ -71,7 +71,7 @@ test('package.json declares the three tools the extension registers, referencabl
     tools.map((t) => t.name),
     ['modelRelay_generateImage', 'modelRelay_listModels', 'modelRelay_diagnose'],
   );
-  const src = readFileSync(resolve(__dirname, '../../../src/extension/lm/tools.ts'), 'utf8');
+  const src = readFileSync(resolve(__dirname, '../../../src/extension/lm/agentTools.ts'), 'utf8');
   for (const t of tools) {
     assert.match(t.name, /^(?!copilot_|vscode_)[\w-]+$/);
     assert.ok(

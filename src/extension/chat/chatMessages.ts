@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { CommandId } from '../../host/commandIds';
 import type { ChatOptions, ImageAttachment, WebviewToHost } from '../../shared/chatProtocol';
-import { disableStreaming } from '../settings';
+import { disableStreaming } from '../gateways/settings';
 
 /** The view's side of the conversation, as the messages need it. */
 export interface ChatHost {

@@ -13,7 +13,7 @@ import { ChatSession, MAX_INLINE_IMAGE_CHARS, type SessionEvent, type SessionMod
 import { ChatModels } from '../../host/chat/chatModels';
 import { ChatStore, restoreOptions } from '../../host/chat/chatStore';
 import { chatHtml } from '../../host/webviewHtml';
-import { chatStrings } from '../../host/webviewStrings';
+import { chatStrings } from '../../host/chat/chatWords';
 import {
   parseWebviewMessage,
   type ChatOptions,
@@ -25,10 +25,10 @@ import {
 } from '../../shared/chatProtocol';
 import { modelsForSurface } from '../../shared/modelOrder';
 import { Disposable } from '../disposable';
-import type { GatewayService } from '../gatewayService';
+import type { GatewayService } from '../gateways/gatewayService';
 import { generateAndSaveImage } from '../media/mediaCommon';
-import { SECTION } from '../settings';
-import type { TokenStore } from '../tokenStore';
+import { SECTION } from '../gateways/settings';
+import type { TokenStore } from '../gateways/tokenStore';
 import { handleChatMessage, type ChatHost } from './chatMessages';
 
 import { CHAT_VIEW_ID } from '../lazy/ids';

@@ -1,8 +1,8 @@
 /** Registers the chat view and its commands: Open Chat, New Chat, Ask About Selection. */
 import * as vscode from 'vscode';
 import { CommandId } from '../../host/commandIds';
-import type { GatewayService } from '../gatewayService';
-import type { TokenStore } from '../tokenStore';
+import type { GatewayService } from '../gateways/gatewayService';
+import type { TokenStore } from '../gateways/tokenStore';
 import { MAX_CONTEXT_CHARS } from '../../host/chat/session';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chatViewProvider';
 import type { Registrar } from '../lazy/registrar';

@@ -1,19 +1,19 @@
 /**
  * "Model Relay: Diagnose Connection": runs the core's diagnosis engine with progress and shows the
  * report in a panel (one row per check: icon and status word, HTTP status, cause, fix, and a button
- * for fixes the extension can apply; the page itself: src/host/diagnoseHtml.ts), with "Copy report"
+ * for fixes the extension can apply; the page itself: src/host/diagnose/diagnoseHtml.ts), with "Copy report"
  * (markdown, masked tokens only).
  */
 import * as vscode from 'vscode';
 import { homedir } from 'node:os';
 import { renderMarkdown, runDiagnosis, type DiagnosisCheck, type DiagnosisReport } from '../../gateway';
 import { CommandId } from '../../host/commandIds';
-import { DIAGNOSE_CSS, DIAGNOSE_SCRIPT, diagnoseBody, statusWord } from '../../host/diagnoseHtml';
+import { DIAGNOSE_CSS, DIAGNOSE_SCRIPT, diagnoseBody, statusWord } from '../../host/diagnose/diagnoseHtml';
 import { parseDiagnoseMessage, type DiagnosePanelMessage } from '../../host/panelMessages';
 import { codiconLink, htmlPage, makeNonce, webviewCsp } from '../../host/webviewHtml';
-import type { GatewayService } from '../gatewayService';
-import { disableStreaming, readProxySettings, writeBaseUrl } from '../settings';
-import type { TokenStore } from '../tokenStore';
+import type { GatewayService } from '../gateways/gatewayService';
+import { disableStreaming, readProxySettings, writeBaseUrl } from '../gateways/settings';
+import type { TokenStore } from '../gateways/tokenStore';
 
 export class DiagnoseController {
   private panel: vscode.WebviewPanel | undefined;

@@ -6,14 +6,14 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { errorSentence } from '../../host/errorPresenter';
+import { errorSentence } from '../../host/errorWords';
 import { lmToChatRequest } from '../../host/lm/lmRequest';
 import { modelProfile, type ModelProfile } from '../../host/lm/modelProfile';
 import { ThinkingCache } from '../../host/lm/thinkingCache';
 import { TokenCounter, type CountTokens } from '../../host/lm/tokenCounter';
 import { GatewayError, type ChatEvent, type ModelInfo } from '../../gateway';
-import type { GatewayService } from '../gatewayService';
-import type { TokenStore } from '../tokenStore';
+import type { GatewayService } from '../gateways/gatewayService';
+import type { TokenStore } from '../gateways/tokenStore';
 import type { Registrar } from '../lazy/registrar';
 import { countableText, thinkingPart, toLmMessages } from './lmParts';
 

@@ -1,8 +1,8 @@
 /** The `@relay` chat participant: /models, /diagnose and /image in VS Code's own chat. */
 import * as vscode from 'vscode';
 import { GatewayError } from '../../gateway';
-import { errorMarkdown } from '../../host/errorPresenter';
-import type { GatewayService } from '../gatewayService';
+import { errorMarkdown } from '../../host/errorWords';
+import type { GatewayService } from '../gateways/gatewayService';
 import type { Registrar } from '../lazy/registrar';
 import { generateAndSaveImage } from '../media/mediaCommon';
 

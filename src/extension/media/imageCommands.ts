@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import { SIZE_PATTERN, editUploadLimit, type ImageResult } from '../../gateway';
 import { showGatewayError } from '../errorPresenter';
-import type { GatewayService } from '../gatewayService';
+import type { GatewayService } from '../gateways/gatewayService';
 import { showImagePreview } from './imagePreview';
 import { billedCallNote, pickModel, promptFromSelectionOrInput, saveGeneratedImage, signalFrom } from './mediaCommon';
 

@@ -4,10 +4,10 @@
  */
 import * as vscode from 'vscode';
 import { extensionForMime, mediaFileName, noImageError, type Capability, type GeneratedImage } from '../../gateway';
-import type { GatewayService } from '../gatewayService';
+import type { GatewayService } from '../gateways/gatewayService';
 import { freeFileName, resolveOutputFolder } from '../../host/media/outputFiles';
 import { addToGitignore, GITIGNORE_LINE, isUnderMediaRoot, shouldOfferGitignore } from '../../host/media/gitignore';
-import { readSettings } from '../settings';
+import { readSettings } from '../gateways/settings';
 
 /**
  * The folder results are saved to: the setting, inside the workspace folder (never outside it), else

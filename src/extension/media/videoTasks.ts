@@ -7,11 +7,11 @@ import { mediaFileName, type VideoPhase, type VideoTask } from '../../gateway';
 import { VIDEO_VIEW_ID } from '../lazy/ids';
 import type { Registrar } from '../lazy/registrar';
 import { CommandId } from '../../host/commandIds';
-import { errorWithFix } from '../../host/errorPresenter';
+import { errorWithFix } from '../../host/errorWords';
 import { TaskPollers } from '../../host/media/taskPollers';
 import { Disposable } from '../disposable';
 import { showGatewayError } from '../errorPresenter';
-import type { GatewayService } from '../gatewayService';
+import type { GatewayService } from '../gateways/gatewayService';
 import {
   billedCallNote,
   freeFile,

@@ -4,7 +4,7 @@
  */
 import type { ModelInfo } from '../../gateway';
 import type { ModelList } from '../../shared/chatProtocol';
-import { errorSummary } from '../errorPresenter';
+import { errorSummary } from '../errorWords';
 
 /** What the model list needs of the gateway service. */
 export interface ModelSource {

@@ -20,7 +20,7 @@
  */
 import { GatewayError, type ChatRequest, type ChatResult, type RetryNotice } from '../../gateway';
 import type { ChatEntry, ChatOptions, ImageAttachment, SelectionContext } from '../../shared/chatProtocol';
-import { errorInfo, shortError, StreamFailed } from '../errorPresenter';
+import { errorInfo, shortError, StreamFailed } from '../errorWords';
 import { toChatMessages } from './history';
 import { checkImagesFor, generatedImageText, type ModelTraits } from './images';
 import { addNotice, bufferingNotice, offersPlainRetry, streamIgnoredNotice } from './notices';

@@ -1,6 +1,6 @@
 /** "Model Relay: Configure Base URL": input box validated by the core's endpoint rules. */
 import * as vscode from 'vscode';
-import { normalizeBaseUrl } from '../gateway';
+import { normalizeBaseUrl } from '../../gateway';
 import { writeBaseUrl } from './settings';
 import type { GatewayService } from './gatewayService';
 

@@ -4,9 +4,9 @@
  * Accessible and narrow-safe: a table with column headers, a codicon and a status word per check,
  * long words and URLs wrap, and under 640 px each check becomes a stacked block with its labels.
  */
-import type { CheckResult, DiagnosisCheck, DiagnosisReport, FixAction } from '../gateway';
-import { t } from '../gateway/l10n';
-import { escapeHtml as esc } from './webviewHtml';
+import type { CheckResult, DiagnosisCheck, DiagnosisReport, FixAction } from '../../gateway';
+import { t } from '../../gateway/l10n';
+import { escapeHtml as esc } from '../webviewHtml';
 
 /** The button label of a fix the extension can apply. */
 export function fixLabel(kind: FixAction['kind']): string {

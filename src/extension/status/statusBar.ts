@@ -1,10 +1,10 @@
 /** Status bar item: active token name and health; click → the actions quick pick. */
 import * as vscode from 'vscode';
-import { CommandId } from '../host/commandIds';
-import { describeQuota } from '../gateway';
-import { Disposable } from './disposable';
-import type { GatewayService } from './gatewayService';
-import type { TokenStore } from './tokenStore';
+import { CommandId } from '../../host/commandIds';
+import { describeQuota } from '../../gateway';
+import { Disposable } from '../disposable';
+import type { GatewayService } from '../gateways/gatewayService';
+import type { TokenStore } from '../gateways/tokenStore';
 
 export class RelayStatusBar extends Disposable {
   constructor(

@@ -5,9 +5,9 @@
  */
 import * as vscode from 'vscode';
 import { GatewayError, type Capability } from '../../gateway';
-import { errorSentence } from '../../host/errorPresenter';
+import { errorSentence } from '../../host/errorWords';
 import { imageConfirmation, imageToolInput, modelsText, type ImageToolInput } from '../../host/lm/toolText';
-import type { GatewayService } from '../gatewayService';
+import type { GatewayService } from '../gateways/gatewayService';
 import type { Registrar } from '../lazy/registrar';
 import { generateAndSaveImage, signalFrom } from '../media/mediaCommon';
 import { imageDataPart } from './lmParts';

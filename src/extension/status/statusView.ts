@@ -1,10 +1,10 @@
 /** The Status view: which endpoint and token are active, the last request, visible models, actions. */
 import * as vscode from 'vscode';
-import { CommandId } from '../host/commandIds';
-import { describeQuota } from '../gateway';
-import { Disposable } from './disposable';
-import type { GatewayService } from './gatewayService';
-import type { TokenStore } from './tokenStore';
+import { CommandId } from '../../host/commandIds';
+import { describeQuota } from '../../gateway';
+import { Disposable } from '../disposable';
+import type { GatewayService } from '../gateways/gatewayService';
+import type { TokenStore } from '../gateways/tokenStore';
 
 export class StatusItem extends vscode.TreeItem {
   constructor(

@@ -1,7 +1,7 @@
 /** "Model Relay: List Models": the models visible to the active token, grouped by capability. */
 import * as vscode from 'vscode';
-import type { Capability, ModelInfo } from '../gateway';
-import { showGatewayError } from './errorPresenter';
+import type { Capability, ModelInfo } from '../../gateway';
+import { showGatewayError } from '../errorPresenter';
 import type { GatewayService } from './gatewayService';
 
 /** The capability's name in the list (in the display language: made when needed). */

@@ -4,7 +4,7 @@
  * the status view. Logic that can live in the core lives in the core.
  */
 import * as vscode from 'vscode';
-import { Disposable } from './disposable';
+import { Disposable } from '../disposable';
 import type { Dispatcher } from 'undici';
 import {
   GatewayClient,
@@ -16,10 +16,10 @@ import {
   type ProxyChoice,
   type Quota,
   type RequestRecord,
-} from '../gateway';
-import { QuotaTracker } from '../host/quota';
+} from '../../gateway';
+import { QuotaTracker } from '../../host/status/quotaSchedule';
 import { readProxySettings, readSettings, affectsRelay, type RelaySettings } from './settings';
-import type { ProxySettings } from '../gateway';
+import type { ProxySettings } from '../../gateway';
 
 /** What decides the dispatcher: the proxy and certificate settings and the related environment. */
 function proxySettingsKey(p: ProxySettings): string {

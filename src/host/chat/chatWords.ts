@@ -1,10 +1,10 @@
 /**
  * The chat webview's words, translated on the host: {@link chatStrings} calls `t()` for every entry
- * of the record the webview shows (src/shared/webviewStrings.ts). Plain Node (no `vscode`): the
+ * of the record the webview shows (src/shared/chatStrings.ts). Plain Node (no `vscode`): the
  * extension passes the result into the page; tests build the same record in English.
  */
-import { t } from '../gateway/l10n';
-import type { ChatStringKey, ChatStrings } from '../shared/webviewStrings';
+import { t } from '../../gateway/l10n';
+import type { ChatStringKey, ChatStrings } from '../../shared/chatStrings';
 
 function toolbar() {
   return {

@@ -1,6 +1,6 @@
 /**
  * The chat webview's words: every label, tooltip, placeholder, status word and notice it shows.
- * The webview does not translate: the host builds this record with `t()` (src/host/webviewStrings.ts)
+ * The webview does not translate: the host builds this record with `t()` (src/host/chat/chatWords.ts)
  * and writes it into the page (`data-strings` on the root element); the webview checks it with
  * {@link parseChatStrings} at that boundary. Templates keep `{0}`, `{1}`… for the webview to
  * {@link fill}. Runs anywhere: no `vscode`, no DOM, no zod (this file is in the webview bundle).

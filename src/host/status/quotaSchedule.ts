@@ -3,7 +3,7 @@
  * ten minutes, and shortly after a billed call — never on a fast timer: the gateway allows about
  * 20 reads per 20 minutes). The words are the core's describeQuota. Plain Node, no `vscode`.
  */
-import type { Quota } from '../gateway';
+import type { Quota } from '../../gateway';
 
 /** At most one read a minute after billed calls, plus one every ten minutes: within the gateway's 20 per 20 minutes. */
 export const QUOTA_TIMING = { periodMs: 10 * 60_000, afterBilledMs: 5_000, minGapMs: 60_000 };

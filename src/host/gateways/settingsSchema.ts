@@ -1,7 +1,7 @@
 /**
  * Every `modelRelay.*` setting, once: its zod schema and its default (taken from the core's
  * defaults). package.json `contributes.configuration` declares the same keys and defaults — a test
- * checks both agree. src/extension/settings.ts reads VS Code's configuration through this; no other
+ * checks both agree. src/extension/gateways/settings.ts reads VS Code's configuration through this; no other
  * module reads a `modelRelay.*` key. Plain Node, no `vscode`.
  */
 import { z } from 'zod';
@@ -16,7 +16,7 @@ import {
   DEFAULT_TIMEOUTS,
   DEFAULT_VIDEO_SECONDS,
   type Surface,
-} from '../gateway';
+} from '../../gateway';
 
 const setting = <T extends z.ZodType>(schema: T, defaultValue: z.infer<T>) => ({ schema, default: defaultValue });
 const num = (min: number, max: number) => z.number().min(min).max(max);

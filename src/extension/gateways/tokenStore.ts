@@ -3,10 +3,10 @@
  * state. Nothing here ever returns a token to a caller that displays it: use `maskToken`.
  */
 import * as vscode from 'vscode';
-import { Disposable } from './disposable';
-import { maskToken } from '../gateway';
+import { Disposable } from '../disposable';
+import { maskToken } from '../../gateway';
 
-import { ACTIVE_TOKEN_KEY as ACTIVE_KEY, TOKEN_NAMES_KEY as NAMES_KEY } from './lazy/ids';
+import { ACTIVE_TOKEN_KEY as ACTIVE_KEY, TOKEN_NAMES_KEY as NAMES_KEY } from '../lazy/ids';
 const secretKey = (name: string) => `modelRelay.token.${name}`;
 
 export interface TokenSummary {

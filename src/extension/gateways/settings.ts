@@ -1,13 +1,13 @@
 /**
- * Reads and writes the `modelRelay.*` settings through the one schema (src/host/settingsSchema.ts).
+ * Reads and writes the `modelRelay.*` settings through the one schema (src/host/gateways/settingsSchema.ts).
  * `baseUrl` and `backupUrls` are read from user (machine/application) scope only: a repository's
  * .vscode/settings.json must never be able to send the user's token to another host.
  */
 import * as vscode from 'vscode';
-import type { ProxySettings } from '../gateway';
-import { parseSettings, relaySettings, USER_ONLY, type RelaySettings } from '../host/settingsSchema';
+import type { ProxySettings } from '../../gateway';
+import { parseSettings, relaySettings, USER_ONLY, type RelaySettings } from '../../host/gateways/settingsSchema';
 
-export type { RelaySettings } from '../host/settingsSchema';
+export type { RelaySettings } from '../../host/gateways/settingsSchema';
 
 export const SECTION = 'modelRelay';
 

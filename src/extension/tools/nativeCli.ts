@@ -5,9 +5,9 @@
  */
 import * as vscode from 'vscode';
 import { applyCliEnvironment, maskToken, nativeCliEnvironment } from '../../gateway';
-import type { GatewayService } from '../gatewayService';
-import type { TokenStore } from '../tokenStore';
-import { readSettings } from '../settings';
+import type { GatewayService } from '../gateways/gatewayService';
+import type { TokenStore } from '../gateways/tokenStore';
+import { readSettings } from '../gateways/settings';
 
 export function cliVariableNames(): { baseUrl: string; token: string } {
   const { baseUrlVariable, tokenVariable } = readSettings().nativeCli;

@@ -1,6 +1,6 @@
 /** Add / switch / remove tokens. Values go to SecretStorage only and are only ever shown masked. */
 import * as vscode from 'vscode';
-import { maskToken, tokenShapeWarning } from '../gateway';
+import { maskToken, tokenShapeWarning } from '../../gateway';
 import type { TokenStore } from './tokenStore';
 
 const SUGGESTED = ['production', 'test', 'local', 'native-cli'];
