@@ -253,6 +253,24 @@ test(
   },
 );
 
+test('diagnose with a reasoning model on both surfaces: generation and streaming pass', T, async () => {
+  const r = await run([
+    'diagnose',
+    '--json',
+    '--chat-model',
+    'deepseek-reasoner',
+    '--native-model',
+    'deepseek-reasoner',
+  ]);
+  assert.equal(r.code, 0, r.stdout);
+  const checks = (JSON.parse(r.stdout) as { checks: Array<{ id: string; result: string; cause: string }> }).checks;
+  for (const id of ['generate-chat', 'generate-native', 'stream-compatible', 'stream-native']) {
+    const c = checks.find((x) => x.id === id);
+    assert.equal(c?.result, 'pass', `${id}: ${c?.cause}`);
+  }
+  assert.match(checks.find((c) => c.id === 'generate-native')!.cause, /spent that token on reasoning/);
+});
+
 test('gateway text written to a terminal loses its escape sequences', T, async () => {
   sim.config.replyText = 'Hello \u001b]0;pwned\u0007\u001b[31mred\u001b[0m done';
   try {

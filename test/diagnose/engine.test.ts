@@ -524,3 +524,36 @@ test(
     assert.equal(check(r, 'token').result, 'skipped');
   },
 );
+
+for (const profile of ['strict', 'real'] as const) {
+  test(
+    `a reasoning model (${profile}): generation and streaming pass on both surfaces, with a one-token probe`,
+    T,
+    async () => {
+      const sim = profile === 'strict' ? strict : real;
+      const r = await diagnose(sim, { models: { chat: 'deepseek-reasoner', native: 'deepseek-reasoner' } });
+      for (const id of ['generate-chat', 'generate-native', 'stream-compatible', 'stream-native'] as const)
+        assert.equal(check(r, id).result, 'pass', `${id}: ${check(r, id).cause}`);
+      for (const id of ['generate-chat', 'generate-native'] as const) {
+        assert.match(check(r, id).cause, /max_tokens: 1.*spent that token on reasoning/);
+        assert.ok(check(r, id).details?.some((d) => /finish reason: (length|max_tokens)/.test(d)));
+      }
+      assert.match(check(r, 'stream-native').details?.[0] ?? '', /chunks of reasoning and \d+ of text/);
+    },
+  );
+}
+
+test(
+  'an empty reply that did not run out of budget still fails generation (not every empty reply is reasoning)',
+  T,
+  async () => {
+    strict.config.replyText = '';
+    try {
+      const r = await diagnose(strict);
+      assert.equal(check(r, 'generate-chat').result, 'fail');
+      assert.match(check(r, 'generate-chat').cause, /neither text nor a tool call|returned nothing/);
+    } finally {
+      strict.config.replyText = undefined;
+    }
+  },
+);
