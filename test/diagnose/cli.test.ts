@@ -250,6 +250,20 @@ test(
     const checks = (JSON.parse(r.stdout) as { checks: Array<{ id: string; result: string }> }).checks;
     assert.equal(checks.find((c) => c.id === 'generate-chat')?.result, 'pass');
     assert.equal(checks.find((c) => c.id === 'generate-native')?.result, 'pass');
+    // The list the models were picked from is the diagnosis' own: read no more often than with the models given.
+    const lists = () => sim.log.filter((l) => l.path === '/v1/models').length;
+    const picking = lists();
+    sim.reset();
+    const given = await run([
+      'diagnose',
+      '--json',
+      '--chat-model',
+      'gpt-4o-mini',
+      '--native-model',
+      'claude-sonnet-4-5',
+    ]);
+    assert.equal(given.code, 0, given.stderr);
+    assert.equal(picking, lists(), 'the model list is read once');
   },
 );
 

@@ -557,3 +557,23 @@ test(
     }
   },
 );
+
+test('progress: every step says how far the run is, in the engine’s own count, ending at the total', T, async () => {
+  const steps: Array<{ done: number; total: number }> = [];
+  const r = await diagnose(strict, { onProgress: (_c, p) => steps.push(p) });
+  assert.equal(steps.length, r.checks.length);
+  assert.ok(r.checks.length < steps[0].total, 'some checks do not apply (no media): the count is still the engine’s');
+  assert.deepEqual(steps.at(-1), { done: steps[0].total, total: steps[0].total });
+  assert.ok(steps.every((s, i) => i === 0 || s.done > steps[i - 1].done));
+});
+
+test('pickModels: no model given, the engine picks from the list it reads once, and says which', T, async () => {
+  const picked: object[] = [];
+  const r = await diagnose(strict, { models: {}, pickModels: (p) => picked.push(p) });
+  assert.deepEqual([...picked], [{ chat: 'gpt-4o-mini', native: 'claude-sonnet-4-5' }]);
+  assert.equal(check(r, 'generate-chat').result, 'pass');
+  assert.equal(check(r, 'generate-native').result, 'pass');
+  const given = await diagnose(strict, { models: { chat: 'gpt-4o-mini' }, pickModels: (p) => picked.push(p) });
+  assert.equal(picked.length, 1, 'a given model is not replaced');
+  assert.equal(given.checks.find((c) => c.id === 'generate-native')?.result, 'skipped');
+});
