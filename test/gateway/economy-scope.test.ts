@@ -10,6 +10,7 @@ import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ClientConfiguration } from '../../src/gateway';
 import { startSimulator, type Simulator } from '../sim/server';
+import { TokenScope } from '../../src/gateway/economy/tokenScope';
 import { makeClient } from './helpers';
 
 let sim: Simulator;
@@ -106,4 +107,22 @@ test('a balance read in flight when the token switches does not land in the new 
   assert.equal((await slow)?.unlimited, false, 'the old read answers its own caller');
   assert.equal((await client.account.quota())?.unlimited, true, 'and does not overwrite the new token’s figure');
   assert.equal(client.account.lastQuota?.unlimited, true);
+});
+
+test('TokenScope: a look at the token that answers late does not undo a later one', async () => {
+  const answers: Array<(t: string) => void> = [];
+  const scope = new TokenScope(() => new Promise<string>((r) => answers.push(r)));
+  let forgotten = 0;
+  scope.onForget(() => forgotten++);
+  const first = scope.current();
+  answers[0]('sk-a');
+  const gen = await first;
+  const older = scope.current();
+  const newer = scope.current();
+  answers[2]('sk-b'); // the switch, seen by the later look
+  assert.equal(await newer, gen + 1);
+  answers[1]('sk-a'); // the earlier look answers last, with the old token
+  assert.equal(await older, gen + 1);
+  assert.equal(forgotten, 1, 'forgotten once, not back and forth');
+  assert.ok(scope.holds(gen + 1));
 });

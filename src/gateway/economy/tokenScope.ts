@@ -13,6 +13,9 @@ const fingerprint = (token: string | undefined) =>
 export class TokenScope {
   private seen: string | undefined;
   private gen = 0;
+  /** looks at the token, numbered: one that answers after a later one has decided nothing */
+  private asked = 0;
+  private decided = 0;
   private readonly forgetters: Array<() => void> = [];
 
   constructor(private readonly token: () => Promise<string | undefined>) {}
@@ -24,7 +27,10 @@ export class TokenScope {
 
   /** The generation that state read now belongs to; forgets what the previous token left. */
   async current(): Promise<number> {
+    const ticket = ++this.asked;
     const now = fingerprint(await this.token());
+    if (ticket < this.decided) return this.gen;
+    this.decided = ticket;
     if (this.seen !== undefined && this.seen !== now) this.renew();
     this.seen = now;
     return this.gen;
