@@ -21,6 +21,7 @@ import {
   renderTable,
   reportToJson,
   runDiagnosis,
+  type DiagnosisInput,
   type Surface,
 } from '../gateway';
 import { ENV_TOKEN, UsageError, readConfig, refuseTokenArguments, type CliConfig } from './config';
@@ -79,45 +80,26 @@ function parse(command: Command, args: string[]) {
 }
 
 /**
- * The models to check: as given, else the first chat and native models the token sees (said on
- * stderr), so that generation is tested and a token that cannot use any model does not pass.
+ * The models to check: as given, else the engine picks the first chat and native models the token
+ * sees from the list it reads anyway (said on stderr), so that generation is tested and a token
+ * that cannot use any model does not pass.
  */
-async function modelsToCheck(
-  cfg: CliConfig,
-  values: Record<string, unknown>,
-  io: CliIo,
-  dispatcher: Dispatcher,
-): Promise<{ chat?: string | undefined; native?: string | undefined }> {
-  const given = {
+function modelsToCheck(values: Record<string, unknown>, io: CliIo): Pick<DiagnosisInput, 'models' | 'pickModels'> {
+  const models = {
     chat: values['chat-model'] as string | undefined,
     native: values['native-model'] as string | undefined,
   };
-  if (given.chat || given.native || !cfg.token) return given;
-  let list;
-  try {
-    list = await new GatewayClient({
-      baseUrl: cfg.baseUrl,
-      backupUrls: cfg.backupUrls,
-      token: () => cfg.token,
-      dispatcher,
-      retry: { maxRetries: 0 },
-    }).listModels();
-  } catch {
-    return given; // the diagnosis explains why the list cannot be read
-  }
-  // Without the gateway's capability list: the first model for chat, the first Anthropic-family model for native.
-  const guess = { chat: /./, native: /^claude/i };
-  const first = (cap: 'chat' | 'native') =>
-    list.find((m) => m.capabilities?.includes(cap))?.id ??
-    list.find((m) => !m.capabilities && guess[cap].test(m.id))?.id;
-  const picked = { chat: first('chat'), native: first('native') };
-  const said = [picked.chat && t('chat {0}', picked.chat), picked.native && t('native {0}', picked.native)]
-    .filter(Boolean)
-    .join(', ');
-  io.stderr.write(
-    `relay-doctor: ${said ? t('no --chat-model / --native-model given: checking with the first models this token sees ({0}).', terminalSafe(said, io.stderr.isTTY)) : t("no model given, and the token's list has none to pick.")}\n`,
-  );
-  return picked;
+  // Over a progress line (a terminal, not --json), the line is cleared first.
+  const clear = values.json !== true && io.stderr.isTTY ? '\r\x1b[2K' : '';
+  const pickModels = (picked: { chat?: string | undefined; native?: string | undefined }) => {
+    const said = [picked.chat && t('chat {0}', picked.chat), picked.native && t('native {0}', picked.native)]
+      .filter(Boolean)
+      .join(', ');
+    io.stderr.write(
+      `${clear}relay-doctor: ${said ? t('no --chat-model / --native-model given: checking with the first models this token sees ({0}).', terminalSafe(said, io.stderr.isTTY)) : t("no model given, and the token's list has none to pick.")}\n`,
+    );
+  };
+  return { models, pickModels };
 }
 
 async function diagnose(
@@ -134,7 +116,7 @@ async function diagnose(
     token: cfg.token,
     tokenName: ENV_TOKEN,
     knownTokens: cfg.token ? [{ name: ENV_TOKEN, value: cfg.token }] : [],
-    models: await modelsToCheck(cfg, values, io, dispatcher),
+    ...modelsToCheck(values, io),
     dispatcher,
     proxy: { env: io.env },
     cliTool: { env: io.env, workspaceDir: io.cwd },

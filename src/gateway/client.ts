@@ -2,6 +2,9 @@
  * GatewayClient: the one object the extension holds — a façade over the transport and the call
  * functions (chat/, media/). Pure Node (no vscode): base URL + backups, a token getter, an
  * optional undici dispatcher (proxy), injected sleep/now for tests.
+ * A settings change resets only what it changes (`configure`): a new base URL or backups resets
+ * failover, the model capabilities and the account; a new token (noticed through the getter,
+ * `TokenScope`) forgets its balance and its group's capabilities; anything else resets nothing.
  */
 import type { Dispatcher } from 'undici';
 import type { GatewayError } from './errors/gatewayError';
@@ -34,6 +37,7 @@ import {
 import type { PollOutcome, VideoTask } from './media/videos';
 import { MODELS_PATH, parseModelList, type Capability, type ModelInfo } from './models';
 import { Account } from './economy/account';
+import { TokenScope } from './economy/tokenScope';
 
 export interface GatewayClientOptions extends Omit<TransportOptions, 'primaryRecheckMs'> {
   timeouts?: Partial<Timeouts>;
@@ -64,6 +68,14 @@ export type ClientConfiguration = Pick<
   extraHeaders?: Record<string, string>;
 };
 
+/** What a `configure` call changed, for the caller's own caches (a model count, a balance schedule). */
+export interface ConfigurationChange {
+  /** another base URL or other backups: failover, capabilities and the account started over */
+  endpoints: boolean;
+}
+
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
 export class GatewayClient {
   readonly transport: Transport;
   private timeouts: Timeouts;
@@ -74,8 +86,10 @@ export class GatewayClient {
   private baseUrl: string;
   private backupUrls: readonly string[];
   private nativeMaxTokens: number;
-  /** capabilities learnt from /v1/models (new-api's supported_endpoint_types) */
+  /** capabilities learnt from /v1/models (new-api's supported_endpoint_types), for the token's group */
   private readonly capabilities = new Map<string, Capability[]>();
+  /** which token the balance and the capabilities belong to */
+  private readonly scope: TokenScope;
   /** balance, expiry, prices and groups, as the gateway tells this token */
   readonly account: Account;
 
@@ -104,16 +118,27 @@ export class GatewayClient {
       ...(random ? { random } : {}),
       ...(onRequest ? { onRequest } : {}),
     });
-    this.account = new Account(this.transport, this.now, () => Math.min(this.timeouts.chatMs, ACCOUNT_TIMEOUT_MS));
+    this.scope = new TokenScope(() => this.transport.token());
+    this.scope.onForget(() => this.capabilities.clear());
+    const accountTimeout = () => Math.min(this.timeouts.chatMs, ACCOUNT_TIMEOUT_MS);
+    this.account = new Account(this.transport, this.now, accountTimeout, this.scope);
   }
 
-  configure(c: ClientConfiguration): void {
-    if (c.baseUrl !== undefined || c.backupUrls !== undefined) {
-      this.baseUrl = c.baseUrl ?? this.baseUrl;
-      this.backupUrls = c.backupUrls ?? this.backupUrls;
+  /**
+   * Applies settings to the next request. Compares with what is in use: only another base URL or
+   * other backups reset failover (back to the primary), the capabilities and the account; the
+   * same values again (any other setting changed) keep them.
+   */
+  configure(c: ClientConfiguration): ConfigurationChange {
+    const baseUrl = c.baseUrl ?? this.baseUrl;
+    const backupUrls = c.backupUrls ?? this.backupUrls;
+    const endpoints = baseUrl !== this.baseUrl || !sameList(backupUrls, this.backupUrls);
+    if (endpoints) {
+      this.baseUrl = baseUrl;
+      this.backupUrls = [...backupUrls];
       this.transport.setEndpoints(this.baseUrl, this.backupUrls);
-      this.capabilities.clear();
       this.account.reset();
+      this.scope.renew();
     }
     if ('dispatcher' in c) this.transport.setDispatcher(c.dispatcher);
     if (c.extraHeaders) this.transport.setExtraHeaders(c.extraHeaders);
@@ -122,6 +147,7 @@ export class GatewayClient {
     if (c.defaultNativeMaxTokens !== undefined) this.nativeMaxTokens = c.defaultNativeMaxTokens;
     if (c.concurrency?.image) this.imageLimiter.max = c.concurrency.image;
     if (c.concurrency?.video) this.videoLimiter.max = c.concurrency.video;
+    return { endpoints };
   }
 
   /** The endpoint rules applied to the configured base URL, for status views and diagnosis. */
@@ -169,6 +195,7 @@ export class GatewayClient {
   }
 
   async listModels(signal?: AbortSignal): Promise<ModelInfo[]> {
+    const gen = await this.scope.current();
     const { data, res } = await this.transport.json({
       method: 'GET',
       path: MODELS_PATH,
@@ -178,7 +205,8 @@ export class GatewayClient {
       timeoutMs: this.timeouts.chatMs,
     });
     const models = parseModelList(data, res.context);
-    for (const m of models) if (m.capabilities) this.capabilities.set(m.id, m.capabilities);
+    // A list read for the previous token (or gateway) says nothing about this one's group.
+    if (this.scope.holds(gen)) for (const m of models) if (m.capabilities) this.capabilities.set(m.id, m.capabilities);
     return models;
   }
 
@@ -223,16 +251,20 @@ export class GatewayClient {
     };
   }
 
-  generateImage(req: ImageGenerateRequest): Promise<ImageResult> {
+  // The media calls consult the capabilities: the token in use is checked first (another one's group may differ).
+  async generateImage(req: ImageGenerateRequest): Promise<ImageResult> {
+    await this.scope.current();
     return generateImage(this.imageCalls(), req);
   }
 
-  editImage(req: ImageEditRequest): Promise<ImageResult> {
+  async editImage(req: ImageEditRequest): Promise<ImageResult> {
+    await this.scope.current();
     return editImage(this.imageCalls(), req);
   }
 
   /** Creates a video task. Costs money: retried only when the request provably never left. */
-  createVideo(req: VideoCreateRequest): Promise<VideoTask> {
+  async createVideo(req: VideoCreateRequest): Promise<VideoTask> {
+    await this.scope.current();
     return createVideo(this.videoCalls(), req);
   }
 

@@ -118,7 +118,13 @@ export {
   type VideoPhase,
   type VideoTask,
 } from './media/videos';
-export { GatewayClient, type ClientConfiguration, type EndpointInfo, type GatewayClientOptions } from './client';
+export {
+  GatewayClient,
+  type ClientConfiguration,
+  type ConfigurationChange,
+  type EndpointInfo,
+  type GatewayClientOptions,
+} from './client';
 export { mediaFileName, slugify } from './fileNames';
 export { applyCliEnvironment, nativeCliEnvironment, type CliVariableNames } from './cliEnv';
 export {
@@ -148,6 +154,7 @@ export {
   type DiagnosisCheck,
   type DiagnosisInput,
   type DiagnosisModels,
+  type DiagnosisProgress,
   type DiagnosisReport,
   type DiagnosisTimeouts,
   type FixAction,

@@ -250,8 +250,40 @@ test(
     const checks = (JSON.parse(r.stdout) as { checks: Array<{ id: string; result: string }> }).checks;
     assert.equal(checks.find((c) => c.id === 'generate-chat')?.result, 'pass');
     assert.equal(checks.find((c) => c.id === 'generate-native')?.result, 'pass');
+    // The list the models were picked from is the diagnosis' own: read no more often than with the models given.
+    const lists = () => sim.log.filter((l) => l.path === '/v1/models').length;
+    const picking = lists();
+    sim.reset();
+    const given = await run([
+      'diagnose',
+      '--json',
+      '--chat-model',
+      'gpt-4o-mini',
+      '--native-model',
+      'claude-sonnet-4-5',
+    ]);
+    assert.equal(given.code, 0, given.stderr);
+    assert.equal(picking, lists(), 'the model list is read once');
   },
 );
+
+test('diagnose with a reasoning model on both surfaces: generation and streaming pass', T, async () => {
+  const r = await run([
+    'diagnose',
+    '--json',
+    '--chat-model',
+    'deepseek-reasoner',
+    '--native-model',
+    'deepseek-reasoner',
+  ]);
+  assert.equal(r.code, 0, r.stdout);
+  const checks = (JSON.parse(r.stdout) as { checks: Array<{ id: string; result: string; cause: string }> }).checks;
+  for (const id of ['generate-chat', 'generate-native', 'stream-compatible', 'stream-native']) {
+    const c = checks.find((x) => x.id === id);
+    assert.equal(c?.result, 'pass', `${id}: ${c?.cause}`);
+  }
+  assert.match(checks.find((c) => c.id === 'generate-native')!.cause, /spent that token on reasoning/);
+});
 
 test('gateway text written to a terminal loses its escape sequences', T, async () => {
   sim.config.replyText = 'Hello \u001b]0;pwned\u0007\u001b[31mred\u001b[0m done';

@@ -524,3 +524,56 @@ test(
     assert.equal(check(r, 'token').result, 'skipped');
   },
 );
+
+for (const profile of ['strict', 'real'] as const) {
+  test(
+    `a reasoning model (${profile}): generation and streaming pass on both surfaces, with a one-token probe`,
+    T,
+    async () => {
+      const sim = profile === 'strict' ? strict : real;
+      const r = await diagnose(sim, { models: { chat: 'deepseek-reasoner', native: 'deepseek-reasoner' } });
+      for (const id of ['generate-chat', 'generate-native', 'stream-compatible', 'stream-native'] as const)
+        assert.equal(check(r, id).result, 'pass', `${id}: ${check(r, id).cause}`);
+      for (const id of ['generate-chat', 'generate-native'] as const) {
+        assert.match(check(r, id).cause, /max_tokens: 1.*spent that token on reasoning/);
+        assert.ok(check(r, id).details?.some((d) => /finish reason: (length|max_tokens)/.test(d)));
+      }
+      assert.match(check(r, 'stream-native').details?.[0] ?? '', /chunks of reasoning and \d+ of text/);
+    },
+  );
+}
+
+test(
+  'an empty reply that did not run out of budget still fails generation (not every empty reply is reasoning)',
+  T,
+  async () => {
+    strict.config.replyText = '';
+    try {
+      const r = await diagnose(strict);
+      assert.equal(check(r, 'generate-chat').result, 'fail');
+      assert.match(check(r, 'generate-chat').cause, /neither text nor a tool call|returned nothing/);
+    } finally {
+      strict.config.replyText = undefined;
+    }
+  },
+);
+
+test('progress: every step says how far the run is, in the engine’s own count, ending at the total', T, async () => {
+  const steps: Array<{ done: number; total: number }> = [];
+  const r = await diagnose(strict, { onProgress: (_c, p) => steps.push(p) });
+  assert.equal(steps.length, r.checks.length);
+  assert.ok(r.checks.length < steps[0].total, 'some checks do not apply (no media): the count is still the engine’s');
+  assert.deepEqual(steps.at(-1), { done: steps[0].total, total: steps[0].total });
+  assert.ok(steps.every((s, i) => i === 0 || s.done > steps[i - 1].done));
+});
+
+test('pickModels: no model given, the engine picks from the list it reads once, and says which', T, async () => {
+  const picked: object[] = [];
+  const r = await diagnose(strict, { models: {}, pickModels: (p) => picked.push(p) });
+  assert.deepEqual([...picked], [{ chat: 'gpt-4o-mini', native: 'claude-sonnet-4-5' }]);
+  assert.equal(check(r, 'generate-chat').result, 'pass');
+  assert.equal(check(r, 'generate-native').result, 'pass');
+  const given = await diagnose(strict, { models: { chat: 'gpt-4o-mini' }, pickModels: (p) => picked.push(p) });
+  assert.equal(picked.length, 1, 'a given model is not replaced');
+  assert.equal(given.checks.find((c) => c.id === 'generate-native')?.result, 'skipped');
+});

@@ -20,6 +20,7 @@ import {
   type Units,
 } from '../../src/gateway';
 
+const usageDoc = { total_granted: 1_000_000, total_used: 0, total_available: 1_000_000, unlimited_quota: false };
 const usd: Units = { quotaPerUnit: 500_000, display: 'USD', usdExchangeRate: 7.3, customSymbol: '¤', customRate: 1 };
 
 test('/api/status: new-api display types, one-api display_in_currency, the pricing module', () => {
@@ -44,6 +45,13 @@ test('/api/status: new-api display types, one-api display_in_currency, the prici
   assert.equal(one.pricing, undefined);
   assert.equal(parseStatus({ hello: 'world' }), undefined);
   assert.equal(parseStatus('<html>'), undefined);
+});
+
+test('/api/status without usd_exchange_rate: no rate is invented; CNY amounts stay in USD', () => {
+  const s = parseStatus({ success: true, data: { quota_per_unit: 500000, quota_display_type: 'CNY' } })!;
+  assert.equal(s.units.usdExchangeRate, undefined);
+  assert.deepEqual(parseTokenUsage({ data: { ...usageDoc, total_available: 1_000_000 } }, s.units)?.unit, 'USD');
+  assert.equal(parseTokenUsage({ data: { ...usageDoc, total_available: 1_000_000 } }, s.units)?.remaining, 2);
 });
 
 test('token usage: raw quota in the display unit, unlimited, expiry, model limits', () => {

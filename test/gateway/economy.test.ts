@@ -65,6 +65,26 @@ test('units follow /api/status: CNY, a custom currency, raw tokens', async () =>
   sims.newApi.config.displayType = 'USD';
 });
 
+test('a CNY gateway that does not say its exchange rate: amounts in its own unit (USD), no rate guessed', async () => {
+  for (const sim of [sims.newApi, sims.newApi2025]) {
+    sim.config.displayType = 'CNY';
+    sim.config.hideExchangeRate = true;
+    try {
+      const { client } = makeClient(sim);
+      const q = await client.account.quota();
+      assert.deepEqual([q?.source, q?.unit, q?.remaining], ['usage-token', 'USD', 7.5], sim.config.gateway);
+      const p = await client.account.pricing();
+      assert.deepEqual([p?.get('gpt-image-1')?.unit, p?.get('gpt-image-1')?.perCall], ['USD', 0.04]);
+    } finally {
+      sim.config.displayType = 'USD';
+      sim.config.hideExchangeRate = false;
+    }
+  }
+  // one-api never says a rate (nor shows CNY): its own unit, USD.
+  const q = await makeClient(sims.oneApi).client.account.quota();
+  assert.deepEqual([q?.unit, q?.remaining], ['USD', 7.5]);
+});
+
 test('one-api: no token-usage route (404), the billing pair answers; the strict profile tells nothing and raises nothing', async () => {
   const q = await makeClient(sims.oneApi).client.account.quota();
   assert.equal(q?.source, 'billing');

@@ -343,6 +343,35 @@ for (const profile of ['strict', 'real'] as Profile[]) {
     assert.equal(plain.choices[0].message.reasoning_content, undefined, 'other models do not reason');
   });
 
+  test(`${profile}: a reasoning model spends max_tokens on reasoning first, on both surfaces`, async () => {
+    const ask = { model: 'deepseek-reasoner', messages: [{ role: 'user', content: 'why' }] };
+    const c = JSON.parse((await compat(sim(), { ...ask, max_tokens: 1 })).text);
+    assert.deepEqual(
+      [c.choices[0].message.reasoning_content, c.choices[0].message.content, c.choices[0].finish_reason],
+      ['Let', '', 'length'],
+    );
+    assert.equal(c.usage.completion_tokens, 1);
+    const n = JSON.parse((await native(sim(), { ...ask, max_tokens: 1 })).text);
+    assert.deepEqual(
+      n.content.map((b: Json) => b.type),
+      ['thinking'],
+      'no text block: the budget went on thinking',
+    );
+    assert.equal(n.stop_reason, 'max_tokens');
+    const streamed = sseData((await native(sim(), { ...ask, max_tokens: 1, stream: true })).text);
+    assert.ok(!streamed.some((e) => e.content_block?.type === 'text'));
+    assert.equal(streamed.find((e) => e.type === 'message_delta')?.delta.stop_reason, 'max_tokens');
+    const room = JSON.parse((await native(sim(), { ...ask, max_tokens: 64 })).text);
+    assert.deepEqual(
+      room.content.map((b: Json) => [b.type, b.thinking ?? b.text]),
+      [
+        ['thinking', 'Let me think about this.'],
+        ['text', 'Echo: why'],
+      ],
+    );
+    assert.equal(room.stop_reason, 'end_turn');
+  });
+
   // ---------------- native: validation ----------------
 
   test(`${profile} native: empty text blocks and non-alternating roles`, async () => {

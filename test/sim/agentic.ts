@@ -144,6 +144,19 @@ function thirds(s: string): string[] {
   return [s.slice(0, n), s.slice(n, 2 * n), s.slice(2 * n)].filter(Boolean);
 }
 
+/**
+ * Reasoning spends the output budget first, as upstreams count it: the reasoning is cut to
+ * `maxTokens` words and the answer gets what is left — so a reasoning model given a tiny
+ * max_tokens answers nothing, with finish_reason "length" / stop_reason "max_tokens".
+ */
+export function spendReasoning(plan: Plan, maxTokens: number | undefined): { plan: Plan; answerBudget?: number } {
+  if (maxTokens === undefined) return { plan };
+  if (!plan.reasoning) return { plan, answerBudget: maxTokens };
+  const words = pieces(plan.reasoning);
+  const reasoning = words.slice(0, maxTokens).join('').trim();
+  return { plan: { ...plan, reasoning }, answerBudget: Math.max(0, maxTokens - words.length) };
+}
+
 /** Output tokens as word counts, as for text: the arguments' words, plus the reasoning's. */
 export function outputTokens(plan: Plan, textPieces: number): number {
   const answer = plan.toolCall ? wordCount(plan.toolCall.arguments) : textPieces;
@@ -390,13 +403,17 @@ const forcedNative = (choice: unknown) => (isObj(choice) && choice.type === 'too
 const nativeTools = (tools: unknown): ToolSpec[] =>
   Array.isArray(tools) ? tools.map((t: Json) => ({ name: String(t.name), schema: t.input_schema })) : [];
 
-/** Validates a messages request and plans its reply (a thinking block first when `thinking.type` is "enabled"). */
+/**
+ * Validates a messages request and plans its reply: a thinking block first when `thinking.type` is
+ * "enabled", or always for a reasoning model ("reason"/"think" in its name, as DeepSeek's
+ * Anthropic-style API serves deepseek-reasoner).
+ */
 export function planNative(body: Json): Planned {
   const messages = messagesOf(body);
   const thinking = isObj(body.thinking) && body.thinking.type === 'enabled';
   const error = nativeError(body, messages, thinking);
   if (error) return { error };
-  const reasoning = thinking ? REASONING : undefined;
+  const reasoning = thinking || /reason|think/i.test(String(body.model)) ? REASONING : undefined;
   const last = messages.at(-1)!;
   const note = last.role === 'user' ? imageNote(nativeImageBlocks(last).map((b) => nativeImage(b)!)) : '';
   const results = toolResults(last);
@@ -414,12 +431,13 @@ export function planNative(body: Json): Planned {
 
 // ---------------- native: the wire ----------------
 
-/** The non-streamed `content`: thinking first, then the text or the tool_use. */
+/** The non-streamed `content`: thinking first, then the text or the tool_use (no text when thinking took the budget). */
 export function nativeContent(plan: Plan, text: string): Json[] {
   const thinking = plan.reasoning
     ? [{ type: 'thinking', thinking: plan.reasoning, signature: signatureOf(plan.reasoning) }]
     : [];
   const call = plan.toolCall;
+  if (!call && !text && plan.reasoning) return thinking;
   return [
     ...thinking,
     call ? { type: 'tool_use', id: call.id, name: call.name, input: call.input } : { type: 'text', text },
@@ -449,9 +467,10 @@ const textEvents = (textPieces: string[]) => [
 
 /** The content block events (each event's name is its `type`), indexed in order: thinking, then text or tool_use. */
 export function nativeBlockEvents(plan: Plan, textPieces: string[]): Json[] {
+  const answered = plan.toolCall || textPieces.length || !plan.reasoning;
   const blocks = [
     ...(plan.reasoning ? [thinkingEvents(plan.reasoning)] : []),
-    plan.toolCall ? toolUseEvents(plan.toolCall) : textEvents(textPieces),
+    ...(answered ? [plan.toolCall ? toolUseEvents(plan.toolCall) : textEvents(textPieces)] : []),
   ];
   return blocks.flatMap((events, index) => events.map(({ type, ...rest }) => ({ type, index, ...rest })));
 }

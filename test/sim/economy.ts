@@ -46,7 +46,10 @@ export interface EconomyConfig {
   gateway: GatewayFlavor;
   quotaPerUnit: number;
   displayType: DisplayType;
+  /** the gateway's own CNY per USD (it bills with it) */
   usdExchangeRate: number;
+  /** /api/status leaves usd_exchange_rate out (a gateway that does not say its rate) */
+  hideExchangeRate?: boolean | undefined;
   customCurrencySymbol: string;
   customCurrencyExchangeRate: number;
   /** DisplayTokenStatEnabled: the billing endpoints report the token's numbers (true) or the wallet's */
@@ -392,8 +395,7 @@ export function statusBody(cfg: EconomyConfig, serverAddress: string, startTime:
       quota_display_type: cfg.displayType,
       custom_currency_symbol: cfg.customCurrencySymbol,
       custom_currency_exchange_rate: cfg.customCurrencyExchangeRate,
-      usd_exchange_rate: cfg.usdExchangeRate,
-      price: cfg.usdExchangeRate,
+      ...(cfg.hideExchangeRate ? {} : { usd_exchange_rate: cfg.usdExchangeRate, price: cfg.usdExchangeRate }),
       chats: [],
       demo_site_enabled: false,
       self_use_mode_enabled: false,

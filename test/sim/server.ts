@@ -18,6 +18,7 @@ import {
   nativeBlockEvents,
   nativeContent,
   nativeStopReason,
+  spendReasoning,
   outputTokens,
   planCompatible,
   planNative,
@@ -193,10 +194,11 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
         completionRatio: 4,
         enableGroups: ['vip', 'svip'],
       },
-      // A reasoning model: the compatible surface streams `reasoning_content` before the answer (agentic.ts).
+      // A reasoning model on both surfaces (DeepSeek also serves an Anthropic-style API): it streams
+      // `reasoning_content` / a thinking block before the answer, and reasoning spends max_tokens first (agentic.ts).
       {
         id: 'deepseek-reasoner',
-        capabilities: ['chat'],
+        capabilities: ['chat', 'native'],
         ownedBy: 'deepseek',
         ratio: 0.275,
         completionRatio: 4,
@@ -820,11 +822,12 @@ export async function startSimulator(
         message: "'messages' is a required property and must be a non-empty array",
         code: 'missing_required_parameter',
       });
-    const plan = planCompatible(body);
-    if ('error' in plan) return sendError(c, 400, { message: plan.error });
+    const planned = planCompatible(body);
+    if ('error' in planned) return sendError(c, 400, { message: planned.error });
     const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
     if (!affordable(c, tok, body.model, maxTokens)) return;
-    const r = reply(messages as Array<{ role?: unknown; content?: unknown }>, maxTokens, plan.replyText, {
+    const { plan, answerBudget } = spendReasoning(planned, maxTokens);
+    const r = reply(messages as Array<{ role?: unknown; content?: unknown }>, answerBudget, plan.replyText, {
       model: body.model,
       native: false,
     });
@@ -889,10 +892,11 @@ export async function startSimulator(
       return sendError(c, 400, { message: 'messages: field required' });
     if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1)
       return sendError(c, 400, { message: 'max_tokens: field required' });
-    const plan = planNative(body);
-    if ('error' in plan) return sendError(c, 400, { message: plan.error });
+    const planned = planNative(body);
+    if ('error' in planned) return sendError(c, 400, { message: planned.error });
     if (!affordable(c, tok, body.model, body.max_tokens)) return;
-    const r = reply(messages as Array<{ role?: unknown; content?: unknown }>, body.max_tokens, plan.replyText, {
+    const { plan, answerBudget } = spendReasoning(planned, body.max_tokens);
+    const r = reply(messages as Array<{ role?: unknown; content?: unknown }>, answerBudget, plan.replyText, {
       model: body.model,
       native: true,
     });

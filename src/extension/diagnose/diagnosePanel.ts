@@ -2,13 +2,21 @@
  * "Model Relay: Diagnose Connection": runs the core's diagnosis engine with progress and shows the
  * report in a panel (one row per check: icon and status word, HTTP status, cause, fix, and a button
  * for fixes the extension can apply; the page itself: src/host/diagnose/diagnoseHtml.ts), with "Copy report"
- * (markdown, masked tokens only).
+ * (markdown, masked tokens only). One run at a time: Diagnose again while one runs shows the
+ * running one (src/host/diagnose/diagnoseRuns.ts).
  */
 import * as vscode from 'vscode';
 import { homedir } from 'node:os';
-import { renderMarkdown, runDiagnosis, type DiagnosisCheck, type DiagnosisReport } from '../../gateway';
+import {
+  renderMarkdown,
+  runDiagnosis,
+  type DiagnosisCheck,
+  type DiagnosisProgress,
+  type DiagnosisReport,
+} from '../../gateway';
 import { CommandId } from '../../host/commandIds';
 import { DIAGNOSE_CSS, DIAGNOSE_SCRIPT, diagnoseBody, statusWord } from '../../host/diagnose/diagnoseHtml';
+import { SingleRun, abortOn, progressSteps } from '../../host/diagnose/diagnoseRuns';
 import { parseDiagnoseMessage, type DiagnosePanelMessage } from '../../host/panelMessages';
 import { codiconLink, htmlPage, makeNonce, webviewCsp } from '../../host/webviewHtml';
 import type { GatewayService } from '../gateways/gatewayService';
@@ -17,7 +25,10 @@ import type { TokenStore } from '../gateways/tokenStore';
 
 export class DiagnoseController {
   private panel: vscode.WebviewPanel | undefined;
+  /** what the panel subscribed to, let go when it closes */
+  private panelSubs: vscode.Disposable[] = [];
   private report: DiagnosisReport | undefined;
+  private readonly runs = new SingleRun<void>();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -28,7 +39,7 @@ export class DiagnoseController {
   /** Runs the engine with the extension's settings, token, proxy and the terminal environment. */
   async diagnose(
     signal?: AbortSignal,
-    onProgress?: (c: DiagnosisCheck) => void,
+    onProgress?: (c: DiagnosisCheck, p: DiagnosisProgress) => void,
     includeMedia = false,
   ): Promise<DiagnosisReport> {
     const s = this.service.current;
@@ -71,8 +82,19 @@ export class DiagnoseController {
     return renderMarkdown(r, { secrets: [await this.tokens.activeToken()] });
   }
 
-  /** Runs the diagnosis; image and video generation checks only when asked for (they cost money). */
-  async run(includeMedia = false): Promise<void> {
+  /**
+   * Runs the diagnosis; image and video generation checks only when asked for (they cost money).
+   * While one runs, another request shows it instead of starting a second.
+   */
+  run(includeMedia = false): Promise<void> {
+    if (this.runs.running) {
+      this.panel?.reveal();
+      void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: a diagnosis is already running.'));
+    }
+    return this.runs.run(() => this.runOnce(includeMedia));
+  }
+
+  private async runOnce(includeMedia: boolean): Promise<void> {
     if (includeMedia) {
       const runThem = vscode.l10n.t('Run Them');
       const go = await vscode.window.showWarningMessage(
@@ -90,14 +112,18 @@ export class DiagnoseController {
         title: vscode.l10n.t('Model Relay: diagnosing the connection'),
         cancellable: true,
       },
-      (progress, token) => {
-        const ac = new AbortController();
-        token.onCancellationRequested(() => ac.abort());
-        return this.diagnose(
-          ac.signal,
-          (c) => progress.report({ message: `${c.title}: ${statusWord(c.result)}`, increment: 100 / 15 }),
-          includeMedia,
-        );
+      async (progress, token) => {
+        const cancel = abortOn(token);
+        const step = progressSteps();
+        try {
+          return await this.diagnose(
+            cancel.signal,
+            (c, p) => progress.report({ message: `${c.title}: ${statusWord(c.result)}`, increment: step(p) }),
+            includeMedia,
+          );
+        } finally {
+          cancel.dispose();
+        }
       },
     );
     this.report = report;
@@ -112,11 +138,16 @@ export class DiagnoseController {
         vscode.ViewColumn.Active,
         { enableScripts: true, localResourceRoots: [this.codicons()] },
       );
-      this.panel.onDidDispose(() => (this.panel = undefined));
-      this.panel.webview.onDidReceiveMessage((raw) => {
-        const msg = parseDiagnoseMessage(raw);
-        if (msg) void this.onMessage(msg);
-      });
+      this.panelSubs = [
+        this.panel.onDidDispose(() => {
+          this.panel = undefined;
+          for (const d of this.panelSubs.splice(0)) d.dispose();
+        }),
+        this.panel.webview.onDidReceiveMessage((raw) => {
+          const msg = parseDiagnoseMessage(raw);
+          if (msg) void this.onMessage(msg);
+        }),
+      ];
     }
     const nonce = makeNonce();
     const w = this.panel.webview;

@@ -1,13 +1,15 @@
 /**
  * Holds the one GatewayClient of the extension host: builds it from settings, the active token and
- * the proxy dispatcher, rebuilds on change, and publishes request records to the log channel and
- * the status view. Logic that can live in the core lives in the core.
+ * the proxy dispatcher, hands it every settings change, and publishes request records to the log
+ * channel and the status view. Logic that can live in the core lives in the core: the client
+ * decides what a change resets (GatewayClient.configure) and notices a new token itself.
  */
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
 import type { Dispatcher } from 'undici';
 import {
   GatewayClient,
+  type ClientConfiguration,
   createDispatcher,
   describeProxy,
   formatRecord,
@@ -16,10 +18,11 @@ import {
   type ProxyChoice,
   type Quota,
   type RequestRecord,
+  type ProxySettings,
 } from '../../gateway';
 import { QuotaTracker } from '../../host/status/quotaSchedule';
 import { readProxySettings, readSettings, affectsRelay, type RelaySettings } from './settings';
-import type { ProxySettings } from '../../gateway';
+import type { TokenStore } from './tokenStore';
 
 /** What decides the dispatcher: the proxy and certificate settings and the related environment. */
 function proxySettingsKey(p: ProxySettings): string {
@@ -36,7 +39,6 @@ function proxySettingsKey(p: ProxySettings): string {
     env.NODE_EXTRA_CA_CERTS ?? '',
   ]);
 }
-import type { TokenStore } from './tokenStore';
 
 export class GatewayService extends Disposable {
   readonly client: GatewayClient;
@@ -66,14 +68,10 @@ export class GatewayService extends Disposable {
     this.warnInvalidProxy();
     this.dispatcher = createDispatcher(proxy);
     this.client = new GatewayClient({
+      ...this.configuration(),
       baseUrl: this.settings.baseUrl,
-      backupUrls: this.settings.backupUrls,
       token: () => this.tokens.activeToken(),
       dispatcher: this.dispatcher,
-      extraHeaders: this.settings.extraHeaders,
-      timeouts: this.timeouts(),
-      retry: { maxRetries: this.settings.maxRetries },
-      defaultNativeMaxTokens: this.settings.maxTokens,
       onRequest: (r) => this.onRecord(r),
     });
     this._register(
@@ -91,10 +89,9 @@ export class GatewayService extends Disposable {
     this.restartQuota();
   }
 
-  /** A new token or gateway: forget the balance and read it again (slowly, see QuotaTracker). */
+  /** A new token or gateway: the balance is read again (slowly, see QuotaTracker; the core keeps each token's apart). */
   private restartQuota(): void {
     this.tracker?.dispose();
-    this.client.account.reset();
     this.quota = undefined;
     this.prices = undefined;
     this.tracker = new QuotaTracker(
@@ -123,15 +120,24 @@ export class GatewayService extends Disposable {
       );
   }
 
-  private timeouts() {
-    const t = this.settings.timeouts;
+  /** Every setting the client takes, as now; applied at once (no reload needed). */
+  private configuration(): ClientConfiguration {
+    const s = this.settings;
+    const t = s.timeouts;
     return {
-      chatMs: t.chatSeconds * 1000,
-      streamIdleMs: t.streamIdleSeconds * 1000,
-      chatOverallMs: t.chatOverallSeconds * 1000,
-      imageMs: t.imageSeconds * 1000,
-      videoMs: t.videoSeconds * 1000,
-      videoOverallMs: t.videoOverallMinutes * 60_000,
+      baseUrl: s.baseUrl,
+      backupUrls: s.backupUrls,
+      extraHeaders: s.extraHeaders,
+      timeouts: {
+        chatMs: t.chatSeconds * 1000,
+        streamIdleMs: t.streamIdleSeconds * 1000,
+        chatOverallMs: t.chatOverallSeconds * 1000,
+        imageMs: t.imageSeconds * 1000,
+        videoMs: t.videoSeconds * 1000,
+        videoOverallMs: t.videoOverallMinutes * 60_000,
+      },
+      retry: { maxRetries: s.maxRetries },
+      defaultNativeMaxTokens: s.maxTokens,
     };
   }
 
@@ -145,7 +151,6 @@ export class GatewayService extends Disposable {
 
   /** Re-reads settings; applies to the next request at once. */
   reload(): void {
-    const before = this.settings;
     this.settings = readSettings();
     const proxy = readProxySettings();
     const proxyKey = proxySettingsKey(proxy);
@@ -159,16 +164,7 @@ export class GatewayService extends Disposable {
       this.client.configure({ dispatcher: this.dispatcher });
       void old.close().catch(() => undefined);
     }
-    this.client.configure({
-      baseUrl: this.settings.baseUrl,
-      backupUrls: this.settings.backupUrls,
-      extraHeaders: this.settings.extraHeaders,
-      timeouts: this.timeouts(),
-      // Apply at once, like every other setting (no reload needed).
-      retry: { maxRetries: this.settings.maxRetries },
-      defaultNativeMaxTokens: this.settings.maxTokens,
-    });
-    if (before.baseUrl !== this.settings.baseUrl || before.backupUrls.join() !== this.settings.backupUrls.join()) {
+    if (this.client.configure(this.configuration()).endpoints) {
       this.modelCount = undefined;
       this.restartQuota();
     }

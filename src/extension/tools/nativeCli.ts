@@ -51,7 +51,7 @@ export async function setupNativeCli(
     name = (
       await vscode.window.showQuickPick(items, {
         title: vscode.l10n.t('Model Relay: token for the native command-line tool'),
-        placeHolder: vscode.l10n.t('A dedicated token is recommended (spec 5, rule 5)'),
+        placeHolder: vscode.l10n.t('A dedicated token is recommended'),
       })
     )?.label;
   }

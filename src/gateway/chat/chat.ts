@@ -102,7 +102,8 @@ export async function chat(transport: Transport, req: ChatRequest, settings: Cha
   const adapter = surfaceAdapter(req.surface);
   const started = now();
   const { data, res } = await transport.json(sendOptions(adapter, req, settings, false));
-  return toResult(adapter, data, res.context, res.host, res.requestId, res.status, now() - started);
+  const ms = now() - started;
+  return toResult(adapter, data, res.context, res.host, res.requestId, res.status, ms, req.acceptEmptyReply);
 }
 
 export function toResult(
@@ -113,6 +114,7 @@ export function toResult(
   requestId: string | undefined,
   status: number,
   durationMs: number,
+  acceptEmpty = false,
 ): ChatResult {
   const errorInBody = (data as { error?: unknown } | null)?.error;
   if (errorInBody && typeof errorInBody === 'object') {
@@ -130,7 +132,7 @@ export function toResult(
     });
   const rid = { status, ...(requestId ? { requestId } : {}) };
   if (parsed.badToolCall) throw toolArgumentsError(parsed.badToolCall.name, parsed.badToolCall.args, context, rid);
-  if (!parsed.text && !parsed.toolCalls.length)
+  if (!parsed.text && !parsed.toolCalls.length && !acceptEmpty)
     throw emptyReplyError(parsed.finishReason, !!parsed.reasoning, context, rid);
   const { badToolCall: _bad, ...reply } = parsed;
   return { ...reply, host, requestId, durationMs };

@@ -164,6 +164,7 @@ async function* notAStream(
   adapter: SurfaceAdapter,
   ct: string,
   durationMs: () => number,
+  acceptEmpty: boolean,
 ): AsyncGenerator<ChatEvent[], ChatResult> {
   const text = await readText(res.body, NON_STREAM_LIMIT);
   if (looksLikeHtml(text, ct))
@@ -177,7 +178,7 @@ async function* notAStream(
       ...(res.requestId ? { requestId: res.requestId } : {}),
     });
   }
-  const result = toResult(adapter, data, res.context, res.host, res.requestId, res.status, durationMs());
+  const result = toResult(adapter, data, res.context, res.host, res.requestId, res.status, durationMs(), acceptEmpty);
   result.streamIgnored = true;
   const out: ChatEvent[] = [];
   if (result.reasoning) out.push({ type: 'reasoning', text: result.reasoning });
@@ -219,7 +220,7 @@ async function* runStream(transport: Transport, req: ChatRequest, settings: Chat
   let completed = false;
   try {
     if (!/text\/event-stream/i.test(ct)) {
-      const result = yield* notAStream(res, adapter, ct, () => now() - started);
+      const result = yield* notAStream(res, adapter, ct, () => now() - started, req.acceptEmptyReply === true);
       completed = true;
       res.finish({});
       yield [{ type: 'done', result }];
@@ -254,7 +255,8 @@ async function* runStream(transport: Transport, req: ChatRequest, settings: Chat
     }
     if (!st.ended) throw streamError('stream_truncated', res.context, rid);
     const text = st.pieces.length === 1 ? st.pieces[0] : st.pieces.join('');
-    if (!text && !parts.toolCalls.length) throw emptyReplyError(st.finishReason, !!parts.reasoning, res.context, rid);
+    if (!text && !parts.toolCalls.length && !req.acceptEmptyReply)
+      throw emptyReplyError(st.finishReason, !!parts.reasoning, res.context, rid);
     const durationMs = now() - started;
     const buffered = isBurstSpan(st.arrivals, st.firstAt, st.lastAt, durationMs, settings.burst ?? DEFAULT_BURST);
     completed = true;

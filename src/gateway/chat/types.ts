@@ -53,6 +53,11 @@ export interface ChatRequest {
   toolMode?: 'auto' | 'required' | undefined;
   /** native surface: extended thinking with this budget */
   thinking?: { budgetTokens: number } | undefined;
+  /**
+   * A probe (the diagnosis): a complete reply with neither text nor a tool call is returned, not
+   * thrown — a reasoning model given a tiny max tokens spends it all on reasoning.
+   */
+  acceptEmptyReply?: boolean | undefined;
   /** Called where the core waits before retrying this request (429, 5xx, connection failures). */
   onRetry?: ((notice: RetryNotice) => void) | undefined;
 }

@@ -59,6 +59,27 @@ function capabilityLabel(key: keyof DiagnosisModels): string {
   }
 }
 
+/** The configured models, each with the capability it is configured for. */
+function wantedOf(models: DiagnosisModels): WantedModel[] {
+  return (Object.keys(CAPABILITY_OF) as Array<keyof DiagnosisModels>).flatMap((key) => {
+    const model = models[key];
+    return model ? [{ cap: CAPABILITY_OF[key], key, label: capabilityLabel(key), model }] : [];
+  });
+}
+
+/**
+ * The first chat and native models of a token's list: by the gateway's capabilities where it says
+ * them, else the first model for chat and the first Anthropic-family one for native.
+ */
+export function firstModels(list: readonly ModelInfo[]): Pick<DiagnosisModels, 'chat' | 'native'> {
+  const guess = { chat: /./, native: /^claude/i };
+  const first = (cap: 'chat' | 'native') =>
+    list.find((m) => m.capabilities?.includes(cap))?.id ??
+    list.find((m) => !m.capabilities && guess[cap].test(m.id))?.id;
+  const picked = { chat: first('chat'), native: first('native') };
+  return Object.fromEntries(Object.entries(picked).filter(([, v]) => v));
+}
+
 export class DiagnosisContext {
   readonly now: () => number;
   readonly startedAt: number;
@@ -68,8 +89,9 @@ export class DiagnosisContext {
   readonly signal: AbortSignal;
   readonly token: string | undefined;
   readonly masked: string | undefined;
-  readonly models: DiagnosisModels;
-  readonly wanted: WantedModel[];
+  /** as given, or picked from the token's list (`useModelList`) */
+  models: DiagnosisModels;
+  wanted: WantedModel[];
   /** the base URL after the endpoint rules */
   readonly n: NormalizedBase;
   readonly backupNorm: Array<{ input: string; n: NormalizedBase }>;
@@ -83,6 +105,7 @@ export class DiagnosisContext {
   readonly results = new Map<CheckId, DiagnosisCheck>();
   /** the host the network checks use (primary, or the first backup that works) */
   usedBase: string | undefined;
+  /** the token's model list, once the token check read it */
   modelList: ModelInfo[] | undefined;
   tokenRefused = false;
   /** set by a 429: no further request is sent */
@@ -105,10 +128,7 @@ export class DiagnosisContext {
     this.models = Object.fromEntries(
       Object.entries(input.models ?? {}).map(([k, v]) => [k, typeof v === 'string' && v.trim() ? v.trim() : undefined]),
     );
-    this.wanted = (Object.keys(CAPABILITY_OF) as Array<keyof DiagnosisModels>).flatMap((key) => {
-      const model = this.models[key];
-      return model ? [{ cap: CAPABILITY_OF[key], key, label: capabilityLabel(key), model }] : [];
-    });
+    this.wanted = wantedOf(this.models);
     this.n = normalizeBaseUrl(input.baseUrl);
     this.backupNorm = (input.backupUrls ?? []).map((u) => ({ input: u, n: normalizeBaseUrl(u) }));
     this.backups = [
@@ -139,6 +159,21 @@ export class DiagnosisContext {
       ...(this.input.sleep ? { sleep: this.input.sleep } : {}),
       now: this.now,
     }));
+  }
+
+  /** The token's model list was read: kept, and the models to check picked from it when asked and none was given. */
+  useModelList(list: ModelInfo[]): void {
+    this.modelList = list;
+    const pick = this.input.pickModels;
+    if (!pick || this.models.chat || this.models.native) return;
+    const picked = firstModels(list);
+    this.models = { ...this.models, ...picked };
+    this.wanted = wantedOf(this.models);
+    try {
+      pick(picked);
+    } catch {
+      /* a broken listener must not break the diagnosis */
+    }
   }
 
   noteHtml(e: GatewayError | undefined): void {

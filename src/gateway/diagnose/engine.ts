@@ -24,7 +24,7 @@ import type { Outcome } from './outcomeFromError';
 import { tidySpacing } from './textWidth';
 import { checkTitle } from './titles';
 import type { CheckResult, DiagnosisCheck, DiagnosisReport } from './types';
-import type { DiagnosisInput } from './types';
+import type { DiagnosisInput, DiagnosisProgress } from './types';
 
 /** The checks, in report order. */
 const CHECKS: readonly Check[] = [
@@ -55,7 +55,7 @@ function safe(f: () => void): void {
 }
 
 /** Runs one check: start notice, its skip reason or its run, the finished record, progress. */
-async function runCheck(ctx: DiagnosisContext, check: Check): Promise<DiagnosisCheck> {
+async function runCheck(ctx: DiagnosisContext, check: Check, progress: DiagnosisProgress): Promise<DiagnosisCheck> {
   const { id } = check;
   const title = checkTitle(id);
   safe(() => ctx.input.onCheckStart?.(id, title));
@@ -81,7 +81,7 @@ async function runCheck(ctx: DiagnosisContext, check: Check): Promise<DiagnosisC
   if (!done.details?.length) delete done.details;
   for (const k of Object.keys(done) as Array<keyof DiagnosisCheck>) if (done[k] === undefined) delete done[k];
   ctx.results.set(id, done);
-  safe(() => ctx.input.onProgress?.(done));
+  safe(() => ctx.input.onProgress?.(done, progress));
   return done;
 }
 
@@ -122,7 +122,8 @@ export async function runDiagnosis(input: DiagnosisInput): Promise<DiagnosisRepo
   const ctx = new DiagnosisContext(input);
   try {
     const checks: DiagnosisCheck[] = [];
-    for (const check of CHECKS) if (check.applies?.(ctx) ?? true) checks.push(await runCheck(ctx, check));
+    for (const [i, check] of CHECKS.entries())
+      if (check.applies?.(ctx) ?? true) checks.push(await runCheck(ctx, check, { done: i + 1, total: CHECKS.length }));
     return report(ctx, checks);
   } finally {
     await ctx.close();

@@ -62,7 +62,7 @@ function forbidden(e: GatewayError, common: Common, model: string, said: string,
     return {
       ...common,
       result: 'fail',
-      cause: `${t("GET {0} lists {1}, but the generation call answered {2}: the token's group, the model id or the model's capability range does not allow this call (spec 7, rule 1). Listing a model does not prove generation works.", MODELS_PATH, model, how)}${said}`,
+      cause: `${t("GET {0} lists {1}, but the generation call answered {2}: the token's group, the model id or the model's capability range does not allow this call. Listing a model does not prove generation works.", MODELS_PATH, model, how)}${said}`,
       fix: t(
         "Use a token of a group that can use {0} (switch token), or pick another model from this token's list; ask the gateway operator which group allows it.",
         model,
@@ -91,7 +91,7 @@ function notFoundCause(model: string, listed: boolean | undefined): string {
     );
   if (listed)
     return t(
-      "The generation call answered 404 for {0}: the model id does not exist, or this token's group cannot see it (although the model list shows it: the group, model id or capability range refuses it, spec 7 rule 1).",
+      "The generation call answered 404 for {0}: the model id does not exist, or this token's group cannot see it (although the model list shows it: the group, model id or capability range refuses it).",
       model,
     );
   return t(

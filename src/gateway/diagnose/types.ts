@@ -93,6 +93,11 @@ export interface DiagnosisInput {
   /** other stored tokens (name + value): the CLI-tool check says which one the terminal uses */
   knownTokens?: ReadonlyArray<{ name: string; value: string }> | undefined;
   models?: DiagnosisModels | undefined;
+  /**
+   * No chat or native model given: check with the first ones the token's model list shows (read
+   * once, by the token check), and hear which were picked (relay-doctor says so on stderr).
+   */
+  pickModels?: ((picked: Pick<DiagnosisModels, 'chat' | 'native'>) => void) | undefined;
   /** the dispatcher every request goes through; when absent one is built from `proxy` */
   dispatcher?: Dispatcher | undefined;
   /** the proxy configuration (VS Code http.proxy settings and/or environment), for check 10 */
@@ -110,8 +115,14 @@ export interface DiagnosisInput {
   signal?: AbortSignal | undefined;
   /** called when a check starts */
   onCheckStart?: ((id: CheckId, title: string) => void) | undefined;
-  /** called as each check completes, in report order */
-  onProgress?: ((check: DiagnosisCheck) => void) | undefined;
+  /** called as each check completes, in report order, with how far the run is */
+  onProgress?: ((check: DiagnosisCheck, progress: DiagnosisProgress) => void) | undefined;
+}
+
+/** How far a diagnosis is: `done` of the engine's `total` checks (those that do not apply count as done). */
+export interface DiagnosisProgress {
+  done: number;
+  total: number;
 }
 
 export interface DiagnosisReport {

@@ -3,6 +3,10 @@
  * groups. Cached, and gentle with the gateway: the token-usage endpoint allows about 20 requests
  * per 20 minutes per IP, so it is asked at most every few minutes (and never retried); a gateway
  * without these endpoints shows nothing and raises nothing.
+ * What belongs to the gateway (its units, prices, missing routes, the back-off after a 429 — the
+ * limit is per client IP) is kept until the base URL changes (`reset`); the balance belongs to the
+ * token and is forgotten when another token is in use (`TokenScope`), and a read that started
+ * before either change never writes its answer.
  */
 import { GatewayError, isGatewayError } from '../errors/gatewayError';
 import { tokenRefusedError } from '../errors/factories';
@@ -17,6 +21,7 @@ import {
   TOKEN_USAGE_PATH,
   type Quota,
 } from './quota';
+import type { TokenScope } from './tokenScope';
 import { parseStatus, STATUS_PATH, type GatewayStatus } from './units';
 
 const MINUTE = 60_000;
@@ -44,29 +49,44 @@ export class Account {
   /** the token-usage route is missing (one-api, old new-api): go straight to the billing pair */
   private usageRouteMissingAt: number | undefined;
   private usageBlockedUntil = 0;
-  /** one read at a time per document: concurrent callers share it */
-  private readonly inflight = new Map<'status' | 'quota' | 'pricing', Promise<unknown>>();
+  /** moves on with every reset (another gateway): a read begun before it writes nothing */
+  private epoch = 0;
+  /** one read at a time per document (per gateway, and per token for the balance): concurrent callers share it */
+  private readonly inflight = new Map<string, Promise<unknown>>();
   private explainedAt = -Infinity;
 
   constructor(
     private readonly transport: Transport,
     private readonly now: () => number,
     private readonly timeoutMs: () => number,
-  ) {}
-
-  /** Forget everything (another token or base URL). */
-  reset(): void {
-    this.statusCache = this.quotaCache = this.pricingCache = undefined;
-    this.inflight.clear();
-    this.usageRouteMissingAt = undefined;
-    this.usageBlockedUntil = 0;
+    private readonly scope: TokenScope,
+  ) {
+    scope.onForget(() => this.forgetToken());
   }
 
-  private shared<T>(key: 'status' | 'quota' | 'pricing', read: () => Promise<T>): Promise<T> {
+  /** Forget everything the gateway said (another base URL or backups). */
+  reset(): void {
+    this.epoch++;
+    this.statusCache = this.pricingCache = undefined;
+    this.usageRouteMissingAt = undefined;
+    this.usageBlockedUntil = 0;
+    this.forgetToken();
+  }
+
+  /** Forget what belongs to the previous token: its balance. */
+  private forgetToken(): void {
+    this.quotaCache = undefined;
+    this.explainedAt = -Infinity;
+  }
+
+  private shared<T>(key: string, read: () => Promise<T>): Promise<T> {
     let p = this.inflight.get(key) as Promise<T> | undefined;
     if (!p) {
-      p = read().finally(() => this.inflight.delete(key));
-      this.inflight.set(key, p);
+      const mine: Promise<T> = read().finally(() => {
+        if (this.inflight.get(key) === mine) this.inflight.delete(key);
+      });
+      this.inflight.set(key, mine);
+      p = mine;
     }
     return p;
   }
@@ -101,9 +121,10 @@ export class Account {
 
   async status(signal?: AbortSignal): Promise<GatewayStatus | undefined> {
     if (this.fresh(this.statusCache, ACCOUNT_TTL.status)) return this.statusCache.value;
-    return this.shared('status', async () => {
+    const epoch = this.epoch;
+    return this.shared(`status@${epoch}`, async () => {
       const value = parseStatus(await this.optional(STATUS_PATH, signal).catch(() => undefined));
-      this.statusCache = { at: this.now(), value };
+      if (epoch === this.epoch) this.statusCache = { at: this.now(), value };
       return value;
     });
   }
@@ -118,40 +139,43 @@ export class Account {
    * at a time. A 429 keeps the last answer and pauses reads for a few minutes.
    */
   async quota(o: { maxAgeMs?: number; signal?: AbortSignal } = {}): Promise<Quota | undefined> {
+    const gen = await this.scope.current();
     if (this.fresh(this.quotaCache, o.maxAgeMs ?? ACCOUNT_TTL.quota) || this.now() < this.usageBlockedUntil)
       return this.quotaCache?.value;
-    return this.shared('quota', () => this.readQuota(o.signal));
+    return this.shared(`quota#${gen}@${this.epoch}`, () => this.readQuota(gen, o.signal));
   }
 
-  private async readQuota(signal?: AbortSignal): Promise<Quota | undefined> {
+  private async readQuota(gen: number, signal?: AbortSignal): Promise<Quota | undefined> {
+    const epoch = this.epoch;
     const units = (await this.status(signal))?.units;
     try {
       const usage =
         this.usageRouteMissingAt === undefined || this.now() - this.usageRouteMissingAt > ACCOUNT_TTL.missing
-          ? await this.usageRoute(signal)
+          ? await this.usageRoute(epoch, signal)
           : 'missing';
       const value: Quota | undefined =
         usage === 'missing'
           ? await this.billing(units, signal)
           : (parseTokenUsage(usage.data, units) ?? (await this.billing(units, signal)));
-      this.quotaCache = { at: this.now(), value };
+      if (this.scope.holds(gen)) this.quotaCache = { at: this.now(), value };
       return value;
     } catch (e) {
       if (isGatewayError(e) && e.kind === 'rate_limited') {
-        this.usageBlockedUntil = this.now() + ACCOUNT_TTL.rateLimited;
-        return this.quotaCache?.value;
+        // The limit is per client IP: it holds for any token on this gateway.
+        if (epoch === this.epoch) this.usageBlockedUntil = this.now() + ACCOUNT_TTL.rateLimited;
+        return this.scope.holds(gen) ? this.quotaCache?.value : undefined;
       }
       throw e;
     }
   }
 
   /** The token-usage route; a 401 here (the gateway does not know the token) is thrown as it is. */
-  private async usageRoute(signal?: AbortSignal): Promise<{ data: unknown } | 'missing'> {
+  private async usageRoute(epoch: number, signal?: AbortSignal): Promise<{ data: unknown } | 'missing'> {
     try {
       return { data: await this.get(TOKEN_USAGE_PATH, signal) };
     } catch (e) {
       if (isGatewayError(e) && (e.status === 404 || e.status === 405 || e.kind === 'protocol')) {
-        this.usageRouteMissingAt = this.now();
+        if (epoch === this.epoch) this.usageRouteMissingAt = this.now();
         return 'missing';
       }
       throw e;
@@ -167,13 +191,14 @@ export class Account {
   /** Prices and groups per model; undefined where the gateway does not publish them (or needs a login). */
   async pricing(signal?: AbortSignal): Promise<Map<string, ModelPrice> | undefined> {
     if (this.fresh(this.pricingCache, ACCOUNT_TTL.pricing)) return this.pricingCache.value;
-    return this.shared('pricing', async () => {
+    const epoch = this.epoch;
+    return this.shared(`pricing@${epoch}`, async () => {
       const status = await this.status(signal);
       let value: Map<string, ModelPrice> | undefined;
       if (status && status.pricing?.enabled !== false && !status.pricing?.requireAuth) {
         value = parsePricing(await this.optional(PRICING_PATH, signal).catch(() => undefined), status.units);
       }
-      this.pricingCache = { at: this.now(), value };
+      if (epoch === this.epoch) this.pricingCache = { at: this.now(), value };
       return value;
     });
   }

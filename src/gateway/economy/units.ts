@@ -14,8 +14,8 @@ export interface Units {
   /** raw quota per 1 USD (500,000 on a default gateway) */
   quotaPerUnit: number;
   display: DisplayType;
-  /** CNY per USD */
-  usdExchangeRate: number;
+  /** CNY per USD, as the gateway says (undefined: it does not, and amounts stay in USD) */
+  usdExchangeRate: number | undefined;
   customSymbol: string;
   customRate: number;
 }
@@ -76,7 +76,7 @@ export function parseStatus(json: unknown): GatewayStatus | undefined {
     units: {
       quotaPerUnit: d.quota_per_unit!,
       display,
-      usdExchangeRate: d.usd_exchange_rate ?? 7.3,
+      usdExchangeRate: d.usd_exchange_rate ?? undefined,
       customSymbol: d.custom_currency_symbol || '¤',
       customRate: d.custom_currency_exchange_rate ?? 1,
     },
@@ -88,12 +88,16 @@ export function parseStatus(json: unknown): GatewayStatus | undefined {
 
 /** The unit a money amount is shown in: "USD", "CNY", a custom symbol, or "tokens". */
 export function unitOf(units: Units): string {
-  return units.display === 'TOKENS' ? 'tokens' : units.display === 'CUSTOM' ? units.customSymbol : units.display;
+  return units.display === 'TOKENS' ? 'tokens' : fromUsd(0, units).unit;
 }
 
-/** A USD amount in the gateway's display currency (TOKENS mode keeps USD for prices). */
+/**
+ * A USD amount in the gateway's display currency (TOKENS mode keeps USD for prices). A CNY gateway
+ * that does not say its exchange rate gets its amounts in its own unit, USD: no rate is guessed.
+ */
 export function fromUsd(usd: number, units: Units): { amount: number; unit: string } {
-  if (units.display === 'CNY') return { amount: usd * units.usdExchangeRate, unit: 'CNY' };
+  if (units.display === 'CNY' && units.usdExchangeRate !== undefined)
+    return { amount: usd * units.usdExchangeRate, unit: 'CNY' };
   if (units.display === 'CUSTOM') return { amount: usd * units.customRate, unit: units.customSymbol };
   return { amount: usd, unit: 'USD' };
 }

@@ -1,13 +1,53 @@
-/** Check 5: one real, minimal generation call per configured surface (max_tokens: 1). */
+/**
+ * Check 5: one real, minimal generation call per configured surface (max_tokens: 1). A reasoning
+ * model spends that one token on reasoning and answers nothing, ending at its budget (finish
+ * reason "length" / "max_tokens"): the call went through and the model generated, so that passes
+ * too — the probe stays one token, whatever the model.
+ */
 import { surfaceAdapter } from '../../chat/chat';
+import type { ChatResult } from '../../chat/types';
 import { joinUrl } from '../../endpoint';
-import type { Surface } from '../../errors/gatewayError';
+import { emptyReplyError } from '../../errors/factories';
+import { isGatewayError, type Surface } from '../../errors/gatewayError';
+import { t } from '../../l10n';
 import { perSurface } from '../check';
 import type { DiagnosisContext } from '../context';
 import { groupAdvice } from '../groupAdvice';
 import { outcomeFromError, saidText, type Outcome } from '../outcomeFromError';
-import { isGatewayError } from '../../errors/gatewayError';
-import { t } from '../../l10n';
+
+/** The reply ended at its output budget: a model that reasons before it answers. */
+export const spentOnReasoning = (r: ChatResult) =>
+  !r.text && !r.toolCalls.length && (r.finishReason === 'length' || r.finishReason === 'max_tokens');
+
+function worked(surface: Surface, url: string, model: string, ms: number, reasoned: boolean): string {
+  if (reasoned)
+    return surface === 'native'
+      ? t(
+          'POST {0} with {1} (max_tokens: 1) answered 200 in {2} ms; the model spent that token on reasoning before answering, as reasoning models do: generation works on the native surface.',
+          url,
+          model,
+          ms,
+        )
+      : t(
+          'POST {0} with {1} (max_tokens: 1) answered 200 in {2} ms; the model spent that token on reasoning before answering, as reasoning models do: generation works on the compatible surface.',
+          url,
+          model,
+          ms,
+        );
+  return surface === 'native'
+    ? t(
+        'POST {0} with {1} (max_tokens: 1) answered 200 with a reply in {2} ms: generation works on the native surface.',
+        url,
+        model,
+        ms,
+      )
+    : t(
+        'POST {0} with {1} (max_tokens: 1) answered 200 with a reply in {2} ms: generation works on the compatible surface.',
+        url,
+        model,
+        ms,
+      );
+}
 
 async function run(ctx: DiagnosisContext, surface: Surface, model: string): Promise<Outcome> {
   const url = joinUrl(ctx.usedBase!, surfaceAdapter(surface).path);
@@ -18,27 +58,20 @@ async function run(ctx: DiagnosisContext, surface: Surface, model: string): Prom
       model,
       messages: [{ role: 'user', content: 'ping' }],
       maxTokens: 1,
+      acceptEmptyReply: true,
       signal: ctx.signal,
     });
+    const reasoned = spentOnReasoning(r);
+    if (!reasoned && !r.text && !r.toolCalls.length) {
+      const rid = { status: 200, ...(r.requestId ? { requestId: r.requestId } : {}) };
+      throw emptyReplyError(r.finishReason, !!r.reasoning, { surface, method: 'POST', url, model }, rid);
+    }
     return {
       result: 'pass',
       httpStatus: 200,
       url,
       maskedToken: ctx.masked,
-      cause:
-        surface === 'native'
-          ? t(
-              'POST {0} with {1} (max_tokens: 1) answered 200 with a reply in {2} ms: generation works on the native surface.',
-              url,
-              model,
-              ctx.now() - started,
-            )
-          : t(
-              'POST {0} with {1} (max_tokens: 1) answered 200 with a reply in {2} ms: generation works on the compatible surface.',
-              url,
-              model,
-              ctx.now() - started,
-            ),
+      cause: worked(surface, url, model, ctx.now() - started, reasoned),
       fix: '',
       details: [
         t('finish reason: {0}', r.finishReason ?? '-'),

@@ -37,7 +37,7 @@ async function probeExtraPath(ctx: DiagnosisContext, extra: string, url: string,
   const b = ctx.blocked();
   if (b || !ctx.usedBase) {
     const cause = t(
-      'With the base URL as written ("{0}"), a native client appends {1} and calls {2}, which the gateway answers with 404 (spec 4, rule 3). This client strips {3} and calls {4}. (Not sent: {5})',
+      'With the base URL as written ("{0}"), a native client appends {1} and calls {2}, which the gateway answers with 404. This client strips {3} and calls {4}. (Not sent: {5})',
       written,
       MESSAGES_PATH,
       rawUrl,
@@ -67,7 +67,7 @@ async function probeExtraPath(ctx: DiagnosisContext, extra: string, url: string,
       timeoutMs: ctx.requestMs,
     });
     const cause = t(
-      'With the base URL as written ("{0}"), a native client appends {1} and calls {2}; this gateway happened to answer 200 there, but per the spec that path is 404 and other native clients will fail.',
+      'With the base URL as written ("{0}"), a native client appends {1} and calls {2}; this gateway happened to answer 200 there, but gateways normally answer 404 on that path and other native clients will fail.',
       written,
       MESSAGES_PATH,
       rawUrl,
@@ -83,7 +83,7 @@ async function probeExtraPath(ctx: DiagnosisContext, extra: string, url: string,
     );
     const answered = status !== undefined ? `HTTP ${status}` : (o?.message ?? t('an error'));
     const cause = t(
-      'With the base URL as written ("{0}"), a native client appends {1} and calls {2} → {3}: the base URL carries {4} (spec 4, rule 3). This client strips it and calls {5}.',
+      'With the base URL as written ("{0}"), a native client appends {1} and calls {2} → {3}: the base URL carries {4}. This client strips it and calls {5}.',
       written,
       MESSAGES_PATH,
       rawUrl,

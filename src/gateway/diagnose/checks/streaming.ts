@@ -1,13 +1,19 @@
-/** Check 7: a short streamed reply per surface — complete, flowing, not buffered by a proxy. */
+/**
+ * Check 7: a short streamed reply per surface — complete, flowing, not buffered by a proxy. A
+ * reasoning model's reasoning counts as flowing too, and a reply that used its budget on reasoning
+ * is complete.
+ */
 import { surfaceAdapter } from '../../chat/chat';
 import type { ChatResult } from '../../chat/types';
 import { joinUrl } from '../../endpoint';
+import { emptyReplyError } from '../../errors/factories';
 import { isGatewayError, type Surface } from '../../errors/gatewayError';
 import { DEFAULT_BURST } from '../../http/sseStream';
 import { t } from '../../l10n';
 import { perSurface } from '../check';
 import type { DiagnosisContext } from '../context';
 import { outcomeFromError, type Outcome } from '../outcomeFromError';
+import { spentOnReasoning } from './generation';
 
 /** Words of a short reply (several chunks, so a burst can be recognised). */
 const STREAM_PROMPT = 'Reply with exactly these words: one two three four five six';
@@ -52,11 +58,11 @@ function judge(r: ChatResult, surface: Surface, url: string, masked: string | un
   if (r.buffered) {
     const cause = native
       ? t(
-          'The stream on the native surface arrived in one burst ({0}): a proxy between you and the gateway buffers responses (spec 6).',
+          'The stream on the native surface arrived in one burst ({0}): a proxy between you and the gateway buffers responses.',
           timing,
         )
       : t(
-          'The stream on the compatible surface arrived in one burst ({0}): a proxy between you and the gateway buffers responses (spec 6).',
+          'The stream on the compatible surface arrived in one burst ({0}): a proxy between you and the gateway buffers responses.',
           timing,
         );
     return {
@@ -78,36 +84,74 @@ function judge(r: ChatResult, surface: Surface, url: string, masked: string | un
   };
 }
 
+interface Seen {
+  text: number;
+  reasoning: number;
+  firstAt: number | undefined;
+}
+
+function timingText(seen: Seen, durationMs: number): string {
+  const first = seen.firstAt ?? '-';
+  if (seen.reasoning)
+    return t(
+      '{0} chunks of reasoning and {1} of text, first after {2} ms, complete after {3} ms',
+      seen.reasoning,
+      seen.text,
+      first,
+      durationMs,
+    );
+  return seen.text === 1
+    ? t('1 text chunk, first after {0} ms, complete after {1} ms', first, durationMs)
+    : t('{0} text chunks, first after {1} ms, complete after {2} ms', seen.text, first, durationMs);
+}
+
+/** A stream that broke on the way (after `chunks` pieces): the error, with the proxy in mind. */
+function brokenStream(ctx: DiagnosisContext, e: unknown, model: string, chunks: number): Outcome {
+  const note = chunks
+    ? t(
+        'The same call without streaming works, so the stream is being broken on the way: typically a proxy that buffers or cuts streamed responses — {0} chunk(s) arrived first.',
+        chunks,
+      )
+    : t(
+        'The same call without streaming works, so the stream is being broken on the way: typically a proxy that buffers or cuts streamed responses.',
+      );
+  const o = outcomeFromError(ctx, e, { model, listed: ctx.listed(model), streamNote: note });
+  if (
+    isGatewayError(e) &&
+    (e.kind === 'stream_interrupted' || e.kind === 'timeout' || e.kind === 'network' || e.kind === 'protocol')
+  )
+    return {
+      ...o,
+      fix: t('Turn streaming off (modelRelay.stream) until the proxy is fixed. {0}', o.fix),
+      fixAction: { kind: 'disable-stream' },
+    };
+  return o;
+}
+
 async function run(ctx: DiagnosisContext, surface: Surface, model: string): Promise<Outcome> {
   const url = joinUrl(ctx.usedBase!, surfaceAdapter(surface).path);
   const started = ctx.now();
-  let firstAt: number | undefined;
-  let chunks = 0;
+  const seen: Seen = { text: 0, reasoning: 0, firstAt: undefined };
+  let result: ChatResult | undefined;
   try {
     for await (const ev of ctx.client!.chatStream({
       surface,
       model,
       messages: [{ role: 'user', content: STREAM_PROMPT }],
       maxTokens: 24,
+      acceptEmptyReply: true,
       signal: ctx.signal,
     })) {
-      if (ev.type === 'text') {
-        chunks++;
-        firstAt ??= ctx.now() - started;
+      if (ev.type === 'text' || ev.type === 'reasoning') {
+        seen[ev.type]++;
+        seen.firstAt ??= ctx.now() - started;
       }
-      if (ev.type === 'done') {
-        const timing =
-          chunks === 1
-            ? t('1 text chunk, first after {0} ms, complete after {1} ms', firstAt ?? '-', ev.result.durationMs)
-            : t(
-                '{0} text chunks, first after {1} ms, complete after {2} ms',
-                chunks,
-                firstAt ?? '-',
-                ev.result.durationMs,
-              );
-        return judge(ev.result, surface, url, ctx.masked, timing);
-      }
+      if (ev.type === 'done') result = ev.result;
     }
+  } catch (e) {
+    return brokenStream(ctx, e, model, seen.text + seen.reasoning);
+  }
+  if (!result)
     return {
       result: 'fail',
       httpStatus: 200,
@@ -116,27 +160,18 @@ async function run(ctx: DiagnosisContext, surface: Surface, model: string): Prom
       fix: t('Turn streaming off and check the proxy.'),
       fixAction: { kind: 'disable-stream' },
     };
-  } catch (e) {
-    const note = chunks
-      ? t(
-          'The same call without streaming works, so the stream is being broken on the way: typically a proxy that buffers or cuts streamed responses (spec 6) — {0} chunk(s) arrived first.',
-          chunks,
-        )
-      : t(
-          'The same call without streaming works, so the stream is being broken on the way: typically a proxy that buffers or cuts streamed responses (spec 6).',
-        );
-    const o = outcomeFromError(ctx, e, { model, listed: ctx.listed(model), streamNote: note });
-    if (
-      isGatewayError(e) &&
-      (e.kind === 'stream_interrupted' || e.kind === 'timeout' || e.kind === 'network' || e.kind === 'protocol')
-    )
-      return {
-        ...o,
-        fix: t('Turn streaming off (modelRelay.stream) until the proxy is fixed. {0}', o.fix),
-        fixAction: { kind: 'disable-stream' },
-      };
-    return o;
+  // Complete, yet empty: not the stream's fault (a reasoning model that used the budget reasoning is fine).
+  if (!result.text && !result.toolCalls.length && !spentOnReasoning(result)) {
+    const rid = { status: 200, ...(result.requestId ? { requestId: result.requestId } : {}) };
+    const empty = emptyReplyError(
+      result.finishReason,
+      !!result.reasoning,
+      { surface, method: 'POST', url, model },
+      rid,
+    );
+    return outcomeFromError(ctx, empty, { model, listed: ctx.listed(model) });
   }
+  return judge(result, surface, url, ctx.masked, timingText(seen, result.durationMs));
 }
 
 /** Streaming is tested only where the same call without streaming worked. */

@@ -26,7 +26,8 @@ async function run(ctx: DiagnosisContext): Promise<Outcome> {
   const url = joinUrl(ctx.usedBase!, MODELS_PATH);
   let list;
   try {
-    list = ctx.modelList = await ctx.client!.listModels(ctx.signal);
+    list = await ctx.client!.listModels(ctx.signal);
+    ctx.useModelList(list);
   } catch (e) {
     const o = outcomeFromError(ctx, e);
     if (isGatewayError(e) && e.kind === 'unauthorized') {

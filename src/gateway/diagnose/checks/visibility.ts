@@ -27,7 +27,7 @@ function run(ctx: DiagnosisContext): Outcome {
     } else if (info.capabilities && !info.capabilities.includes(w.cap)) {
       wrongCap.push(
         t(
-          'The {0} model "{1}" is listed, but the gateway says it supports {2}, not {0}: each capability needs a model of that capability (spec 4, rule 4).',
+          'The {0} model "{1}" is listed, but the gateway says it supports {2}, not {0}: each capability needs a model of that capability.',
           w.label,
           w.model,
           info.capabilities.join(', ') || t('nothing known'),
