@@ -15,7 +15,14 @@ import {
   DEFAULT_TIMEOUTS,
   type Timeouts,
 } from './defaults';
-import { compatibleBase, nativeBase, nativeMessagesUrl, normalizeBaseUrl, type EndpointFinding } from './endpoint';
+import {
+  compatibleBase,
+  nativeBase,
+  nativeMessagesUrl,
+  normalizeBaseUrl,
+  verbatimBaseUrl,
+  type EndpointFinding,
+} from './endpoint';
 import { Limiter } from './http/limiter';
 import type { BurstThresholds } from './http/sseStream';
 import { Transport, realSleep, type Sleep, type TransportOptions } from './http/transport';
@@ -44,6 +51,8 @@ export interface GatewayClientOptions extends Omit<TransportOptions, 'primaryRec
 
 export interface EndpointInfo {
   base: string | undefined;
+  /** the base is used as typed (Keep what I typed), not as the endpoint rules would have it */
+  verbatim: boolean;
   compatibleBase: string | undefined;
   nativeBase: string | undefined;
   nativeMessagesUrl: string | undefined;
@@ -60,6 +69,8 @@ export type ClientConfiguration = Pick<
 > & {
   baseUrl?: string;
   backupUrls?: readonly string[];
+  /** the primary base URL as given ("Keep what I typed"), not normalised */
+  baseUrlVerbatim?: boolean;
   dispatcher?: Dispatcher | undefined;
   extraHeaders?: Record<string, string>;
 };
@@ -73,6 +84,7 @@ export class GatewayClient {
   private readonly now: () => number;
   private baseUrl: string;
   private backupUrls: readonly string[];
+  private baseUrlVerbatim: boolean;
   private nativeMaxTokens: number;
   /** capabilities learnt from /v1/models (new-api's supported_endpoint_types) */
   private readonly capabilities = new Map<string, Capability[]>();
@@ -84,6 +96,7 @@ export class GatewayClient {
     this.now = opts.now ?? Date.now;
     this.baseUrl = opts.baseUrl;
     this.backupUrls = opts.backupUrls ?? [];
+    this.baseUrlVerbatim = opts.baseUrlVerbatim ?? false;
     this.nativeMaxTokens = opts.defaultNativeMaxTokens ?? DEFAULT_MAX_TOKENS;
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...(opts.timeouts ?? {}) };
     this.imageLimiter = new Limiter(opts.concurrency?.image ?? DEFAULT_CONCURRENCY.image);
@@ -93,6 +106,7 @@ export class GatewayClient {
     this.transport = new Transport({
       baseUrl,
       backupUrls: this.backupUrls,
+      baseUrlVerbatim: this.baseUrlVerbatim,
       token,
       dispatcher,
       extraHeaders,
@@ -108,10 +122,11 @@ export class GatewayClient {
   }
 
   configure(c: ClientConfiguration): void {
-    if (c.baseUrl !== undefined || c.backupUrls !== undefined) {
+    if (c.baseUrl !== undefined || c.backupUrls !== undefined || c.baseUrlVerbatim !== undefined) {
       this.baseUrl = c.baseUrl ?? this.baseUrl;
       this.backupUrls = c.backupUrls ?? this.backupUrls;
-      this.transport.setEndpoints(this.baseUrl, this.backupUrls);
+      this.baseUrlVerbatim = c.baseUrlVerbatim ?? this.baseUrlVerbatim;
+      this.transport.setEndpoints(this.baseUrl, this.backupUrls, this.baseUrlVerbatim);
       this.capabilities.clear();
       this.account.reset();
     }
@@ -127,17 +142,19 @@ export class GatewayClient {
   /** The endpoint rules applied to the configured base URL, for status views and diagnosis. */
   endpoints(): EndpointInfo {
     const n = normalizeBaseUrl(this.baseUrl);
+    const base = (this.baseUrlVerbatim && verbatimBaseUrl(this.baseUrl)) || n.base;
     const backups = this.backupUrls.map((u) => normalizeBaseUrl(u).base).filter((b): b is string => !!b);
     const active = this.transport.activeBase;
     return {
-      base: n.base,
-      compatibleBase: n.base ? compatibleBase(n.base) : undefined,
-      nativeBase: n.base ? nativeBase(n.base) : undefined,
-      nativeMessagesUrl: n.base ? nativeMessagesUrl(n.base) : undefined,
+      base,
+      verbatim: !!base && base !== n.base,
+      compatibleBase: base ? compatibleBase(base) : undefined,
+      nativeBase: base ? nativeBase(base) : undefined,
+      nativeMessagesUrl: base ? nativeMessagesUrl(base) : undefined,
       findings: n.findings,
       backups,
       activeBase: active,
-      activeIsBackup: !!active && active !== n.base,
+      activeIsBackup: !!active && active !== base,
     };
   }
 

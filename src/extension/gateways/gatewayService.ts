@@ -57,6 +57,8 @@ export class GatewayService extends Disposable {
   constructor(
     private readonly tokens: TokenStore,
     private readonly log: vscode.LogOutputChannel,
+    /** whether a base URL is to be called as typed (Configure Base URL's "Keep what I typed") */
+    private readonly keptAsTyped: (baseUrl: string) => boolean = () => false,
   ) {
     super();
     this.settings = readSettings();
@@ -68,6 +70,7 @@ export class GatewayService extends Disposable {
     this.client = new GatewayClient({
       baseUrl: this.settings.baseUrl,
       backupUrls: this.settings.backupUrls,
+      baseUrlVerbatim: this.keptAsTyped(this.settings.baseUrl),
       token: () => this.tokens.activeToken(),
       dispatcher: this.dispatcher,
       extraHeaders: this.settings.extraHeaders,
@@ -146,7 +149,9 @@ export class GatewayService extends Disposable {
   /** Re-reads settings; applies to the next request at once. */
   reload(): void {
     const before = this.settings;
+    const verbatimBefore = this.client.endpoints().verbatim;
     this.settings = readSettings();
+    const verbatim = this.keptAsTyped(this.settings.baseUrl);
     const proxy = readProxySettings();
     const proxyKey = proxySettingsKey(proxy);
     if (proxyKey !== this.proxyKey) {
@@ -162,13 +167,18 @@ export class GatewayService extends Disposable {
     this.client.configure({
       baseUrl: this.settings.baseUrl,
       backupUrls: this.settings.backupUrls,
+      baseUrlVerbatim: verbatim,
       extraHeaders: this.settings.extraHeaders,
       timeouts: this.timeouts(),
       // Apply at once, like every other setting (no reload needed).
       retry: { maxRetries: this.settings.maxRetries },
       defaultNativeMaxTokens: this.settings.maxTokens,
     });
-    if (before.baseUrl !== this.settings.baseUrl || before.backupUrls.join() !== this.settings.backupUrls.join()) {
+    if (
+      before.baseUrl !== this.settings.baseUrl ||
+      before.backupUrls.join() !== this.settings.backupUrls.join() ||
+      verbatimBefore !== verbatim
+    ) {
       this.modelCount = undefined;
       this.restartQuota();
     }
