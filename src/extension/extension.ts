@@ -155,7 +155,7 @@ export function activate(context: vscode.ExtensionContext): LazyRelayApi {
   context.subscriptions.push(hub.statusItem);
   const token = activeTokenName(context.globalState);
   hub.statusItem.name = 'Model Relay';
-  // the same words as the status bar once the rest has loaded (src/host/status/statusWords.ts)
+  // the same words as the status bar once the rest has loaded (src/host/status/statusBarWords.ts: relayText)
   hub.statusItem.text = `$(pass) ${token ? vscode.l10n.t('Relay: {0}', token) : vscode.l10n.t('Relay: no token')}`;
   hub.statusItem.command = CommandId.ShowActions;
   hub.statusItem.show();
