@@ -127,7 +127,7 @@ export default tseslint.config(
           ],
           patterns: [
             {
-              regex: `${layer('gateway', 'webview', 'shared')}|/host/(?!commandIds$)|^\\./(?!lazy/|main$|ids$|registrar$|delegates$)|^\\.\\./(?!host/commandIds$|lazy/)`,
+              regex: `${layer('gateway', 'webview', 'shared')}|/host/(?!commandIds$|gateways/activeToken$)|^\\./(?!lazy/|main$|ids$|registrar$|delegates$)|^\\.\\./(?!host/commandIds$|host/gateways/activeToken$|lazy/)`,
               allowTypeImports: true,
               message:
                 'Activation code (dist/extension.js) loads no core: import types only, or ./lazy/*; the rest is required from dist/main.js on first use.',

@@ -9,8 +9,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CommandId } from '../host/commandIds';
 import { DelegatingLanguageModels, DelegatingTool, DelegatingTree, DelegatingWebviewView } from './lazy/delegates';
+import { activeTokenName } from '../host/gateways/activeToken';
 import {
-  ACTIVE_TOKEN_KEY,
   CHAT_VIEW_ID,
   LM_VENDOR,
   PARTICIPANT_ID,
@@ -33,7 +33,7 @@ export interface LazyRelayApi {
 
 /** The Status view's first rows, shown while the rest loads (the settings are read there, once). */
 function statusPlaceholder(context: vscode.ExtensionContext): vscode.TreeItem[] {
-  const token = context.globalState.get<string>(ACTIVE_TOKEN_KEY);
+  const token = activeTokenName(context.globalState);
   // No token yet: nothing, so the view's welcome (base URL, token, walkthrough) shows at once.
   if (!token) return [];
   const tok = new vscode.TreeItem(vscode.l10n.t('Token'));
@@ -153,9 +153,10 @@ export function activate(context: vscode.ExtensionContext): LazyRelayApi {
     }
   });
   context.subscriptions.push(hub.statusItem);
-  const token = context.globalState.get<string>(ACTIVE_TOKEN_KEY);
+  const token = activeTokenName(context.globalState);
   hub.statusItem.name = 'Model Relay';
-  hub.statusItem.text = `$(pass) Relay: ${token ?? vscode.l10n.t('no token')}`;
+  // the same words as the status bar once the rest has loaded (src/host/status/statusBarWords.ts: relayText)
+  hub.statusItem.text = `$(pass) ${token ? vscode.l10n.t('Relay: {0}', token) : vscode.l10n.t('Relay: no token')}`;
   hub.statusItem.command = CommandId.ShowActions;
   hub.statusItem.show();
   registerDelegates(hub);

@@ -19,7 +19,8 @@ import { checkLanguageModels } from './lm/checkModels';
 import { registerParticipant } from './lm/participant';
 import { registerTools } from './lm/agentTools';
 import { DiagnoseController } from './diagnose/diagnosePanel';
-import { removeNativeCli, setupNativeCli } from './tools/nativeCli';
+import { NativeCliSetup } from './tools/nativeCli';
+import { KeptBaseUrl } from '../host/gateways/baseUrlChoice';
 import { registerChat } from './chat/registerChat';
 import { STATUS_VIEW_ID } from './lazy/ids';
 import type { Registrar } from './lazy/registrar';
@@ -34,19 +35,22 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   // The core and src/host translate with @vscode/l10n: the same bundle VS Code loaded for vscode.l10n.
   useTranslations(vscode.l10n.bundle);
   const log = vscode.window.createOutputChannel('Model Relay', { log: true });
-  const tokens = new TokenStore(context);
+  const tokens = new TokenStore(context, log);
   await tokens.refresh();
   // `npm start` (a local try-out against the simulator) hands its demo token over in the
   // environment of this process only; it is stored in SecretStorage like any other token.
   const seed = process.env.MODEL_RELAY_SEED_TOKEN;
   if (seed && tokens.names().length === 0)
     await tokens.add(process.env.MODEL_RELAY_SEED_TOKEN_NAME || 'local', seed, true);
-  const service = new GatewayService(tokens, log);
+  const kept = new KeptBaseUrl(context.globalState);
+  const service = new GatewayService(tokens, log, (baseUrl) => kept.isKept(baseUrl));
   const status = new StatusViewProvider(service, tokens);
   const bar = new RelayStatusBar(service, tokens, hub.statusItem);
   context.subscriptions.push(log, tokens, service, status, bar, hub.tree(STATUS_VIEW_ID, status));
   const diagnose = new DiagnoseController(context, service, tokens);
-  registerAllCommands(context, hub, service, tokens, log, diagnose);
+  const cli = new NativeCliSetup(context, service, tokens, log);
+  context.subscriptions.push(cli);
+  registerAllCommands(context, hub, { service, tokens, kept, cli }, log, diagnose);
   registerVideo(context, hub, service);
   registerLanguageModels(context, hub, service, tokens, log);
   registerParticipant(context, hub, service, log, (signal) => diagnose.markdown(signal));
@@ -67,8 +71,12 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
 function registerAllCommands(
   context: vscode.ExtensionContext,
   hub: Registrar,
-  service: GatewayService,
-  tokens: TokenStore,
+  {
+    service,
+    tokens,
+    kept,
+    cli,
+  }: { service: GatewayService; tokens: TokenStore; kept: KeptBaseUrl; cli: NativeCliSetup },
   log: vscode.LogOutputChannel,
   diagnose: DiagnoseController,
 ): void {
@@ -77,13 +85,11 @@ function registerAllCommands(
   reg(CommandId.GenerateImage, () => generateImageFromSelection(context, service));
   reg(CommandId.EditImage, (uri?: vscode.Uri) => editImage(context, service, uri));
   reg(CommandId.Diagnose, () => diagnose.run());
-  reg(CommandId.SetupNativeCli, (p?: unknown) =>
-    setupNativeCli(context, service, tokens, preset<{ tokenName?: string; openTerminal?: boolean }>(p)),
-  );
-  reg(CommandId.RemoveNativeCli, () => removeNativeCli(context));
+  reg(CommandId.SetupNativeCli, (p?: unknown) => cli.setUp(preset<{ tokenName?: string; openTerminal?: boolean }>(p)));
+  reg(CommandId.RemoveNativeCli, () => cli.remove());
   reg(CommandId.CheckLanguageModels, (p?: unknown) => checkLanguageModels(preset<{ model?: string }>(p)));
   reg(CommandId.ConfigureBaseUrl, (preset?: string) =>
-    configureBaseUrl(service, typeof preset === 'string' ? preset : undefined),
+    configureBaseUrl(service, kept, typeof preset === 'string' ? preset : undefined),
   );
   reg(CommandId.AddToken, () => addToken(tokens));
   reg(CommandId.SwitchToken, () => switchToken(tokens));

@@ -18,7 +18,14 @@ import {
   DEFAULT_TIMEOUTS,
   type Timeouts,
 } from './defaults';
-import { compatibleBase, nativeBase, nativeMessagesUrl, normalizeBaseUrl, type EndpointFinding } from './endpoint';
+import {
+  compatibleBase,
+  nativeBase,
+  nativeMessagesUrl,
+  normalizeBaseUrl,
+  verbatimBaseUrl,
+  type EndpointFinding,
+} from './endpoint';
 import { Limiter } from './http/limiter';
 import type { BurstThresholds } from './http/sseStream';
 import { Transport, realSleep, type Sleep, type TransportOptions } from './http/transport';
@@ -48,6 +55,8 @@ export interface GatewayClientOptions extends Omit<TransportOptions, 'primaryRec
 
 export interface EndpointInfo {
   base: string | undefined;
+  /** the base is used as typed (Keep what I typed), not as the endpoint rules would have it */
+  verbatim: boolean;
   compatibleBase: string | undefined;
   nativeBase: string | undefined;
   nativeMessagesUrl: string | undefined;
@@ -64,6 +73,8 @@ export type ClientConfiguration = Pick<
 > & {
   baseUrl?: string;
   backupUrls?: readonly string[];
+  /** the primary base URL as given ("Keep what I typed"), not normalised */
+  baseUrlVerbatim?: boolean;
   dispatcher?: Dispatcher | undefined;
   extraHeaders?: Record<string, string>;
 };
@@ -85,6 +96,7 @@ export class GatewayClient {
   private readonly now: () => number;
   private baseUrl: string;
   private backupUrls: readonly string[];
+  private baseUrlVerbatim: boolean;
   private nativeMaxTokens: number;
   /** capabilities learnt from /v1/models (new-api's supported_endpoint_types), for the token's group */
   private readonly capabilities = new Map<string, Capability[]>();
@@ -98,6 +110,7 @@ export class GatewayClient {
     this.now = opts.now ?? Date.now;
     this.baseUrl = opts.baseUrl;
     this.backupUrls = opts.backupUrls ?? [];
+    this.baseUrlVerbatim = opts.baseUrlVerbatim ?? false;
     this.nativeMaxTokens = opts.defaultNativeMaxTokens ?? DEFAULT_MAX_TOKENS;
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...(opts.timeouts ?? {}) };
     this.imageLimiter = new Limiter(opts.concurrency?.image ?? DEFAULT_CONCURRENCY.image);
@@ -107,6 +120,7 @@ export class GatewayClient {
     this.transport = new Transport({
       baseUrl,
       backupUrls: this.backupUrls,
+      baseUrlVerbatim: this.baseUrlVerbatim,
       token,
       dispatcher,
       extraHeaders,
@@ -125,18 +139,21 @@ export class GatewayClient {
   }
 
   /**
-   * Applies settings to the next request. Compares with what is in use: only another base URL or
-   * other backups reset failover (back to the primary), the capabilities and the account; the
-   * same values again (any other setting changed) keep them.
+   * Applies settings to the next request. Compares with what is in use: only another base URL,
+   * other backups or another verbatim choice reset failover (back to the primary), the capabilities
+   * and the account; the same values again (any other setting changed) keep them.
    */
   configure(c: ClientConfiguration): ConfigurationChange {
     const baseUrl = c.baseUrl ?? this.baseUrl;
     const backupUrls = c.backupUrls ?? this.backupUrls;
-    const endpoints = baseUrl !== this.baseUrl || !sameList(backupUrls, this.backupUrls);
+    const verbatim = c.baseUrlVerbatim ?? this.baseUrlVerbatim;
+    const endpoints =
+      baseUrl !== this.baseUrl || !sameList(backupUrls, this.backupUrls) || verbatim !== this.baseUrlVerbatim;
     if (endpoints) {
       this.baseUrl = baseUrl;
       this.backupUrls = [...backupUrls];
-      this.transport.setEndpoints(this.baseUrl, this.backupUrls);
+      this.baseUrlVerbatim = verbatim;
+      this.transport.setEndpoints(this.baseUrl, this.backupUrls, this.baseUrlVerbatim);
       this.account.reset();
       this.scope.renew();
     }
@@ -153,17 +170,19 @@ export class GatewayClient {
   /** The endpoint rules applied to the configured base URL, for status views and diagnosis. */
   endpoints(): EndpointInfo {
     const n = normalizeBaseUrl(this.baseUrl);
+    const base = (this.baseUrlVerbatim && verbatimBaseUrl(this.baseUrl)) || n.base;
     const backups = this.backupUrls.map((u) => normalizeBaseUrl(u).base).filter((b): b is string => !!b);
     const active = this.transport.activeBase;
     return {
-      base: n.base,
-      compatibleBase: n.base ? compatibleBase(n.base) : undefined,
-      nativeBase: n.base ? nativeBase(n.base) : undefined,
-      nativeMessagesUrl: n.base ? nativeMessagesUrl(n.base) : undefined,
+      base,
+      verbatim: !!base && base !== n.base,
+      compatibleBase: base ? compatibleBase(base) : undefined,
+      nativeBase: base ? nativeBase(base) : undefined,
+      nativeMessagesUrl: base ? nativeMessagesUrl(base) : undefined,
       findings: n.findings,
       backups,
       activeBase: active,
-      activeIsBackup: !!active && active !== n.base,
+      activeIsBackup: !!active && active !== base,
     };
   }
 

@@ -182,6 +182,22 @@ export function normalizeBaseUrl(input: string): NormalizedBase {
   return { base: `${url.origin}${path}`, input: raw, findings };
 }
 
+/**
+ * The base URL as typed, for Configure Base URL's "Keep what I typed": trimmed and without trailing
+ * slashes, nothing else changed (a path ending in /v1 stays). Undefined unless it is an http(s) URL
+ * without query or fragment, i.e. one that can be called as it is.
+ */
+export function verbatimBaseUrl(input: string): string | undefined {
+  const s = (input ?? '').trim().replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]/i.test(s) || /[?#\s]/.test(s)) return undefined;
+  try {
+    new URL(s);
+  } catch {
+    return undefined;
+  }
+  return s;
+}
+
 /** Compatible surface base URL: `{base}/v1`. */
 export function compatibleBase(base: string): string {
   return `${base}/v1`;

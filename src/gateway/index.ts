@@ -23,6 +23,7 @@ export {
   nativeBase,
   nativeMessagesUrl,
   normalizeBaseUrl,
+  verbatimBaseUrl,
   type EndpointFinding,
   type FindingCode,
 } from './endpoint';
@@ -126,7 +127,7 @@ export {
   type GatewayClientOptions,
 } from './client';
 export { mediaFileName, slugify } from './fileNames';
-export { applyCliEnvironment, nativeCliEnvironment, type CliVariableNames } from './cliEnv';
+export { applyCliEnvironment, nativeCliEnvironment, type CliVariableNames, type EnvCollection } from './cliEnv';
 export {
   CLI_API_KEY_VARIABLE,
   cliSettingsFiles,
@@ -176,5 +177,5 @@ export {
   type Units,
 } from './economy/units';
 export { noChannelGroup, quotaRefusalFrom, tokenStateFrom } from './errors/gatewayWords';
-export { describeQuota, type QuotaWords } from './economy/describe';
+export { describeQuota, type QuotaRow, type QuotaWords } from './economy/describe';
 export { t, translating, useTranslations, type Translations } from './l10n';

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchVSCode, repoRoot, startScenario, webviewFrame } from './harness.mjs';
 
@@ -30,6 +30,14 @@ const skipChinese = !canLocalise
     : false;
 
 mkdirSync(shotsDir, { recursive: true });
+
+/** Every Chinese runtime string, English key → Chinese (the fragments `npm run build` merges). */
+const zh = Object.assign(
+  {},
+  ...readdirSync(join(repoRoot, 'l10n/zh-cn'))
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => JSON.parse(readFileSync(join(repoRoot, 'l10n/zh-cn', f), 'utf8'))),
+);
 
 /** A file in the editor beside the views, so the shots look like a working window. */
 const SAMPLE = `// Asks the team's gateway a question and returns the answer.
@@ -173,7 +181,7 @@ test('English: status view, chat with a demo answer, diagnose with a failing che
   const { vs, sim, stop } = await open({ files: { [`src/${SAMPLE_FILE}`]: SAMPLE } });
   t.after(stop);
   await openFile(vs, SAMPLE_FILE);
-  await vs.runCommand('Model Relay: Focus on Status View');
+  await vs.runCommand('Model Relay: Focus on Status View', { timeout: 90_000 }); // the first command: on a busy machine the contributions arrive late
   await vs.waitForText('Compatible surface');
   await widenSidebar(vs);
   await setPaneExpanded(vs, 'chat', false);
@@ -213,3 +221,40 @@ test("Chinese: chat and diagnose in VS Code's Chinese display language", { skip:
   assert.match(await check.innerText(), /\p{Script=Han}/u, 'the diagnose report in Chinese');
   await shot(vs, 'diagnose-zh');
 });
+
+test(
+  "Chinese: the Status view with the balance, each row's label and value in place",
+  { skip: skipChinese },
+  async (t) => {
+    const { vs, sim, stop } = await open({ locale: 'zh-cn', files: { [`src/${SAMPLE_FILE}`]: SAMPLE } });
+    t.after(stop);
+    await openFile(vs, SAMPLE_FILE);
+    await vs.runCommand('Model Relay: Open Chat', { timeout: 90_000 }); // reveals the Model Relay views (a busy machine: a long wait)
+    await widenSidebar(vs);
+    await setPaneExpanded(vs, 'status', true);
+    await setPaneExpanded(vs, 'chat', false);
+    await setPaneExpanded(vs, 'videoTasks', false);
+    await vs.waitForText('$7.50');
+    const rows = vs.page.locator('.part.sidebar .monaco-list-row');
+    /** A tree row by its label: [label, description] as VS Code draws them (two separate elements). */
+    const row = async (key) => {
+      const label = zh[key];
+      assert.ok(label, `l10n/zh-cn has no Chinese for "${key}"`);
+      const r = rows.filter({ has: vs.page.locator('.label-name', { hasText: label }) }).first();
+      await r.waitFor({ state: 'visible', timeout: 30_000 });
+      return [
+        (await r.locator('.label-name').first().innerText()).trim(),
+        (await r.locator('.label-description').first().innerText()).trim(),
+      ];
+    };
+    assert.deepEqual(await row('Balance'), [zh.Balance, '$7.50']);
+    assert.deepEqual(await row('Remaining'), [zh.Remaining, '$7.50'], 'the label is the label, the amount the value');
+    for (const key of ['Used', 'Granted', 'Expires']) {
+      const [label, value] = await row(key);
+      assert.equal(label, zh[key], `${key}: the whole label, nothing cut off`);
+      assert.ok(value && !value.includes('：') && !value.includes(zh[key]), `${key}: the value alone ("${value}")`);
+    }
+    await assertNoToken(vs, sim);
+    await shot(vs, 'status-view-zh');
+  },
+);

@@ -3,6 +3,10 @@
  * in src/) has a Chinese translation in l10n/zh-cn/*.json and every translation has a key, with the
  * same placeholders; every contributed string in package.json is a `%key%` defined in both
  * package.nls.json and package.nls.zh-cn.json, and the two files hold the same keys.
+ * And sentences stay whole: no text glued from a translated piece with `+` (or a template literal
+ * holding two translations), no key that starts or ends with a space (a fragment waiting for glue),
+ * no internal reference such as "(spec 6)" in a key (users don't have the spec). Each rule is shown
+ * to bite on an inline sample.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -68,6 +72,71 @@ function translationKeys(): Found {
     visit(sf);
   }
   return { keys, problems };
+}
+
+/** `(x)` → `x` */
+function unwrap(node: ts.Expression): ts.Expression {
+  return ts.isParenthesizedExpression(node) ? unwrap(node.expression) : node;
+}
+
+/** A key that ends a sentence early or carries a reference only the developers can follow. */
+function keyProblem(key: string): string | undefined {
+  if (/^\s|\s$/.test(key)) return `the key "${key}" starts or ends with a space: translate the whole sentence`;
+  if (/\(\s*spec\s*\d/i.test(key))
+    return `the key "${key}" holds an internal reference ("(spec N"): users don't have the spec`;
+  return undefined;
+}
+
+/**
+ * Whether a template literal puts two translations into one line: `${t('a')} ${t('b')}`. Lines of
+ * their own (a help text, "error: …\n cause: …") are whole sentences each and pass.
+ */
+function gluesTranslations(node: ts.TemplateExpression, isT: (e: ts.Expression) => boolean): boolean {
+  let sameLine = false; // a translation earlier on the current line
+  for (const span of node.templateSpans) {
+    if (isT(span.expression)) {
+      if (sameLine) return true;
+      sameLine = true;
+    }
+    if (span.literal.text.includes('\n')) sameLine = false;
+  }
+  return false;
+}
+
+/**
+ * The word rules over one file's text: a translation glued with `+` / `+=`, a template literal
+ * with two or more translations, a key with an edge space or an internal reference. Each problem
+ * starts with `file:line`.
+ */
+function wordProblems(file: string, text: string): string[] {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
+  const tImported = importsT(sf);
+  const isT = (n: ts.Expression) => {
+    const e = unwrap(n);
+    return ts.isCallExpression(e) && isTranslationCall(e, tImported);
+  };
+  const problems: string[] = [];
+  const at = (node: ts.Node) => `${file}:${sf.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
+  const snippet = (node: ts.Node) => node.getText().replace(/\s+/g, ' ').slice(0, 100);
+  const visit = (node: ts.Node): void => {
+    if (
+      ts.isBinaryExpression(node) &&
+      (node.operatorToken.kind === ts.SyntaxKind.PlusToken ||
+        node.operatorToken.kind === ts.SyntaxKind.PlusEqualsToken) &&
+      (isT(node.left) || isT(node.right))
+    )
+      problems.push(`${at(node)}: a sentence glued from a translated piece with +: ${snippet(node)}`);
+    if (ts.isTemplateExpression(node) && gluesTranslations(node, isT))
+      problems.push(`${at(node)}: a template literal glues translated pieces: ${snippet(node)}`);
+    if (ts.isCallExpression(node) && isTranslationCall(node, tImported)) {
+      const first = node.arguments[0];
+      const problem = first && ts.isStringLiteralLike(first) ? keyProblem(first.text) : undefined;
+      if (problem) problems.push(`${at(node)}: ${problem}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return problems;
 }
 
 function chineseBundle(): Map<string, { text: string; file: string }> {
@@ -178,4 +247,55 @@ test('every contributed string is a %key% defined in both package.nls files, whi
     (k) => zh[k] === en[k] && /[a-z]{3}/i.test(en[k]) && !SAME_IN_BOTH.has(en[k]),
   );
   assert.deepEqual(untranslated, [], 'zh-cn entries left in English');
+});
+
+test('no sentence is glued from translated pieces, and no key has an edge space or an internal reference', () => {
+  const problems = sourceFiles('src').flatMap((f) => wordProblems(f, read(f)));
+  assert.ok(problems.length === 0, `whole sentences only, one t() with placeholders:\n${problems.join('\n')}`);
+});
+
+test('the word rules bite: each glued or broken form in a sample is reported with its line', () => {
+  const sample = [
+    "import { t } from '../gateway/l10n';",
+    "import * as vscode from 'vscode';",
+    "const a = t('Saved to') + path;",
+    "const b = prefix + vscode.l10n.t('in queue');",
+    "const c = `${t('Seconds')} ${t('left')}`;",
+    "let d = ''; d += t('more');",
+    "const e = t(' (gateway: {0})', x);",
+    "const f = vscode.l10n.t('Buffered by a proxy (spec 6).');",
+    "const g = (t('a')) + '.';",
+    "const h = `${t('One.')}${said} ${t('Two.')}`;",
+  ].join('\n');
+  const found = wordProblems('sample.ts', sample);
+  assert.deepEqual(
+    found.map((p) => p.split(': ')[0]),
+    [
+      'sample.ts:3',
+      'sample.ts:4',
+      'sample.ts:5',
+      'sample.ts:6',
+      'sample.ts:7',
+      'sample.ts:8',
+      'sample.ts:9',
+      'sample.ts:10',
+    ],
+    found.join('\n'),
+  );
+  assert.match(found[0], /glued from a translated piece with \+: t\('Saved to'\) \+ path/);
+  assert.match(found[2], /template literal glues translated pieces/);
+  assert.match(found[4], /starts or ends with a space/);
+  assert.match(found[5], /internal reference/);
+  const whole = [
+    "import { t } from '../gateway/l10n';",
+    "const a = t('Saved to {0}', path);",
+    "const b = `$(pass) ${t('Relay: {0}', name)}`;",
+    "const c = 'a' + 'b';",
+    'const d = count + 1;',
+    "const e = t('{0}: {1}', label, value);",
+    "const f = `${t('error: {0}', m)}\\n  ${t('cause: {0}', c)}`;",
+  ].join('\n');
+  assert.deepEqual(wordProblems('whole.ts', whole), []);
+  // without the import, a local function called t is not a translation
+  assert.deepEqual(wordProblems('other.ts', "const t = (s: string) => s; const a = t('x ') + y;"), []);
 });

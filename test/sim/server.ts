@@ -85,6 +85,8 @@ export interface SimConfig extends EconomyConfig {
   rateLimit?: { perToken: number; windowMs: number } | undefined;
   video: VideoBehaviour;
   replyText?: string | undefined;
+  /** the gateway served under a path prefix, as behind a reverse proxy's `location /v1/` (e.g. '/v1'): other paths get 404 */
+  mount?: string | undefined;
   /** 'demo': markdown answers in the prompt's language, paced, with token-sized usage (demo.ts); 'echo' (the default): `Echo: <prompt>` */ replies?:
     'echo' | 'demo' | undefined;
 }
@@ -1054,8 +1056,14 @@ export async function startSimulator(
 
   const handle = async (req: IncomingMessage, res: ServerResponse, host: number) => {
     const url = new URL(req.url ?? '/', 'http://sim.local');
-    const path = url.pathname;
+    let path = url.pathname;
     const method = req.method ?? 'GET';
+    const mount = config.mount;
+    if (mount && !path.startsWith('/__sim/')) {
+      if (!path.startsWith(`${mount}/`))
+        return void res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+      path = path.slice(mount.length);
+    }
 
     // control API (not logged)
     if (path.startsWith('/__sim/')) {

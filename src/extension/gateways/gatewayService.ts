@@ -59,6 +59,8 @@ export class GatewayService extends Disposable {
   constructor(
     private readonly tokens: TokenStore,
     private readonly log: vscode.LogOutputChannel,
+    /** whether a base URL is to be called as typed (Configure Base URL's "Keep what I typed") */
+    private readonly keptAsTyped: (baseUrl: string) => boolean = () => false,
   ) {
     super();
     this.settings = readSettings();
@@ -127,6 +129,7 @@ export class GatewayService extends Disposable {
     return {
       baseUrl: s.baseUrl,
       backupUrls: s.backupUrls,
+      baseUrlVerbatim: this.keptAsTyped(s.baseUrl),
       extraHeaders: s.extraHeaders,
       timeouts: {
         chatMs: t.chatSeconds * 1000,

@@ -64,7 +64,7 @@ export async function addToken(tokens: TokenStore): Promise<void> {
   if (warning) {
     const storeAnyway = vscode.l10n.t('Store anyway');
     const go = await vscode.window.showWarningMessage(
-      `Model Relay: ${warning}`,
+      vscode.l10n.t('Model Relay: {0}', warning),
       { modal: true, detail: vscode.l10n.t('Token {0}', maskToken(value)) },
       storeAnyway,
     );

@@ -8,6 +8,3 @@ export const LM_VENDOR = 'model-relay';
 export const PARTICIPANT_ID = 'modelRelay.relay';
 export const TOOL_NAMES = ['modelRelay_generateImage', 'modelRelay_listModels', 'modelRelay_diagnose'] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
-/** global state keys the activation entry reads without the token store */
-export const TOKEN_NAMES_KEY = 'modelRelay.tokenNames';
-export const ACTIVE_TOKEN_KEY = 'modelRelay.activeToken';

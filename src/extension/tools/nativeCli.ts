@@ -1,43 +1,92 @@
 /**
  * "Set Up Native CLI in Terminals": puts the base-URL and token variables into every new integrated
  * terminal through the environment variable collection, not persisted (the token is never written
- * to disk by VS Code). "Remove Native CLI Setup" clears them.
+ * to disk by VS Code), and keeps them true while the window runs (src/host/tools/cliTerminals.ts):
+ * the token removed → cleared, its value or the base URL changed → updated. "Remove Native CLI
+ * Setup" clears them.
  */
 import * as vscode from 'vscode';
-import { applyCliEnvironment, maskToken, nativeCliEnvironment } from '../../gateway';
+import { maskToken } from '../../gateway';
+import { CliTerminals } from '../../host/tools/cliTerminals';
+import { Disposable } from '../disposable';
 import type { GatewayService } from '../gateways/gatewayService';
 import type { TokenStore } from '../gateways/tokenStore';
-import { readSettings } from '../gateways/settings';
 
-export function cliVariableNames(): { baseUrl: string; token: string } {
-  const { baseUrlVariable, tokenVariable } = readSettings().nativeCli;
-  return { baseUrl: baseUrlVariable, token: tokenVariable };
-}
+export class NativeCliSetup extends Disposable {
+  private readonly terminals: CliTerminals;
 
-export async function setupNativeCli(
-  context: vscode.ExtensionContext,
-  service: GatewayService,
-  tokens: TokenStore,
-  preset?: { tokenName?: string; openTerminal?: boolean },
-): Promise<boolean> {
-  const base = service.client.endpoints().base;
-  if (!base) {
-    void vscode.window.showErrorMessage(
-      vscode.l10n.t('Model Relay: set the base URL first ("Model Relay: Configure Base URL").'),
-    );
-    return false;
+  constructor(
+    context: vscode.ExtensionContext,
+    private readonly service: GatewayService,
+    private readonly tokens: TokenStore,
+    log: vscode.LogOutputChannel,
+  ) {
+    super();
+    this.terminals = new CliTerminals(context.environmentVariableCollection, {
+      base: () => service.client.endpoints().base,
+      verbatim: () => service.client.endpoints().verbatim,
+      names: () => ({
+        baseUrl: service.current.nativeCli.baseUrlVariable,
+        token: service.current.nativeCli.tokenVariable,
+      }),
+      value: (name) => tokens.value(name),
+    });
+    const warn = (e: unknown) => log.warn(e instanceof Error ? e.message : String(e));
+    this._register(tokens.onDidChange(() => void this.terminals.follow().catch(warn)));
+    this._register(service.onDidChange(() => void this.terminals.followSettings().catch(warn)));
   }
-  const list = await tokens.list();
-  if (!list.length) {
-    void vscode.window.showErrorMessage(
-      vscode.l10n.t(
-        'Model Relay: add a token first ("Model Relay: Add Token"); a dedicated "native-cli" token is recommended.',
-      ),
-    );
-    return false;
+
+  async setUp(preset?: { tokenName?: string; openTerminal?: boolean }): Promise<boolean> {
+    if (!this.service.client.endpoints().base) {
+      void vscode.window.showErrorMessage(
+        vscode.l10n.t('Model Relay: set the base URL first ("Model Relay: Configure Base URL").'),
+      );
+      return false;
+    }
+    const name = preset?.tokenName ?? (await this.pickToken());
+    if (!name) return false;
+    const env = await this.terminals.setUp(name);
+    const value = await this.tokens.value(name);
+    if (!env || !value) {
+      void vscode.window.showErrorMessage(vscode.l10n.t('Model Relay: no token named "{0}".', name));
+      return false;
+    }
+    const { baseUrlVariable, tokenVariable } = this.service.current.nativeCli;
+    const openTerminal = vscode.l10n.t('Open New Terminal');
+    const open =
+      preset?.openTerminal ??
+      (await vscode.window.showInformationMessage(
+        vscode.l10n.t(
+          'Model Relay: new terminals get {0}={1} and {2}={3}. Existing terminals keep their old environment.',
+          baseUrlVariable,
+          String(env[baseUrlVariable]),
+          tokenVariable,
+          maskToken(value),
+        ),
+        openTerminal,
+      )) === openTerminal;
+    if (open) vscode.window.createTerminal({ name: vscode.l10n.t('Native CLI (Model Relay)') }).show();
+    return true;
   }
-  let name = preset?.tokenName;
-  if (!name) {
+
+  remove(): void {
+    this.terminals.clear();
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('Model Relay: the native CLI variables are removed from new terminals.'),
+    );
+  }
+
+  /** The token for the tool: a dedicated "native-cli" token first. */
+  private async pickToken(): Promise<string | undefined> {
+    const list = await this.tokens.list();
+    if (!list.length) {
+      void vscode.window.showErrorMessage(
+        vscode.l10n.t(
+          'Model Relay: add a token first ("Model Relay: Add Token"); a dedicated "native-cli" token is recommended.',
+        ),
+      );
+      return undefined;
+    }
     const items = [...list]
       .sort((a, b) => (a.name === 'native-cli' ? -1 : b.name === 'native-cli' ? 1 : 0))
       .map((t) => ({
@@ -48,52 +97,10 @@ export async function setupNativeCli(
             ? vscode.l10n.t('recommended: a dedicated token for the native command-line tool')
             : undefined,
       }));
-    name = (
-      await vscode.window.showQuickPick(items, {
-        title: vscode.l10n.t('Model Relay: token for the native command-line tool'),
-        placeHolder: vscode.l10n.t('A dedicated token is recommended'),
-      })
-    )?.label;
+    const pick = await vscode.window.showQuickPick(items, {
+      title: vscode.l10n.t('Model Relay: token for the native command-line tool'),
+      placeHolder: vscode.l10n.t('A dedicated token for the tool is recommended: its usage and limits stay separate'),
+    });
+    return pick?.label;
   }
-  if (!name) return false;
-  const value = await tokens.value(name);
-  if (!value) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('Model Relay: no token named "{0}".', name));
-    return false;
-  }
-  const names = cliVariableNames();
-  const env = nativeCliEnvironment(base, value, names);
-  applyCliEnvironment(
-    context.environmentVariableCollection,
-    env,
-    vscode.l10n.t(
-      'Model Relay: {0}={1} and {2} ({3}) for the native command-line tool',
-      names.baseUrl,
-      String(env[names.baseUrl]),
-      names.token,
-      maskToken(value),
-    ),
-  );
-  const openTerminal = vscode.l10n.t('Open New Terminal');
-  const open =
-    preset?.openTerminal ??
-    (await vscode.window.showInformationMessage(
-      vscode.l10n.t(
-        'Model Relay: new terminals get {0}={1} and {2}={3}. Existing terminals keep their old environment.',
-        names.baseUrl,
-        String(env[names.baseUrl]),
-        names.token,
-        maskToken(value),
-      ),
-      openTerminal,
-    )) === openTerminal;
-  if (open) vscode.window.createTerminal({ name: vscode.l10n.t('Native CLI (Model Relay)') }).show();
-  return true;
-}
-
-export function removeNativeCli(context: vscode.ExtensionContext): void {
-  context.environmentVariableCollection.clear();
-  void vscode.window.showInformationMessage(
-    vscode.l10n.t('Model Relay: the native CLI variables are removed from new terminals.'),
-  );
 }

@@ -7,7 +7,7 @@
 import type { Dispatcher, FormData } from 'undici';
 import { setTimeout as delay } from 'node:timers/promises';
 import { DEFAULT_RETRY } from '../defaults';
-import { hostOf, joinUrl, normalizeBaseUrl } from '../endpoint';
+import { hostOf, joinUrl, normalizeBaseUrl, verbatimBaseUrl } from '../endpoint';
 import { looksLikeHtml, requestIdFrom } from '../errors/errorBody';
 import { invalidHeadersError, noBaseUrlError, noTokenError, protocolError } from '../errors/factories';
 import { errorFromNetwork } from '../errors/fromNetwork';
@@ -38,6 +38,8 @@ const JSON_BODY_LIMIT = 64 * 1024 * 1024;
 export interface TransportOptions {
   baseUrl: string;
   backupUrls?: readonly string[];
+  /** The primary base URL is called as given (`verbatimBaseUrl`: "Keep what I typed"), not normalised. */
+  baseUrlVerbatim?: boolean | undefined;
   /** Read on every request, so a changed token applies to the next request at once. */
   token: () => string | undefined | Promise<string | undefined>;
   dispatcher?: Dispatcher | undefined;
@@ -120,15 +122,15 @@ export class Transport {
     this.sleep = opts.sleep ?? realSleep;
     this.now = opts.now ?? Date.now;
     this.random = opts.random ?? Math.random;
-    this.setEndpoints(opts.baseUrl, opts.backupUrls ?? []);
+    this.setEndpoints(opts.baseUrl, opts.backupUrls ?? [], opts.baseUrlVerbatim);
   }
 
-  /** Replaces the primary and backup bases (normalised by the endpoint rules). */
-  setEndpoints(baseUrl: string, backupUrls: readonly string[]): void {
+  /** Replaces the primary and backup bases (normalised by the endpoint rules; the primary kept as given when `verbatim`). */
+  setEndpoints(baseUrl: string, backupUrls: readonly string[], verbatim = false): void {
     const list: HostState[] = [];
-    for (const u of [baseUrl, ...backupUrls]) {
-      const n = normalizeBaseUrl(u);
-      if (n.base && !list.some((h) => h.base === n.base)) list.push({ base: n.base, host: hostOf(n.base) });
+    for (const [i, u] of [baseUrl, ...backupUrls].entries()) {
+      const base = (i === 0 && verbatim && verbatimBaseUrl(u)) || normalizeBaseUrl(u).base;
+      if (base && !list.some((h) => h.base === base)) list.push({ base, host: hostOf(base) });
     }
     this.hosts = list;
     this.preferred = 0;

@@ -1,0 +1,53 @@
+/**
+ * The status bar item's words: "$(pass) Relay: production · $7.50" as one translated sentence, its
+ * tooltip and its look (warning below modelRelay.quota.warnBelow, error when expired or used up or
+ * the last request failed). The activation entry shows the same sentence before the rest loads.
+ * Plain Node, no `vscode`.
+ */
+import { t } from '../../gateway/l10n';
+import { quotaWords, requestOutcome, type StatusFacts } from './statusRows';
+
+export interface StatusBarWords {
+  /** with its codicon: "$(pass) Relay: production · $7.50" */
+  text: string;
+  /** the tooltip's paragraphs (markdown) */
+  tooltip: string[];
+  /** the item's background: a theme colour's name, or none */
+  look: 'statusBarItem.errorBackground' | 'statusBarItem.warningBackground' | undefined;
+}
+
+type BarFacts = Pick<StatusFacts, 'tokenName' | 'masked' | 'quota' | 'warnBelow' | 'now' | 'last'> & {
+  base: string | undefined;
+};
+
+/** "Relay: production · $7.50", "Relay: production", "Relay: no token" (each translated whole). */
+export function relayText(tokenName: string | undefined, short?: string): string {
+  if (!tokenName) return t('Relay: no token');
+  return short ? t('Relay: {0} · {1}', tokenName, short) : t('Relay: {0}', tokenName);
+}
+
+export function statusBarWords(f: BarFacts): StatusBarWords {
+  const r = f.last;
+  const failing = !!r && (!!r.errorKind || (r.status !== undefined && r.status >= 400)) && r.errorKind !== 'aborted';
+  const icon = !f.base || !f.masked ? '$(warning)' : failing ? '$(error)' : '$(pass)';
+  const q = quotaWords(f);
+  const none = t('none');
+  const last = r ? t('{0} → {1} ({2} ms)', r.model ?? r.path, requestOutcome(r), r.durationMs) : none;
+  return {
+    text: `${icon} ${relayText(f.tokenName, q?.short)}`,
+    tooltip: [
+      '**Model Relay**',
+      t('Endpoint: {0}', f.base ?? t('not configured')),
+      f.masked ? t('Token: {0} {1}', f.tokenName ?? none, f.masked) : t('Token: {0}', none),
+      ...(q ? [q.lines.join('  \n')] : []),
+      t('Last request: {0}', last),
+      t('Click for actions.'),
+    ],
+    look:
+      q?.level === 'error'
+        ? 'statusBarItem.errorBackground'
+        : q?.level === 'warning' || failing
+          ? 'statusBarItem.warningBackground'
+          : undefined,
+  };
+}

@@ -1,0 +1,238 @@
+/**
+ * The Status view's rows as plain data (label, value, icon, tooltip, command), one function per
+ * concern: endpoint, token, balance, last request, models, proxy, diagnose. Every value a user reads
+ * is in words (no raw surface, error kind or proxy source); the balance rows are the core's
+ * structured QuotaWords, never translated lines split at a ':'. src/extension/status/statusView.ts
+ * turns the rows into tree items. Plain Node, no `vscode`.
+ */
+import type { EndpointInfo, ProxyChoice, Quota, RequestRecord } from '../../gateway';
+import { describeQuota, type QuotaWords } from '../../gateway/economy/describe';
+import { t } from '../../gateway/l10n';
+import { CommandId } from '../commandIds';
+
+/** What the view shows, read from the service and the token store at one moment. */
+export interface StatusFacts {
+  endpoints: EndpointInfo;
+  tokenName: string | undefined;
+  /** the active token, masked (undefined: none stored) */
+  masked: string | undefined;
+  quota: Quota | undefined;
+  /** modelRelay.quota.warnBelow */
+  warnBelow: number;
+  now: number;
+  last: RequestRecord | undefined;
+  modelCount: number | undefined;
+  proxy: ProxyChoice;
+}
+
+export interface StatusCommand {
+  command: CommandId;
+  title: string;
+  arguments?: unknown[];
+}
+
+export interface StatusRow {
+  id: string;
+  label: string;
+  description?: string | undefined;
+  /** a codicon name */
+  icon?: string | undefined;
+  tooltip?: string | undefined;
+  command?: StatusCommand | undefined;
+  /** rows shown under this one (expanded) */
+  children?: StatusRow[];
+}
+
+const configure = (): StatusCommand => ({ command: CommandId.ConfigureBaseUrl, title: t('Configure Base URL') });
+const copy = (value: string | undefined): StatusCommand | undefined =>
+  value ? { command: CommandId.CopyValue, title: t('Copy'), arguments: [value] } : undefined;
+
+function endpointRow(ep: EndpointInfo & { base: string }): StatusRow {
+  const active = String(ep.activeBase);
+  const lines = [
+    t('Primary: {0}\nBackups: {1}\nServing now: {2}', ep.base, ep.backups.join(', ') || t('none'), active),
+    ...(ep.verbatim ? [t('The base URL is used as typed ("Keep what I typed" in Configure Base URL).')] : []),
+  ];
+  return {
+    id: 'endpoint',
+    label: t('Endpoint'),
+    description: ep.activeIsBackup
+      ? t('{0} (backup {1} serving)', ep.base, active)
+      : t('{0} (primary serving)', ep.base),
+    icon: ep.activeIsBackup ? 'arrow-swap' : 'globe',
+    tooltip: lines.join('\n'),
+    command: configure(),
+  };
+}
+
+/** The endpoint, its two surfaces, the backups and what the endpoint rules found in the base URL. */
+export function endpointRows(ep: EndpointInfo): StatusRow[] {
+  const base = ep.base;
+  if (!base)
+    return [
+      {
+        id: 'endpoint',
+        label: t('Endpoint'),
+        description: t('not configured — click to set the base URL'),
+        icon: 'warning',
+        command: configure(),
+      },
+    ];
+  const rows: StatusRow[] = [
+    endpointRow({ ...ep, base }),
+    {
+      id: 'compatible',
+      label: t('Compatible surface'),
+      description: ep.compatibleBase,
+      icon: 'symbol-interface',
+      tooltip: t('Base URL for chat-completions-compatible clients ({base}/v1). Click to copy.'),
+      command: copy(ep.compatibleBase),
+    },
+    {
+      id: 'native',
+      label: t('Native surface'),
+      description: `${ep.nativeBase}  →  ${ep.nativeMessagesUrl}`,
+      icon: 'symbol-method',
+      tooltip: t('Base URL for native messages clients ({base}); they append /v1/messages. Click to copy.'),
+      command: copy(ep.nativeBase),
+    },
+  ];
+  if (ep.backups.length)
+    rows.push({ id: 'backups', label: t('Backups'), description: ep.backups.join(', '), icon: 'server' });
+  for (const [i, f] of ep.findings.filter((x) => x.severity !== 'info').entries())
+    rows.push({
+      id: `finding-${i}`,
+      label: t('Base URL'),
+      description: `${f.message} ${f.fix}`,
+      icon: 'warning',
+      tooltip: `${f.message}\n${f.fix}`,
+      command: configure(),
+    });
+  return rows;
+}
+
+export function tokenRow(name: string | undefined, masked: string | undefined): StatusRow {
+  return name && masked
+    ? {
+        id: 'token',
+        label: t('Token'),
+        description: `${name}  ${masked}`,
+        icon: 'key',
+        tooltip: t('Active token (masked). Click to switch.'),
+        command: { command: CommandId.SwitchToken, title: t('Switch Token') },
+      }
+    : {
+        id: 'token',
+        label: t('Token'),
+        description: t('none — click to add one'),
+        icon: 'warning',
+        command: { command: CommandId.AddToken, title: t('Add Token') },
+      };
+}
+
+/** The balance's words, when a token is stored and its balance is known. */
+export function quotaWords(f: Pick<StatusFacts, 'masked' | 'quota' | 'warnBelow' | 'now'>): QuotaWords | undefined {
+  return f.masked && f.quota ? describeQuota(f.quota, f.warnBelow, f.now) : undefined;
+}
+
+/** "Balance  $7.50", and under it one row per figure: label and value, as the core words them. */
+export function balanceRow(q: QuotaWords): StatusRow {
+  return {
+    id: 'balance',
+    label: t('Balance'),
+    description: q.short,
+    icon: q.level === 'error' ? 'error' : q.level === 'warning' ? 'warning' : 'credit-card',
+    tooltip: q.lines.join('\n'),
+    children: q.rows
+      .filter((r) => r.id !== 'source')
+      .map((r) => ({
+        id: `balance-${r.id}`,
+        label: r.label,
+        description: r.value,
+        tooltip: t('{0}: {1}', r.label, r.value),
+      })),
+  };
+}
+
+/** A request's outcome in words: its HTTP status, else what went wrong. */
+export function requestOutcome(r: RequestRecord): string {
+  if (r.status !== undefined) return String(r.status);
+  switch (r.errorKind) {
+    case 'network':
+      return t('no connection');
+    case 'timeout':
+      return t('timed out');
+    case 'aborted':
+      return t('cancelled');
+    case 'protocol':
+      return t('unreadable answer');
+    case 'stream_interrupted':
+      return t('the stream broke off');
+    default:
+      return t('failed');
+  }
+}
+
+export function lastRequestRow(r: RequestRecord | undefined): StatusRow {
+  const what = r?.model ?? r?.path ?? '';
+  return {
+    id: 'last',
+    label: t('Last request'),
+    description: !r
+      ? t('none yet')
+      : r.surface === 'native'
+        ? t('Native surface, {0} → {1} in {2} ms ({3})', what, requestOutcome(r), r.durationMs, r.host)
+        : t('Compatible surface, {0} → {1} in {2} ms ({3})', what, requestOutcome(r), r.durationMs, r.host),
+    icon: !r ? 'circle-outline' : r.status && r.status < 400 && !r.errorKind ? 'pass' : 'error',
+    tooltip: r
+      ? t('{0} {1}\nrequest id: {2}\ntoken: {3}', r.method, r.path, r.requestId ?? '-', r.maskedToken)
+      : undefined,
+    command: { command: CommandId.ShowLog, title: t('Show Request Log') },
+  };
+}
+
+export function modelsRow(count: number | undefined): StatusRow {
+  return {
+    id: 'models',
+    label: t('Models'),
+    description: count === undefined ? t('not listed yet — click to list') : t('{0} visible to this token', count),
+    icon: 'list-unordered',
+    command: { command: CommandId.ListModels, title: t('List Models') },
+  };
+}
+
+export function proxyWords(p: ProxyChoice): string {
+  const shown = String(p.display);
+  if (p.source === 'none') return t('none');
+  if (p.source === 'setting')
+    return p.strictSSL
+      ? t('{0} (from the http.proxy setting)', shown)
+      : t('{0} (from the http.proxy setting), certificates not checked', shown);
+  return p.strictSSL
+    ? t('{0} (from the environment)', shown)
+    : t('{0} (from the environment), certificates not checked', shown);
+}
+
+/**
+ * The rows; none at all while neither a base URL nor a token is set, so the view's welcome
+ * content (what Model Relay is, Configure Base URL / Add Token / Get Started) shows instead.
+ */
+export function statusRows(f: StatusFacts): StatusRow[] {
+  if (!f.endpoints.base && !f.tokenName) return [];
+  const q = quotaWords(f);
+  return [
+    ...endpointRows(f.endpoints),
+    tokenRow(f.tokenName, f.masked),
+    ...(q ? [balanceRow(q)] : []),
+    lastRequestRow(f.last),
+    modelsRow(f.modelCount),
+    { id: 'proxy', label: t('Proxy'), description: proxyWords(f.proxy), icon: 'cloud' },
+    {
+      id: 'diagnose',
+      label: t('Diagnose'),
+      description: t('why do I get 401/403/404/429/5xx? — click to run'),
+      icon: 'pulse',
+      command: { command: CommandId.Diagnose, title: t('Diagnose Connection') },
+    },
+  ];
+}
