@@ -2,7 +2,8 @@
 // eventsource-parser loop, on the gateway simulator (127.0.0.1 only). Every figure is a median of
 // alternating runs in one run of this script, printed as a table and written to bench/results.json.
 // Sections 1–8 run in this process; 9 and 10 time whole processes (bench/process.mjs, with the
-// clients in bench/clients/); 11 is the real-host activation (code-server).
+// clients in bench/clients/); 11 is the real-host activation (code-server); 12 the chat's saved state
+// (bench/chatState.mjs).
 //   node bench/run.mjs [--quick] [--live] [--only=throughput,wholeProcess,…]
 // BENCH_OUT=<dir> reads the compiled tests and sources from <dir> instead of out/.
 import { createRequire } from 'node:module';
@@ -15,6 +16,7 @@ import Module from 'node:module';
 import { Agent, request } from 'undici';
 import { createParser } from 'eventsource-parser';
 import { startup, wholeProcessStreaming } from './process.mjs';
+import { chatStateSize } from './chatState.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -703,6 +705,10 @@ async function realHostActivation() {
   );
 }
 
+// ---------------------------------------------------------------------------------------------
+// 12. The chat's saved state: 200 turns with 20 /image replies, built by the host code (bench/chatState.mjs)
+const chatState = () => chatStateSize({ outDir, sim, row });
+
 const sections = {
   throughput,
   parseCost,
@@ -714,6 +720,7 @@ const sections = {
   wholeProcess,
   startupTime,
   realHostActivation,
+  chatState,
 };
 try {
   for (const [name, fn] of Object.entries(sections)) {

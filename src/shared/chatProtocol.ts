@@ -98,15 +98,28 @@ export interface ImageAttachment {
 }
 
 /**
- * An image of a user entry. `data` is absent when it was not kept: the saved chat keeps the image
- * data of the last few turns only (src/host/chat/chatStore.ts); the entry then shows a placeholder.
+ * An image in the conversation: one a user attached, or one an `/image` reply generated. The host
+ * keeps each image as a file under the extension's storage (`chat-images/<file>`): an entry holds
+ * that reference and the image's type and size, never its bytes. When the file is no longer kept
+ * (the transcript keeps the newest images only) `file` is absent and the entry shows a placeholder.
  */
 export interface ChatImage {
   mimeType: ImageMime;
-  data?: string | undefined;
+  /** the stored file's name (`<id>.<ext>` in the chat's image folder), while it is kept */
+  file?: string | undefined;
   name?: string | undefined;
   /** decoded size */
   bytes: number;
+  /**
+   * host → webview only: the stored file as a webview URI (`asWebviewUri`), filled on every post
+   * (`init` too); never saved
+   */
+  src?: string | undefined;
+  /**
+   * base64 (no `data:` prefix): only on an attachment being composed in the webview, before it is
+   * sent. The host never posts or saves it.
+   */
+  data?: string | undefined;
 }
 
 export type EntryStatus = 'streaming' | 'done' | 'stopped' | 'error';
@@ -119,7 +132,10 @@ export interface ChatEntry {
   createdAt: number;
   /** user only: the attached selection */
   context?: SelectionContext | undefined;
-  /** user only: the attached images (sent again with later turns as history) */
+  /**
+   * user: the attached images (the newest few image turns are sent again with later turns, see
+   * src/host/chat/history.ts); assistant: the image an `/image` reply generated
+   */
   images?: ChatImage[] | undefined;
   /** assistant only: the model's reasoning (plain text, shown collapsed above the reply) */
   reasoning?: string | undefined;

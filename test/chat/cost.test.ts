@@ -2,6 +2,7 @@
  * The chat's economy over real HTTP against the simulator's new-api profile: the model picker's
  * prices and a reply's cost from /api/pricing; nothing where the gateway publishes no prices.
  */
+import { imageFiles } from './helpers';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { replyCost } from '../../src/gateway';
@@ -30,6 +31,7 @@ async function session(sim: Simulator) {
   const { client } = makeClient(sim);
   const prices = await client.account.pricing();
   const s = new ChatSession({
+    images: imageFiles(),
     backend: client,
     streaming: () => true,
     listener: () => undefined,

@@ -1,4 +1,8 @@
-/** Shared by the chat tests: one strict simulator per file, reset before each test; chat options per surface. */
+/** Shared by the chat tests: one strict simulator per file, reset before each test; chat options per surface; image files. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChatImageFiles } from '../../src/host/chat/imageFiles';
 import type { ChatOptions, ChatSurface } from '../../src/shared/chatProtocol';
 
 export const T = { timeout: 20_000 };
@@ -13,3 +17,15 @@ export const opts = (surface: ChatSurface, extra: Partial<ChatOptions> = {}): Ch
 });
 
 export { useSimulator } from '../sim/profiles';
+
+const dirs: string[] = [];
+process.on('exit', () => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** The chat's image files in a fresh temporary folder (removed when the test process exits). */
+export function imageFiles(): ChatImageFiles {
+  const dir = mkdtempSync(join(tmpdir(), 'relay-chat-images-'));
+  dirs.push(dir);
+  return new ChatImageFiles(join(dir, 'chat-images'));
+}

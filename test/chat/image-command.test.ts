@@ -1,4 +1,5 @@
 /** `/image <prompt>` in the chat: generated through the core against the simulator, shown inline, kept out of chat history. */
+import { imageFiles } from './helpers';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSimulator, type Simulator } from '../sim/server';
@@ -19,25 +20,36 @@ function session(model: string) {
     model: () => model,
     generate: async (prompt, signal) => {
       const r = await client.generateImage({ model, prompt, signal });
-      const img = r.images[0];
-      return {
-        dataUrl: `data:${img.mime};base64,${img.bytes.toString('base64')}`,
-        savedPath: '.model-relay/images/x.png',
-      };
+      return { bytes: r.images[0].bytes, savedPath: '.model-relay/images/x.png' };
     },
   };
-  const s = new ChatSession({ backend: client, streaming: () => true, listener: (e) => events.push(e), image });
-  return { s, events };
+  const files = imageFiles();
+  const s = new ChatSession({
+    images: files,
+    backend: client,
+    streaming: () => true,
+    listener: (e) => events.push(e),
+    image,
+  });
+  return { s, events, files };
 }
 
 const opts = { surface: 'compatible' as const, model: 'gpt-4o-mini', system: '', temperature: 0.5, maxTokens: 256 };
 
-test('/image renders the generated image inline and notes where it was saved', async () => {
-  const { s } = session('gpt-image-1');
+test('/image keeps the generated image as a stored file, out of the text, and notes where it was saved', async () => {
+  const { s, files } = session('gpt-image-1');
   const entry = await s.send('/image a lighthouse at dusk', opts);
   assert.equal(entry?.status, 'done');
-  assert.match(entry.text, /^!\[a lighthouse at dusk\]\(data:image\/png;base64,[A-Za-z0-9+/=]+\)/);
-  assert.match(entry.text, /Saved to `\.model-relay\/images\/x\.png`/);
+  assert.equal(entry.text, 'Saved to `.model-relay/images/x.png`.', 'no image data inside the text');
+  assert.equal(entry.images?.length, 1);
+  const [im] = entry.images!;
+  assert.equal(im.mimeType, 'image/png');
+  assert.equal(im.data, undefined);
+  const stored = await files.read(im.file!);
+  assert.ok(
+    stored && stored.length === im.bytes && stored.subarray(1, 4).toString() === 'PNG',
+    'the file holds the image',
+  );
   assert.equal(sim.log.at(-1)!.path, '/v1/images/generations');
   await s.send('and now a question', opts);
   const history = toChatMessages(s.entries);

@@ -7,21 +7,21 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makePng } from '../sim/server';
 import { makeClient } from '../gateway/helpers';
-import { ChatSession, type ChatBackend, type SessionEvent, type SessionModels } from '../../src/host/chat/session';
-import { restoreEntries, toChatMessages } from '../../src/host/chat/history';
+import { ChatSession, type ChatBackend, type SessionEvent } from '../../src/host/chat/session';
 import {
-  boundImages,
-  checkAttachments,
-  imageCapableModel,
-  MAX_PERSISTED_IMAGE_CHARS,
-  modelTraits,
-  PERSISTED_IMAGE_TURNS,
-} from '../../src/host/chat/images';
-import { ChatStore, STATE_KEY, type SavedChat } from '../../src/host/chat/chatStore';
+  boundTranscript,
+  MAX_KEPT_IMAGES,
+  SENT_IMAGE_TURNS,
+  sentImageFiles,
+  toChatMessages,
+} from '../../src/host/chat/history';
+import { checkAttachments } from '../../src/host/chat/attachments';
+import { imageCapableModel, modelTraits, type SessionModels } from '../../src/host/chat/modelTraits';
+import { restoreEntries } from '../../src/host/chat/chatStore';
 import { parseWebviewMessage, type ChatEntry, type ImageAttachment } from '../../src/shared/chatProtocol';
 import { base64Bytes, base64Head, MAX_IMAGE_BASE64, MAX_IMAGE_BYTES, sniffImage } from '../../src/shared/chatImages';
 import type { ChatRequest, ContentPart } from '../../src/gateway';
-import { opts, T, useSimulator } from './helpers';
+import { imageFiles, opts, T, useSimulator } from './helpers';
 
 const simulator = useSimulator();
 const png = makePng('chat-panel', 24);
@@ -50,14 +50,16 @@ function rig(o: { streaming?: boolean; models?: SessionModels; entries?: ChatEnt
     chatStream: (req) => (requests.push(req), client.chatStream(req)),
   };
   const events: SessionEvent[] = [];
+  const files = imageFiles();
   const session = new ChatSession({
+    images: files,
     backend,
     streaming: () => o.streaming ?? true,
     listener: (e) => events.push(e),
     models: o.models ?? models(),
     entries: o.entries,
   });
-  return { session, events, requests };
+  return { session, events, requests, files };
 }
 
 const partsOf = (c: string | ContentPart[]): ContentPart[] => (typeof c === 'string' ? [{ type: 'text', text: c }] : c);
@@ -133,8 +135,13 @@ for (const surface of ['compatible', 'native'] as const) {
         const entry = (await r.session.send('what is this?', opts(surface), undefined, [image()]))!;
         assert.equal(entry.status, 'done', JSON.stringify(entry.error));
         assert.equal(entry.text, `I see 1 image (image/png, ${png.length} bytes). Echo: what is this?`);
-        const user = r.session.entries[0];
-        assert.deepEqual(user.images, [{ mimeType: 'image/png', data: pngB64, bytes: png.length, name: 'shot.png' }]);
+        const [im] = r.session.entries[0].images!;
+        assert.deepEqual(
+          { ...im, file: undefined },
+          { mimeType: 'image/png', bytes: png.length, name: 'shot.png', file: undefined },
+          'the entry keeps a reference, not the data',
+        );
+        assert.deepEqual(await r.files.read(im.file!), png, 'the stored file holds the image');
         const sent = partsOf(r.requests[0].messages[0].content);
         assert.deepEqual(
           sent.map((p) => p.type),
@@ -239,83 +246,77 @@ test('a model without image input gets notes in place of earlier images', T, asy
   );
 });
 
-test('the saved chat keeps image data of the last turns only; older ones keep a placeholder and send a note', async () => {
-  const turns: ChatEntry[] = [];
-  for (let i = 0; i < PERSISTED_IMAGE_TURNS + 2; i++) {
-    turns.push({
-      id: `u${i}`,
-      role: 'user',
-      text: `turn ${i}`,
-      createdAt: i,
-      images: [{ mimeType: 'image/png', data: pngB64, bytes: png.length, name: `p${i}.png` }],
-    });
-    turns.push({
-      id: `a${i}`,
-      role: 'assistant',
-      text: `reply ${i}`,
-      createdAt: i,
-      status: 'done',
-      reasoning: 'hm',
-      reasoningMs: 1200,
-    });
-  }
-  const bounded = boundImages(turns);
-  const kept = bounded.filter((e) => e.images?.[0]?.data).map((e) => e.id);
-  assert.deepEqual(kept, ['u2', 'u3', 'u4'], 'the newest turns keep their data');
-  assert.deepEqual(
-    bounded[0].images,
-    [{ mimeType: 'image/png', bytes: png.length, name: 'p0.png' }],
-    'a placeholder: type, name, size',
-  );
-  assert.equal(turns[0].images![0].data, pngB64, 'the live entries are not touched');
-  // A byte budget too: a huge newest image leaves no room for older ones.
-  const huge: ChatEntry = {
-    id: 'big',
-    role: 'user',
-    text: 'big',
-    createdAt: 9,
-    images: [{ mimeType: 'image/png', data: 'A'.repeat(MAX_PERSISTED_IMAGE_CHARS - 10), bytes: 1 }],
-  };
-  assert.deepEqual(
-    boundImages([...turns.slice(-2), huge])
-      .filter((e) => e.images?.[0]?.data)
-      .map((e) => e.id),
-    ['big'],
-  );
+const userTurn = (i: number, file?: string, bytes = png.length): ChatEntry => ({
+  id: `u${i}`,
+  role: 'user',
+  text: `turn ${i}`,
+  createdAt: i,
+  images: [{ mimeType: 'image/png', bytes, name: `p${i}.png`, ...(file ? { file } : {}) }],
+});
+const replyTo = (i: number): ChatEntry => ({
+  id: `a${i}`,
+  role: 'assistant',
+  text: `reply ${i}`,
+  createdAt: i,
+  status: 'done',
+});
 
-  // Through the store: what is written is bounded, and restores to entries that send notes.
-  const written: Record<string, unknown> = {};
-  const store = new ChatStore(
-    {
-      get: <T>(k: string) => written[k] as T,
-      update: async (k, v) => void (written[k] = JSON.parse(JSON.stringify(v))),
-    },
-    () => ({ entries: turns, options, bufferNoticeShown: false }),
+test('a request sends the images of the newest turns only; older ones go as a note, by one rule for live and restored', async () => {
+  const files = imageFiles();
+  const turns: ChatEntry[] = [];
+  for (let i = 0; i < SENT_IMAGE_TURNS + 2; i++) turns.push(userTurn(i, files.add(png, 'image/png')), replyTo(i));
+  const sent = sentImageFiles(turns);
+  assert.deepEqual(
+    turns.filter((e) => e.images?.some((im) => sent.has(im.file!))).map((e) => e.id),
+    ['u2', 'u3', 'u4'],
   );
-  await store.save();
-  const saved = written[STATE_KEY] as SavedChat;
-  const restored = restoreEntries(saved.entries);
-  assert.equal(restored.length, turns.length);
-  assert.equal(restored[0].images![0].data, undefined);
-  assert.equal(restored.at(-2)!.images![0].data, pngB64);
-  assert.equal(restored[1].reasoning, 'hm', 'reasoning is saved with the entry');
-  const history = toChatMessages(restored);
+  const data = new Map([...sent].map((f) => [f, pngB64]));
+  const history = toChatMessages(turns, { withImages: true, data });
   assert.match(
     JSON.stringify(history[0].content),
-    /image \(\\"p0\.png\\", image\/png\) shared earlier; no longer available/,
+    /image \(\\"p0\.png\\", image\/png\) shared earlier; not sent again/,
   );
   assert.equal(partsOf(history.at(-2)!.content)[0].type, 'image');
-  // Malformed saved images are dropped, not trusted.
-  const odd = restoreEntries([
-    {
-      id: 'x',
-      role: 'user',
-      text: 't',
-      createdAt: 1,
-      images: [{ mimeType: 'text/html', bytes: 1 }, 'junk', { mimeType: 'image/gif', bytes: 3 }],
-    },
+  // The newest turn's images always go; earlier ones within the byte budget.
+  const big = [userTurn(0, 'a'.repeat(16) + '.png', 6e6), replyTo(0), userTurn(1, 'b'.repeat(16) + '.png', 6e6)];
+  assert.deepEqual([...sentImageFiles(big)], ['b'.repeat(16) + '.png']);
+});
+
+test("the transcript keeps the newest images' files; older ones keep a placeholder and their files are released", () => {
+  const turns: ChatEntry[] = [];
+  for (let i = 0; i < MAX_KEPT_IMAGES + 2; i++)
+    turns.push(userTurn(i, `f${String(i).padStart(10, '0')}.png`), replyTo(i));
+  const b = boundTranscript(turns);
+  assert.equal(b.entries.length, turns.length, 'no entry dropped');
+  assert.deepEqual(b.released, ['f0000000001.png', 'f0000000000.png']);
+  assert.deepEqual(
+    b.updated.map((e) => e.id),
+    ['u1', 'u0'],
+  );
+  assert.deepEqual(b.entries[0].images, [{ mimeType: 'image/png', bytes: png.length, name: 'p0.png' }]);
+  assert.equal(turns[0].images![0].file, 'f0000000000.png', 'the input is not touched');
+  // Malformed saved images are dropped, not trusted; a file name this store would not give is not kept.
+  const odd = restoreEntries(
+    [
+      {
+        id: 'x',
+        role: 'user',
+        text: 't',
+        createdAt: 1,
+        images: [
+          { mimeType: 'text/html', bytes: 1 },
+          'junk',
+          { mimeType: 'image/gif', bytes: 3, file: '../../etc/passwd' },
+          { mimeType: 'image/png', bytes: 3, src: 'https://evil.example/x.png' },
+        ],
+      },
+    ],
+    imageFiles(),
+  );
+  assert.deepEqual(odd[0].images, [
+    { mimeType: 'image/gif', bytes: 3 },
+    { mimeType: 'image/png', bytes: 3 },
   ]);
-  assert.deepEqual(odd[0].images, [{ mimeType: 'image/gif', bytes: 3 }]);
 });
 
 // ----- reasoning ------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
  *
  * Skipped with a note when nginx is missing, unless CI is set (then it fails).
  */
+import { imageFiles } from './helpers';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -138,7 +139,12 @@ const QUESTION = 'one two three four five six seven eight';
 function session(baseUrl: string, streaming: () => boolean) {
   const { client, records } = makeClient(sim!, { baseUrl });
   const events: Array<SessionEvent & { at: number }> = [];
-  const s = new ChatSession({ backend: client, streaming, listener: (e) => events.push({ ...e, at: Date.now() }) });
+  const s = new ChatSession({
+    images: imageFiles(),
+    backend: client,
+    streaming,
+    listener: (e) => events.push({ ...e, at: Date.now() }),
+  });
   return { s, events, records };
 }
 

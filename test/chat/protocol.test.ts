@@ -1,4 +1,5 @@
 /** The chat webview protocol: inbound validation, the HTML shell's CSP, and no token ever posted. */
+import { imageFiles } from './helpers';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -195,6 +196,7 @@ for (const [status, body] of [
   test(`an HTTP ${status} becomes an error card with the masked token only`, async () => {
     const events: SessionEvent[] = [];
     const session = new ChatSession({
+      images: imageFiles(),
       backend: failing(status, body),
       streaming: () => true,
       listener: (e) => events.push(e),
@@ -243,7 +245,12 @@ test('a stream that succeeds posts entries without any token', async () => {
       },
     }),
   };
-  const session = new ChatSession({ backend, streaming: () => true, listener: (e) => events.push(e) });
+  const session = new ChatSession({
+    images: imageFiles(),
+    backend,
+    streaming: () => true,
+    listener: (e) => events.push(e),
+  });
   const entry = (await session.send('hi', options)) as ChatEntry;
   assert.equal(entry.text, 'hello there');
   assert.deepEqual(entry.usage, { inputTokens: 3, outputTokens: 2 });

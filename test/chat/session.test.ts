@@ -4,11 +4,12 @@ import assert from 'node:assert/strict';
 import type { Simulator } from '../sim/server';
 import { makeClient } from '../gateway/helpers';
 import { ChatSession, type ChatBackend, type SessionEvent } from '../../src/host/chat/session';
-import { restoreEntries, toChatMessages, userContent } from '../../src/host/chat/history';
+import { MAX_HISTORY_CHARS, toChatMessages, userContent } from '../../src/host/chat/history';
+import { restoreEntries } from '../../src/host/chat/chatStore';
 import type { ChatEntry } from '../../src/shared/chatProtocol';
 import type { ChatRequest, RequestRecord } from '../../src/gateway';
 import { useBothProfiles } from '../sim/profiles';
-import { modelOf, opts, T, useSimulator } from './helpers';
+import { imageFiles, modelOf, opts, T, useSimulator } from './helpers';
 
 const simulator = useSimulator();
 
@@ -45,6 +46,7 @@ function rig(
   const r: Rig = { session: undefined as unknown as ChatSession, events, requests, records, bufferNotices: 0 };
   const streaming = o.streaming ?? true;
   r.session = new ChatSession({
+    images: imageFiles(),
     backend,
     streaming: typeof streaming === 'function' ? streaming : () => streaming,
     entries: o.entries,
@@ -259,24 +261,27 @@ test('history: both surfaces get alternating turns; a selection is sent with fil
 // ----- pure parts ---------------------------------------------------------------------------
 
 test('restored history never re-sends: a reply that was streaming is marked stopped', () => {
-  const entries = restoreEntries([
-    { id: 'u', role: 'user', text: 'q', createdAt: 1 },
-    {
-      id: 'a',
-      role: 'assistant',
-      text: 'partial',
-      createdAt: 2,
-      status: 'streaming',
-      retry: { attempt: 1, maxRetries: 2 },
-    },
-    { id: 'bad', role: 'system', text: 'x' },
-    'junk',
-  ]);
+  const entries = restoreEntries(
+    [
+      { id: 'u', role: 'user', text: 'q', createdAt: 1 },
+      {
+        id: 'a',
+        role: 'assistant',
+        text: 'partial',
+        createdAt: 2,
+        status: 'streaming',
+        retry: { attempt: 1, maxRetries: 2 },
+      },
+      { id: 'bad', role: 'system', text: 'x' },
+      'junk',
+    ],
+    imageFiles(),
+  );
   assert.deepEqual(entries, [
     { id: 'u', role: 'user', text: 'q', createdAt: 1 },
     { id: 'a', role: 'assistant', text: 'partial', createdAt: 2, status: 'stopped' },
   ]);
-  assert.deepEqual(restoreEntries(undefined), []);
+  assert.deepEqual(restoreEntries(undefined, imageFiles()), []);
   let sent = 0;
   const backend: ChatBackend = {
     chat: async () => {
@@ -288,7 +293,13 @@ test('restored history never re-sends: a reply that was streaming is marked stop
       throw new Error('no');
     },
   };
-  const s = new ChatSession({ backend, entries, streaming: () => true, listener: () => undefined });
+  const s = new ChatSession({
+    images: imageFiles(),
+    backend,
+    entries,
+    streaming: () => true,
+    listener: () => undefined,
+  });
   assert.equal(s.entries.length, 2);
   assert.equal(sent, 0);
 });
@@ -345,7 +356,7 @@ test("retry notice: the core's onRetry shows on the reply until the request ends
       };
     },
   };
-  const s = new ChatSession({ backend, streaming: () => true, listener: (e) => events.push(e) });
+  const s = new ChatSession({ images: imageFiles(), backend, streaming: () => true, listener: (e) => events.push(e) });
   const pending = s.send('hi', opts('compatible'));
   assert.ok(seen?.onRetry, 'the session passes onRetry with the request');
   assert.equal(events.filter((e) => e.type === 'entryUpdated').length, 0);
@@ -403,6 +414,24 @@ function rigOn(sim: Simulator) {
   const listener = (e: SessionEvent) => {
     if (e.type === 'entryUpdated' && e.entry.retry) retries.push({ ...e.entry.retry });
   };
-  const session = new ChatSession({ backend: client, streaming: () => true, listener });
+  const session = new ChatSession({ images: imageFiles(), backend: client, streaming: () => true, listener });
   return { session, retries, records };
 }
+
+test('toChatMessages: the newest turns within the history budget go, starting at a question; the last question always', () => {
+  const big = 'x'.repeat(MAX_HISTORY_CHARS / 4);
+  const entries: ChatEntry[] = [];
+  for (let i = 0; i < 6; i++)
+    entries.push(
+      { id: `u${i}`, role: 'user', text: `q${i}`, createdAt: i },
+      { id: `a${i}`, role: 'assistant', text: big, createdAt: i, status: 'done' },
+    );
+  entries.push({ id: 'last', role: 'user', text: 'the question', createdAt: 9 });
+  const msgs = toChatMessages(entries);
+  assert.equal(msgs[0].role, 'user');
+  assert.equal(msgs[0].content, 'q3', 'the oldest turns that do not fit are left out');
+  assert.equal(msgs.at(-1)!.content, 'the question');
+  assert.ok(msgs.reduce((n, m) => n + String(m.content).length, 0) <= MAX_HISTORY_CHARS);
+  const huge = toChatMessages([{ id: 'h', role: 'user', text: 'y'.repeat(MAX_HISTORY_CHARS + 1), createdAt: 0 }]);
+  assert.equal(huge.length, 1, 'a question larger than the budget still goes');
+});

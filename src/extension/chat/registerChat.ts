@@ -3,8 +3,9 @@ import * as vscode from 'vscode';
 import { CommandId } from '../../host/commandIds';
 import type { GatewayService } from '../gateways/gatewayService';
 import type { TokenStore } from '../gateways/tokenStore';
-import { MAX_CONTEXT_CHARS } from '../../host/chat/session';
-import { CHAT_VIEW_ID, ChatViewProvider } from './chatViewProvider';
+import { MAX_CONTEXT_CHARS } from '../../host/chat/history';
+import { CHAT_VIEW_ID } from '../lazy/ids';
+import { ChatViewProvider } from './chatViewProvider';
 import type { Registrar } from '../lazy/registrar';
 import type { SelectionContext } from '../../shared/chatProtocol';
 

@@ -1,6 +1,8 @@
 /**
  * The chat view's model picker: the token's models from /v1/models, reloaded when settings or the
- * token change. Plain Node: the caller hands in where the models and the configured defaults come from.
+ * token change. Loads may overlap (a token switch while the last list is still loading): the newest
+ * load wins, whatever order they finish in. Plain Node: the caller hands in where the models and the
+ * configured defaults come from.
  */
 import type { ModelInfo } from '../../gateway';
 import type { ModelList } from '../../shared/chatProtocol';
@@ -18,6 +20,8 @@ export interface ModelSource {
 export class ChatModels {
   private list: ModelList;
   private loaded = false;
+  /** the newest load's number: an older load that finishes later is dropped */
+  private generation = 0;
 
   constructor(
     private readonly service: ModelSource,
@@ -55,11 +59,13 @@ export class ChatModels {
   }
 
   async load(): Promise<void> {
+    const generation = ++this.generation;
     this.list = { ...this.list, defaults: this.defaults(), loading: true, error: undefined };
     this.post(this.list);
     try {
       const models = await this.service.refreshModels();
       await this.service.refreshPricing?.();
+      if (generation !== this.generation) return;
       const price = (id: string) => this.service.price?.(id).text;
       this.list = {
         items: models.map((m) => ({
@@ -72,6 +78,7 @@ export class ChatModels {
       };
       this.loaded = true;
     } catch (e) {
+      if (generation !== this.generation) return;
       this.list = { ...this.list, defaults: this.defaults(), loading: false, error: errorSummary(e) };
     }
     this.post(this.list);

@@ -1,15 +1,18 @@
 /**
- * The chat conversation kept in workspace state: saved soon after every change (coalesced while
- * text streams), restored on start, at most {@link MAX_SAVED_ENTRIES} entries. Attached images are
- * bounded too: only the last few turns keep their image data (see boundImages in ./images.ts).
- * Plain Node: the caller hands in the workspace state (VS Code's Memento has this shape).
+ * The chat conversation kept in workspace state: restored on start (older saved shapes migrated),
+ * and saved when it changes meaningfully — at once (coalesced) when an entry is added, removed or
+ * finished, at most every {@link STREAM_SAVE_MS} while a reply streams, never per delta. What is
+ * saved is the live transcript, already bounded by ./history.ts; images are files (./imageFiles.ts),
+ * never base64 in the saved state. Plain Node: the caller hands in the workspace state (VS Code's
+ * Memento has this shape).
  */
-import type { ChatEntry, ChatOptions } from '../../shared/chatProtocol';
-import { boundImages } from './images';
+import type { ChatEntry, ChatImage, ChatOptions } from '../../shared/chatProtocol';
+import { isImageMime, sniffImage } from '../../shared/chatImages';
+import { isImageFileName, type ImageFiles } from './imageFiles';
 
 export const STATE_KEY = 'modelRelay.chat.v1';
-/** Entries kept in workspace state. */
-export const MAX_SAVED_ENTRIES = 200;
+/** While a reply streams, the transcript is saved at most this often. */
+export const STREAM_SAVE_MS = 5_000;
 
 export interface StateStore {
   get<T>(key: string): T | undefined;
@@ -22,36 +25,47 @@ export interface SavedChat {
   bufferNoticeShown?: boolean;
 }
 
+/** How soon a change is saved: `now` (coalesced with the other changes of the moment) or `streaming` (throttled). */
+export type SaveUrgency = 'now' | 'streaming';
+
 export class ChatStore {
   private timer: NodeJS.Timeout | undefined;
+  private timerUrgency: SaveUrgency | undefined;
 
   constructor(
     private readonly state: StateStore,
     /** what to save, read when the save happens */
     private readonly current: () => { entries: readonly ChatEntry[]; options: ChatOptions; bufferNoticeShown: boolean },
+    private readonly streamSaveMs = STREAM_SAVE_MS,
   ) {}
 
   load(): SavedChat {
-    return this.state.get<SavedChat>(STATE_KEY) ?? {};
+    const saved = this.state.get<unknown>(STATE_KEY);
+    return saved && typeof saved === 'object' ? saved : {};
   }
 
-  /** Saves after `delayMs`; a pending delayed save is not pushed back, an immediate one wins. */
-  schedule(delayMs: number): void {
-    if (this.timer && delayMs > 0) return;
+  /**
+   * Something changed: `now` saves on the next turn of the event loop (one write for the changes of
+   * the moment); `streaming` saves within {@link STREAM_SAVE_MS} unless a save is already due (a
+   * pending save is never pushed back).
+   */
+  changed(urgency: SaveUrgency): void {
+    if (this.timer && (urgency === 'streaming' || this.timerUrgency === 'now')) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.save();
-    }, delayMs);
+    this.timerUrgency = urgency;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerUrgency = undefined;
+        void this.save();
+      },
+      urgency === 'now' ? 0 : this.streamSaveMs,
+    );
   }
 
   async save(): Promise<void> {
     const c = this.current();
-    const saved: SavedChat = {
-      entries: boundImages(c.entries.slice(-MAX_SAVED_ENTRIES)),
-      options: c.options,
-      bufferNoticeShown: c.bufferNoticeShown,
-    };
+    const saved: SavedChat = { entries: c.entries, options: c.options, bufferNoticeShown: c.bufferNoticeShown };
     await this.state.update(STATE_KEY, saved);
   }
 
@@ -60,8 +74,81 @@ export class ChatStore {
     if (!this.timer) return;
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.timerUrgency = undefined;
     void this.save();
   }
+}
+
+/**
+ * History restored from storage (not trusted: malformed entries and images are dropped, never a
+ * crash): a reply that was streaming when the window closed is marked stopped (it is never re-sent),
+ * transient retry state is dropped. Saved chats from before images were files are migrated: image
+ * data (a user's attachments, an `/image` reply's data URL inside its text) is written to `files` and
+ * the entry keeps the reference; what cannot be read as an image is dropped.
+ */
+export function restoreEntries(raw: unknown, files: ImageFiles): ChatEntry[] {
+  if (!Array.isArray(raw)) return [];
+  const out: ChatEntry[] = [];
+  for (const e of raw as unknown[]) {
+    if (!isEntry(e)) continue;
+    const copy: ChatEntry = { ...e };
+    delete copy.retry;
+    if (copy.role === 'assistant' && copy.status === 'streaming') copy.status = 'stopped';
+    const inline = copy.role === 'assistant' ? takeInlineImages(copy.text, files) : undefined;
+    if (inline) copy.text = inline.text;
+    const images = [...restoreImages(copy.images, files), ...(inline?.images ?? [])];
+    if (images.length) copy.images = images;
+    else delete copy.images;
+    out.push(copy);
+  }
+  return out;
+}
+
+function isEntry(e: unknown): e is ChatEntry {
+  if (!e || typeof e !== 'object') return false;
+  const x = e as Record<string, unknown>;
+  return typeof x.id === 'string' && typeof x.text === 'string' && (x.role === 'user' || x.role === 'assistant');
+}
+
+/** Saved entry images, well-formed ones only; old ones with `data` are written to files. */
+function restoreImages(raw: unknown, files: ImageFiles): ChatImage[] {
+  if (!Array.isArray(raw)) return [];
+  const out: ChatImage[] = [];
+  for (const x of raw as unknown[]) {
+    if (!x || typeof x !== 'object') continue;
+    const im = x as Record<string, unknown>;
+    if (typeof im.mimeType !== 'string' || !isImageMime(im.mimeType) || typeof im.bytes !== 'number') continue;
+    const image: ChatImage = { mimeType: im.mimeType, bytes: im.bytes };
+    if (typeof im.name === 'string') image.name = im.name.slice(0, 260);
+    if (isImageFileName(im.file)) image.file = im.file;
+    else if (typeof im.data === 'string') {
+      const stored = storeBase64(im.data, files);
+      if (stored) Object.assign(image, stored);
+    }
+    out.push(image);
+  }
+  return out;
+}
+
+const INLINE_IMAGE = /!\[[^\]\n]*\]\(data:image\/[a-z0-9.+-]+;base64,([A-Za-z0-9+/=]*)\)\s*/g;
+
+/** An old `/image` reply: its data URL leaves the text for a stored file. */
+function takeInlineImages(text: string, files: ImageFiles): { text: string; images: ChatImage[] } | undefined {
+  if (!text.includes('](data:image/')) return undefined;
+  const images: ChatImage[] = [];
+  const rest = text.replace(INLINE_IMAGE, (_m, data: string) => {
+    const stored = storeBase64(data, files);
+    if (stored) images.push(stored);
+    return '';
+  });
+  return { text: rest.trim(), images };
+}
+
+function storeBase64(data: string, files: ImageFiles): ChatImage | undefined {
+  const bytes = Buffer.from(data, 'base64');
+  const mimeType = sniffImage(bytes.subarray(0, 16));
+  if (!mimeType) return undefined;
+  return { mimeType, bytes: bytes.length, file: files.add(bytes, mimeType) };
 }
 
 /** The chat options to start with: what was saved, where valid, else the settings' defaults. */

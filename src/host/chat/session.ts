@@ -1,11 +1,12 @@
 /**
  * One chat conversation and its requests: plain Node, no `vscode` (unit-tested against the
- * simulator; src/host is the extension host's plain-Node half). The view provider owns one
- * session, forwards its events to the webview and persists its entries.
+ * simulator). The chat view's host side (./chatView.ts) owns one session, forwards its events to the
+ * webview and persists its entries. Each reply in flight is a ReplyRun (./replyRun.ts).
  *
  * Behaviour:
  * - `send` appends the user entry and a streaming assistant entry, then streams (or, with
- *   streaming off, makes one non-streamed call). Text arrives as `entryDelta` events.
+ *   streaming off, makes one non-streamed call). Text arrives as `entryDelta` events. While a reply
+ *   is under way a message is refused (`sendRefused`), never dropped.
  * - `stop` aborts the request (the core closes the connection); the partial reply is kept with
  *   status `stopped`.
  * - A stream that fails outright (broken off, error event, unreadable) is never re-sent on its own:
@@ -15,33 +16,66 @@
  *   `buffering` notice, once per workspace.
  * - A retry the core makes (429, 5xx, connection) shows on the reply while the core waits: the
  *   core calls the request's `onRetry` exactly where it waits, and never for what it does not retry.
- * - Images go with the user turn (and with later turns, as history); a model known not to take
- *   images is refused before anything is sent (`sendRefused`). Reasoning streams as `entryReasoning`.
+ * - Images are checked here (./attachments.ts: the one place that decides whether a message's images
+ *   may go) and stored as files (./imageFiles.ts); an `/image` reply's image is stored the same way.
+ *   What later requests send of them, and what the transcript keeps, follows ./history.ts, for the
+ *   live list and a restored one alike. Reasoning streams as `entryReasoning`.
  */
-import { GatewayError, type ChatRequest, type ChatResult, type RetryNotice } from '../../gateway';
+import type { ChatEvent, ChatRequest, ChatResult } from '../../gateway';
 import type { ChatEntry, ChatOptions, ImageAttachment, SelectionContext } from '../../shared/chatProtocol';
-import { errorInfo, shortError, StreamFailed } from '../errorWords';
-import { toChatMessages } from './history';
-import { checkImagesFor, generatedImageText, type ModelTraits } from './images';
-import { addNotice, bufferingNotice, offersPlainRetry, streamIgnoredNotice } from './notices';
+import { sniffImage } from '../../shared/chatImages';
 import { t } from '../../gateway/l10n';
-import {
-  MAX_CONTEXT_CHARS,
-  withCost,
-  type ChatSessionInit,
-  type ImageBackend,
-  type SessionEvent,
-} from './sessionTypes';
+import { checkImagesFor } from './attachments';
+import { boundTranscript, MAX_CONTEXT_CHARS, sentImageFiles, toChatMessages } from './history';
+import { MAX_STORED_IMAGE_BYTES, type ImageFiles } from './imageFiles';
+import type { ModelTraits, SessionModels } from './modelTraits';
+import { addNotice, bufferingNotice, streamIgnoredNotice } from './notices';
+import { ReplyRun } from './replyRun';
 
-export {
-  MAX_CONTEXT_CHARS,
-  MAX_INLINE_IMAGE_CHARS,
-  type ChatBackend,
-  type ChatSessionInit,
-  type ImageBackend,
-  type SessionEvent,
-  type SessionModels,
-} from './sessionTypes';
+/** The part of GatewayClient a session uses. */
+export interface ChatBackend {
+  chat(req: ChatRequest): Promise<ChatResult>;
+  chatStream(req: ChatRequest): AsyncIterable<ChatEvent>;
+}
+
+/** Generates an image for `/image <prompt>`: its bytes and where it was saved for the user. */
+export interface ImageBackend {
+  model(): string;
+  generate(prompt: string, signal: AbortSignal): Promise<{ bytes: Uint8Array; savedPath?: string | undefined }>;
+}
+
+export type SessionEvent =
+  | { type: 'entryAdded'; entry: ChatEntry }
+  | { type: 'entryDelta'; id: string; text: string }
+  /** reasoning appended to a streaming reply */
+  | { type: 'entryReasoning'; id: string; text: string }
+  | { type: 'entryUpdated'; entry: ChatEntry }
+  | { type: 'entryRemoved'; id: string }
+  | { type: 'busy'; busy: boolean }
+  /** a message was not sent (nothing was added): why, for the composer */
+  | { type: 'sendRefused'; message: string }
+  | { type: 'reset' };
+
+export interface ChatSessionInit {
+  backend: ChatBackend;
+  /** where the conversation's images are kept */
+  images: ImageFiles;
+  /** restored history (see restoreEntries in ./chatStore.ts) */
+  entries?: ChatEntry[];
+  /** modelRelay.stream, read at each request */
+  streaming: () => boolean;
+  /** whether the buffering notice was already shown in this workspace */
+  bufferNoticeShown?: boolean;
+  /** called once when the buffering notice is shown, to persist that */
+  onBufferNotice?: () => void;
+  listener: (e: SessionEvent) => void;
+  /** `/image <prompt>` in the chat: generates an image and shows it */
+  image?: ImageBackend;
+  /** image input and thinking per model; without it every model is taken to accept images */
+  models?: SessionModels;
+  newId?: () => string;
+  now?: () => number;
+}
 
 let counter = 0;
 function defaultId(): string {
@@ -51,15 +85,16 @@ function defaultId(): string {
 
 export class ChatSession {
   private list: ChatEntry[];
-  private abort: AbortController | undefined;
-  private current: { entry: ChatEntry; model: string; startedAt: number; reasoningFrom?: number } | undefined;
+  private run: ReplyRun | undefined;
   private bufferNoticeShown: boolean;
   private streamIgnoredShown = false;
   private readonly newId: () => string;
   private readonly now: () => number;
 
   constructor(private readonly init: ChatSessionInit) {
-    this.list = init.entries ? [...init.entries] : [];
+    const bounded = boundTranscript(init.entries ?? []);
+    this.list = bounded.entries;
+    init.images.release(bounded.released);
     this.bufferNoticeShown = init.bufferNoticeShown ?? false;
     this.newId = init.newId ?? defaultId;
     this.now = init.now ?? Date.now;
@@ -70,27 +105,44 @@ export class ChatSession {
   }
 
   get busy(): boolean {
-    return this.current !== undefined;
+    return this.run !== undefined;
   }
 
   private emit(e: SessionEvent): void {
     this.init.listener(e);
   }
 
-  /**
-   * Sends a user message (with its selection and images) and waits for the reply (resolves with the
-   * finished assistant entry). Images the model cannot take are refused before anything is sent:
-   * event `sendRefused`, nothing added, the webview keeps the message.
-   */
+  /** {@link start}, waiting for the reply: the finished assistant entry, or undefined when nothing was sent. */
   async send(
     text: string,
     options: ChatOptions,
     context?: SelectionContext,
     attachments: readonly ImageAttachment[] = [],
   ): Promise<ChatEntry | undefined> {
-    if (this.busy) return undefined;
+    return this.start(text, options, context, attachments);
+  }
+
+  /**
+   * Takes a user message (with its selection and images) and starts the reply; returns the reply's
+   * promise, or undefined when the message was not taken. A message is refused (event `sendRefused`,
+   * nothing added, the webview keeps the message) while a reply is under way, and when its images
+   * cannot go to the model; an empty one is ignored.
+   */
+  start(
+    text: string,
+    options: ChatOptions,
+    context?: SelectionContext,
+    attachments: readonly ImageAttachment[] = [],
+  ): Promise<ChatEntry> | undefined {
     const trimmed = text.trim();
     if (!trimmed && !context && !attachments.length) return undefined;
+    if (this.busy) {
+      this.emit({
+        type: 'sendRefused',
+        message: t('A reply is still being written: wait for it (or stop it), then send again.'),
+      });
+      return undefined;
+    }
     const checked = checkImagesFor(options, attachments, this.init.models);
     if ('refused' in checked) {
       this.emit({ type: 'sendRefused', message: checked.refused });
@@ -103,15 +155,18 @@ export class ChatSession {
       createdAt: this.now(),
     };
     if (context) user.context = { ...context, code: context.code.slice(0, MAX_CONTEXT_CHARS) };
-    if (checked.images.length) user.images = checked.images;
+    if (checked.images.length)
+      user.images = checked.images.map(({ data, ...im }) => ({
+        ...im,
+        file: this.init.images.add(Buffer.from(data, 'base64'), im.mimeType),
+      }));
     const imagePrompt = /^\/image\s+([\s\S]+)$/.exec(trimmed)?.[1]?.trim();
+    this.list.push(user);
     if (imagePrompt && this.init.image && !user.images) {
       user.image = { prompt: imagePrompt };
-      this.list.push(user);
       this.emit({ type: 'entryAdded', entry: user });
       return this.imageReply(imagePrompt, this.init.image);
     }
-    this.list.push(user);
     this.emit({ type: 'entryAdded', entry: user });
     return this.reply(options);
   }
@@ -120,53 +175,73 @@ export class ChatSession {
     return this.init.models?.traits(model) ?? { imageInput: undefined };
   }
 
-  /** `/image <prompt>`: an assistant entry holding the generated image (inline) and its file. */
+  /** `/image <prompt>`: an assistant entry holding the generated image (as a stored file) and where it was saved. */
   private async imageReply(prompt: string, backend: ImageBackend): Promise<ChatEntry> {
     const model = backend.model();
+    const run = this.begin({ model, image: { prompt } });
+    const entry = run.entry;
+    try {
+      const r = await backend.generate(prompt, run.signal);
+      const mimeType = sniffImage(r.bytes.subarray(0, 16));
+      const saved = r.savedPath ? t('Saved to `{0}`.', r.savedPath) : '';
+      if (mimeType && r.bytes.length <= MAX_STORED_IMAGE_BYTES) {
+        entry.images = [{ mimeType, bytes: r.bytes.length, file: this.init.images.add(r.bytes, mimeType) }];
+        entry.text = saved;
+      } else {
+        entry.text = [
+          t('The generated image cannot be shown here: it is too large or not a PNG, JPEG, GIF or WebP image.'),
+          saved,
+        ]
+          .filter(Boolean)
+          .join('\n\n');
+      }
+      entry.image = { prompt, savedPath: r.savedPath };
+      entry.status = 'done';
+    } catch (e) {
+      run.fail(e);
+    } finally {
+      this.end(run);
+    }
+    return entry;
+  }
+
+  /** A reply starts: it is added, the session is busy, and it can be stopped. */
+  private begin(fields: Partial<ChatEntry>): ReplyRun {
     const entry: ChatEntry = {
       id: this.newId(),
       role: 'assistant',
       text: '',
       createdAt: this.now(),
       status: 'streaming',
-      model,
-      image: { prompt },
+      ...fields,
     };
-    const ac = this.begin(entry, model);
-    try {
-      const r = await backend.generate(prompt, ac.signal);
-      entry.text = generatedImageText(prompt, r);
-      entry.image = { prompt, savedPath: r.savedPath };
-      entry.status = 'done';
-    } catch (e) {
-      failed(entry, e, ac.signal);
-    } finally {
-      this.end(entry);
-    }
-    return entry;
-  }
-
-  /** A reply starts: it is added, the session is busy, and it can be stopped. */
-  private begin(entry: ChatEntry, model: string): AbortController {
     this.list.push(entry);
-    const ac = new AbortController();
-    this.abort = ac;
-    this.current = { entry, model, startedAt: this.now() };
+    const run = new ReplyRun(entry, this.now, (e) => this.emit(e));
+    this.run = run;
     this.emit({ type: 'entryAdded', entry });
     this.emit({ type: 'busy', busy: true });
-    return ac;
+    return run;
   }
 
-  /** A reply ends. Another request may not start before listeners see this one end. */
-  private end(entry: ChatEntry): void {
-    delete entry.retry;
-    this.endReasoning(entry, false);
-    entry.durationMs = this.now() - (this.current?.startedAt ?? this.now());
-    this.current = undefined;
-    this.abort = undefined;
-    if (entry.status === 'streaming') entry.status = 'done';
-    this.emit({ type: 'entryUpdated', entry });
+  /**
+   * A reply ends; the transcript is bounded (./history.ts) so the live list is what is saved. Another
+   * request may not start before listeners see this one end.
+   */
+  private end(run: ReplyRun): void {
+    run.end();
+    if (this.run === run) this.run = undefined;
+    this.emit({ type: 'entryUpdated', entry: run.entry });
+    this.bound();
     this.emit({ type: 'busy', busy: false });
+  }
+
+  private bound(): void {
+    const b = boundTranscript(this.list);
+    if (!b.removed.length && !b.updated.length) return;
+    this.list = b.entries;
+    this.init.images.release(b.released);
+    for (const id of b.removed) this.emit({ type: 'entryRemoved', id });
+    for (const entry of b.updated) this.emit({ type: 'entryUpdated', entry });
   }
 
   /** Replaces the last reply with a new one for the same question. */
@@ -175,6 +250,7 @@ export class ChatSession {
     const last = this.list.at(-1);
     if (last?.role === 'assistant') {
       this.list.pop();
+      this.init.images.release((last.images ?? []).flatMap((im) => (im.file ? [im.file] : [])));
       this.emit({ type: 'entryRemoved', id: last.id });
     }
     const lastUser = this.list.at(-1);
@@ -185,124 +261,64 @@ export class ChatSession {
 
   /** Aborts the request under way (the connection is closed; the partial reply is kept). */
   stop(): void {
-    this.abort?.abort();
+    this.run?.stop();
   }
 
-  /** New Chat: stops any request and forgets the conversation. */
+  /** New Chat: stops any request and forgets the conversation (its image files too). */
   clear(): void {
     this.stop();
+    this.init.images.release(this.list.flatMap((e) => e.images ?? []).flatMap((im) => (im.file ? [im.file] : [])));
     this.list = [];
     this.emit({ type: 'reset' });
   }
 
-  /** The core is about to retry the request under way: show it on the reply until text flows or it ends. */
-  private noteRetry(entry: ChatEntry, n: RetryNotice): void {
-    if (this.current?.entry !== entry) return;
-    entry.retry = { attempt: n.attempt, maxRetries: n.maxRetries, status: n.error.status, errorKind: n.error.kind };
-    this.emit({ type: 'entryUpdated', entry });
-  }
-
   /** Asks for a reply; with `plainBecause`, without streaming, and the reply says why. */
   private async reply(options: ChatOptions, plainBecause?: string): Promise<ChatEntry> {
-    const entry: ChatEntry = {
-      id: this.newId(),
-      role: 'assistant',
-      text: '',
-      createdAt: this.now(),
-      status: 'streaming',
-      surface: options.surface,
-      model: options.model,
-    };
     const traits = this.traits(options.model);
-    // Images of earlier turns go as notes to a model known not to take images.
-    const messages = toChatMessages(this.list, traits.imageInput !== false);
-    const ac = this.begin(entry, options.model);
-    const req: ChatRequest = {
-      surface: options.surface,
-      model: options.model,
-      system: options.system.trim() || undefined,
-      messages,
-      temperature: options.temperature,
-      maxTokens: options.maxTokens,
-      thinking:
-        options.surface === 'native' && traits.thinkingBudget ? { budgetTokens: traits.thinkingBudget } : undefined,
-      signal: ac.signal,
-      onRetry: (n) => this.noteRetry(entry, n),
-    };
+    const history = [...this.list];
+    const run = this.begin({ surface: options.surface, model: options.model });
+    const entry = run.entry;
     try {
-      if (this.init.streaming() && !plainBecause) await this.streamInto(entry, req, ac.signal);
-      else this.finish(entry, await this.init.backend.chat({ ...req, stream: false }));
+      // Images of earlier turns go as notes to a model known not to take images.
+      const withImages = traits.imageInput !== false;
+      const files = withImages ? sentImageFiles(history) : new Set<string>();
+      const data = files.size ? await this.imageData(files) : new Map<string, string>();
+      const req: ChatRequest = {
+        surface: options.surface,
+        model: options.model,
+        system: options.system.trim() || undefined,
+        messages: toChatMessages(history, { withImages, data }),
+        temperature: options.temperature,
+        maxTokens: options.maxTokens,
+        thinking:
+          options.surface === 'native' && traits.thinkingBudget ? { budgetTokens: traits.thinkingBudget } : undefined,
+        signal: run.signal,
+        onRetry: (n) => run.noteRetry(n),
+      };
+      const result =
+        this.init.streaming() && !plainBecause
+          ? await run.stream(this.init.backend.chatStream({ ...req, stream: true }))
+          : await this.init.backend.chat({ ...req, stream: false });
+      if (result) this.finish(run, result);
       if (plainBecause) addNotice(entry, { kind: 'fallback', text: plainBecause });
     } catch (e) {
-      failed(entry, e, ac.signal);
+      run.fail(e);
     } finally {
-      this.end(entry);
+      this.end(run);
     }
     return entry;
   }
 
-  private async streamInto(entry: ChatEntry, req: ChatRequest, signal: AbortSignal): Promise<void> {
-    try {
-      for await (const ev of this.init.backend.chatStream({ ...req, stream: true })) {
-        switch (ev.type) {
-          case 'text':
-            this.clearRetry(entry);
-            this.endReasoning(entry);
-            entry.text += ev.text;
-            this.emit({ type: 'entryDelta', id: entry.id, text: ev.text });
-            break;
-          case 'reasoning':
-            this.addReasoning(entry, ev.text);
-            break;
-          case 'usage':
-            entry.usage = { ...ev.usage };
-            break;
-          case 'finish':
-            entry.finishReason = ev.reason;
-            break;
-          case 'done':
-            this.endReasoning(entry);
-            this.finish(entry, ev.result);
-            break;
-          case 'tool_call':
-          case 'thinking_block':
-            break;
-          default: {
-            const _exhaustive: never = ev;
-            void _exhaustive;
-          }
-        }
-      }
-    } catch (e) {
-      if (signal.aborted || !(e instanceof GatewayError) || !offersPlainRetry(e)) throw e;
-      // The stream failed outright: the same call without streaming is offered, not made (it is billed again).
-      const info = errorInfo(e);
-      info.streamFailed = shortError(e);
-      throw new StreamFailed(info);
-    }
-  }
-
-  private clearRetry(entry: ChatEntry): void {
-    if (!entry.retry) return;
-    delete entry.retry;
-    this.emit({ type: 'entryUpdated', entry });
-  }
-
-  /** Streamed reasoning: appended to the entry; the clock runs from its first piece to the answer. */
-  private addReasoning(entry: ChatEntry, text: string): void {
-    if (!text) return;
-    this.clearRetry(entry);
-    entry.reasoning = (entry.reasoning ?? '') + text;
-    if (this.current && this.current.reasoningFrom === undefined) this.current.reasoningFrom = this.now();
-    this.emit({ type: 'entryReasoning', id: entry.id, text });
-  }
-
-  /** The answer begins (or the reply ends): how long the model reasoned, shown as "Thought for N s". */
-  private endReasoning(entry: ChatEntry, emit = true): void {
-    const from = this.current?.entry === entry ? this.current.reasoningFrom : undefined;
-    if (from === undefined || entry.reasoningMs !== undefined) return;
-    entry.reasoningMs = this.now() - from;
-    if (emit) this.emit({ type: 'entryUpdated', entry });
+  /** The stored images a request sends, as base64 by file (a file that is gone is left out: a note goes instead). */
+  private async imageData(files: ReadonlySet<string>): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    await Promise.all(
+      [...files].map(async (f) => {
+        const bytes = await this.init.images.read(f);
+        if (bytes) out.set(f, bytes.toString('base64'));
+      }),
+    );
+    return out;
   }
 
   /** The user's answer to a failed stream: the same question once more, without streaming (billed again). */
@@ -318,27 +334,16 @@ export class ChatSession {
     );
   }
 
-  private finish(entry: ChatEntry, r: ChatResult): void {
-    entry.text = r.text;
-    if (r.reasoning) entry.reasoning = r.reasoning;
-    entry.usage = withCost(r.usage ? { ...r.usage } : entry.usage, entry.model, this.init.models);
-    entry.finishReason = r.finishReason ?? entry.finishReason;
-    entry.status = 'done';
+  private finish(run: ReplyRun, r: ChatResult): void {
+    run.finish(r, this.init.models);
     if (r.buffered && !this.bufferNoticeShown) {
       this.bufferNoticeShown = true;
-      addNotice(entry, { kind: 'buffering', text: bufferingNotice() });
+      addNotice(run.entry, { kind: 'buffering', text: bufferingNotice() });
       this.init.onBufferNotice?.();
     }
     if (r.streamIgnored && !this.streamIgnoredShown) {
       this.streamIgnoredShown = true;
-      addNotice(entry, { kind: 'streamIgnored', text: streamIgnoredNotice() });
+      addNotice(run.entry, { kind: 'streamIgnored', text: streamIgnoredNotice() });
     }
   }
-}
-
-/** A reply that threw: stopped (the user aborted) or failed (the error card). */
-function failed(entry: ChatEntry, e: unknown, signal: AbortSignal): void {
-  const stopped = signal.aborted || (e instanceof GatewayError && e.kind === 'aborted');
-  entry.status = stopped ? 'stopped' : 'error';
-  if (!stopped) entry.error = errorInfo(e);
 }
