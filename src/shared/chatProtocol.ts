@@ -98,11 +98,15 @@ export interface ImageAttachment {
 }
 
 /**
- * An image of a user entry. `data` is absent when it was not kept: the saved chat keeps the image
- * data of the last few turns only (src/host/chat/chatStore.ts); the entry then shows a placeholder.
+ * An image of an entry: one the user attached, or one a `/image` reply generated. A stored image has
+ * `src` (a webview URI of its file, filled in by the host) and no `data`; `data` (base64) is there
+ * only for an image not stored as a file. The webview shows `src`, else `data`, else a placeholder
+ * (an image no longer kept).
  */
 export interface ChatImage {
   mimeType: ImageMime;
+  /** the image's file as a webview URI (asWebviewUri), set by the host */
+  src?: string | undefined;
   data?: string | undefined;
   name?: string | undefined;
   /** decoded size */
@@ -131,6 +135,8 @@ export interface ChatEntry {
   model?: string | undefined;
   usage?: ChatUsage | undefined;
   finishReason?: string | undefined;
+  /** assistant only: the reply stopped at max tokens (the host decides, by the core's rule) */
+  cutOff?: boolean | undefined;
   durationMs?: number | undefined;
   error?: ChatErrorInfo | undefined;
   notices?: ChatNotice[] | undefined;

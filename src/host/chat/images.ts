@@ -15,6 +15,7 @@ import {
   sniffImage,
 } from '../../shared/chatImages';
 import { familyOf, type ModelOverride } from '../lm/modelProfile';
+import { byteUnits } from './chatWords';
 import { MAX_INLINE_IMAGE_CHARS, type SessionModels } from './sessionTypes';
 
 /** What the session knows of a model beyond its id. */
@@ -69,8 +70,8 @@ export function checkAttachments(images: readonly ImageAttachment[]): { images: 
         refused: t(
           '{0} is {1}; each image may be at most {2}.',
           label,
-          formatBytes(bytes),
-          formatBytes(MAX_IMAGE_BYTES),
+          formatBytes(bytes, byteUnits()),
+          formatBytes(MAX_IMAGE_BYTES, byteUnits()),
         ),
       };
     const real = sniffImage(base64Head(a.data));

@@ -18,7 +18,7 @@
  * - Images go with the user turn (and with later turns, as history); a model known not to take
  *   images is refused before anything is sent (`sendRefused`). Reasoning streams as `entryReasoning`.
  */
-import { GatewayError, type ChatRequest, type ChatResult, type RetryNotice } from '../../gateway';
+import { GatewayError, stoppedAtMaxTokens, type ChatRequest, type ChatResult, type RetryNotice } from '../../gateway';
 import type { ChatEntry, ChatOptions, ImageAttachment, SelectionContext } from '../../shared/chatProtocol';
 import { errorInfo, shortError, StreamFailed } from '../errorWords';
 import { toChatMessages } from './history';
@@ -259,6 +259,7 @@ export class ChatSession {
             break;
           case 'finish':
             entry.finishReason = ev.reason;
+            if (stoppedAtMaxTokens(ev.reason)) entry.cutOff = true;
             break;
           case 'done':
             this.endReasoning(entry);
@@ -323,6 +324,7 @@ export class ChatSession {
     if (r.reasoning) entry.reasoning = r.reasoning;
     entry.usage = withCost(r.usage ? { ...r.usage } : entry.usage, entry.model, this.init.models);
     entry.finishReason = r.finishReason ?? entry.finishReason;
+    if (stoppedAtMaxTokens(entry.finishReason)) entry.cutOff = true;
     entry.status = 'done';
     if (r.buffered && !this.bufferNoticeShown) {
       this.bufferNoticeShown = true;
