@@ -71,6 +71,7 @@ export {
 } from './models';
 export { chat, surfaceAdapter } from './chat/chat';
 export { chatStream } from './chat/stream';
+export { stoppedAtMaxTokens } from './chat/finishReason';
 export { compatibleSurface } from './chat/surfaces/compatible';
 export { nativeSurface } from './chat/surfaces/native';
 export {

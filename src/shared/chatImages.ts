@@ -25,11 +25,22 @@ export function base64Bytes(data: string): number {
   return Math.max(0, Math.floor((data.length * 3) / 4) - pad);
 }
 
-/** "812 KB", "4.2 MB". */
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} bytes`;
-  if (n < 1024 * 1024) return `${Math.round(n / 1024)} KB`;
-  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+/** The words for a size, templates with `{0}` (the webview's from its strings, the host's from `t()`). */
+export interface ByteUnits {
+  /** "{0} bytes" */
+  bytes: string;
+  /** "{0} KB" */
+  kilobytes: string;
+  /** "{0} MB" */
+  megabytes: string;
+}
+
+/** "812 KB", "4.2 MB", in the units' words. */
+export function formatBytes(n: number, units: ByteUnits): string {
+  const put = (template: string, v: string | number) => template.replace('{0}', String(v));
+  if (n < 1024) return put(units.bytes, n);
+  if (n < 1024 * 1024) return put(units.kilobytes, Math.round(n / 1024));
+  return put(units.megabytes, (n / (1024 * 1024)).toFixed(1));
 }
 
 /** The image type the bytes really are (magic numbers); undefined when not one of {@link IMAGE_MIME_TYPES}. */

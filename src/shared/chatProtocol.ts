@@ -147,6 +147,8 @@ export interface ChatEntry {
   model?: string | undefined;
   usage?: ChatUsage | undefined;
   finishReason?: string | undefined;
+  /** assistant only: the reply stopped at max tokens (the host decides, by the core's rule) */
+  cutOff?: boolean | undefined;
   durationMs?: number | undefined;
   error?: ChatErrorInfo | undefined;
   notices?: ChatNotice[] | undefined;

@@ -59,6 +59,9 @@ export const CHAT_STRING_KEYS = [
   'notAnImage',
   'unreadable',
   'stillReading',
+  'bytes',
+  'kilobytes',
+  'megabytes',
   // messages
   'you',
   'assistant',

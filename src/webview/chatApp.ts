@@ -3,11 +3,13 @@
  * temperature, max tokens), the conversation, and the composer (input, images: ./composer.ts, Send,
  * Stop, Regenerate). Its words come from the host (`strings`: the webview translates nothing).
  * Keyboard: Enter sends, Escape stops a reply, every button is reachable with Tab.
- * Talks to the host only through the typed protocol; keeps its state with getState/setState so a
- * reload paints at once, then the host's `init` (after our `ready`) replaces it.
+ * Talks to the host only through the typed protocol. The conversation, the options (their defaults
+ * are the host's) and the model list come with the host's `init`, answered to our `ready` (a long
+ * conversation paints its end first: ./transcript.ts); until then nothing can be sent. The page's own
+ * saved state (getState/setState) holds only what the host does not know: the unsent draft and its
+ * images, written when they change, never while a reply streams.
  */
 import type {
-  ChatEntry,
   ChatOptions,
   ChatSnapshot,
   ChatSurface,
@@ -37,14 +39,15 @@ export interface VsCodeApi {
   setState(state: unknown): void;
 }
 
-/** What the webview keeps in its own state (restored before the host answers). */
+/** What the webview keeps in its own state: the unsent draft (the host's `init` brings the rest). */
 export interface WebviewState {
-  snapshot: ChatSnapshot;
-  models: ModelList;
   draft: string;
   /** images attached to the draft */
   attachments?: ImageAttachment[];
 }
+
+/** How long the draft rests before it is saved (typing writes once, not per key). */
+const SAVE_DELAY_MS = 500;
 
 export interface ChatAppOptions {
   /** schedules a render; default requestAnimationFrame (tests pass their own) */
@@ -54,19 +57,12 @@ export interface ChatAppOptions {
   strings: ChatStrings;
 }
 
-const DEFAULT_OPTIONS: ChatOptions = {
-  surface: 'compatible',
-  model: '',
-  system: '',
-  temperature: 0.7,
-  maxTokens: 4096,
-};
-
 export class ChatApp {
   private readonly doc: Document;
   private readonly transcript: Transcript;
-  private snapshot: ChatSnapshot;
-  private models: ModelList;
+  /** the host's state, from its `init` (undefined until then: nothing is sent before it) */
+  private snapshot: ChatSnapshot | undefined;
+  private models: ModelList = { items: [], defaults: { compatible: '', native: '' }, loading: false };
   private saveQueued = false;
   /** the selection sent with the last message (put back when the host refuses it) */
   private sentContext: SelectionContext | undefined;
@@ -88,29 +84,28 @@ export class ChatApp {
     const md = createMarkdownRenderer(win, { resourceOrigin: opts.resourceOrigin, strings: s });
     const schedule = opts.schedule ?? ((fn) => win.requestAnimationFrame(() => fn()));
     const saved = api.getState() as Partial<WebviewState> | undefined;
-    this.snapshot = saved?.snapshot ?? { entries: [], options: DEFAULT_OPTIONS, busy: false, streaming: true };
-    this.models = saved?.models ?? { items: [], defaults: { compatible: '', native: '' }, loading: false };
 
-    this.ui = buildChatLayout(this.doc, root, saved?.draft ?? '', s);
+    this.ui = buildChatLayout(this.doc, root, typeof saved?.draft === 'string' ? saved.draft : '', s);
     this.transcript = new Transcript(
-      { doc: this.doc, md, strings: s, streaming: () => this.snapshot.streaming },
+      { doc: this.doc, md, strings: s, streaming: () => this.snapshot?.streaming ?? true },
       this.ui.list,
       schedule,
+      () => win.performance.now(),
     );
     this.composer = new Composer(
       win,
       this.ui,
       s,
       {
-        busy: () => this.snapshot.busy,
-        hasContext: () => !!this.snapshot.pendingContext,
+        busy: () => !this.snapshot || this.snapshot.busy,
+        hasContext: () => !!this.snapshot?.pendingContext,
         send: (text, images) => this.send(text, images),
         changed: () => this.save(),
       },
       Array.isArray(saved?.attachments) ? saved.attachments : [],
     );
     this.bindEvents();
-    this.renderAll();
+    this.renderControls();
   }
 
   private bindEvents(): void {
@@ -119,15 +114,16 @@ export class ChatApp {
     this.ui.send.addEventListener('click', () => this.composer.submit());
     this.ui.stop.addEventListener('click', () => this.post({ type: 'stop' }));
     this.ui.regenerate.addEventListener('click', () => {
-      if (!this.snapshot.busy) this.post({ type: 'regenerate', options: this.readOptions() });
+      const options = this.readOptions();
+      if (options && !this.snapshot?.busy) this.post({ type: 'regenerate', options });
     });
     this.ui.newChat.addEventListener('click', () => this.post({ type: 'newChat' }));
     refresh.addEventListener('click', () => this.post({ type: 'refreshModels' }));
     removeContext.addEventListener('click', () => {
+      if (!this.snapshot) return;
       this.snapshot.pendingContext = undefined;
       this.renderContext();
       this.post({ type: 'clearContext' });
-      this.save();
     });
     this.ui.input.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
@@ -141,12 +137,13 @@ export class ChatApp {
       if (!d.activeElement || d.activeElement === d.body) this.ui.input.focus();
     });
     d.addEventListener('keydown', (e) => {
-      if (e.key === 'Escape' && this.snapshot.busy) {
+      if (e.key === 'Escape' && this.snapshot?.busy) {
         e.preventDefault();
         this.post({ type: 'stop' });
       }
     });
     this.ui.surface.addEventListener('change', () => {
+      if (!this.snapshot) return;
       const s = this.ui.surface.value as ChatSurface;
       const choices = modelsForSurface(this.models, s);
       const preferred = this.models.defaults[s];
@@ -177,18 +174,20 @@ export class ChatApp {
   // ----- host messages -------------------------------------------------------------------------
 
   handle(msg: HostToWebview): void {
+    if (msg.type === 'init') {
+      this.snapshot = msg.state;
+      this.models = msg.models;
+      this.renderAll();
+      return;
+    }
+    const snap = this.snapshot;
+    if (!snap) return; // the host answers `ready` with `init` first
     if (isEntryMessage(msg)) {
-      this.transcript.handle(this.snapshot, msg);
+      this.transcript.handle(snap, msg);
       if (msg.type !== 'entryDelta' && msg.type !== 'entryReasoning') this.renderControls();
-      this.save();
       return;
     }
     switch (msg.type) {
-      case 'init':
-        this.snapshot = msg.state;
-        this.models = msg.models;
-        this.renderAll();
-        break;
       case 'reset':
         this.snapshot = msg.state;
         this.renderAll();
@@ -198,21 +197,21 @@ export class ChatApp {
         this.renderModels();
         break;
       case 'sendRefused':
-        if (this.sentContext && !this.snapshot.pendingContext) this.snapshot.pendingContext = this.sentContext;
+        if (this.sentContext && !snap.pendingContext) snap.pendingContext = this.sentContext;
         this.sentContext = undefined;
         this.renderContext();
         this.composer.refused(msg.message);
         break;
       case 'busy':
-        this.snapshot.busy = msg.busy;
+        snap.busy = msg.busy;
         this.renderControls();
         break;
       case 'context':
-        this.snapshot.pendingContext = msg.context;
+        snap.pendingContext = msg.context;
         this.renderContext();
         break;
       case 'config':
-        this.snapshot.streaming = msg.streaming;
+        snap.streaming = msg.streaming;
         this.renderControls();
         this.transcript.renderMeta();
         break;
@@ -224,7 +223,6 @@ export class ChatApp {
         void _exhaustive;
       }
     }
-    this.save();
   }
 
   /** Renders pending streamed text now (normally once per animation frame). */
@@ -235,14 +233,14 @@ export class ChatApp {
   // ----- rendering -----------------------------------------------------------------------------
 
   private renderAll(): void {
-    this.renderOptions();
+    if (!this.snapshot) return;
+    this.renderOptions(this.snapshot.options);
     this.renderContext();
     this.renderControls();
     this.transcript.renderAll(this.snapshot.entries);
   }
 
-  private renderOptions(): void {
-    const o = this.snapshot.options;
+  private renderOptions(o: ChatOptions): void {
     this.ui.surface.value = o.surface;
     this.ui.system.value = o.system;
     this.ui.temperature.value = String(o.temperature);
@@ -251,19 +249,13 @@ export class ChatApp {
   }
 
   private renderModels(): void {
-    const s = this.snapshot.options.surface;
-    renderModelPicker(
-      this.doc,
-      this.ui,
-      this.models,
-      s,
-      this.snapshot.options.model || this.models.defaults[s],
-      this.s,
-    );
+    if (!this.snapshot) return;
+    const { surface, model } = this.snapshot.options;
+    renderModelPicker(this.doc, this.ui, this.models, surface, model || this.models.defaults[surface], this.s);
   }
 
   private renderContext(): void {
-    const c: SelectionContext | undefined = this.snapshot.pendingContext;
+    const c: SelectionContext | undefined = this.snapshot?.pendingContext;
     this.ui.contextChip.hidden = !c;
     this.ui.contextLabel.textContent = c
       ? fill(
@@ -275,8 +267,10 @@ export class ChatApp {
       : '';
   }
 
+  /** Before the host's `init`: Send shown (it waits), no notes, no empty-conversation text. */
   private renderControls(): void {
-    const busy = this.snapshot.busy;
+    const snap = this.snapshot;
+    const busy = !!snap?.busy;
     // Keyboard users keep their place: a Stop (or Send) button that hides hands the focus on.
     const active = this.doc.activeElement;
     this.ui.send.hidden = busy;
@@ -284,55 +278,55 @@ export class ChatApp {
     if (active === this.ui.stop && !busy) this.ui.input.focus();
     else if (active === this.ui.send && busy) this.ui.stop.focus();
     this.root.classList.toggle('busy', busy);
-    this.ui.regenerate.disabled = busy || !this.snapshot.entries.some((e) => e.role === 'user');
-    this.ui.streamingOff.hidden = this.snapshot.streaming;
-    this.ui.empty.hidden = this.snapshot.entries.length > 0;
+    this.ui.regenerate.disabled = busy || !snap?.entries.some((e) => e.role === 'user');
+    this.ui.streamingOff.hidden = snap?.streaming ?? true;
+    this.ui.empty.hidden = !snap || snap.entries.length > 0;
   }
 
   // ----- user actions --------------------------------------------------------------------------
 
+  /** Called by the composer (never before `init`: it counts as busy until then). */
   private send(text: string, images: ImageAttachment[]): void {
-    this.post({ type: 'send', text, options: this.readOptions(), ...(images.length ? { images } : {}) });
-    this.sentContext = this.snapshot.pendingContext;
-    this.snapshot.pendingContext = undefined;
+    const snap = this.snapshot!;
+    this.post({
+      type: 'send',
+      text,
+      options: readChatOptions(this.ui, snap.options),
+      ...(images.length ? { images } : {}),
+    });
+    this.sentContext = snap.pendingContext;
+    snap.pendingContext = undefined;
     this.renderContext();
+    this.transcript.followEnd();
     this.save();
   }
 
-  private readOptions(): ChatOptions {
-    return readChatOptions(this.ui, this.snapshot.options);
+  /** The options as the form shows them (the host's until `init` arrived: the form is empty before). */
+  private readOptions(): ChatOptions | undefined {
+    return this.snapshot && readChatOptions(this.ui, this.snapshot.options);
   }
 
   private optionsChanged(): void {
-    this.snapshot.options = this.readOptions();
-    this.ui.temperature.value = String(this.snapshot.options.temperature);
-    this.ui.maxTokens.value = String(this.snapshot.options.maxTokens);
-    this.post({ type: 'setOptions', options: this.snapshot.options });
-    this.save();
+    const options = this.readOptions();
+    if (!this.snapshot || !options) return;
+    this.snapshot.options = options;
+    this.ui.temperature.value = String(options.temperature);
+    this.ui.maxTokens.value = String(options.maxTokens);
+    this.post({ type: 'setOptions', options });
   }
 
   private post(msg: WebviewToHost): void {
     this.api.postMessage(msg);
   }
 
+  /** Saves the draft and its images once they rest (the conversation is the host's: never saved here). */
   private save(): void {
     if (this.saveQueued) return;
     this.saveQueued = true;
     this.win.setTimeout(() => {
       this.saveQueued = false;
-      // Sent images stay with the host (its init brings them back): the saved state holds the draft's only.
-      const snapshot = { ...this.snapshot, entries: this.snapshot.entries.map(withoutImageData) };
-      const state: WebviewState = {
-        snapshot,
-        models: this.models,
-        draft: this.ui.input.value,
-        attachments: [...this.composer.attachments],
-      };
+      const state: WebviewState = { draft: this.ui.input.value, attachments: [...this.composer.attachments] };
       this.api.setState(state);
-    }, 200);
+    }, SAVE_DELAY_MS);
   }
-}
-
-function withoutImageData(e: ChatEntry): ChatEntry {
-  return e.images ? { ...e, images: e.images.map(({ data: _data, ...rest }) => rest) } : e;
 }

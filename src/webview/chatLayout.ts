@@ -63,15 +63,23 @@ function makers(d: Document): { h: Make; button: MakeButton } {
   return { h, button };
 }
 
-/** Toolbar, model note and the settings block. */
-function buildTop(d: Document, ui: ChatElements, s: ChatStrings): HTMLElement[] {
+/** The toolbar's and the settings' controls. */
+type TopElements = Pick<
+  ChatElements,
+  'surface' | 'model' | 'refresh' | 'newChat' | 'modelsNote' | 'system' | 'temperature' | 'maxTokens'
+>;
+/** The conversation's and the composer's elements. */
+type BottomElements = Omit<ChatElements, keyof TopElements>;
+
+/** Toolbar, model note and the settings block: the nodes in order, and the controls among them. */
+function buildTop(d: Document, s: ChatStrings): { nodes: HTMLElement[]; ui: TopElements } {
   const { h, button } = makers(d);
   // toolbar
   const toolbar = h('div', 'toolbar');
   toolbar.setAttribute('role', 'toolbar');
-  ui.surface = h('select', 'surface', 'chat-surface');
-  ui.surface.title = s.surfaceLabel;
-  ui.surface.setAttribute('aria-label', s.surfaceLabel);
+  const surface = h('select', 'surface', 'chat-surface');
+  surface.title = s.surfaceLabel;
+  surface.setAttribute('aria-label', s.surfaceLabel);
   for (const [value, label] of [
     ['compatible', s.surfaceCompatible],
     ['native', s.surfaceNative],
@@ -79,99 +87,121 @@ function buildTop(d: Document, ui: ChatElements, s: ChatStrings): HTMLElement[] 
     const o = h('option', '');
     o.value = value;
     o.textContent = label;
-    ui.surface.append(o);
+    surface.append(o);
   }
-  ui.model = h('select', 'model', 'chat-model');
-  ui.model.title = s.modelTitle;
-  ui.model.setAttribute('aria-label', s.modelLabel);
-  const refresh = (ui.refresh = button('', 'chat-refresh-models', s.refreshModels, 'icon', 'refresh'));
-  ui.newChat = button(s.newChat, 'chat-new', s.newChatTitle, '', 'add');
-  toolbar.append(ui.surface, ui.model, refresh, ui.newChat);
-  ui.modelsNote = h('div', 'models-note', 'chat-models-note');
+  const model = h('select', 'model', 'chat-model');
+  model.title = s.modelTitle;
+  model.setAttribute('aria-label', s.modelLabel);
+  const refresh = button('', 'chat-refresh-models', s.refreshModels, 'icon', 'refresh');
+  const newChat = button(s.newChat, 'chat-new', s.newChatTitle, '', 'add');
+  toolbar.append(surface, model, refresh, newChat);
+  const modelsNote = h('div', 'models-note', 'chat-models-note');
 
   // settings
   const settings = h('details', 'settings', 'chat-settings');
   const summary = h('summary', '');
   summary.textContent = s.settingsSummary;
-  ui.system = h('textarea', 'system', 'chat-system');
-  ui.system.rows = 3;
-  ui.system.placeholder = s.systemPlaceholder;
-  ui.system.setAttribute('aria-label', s.systemLabel);
-  ui.temperature = h('input', 'num', 'chat-temperature');
-  Object.assign(ui.temperature, { type: 'number', min: '0', max: '2', step: '0.1' });
-  ui.maxTokens = h('input', 'num', 'chat-max-tokens');
-  Object.assign(ui.maxTokens, { type: 'number', min: '1', step: '1' });
+  const system = h('textarea', 'system', 'chat-system');
+  system.rows = 3;
+  system.placeholder = s.systemPlaceholder;
+  system.setAttribute('aria-label', s.systemLabel);
+  const temperature = h('input', 'num', 'chat-temperature');
+  Object.assign(temperature, { type: 'number', min: '0', max: '2', step: '0.1' });
+  const maxTokens = h('input', 'num', 'chat-max-tokens');
+  Object.assign(maxTokens, { type: 'number', min: '1', step: '1' });
   const label = (text: string, control: HTMLElement) => {
     const l = h('label', '');
     l.append(d.createTextNode(text ? `${text} ` : ''), control);
     return l;
   };
   const nums = h('div', 'nums');
-  nums.append(label(s.temperature, ui.temperature), label(s.maxTokens, ui.maxTokens));
-  settings.append(summary, label('', ui.system), nums);
+  nums.append(label(s.temperature, temperature), label(s.maxTokens, maxTokens));
+  settings.append(summary, label('', system), nums);
 
-  return [toolbar, ui.modelsNote, settings];
+  return {
+    nodes: [toolbar, modelsNote, settings],
+    ui: { surface, model, refresh, newChat, modelsNote, system, temperature, maxTokens },
+  };
 }
 
-/** The conversation list, its empty state, and the composer. */
-function buildBottom(d: Document, ui: ChatElements, draft: string, s: ChatStrings): HTMLElement[] {
+/** The conversation list, its empty state, and the composer: the nodes in order, and the elements among them. */
+function buildBottom(d: Document, draft: string, s: ChatStrings): { nodes: HTMLElement[]; ui: BottomElements } {
   const { h, button } = makers(d);
   // conversation
-  ui.list = h('div', 'messages', 'chat-messages');
-  ui.list.setAttribute('role', 'log');
-  ui.list.setAttribute('aria-live', 'polite');
-  ui.list.setAttribute('aria-label', s.conversation);
-  ui.empty = h('div', 'empty', 'chat-empty');
-  ui.empty.textContent = s.empty;
+  const list = h('div', 'messages', 'chat-messages');
+  list.setAttribute('role', 'log');
+  list.setAttribute('aria-live', 'polite');
+  list.setAttribute('aria-label', s.conversation);
+  const empty = h('div', 'empty', 'chat-empty');
+  empty.textContent = s.empty;
 
   // composer
   const composer = h('div', 'composer');
-  ui.contextChip = h('div', 'context-chip', 'chat-context');
-  ui.contextLabel = h('span', '');
-  const removeContext = (ui.removeContext = button('', 'chat-context-remove', s.removeContext, 'icon', 'close'));
-  ui.contextChip.append(ui.contextLabel, removeContext);
+  const contextChip = h('div', 'context-chip', 'chat-context');
+  const contextLabel = h('span', '');
+  const removeContext = button('', 'chat-context-remove', s.removeContext, 'icon', 'close');
+  contextChip.append(contextLabel, removeContext);
   const inputLabel = h('label', 'sr-only', 'chat-input-label');
   inputLabel.htmlFor = 'chat-input';
   inputLabel.textContent = s.inputLabel;
-  ui.input = h('textarea', 'input', 'chat-input');
-  ui.input.id = 'chat-input';
-  ui.input.rows = 3;
-  ui.input.placeholder = s.inputPlaceholder;
-  ui.input.value = draft;
-  ui.attachments = h('div', 'attachments', 'chat-attachments');
-  ui.attachments.setAttribute('aria-label', s.imagesToSend);
-  ui.composerNote = h('div', 'composer-note', 'chat-composer-note');
-  ui.composerNote.setAttribute('role', 'alert');
-  ui.fileInput = h('input', 'file-input', 'chat-file-input');
-  Object.assign(ui.fileInput, {
+  const input = h('textarea', 'input', 'chat-input');
+  input.id = 'chat-input';
+  input.rows = 3;
+  input.placeholder = s.inputPlaceholder;
+  input.value = draft;
+  const attachments = h('div', 'attachments', 'chat-attachments');
+  attachments.setAttribute('aria-label', s.imagesToSend);
+  const composerNote = h('div', 'composer-note', 'chat-composer-note');
+  composerNote.setAttribute('role', 'alert');
+  const fileInput = h('input', 'file-input', 'chat-file-input');
+  Object.assign(fileInput, {
     type: 'file',
     accept: IMAGE_MIME_TYPES.join(','),
     multiple: true,
     hidden: true,
     tabIndex: -1,
   });
-  ui.attach = button('', 'chat-attach', s.attachTitle, 'icon attach', 'file-media');
-  ui.attach.setAttribute('aria-label', s.attach);
+  const attach = button('', 'chat-attach', s.attachTitle, 'icon attach', 'file-media');
+  attach.setAttribute('aria-label', s.attach);
   const actions = h('div', 'composer-actions');
   actions.setAttribute('role', 'group');
   actions.setAttribute('aria-label', s.composerActions);
-  ui.streamingOff = h('span', 'streaming-off', 'chat-streaming-off');
-  ui.streamingOff.textContent = s.streamingOff;
-  ui.streamingOff.title = s.streamingOffTitle;
-  ui.regenerate = button(s.regenerate, 'chat-regenerate', s.regenerateTitle, '', 'refresh');
-  ui.stop = button(s.stop, 'chat-stop', s.stopTitle, 'danger', 'debug-stop');
-  ui.send = button(s.send, 'chat-send', s.sendTitle, 'primary', 'send');
-  actions.append(ui.attach, ui.fileInput, ui.streamingOff, ui.regenerate, ui.stop, ui.send);
-  composer.append(ui.contextChip, ui.attachments, ui.composerNote, inputLabel, ui.input, actions);
+  const streamingOff = h('span', 'streaming-off', 'chat-streaming-off');
+  streamingOff.textContent = s.streamingOff;
+  streamingOff.title = s.streamingOffTitle;
+  const regenerate = button(s.regenerate, 'chat-regenerate', s.regenerateTitle, '', 'refresh');
+  const stop = button(s.stop, 'chat-stop', s.stopTitle, 'danger', 'debug-stop');
+  const send = button(s.send, 'chat-send', s.sendTitle, 'primary', 'send');
+  actions.append(attach, fileInput, streamingOff, regenerate, stop, send);
+  composer.append(contextChip, attachments, composerNote, inputLabel, input, actions);
 
-  return [ui.list, ui.empty, composer];
+  return {
+    nodes: [list, empty, composer],
+    ui: {
+      list,
+      empty,
+      input,
+      send,
+      stop,
+      regenerate,
+      removeContext,
+      contextChip,
+      contextLabel,
+      streamingOff,
+      attach,
+      fileInput,
+      attachments,
+      composerNote,
+    },
+  };
 }
 
 /** Builds the chat UI into `root` (replacing what was there). */
 export function buildChatLayout(doc: Document, root: HTMLElement, draft: string, s: ChatStrings): ChatElements {
-  const ui = {} as ChatElements;
-  root.replaceChildren(...buildTop(doc, ui, s), ...buildBottom(doc, ui, draft, s));
-  return ui;
+  const top = buildTop(doc, s);
+  const bottom = buildBottom(doc, draft, s);
+  root.replaceChildren(...top.nodes, ...bottom.nodes);
+  return { ...top.ui, ...bottom.ui };
 }
 
 /** Fills the model select for a surface, with `selected` chosen (added when the list lacks it). */
@@ -237,7 +267,7 @@ export function onListClick(
   e: Event,
   win: Window,
   post: (msg: WebviewToHost) => void,
-  options: () => ChatOptions,
+  options: () => ChatOptions | undefined,
   s: ChatStrings,
 ): void {
   const target = e.target as HTMLElement | null;
@@ -252,7 +282,8 @@ export function onListClick(
       win.setTimeout(() => iconLabel(btn, 'copy', s.copy), 1500);
     }
   } else if (action === 'retry-without-streaming') {
-    post({ type: 'retryWithoutStreaming', options: options() });
+    const o = options();
+    if (o) post({ type: 'retryWithoutStreaming', options: o });
   } else if (action === 'diagnose') {
     post({ type: 'runDiagnose' });
   } else if (action === 'show-log') {

@@ -92,7 +92,7 @@ export class Composer {
       const label = f.name ? fill(s.quotedName, f.name) : s.pastedImage;
       if (f.type && !isImageMime(f.type)) problems.push(fill(s.notAddedType, label));
       else if (f.size > MAX_IMAGE_BYTES)
-        problems.push(fill(s.notAddedSize, label, formatBytes(f.size), formatBytes(MAX_IMAGE_BYTES)));
+        problems.push(fill(s.notAddedSize, label, formatBytes(f.size, s), formatBytes(MAX_IMAGE_BYTES, s)));
       else if (this.items.length + this.reading >= MAX_IMAGES_PER_MESSAGE) {
         problems.push(
           files.length - i === 1
@@ -173,7 +173,7 @@ export class Composer {
       box.className = 'attachment';
       box.setAttribute('data-testid', 'chat-attachment');
       const name = im.name ?? fill(this.s.imageName, i + 1);
-      box.title = `${name} (${formatBytes(Math.floor((im.data.length * 3) / 4))})`;
+      box.title = `${name} (${formatBytes(Math.floor((im.data.length * 3) / 4), this.s)})`;
       const img = d.createElement('img');
       img.src = `data:${im.mimeType};base64,${im.data}`;
       img.alt = name;

@@ -1,7 +1,8 @@
 /**
- * Webview entry (bundled by esbuild into dist/webview.js, a browser iife). Restores the last state
- * at once, then says `ready`: the host posts nothing before that. Its words are the host's, written
- * into the page (`data-strings`) and checked here.
+ * Webview entry (bundled by esbuild into dist/webview.js, a browser iife). Restores the unsent draft
+ * at once, then says `ready`: the host posts nothing before that, and answers with `init` (the
+ * conversation, the options, the models). Its words are the host's, written into the page
+ * (`data-strings`) and checked here.
  */
 import type { HostToWebview, WebviewToHost } from '../shared/chatProtocol';
 import { CHAT_STRING_KEYS, parseChatStrings, type ChatStrings } from '../shared/chatStrings';

@@ -21,6 +21,8 @@ export interface MarkdownRenderer {
   render(markdown: string): DocumentFragment;
   /** Sanitises an HTML string (the same rules as render, for any HTML that reaches the view). */
   sanitize(html: string): DocumentFragment;
+  /** Whether an image may load from `src`: a data: image or this webview's own resources. */
+  imageAllowed: (src: string) => boolean;
 }
 
 const SAFE_DATA_IMAGE = /^data:image\/(?:png|gif|jpe?g|webp);base64,[a-z0-9+/=\s]*$/i;
@@ -69,37 +71,46 @@ export function createMarkdownRenderer(win: Window, opts: MarkdownRendererOption
   const imageAllowed = (src: string): boolean =>
     SAFE_DATA_IMAGE.test(src) || (!!resourcePrefix && src.startsWith(resourcePrefix));
 
+  /** A remote (or unknown) image would be a load from outside: its alt text instead. */
+  function image(img: Element): void {
+    if (imageAllowed(img.getAttribute('src') ?? '')) return;
+    const note = doc.createElement('span');
+    note.className = 'blocked-image';
+    const alt = img.getAttribute('alt');
+    note.textContent = alt ? fill(s.imageNotLoadedAlt, alt) : s.imageNotLoaded;
+    img.replaceWith(note);
+  }
+
+  function link(a: Element): void {
+    const href = a.getAttribute('href');
+    if (href && !/^(?:https?:|mailto:|#)/i.test(href)) a.removeAttribute('href');
+    a.setAttribute('rel', 'noopener noreferrer');
+  }
+
+  /** A code block gets its language and our Copy / Insert buttons. */
+  function codeBlock(code: Element): void {
+    const pre = code.parentElement!;
+    const lang = /(?:^|\s)language-([\w#+.-]+)/.exec(code.className)?.[1] ?? '';
+    const block = doc.createElement('div');
+    block.className = 'code-block';
+    block.setAttribute('data-testid', 'chat-code-block');
+    const bar = doc.createElement('div');
+    bar.className = 'code-actions';
+    const label = doc.createElement('span');
+    label.className = 'code-lang';
+    label.textContent = lang;
+    bar.append(label, button(doc, 'copy', s, 'chat-code-copy'), button(doc, 'insert', s, 'chat-code-insert'));
+    pre.replaceWith(block);
+    block.append(bar, pre);
+  }
+
+  /** Our rules over the sanitised fragment, in one pass. */
   function finish(frag: DocumentFragment): DocumentFragment {
-    for (const img of Array.from(frag.querySelectorAll('img'))) {
-      const src = img.getAttribute('src') ?? '';
-      if (!imageAllowed(src)) {
-        // A remote (or unknown) image would be a load from outside: show its alt text instead.
-        const note = doc.createElement('span');
-        note.className = 'blocked-image';
-        const alt = img.getAttribute('alt');
-        note.textContent = alt ? fill(s.imageNotLoadedAlt, alt) : s.imageNotLoaded;
-        img.replaceWith(note);
-      }
-    }
-    for (const a of Array.from(frag.querySelectorAll('a'))) {
-      const href = a.getAttribute('href');
-      if (href && !/^(?:https?:|mailto:|#)/i.test(href)) a.removeAttribute('href');
-      a.setAttribute('rel', 'noopener noreferrer');
-    }
-    for (const code of Array.from(frag.querySelectorAll('pre > code'))) {
-      const pre = code.parentElement!;
-      const lang = /(?:^|\s)language-([\w#+.-]+)/.exec(code.className)?.[1] ?? '';
-      const block = doc.createElement('div');
-      block.className = 'code-block';
-      block.setAttribute('data-testid', 'chat-code-block');
-      const bar = doc.createElement('div');
-      bar.className = 'code-actions';
-      const label = doc.createElement('span');
-      label.className = 'code-lang';
-      label.textContent = lang;
-      bar.append(label, button(doc, 'copy', s, 'chat-code-copy'), button(doc, 'insert', s, 'chat-code-insert'));
-      pre.replaceWith(block);
-      block.append(bar, pre);
+    for (const e of Array.from(frag.querySelectorAll('img, a, pre > code'))) {
+      const tag = e.tagName.toLowerCase();
+      if (tag === 'img') image(e);
+      else if (tag === 'a') link(e);
+      else codeBlock(e);
     }
     return frag;
   }
@@ -111,6 +122,7 @@ export function createMarkdownRenderer(win: Window, opts: MarkdownRendererOption
   return {
     render: (markdown) => sanitize(md.render(markdown)),
     sanitize,
+    imageAllowed,
   };
 }
 
@@ -123,39 +135,4 @@ function button(doc: Document, action: 'copy' | 'insert', s: ChatStrings, testId
   b.setAttribute('data-testid', testId);
   b.title = action === 'copy' ? s.copyTitle : s.insertTitle;
   return b;
-}
-
-/**
- * Where the streamed text can be cut so that everything before the cut is finished markdown
- * blocks: after the last blank line outside a code fence. The part before it is rendered once
- * and never touched again; only the rest is re-rendered as more text arrives.
- */
-export function stableSplit(text: string): number {
-  let cut = 0;
-  let fence: { ch: string; len: number } | undefined;
-  let pos = 0;
-  let prevBlank = true;
-  while (pos < text.length) {
-    const nl = text.indexOf('\n', pos);
-    if (nl < 0) break; // the last line is still being written
-    const line = text.slice(pos, nl);
-    const next = nl + 1;
-    const m = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
-    if (fence) {
-      if (m && m[1][0] === fence.ch && m[1].length >= fence.len && !m[2].trim()) {
-        fence = undefined;
-        cut = next; // a closed fence is a finished block
-        prevBlank = true;
-      }
-    } else if (m && !(m[1][0] === '`' && m[2].includes('`'))) {
-      fence = { ch: m[1][0], len: m[1].length };
-    } else if (!line.trim()) {
-      if (!prevBlank) cut = next;
-      prevBlank = true;
-    } else {
-      prevBlank = false;
-    }
-    pos = next;
-  }
-  return cut;
 }

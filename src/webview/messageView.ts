@@ -1,16 +1,15 @@
 /**
- * One message in the conversation. A streaming reply renders incrementally: finished markdown
- * blocks are rendered once into `stable` and never touched again; only the unfinished tail is
- * re-rendered per frame. A finished message is rendered once and then frozen. A user message shows
+ * One message in the conversation. A streaming reply renders incrementally, in time linear in its
+ * length (./streamingBody.ts). A finished message is rendered once and then frozen. A user message shows
  * its images, a reply its reasoning (collapsed, above the text): ./entryExtras.ts; a failed reply
  * its error card: ./errorCard.ts. Words from the host (`ChatStrings`).
  */
 import type { ChatEntry, ChatNotice } from '../shared/chatProtocol';
 import { fill, type ChatStrings } from '../shared/chatStrings';
-import { codicon } from './codicon';
 import { renderImages, ThinkingSection } from './entryExtras';
 import { errorCard } from './errorCard';
-import { stableSplit, type MarkdownRenderer } from './markdownRenderer';
+import type { MarkdownRenderer } from './markdownRenderer';
+import { StreamingBody } from './streamingBody';
 
 export interface MessageViewEnv {
   doc: Document;
@@ -24,9 +23,9 @@ export class MessageView {
   readonly el: HTMLElement;
   private readonly body: HTMLElement;
   private readonly meta: HTMLElement;
-  private stable: HTMLElement | undefined;
-  private tail: HTMLElement | undefined;
-  private stableUpTo = 0;
+  private streamingBody: StreamingBody | undefined;
+  /** streamed text not yet handed to the streaming body */
+  private unrendered = '';
   private renderedText: string | undefined;
   private frozen = false;
   private thinking: ThinkingSection | undefined;
@@ -62,7 +61,7 @@ export class MessageView {
       ctx.append(title, pre);
       this.el.append(ctx);
     }
-    if (entry.role === 'user' && entry.images?.length) this.el.append(renderImages(d, entry.images, s));
+    if (entry.images?.length) this.el.append(renderImages(d, entry.images, s, env.md.imageAllowed));
     this.body = el(d, 'div', 'msg-body');
     this.body.setAttribute('data-testid', 'chat-message-body');
     this.meta = el(d, 'div', 'msg-meta');
@@ -78,6 +77,7 @@ export class MessageView {
   appendText(text: string): void {
     if (this.frozen) return;
     this.entry.text += text;
+    this.unrendered += text;
   }
 
   /** Appends streamed reasoning; rendered with the text, once per frame. */
@@ -100,25 +100,13 @@ export class MessageView {
   renderStreaming(): void {
     this.renderThinking();
     if (this.frozen || this.entry.status !== 'streaming') return;
-    const d = this.env.doc;
-    if (!this.stable || !this.tail) {
-      this.stable = el(d, 'div', 'md-stable');
-      this.tail = el(d, 'div', 'md-tail');
-      const cursor = el(d, 'span', 'streaming-indicator');
-      cursor.setAttribute('data-testid', 'chat-streaming-indicator');
-      cursor.setAttribute('role', 'img');
-      cursor.setAttribute('aria-label', this.env.strings.receiving);
-      cursor.append(codicon(d, 'loading'));
-      cursor.firstElementChild?.classList.add('codicon-modifier-spin');
-      this.body.replaceChildren(this.stable, this.tail, cursor);
+    if (!this.streamingBody) {
+      this.streamingBody = new StreamingBody(this.env.doc, this.env.md, this.env.strings.receiving);
+      this.body.replaceChildren(...this.streamingBody.parts);
+      this.unrendered = this.entry.text;
     }
-    const text = this.entry.text;
-    const cut = stableSplit(text);
-    if (cut > this.stableUpTo) {
-      this.stable.append(this.env.md.render(text.slice(this.stableUpTo, cut)));
-      this.stableUpTo = cut;
-    }
-    this.tail.replaceChildren(this.env.md.render(text.slice(this.stableUpTo)));
+    this.streamingBody.append(this.unrendered);
+    this.unrendered = '';
   }
 
   /** Applies a whole entry (added, updated, restored). A finished body is rendered once. */
@@ -132,21 +120,16 @@ export class MessageView {
         this.renderedText = entry.text;
       }
     } else if (entry.status === 'streaming') {
-      if (textChanged || !this.stable) this.resetStreaming();
+      if (textChanged) this.streamingBody = undefined;
       this.renderStreaming();
     } else if (!this.frozen || this.renderedText !== entry.text) {
       this.body.replaceChildren(this.env.md.render(entry.text));
       this.renderedText = entry.text;
-      this.stable = this.tail = undefined;
+      this.streamingBody = undefined;
       this.frozen = true;
     }
     this.renderThinking();
     this.renderMeta();
-  }
-
-  private resetStreaming(): void {
-    this.stable = this.tail = undefined;
-    this.stableUpTo = 0;
   }
 
   /** Notices, error card, stopped marker and usage (small: re-rendered on each update). */
@@ -218,7 +201,7 @@ function el(d: Document, tag: string, className: string): HTMLElement {
   return e;
 }
 
-/** "12 input · 34 output tokens · 1.2 s", plus a warning when max tokens cut the reply off. */
+/** "12 input · 34 output tokens · 1.2 s", plus a warning when the host says max tokens cut the reply off. */
 export function usageLine(e: ChatEntry, s: ChatStrings): string | undefined {
   if (e.role !== 'assistant' || e.status === 'streaming') return undefined;
   const parts: string[] = [];
@@ -230,6 +213,6 @@ export function usageLine(e: ChatEntry, s: ChatStrings): string | undefined {
   }
   if (u?.cost) parts.push(u.cost);
   if (e.durationMs !== undefined && e.status === 'done') parts.push(fill(s.seconds, (e.durationMs / 1000).toFixed(1)));
-  if (e.finishReason && /^(length|max_tokens)$/.test(e.finishReason)) parts.push(s.cutOff);
+  if (e.cutOff) parts.push(s.cutOff);
   return parts.length ? parts.join(' · ') : undefined;
 }

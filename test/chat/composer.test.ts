@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { JSDOM } from 'jsdom';
-import { ChatApp, type VsCodeApi, type WebviewState } from '../../src/webview/chatApp';
+import { ChatApp, type VsCodeApi } from '../../src/webview/chatApp';
 import type { ChatEntry, ChatSnapshot, ModelList, WebviewToHost } from '../../src/shared/chatProtocol';
 import { MAX_IMAGE_BYTES } from '../../src/shared/chatImages';
 import { makePng } from '../sim/server';
@@ -52,7 +52,8 @@ function harness(saved?: unknown) {
     input.dispatchEvent(new win.Event('change'));
     await settle();
   };
-  const settle = () => new Promise((r) => setTimeout(r, 30));
+  /** Lets the file reads finish (jsdom's FileReader answers in a later task; slower on a busy machine). */
+  const settle = () => new Promise((r) => setTimeout(r, 300));
   return { win, app, posted, state, frames, q, qa, file, pick, settle };
 }
 
@@ -174,7 +175,7 @@ test('a refused send puts the text, the images and the selection back, and says 
   assert.equal(h.q('chat-context')!.hidden, false, 'the selection is attached again');
   assert.match(note(h).textContent, /deepseek-reasoner does not accept images/);
   // The draft's images survive a reload of the webview (its saved state).
-  await new Promise((r) => setTimeout(r, 250));
+  await new Promise((r) => setTimeout(r, 600));
   const again = harness(JSON.parse(JSON.stringify(h.state.value)));
   assert.equal(again.qa('chat-attachment').length, 1);
 });
@@ -202,11 +203,8 @@ test('user entries show their images as thumbnails that open larger; images not 
   assert.ok(button.classList.contains('expanded'));
   assert.match(h.q('chat-message-image-missing')!.textContent, /image 2 \(2 KB\) is no longer kept/);
   // The webview's own saved state does not hold sent image data (the host's init brings it).
-  await new Promise((r) => setTimeout(r, 250));
-  assert.doesNotMatch(
-    JSON.stringify((h.state.value as WebviewState).snapshot),
-    new RegExp(png.toString('base64').slice(0, 40)),
-  );
+  await new Promise((r) => setTimeout(r, 600));
+  assert.doesNotMatch(JSON.stringify(h.state.value ?? {}), new RegExp(png.toString('base64').slice(0, 40)));
 });
 
 test('reasoning: a collapsed Thinking section above the reply, streamed, then "Thought for N s"; plain text only', () => {

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { JSDOM } from 'jsdom';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createMarkdownRenderer, stableSplit } from '../../src/webview/markdownRenderer';
+import { createMarkdownRenderer } from '../../src/webview/markdownRenderer';
+import { stableSplit } from '../../src/webview/streamingBody';
 import { ChatApp, type VsCodeApi } from '../../src/webview/chatApp';
 import type { ChatEntry, ChatSnapshot, HostToWebview, ModelList, WebviewToHost } from '../../src/shared/chatProtocol';
 import { chatStrings } from '../../src/host/chat/chatWords';
@@ -446,21 +447,6 @@ test('code Copy / Insert, error card with Diagnose, buffering notice action', ()
   assert.equal(h.q('chat-error-diagnose')!.textContent, 'Run Diagnose');
   (h.q('chat-error-show-log') as HTMLButtonElement).click();
   assert.deepEqual(h.posted.at(-1), { type: 'showLog' });
-});
-
-test('state survives a reload: the saved state paints at once and nothing is re-sent', async () => {
-  const h = harness();
-  h.app.handle({ type: 'init', state: snapshot([user('u1', 'remember me'), finished('a1', 'I will.')]), models });
-  (h.q('chat-input') as HTMLTextAreaElement).value = 'a draft';
-  h.q('chat-input')!.dispatchEvent(new (h.win as unknown as { Event: typeof Event }).Event('input'));
-  await new Promise((r) => setTimeout(r, 250));
-  const saved = h.state.value;
-  assert.ok(saved);
-  const again = harness(JSON.parse(JSON.stringify(saved)));
-  assert.equal(again.list.querySelectorAll('[data-testid="chat-message"]').length, 2);
-  assert.match(again.list.textContent, /remember me/);
-  assert.equal((again.q('chat-input') as HTMLTextAreaElement).value, 'a draft');
-  assert.deepEqual(again.posted, [], 'restoring posts nothing (main.ts then says ready)');
 });
 
 test(

@@ -2,6 +2,7 @@
  * Every GatewayError that is not read off an HTTP answer or a network failure is built here, by a
  * named factory: nothing outside src/gateway/errors calls `new GatewayError` itself.
  */
+import { stoppedAtMaxTokens } from '../chat/finishReason';
 import { t } from '../l10n';
 import { REQUEST_ID_SUFFIX } from './errorBody';
 import { GatewayError, type ErrorContext, type ErrorDetail } from './gatewayError';
@@ -76,7 +77,7 @@ export function emptyReplyError(
   context: ErrorContext,
   extra: { status?: number; requestId?: string } = {},
 ): GatewayError {
-  const budget = finishReason === 'length' || finishReason === 'max_tokens';
+  const budget = stoppedAtMaxTokens(finishReason);
   const filtered = finishReason === 'content_filter' || finishReason === 'refusal';
   const cause = emptyReplyCause(budget, filtered, hadReasoning);
   const fix = budget

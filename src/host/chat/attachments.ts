@@ -13,6 +13,7 @@ import {
   MAX_IMAGES_PER_MESSAGE,
   sniffImage,
 } from '../../shared/chatImages';
+import { byteUnits } from './chatWords';
 import type { SessionModels } from './modelTraits';
 
 /** An attachment that passed the checks: its entry image (not stored yet) and its data. */
@@ -48,8 +49,8 @@ export function checkAttachments(images: readonly ImageAttachment[]): { images: 
         refused: t(
           '{0} is {1}; each image may be at most {2}.',
           label,
-          formatBytes(bytes),
-          formatBytes(MAX_IMAGE_BYTES),
+          formatBytes(bytes, byteUnits()),
+          formatBytes(MAX_IMAGE_BYTES, byteUnits()),
         ),
       };
     const real = sniffImage(base64Head(a.data));

@@ -4,6 +4,7 @@
  * extension passes the result into the page; tests build the same record in English.
  */
 import { t } from '../../gateway/l10n';
+import type { ByteUnits } from '../../shared/chatImages';
 import type { ChatStringKey, ChatStrings } from '../../shared/chatStrings';
 
 function toolbar() {
@@ -62,7 +63,13 @@ function composer() {
     notAnImage: t('{0} was not added: it is not an image (only PNG, JPEG, GIF and WebP images can be attached).'),
     unreadable: t('{0} could not be read.'),
     stillReading: t('An image is still being read; send again in a moment.'),
+    ...byteUnits(),
   };
+}
+
+/** The words for sizes ("812 KB"), for formatBytes on either side. */
+export function byteUnits(): ByteUnits {
+  return { bytes: t('{0} bytes'), kilobytes: t('{0} KB'), megabytes: t('{0} MB') };
 }
 
 function messages() {

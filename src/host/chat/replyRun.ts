@@ -4,7 +4,7 @@
  * reply ends; everything a streaming reply does to its entry (text, reasoning, retry notices, the
  * result, the failure) happens here. Plain Node, no `vscode`.
  */
-import { GatewayError, type ChatEvent, type ChatResult, type RetryNotice } from '../../gateway';
+import { GatewayError, stoppedAtMaxTokens, type ChatEvent, type ChatResult, type RetryNotice } from '../../gateway';
 import type { ChatEntry, ChatUsage } from '../../shared/chatProtocol';
 import { errorInfo, shortError, StreamFailed } from '../errorWords';
 import type { SessionModels } from './modelTraits';
@@ -74,6 +74,7 @@ export class ReplyRun {
             break;
           case 'finish':
             this.entry.finishReason = ev.reason;
+            if (stoppedAtMaxTokens(ev.reason)) this.entry.cutOff = true;
             break;
           case 'done':
             this.endReasoning();
@@ -104,6 +105,7 @@ export class ReplyRun {
     if (r.reasoning) e.reasoning = r.reasoning;
     e.usage = withCost(r.usage ? { ...r.usage } : e.usage, e.model, models);
     e.finishReason = r.finishReason ?? e.finishReason;
+    if (stoppedAtMaxTokens(e.finishReason)) e.cutOff = true;
     e.status = 'done';
   }
 

@@ -1,0 +1,93 @@
+/**
+ * What the webview shows on the host's word: the "cut off" note (the core's rule, applied by the
+ * host), sizes in the host's units, and images by their file's webview URI (never as base64 in text).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { usageLine } from '../../src/webview/messageView';
+import { formatBytes } from '../../src/shared/chatImages';
+import type { ChatEntry } from '../../src/shared/chatProtocol';
+import { ChatSession } from '../../src/host/chat/session';
+import { byteUnits, chatStrings } from '../../src/host/chat/chatWords';
+import { useTranslations } from '../../src/gateway/l10n';
+import { makeClient } from '../gateway/helpers';
+import { harness, models, ORIGIN, reply, snapshot, user } from './webview-harness';
+import { imageFiles, opts, T, useSimulator } from './helpers';
+
+const simulator = useSimulator();
+
+test('"cut off at max tokens" is the host\'s word: it marks the entry, the webview only shows it', T, async () => {
+  const { client } = makeClient(simulator());
+  const done: ChatEntry[] = [];
+  const session = new ChatSession({
+    backend: { chat: (r) => client.chat(r), chatStream: (r) => client.chatStream(r) },
+    images: imageFiles(),
+    streaming: () => true,
+    listener: (e) => {
+      if (e.type === 'entryUpdated' && e.entry.status === 'done') done.push(e.entry);
+    },
+  });
+  await session.send('one two three four five six seven eight nine ten', opts('compatible', { maxTokens: 3 }));
+  const cut = done.at(-1)!;
+  assert.equal(cut.cutOff, true, 'a reply that ran out of max tokens is marked by the host');
+  const s = chatStrings();
+  assert.match(usageLine(cut, s) ?? '', /cut off at max tokens/);
+  await session.send('hi', opts('compatible'));
+  assert.equal(done.at(-1)!.cutOff, undefined);
+  // The webview does not read finish reasons itself.
+  assert.doesNotMatch(usageLine(reply('r', 'x', { finishReason: 'length' }), s) ?? '', /cut off/);
+});
+
+test('sizes are in the words of the display language (composer, image placeholders, host refusals)', () => {
+  assert.equal(formatBytes(512, byteUnits()), '512 bytes');
+  assert.equal(formatBytes(2048, byteUnits()), '2 KB');
+  assert.equal(formatBytes(4.2 * 1024 * 1024, byteUnits()), '4.2 MB');
+  useTranslations({ '{0} bytes': '{0} 字节', 'Image {0} ({1}) is no longer kept': '图像 {0}（{1}）已不再保留' });
+  let strings;
+  try {
+    strings = chatStrings();
+    assert.equal(formatBytes(300, byteUnits()), '300 字节');
+  } finally {
+    useTranslations(undefined);
+  }
+  const h = harness(undefined, strings);
+  h.app.handle({
+    type: 'init',
+    state: snapshot([{ ...user('u', 'look'), images: [{ mimeType: 'image/png', bytes: 700, name: 'a.png' }] }]),
+    models,
+  });
+  assert.equal(h.q('chat-message-image-missing')!.textContent, '图像 a.png（700 字节）已不再保留');
+});
+
+test('entry images show from their webview URI (a generated /image reply too), else their data, else a placeholder', () => {
+  const h = harness();
+  const src = `${ORIGIN}/storage/chat-images/img-1.png`;
+  const generated = reply('a1', '', {
+    model: 'gpt-image-1',
+    image: { prompt: 'a lighthouse' },
+    images: [{ mimeType: 'image/png', src, name: 'img-1.png', bytes: 1_400_000 }],
+  });
+  const attached: ChatEntry = {
+    ...user('u2', 'and this?'),
+    images: [
+      { mimeType: 'image/png', data: 'iVBORw0KGgo=', bytes: 8, name: 'dot.png' },
+      { mimeType: 'image/png', src: 'https://evil.example/x.png', bytes: 8, name: 'remote.png' },
+    ],
+  };
+  h.app.handle({ type: 'init', state: snapshot([user('u1', '/image a lighthouse'), generated, attached]), models });
+  const img = (id: string) =>
+    Array.from(h.list.querySelectorAll<HTMLImageElement>(`[data-entry-id="${id}"] [data-testid="chat-message-image"]`));
+  assert.deepEqual(
+    img('a1').map((i) => i.getAttribute('src')),
+    [src],
+    'the generated image, from its file',
+  );
+  assert.equal(img('a1')[0].alt, 'img-1.png');
+  assert.deepEqual(
+    img('u2').map((i) => i.getAttribute('src')),
+    ['data:image/png;base64,iVBORw0KGgo='],
+  );
+  const missing = h.list.querySelectorAll('[data-entry-id="u2"] [data-testid="chat-message-image-missing"]');
+  assert.equal(missing.length, 1, 'a URI from outside this webview is not loaded');
+  assert.doesNotMatch(h.list.innerHTML, /evil\.example/);
+});
