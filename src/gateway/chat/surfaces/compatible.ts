@@ -180,13 +180,7 @@ export const compatibleSurface: SurfaceAdapter = {
       try {
         json = JSON.parse(data);
       } catch {
-        return [
-          {
-            type: 'error',
-            message: t('invalid JSON in stream chunk: {0}', data.slice(0, 80)),
-            errorType: 'invalid_chunk',
-          },
-        ];
+        return [{ type: 'garbled', data }];
       }
     }
     const fast = fastChunk(json);

@@ -165,13 +165,7 @@ export const nativeSurface: SurfaceAdapter = {
       try {
         json = JSON.parse(data);
       } catch {
-        return [
-          {
-            type: 'error',
-            message: t('invalid JSON in stream event: {0}', data.slice(0, 80)),
-            errorType: 'invalid_chunk',
-          },
-        ];
+        return [{ type: 'garbled', data }];
       }
     }
     // Fast path for the overwhelming case, a text delta: checked by hand, no schema parse.
