@@ -7,107 +7,10 @@
  */
 import { hostOf } from '../endpoint';
 import { t } from '../l10n';
-import { parseErrorBody, REQUEST_ID_SUFFIX, requestIdFrom, retryAfterFrom, type ParsedErrorBody } from './errorBody';
-import { gatewaySaid } from './factories';
-import { GatewayError, type ErrorContext, type ErrorDetail, type GatewayErrorInit } from './gatewayError';
+import { first, headline, readAnswer, type Answer, type HttpErrorInput } from './answer';
+import { GatewayError, type ErrorDetail } from './gatewayError';
 import { contextTooLong, noChannelGroup, quotaRefusalFrom, statusFromWords, tokenStateFrom } from './gatewayWords';
 import { refusedToken, refusedForQuota } from './tokenWords';
-
-/**
- * Where the error was said: as the HTTP status (`status`, the default), as an error event inside a
- * 200 stream (`stream`), or as an error object in a 200 body (`okBody`).
- */
-export type ErrorOrigin = 'status' | 'stream' | 'okBody';
-
-export interface HttpErrorInput {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-  context: ErrorContext;
-  now?: number;
-  origin?: ErrorOrigin;
-  /** the request id known from elsewhere (the response headers of a 200 body) */
-  requestId?: string | undefined;
-}
-
-/** What every builder needs: the common fields and the phrases they quote. */
-interface Answer {
-  base: Omit<GatewayErrorInit, 'kind' | 'message' | 'reason' | 'fix'>;
-  status: number;
-  parsed: ParsedErrorBody;
-  gatewayMessage: string | undefined;
-  context: ErrorContext;
-  /** the called path, e.g. /v1/chat/completions */
-  path: string;
-  /** `"model-id"` or `this model` */
-  model: string;
-  /** ` The gateway said: "…".` or nothing */
-  quoted: string;
-  origin: ErrorOrigin;
-}
-
-function pathOf(url: string | undefined): string {
-  if (!url) return '';
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return url;
-  }
-}
-
-function first(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
-}
-
-function readAnswer(input: HttpErrorInput): Answer {
-  const { status, headers, body, context } = input;
-  const parsed = parseErrorBody(body, first(headers['content-type']));
-  const requestId = requestIdFrom(headers, parsed.message) ?? input.requestId;
-  const gatewayMessage = parsed.message?.replace(REQUEST_ID_SUFFIX, '') || undefined;
-  const retryAfterMs = retryAfterFrom(headers, input.now);
-  const origin = input.origin ?? 'status';
-  return {
-    base: {
-      status,
-      gatewayMessage,
-      gatewayType: parsed.type,
-      gatewayCode: parsed.code,
-      requestId,
-      retryAfterMs,
-      serverShouldRetry: shouldRetryHeader(headers),
-      context,
-      ...(origin === 'stream' ? { detail: 'stream_error_event' as const } : {}),
-    },
-    status,
-    parsed,
-    gatewayMessage,
-    context,
-    path: pathOf(context.url),
-    model: context.model ? `"${context.model}"` : t('this model'),
-    quoted: gatewaySaid(gatewayMessage),
-    origin,
-  };
-}
-
-/** The server's own word on retrying (`x-should-retry: true|false`, as openai-node honours it). */
-function shouldRetryHeader(headers: HttpErrorInput['headers']): boolean | undefined {
-  const v = first(headers['x-should-retry'])?.trim().toLowerCase();
-  return v === 'true' ? true : v === 'false' ? false : undefined;
-}
-
-/** The message: the status's own headline over HTTP, or what the stream or the 200 body carried. */
-function headline(a: Answer, httpHead: string): string {
-  switch (a.origin) {
-    case 'status':
-      return `${httpHead}${a.quoted}`;
-    case 'stream':
-      return a.gatewayMessage
-        ? t('The stream carried an error: "{0}".', a.gatewayMessage)
-        : t('The stream carried an error.');
-    case 'okBody':
-      return t('HTTP 200 carrying an error: {0}', a.gatewayMessage ?? t('unknown'));
-  }
-}
 
 function htmlPage(a: Answer): GatewayError {
   const { status, parsed, path, context } = a;
@@ -241,14 +144,20 @@ function forbidden(a: Answer): GatewayError {
   const refusal = quotaRefusalFrom(a.parsed.code, a.gatewayMessage);
   if (refusal) {
     const w = refusedForQuota(refusal, a.context.model);
-    return new GatewayError({ ...a.base, kind: 'forbidden', ...w, message: headline(a, `HTTP 403: ${w.message}`) });
+    return new GatewayError({
+      ...a.base,
+      kind: 'forbidden',
+      ...w,
+      message: headline(a, `HTTP ${a.status}: ${w.message}`),
+    });
   }
   const quota = /quota|额度/i.test(`${a.parsed.type ?? ''} ${a.parsed.code ?? ''} ${a.gatewayMessage ?? ''}`);
   return new GatewayError({
     ...a.base,
     kind: 'forbidden',
     detail: quota ? 'insufficient_quota' : undefined,
-    message: headline(a, t('HTTP 403 no access.')),
+    // (a quota refusal may come as 429 or 402 too)
+    message: headline(a, a.status === 403 ? t('HTTP 403 no access.') : `HTTP ${a.status}.`),
     reason: quota
       ? t('The account or token has no quota left for this request.')
       : t(
@@ -436,6 +345,8 @@ function builderFor(a: Answer): Builder {
   if (a.status >= 500) return serverError;
   return words !== undefined && words < 500 ? BY_STATUS[words] : otherStatus;
 }
+
+export type { ErrorOrigin, HttpErrorInput } from './answer';
 
 /** Builds the classified error for a gateway's failure answer (see `ErrorOrigin`). */
 export function errorFromResponse(input: HttpErrorInput): GatewayError {

@@ -122,6 +122,15 @@ interface HostState {
   host: string;
 }
 
+/** The body to send, built here if it is a factory; a failure to build it never left the machine (not sent, not billed). */
+async function builtBody(body: RequestBody, context: ErrorContext): Promise<SendBody> {
+  try {
+    return typeof body === 'function' ? await body() : body;
+  } catch (e) {
+    throw requestNotBuiltError(e, context);
+  }
+}
+
 export class Transport {
   private hosts: HostState[] = [];
   private preferred = 0;
@@ -290,36 +299,25 @@ export class Transport {
       extraHeaders: this.opts.extraHeaders,
     });
     if (o.signal?.aborted) throw errorFromNetwork(o.signal.reason, context, { aborted: true });
-    let body: SendBody;
-    try {
-      body = typeof o.body === 'function' ? await o.body() : o.body;
-    } catch (e) {
-      // Built on this machine and failed: nothing left it, so nothing was billed.
-      const err = requestNotBuiltError(e, context);
+    // No answer (the body could not be built, or the request failed on the way): recorded, then thrown.
+    const failed = (err: GatewayError): never => {
       err.host = host.host;
       record(undefined, undefined, { errorKind: err.kind });
       throw err;
-    }
-    let a;
-    try {
-      a = await sendOnce({
-        url,
-        method: o.method,
-        headers,
-        body,
-        dispatcher: this.dispatcher,
-        signal: o.signal,
-        timeoutMs: o.timeoutMs,
-        idleTimeoutMs: o.idleTimeoutMs,
-        deadlineMs: o.deadlineMs,
-        context,
-      });
-    } catch (e) {
-      const err = errorFromNetwork(e, context);
-      err.host = host.host;
-      record(undefined, undefined, { errorKind: err.kind });
-      throw err;
-    }
+    };
+    const body = await builtBody(o.body, context).catch(failed);
+    const a = await sendOnce({
+      url,
+      method: o.method,
+      headers,
+      body,
+      dispatcher: this.dispatcher,
+      signal: o.signal,
+      timeoutMs: o.timeoutMs,
+      idleTimeoutMs: o.idleTimeoutMs,
+      deadlineMs: o.deadlineMs,
+      context,
+    }).catch((e: unknown) => failed(errorFromNetwork(e, context)));
     const requestId = requestIdFrom(a.headers);
     if (a.status < 200 || a.status >= 300) {
       const text = await readText(a.body, ERROR_BODY_LIMIT).catch(() => ''); // broke off: classify by status alone
