@@ -103,7 +103,7 @@ export function checkCapability(
         name,
         caps.map(capabilityName).join(', ') || t('nothing known'),
       ),
-      `${t('Choose a {0} model; each capability needs a model of that capability (spec section 4, rule 4).', name)}${some}`,
+      `${t('Choose a {0} model; each capability needs a model of that capability.', name)}${some}`,
       context,
       'capability_mismatch',
     );
