@@ -155,9 +155,15 @@ async function models(
       `${JSON.stringify({ models: list.map((m) => ({ id: m.id, capabilities: m.capabilities ?? null, ownedBy: m.ownedBy ?? null })) }, null, 2)}\n`,
     );
   } else {
-    const w = Math.max(2, ...list.map((m) => m.id.length));
-    for (const m of list)
-      io.stdout.write(safe(`${m.id.padEnd(w + 2)}${m.capabilities?.join(', ') ?? ''}\n`.replace(/\s+\n$/, '\n')));
+    // (a loop, not Math.max(...list): a gateway's list can be longer than a call's arguments may be)
+    const w = list.reduce((most, m) => Math.max(most, m.id.length), 2);
+    // A few thousand lines per write, not one write per model (a list can hold hundreds of thousands).
+    for (let i = 0; i < list.length; i += 4096) {
+      const lines = list
+        .slice(i, i + 4096)
+        .map((m) => `${m.id.padEnd(w + 2)}${m.capabilities?.join(', ') ?? ''}`.trimEnd());
+      io.stdout.write(safe(`${lines.join('\n')}\n`));
+    }
     if (!list.length) io.stderr.write(`relay-doctor: ${t("the token's group sees no model.")}\n`);
   }
   return 0;

@@ -41,7 +41,7 @@ export function errorText(e: unknown, token: string | undefined, isTTY?: boolean
       e.status !== undefined
         ? t('error ({0}, HTTP {1}): {2}', e.kind, e.status, e.message)
         : t('error ({0}): {1}', e.kind, e.message);
-    const lines = [`relay-doctor: ${head}`, `  ${t('cause: {0}', e.cause)}`, `  ${t('fix: {0}', cliFix(e.fix))}`];
+    const lines = [`relay-doctor: ${head}`, `  ${t('cause: {0}', e.reason)}`, `  ${t('fix: {0}', cliFix(e.fix))}`];
     const billing = e.billingNote();
     if (billing) lines.push(`  ${t('billing: {0}', billing)}`);
     if (e.url) lines.push(`  url: ${e.url}`);

@@ -11,7 +11,7 @@ export async function showGatewayError(what: string, e: unknown): Promise<void> 
     if (e.kind === 'aborted') return;
     const status = e.status ? `HTTP ${e.status}` : e.kind;
     const parts = [
-      vscode.l10n.t('Model Relay: {0} failed ({1}). {2}', what, status, e.cause),
+      vscode.l10n.t('Model Relay: {0} failed ({1}). {2}', what, status, e.reason),
       vscode.l10n.t('Fix: {0}', e.fix),
       e.billingNote() ?? '',
     ];

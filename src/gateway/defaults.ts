@@ -32,6 +32,13 @@ export const ACCOUNT_TIMEOUT_MS = 15_000;
 /** Requests of one kind running at once (more wait in a queue). */
 export const DEFAULT_CONCURRENCY = { image: 2, video: 1 } as const;
 
+/**
+ * The largest single server-sent event read from a stream (both surfaces): a reply's events are a
+ * few KB (an image in a streamed reply a few MB); a larger one is a broken or hostile gateway, and
+ * the stream is closed instead of growing without bound.
+ */
+export const MAX_STREAM_EVENT_BYTES = 8 * 1024 * 1024;
+
 /** Largest generated image read from a result URL or b64 answer (anything larger is refused, unread). */
 export const DEFAULT_MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 

@@ -56,28 +56,8 @@ function isLocalHost(host: string): boolean {
   );
 }
 
-/** Normalises a user-entered base URL and reports every problem with its fix. Never throws. */
-export function normalizeBaseUrl(input: string): NormalizedBase {
-  const findings: EndpointFinding[] = [];
-  const raw = input ?? '';
-  let s = raw.trim();
-  if (s !== raw && s) {
-    findings.push({
-      code: 'whitespace',
-      severity: 'info',
-      message: t('The base URL had leading or trailing whitespace.'),
-      fix: t('Removed it.'),
-    });
-  }
-  if (!s) {
-    findings.push({
-      code: 'empty',
-      severity: 'error',
-      message: t('No base URL is set.'),
-      fix: t('Set the gateway root address, e.g. https://gateway.example.com (no /v1).'),
-    });
-    return { base: undefined, input: raw, findings };
-  }
+/** The text as a URL with an http(s) scheme (https:// assumed when none is given), or undefined when it cannot be one. */
+function parseScheme(s: string, findings: EndpointFinding[]): URL | undefined {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) {
     if (/^[a-z][a-z0-9+.-]*:/i.test(s) && !/^[^:]+:\d/.test(s)) {
       findings.push({
@@ -86,7 +66,7 @@ export function normalizeBaseUrl(input: string): NormalizedBase {
         message: t('The base URL "{0}" does not use http or https.', s),
         fix: t('Use an https:// address (http:// only for a gateway on this machine or your LAN).'),
       });
-      return { base: undefined, input: raw, findings };
+      return undefined;
     }
     findings.push({
       code: 'missing-scheme',
@@ -106,7 +86,7 @@ export function normalizeBaseUrl(input: string): NormalizedBase {
       message: t('"{0}" is not a valid URL.', s),
       fix: t('Enter the gateway root address, e.g. https://gateway.example.com.'),
     });
-    return { base: undefined, input: raw, findings };
+    return undefined;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     findings.push({
@@ -115,8 +95,13 @@ export function normalizeBaseUrl(input: string): NormalizedBase {
       message: t('The base URL uses {0}, not http or https.', url.protocol),
       fix: t('Use an https:// address.'),
     });
-    return { base: undefined, input: raw, findings };
+    return undefined;
   }
+  return url;
+}
+
+/** The URL's path with a query, fragment and trailing slash removed (each reported). */
+function tidyPath(url: URL, typed: string, findings: EndpointFinding[]): string {
   if (url.search || url.hash) {
     findings.push({
       code: 'query-or-fragment',
@@ -127,15 +112,8 @@ export function normalizeBaseUrl(input: string): NormalizedBase {
     url.search = '';
     url.hash = '';
   }
-  let path = url.pathname;
-  if (/\/{1,}$/.test(path) && path !== '/') {
-    findings.push({
-      code: 'trailing-slash',
-      severity: 'info',
-      message: t('The base URL ended with a slash.'),
-      fix: t('Removed the trailing slash.'),
-    });
-  } else if (path === '/' && /\/$/.test(s.replace(/[?#].*$/, ''))) {
+  const path = url.pathname;
+  if ((/\/{1,}$/.test(path) && path !== '/') || (path === '/' && /\/$/.test(typed.replace(/[?#].*$/, '')))) {
     findings.push({
       code: 'trailing-slash',
       severity: 'info',
@@ -143,7 +121,11 @@ export function normalizeBaseUrl(input: string): NormalizedBase {
       fix: t('Removed the trailing slash.'),
     });
   }
-  path = path.replace(/\/+$/, '');
+  return path.replace(/\/+$/, '');
+}
+
+/** The path without a pasted endpoint or a trailing /v1 (the client appends those itself), each reported. */
+function rootPath(url: URL, path: string, findings: EndpointFinding[]): string {
   const lower = path.toLowerCase();
   const suffix = ENDPOINT_SUFFIXES.find((e) => lower.endsWith(e));
   if (suffix) {
@@ -158,8 +140,9 @@ export function normalizeBaseUrl(input: string): NormalizedBase {
       ),
       fix: t('Use the root address {0} (removed {1}).', `${url.origin}${stripped}`, path.slice(stripped.length)),
     });
-    path = stripped;
-  } else if (/\/v1$/i.test(path)) {
+    return stripped;
+  }
+  if (/\/v1$/i.test(path)) {
     const stripped = path.replace(/\/v1$/i, '');
     findings.push({
       code: 'trailing-v1',
@@ -169,8 +152,37 @@ export function normalizeBaseUrl(input: string): NormalizedBase {
       ),
       fix: t('Use the root address {0}; the compatible surface adds /v1 on its own.', `${url.origin}${stripped}`),
     });
-    path = stripped;
+    return stripped;
   }
+  return path;
+}
+
+/** Normalises a user-entered base URL and reports every problem with its fix. Never throws. */
+export function normalizeBaseUrl(input: string): NormalizedBase {
+  const findings: EndpointFinding[] = [];
+  const raw = input ?? '';
+  const s = raw.trim();
+  if (s !== raw && s) {
+    findings.push({
+      code: 'whitespace',
+      severity: 'info',
+      message: t('The base URL had leading or trailing whitespace.'),
+      fix: t('Removed it.'),
+    });
+  }
+  if (!s) {
+    findings.push({
+      code: 'empty',
+      severity: 'error',
+      message: t('No base URL is set.'),
+      fix: t('Set the gateway root address, e.g. https://gateway.example.com (no /v1).'),
+    });
+    return { base: undefined, input: raw, findings };
+  }
+  const url = parseScheme(s, findings);
+  if (!url) return { base: undefined, input: raw, findings };
+  const typed = /^[a-z][a-z0-9+.-]*:\/\//i.test(s) ? s : `https://${s}`;
+  const path = rootPath(url, tidyPath(url, typed, findings), findings);
   if (url.protocol === 'http:' && !isLocalHost(url.hostname)) {
     findings.push({
       code: 'http-public-host',

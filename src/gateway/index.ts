@@ -14,6 +14,7 @@ export {
   DEFAULT_TEMPERATURE,
   DEFAULT_TIMEOUTS,
   DEFAULT_VIDEO_SECONDS,
+  MAX_STREAM_EVENT_BYTES,
   type Timeouts,
 } from './defaults';
 export {

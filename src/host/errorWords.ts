@@ -38,7 +38,7 @@ export function errorInfo(e: unknown): ChatErrorInfo {
       kind: e.kind,
       status: e.status,
       message: e.message,
-      cause: e.cause,
+      cause: e.reason,
       fix: e.fix,
       detail: e.detail,
       gatewayMessage: e.gatewayMessage,
@@ -63,7 +63,7 @@ export function errorInfo(e: unknown): ChatErrorInfo {
 
 /** One line: the status (or kind) and the cause. */
 export function errorSummary(e: unknown): string {
-  if (e instanceof GatewayError) return `${e.status ? `HTTP ${e.status}: ` : ''}${e.cause}`;
+  if (e instanceof GatewayError) return `${e.status ? `HTTP ${e.status}: ` : ''}${e.reason}`;
   return e instanceof Error ? e.message : String(e);
 }
 
@@ -75,12 +75,12 @@ export function errorWithFix(e: unknown): string {
 
 /** The error as one sentence with its cause and fix (e.g. for VS Code's language model API). */
 export function errorSentence(e: GatewayError): string {
-  return `${e.message} ${e.cause} ${t('Fix: {0}', e.fix)}`;
+  return `${e.message} ${e.reason} ${t('Fix: {0}', e.fix)}`;
 }
 
 /** The error as chat markdown: status, cause, fix and the masked token. */
 export function errorMarkdown(e: unknown): string {
   if (e instanceof GatewayError)
-    return `**${e.status ? `HTTP ${e.status}` : e.kind}** — ${e.cause}\n\n${t('**Fix:** {0}', e.fix)}${e.maskedToken ? `\n\n${t('Token: {0}', `\`${e.maskedToken}\``)}` : ''}`;
+    return `**${e.status ? `HTTP ${e.status}` : e.kind}** — ${e.reason}\n\n${t('**Fix:** {0}', e.fix)}${e.maskedToken ? `\n\n${t('Token: {0}', `\`${e.maskedToken}\``)}` : ''}`;
   return t('Failed: {0}', e instanceof Error ? e.message : String(e));
 }

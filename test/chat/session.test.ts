@@ -159,10 +159,10 @@ for (const surface of ['compatible', 'native'] as const) {
     T,
     async () => {
       const r = rig();
-      simulator().fault({ kind: 'midStreamError', afterEvents: 2, message: 'upstream overloaded', count: 1 });
+      simulator().fault({ kind: 'truncate', afterEvents: 3, count: 1 });
       const failed = (await r.session.send('one two three four five six', opts(surface)))!;
       assert.equal(failed.status, 'error');
-      assert.match(failed.error!.streamFailed!, /error inside it: upstream overloaded/);
+      assert.match(failed.error!.streamFailed!, /broke off before its end marker/);
       assert.deepEqual(
         r.requests.map((q) => q.stream),
         [true],
@@ -187,6 +187,34 @@ for (const surface of ['compatible', 'native'] as const) {
         undefined,
         'offered only after a failed stream',
       );
+    },
+  );
+
+  test(
+    `${surface}: an error the gateway sends inside the stream (quota, context) keeps its meaning and offers no billed plain retry`,
+    T,
+    async () => {
+      for (const said of [
+        { message: 'You exceeded your current quota', errorType: 'insufficient_quota', means: 'forbidden' },
+        {
+          message: 'prompt is too long: 200001 tokens > 200000 maximum',
+          errorType: 'invalid_request_error',
+          means: 'bad_request',
+        },
+      ]) {
+        const r = rig();
+        const { means, ...words } = said;
+        simulator().fault({ kind: 'midStreamError', afterEvents: 2, count: 1, ...words });
+        const failed = (await r.session.send('one two three four five six', opts(surface)))!;
+        assert.equal(failed.status, 'error');
+        assert.equal(failed.error!.kind, means);
+        assert.equal(failed.error!.streamFailed, undefined, 'no "Retry Without Streaming (billed again)"');
+        assert.equal(await r.session.retryWithoutStreaming(opts(surface)), undefined);
+        assert.deepEqual(
+          r.requests.map((q) => q.stream),
+          [true],
+        );
+      }
     },
   );
 

@@ -240,7 +240,7 @@ for (const profile of ['strict', 'real'] as const) {
         assert.ok(isGatewayError(e), String(e));
         assert.equal(e.detail, 'empty_reply');
         assert.match(e.message, /neither text nor a tool call/);
-        assert.ok(e.cause && e.fix);
+        assert.ok(e.reason && e.fix);
       }
       sim.config.replyText = undefined;
     });

@@ -82,7 +82,7 @@ for (const surface of ['compatible', 'native'] as const) {
     assert.ok(/length|max_tokens/.test(r.finishReason ?? ''), `finish reason ${r.finishReason}`);
   });
 
-  test(`${surface}: an error event inside a 200 stream throws stream_interrupted with the gateway message`, async () => {
+  test(`${surface}: an "overloaded" error event inside a 200 stream is a server error with the gateway message, not an interrupted stream`, async () => {
     const { client } = makeClient(sim);
     sim.fault({ kind: 'midStreamError', afterEvents: 2, message: 'upstream overloaded' });
     const seen: string[] = [];
@@ -94,10 +94,10 @@ for (const surface of ['compatible', 'native'] as const) {
       }))
         if (e.type === 'text') seen.push(e.text);
     });
-    assert.equal(err.kind, 'stream_interrupted');
+    assert.equal(err.kind, 'server_error');
     assert.equal(err.detail, 'stream_error_event');
     assert.ok(err.gatewayMessage, 'gateway message kept');
-    assert.ok(err.cause && err.fix);
+    assert.ok(err.reason && err.fix);
   });
 
   test(`${surface}: a truncated stream (no end marker) is stream_interrupted, not a reply`, async () => {
@@ -205,7 +205,7 @@ test('real profile: an error data line followed by [DONE] is a failure, not a re
         }),
       ),
     );
-    assert.equal(err.kind, 'stream_interrupted');
+    assert.equal(err.kind, 'server_error');
     assert.equal(err.detail, 'stream_error_event');
   } finally {
     await real.close();

@@ -17,7 +17,7 @@ for (const profile of ['strict', 'real'] as const) {
       const e1 = await thrown(() => wrong.client.chat({ surface, model: m, messages: hi }));
       assert.equal(e1.kind, 'unauthorized');
       assert.equal(e1.status, 401);
-      assert.match(e1.cause, surface === 'native' ? /x-api-key/ : /Bearer/);
+      assert.match(e1.reason, surface === 'native' ? /x-api-key/ : /Bearer/);
       assert.match(e1.fix, /token/i);
       const disabled = makeClient(sim(), { tokenName: 'disabled' });
       assert.equal(
@@ -44,7 +44,7 @@ for (const profile of ['strict', 'real'] as const) {
     assert.equal(e.kind, 'forbidden');
     assert.equal(e.status, profile === 'strict' ? 403 : 503);
     if (profile === 'real') assert.equal(e.detail, 'model_not_found_503');
-    assert.match(e.cause, /group/);
+    assert.match(e.reason, /group/);
     assert.equal(records.length, 1, 'not retried');
     const ids = await client.listModelIds();
     assert.ok(ids.includes('gpt-4o'), 'the model is listed, yet generation is refused (spec 7 rule 1)');
@@ -79,7 +79,7 @@ for (const profile of ['strict', 'real'] as const) {
     );
     assert.equal(e.kind, 'not_found');
     assert.equal(e.detail, 'double_v1');
-    assert.match(e.cause, /\/v1\/v1\/messages/);
+    assert.match(e.reason, /\/v1\/v1\/messages/);
     assert.match(e.fix, /without \/v1/);
   });
 
@@ -181,7 +181,7 @@ test('an HTML page where JSON was expected: named as the web page, never "unexpe
   assert.equal(e.detail, 'html_page');
   assert.match(e.message, /web page, not its API/);
   assert.match(e.fix, /base URL/);
-  assert.doesNotMatch(`${e.message} ${e.cause}`, /unexpected token/i);
+  assert.doesNotMatch(`${e.message} ${e.reason}`, /unexpected token/i);
   sims.strict.fault({ kind: 'html' });
   const e2 = await thrown(() =>
     collect(client.chatStream({ surface: 'native', model: 'claude-sonnet-4-5', messages: hi })),
@@ -217,7 +217,7 @@ test('a slow gateway hits the chat timeout', async () => {
   sims.strict.fault({ kind: 'latency', ms: 1000 });
   const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
   assert.equal(e.kind, 'timeout');
-  assert.ok(e.cause && e.fix);
+  assert.ok(e.reason && e.fix);
 });
 
 test('request ids are read from the headers of both profiles', async () => {
@@ -318,7 +318,7 @@ test('3xx: classified as a redirect naming the target host; never followed, neve
   const host = new URL(sims.strict.url).host;
   sims.strict.fault({ kind: 'redirect', status: 301, location: `https://${host}/v1/models`, count: 1 });
   const e2 = await thrown(() => client.listModels());
-  assert.match(e2.cause, /https only/);
+  assert.match(e2.reason, /https only/);
 });
 
 test('an error body is read up to its cap and the connection closed: a 200 MB error page is never read whole', async () => {

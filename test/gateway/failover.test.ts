@@ -75,7 +75,7 @@ test('all hosts down: a network error naming the cause, after bounded retries', 
   });
   const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
   assert.equal(e.kind, 'network');
-  assert.match(e.cause, /ECONNREFUSED|connections/);
+  assert.match(e.reason, /ECONNREFUSED|connections/);
   assert.equal(records.length, 6, '3 rounds over 2 hosts');
   assert.equal(sleeps.length, 2);
   assert.ok(

@@ -56,24 +56,24 @@ test('a 401 invalid token: Chinese cause and fix, English again without the bund
   const e = await thrown(wrong);
   assert.equal(e.kind, 'unauthorized');
   assert.match(e.message, /^HTTP 401 令牌无效。/);
-  assertChinese('cause', e.cause);
+  assertChinese('cause', e.reason);
   assertChinese('fix', e.fix);
-  assert.match(e.cause, /令牌缺失/);
+  assert.match(e.reason, /令牌缺失/);
   assert.match(e.fix, /Model Relay: Add Token/, 'command names stay as they are');
   useTranslations(undefined);
   const en = await thrown(wrong);
   assert.match(en.message, /^HTTP 401 invalid token\./);
-  assert.match(en.cause, /^The token is missing, copied wrongly/);
-  assert.doesNotMatch(`${en.message} ${en.cause} ${en.fix}`, hanzi);
+  assert.match(en.reason, /^The token is missing, copied wrongly/);
+  assert.doesNotMatch(`${en.message} ${en.reason} ${en.fix}`, hanzi);
 });
 
 test('a 404 for an unknown model: Chinese cause and fix', async () => {
   useTranslations(chinese);
   const e = await thrown(() => makeClient(sims.strict).client.chat({ ...hi, model: 'no-such-model' }));
   assert.ok(['not_found', 'forbidden'].includes(e.kind), e.kind);
-  assertChinese('cause', e.cause);
+  assertChinese('cause', e.reason);
   assertChinese('fix', e.fix);
-  assert.match(e.cause, /no-such-model/);
+  assert.match(e.reason, /no-such-model/);
 });
 
 test("quota refusals: the account's wallet and an expired token, in Chinese", async () => {
@@ -82,7 +82,7 @@ test("quota refusals: the account's wallet and an expired token, in Chinese", as
   const wallet = await thrown(() => makeClient(sims.newApi).client.chat(hi));
   assert.equal(wallet.detail, 'wallet_empty');
   assert.match(wallet.message, /^HTTP 403: 账户余额已用尽。/);
-  assertChinese('cause', wallet.cause);
+  assertChinese('cause', wallet.reason);
   assertChinese('fix', wallet.fix);
   assert.match(wallet.fix, /充值/);
   sims.newApi.reset();
@@ -90,7 +90,7 @@ test("quota refusals: the account's wallet and an expired token, in Chinese", as
   const expired = await thrown(() => makeClient(sims.newApi).client.chat(hi));
   assert.equal(expired.detail, 'token_expired');
   assert.match(expired.message, /已于 2026-11-01 过期/);
-  assertChinese('cause', expired.cause);
+  assertChinese('cause', expired.reason);
   assertChinese('fix', expired.fix);
 });
 
@@ -100,7 +100,7 @@ test('an empty reply: Chinese message, cause and fix (and English without the bu
   const e = await thrown(() => makeClient(sims.strict).client.chat(hi));
   assert.equal(e.detail, 'empty_reply');
   assertChinese('message', e.message);
-  assertChinese('cause', e.cause);
+  assertChinese('cause', e.reason);
   assertChinese('fix', e.fix);
   assert.match(e.message, /既没有文本也没有工具调用/);
   useTranslations(undefined);

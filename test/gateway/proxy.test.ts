@@ -176,7 +176,7 @@ test('a proxy that is down is a network error naming the cause', async () => {
     const { client } = makeClient(sim, { dispatcher, retry: { maxRetries: 0 } });
     await assert.rejects(
       client.listModels(),
-      (e: any) => e.kind === 'network' && /ECONNREFUSED|connections/.test(e.cause),
+      (e: any) => e.kind === 'network' && /ECONNREFUSED|connections/.test(e.reason),
     );
   } finally {
     await dispatcher.close();

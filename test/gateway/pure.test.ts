@@ -69,7 +69,7 @@ test('status → kind, with cause and fix for each row of spec section 7', () =>
   for (const [status, kind, body] of kinds) {
     const e = errorFromResponse({ status, headers: {}, body, context: { model: 'm' } });
     assert.equal(e.kind, kind, `status ${status}`);
-    assert.ok(e.cause.length > 20 && e.fix.length > 10, `cause/fix for ${status}`);
+    assert.ok(e.reason.length > 20 && e.fix.length > 10, `cause/fix for ${status}`);
   }
   const e401 = errorFromResponse({ status: 401, headers: {}, body: kinds[1][2], context: {} });
   assert.equal(e401.requestId, '2026X');
@@ -81,7 +81,7 @@ test('status → kind, with cause and fix for each row of spec section 7', () =>
     context: { url: 'http://h/v1/v1/messages', surface: 'native' },
   });
   assert.equal(e404.detail, 'double_v1');
-  assert.match(e404.cause, /\/v1\/v1\/messages/);
+  assert.match(e404.reason, /\/v1\/v1\/messages/);
   const mnf = errorFromResponse({
     status: 503,
     headers: {},
@@ -124,8 +124,8 @@ test('shouldRetry table', () => {
   assert.equal(shouldRetry(mk(503, { code: 'model_not_found' }), 0, o), false, '503 model_not_found is final');
   assert.equal(shouldRetry(mk(429), 2, o), false, 'bounded by maxRetries');
   assert.equal(shouldRetry(mk(429, { retryAfter: '3600' }), 0, o), false, 'a Retry-After beyond the limit is final');
-  const refused = new GatewayError({ kind: 'network', message: 'x', cause: 'x', fix: 'x', notSent: true });
-  const reset = new GatewayError({ kind: 'network', message: 'x', cause: 'x', fix: 'x', notSent: false });
+  const refused = new GatewayError({ kind: 'network', message: 'x', reason: 'x', fix: 'x', notSent: true });
+  const reset = new GatewayError({ kind: 'network', message: 'x', reason: 'x', fix: 'x', notSent: false });
   assert.equal(shouldRetry(refused, 0, o, true), true, 'side-effecting: retried when never sent');
   assert.equal(shouldRetry(reset, 0, o, true), false, 'side-effecting: not retried when it may have arrived');
   assert.equal(shouldRetry(mk(500), 0, o, true), false, 'side-effecting: never on 5xx');

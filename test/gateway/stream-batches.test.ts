@@ -183,6 +183,6 @@ test('an event is parsed the same with or without whitespace around it', () => {
     );
   }
   assert.deepEqual(compatibleSurface.parseEvent({ data: ' [DONE] ' }), [{ type: 'end' }]);
-  assert.equal(nativeSurface.parseEvent({ data: '{"type":' })[0].type, 'error');
-  assert.equal(compatibleSurface.parseEvent({ data: '{"id": ' })[0].type, 'error');
+  assert.equal(nativeSurface.parseEvent({ data: '{"type":' })[0].type, 'garbled');
+  assert.equal(compatibleSurface.parseEvent({ data: '{"id": ' })[0].type, 'garbled');
 });

@@ -58,13 +58,13 @@ test('an untrusted CA fails with the classified cause and fix, without retries',
     const code = /\(([A-Z_]+)\)\.$/.exec(err.message)?.[1];
     assert.equal(tlsProblemOf(code), 'untrusted', err.message);
     assert.match(
-      err.cause,
+      err.reason,
       /signed by an authority this machine does not trust \([A-Z_]+\) — typical of a corporate TLS-inspecting proxy or an internal CA\./,
     );
     assert.match(err.fix, /operating system's certificate store/);
     assert.match(err.fix, /http\.systemCertificates/);
     assert.match(err.fix, /NODE_EXTRA_CA_CERTS/);
-    assert.doesNotMatch(`${err.cause} ${err.fix}`, /strictSSL|rejectUnauthorized|NODE_TLS_REJECT_UNAUTHORIZED/);
+    assert.doesNotMatch(`${err.reason} ${err.fix}`, /strictSSL|rejectUnauthorized|NODE_TLS_REJECT_UNAUTHORIZED/);
     assert.equal(err.notSent, true);
     assert.deepEqual(sleeps, [], 'a certificate failure is not retried');
     assert.equal(records.length, 1);
@@ -91,7 +91,7 @@ test('http.systemCertificates off: the system store is not trusted', async () =>
   const { client, dispatcher } = clientWith({ env: {}, systemCaFiles: [bundle], systemCertificates: false });
   try {
     const err = (await thrown(() => client.listModels())) as GatewayError;
-    assert.match(err.cause, /does not trust/);
+    assert.match(err.reason, /does not trust/);
   } finally {
     await dispatcher.close();
   }
@@ -134,7 +134,7 @@ test('https:// to a plain HTTP port says the server does not speak TLS', async (
     const { client } = makeClient(hs.sim, { baseUrl: hs.sim.url.replace('http:', 'https:'), dispatcher });
     const err = (await thrown(() => client.listModels())) as GatewayError;
     assert.equal(err.kind, 'network');
-    assert.match(err.cause, /does not speak TLS on this port/, err.message);
+    assert.match(err.reason, /does not speak TLS on this port/, err.message);
     assert.match(err.fix, /http:\/\//);
   } finally {
     await dispatcher.close();
@@ -235,7 +235,7 @@ test(
       const via = { proxy: `http://127.0.0.1:${proxyPort}`, env: {} };
       const bad = clientWith({ ...via, systemCaFiles: missing });
       const err = (await thrown(() => bad.client.listModels()).finally(() => bad.dispatcher.close())) as GatewayError;
-      assert.match(err.cause, /does not trust/, err.message);
+      assert.match(err.reason, /does not trust/, err.message);
       const good = clientWith({ ...via, systemCaFiles: [bundle] });
       assert.ok((await good.client.listModels().finally(() => good.dispatcher.close())).length > 0);
     } finally {

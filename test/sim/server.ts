@@ -94,7 +94,8 @@ export type Fault = { host?: number; path?: string; count?: number } & (
   | { kind: 'latency'; ms: number }
   | { kind: 'slowChunks'; ms: number }
   | { kind: 'buffer' }
-  | { kind: 'midStreamError'; afterEvents: number; message?: string }
+  /** after `afterEvents` events, an error event (OpenAI-shaped `{"error":…}` chunk / Anthropic `event: error`) with this type, code and message */
+  | { kind: 'midStreamError'; afterEvents: number; message?: string; errorType?: string; code?: string }
   | { kind: 'reset'; afterEvents?: number }
   | {
       kind: 'status';
@@ -103,6 +104,8 @@ export type Fault = { host?: number; path?: string; count?: number } & (
       retryAfterMs?: string;
       body?: 'json' | 'empty' | 'html';
       code?: string;
+      /** the `x-should-retry` header (the server steering retries) */
+      shouldRetry?: 'true' | 'false';
     }
   | { kind: 'html'; status?: number }
   | { kind: 'truncate'; afterEvents: number }
@@ -115,12 +118,18 @@ export type Fault = { host?: number; path?: string; count?: number } & (
   | { kind: 'keepAlive'; everyMs: number; afterEvents?: number }
   /** a 200 JSON body dripped one byte every `everyMs` (any request, streamed or not) */
   | { kind: 'drip'; everyMs: number }
-  /** a 200 whose body is a JSON error (as some gateways answer a video download that is not ready) */
-  | { kind: 'okJson' }
+  /** a 200 whose body is a JSON error (as some gateways answer a video download that is not ready; or these words) */
+  | { kind: 'okJson'; message?: string; errorType?: string; code?: string }
   /** 401 whose message echoes the key without its sk- prefix (as new-api does) */
   | { kind: 'echoKey' }
   /** an error page of `bytes` bytes (status 502 unless given), streamed without holding it */
   | { kind: 'hugeError'; bytes: number; status?: number }
+  /** a stream whose first event is one line of `bytes` bytes that never ends (both surfaces), streamed without holding it */
+  | { kind: 'hugeEvent'; bytes: number }
+  /** a 200 JSON answer of `bytes` bytes (streamed or not), streamed without holding it */
+  | { kind: 'hugeBody'; bytes: number }
+  /** GET /v1/models lists `count` models (written in pieces, never held whole) */
+  | { kind: 'manyModels'; models: number }
 );
 export interface UsageRecord {
   time: number;
@@ -338,6 +347,11 @@ function streamBytes(
   onProgress: (sent: number, closedEarly: boolean) => void,
 ): void {
   res.writeHead(status, { 'Content-Type': type });
+  pumpBytes(res, bytes, onProgress);
+}
+
+/** Writes `bytes` bytes of "x" after what was already written, at the pace the client reads, then ends. */
+function pumpBytes(res: ServerResponse, bytes: number, onProgress: (sent: number, closedEarly: boolean) => void): void {
   const chunk = Buffer.alloc(64 * 1024, 'x');
   let sent = 0;
   const pump = () => {
@@ -762,6 +776,7 @@ export async function startSimulator(
     const slow = find(fs, 'slowChunks') ?? (config.replies === 'demo' ? { ms: DEMO_PACE_MS } : undefined);
     const buffer = !!find(fs, 'buffer');
     const mid = find(fs, 'midStreamError');
+    const hugeEvent = find(fs, 'hugeEvent');
     const reset = find(fs, 'reset');
     const trunc = find(fs, 'truncate');
     const headers = {
@@ -777,6 +792,16 @@ export async function startSimulator(
     if (!buffer) {
       c.res.writeHead(200, headers);
       c.res.flushHeaders();
+    }
+    if (hugeEvent) {
+      // One event that never ends: `data: {"x":"xxxx…` for `bytes` bytes, then the end of the body.
+      if (buffer) c.res.writeHead(200, headers);
+      c.res.write(c.native ? 'event: content_block_delta\ndata: {"type":"content_block_delta","x":"' : 'data: {"x":"');
+      pumpBytes(c.res, hugeEvent.bytes, (sent, early) => {
+        c.record.bytesSent = sent;
+        c.record.closedEarly = early;
+      });
+      return finish(c, 200);
     }
     let closed = false;
     c.res.on('close', () => {
@@ -875,7 +900,7 @@ export async function startSimulator(
     frames.push('data: [DONE]\n\n');
     const mid = find(c.faults, 'midStreamError');
     await streamEvents(c, frames, () => {
-      const err = `data: ${JSON.stringify({ error: { message: withId(mid?.message ?? 'upstream error: the model is overloaded', c), type: 'server_error', param: null, code: null } })}\n\n`;
+      const err = `data: ${JSON.stringify({ error: { message: withId(mid?.message ?? 'upstream error: the model is overloaded', c), type: mid?.errorType ?? 'server_error', param: null, code: mid?.code ?? null } })}\n\n`;
       return config.profile === 'real' ? [err, chunk([], { usage }), 'data: [DONE]\n\n'] : [err];
     });
   };
@@ -958,7 +983,10 @@ export async function startSimulator(
     ];
     const mid = find(c.faults, 'midStreamError');
     await streamEvents(c, frames, () => [
-      ev('error', { type: 'error', error: { type: 'overloaded_error', message: mid?.message ?? 'Overloaded' } }),
+      ev('error', {
+        type: 'error',
+        error: { type: mid?.errorType ?? 'overloaded_error', message: mid?.message ?? 'Overloaded' },
+      }),
     ]);
   };
 
@@ -978,6 +1006,25 @@ export async function startSimulator(
       ...(config.profile === 'real' ? { supported_endpoint_types: endpointTypesOf(m) } : {}),
     }));
     sendJson(c, 200, config.profile === 'real' ? { success: true, object: 'list', data } : { object: 'list', data });
+  };
+
+  /** A model list of `count` entries, written a thousand at a time at the pace the client reads. */
+  const manyModels = (c: Ctx, count: number) => {
+    c.res.writeHead(200, { ...headersFor(c), 'Content-Type': 'application/json' });
+    let i = 0;
+    const entry = (n: number) =>
+      `${n ? ',' : ''}{"id":"model-${String(n).padStart(7, '0')}","object":"model","created":1626777600,"owned_by":"custom"}`;
+    const pump = () => {
+      while (i < count) {
+        const part: string[] = [];
+        for (const end = Math.min(count, i + 1000); i < end; i++) part.push(entry(i));
+        if (!c.res.write(part.join(''))) return void c.res.once('drain', pump);
+      }
+      c.res.end(']}');
+      finish(c, 200);
+    };
+    c.res.write('{"object":"list","data":[');
+    pump();
   };
 
   const imageResult = (c: Ctx, model: string, prompt: string, format: unknown) => {
@@ -1209,11 +1256,27 @@ export async function startSimulator(
       c.record.closedEarly = closed;
       return finish(c, 200);
     }
-    if (find(c.faults, 'okJson')) {
+    const okJson = find(c.faults, 'okJson');
+    if (okJson) {
       req.resume();
       return sendJson(c, 200, {
-        error: { message: 'The video is not ready yet.', type: 'invalid_request_error', code: 'task_not_completed' },
+        error: {
+          message: okJson.message ?? 'The video is not ready yet.',
+          type: okJson.errorType ?? 'invalid_request_error',
+          code: okJson.code ?? 'task_not_completed',
+        },
       });
+    }
+    const hugeBody = find(c.faults, 'hugeBody');
+    if (hugeBody) {
+      req.resume();
+      c.res.writeHead(200, { ...headersFor(c), 'Content-Type': 'application/json' });
+      c.res.write('{"id":"chatcmpl-huge","object":"chat.completion","padding":"');
+      pumpBytes(c.res, hugeBody.bytes, (sent, early) => {
+        c.record.bytesSent = sent;
+        c.record.closedEarly = early;
+      });
+      return finish(c, 200);
     }
     const huge = find(c.faults, 'hugeError');
     if (huge) {
@@ -1231,6 +1294,7 @@ export async function startSimulator(
       const extra: Record<string, string> = {};
       if (st.retryAfter) extra['Retry-After'] = st.retryAfter;
       if (st.retryAfterMs) extra['retry-after-ms'] = st.retryAfterMs;
+      if (st.shouldRetry) extra['x-should-retry'] = st.shouldRetry;
       if (st.body === 'empty') {
         res.writeHead(st.status, { ...headersFor(c), ...extra });
         res.end();
@@ -1338,6 +1402,8 @@ export async function startSimulator(
       if (body) await messagesEndpoint(c, tok, body);
       return;
     }
+    const many = find(c.faults, 'manyModels');
+    if (path === '/v1/models' && many) return manyModels(c, many.models);
     if (path === '/v1/models') return models(c, tok);
     if (path === '/v1/images/generations') {
       const body = parseJson(c, raw);

@@ -1,7 +1,8 @@
 /**
  * The fault soak: fast-check drives the client core against the simulator with random sequences of
  * faults (resets before and after the body, 429 with and without Retry-After, 5xx, HTML pages,
- * keep-alive drips and trickling bodies, redirects, huge bodies, backups up or down) on every
+ * keep-alive drips and trickling bodies, redirects, huge bodies, one endless stream event, a huge
+ * model list, errors said inside a stream, backups up or down) on every
  * capability, and checks on every run that
  *   - it ends within its deadline,
  *   - the error, if any, is a GatewayError of a documented kind,
@@ -65,7 +66,7 @@ const faultArb: fc.Arbitrary<Fault> = fc.oneof(
   }),
   fc.record({
     kind: fc.constant('status' as const),
-    status: fc.constantFrom(429, 500, 502, 503, 504),
+    status: fc.constantFrom(408, 409, 429, 500, 502, 503, 504),
     retryAfter: fc.option(fc.constantFrom('0', '1'), { nil: undefined }),
     body: fc.option(fc.constantFrom('json' as const, 'empty' as const, 'html' as const), { nil: undefined }),
   }),
@@ -86,7 +87,18 @@ const faultArb: fc.Arbitrary<Fault> = fc.oneof(
     bytes: fc.constantFrom(2 * 1024 * 1024),
     status: fc.constantFrom(500, 502),
   }),
-  fc.record({ kind: fc.constant('midStreamError' as const), afterEvents: fc.integer({ min: 0, max: 3 }) }),
+  fc.record({
+    kind: fc.constant('midStreamError' as const),
+    afterEvents: fc.integer({ min: 0, max: 3 }),
+    errorType: fc.option(
+      fc.constantFrom('insufficient_quota', 'invalid_request_error', 'authentication_error', 'rate_limit_error'),
+      { nil: undefined },
+    ),
+  }),
+  // A hostile gateway: one stream event that never ends, a 2xx body over its cap, a huge model list.
+  fc.record({ kind: fc.constant('hugeEvent' as const), bytes: fc.constantFrom(12 * 1024 * 1024) }),
+  fc.record({ kind: fc.constant('hugeBody' as const), bytes: fc.constantFrom(20 * 1024 * 1024, 70 * 1024 * 1024) }),
+  fc.record({ kind: fc.constant('manyModels' as const), models: fc.constantFrom(50_000) }),
   fc.record({ kind: fc.constant('truncate' as const), afterEvents: fc.integer({ min: 0, max: 3 }) }),
   fc.record({ kind: fc.constant('invalidJson' as const) }),
   fc.record({ kind: fc.constant('latency' as const), ms: fc.integer({ min: 0, max: 60 }) }),

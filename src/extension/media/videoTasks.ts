@@ -315,7 +315,7 @@ export class VideoController extends Disposable {
         await this.store.patch(id, { state: 'downloaded', file: r.path });
         if (open) await vscode.commands.executeCommand('vscode.open', file);
       } else if (r.outcome === 'expired') {
-        await this.store.patch(id, { state: 'expired', reason: r.error.cause });
+        await this.store.patch(id, { state: 'expired', reason: r.error.reason });
         const again = await vscode.window.showWarningMessage(
           `Model Relay: ${errorWithFix(r.error)}`,
           vscode.l10n.t('Generate Again'),

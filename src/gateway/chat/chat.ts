@@ -6,7 +6,7 @@
 import { DEFAULT_MAX_TOKENS } from '../defaults';
 import type { ErrorContext, Surface } from '../errors/gatewayError';
 import { errorFromResponse } from '../errors/fromResponse';
-import { emptyReplyError, errorInOkBody, inputError, protocolError, toolArgumentsError } from '../errors/factories';
+import { emptyReplyError, inputError, protocolError, toolArgumentsError } from '../errors/factories';
 import { t } from '../l10n';
 import { invalidToolNames } from './tools';
 import type { ChatRequest, ChatResult, SurfaceAdapter } from './types';
@@ -26,6 +26,8 @@ export interface ChatSettings {
   overallMs?: number;
   defaultNativeMaxTokens?: number;
   burst?: BurstThresholds;
+  /** the largest single stream event read (default MAX_STREAM_EVENT_BYTES) */
+  maxEventBytes?: number;
   now?: () => number;
 }
 
@@ -117,11 +119,16 @@ export function toResult(
   acceptEmpty = false,
 ): ChatResult {
   const errorInBody = (data as { error?: unknown } | null)?.error;
-  if (errorInBody && typeof errorInBody === 'object') {
-    // A 200 whose body is an error object (seen on some gateways): classify it, never show it as a reply.
-    const e = errorFromResponse({ status: 400, headers: {}, body: JSON.stringify(data), context });
-    throw errorInOkBody(e, status, requestId, context);
-  }
+  if (errorInBody && typeof errorInBody === 'object')
+    // A 200 whose body is an error object (seen on some gateways): classified by what it says, never shown as a reply.
+    throw errorFromResponse({
+      status,
+      headers: {},
+      body: JSON.stringify(data),
+      context,
+      origin: 'okBody',
+      requestId,
+    });
   const parsed = adapter.parseReply(data);
   if (parsed === 'empty')
     throw protocolError('empty_choices', `${adapter.path}`, context, { status, ...(requestId ? { requestId } : {}) });

@@ -3,17 +3,25 @@
  * events handled a socket chunk's batch at a time end to end (one async step per chunk, not per
  * event: `batches()`), text deltas of a learned shape read without JSON.parse (deltaShape.ts), our
  * own idle watchdog, burst (buffering proxy) detection, and one classification of whatever breaks
- * the stream. Per event: no timer, no promise, no copy of the text; what is recorded is a count,
+ * the stream: an error the gateway sends inside it means what the same error means as an HTTP
+ * status (errorFromResponse); only a stream that broke off is `stream_interrupted`. Per event: no timer, no promise, no copy of the text; what is recorded is a count,
  * the first and last arrival time and, per chunk, one joined piece of text.
  */
-import { DEFAULT_BURST, isBurstSpan, sseChunks } from '../http/sseStream';
-import { headerValue, readText } from '../http/attempt';
+import { DEFAULT_BURST, EventTooLarge, isBurstSpan, sseChunks } from '../http/sseStream';
+import { headerValue, readWholeText } from '../http/attempt';
 import type { OpenResponse, Transport } from '../http/transport';
 import { GatewayError } from '../errors/gatewayError';
 import { errorFromNetwork } from '../errors/fromNetwork';
 import { errorFromResponse } from '../errors/fromResponse';
 import { looksLikeHtml } from '../errors/errorBody';
-import { emptyReplyError, protocolError, streamError, toolArgumentsError } from '../errors/factories';
+import {
+  bodyTooLargeError,
+  emptyReplyError,
+  eventTooLargeError,
+  protocolError,
+  streamError,
+  toolArgumentsError,
+} from '../errors/factories';
 import { ReplyAssembler } from './assemble';
 import { streamEventParser } from './deltaShape';
 import { sendOptions, surfaceAdapter, toResult, validate, type ChatSettings } from './chat';
@@ -52,6 +60,10 @@ type EventParser = ReturnType<typeof streamEventParser>;
 
 /** What a stream has told so far. */
 interface StreamState {
+  /** the open response (for errors: context, status, request id) */
+  res: OpenResponse;
+  /** the called path, e.g. /v1/chat/completions */
+  path: string;
   /** the reply's text so far: one piece per socket chunk (joined at the end, never per delta) */
   pieces: string[];
   /** this chunk's text deltas, joined into one piece when the chunk is done */
@@ -69,13 +81,18 @@ interface StreamState {
   parts: ReplyAssembler;
 }
 
+/** Appends a list of any length (a gateway decides how many tool calls end at once: never spread into arguments). */
+function pushAll(out: ChatEvent[], events: readonly ChatEvent[]): void {
+  for (const ev of events) out.push(ev);
+}
+
 function arrived(st: StreamState, at: number): void {
   if (st.arrivals++ === 0) st.firstAt = at;
   st.lastAt = at;
 }
 
 /** Folds one surface event into the state; adds the event(s) for the consumer, if any, to `out`. */
-function apply(st: StreamState, se: SurfaceEvent, at: number, res: OpenResponse, out: ChatEvent[]): void {
+function apply(st: StreamState, se: SurfaceEvent, at: number, out: ChatEvent[]): void {
   switch (se.type) {
     case 'text':
       arrived(st, at);
@@ -85,14 +102,14 @@ function apply(st: StreamState, se: SurfaceEvent, at: number, res: OpenResponse,
       return;
     case 'reasoning':
       arrived(st, at);
-      out.push(...st.parts.take(se));
+      pushAll(out, st.parts.take(se));
       return;
     case 'tool_start':
     case 'tool_args':
     case 'thinking_start':
     case 'signature':
     case 'block_stop':
-      out.push(...st.parts.take(se));
+      pushAll(out, st.parts.take(se));
       return;
     case 'usage':
       st.usage = {
@@ -104,7 +121,8 @@ function apply(st: StreamState, se: SurfaceEvent, at: number, res: OpenResponse,
     case 'finish':
       st.finishReason = se.reason;
       // The compatible surface's calls are complete at the finish reason (whatever it says).
-      out.push(...st.parts.flush(), { type: 'finish', reason: se.reason });
+      pushAll(out, st.parts.flush());
+      out.push({ type: 'finish', reason: se.reason });
       return;
     case 'meta':
       st.id ??= se.id;
@@ -112,16 +130,24 @@ function apply(st: StreamState, se: SurfaceEvent, at: number, res: OpenResponse,
       if (se.usage) st.usage = { ...st.usage, ...se.usage };
       return;
     case 'error':
-      throw streamError('stream_error_event', res.context, {
-        gatewayMessage: se.message,
-        ...(se.errorType ? { gatewayType: se.errorType } : {}),
-        ...(se.code ? { gatewayCode: se.code } : {}),
-        ...(res.requestId ? { requestId: res.requestId } : {}),
-        status: res.status,
+      // What the gateway says inside the stream means what it would mean as an HTTP status.
+      throw errorFromResponse({
+        status: st.res.status,
+        headers: st.res.headers,
+        body: JSON.stringify({ error: { message: se.message, type: se.errorType, code: se.code } }),
+        context: st.res.context,
+        origin: 'stream',
+        requestId: st.res.requestId,
+      });
+    case 'garbled':
+      throw protocolError('invalid_json', st.path, st.res.context, {
+        status: st.res.status,
+        gatewayMessage: se.data.slice(0, 80),
+        ...(st.res.requestId ? { requestId: st.res.requestId } : {}),
       });
     case 'end':
       st.ended = true;
-      out.push(...st.parts.flush());
+      pushAll(out, st.parts.flush());
       return;
     default: {
       const _exhaustive: never = se;
@@ -139,13 +165,12 @@ function takeChunk(
   parse: EventParser,
   events: readonly EventSourceMessage[],
   at: number,
-  res: OpenResponse,
 ): { out: ChatEvent[]; failed: boolean; failure?: unknown } {
   const out: ChatEvent[] = [];
   try {
     for (let i = 0; i < events.length && !st.ended; i++) {
       const parsed = parse(events[i]);
-      for (let k = 0; k < parsed.length && !st.ended; k++) apply(st, parsed[k], at, res, out);
+      for (let k = 0; k < parsed.length && !st.ended; k++) apply(st, parsed[k], at, out);
     }
   } catch (e) {
     return { out, failed: true, failure: e };
@@ -166,17 +191,16 @@ async function* notAStream(
   durationMs: () => number,
   acceptEmpty: boolean,
 ): AsyncGenerator<ChatEvent[], ChatResult> {
-  const text = await readText(res.body, NON_STREAM_LIMIT);
+  const rid = { status: res.status, ...(res.requestId ? { requestId: res.requestId } : {}) };
+  const text = await readWholeText(res.body, NON_STREAM_LIMIT);
+  if (text === undefined) throw bodyTooLargeError(NON_STREAM_LIMIT, adapter.path, res.context, rid);
   if (looksLikeHtml(text, ct))
     throw errorFromResponse({ status: res.status, headers: res.headers, body: text, context: res.context });
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch {
-    throw protocolError('invalid_json', adapter.path, res.context, {
-      status: res.status,
-      ...(res.requestId ? { requestId: res.requestId } : {}),
-    });
+    throw protocolError('invalid_json', adapter.path, res.context, rid);
   }
   const result = toResult(adapter, data, res.context, res.host, res.requestId, res.status, durationMs(), acceptEmpty);
   result.streamIgnored = true;
@@ -202,84 +226,103 @@ function streamFailure(
   if (e instanceof GatewayError) return e;
   const code = (e as { code?: string }).code;
   const rid = res.requestId ? { requestId: res.requestId } : {};
+  if (e instanceof EventTooLarge) return eventTooLargeError(e.limit, res.context, { ...rid, status: res.status });
   if (aborted) return errorFromNetwork(e, res.context, { aborted: true });
   if (res.timedOut()) return errorFromNetwork(e, res.context, { timedOut: true, timeoutMs: overallMs });
-  if (idle || code === 'UND_ERR_BODY_TIMEOUT') return streamError('idle_timeout', res.context, { original: e, ...rid });
-  return streamError('stream_truncated', res.context, { original: e, ...rid, status: res.status });
+  if (idle || code === 'UND_ERR_BODY_TIMEOUT') return streamError('idle_timeout', res.context, { cause: e, ...rid });
+  return streamError('stream_truncated', res.context, { cause: e, ...rid, status: res.status });
+}
+
+function newState(res: OpenResponse, path: string): StreamState {
+  const rid = { status: res.status, ...(res.requestId ? { requestId: res.requestId } : {}) };
+  return {
+    res,
+    path,
+    pieces: [],
+    chunkText: [],
+    usage: undefined,
+    finishReason: undefined,
+    id: undefined,
+    model: undefined,
+    ended: false,
+    arrivals: 0,
+    firstAt: 0,
+    lastAt: 0,
+    parts: new ReplyAssembler((name, args) => {
+      throw toolArgumentsError(name, args, res.context, rid);
+    }),
+  };
+}
+
+/** The reply a complete stream told (or its empty-reply error). */
+function resultOf(st: StreamState, durationMs: number, burst: ChatSettings['burst'], acceptEmpty: boolean): ChatResult {
+  const { res, parts } = st;
+  const text = st.pieces.length === 1 ? st.pieces[0] : st.pieces.join('');
+  const rid = { status: res.status, ...(res.requestId ? { requestId: res.requestId } : {}) };
+  if (!text && !parts.toolCalls.length && !acceptEmpty)
+    throw emptyReplyError(st.finishReason, !!parts.reasoning, res.context, rid);
+  return {
+    text,
+    toolCalls: parts.toolCalls,
+    reasoning: parts.reasoning,
+    thinking: parts.thinking,
+    finishReason: st.finishReason,
+    usage: st.usage,
+    model: st.model,
+    id: st.id,
+    host: res.host,
+    requestId: res.requestId,
+    buffered: isBurstSpan(st.arrivals, st.firstAt, st.lastAt, durationMs, burst ?? DEFAULT_BURST),
+    durationMs,
+  };
+}
+
+/** An event stream read to its end marker: the events a socket chunk at a time, then the reply. */
+async function* readEvents(
+  res: OpenResponse,
+  adapter: SurfaceAdapter,
+  settings: ChatSettings,
+  clock: { started: number; now: () => number },
+  idle: ReturnType<typeof idleWatchdog>,
+  acceptEmpty: boolean,
+): AsyncGenerator<ChatEvent[], ChatResult> {
+  const st = newState(res, adapter.path);
+  const parse = streamEventParser(adapter);
+  idle.arm();
+  // Only real events count as activity: keep-alive comments (`: ping`) do not re-arm the watchdog.
+  for await (const chunk of sseChunks(res.body, clock.started, clock.now, settings.maxEventBytes)) {
+    idle.arm();
+    const { out, failed, failure } = takeChunk(st, parse, chunk.events, chunk.at);
+    if (out.length) yield out;
+    if (failed) throw failure;
+    if (st.ended) break;
+  }
+  if (!st.ended)
+    throw streamError('stream_truncated', res.context, {
+      status: res.status,
+      ...(res.requestId ? { requestId: res.requestId } : {}),
+    });
+  return resultOf(st, clock.now() - clock.started, settings.burst, acceptEmpty);
 }
 
 /** The events, a socket chunk's batch at a time (never an empty batch), ending with `done`. */
 async function* runStream(transport: Transport, req: ChatRequest, settings: ChatSettings): AsyncGenerator<ChatEvent[]> {
   validate(req);
-  const now = settings.now ?? Date.now;
+  const clock = { now: settings.now ?? Date.now, started: 0 };
   const adapter = surfaceAdapter(req.surface);
-  const started = now();
+  clock.started = clock.now();
   const res = await transport.open(sendOptions(adapter, req, settings, true));
   const ct = headerValue(res.headers, 'content-type') ?? '';
   const idle = idleWatchdog(settings.idleTimeoutMs, () => res.abort());
   let completed = false;
   try {
-    if (!/text\/event-stream/i.test(ct)) {
-      const result = yield* notAStream(res, adapter, ct, () => now() - started, req.acceptEmptyReply === true);
-      completed = true;
-      res.finish({});
-      yield [{ type: 'done', result }];
-      return;
-    }
-    const rid = { status: res.status, ...(res.requestId ? { requestId: res.requestId } : {}) };
-    const parts = new ReplyAssembler((name, args) => {
-      throw toolArgumentsError(name, args, res.context, rid);
-    });
-    const st: StreamState = {
-      pieces: [],
-      chunkText: [],
-      usage: undefined,
-      finishReason: undefined,
-      id: undefined,
-      model: undefined,
-      ended: false,
-      arrivals: 0,
-      firstAt: 0,
-      lastAt: 0,
-      parts,
-    };
-    const parse = streamEventParser(adapter);
-    idle.arm();
-    // Only real events count as activity: keep-alive comments (`: ping`) do not re-arm the watchdog.
-    for await (const chunk of sseChunks(res.body, started, now)) {
-      idle.arm();
-      const { out, failed, failure } = takeChunk(st, parse, chunk.events, chunk.at, res);
-      if (out.length) yield out;
-      if (failed) throw failure;
-      if (st.ended) break;
-    }
-    if (!st.ended) throw streamError('stream_truncated', res.context, rid);
-    const text = st.pieces.length === 1 ? st.pieces[0] : st.pieces.join('');
-    if (!text && !parts.toolCalls.length && !req.acceptEmptyReply)
-      throw emptyReplyError(st.finishReason, !!parts.reasoning, res.context, rid);
-    const durationMs = now() - started;
-    const buffered = isBurstSpan(st.arrivals, st.firstAt, st.lastAt, durationMs, settings.burst ?? DEFAULT_BURST);
+    const acceptEmpty = req.acceptEmptyReply === true;
+    const result = /text\/event-stream/i.test(ct)
+      ? yield* readEvents(res, adapter, settings, clock, idle, acceptEmpty)
+      : yield* notAStream(res, adapter, ct, () => clock.now() - clock.started, acceptEmpty);
     completed = true;
-    res.finish({ buffered });
-    yield [
-      {
-        type: 'done',
-        result: {
-          text,
-          toolCalls: parts.toolCalls,
-          reasoning: parts.reasoning,
-          thinking: parts.thinking,
-          finishReason: st.finishReason,
-          usage: st.usage,
-          model: st.model,
-          id: st.id,
-          host: res.host,
-          requestId: res.requestId,
-          buffered,
-          durationMs,
-        },
-      },
-    ];
+    res.finish(result.streamIgnored ? {} : { buffered: result.buffered });
+    yield [{ type: 'done', result }];
   } catch (e) {
     const err = streamFailure(e, res, !!req.signal?.aborted, idle.fired(), settings.overallMs);
     err.host = res.host;

@@ -121,7 +121,10 @@ export type SurfaceEvent =
   | { type: 'finish'; reason: string }
   | { type: 'meta'; id?: string | undefined; model?: string | undefined; usage?: Usage | undefined }
   | { type: 'end' }
-  | { type: 'error'; message: string; errorType?: string | undefined; code?: string | undefined };
+  /** an error the gateway sent inside the stream, in its own words */
+  | { type: 'error'; message: string; errorType?: string | undefined; code?: string | undefined }
+  /** an event whose data is not JSON (a proxy or a broken gateway): never part of a reply */
+  | { type: 'garbled'; data: string };
 
 export interface ParsedReply {
   text: string;

@@ -44,13 +44,13 @@ type Common = Pick<Outcome, 'httpStatus' | 'url' | 'errorKind' | 'requestId' | '
 
 function forbidden(e: GatewayError, common: Common, model: string, said: string, o: ErrorOptions): Outcome {
   if (e.detail === 'insufficient_quota')
-    return { ...common, result: 'fail', cause: `HTTP 403: ${e.cause}${said}`, fix: e.fix };
+    return { ...common, result: 'fail', cause: `HTTP 403: ${e.reason}${said}`, fix: e.fix };
   // The account's wallet, the token's own quota, the token's model limits: each its own cause and fix.
   if (e.detail === 'wallet_empty' || e.detail === 'token_quota' || e.detail === 'token_model_limit')
     return {
       ...common,
       result: 'fail',
-      cause: `${e.message} ${e.cause}`,
+      cause: `${e.message} ${e.reason}`,
       fix: e.fix,
       ...(e.detail === 'token_model_limit' ? { fixAction: { kind: 'switch-token' } } : {}),
     };
@@ -126,7 +126,7 @@ function notFound(
   return {
     ...common,
     result: 'fail',
-    cause: `HTTP 404: ${e.cause}${said}`,
+    cause: `HTTP 404: ${e.reason}${said}`,
     fix: e.fix,
     ...(e.detail === 'double_v1' && base ? { fixAction: { kind: 'set-base-url', value: base } } : {}),
   };
@@ -220,14 +220,14 @@ export function outcomeFromError(ctx: DiagnosisContext, e: unknown, o: ErrorOpti
         return {
           ...common,
           result: 'fail',
-          cause: `${e.message} ${e.cause}`,
+          cause: `${e.message} ${e.reason}`,
           fix: e.fix,
           fixAction: { kind: 'switch-token' },
         };
       return {
         ...common,
         result: 'fail',
-        cause: `${t('HTTP 401 invalid token: {0}', e.cause)}${said}`,
+        cause: `${t('HTTP 401 invalid token: {0}', e.reason)}${said}`,
         fix: e.fix,
         fixAction: ctx.token ? { kind: 'switch-token' } : { kind: 'add-token' },
       };
@@ -242,7 +242,7 @@ export function outcomeFromError(ctx: DiagnosisContext, e: unknown, o: ErrorOpti
       return {
         ...common,
         result: 'fail',
-        cause: `${e.message} ${e.cause}${o.streamNote ? ` ${o.streamNote}` : ''}`,
+        cause: `${e.message} ${e.reason}${o.streamNote ? ` ${o.streamNote}` : ''}`,
         fix: e.fix,
       };
     default: {

@@ -45,8 +45,13 @@ const pricingSchema = z.object({
  */
 function groupRatio(groups: readonly string[], ratios: Record<string, number>): number {
   if (groups.includes('default') && typeof ratios.default === 'number') return ratios.default;
-  const known = groups.map((g) => ratios[g]).filter((r): r is number => typeof r === 'number');
-  return known.length ? Math.min(...known) : 1;
+  // (a loop, not Math.min(...list): the gateway decides how many groups a model lists)
+  let least: number | undefined;
+  for (const g of groups) {
+    const r = ratios[g];
+    if (typeof r === 'number' && (least === undefined || r < least)) least = r;
+  }
+  return least ?? 1;
 }
 
 export function parsePricing(json: unknown, units: Units): Map<string, ModelPrice> | undefined {

@@ -4,7 +4,6 @@
  */
 import { stoppedAtMaxTokens } from '../chat/finishReason';
 import { t } from '../l10n';
-import { REQUEST_ID_SUFFIX } from './errorBody';
 import { GatewayError, type ErrorContext, type ErrorDetail } from './gatewayError';
 import type { TokenState } from './gatewayWords';
 import { refusedToken, type TokenFacts } from './tokenWords';
@@ -17,24 +16,24 @@ export function gatewaySaid(gatewayMessage: string | undefined): string {
 function protocolWords(
   detail: 'invalid_json' | 'unexpected_shape' | 'empty_choices',
   what: string,
-): { message: string; cause: string } {
+): { message: string; reason: string } {
   switch (detail) {
     case 'invalid_json':
       return {
         message: t('The gateway answered {0} with a body that is not valid JSON.', what),
-        cause: t('The response body was cut off or is not JSON: a proxy, a wrong path or a gateway fault.'),
+        reason: t('The response body was cut off or is not JSON: a proxy, a wrong path or a gateway fault.'),
       };
     case 'unexpected_shape':
       return {
         message: t('The gateway answered {0} with an unexpected body.', what),
-        cause: t(
+        reason: t(
           'The response does not have the fields the API promises: the base URL may point at something other than the gateway API, or the gateway changed its format.',
         ),
       };
     case 'empty_choices':
       return {
         message: t('The gateway answered {0} with no reply (empty choices).', what),
-        cause: t('The upstream model returned nothing: a content filter, a gateway fault or an exhausted channel.'),
+        reason: t('The upstream model returned nothing: a content filter, a gateway fault or an exhausted channel.'),
       };
   }
 }
@@ -44,7 +43,7 @@ export function protocolError(
   detail: 'invalid_json' | 'unexpected_shape' | 'empty_choices',
   what: string,
   context: ErrorContext,
-  extra: { status?: number; requestId?: string } = {},
+  extra: { status?: number; requestId?: string; gatewayMessage?: string } = {},
 ): GatewayError {
   return new GatewayError({
     kind: 'protocol',
@@ -79,7 +78,7 @@ export function emptyReplyError(
 ): GatewayError {
   const budget = stoppedAtMaxTokens(finishReason);
   const filtered = finishReason === 'content_filter' || finishReason === 'refusal';
-  const cause = emptyReplyCause(budget, filtered, hadReasoning);
+  const reason = emptyReplyCause(budget, filtered, hadReasoning);
   const fix = budget
     ? t("Raise modelRelay.maxTokens (or the request's max tokens) and retry.")
     : filtered
@@ -88,7 +87,7 @@ export function emptyReplyError(
   const message = finishReason
     ? t('The model\'s reply had neither text nor a tool call (finish reason "{0}").', finishReason)
     : t("The model's reply had neither text nor a tool call.");
-  return new GatewayError({ kind: 'protocol', detail: 'empty_reply', message, cause, fix, context, ...extra });
+  return new GatewayError({ kind: 'protocol', detail: 'empty_reply', message, reason, fix, context, ...extra });
 }
 
 /** A tool call whose arguments are not a JSON object. */
@@ -106,7 +105,7 @@ export function toolArgumentsError(
       name,
       args.length,
     ),
-    cause: t('The model (or a gateway converting between formats) produced malformed tool-call arguments.'),
+    reason: t('The model (or a gateway converting between formats) produced malformed tool-call arguments.'),
     fix: t('Retry; if it keeps happening, pick a model with reliable tool calling.'),
     context,
     ...extra,
@@ -137,51 +136,95 @@ export function tokenRefusedError(
   return out;
 }
 
-/** An error carried inside a 200 stream, or a stream that broke off. */
+/**
+ * A stream that broke off: the connection was lost, nothing arrived within the idle limit, or it
+ * ended without its end marker. (An error the gateway sends inside a stream is classified by what
+ * it says: errorFromResponse with origin 'stream'.)
+ */
 export function streamError(
-  detail: 'stream_error_event' | 'stream_truncated' | 'idle_timeout',
+  detail: 'stream_truncated' | 'idle_timeout',
   context: ErrorContext,
-  extra: {
-    gatewayMessage?: string;
-    gatewayType?: string;
-    gatewayCode?: string;
-    requestId?: string;
-    status?: number;
-    original?: unknown;
-  } = {},
+  extra: { requestId?: string; status?: number; cause?: unknown } = {},
 ): GatewayError {
-  const gm = extra.gatewayMessage?.replace(REQUEST_ID_SUFFIX, '');
-  const requestId =
-    extra.requestId ?? (extra.gatewayMessage ? REQUEST_ID_SUFFIX.exec(extra.gatewayMessage)?.[1] : undefined);
-  const base = { ...extra, gatewayMessage: gm, requestId, context, kind: 'stream_interrupted' as const, detail };
+  const base = { ...extra, context, kind: 'stream_interrupted' as const, detail };
   switch (detail) {
-    case 'stream_error_event':
-      return new GatewayError({
-        ...base,
-        message: gm ? t('The stream carried an error: "{0}".', gm) : t('The stream carried an error.'),
-        cause: t(
-          'The gateway or the upstream model failed after the reply had started (an error event inside the stream).',
-        ),
-        fix: t('Retry the request; if it keeps failing, try another model or report it with the request id.'),
-      });
     case 'stream_truncated':
       return new GatewayError({
         ...base,
         message: t('The stream ended before the reply was complete.'),
-        cause: t('The connection was closed mid-reply: a proxy, a gateway timeout, or a network break.'),
+        reason: t('The connection was closed mid-reply: a proxy, a gateway timeout, or a network break.'),
         fix: t('Retry; if it happens often, a proxy may be cutting streams — turn streaming off or check the proxy.'),
       });
     case 'idle_timeout':
       return new GatewayError({
         ...base,
         message: t('The stream stalled: no data arrived within the idle limit.'),
-        cause: t('The gateway, the upstream or a proxy stopped sending data mid-stream.'),
+        reason: t('The gateway, the upstream or a proxy stopped sending data mid-stream.'),
         fix: t(
           'Retry; raise the stream idle timeout if the model is slow, or turn streaming off behind a buffering proxy.',
         ),
       });
   }
 }
+
+/** One stream event larger than the client holds (a hostile or broken gateway): the stream is closed. */
+export function eventTooLargeError(
+  limit: number,
+  context: ErrorContext,
+  extra: { requestId?: string; status?: number } = {},
+): GatewayError {
+  return new GatewayError({
+    kind: 'protocol',
+    detail: 'event_too_large',
+    message: t('The gateway sent one stream event larger than {0} MB; the stream was closed.', mb(limit)),
+    reason: t(
+      'A single event of a reply stream is never that large: the gateway, its upstream or a proxy sent a broken or endless event (a line without its end).',
+    ),
+    fix: t('Retry; if it happens again, report it to the gateway operator with the request id.'),
+    context,
+    ...extra,
+  });
+}
+
+/** A 2xx body larger than the client reads for this request: named as too large, never as invalid JSON. */
+export function bodyTooLargeError(
+  limit: number,
+  what: string,
+  context: ErrorContext,
+  extra: { requestId?: string; status?: number } = {},
+): GatewayError {
+  return new GatewayError({
+    kind: 'protocol',
+    detail: 'body_too_large',
+    message: t('The gateway answered {0} with a body larger than {1} MB; it was not read to the end.', what, mb(limit)),
+    reason: t(
+      'No answer of this API is that large: the base URL may point at something other than the gateway API, or the gateway sent a broken answer.',
+    ),
+    fix: t('Check the base URL and retry; if it persists, report it to the gateway operator with the request id.'),
+    context,
+    ...extra,
+  });
+}
+
+/**
+ * The request body could not be built on this machine (e.g. the file to upload could not be read):
+ * nothing was sent, so nothing was billed.
+ */
+export function requestNotBuiltError(cause: unknown, context: ErrorContext): GatewayError {
+  const said = cause instanceof Error ? cause.message : String(cause);
+  return new GatewayError({
+    kind: 'bad_request',
+    detail: 'request_not_built',
+    message: t('The request could not be prepared on this machine: {0}', said),
+    reason: t('Building the request body failed before anything was sent (nothing reached the gateway).'),
+    fix: t('Check the input (for an upload: that the file exists and can be read) and try again.'),
+    context,
+    cause,
+    notSent: true,
+  });
+}
+
+const mb = (bytes: number) => String(Math.round(bytes / (1024 * 1024)));
 
 /** An error raised before anything is sent (bad caller input); the caller passes translated sentences. */
 export function inputError(
@@ -190,7 +233,7 @@ export function inputError(
   context: ErrorContext = {},
   detail?: ErrorDetail,
 ): GatewayError {
-  return new GatewayError({ kind: 'bad_request', message, cause: message, fix, context, detail, notSent: true });
+  return new GatewayError({ kind: 'bad_request', message, reason: message, fix, context, detail, notSent: true });
 }
 
 /** No usable base URL: nothing can be sent. */
@@ -198,7 +241,7 @@ export function noBaseUrlError(context: ErrorContext): GatewayError {
   return new GatewayError({
     kind: 'bad_request',
     message: t('No usable base URL is configured.'),
-    cause: t('The base URL setting is empty or not a valid http(s) address.'),
+    reason: t('The base URL setting is empty or not a valid http(s) address.'),
     fix: t('Set the gateway root address with "Model Relay: Configure Base URL".'),
     notSent: true,
     context,
@@ -210,7 +253,7 @@ export function invalidHeadersError(problems: readonly string[], context: ErrorC
   return new GatewayError({
     kind: 'bad_request',
     message: t('The extra request headers cannot be sent: {0}.', problems.join('; ')),
-    cause: t(
+    reason: t(
       'modelRelay.extraHeaders holds a header that would break the request (a line break could smuggle a second header or request).',
     ),
     fix: t('Fix modelRelay.extraHeaders: header names are letters, digits and -, values are one line.'),
@@ -219,11 +262,11 @@ export function invalidHeadersError(problems: readonly string[], context: ErrorC
   });
 }
 
-function notMediaWords(what: 'image' | 'video', found: string): { message: string; cause: string; fix: string } {
+function notMediaWords(what: 'image' | 'video', found: string): { message: string; reason: string; fix: string } {
   return what === 'image'
     ? {
         message: t('The image the gateway pointed to is not an image ({0}).', found),
-        cause: t(
+        reason: t(
           'The image result answered with {0} instead of the image: an expired or private link, an error page, or a gateway error answered with 200.',
           found,
         ),
@@ -231,7 +274,7 @@ function notMediaWords(what: 'image' | 'video', found: string): { message: strin
       }
     : {
         message: t('The video the gateway pointed to is not a video ({0}).', found),
-        cause: t(
+        reason: t(
           'The video result answered with {0} instead of the video: an expired or private link, an error page, or a gateway error answered with 200.',
           found,
         ),
@@ -260,7 +303,7 @@ export function imageTooLargeError(limit: number, context: ErrorContext): Gatewa
   return new GatewayError({
     kind: 'payload_too_large',
     message: t('The generated image is larger than {0} MiB, so it was not read.', (limit / 1048576).toFixed(0)),
-    cause: t('The result file is far larger than an image should be: a wrong link, or not an image.'),
+    reason: t('The result file is far larger than an image should be: a wrong link, or not an image.'),
     fix: t('Open the result URL in a browser to see what it is, or generate a smaller image.'),
     context,
   });
@@ -271,30 +314,9 @@ export function noTokenError(context: ErrorContext): GatewayError {
   return new GatewayError({
     kind: 'unauthorized',
     message: t('No token is set.'),
-    cause: t('No API token is stored for the gateway, so the request would be refused with 401.'),
+    reason: t('No API token is stored for the gateway, so the request would be refused with 401.'),
     fix: t('Add a token with "Model Relay: Add Token" (copy it from the gateway console; it starts with sk-).'),
     notSent: true,
-    context,
-  });
-}
-
-/** A 200 answer whose body is an error object (some gateways answer errors with 200). */
-export function errorInOkBody(
-  e: GatewayError,
-  status: number,
-  requestId: string | undefined,
-  context: ErrorContext,
-): GatewayError {
-  return new GatewayError({
-    kind: e.kind,
-    message: t('HTTP 200 carrying an error: {0}', e.gatewayMessage ?? t('unknown')),
-    cause: e.cause,
-    fix: e.fix,
-    status,
-    gatewayMessage: e.gatewayMessage,
-    gatewayCode: e.gatewayCode,
-    gatewayType: e.gatewayType,
-    requestId: requestId ?? e.requestId,
     context,
   });
 }
@@ -308,7 +330,7 @@ export function uploadTooLargeError(size: number, limit: number, context: ErrorC
       (size / 1048576).toFixed(1),
       (limit / 1048576).toFixed(1),
     ),
-    cause: t('The request body would be larger than the gateway accepts (it would answer 413).'),
+    reason: t('The request body would be larger than the gateway accepts (it would answer 413).'),
     fix: t(
       'Reduce the image or file size (scale it down or compress it), or raise modelRelay.images.maxUploadBytes if your gateway allows more.',
     ),
@@ -322,7 +344,7 @@ export function noImageError(context: ErrorContext = {}): GatewayError {
   return new GatewayError({
     kind: 'protocol',
     message: t('The gateway returned no image.'),
-    cause: t('The image response held no image.'),
+    reason: t('The image response held no image.'),
     fix: t('Try again or another image model.'),
     context,
   });
@@ -343,14 +365,14 @@ export function videoContentError(e: GatewayError, detail: 'content_not_ready' |
     return new GatewayError({
       ...common,
       message: t('The video result is no longer held by the gateway (HTTP {0}).', String(e.status)),
-      cause: t('The finished video was kept only for a limited time and has expired (download expired).'),
+      reason: t('The finished video was kept only for a limited time and has expired (download expired).'),
       fix: t('Generate the video again; download results soon after they complete.'),
     });
   }
   return new GatewayError({
     ...common,
     message: t('The video is not finished yet, so its content cannot be downloaded.'),
-    cause: t('Content can be downloaded only after the task has completed.'),
+    reason: t('Content can be downloaded only after the task has completed.'),
     fix: t('Wait until the task shows completed, then download.'),
   });
 }
@@ -360,7 +382,7 @@ export function noImageModelError(): GatewayError {
   return new GatewayError({
     kind: 'bad_request',
     message: t('No image model is set.'),
-    cause: t('/image needs an image model, and modelRelay.models.image is empty.'),
+    reason: t('/image needs an image model, and modelRelay.models.image is empty.'),
     fix: t('Set modelRelay.models.image to an image model from "Model Relay: List Models".'),
     notSent: true,
     context: { capability: 'image' },

@@ -66,11 +66,11 @@ export function tlsProblem(err: GatewayError): TlsProblem | undefined {
 }
 
 /** Cause and fix of a TLS failure; never "turn verification off". */
-function tlsReason(problem: TlsProblem, host: string, code: string): { cause: string; fix: string } {
+function tlsReason(problem: TlsProblem, host: string, code: string): { reason: string; fix: string } {
   switch (problem) {
     case 'untrusted':
       return {
-        cause: t(
+        reason: t(
           'The certificate of {0} is signed by an authority this machine does not trust ({1}) — typical of a corporate TLS-inspecting proxy or an internal CA.',
           host,
           code,
@@ -81,26 +81,26 @@ function tlsReason(problem: TlsProblem, host: string, code: string): { cause: st
       };
     case 'self_signed':
       return {
-        cause: t('{0} presents a self-signed certificate ({1}) that this machine does not trust.', host, code),
+        reason: t('{0} presents a self-signed certificate ({1}) that this machine does not trust.', host, code),
         fix: t(
           "Ask the gateway's administrator for a certificate from a trusted authority, or, if you trust this one, install it into the operating system's certificate store (or point NODE_EXTRA_CA_CERTS at it).",
         ),
       };
     case 'expired':
       return {
-        cause: t('The certificate of {0} has expired or is not valid yet ({1}).', host, code),
+        reason: t('The certificate of {0} has expired or is not valid yet ({1}).', host, code),
         fix: t("The gateway's administrator has to renew the certificate; also check this machine's date and time."),
       };
     case 'name':
       return {
-        cause: t('The certificate of {0} is issued for another host name ({1}).', host, code),
+        reason: t('The certificate of {0} is issued for another host name ({1}).', host, code),
         fix: t(
           'Use the host name the certificate is issued for in the base URL (an IP address or an alias is often not in it), or ask the administrator to add this name.',
         ),
       };
     case 'not_tls':
       return {
-        cause: t(
+        reason: t(
           '{0} does not speak TLS on this port ({1}): the base URL says https:// but the server answers in plain HTTP.',
           host,
           code,
@@ -111,7 +111,7 @@ function tlsReason(problem: TlsProblem, host: string, code: string): { cause: st
       };
     case 'other':
       return {
-        cause: t('The TLS certificate of {0} was not accepted ({1}).', host, code),
+        reason: t('The TLS certificate of {0} was not accepted ({1}).', host, code),
         fix: t(
           "Check the base URL's scheme and port, and whether a proxy intercepts the connection; a corporate proxy's CA belongs in the operating system's certificate store.",
         ),
@@ -147,24 +147,24 @@ export function errorFromNetwork(
     return new GatewayError({
       kind: 'aborted',
       message: t('The request was cancelled.'),
-      cause: t('The request was cancelled before it finished.'),
+      reason: t('The request was cancelled before it finished.'),
       fix: t('Run it again when you want the result.'),
       context,
-      original: e,
+      cause: e,
     });
   }
   if (opts.timedOut) {
     return new GatewayError({
       kind: 'timeout',
       message: t('No answer from {0} within {1} s.', host, Math.round((opts.timeoutMs ?? 0) / 1000)),
-      cause: t(
+      reason: t(
         'The gateway or a proxy did not answer in time (a slow upstream, a stalled stream, or a network problem).',
       ),
       fix: t(
         'Try again; raise the timeout for this capability in the settings if large requests are expected, or check the network and proxy.',
       ),
       context,
-      original: e,
+      cause: e,
     });
   }
   const code = errCode(e);
@@ -172,7 +172,7 @@ export function errorFromNetwork(
   const reason = problem
     ? tlsReason(problem, host, code!)
     : {
-        cause: connectionCause(code, host, e),
+        reason: connectionCause(code, host, e),
         fix: t('Check the base URL, your network and proxy settings, or configure a backup domain.'),
       };
   const err = new GatewayError({
@@ -180,7 +180,7 @@ export function errorFromNetwork(
     message: code ? t('Could not reach {0} ({1}).', host, code) : t('Could not reach {0}.', host),
     ...reason,
     context,
-    original: e,
+    cause: e,
     notSent: code !== undefined && NOT_SENT_CODES.has(code),
   });
   if (problem) tlsProblems.set(err, problem);

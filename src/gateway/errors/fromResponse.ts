@@ -1,76 +1,16 @@
 /**
- * The classified error for a non-success HTTP answer (or an HTML page answered with 200): one
- * builder per status, each with its cause and fix in the spec's terms (section 7).
+ * The classified error for what a gateway answers when it fails: a non-success HTTP answer (or an
+ * HTML page answered with 200), an error event inside a 200 stream, or an error object in a 200
+ * body. One builder per status, each with its cause and fix in the spec's terms (section 7); an
+ * error without a status (stream, 200 body) is built by the builder of the status its words stand
+ * for (`statusFromWords`), so it means exactly what the same error would mean as an HTTP status.
  */
 import { hostOf } from '../endpoint';
 import { t } from '../l10n';
-import { parseErrorBody, REQUEST_ID_SUFFIX, requestIdFrom, retryAfterFrom, type ParsedErrorBody } from './errorBody';
-import { gatewaySaid } from './factories';
-import { GatewayError, type ErrorContext, type GatewayErrorInit } from './gatewayError';
-import { noChannelGroup, quotaRefusalFrom, tokenStateFrom } from './gatewayWords';
+import { first, headline, readAnswer, type Answer, type HttpErrorInput } from './answer';
+import { GatewayError, type ErrorDetail } from './gatewayError';
+import { contextTooLong, noChannelGroup, quotaRefusalFrom, statusFromWords, tokenStateFrom } from './gatewayWords';
 import { refusedToken, refusedForQuota } from './tokenWords';
-
-export interface HttpErrorInput {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-  context: ErrorContext;
-  now?: number;
-}
-
-/** What every builder needs: the common fields and the phrases they quote. */
-interface Answer {
-  base: Omit<GatewayErrorInit, 'kind' | 'message' | 'cause' | 'fix'>;
-  status: number;
-  parsed: ParsedErrorBody;
-  gatewayMessage: string | undefined;
-  context: ErrorContext;
-  /** the called path, e.g. /v1/chat/completions */
-  path: string;
-  /** `"model-id"` or `this model` */
-  model: string;
-  /** ` The gateway said: "…".` or nothing */
-  quoted: string;
-}
-
-function pathOf(url: string | undefined): string {
-  if (!url) return '';
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return url;
-  }
-}
-
-function first(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
-}
-
-function readAnswer(input: HttpErrorInput): Answer {
-  const { status, headers, body, context } = input;
-  const parsed = parseErrorBody(body, first(headers['content-type']));
-  const requestId = requestIdFrom(headers, parsed.message);
-  const gatewayMessage = parsed.message?.replace(REQUEST_ID_SUFFIX, '') || undefined;
-  const retryAfterMs = retryAfterFrom(headers, input.now);
-  return {
-    base: {
-      status,
-      gatewayMessage,
-      gatewayType: parsed.type,
-      gatewayCode: parsed.code,
-      requestId,
-      retryAfterMs,
-      context,
-    },
-    status,
-    parsed,
-    gatewayMessage,
-    context,
-    path: pathOf(context.url),
-    model: context.model ? `"${context.model}"` : t('this model'),
-    quoted: gatewaySaid(gatewayMessage),
-  };
-}
 
 function htmlPage(a: Answer): GatewayError {
   const { status, parsed, path, context } = a;
@@ -82,7 +22,7 @@ function htmlPage(a: Answer): GatewayError {
       message: parsed.title
         ? t('HTTP {0}: an HTML error page came back from {1} ("{2}").', status, path || t('the gateway'), parsed.title)
         : t('HTTP {0}: an HTML error page came back from {1}.', status, path || t('the gateway')),
-      cause: t(
+      reason: t(
         'A proxy or CDN in front of the gateway answered with its own error page: a temporary service or upstream fault.',
       ),
       fix: t(
@@ -102,7 +42,7 @@ function htmlPage(a: Answer): GatewayError {
           context.url ?? path,
         )
       : t("You reached the gateway's web page, not its API (HTTP {0} HTML from {1}).", status, context.url ?? path),
-    cause: t(
+    reason: t(
       "The URL that was called serves the gateway's web console (or another web page), not the API — the base URL or path is wrong.",
     ),
     fix: t(
@@ -118,8 +58,8 @@ function modelNotFound503(a: Answer): GatewayError {
     ...a.base,
     kind: 'forbidden',
     detail: 'model_not_found_503',
-    message: `${t('HTTP 503 model_not_found: {0} cannot use {1}.', whose, a.model)}${a.quoted}`,
-    cause: t(
+    message: headline(a, t('HTTP 503 model_not_found: {0} cannot use {1}.', whose, a.model)),
+    reason: t(
       'The token\'s group cannot use {0} (the gateway reports it as 503 "model_not_found"/"no available channel"; this is not a temporary fault, retrying will not help).',
       a.model,
     ),
@@ -129,35 +69,54 @@ function modelNotFound503(a: Answer): GatewayError {
   });
 }
 
+/** What kind of bad request the gateway's words name (its detail), if any. */
+function badRequestDetail(a: Answer): ErrorDetail | undefined {
+  const m = a.gatewayMessage ?? '';
+  if (contextTooLong(a.parsed.code, m)) return 'context_too_long';
+  if (/native-version|anthropic-version/i.test(m)) return 'missing_native_version';
+  if (/does not support|not support|capabilit|not an? (image|video|chat)/i.test(m)) return 'capability_mismatch';
+  if (a.parsed.code === 'task_not_exist') return 'task_not_found';
+  return undefined;
+}
+
+function badRequestWords(a: Answer, detail: ErrorDetail | undefined): { reason: string; fix: string } {
+  switch (detail) {
+    case 'context_too_long':
+      return {
+        reason: t("The conversation is longer than the model's context window (the gateway refused it as too long)."),
+        fix: t('Start a new chat or shorten the conversation, or pick a model with a larger context window.'),
+      };
+    case 'missing_native_version':
+      return {
+        reason: t('The native messages surface requires the native-version header (2023-06-01).'),
+        fix: t('Send native-version: 2023-06-01 (and anthropic-version) on /v1/messages.'),
+      };
+    case 'capability_mismatch':
+      return {
+        reason: t(
+          'The model {0} does not support this capability: each capability (chat, image, image edit, video) needs a model of that capability.',
+          a.model,
+        ),
+        fix: t('Choose a model of the right capability for this call (see the model list).'),
+      };
+    default:
+      return {
+        reason: t(
+          'The request parameters are invalid: invalid JSON, a missing required field, bad model parameters, or a context that is too long.',
+        ),
+        fix: t('Check the model parameters and shorten the conversation if it is long.'),
+      };
+  }
+}
+
 function badRequest(a: Answer): GatewayError {
-  const nativeVersion = /native-version|anthropic-version/i.test(a.gatewayMessage ?? '');
-  const capability = /does not support|not support|capabilit|not an? (image|video|chat)/i.test(a.gatewayMessage ?? '');
+  const detail = badRequestDetail(a);
   return new GatewayError({
     ...a.base,
     kind: 'bad_request',
-    detail: nativeVersion
-      ? 'missing_native_version'
-      : capability
-        ? 'capability_mismatch'
-        : a.parsed.code === 'task_not_exist'
-          ? 'task_not_found'
-          : undefined,
-    message: `${t('HTTP 400 bad request.')}${a.quoted}`,
-    cause: nativeVersion
-      ? t('The native messages surface requires the native-version header (2023-06-01).')
-      : capability
-        ? t(
-            'The model {0} does not support this capability: each capability (chat, image, image edit, video) needs a model of that capability.',
-            a.model,
-          )
-        : t(
-            'The request parameters are invalid: invalid JSON, a missing required field, bad model parameters, or a context that is too long.',
-          ),
-    fix: nativeVersion
-      ? t('Send native-version: 2023-06-01 (and anthropic-version) on /v1/messages.')
-      : capability
-        ? t('Choose a model of the right capability for this call (see the model list).')
-        : t('Check the model parameters and shorten the conversation if it is long.'),
+    ...(detail ? { detail } : {}),
+    message: headline(a, t('HTTP 400 bad request.')),
+    ...badRequestWords(a, detail),
   });
 }
 
@@ -165,13 +124,13 @@ function unauthorized(a: Answer): GatewayError {
   const state = tokenStateFrom(a.gatewayMessage);
   if (state) {
     const w = refusedToken(state, {});
-    return new GatewayError({ ...a.base, kind: 'unauthorized', ...w, message: `HTTP 401: ${w.message}${a.quoted}` });
+    return new GatewayError({ ...a.base, kind: 'unauthorized', ...w, message: headline(a, `HTTP 401: ${w.message}`) });
   }
   return new GatewayError({
     ...a.base,
     kind: 'unauthorized',
-    message: `${t('HTTP 401 invalid token.')}${a.quoted}`,
-    cause:
+    message: headline(a, t('HTTP 401 invalid token.')),
+    reason:
       a.context.surface === 'native'
         ? t('The token is missing, copied wrongly, disabled, or not sent as the x-api-key header.')
         : t('The token is missing, copied wrongly, disabled, or not sent as "Authorization: Bearer <token>".'),
@@ -185,15 +144,21 @@ function forbidden(a: Answer): GatewayError {
   const refusal = quotaRefusalFrom(a.parsed.code, a.gatewayMessage);
   if (refusal) {
     const w = refusedForQuota(refusal, a.context.model);
-    return new GatewayError({ ...a.base, kind: 'forbidden', ...w, message: `HTTP 403: ${w.message}${a.quoted}` });
+    return new GatewayError({
+      ...a.base,
+      kind: 'forbidden',
+      ...w,
+      message: headline(a, `HTTP ${a.status}: ${w.message}`),
+    });
   }
-  const quota = /quota|额度/i.test(`${a.parsed.code ?? ''} ${a.gatewayMessage ?? ''}`);
+  const quota = /quota|额度/i.test(`${a.parsed.type ?? ''} ${a.parsed.code ?? ''} ${a.gatewayMessage ?? ''}`);
   return new GatewayError({
     ...a.base,
     kind: 'forbidden',
     detail: quota ? 'insufficient_quota' : undefined,
-    message: `${t('HTTP 403 no access.')}${a.quoted}`,
-    cause: quota
+    // (a quota refusal may come as 429 or 402 too)
+    message: headline(a, a.status === 403 ? t('HTTP 403 no access.') : `HTTP ${a.status}.`),
+    reason: quota
       ? t('The account or token has no quota left for this request.')
       : t(
           'The token\'s group cannot use {0} — the message may read "model not found". Listing a model does not prove generation works.',
@@ -214,8 +179,8 @@ function notFound(a: Answer): GatewayError {
     ...a.base,
     kind: 'not_found',
     detail: doubleV1 ? 'double_v1' : undefined,
-    message: `${t('HTTP 404 not found: {0}.', a.path || t('the path'))}${a.quoted}`,
-    cause: doubleV1
+    message: headline(a, t('HTTP 404 not found: {0}.', a.path || t('the path'))),
+    reason: doubleV1
       ? t('The request went to {0}: the base URL carries an extra /v1, and the client appends /v1/... itself.', a.path)
       : modelish
         ? t("The model id {0} does not exist (or is not visible to this token's group).", a.model)
@@ -234,8 +199,8 @@ function tooLarge(a: Answer): GatewayError {
   return new GatewayError({
     ...a.base,
     kind: 'payload_too_large',
-    message: `${t('HTTP 413 request body too large.')}${a.quoted}`,
-    cause: t('The request body is larger than the gateway accepts.'),
+    message: headline(a, t('HTTP 413 request body too large.')),
+    reason: t('The request body is larger than the gateway accepts.'),
     fix: t('Shorten the context, or reduce the image or file size.'),
   });
 }
@@ -244,9 +209,31 @@ function rateLimited(a: Answer): GatewayError {
   return new GatewayError({
     ...a.base,
     kind: 'rate_limited',
-    message: `${t('HTTP 429 rate limited.')}${a.quoted}`,
-    cause: t('Too many requests for this token or model in a short time (rate limited).'),
+    message: headline(a, t('HTTP 429 rate limited.')),
+    reason: t('Too many requests for this token or model in a short time (rate limited).'),
     fix: t('Lower concurrency and retry with exponential backoff.'),
+  });
+}
+
+/** 408: the gateway (or a proxy) gave up waiting; retried like 429, never for a billed call. */
+function requestTimeout(a: Answer): GatewayError {
+  return new GatewayError({
+    ...a.base,
+    kind: 'timeout',
+    message: headline(a, t('HTTP 408 request timeout.')),
+    reason: t('The gateway or a proxy in front of it gave up waiting for the request or its upstream (HTTP 408).'),
+    fix: t('Retry after a moment; if it keeps happening, shorten the request or check the proxy.'),
+  });
+}
+
+/** 409: the request conflicts with another one in progress; retried like 429, never for a billed call. */
+function conflict(a: Answer): GatewayError {
+  return new GatewayError({
+    ...a.base,
+    kind: 'bad_request',
+    message: headline(a, t('HTTP 409 conflict.')),
+    reason: t('The gateway refused the request because it conflicts with another request in progress (HTTP 409).'),
+    fix: t('Retry after a moment; if it keeps happening, send fewer requests at once.'),
   });
 }
 
@@ -254,8 +241,8 @@ function serverError(a: Answer): GatewayError {
   return new GatewayError({
     ...a.base,
     kind: 'server_error',
-    message: `${t('HTTP {0} service or upstream fault.', a.status)}${a.quoted}`,
-    cause: t('A temporary fault in the gateway or its upstream provider.'),
+    message: headline(a, t('HTTP {0} service or upstream fault.', a.status)),
+    reason: t('A temporary fault in the gateway or its upstream provider.'),
     fix: t('Retry with backoff after about 1 to 2 minutes; if the fault persists, report it with the request id.'),
   });
 }
@@ -293,7 +280,7 @@ function redirected(a: Answer, location: string | undefined): GatewayError {
       a.path || t('the request'),
       where,
     ),
-    cause: httpToHttps
+    reason: httpToHttps
       ? t(
           'The gateway serves its API over https only; this client never follows a redirect with your token, so the request was not repeated at {0}.',
           target.origin,
@@ -316,29 +303,56 @@ function otherStatus(a: Answer): GatewayError {
   return new GatewayError({
     ...a.base,
     kind: 'bad_request',
-    message: `HTTP ${a.status}.${a.quoted}`,
-    cause: t('The gateway refused the request.'),
+    message: headline(a, `HTTP ${a.status}.`),
+    reason: t('The gateway refused the request.'),
     fix: t('Check the request parameters and the base URL.'),
   });
 }
 
-const BY_STATUS: Record<number, (a: Answer) => GatewayError> = {
+type Builder = (a: Answer) => GatewayError;
+
+const BY_STATUS: Record<number, Builder> = {
   400: badRequest,
   401: unauthorized,
   403: forbidden,
   404: notFound,
+  408: requestTimeout,
+  409: conflict,
   413: tooLarge,
   429: rateLimited,
+  500: serverError,
 };
 
-/** Builds the classified error for a non-success HTTP answer (or an HTML page answered with 200). */
+/**
+ * The builder for an answer: the status's own; for an error said without one (stream, 200 body),
+ * the builder of the status the gateway's words stand for (a failure it cannot name is a fault of
+ * the gateway or its upstream). Over HTTP, the words refine a status only where they must: a 429
+ * that says the quota is gone (OpenAI's `insufficient_quota`) is a quota refusal, not a rate
+ * limit, and an unlisted 4xx takes the class its words name.
+ */
+function builderFor(a: Answer): Builder {
+  const words = statusFromWords(a.parsed.type, a.parsed.code, a.gatewayMessage);
+  if (a.origin !== 'status') return BY_STATUS[words ?? 500];
+  if (a.status === 503 && (a.parsed.code === 'model_not_found' || noChannelGroup(a.gatewayMessage)))
+    return modelNotFound503;
+  const quotaGone =
+    a.parsed.code === 'insufficient_quota' ||
+    a.parsed.type === 'insufficient_quota' ||
+    !!quotaRefusalFrom(a.parsed.code, a.gatewayMessage);
+  if (a.status === 429 && quotaGone) return forbidden;
+  const own = BY_STATUS[a.status];
+  if (own) return own;
+  if (a.status >= 500) return serverError;
+  return words !== undefined && words < 500 ? BY_STATUS[words] : otherStatus;
+}
+
+export type { ErrorOrigin, HttpErrorInput } from './answer';
+
+/** Builds the classified error for a gateway's failure answer (see `ErrorOrigin`). */
 export function errorFromResponse(input: HttpErrorInput): GatewayError {
   const a = readAnswer(input);
-  if (a.status >= 300 && a.status < 400) return redirected(a, first(input.headers.location));
+  if (a.origin === 'status' && a.status >= 300 && a.status < 400) return redirected(a, first(input.headers.location));
   if (a.parsed.html) return htmlPage(a);
   // Older gateways send no code: their message says "no available channel" (无可用渠道) and names the group.
-  if (a.status === 503 && (a.parsed.code === 'model_not_found' || noChannelGroup(a.gatewayMessage)))
-    return modelNotFound503(a);
-  const build = BY_STATUS[a.status] ?? (a.status >= 500 ? serverError : otherStatus);
-  return build(a);
+  return builderFor(a)(a);
 }

@@ -1,7 +1,8 @@
 /**
  * One error type for everything the gateway (or the way to it) can do wrong, built by one factory.
  * Each carries a `kind` (spec section 7 rows plus transport kinds), the HTTP status, the gateway's
- * own message, the request id, and a `cause` and `fix` sentence in the spec's terms.
+ * own message, the request id, and a `reason` and `fix` sentence in the spec's terms. `cause` is
+ * ES2022's: the underlying Error (a network failure, a parse error), with any token redacted.
  */
 import { t } from '../l10n';
 import { maskToken, redactSecrets } from '../mask';
@@ -18,7 +19,7 @@ export type ErrorKind =
   | 'network' // DNS, refused, reset, TLS
   | 'timeout' // our own time limit
   | 'protocol' // HTML page, invalid JSON, unexpected shape
-  | 'stream_interrupted' // a stream broke off, or carried an error event
+  | 'stream_interrupted' // a stream broke off: connection lost, idle deadline, no end marker
   | 'aborted'; // the caller cancelled
 
 export type Surface = 'compatible' | 'native';
@@ -47,7 +48,11 @@ export type ErrorDetail =
   | 'task_not_found'
   | 'content_not_ready'
   | 'content_expired'
-  | 'redirect';
+  | 'redirect'
+  | 'context_too_long'
+  | 'event_too_large'
+  | 'body_too_large'
+  | 'request_not_built';
 
 export interface ErrorContext {
   surface?: Surface | undefined;
@@ -62,7 +67,8 @@ export interface ErrorContext {
 export interface GatewayErrorInit {
   kind: ErrorKind;
   message: string;
-  cause: string;
+  /** One sentence: why this happened. */
+  reason: string;
   fix: string;
   status?: number | undefined;
   gatewayMessage?: string | undefined;
@@ -71,8 +77,11 @@ export interface GatewayErrorInit {
   requestId?: string | undefined;
   detail?: ErrorDetail | undefined;
   retryAfterMs?: number | undefined;
+  /** the server's `x-should-retry` header, when it sent one */
+  serverShouldRetry?: boolean | undefined;
   context?: ErrorContext;
-  original?: unknown;
+  /** the underlying error (becomes ES2022 `cause`, token redacted) */
+  cause?: unknown;
   /** true when the request provably never reached the server (connection refused / DNS) */
   notSent?: boolean;
 }
@@ -86,11 +95,15 @@ export class GatewayError extends Error {
   readonly gatewayCode: string | undefined;
   readonly requestId: string | undefined;
   readonly detail: ErrorDetail | undefined;
+  /** The underlying error (ES2022 `cause`, set by Error itself), token redacted; undefined when there is none. */
+  declare readonly cause: Error | undefined;
   /** One sentence: why this happened, in the spec's terms. */
-  override readonly cause: string;
+  readonly reason: string;
   /** One sentence: what to change. */
   readonly fix: string;
   readonly retryAfterMs: number | undefined;
+  /** The server's `x-should-retry: true|false`, when it sent one (never re-sends a billed call by itself). */
+  readonly serverShouldRetry: boolean | undefined;
   readonly surface: Surface | undefined;
   readonly url: string | undefined;
   readonly model: string | undefined;
@@ -103,12 +116,13 @@ export class GatewayError extends Error {
   attempts = 1;
   /** A billed call (image, video) that failed after it may have reached the gateway: never re-sent by the client. */
   mayHaveBeenBilled = false;
-  readonly original: unknown;
 
   constructor(init: GatewayErrorInit) {
     const token = init.context?.token;
     const clean = (s: string | undefined) => (s === undefined ? undefined : redactSecrets(s, [token]));
-    super(clean(init.message));
+    // ES2022 `cause`: the underlying error, kept for debugging (util.inspect, `{ cause }` chains), never carrying a token.
+    const cause = init.cause instanceof Error ? sanitizeCause(init.cause, token) : undefined;
+    super(clean(init.message), cause ? { cause } : undefined);
     this.kind = init.kind;
     this.status = init.status;
     this.gatewayMessage = clean(init.gatewayMessage);
@@ -116,17 +130,16 @@ export class GatewayError extends Error {
     this.gatewayCode = init.gatewayCode;
     this.requestId = init.requestId;
     this.detail = init.detail;
-    this.cause = clean(init.cause)!;
+    this.reason = clean(init.reason)!;
     this.fix = clean(init.fix)!;
     this.retryAfterMs = init.retryAfterMs;
+    this.serverShouldRetry = init.serverShouldRetry;
     this.surface = init.context?.surface;
     this.url = init.context?.url;
     this.model = init.context?.model;
     this.maskedToken = token ? maskToken(token) : undefined;
     this.notSent = init.notSent ?? false;
     this.host = undefined;
-    // Keep the underlying error for debugging, but never let it carry a token.
-    this.original = init.original instanceof Error ? sanitizeOriginal(init.original, token) : undefined;
   }
 
   /** A plain object safe to log or post to a webview. */
@@ -135,7 +148,7 @@ export class GatewayError extends Error {
       kind: this.kind,
       status: this.status,
       message: this.message,
-      cause: this.cause,
+      reason: this.reason,
       fix: this.fix,
       gatewayMessage: this.gatewayMessage,
       gatewayCode: this.gatewayCode,
@@ -167,7 +180,7 @@ export class GatewayError extends Error {
   }
 }
 
-function sanitizeOriginal(e: Error, token: string | undefined): Error {
+function sanitizeCause(e: Error, token: string | undefined): Error {
   const copy = new Error(redactSecrets(e.message, [token]));
   copy.name = e.name;
   const code = (e as { code?: unknown }).code;

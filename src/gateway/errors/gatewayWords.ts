@@ -40,3 +40,50 @@ export function noChannelGroup(message: string | undefined): { group: string | u
   if (/无可用渠道|no available channel|可用渠道不存在/i.test(m)) return { group: undefined };
   return undefined;
 }
+
+/** A gateway's (or upstream's) words for "the conversation is longer than the model's context window". */
+const CONTEXT_TOO_LONG =
+  /context[ _]length|context window|maximum context|prompt is too long|too many (input )?tokens|input is too long|上下文(长度|过长|超)|超出.{0,8}上下文/i;
+
+export function contextTooLong(code: string | undefined, message: string | undefined): boolean {
+  return code === 'context_length_exceeded' || CONTEXT_TOO_LONG.test(message ?? '');
+}
+
+/**
+ * The HTTP status the gateway's words stand for, when it says an error without one (an error event
+ * inside a 200 stream, an error object in a 200 body): the error type, code and message that
+ * OpenAI, Anthropic, new-api and one-api send, in the order their meanings win. undefined: the words
+ * name no class.
+ */
+export function statusFromWords(
+  type: string | undefined,
+  code: string | undefined,
+  message: string | undefined,
+): 400 | 401 | 403 | 404 | 413 | 429 | 500 | undefined {
+  const tc = `${type ?? ''} ${code ?? ''}`.toLowerCase();
+  const m = message ?? '';
+  if (
+    tokenStateFrom(m) ||
+    /authentication_error|invalid_api_key|unauthorized/.test(tc) ||
+    /invalid (api[ _-]?)?(key|token)|incorrect api key|无效的令牌|未提供令牌|unauthori[sz]ed/i.test(m)
+  )
+    return 401;
+  if (contextTooLong(code, m)) return 400;
+  if (/rate_limit/.test(tc) || /rate.?limit|too many requests|请求过于频繁|请求频率/i.test(m)) return 429;
+  if (
+    /insufficient_quota|quota/.test(tc) ||
+    quotaRefusalFrom(code, m) ||
+    /quota|额度|余额不足|insufficient (balance|funds)/i.test(m)
+  )
+    return 403;
+  if (/permission_error|forbidden/.test(tc)) return 403;
+  if (/not_found_error|model_not_found/.test(tc)) return 404;
+  if (/request_too_large/.test(tc)) return 413;
+  if (/invalid_request_error/.test(tc)) return 400;
+  if (
+    /overloaded|api_error|server_error|upstream|internal/.test(tc) ||
+    /overloaded|upstream|server error|internal error|unavailable|timed? ?out/i.test(m)
+  )
+    return 500;
+  return undefined;
+}

@@ -9,7 +9,7 @@ import type { QuotaRefusal, TokenState } from './gatewayWords';
 export interface Words {
   detail: ErrorDetail;
   message: string;
-  cause: string;
+  reason: string;
   fix: string;
 }
 
@@ -34,7 +34,7 @@ export function refusedToken(state: TokenState, facts: TokenFacts): Words {
       return {
         detail: 'token_expired',
         message: facts.expiredOn ? t('{0} expired on {1}.', subject, facts.expiredOn) : t('{0} expired.', subject),
-        cause: t(
+        reason: t(
           'The gateway refuses {0} because its expiry date has passed (the gateway may only say "Invalid token").',
           object,
         ),
@@ -46,7 +46,7 @@ export function refusedToken(state: TokenState, facts: TokenFacts): Words {
       return {
         detail: 'token_exhausted',
         message: t("{0}'s quota is used up.", subject),
-        cause: t(
+        reason: t(
           "The gateway refuses {0} because its own quota limit is spent (the account's wallet may still have money).",
           object,
         ),
@@ -56,7 +56,7 @@ export function refusedToken(state: TokenState, facts: TokenFacts): Words {
       return {
         detail: 'token_disabled',
         message: t('{0} is disabled.', subject),
-        cause: t('The gateway refuses {0} because it was disabled in the gateway console.', object),
+        reason: t('The gateway refuses {0} because it was disabled in the gateway console.', object),
         fix: t(
           'Enable the token again in the gateway console, or create a new one and store it with "Model Relay: Add Token".',
         ),
@@ -68,7 +68,7 @@ function modelLimitWords(m: string | undefined): Words {
   return {
     detail: 'token_model_limit',
     message: m ? t('This token has no access to the model {0}.', m) : t('This token has no access to any model.'),
-    cause: m
+    reason: m
       ? t(
           'The token is limited to a list of models that does not include {0} (a per-token model limit in the gateway console, not the group).',
           m,
@@ -91,7 +91,7 @@ export function refusedForQuota(r: QuotaRefusal, model: string | undefined): Wor
       return {
         detail: 'wallet_empty',
         message: t("The account's balance is used up."),
-        cause: t(
+        reason: t(
           'The gateway account that owns this token has no balance left (insufficient_user_quota): every token of the account is refused, whatever its own limit.',
         ),
         fix: t('Top up the account in the gateway console (or ask the gateway operator).'),
@@ -100,7 +100,7 @@ export function refusedForQuota(r: QuotaRefusal, model: string | undefined): Wor
       return {
         detail: 'token_quota',
         message: t("This token's remaining quota is too small for this request."),
-        cause: t(
+        reason: t(
           "The token's own quota limit cannot cover this request (pre_consume_token_quota_failed); the account's wallet is not the problem.",
         ),
         fix: t(

@@ -111,6 +111,15 @@ export async function readText(body: AsyncIterable<Buffer | Uint8Array | string>
   return (await readBytes(body, limit)).toString('utf8');
 }
 
+/** Reads a whole body as text; undefined when it is larger than `limit` bytes (the rest is then never read). */
+export async function readWholeText(
+  body: AsyncIterable<Buffer | Uint8Array | string>,
+  limit: number,
+): Promise<string | undefined> {
+  const bytes = await readBytes(body, limit + 1);
+  return bytes.length > limit ? undefined : bytes.toString('utf8');
+}
+
 /** Reads a body as bytes, at most `limit` bytes (then the body is destroyed, the rest never read). */
 export async function readBytes(body: AsyncIterable<Buffer | Uint8Array | string>, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];

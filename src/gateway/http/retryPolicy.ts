@@ -1,7 +1,10 @@
 /**
  * Retry policy as pure functions (tested as a table).
- * Retries 429, 5xx and connection failures (not TLS certificate failures) with exponential backoff and full jitter, honouring
- * `retry-after-ms` / `retry-after`; never 400/401/403/404/413, never new-api's 503 model_not_found.
+ * Retries 408, 409, 429, 5xx and connection failures (not TLS certificate failures) with
+ * exponential backoff and full jitter, honouring `retry-after-ms` / `retry-after` and the server's
+ * `x-should-retry: true|false` (as openai-node does); never 400/401/403/404/413, never new-api's 503
+ * model_not_found. A billed call is re-sent only when it provably never reached the gateway or the
+ * gateway refused the work (429), whatever the server says.
  */
 import { tlsProblem } from '../errors/fromNetwork';
 import type { GatewayError } from '../errors/gatewayError';
@@ -29,32 +32,29 @@ export interface RetryOptions {
 /**
  * Whether a failed attempt may be retried.
  * `sideEffecting` requests (billed: images, video creation) are only retried when the request
- * provably never reached the server, or the gateway refused the work (429: nothing was done).
+ * provably never reached the server, or the gateway refused the work (429: nothing was done) and
+ * does not say otherwise; a 408 or 409 may come after the work ran, so it is never re-sent.
  */
 export function shouldRetry(err: GatewayError, attempt: number, opts: RetryOptions, sideEffecting = false): boolean {
   if (attempt >= opts.maxRetries) return false;
   if (err.retryAfterMs !== undefined && err.retryAfterMs > opts.maxRetryAfterMs) return false;
   // A certificate the machine does not trust stays untrusted: another attempt only delays the answer.
   if (tlsProblem(err)) return false;
-  if (sideEffecting) return (err.kind === 'network' && err.notSent) || err.kind === 'rate_limited';
+  if (sideEffecting)
+    return (err.kind === 'network' && err.notSent) || (err.kind === 'rate_limited' && err.serverShouldRetry !== false);
+  if (err.serverShouldRetry !== undefined) return err.serverShouldRetry;
   if (err.detail === 'model_not_found_503') return false;
+  if (err.status === 408 || err.status === 409) return true;
   switch (err.kind) {
     case 'rate_limited':
     case 'server_error':
     case 'network':
       return true;
-    case 'timeout':
-      return false;
     default:
       return false;
   }
 }
 
-/**
- * Delay before retry number `attempt` (0-based). A server-given Retry-After wins; otherwise full
- * jitter: a uniform random delay in [0, min(max, base * 2^attempt)], never below a small floor so a
- * retry is never immediate.
- */
 /** Whether a billed request that failed this way may still have reached the gateway (and been billed). */
 export function mayHaveArrived(err: GatewayError): boolean {
   switch (err.kind) {
@@ -70,6 +70,11 @@ export function mayHaveArrived(err: GatewayError): boolean {
   }
 }
 
+/**
+ * Delay before retry number `attempt` (0-based). A server-given Retry-After wins; otherwise full
+ * jitter: a uniform random delay in [0, min(max, base * 2^attempt)], never below a small floor so a
+ * retry is never immediate.
+ */
 export function retryDelayMs(
   attempt: number,
   retryAfterMs: number | undefined,

@@ -1,9 +1,19 @@
 /**
  * Turns a response body into an async iterable of server-sent events using eventsource-parser
  * (never a hand-rolled parser), recording when each event arrived so a buffering proxy can be told
- * apart from a real stream.
+ * apart from a real stream. One event is bounded (MAX_STREAM_EVENT_BYTES): a line that never ends
+ * stops the stream with EventTooLarge instead of growing in memory.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { MAX_STREAM_EVENT_BYTES } from '../defaults';
+
+/** One event grew past the limit before it ended (the caller names it as a classified error). */
+export class EventTooLarge extends Error {
+  override readonly name = 'EventTooLarge';
+  constructor(readonly limit: number) {
+    super(`A server-sent event grew past ${limit} bytes before it ended.`);
+  }
+}
 
 export interface TimedEvent extends EventSourceMessage {
   /** ms since the request started */
@@ -19,17 +29,25 @@ export interface SseChunk {
 
 /**
  * The events of each network chunk as one batch (one async step per chunk, not per event: a
- * stream of many small events stays cheap). Chunks that complete no event yield nothing.
+ * stream of many small events stays cheap). Chunks that complete no event yield nothing. Throws
+ * EventTooLarge when one event (its open line and its data so far) grows past `maxEventBytes`.
  */
 export async function* sseChunks(
   body: AsyncIterable<Buffer | Uint8Array | string>,
   startedAt: number,
   now: () => number,
+  maxEventBytes: number = MAX_STREAM_EVENT_BYTES,
 ): AsyncGenerator<SseChunk> {
   let pending: EventSourceMessage[] = [];
+  let tooLarge = false;
   const parser = createParser({
     onEvent: (ev) => {
       pending.push(ev);
+    },
+    // The parser's own bound: the line in progress plus the event's data so far.
+    maxBufferSize: maxEventBytes,
+    onError: (e) => {
+      if (e.type === 'max-buffer-size-exceeded') tooLarge = true;
     },
   });
   const decoder = new TextDecoder('utf-8');
@@ -41,6 +59,8 @@ export async function* sseChunks(
       pending = [];
       yield { at, events };
     }
+    // (the events this chunk completed first, as a failure inside a chunk is delivered after them)
+    if (tooLarge) throw new EventTooLarge(maxEventBytes);
   }
   const rest = decoder.decode();
   const at = now() - startedAt;

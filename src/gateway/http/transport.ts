@@ -9,13 +9,29 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { DEFAULT_RETRY } from '../defaults';
 import { hostOf, joinUrl, normalizeBaseUrl, verbatimBaseUrl } from '../endpoint';
 import { looksLikeHtml, requestIdFrom } from '../errors/errorBody';
-import { invalidHeadersError, noBaseUrlError, noTokenError, protocolError } from '../errors/factories';
+import {
+  bodyTooLargeError,
+  invalidHeadersError,
+  noBaseUrlError,
+  noTokenError,
+  protocolError,
+  requestNotBuiltError,
+} from '../errors/factories';
 import { errorFromNetwork } from '../errors/fromNetwork';
 import { errorFromResponse } from '../errors/fromResponse';
 import type { ErrorContext, ErrorKind, GatewayError, Surface } from '../errors/gatewayError';
 import type { Capability } from '../models';
 import { recordAttempt, type RequestLogSink } from '../requestLog';
-import { bodyReadError, headerValue, readText, sendOnce, type Headers, type ResponseBody } from './attempt';
+import {
+  bodyReadError,
+  headerValue,
+  readText,
+  readWholeText,
+  sendOnce,
+  type Headers,
+  type ResponseBody,
+  type SendBody,
+} from './attempt';
 import { headerProblems, requestHeaders } from './headers';
 import {
   failsOver,
@@ -80,7 +96,8 @@ export interface SendOptions {
   deadlineMs?: number;
   /** costs money or creates something: retried / failed over only when provably never sent */
   sideEffecting?: boolean;
-  /** never retried: a rate-limited account endpoint's budget is small */ noRetry?: boolean;
+  /** never retried: a rate-limited account endpoint's budget is small */
+  noRetry?: boolean;
   /** Called where the transport waits before a retry (never for an error it does not retry). */
   onRetry?: ((notice: RetryNotice) => void) | undefined;
 }
@@ -105,6 +122,15 @@ export interface OpenResponse {
 interface HostState {
   base: string;
   host: string;
+}
+
+/** The body to send, built here if it is a factory; a failure to build it never left the machine (not sent, not billed). */
+async function builtBody(body: RequestBody, context: ErrorContext): Promise<SendBody> {
+  try {
+    return typeof body === 'function' ? await body() : body;
+  } catch (e) {
+    throw requestNotBuiltError(e, context);
+  }
 }
 
 export class Transport {
@@ -275,27 +301,25 @@ export class Transport {
       extraHeaders: this.opts.extraHeaders,
     });
     if (o.signal?.aborted) throw errorFromNetwork(o.signal.reason, context, { aborted: true });
-    let a;
-    try {
-      const body = typeof o.body === 'function' ? await o.body() : o.body;
-      a = await sendOnce({
-        url,
-        method: o.method,
-        headers,
-        body,
-        dispatcher: this.dispatcher,
-        signal: o.signal,
-        timeoutMs: o.timeoutMs,
-        idleTimeoutMs: o.idleTimeoutMs,
-        deadlineMs: o.deadlineMs,
-        context,
-      });
-    } catch (e) {
-      const err = errorFromNetwork(e, context);
+    // No answer (the body could not be built, or the request failed on the way): recorded, then thrown.
+    const failed = (err: GatewayError): never => {
       err.host = host.host;
       record(undefined, undefined, { errorKind: err.kind });
       throw err;
-    }
+    };
+    const body = await builtBody(o.body, context).catch(failed);
+    const a = await sendOnce({
+      url,
+      method: o.method,
+      headers,
+      body,
+      dispatcher: this.dispatcher,
+      signal: o.signal,
+      timeoutMs: o.timeoutMs,
+      idleTimeoutMs: o.idleTimeoutMs,
+      deadlineMs: o.deadlineMs,
+      context,
+    }).catch((e: unknown) => failed(errorFromNetwork(e, context)));
     const requestId = requestIdFrom(a.headers);
     if (a.status < 200 || a.status >= 300) {
       const text = await readText(a.body, ERROR_BODY_LIMIT).catch(() => ''); // broke off: classify by status alone
@@ -337,24 +361,21 @@ export class Transport {
       res.finish({ errorKind: err.kind });
       throw err;
     };
-    let text = '';
+    const rid = { status: res.status, ...(res.requestId ? { requestId: res.requestId } : {}) };
+    let text: string | undefined = '';
     try {
-      text = await readText(res.body, JSON_BODY_LIMIT);
+      text = await readWholeText(res.body, JSON_BODY_LIMIT);
     } catch (e) {
       fail(bodyReadError(e, res, res.context, o));
     }
+    if (text === undefined) return fail(bodyTooLargeError(JSON_BODY_LIMIT, `${o.method} ${o.path}`, res.context, rid));
     if (looksLikeHtml(text, headerValue(res.headers, 'content-type')))
       fail(errorFromResponse({ status: res.status, headers: res.headers, body: text, context: res.context }));
     let data: unknown;
     try {
       data = JSON.parse(text) as unknown;
     } catch {
-      fail(
-        protocolError('invalid_json', `${o.method} ${o.path}`, res.context, {
-          status: res.status,
-          ...(res.requestId ? { requestId: res.requestId } : {}),
-        }),
-      );
+      fail(protocolError('invalid_json', `${o.method} ${o.path}`, res.context, rid));
     }
     res.finish({});
     return { data, res };

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { t } from '../../l10n';
 import { newCallId, parseToolInput } from '../tools';
-import { jsonOrUndefined } from '../../http/sseStream';
+import { eventData } from './eventData';
 import type { ChatRequest, ParsedReply, SurfaceAdapter, SurfaceEvent, ToolCall, Usage } from '../types';
 import { compatibleRequest } from './compatibleRequest';
 
@@ -171,24 +171,9 @@ export const compatibleSurface: SurfaceAdapter = {
   },
 
   parseEvent(ev): SurfaceEvent[] {
-    // A chunk that is a JSON object as it stands (the overwhelming case) is parsed without a trimmed copy first.
-    let json = ev.data.charCodeAt(0) === 0x7b ? jsonOrUndefined(ev.data) : undefined;
-    if (json === undefined) {
-      const data = ev.data.trim();
-      if (data === '[DONE]') return [{ type: 'end' }];
-      if (!data) return [];
-      try {
-        json = JSON.parse(data);
-      } catch {
-        return [
-          {
-            type: 'error',
-            message: t('invalid JSON in stream chunk: {0}', data.slice(0, 80)),
-            errorType: 'invalid_chunk',
-          },
-        ];
-      }
-    }
+    const d = eventData(ev.data);
+    if ('events' in d) return d.events;
+    const json = d.json;
     const fast = fastChunk(json);
     if (fast) return fast;
     const r = chunkSchema.safeParse(json);

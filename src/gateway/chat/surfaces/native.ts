@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { t } from '../../l10n';
 import { newCallId } from '../tools';
-import { jsonOrUndefined } from '../../http/sseStream';
+import { eventData } from './eventData';
 import type {
   ChatRequest,
   ParsedReply,
@@ -112,6 +112,82 @@ function blockDelta(index: number, d: Parsed['delta']): SurfaceEvent[] {
   }
 }
 
+/** The overwhelming case, a text delta, checked by hand: no schema parse. undefined: take the schema path. */
+function fastTextDelta(event: string | undefined, json: unknown): SurfaceEvent[] | undefined {
+  const f = json as { type?: unknown; delta?: { type?: unknown; text?: unknown } | null } | null;
+  if (
+    !f ||
+    typeof f !== 'object' ||
+    f.type !== 'content_block_delta' ||
+    (event && event !== 'content_block_delta') ||
+    !f.delta ||
+    typeof f.delta !== 'object' ||
+    f.delta.type !== 'text_delta' ||
+    typeof f.delta.text !== 'string'
+  )
+    return undefined;
+  return f.delta.text ? [{ type: 'text', text: f.delta.text }] : [];
+}
+
+/** `{"error":{…}}` in OpenAI's shape (not a native event): an error; anything else unknown is ignored. */
+function openAiShapedError(json: unknown): SurfaceEvent[] {
+  const e = (json as { error?: { message?: unknown; type?: unknown; code?: unknown } } | null)?.error;
+  if (!e || typeof e !== 'object') return [];
+  return [
+    {
+      type: 'error',
+      message: typeof e.message === 'string' ? e.message : t('stream error'),
+      errorType: typeof e.type === 'string' ? e.type : undefined,
+      code: typeof e.code === 'string' ? e.code : undefined,
+    },
+  ];
+}
+
+/** A native event by its type (the SSE event name, else the data's `type`). */
+function byType(type: string, e: Parsed): SurfaceEvent[] {
+  switch (type) {
+    case 'message_start':
+      return [
+        {
+          type: 'meta',
+          id: e.message?.id ?? undefined,
+          model: e.message?.model ?? undefined,
+          usage: e.message?.usage
+            ? {
+                inputTokens: e.message.usage.input_tokens ?? undefined,
+                outputTokens: e.message.usage.output_tokens ?? undefined,
+              }
+            : undefined,
+        },
+      ];
+    case 'content_block_start':
+      return blockStart(e.index ?? 0, e.content_block);
+    case 'content_block_delta':
+      return blockDelta(e.index ?? 0, e.delta);
+    case 'content_block_stop':
+      return [{ type: 'block_stop', index: e.index ?? 0 }];
+    case 'message_delta': {
+      const out: SurfaceEvent[] = [];
+      if (e.delta?.stop_reason) out.push({ type: 'finish', reason: e.delta.stop_reason });
+      // usage here is cumulative: the consumer keeps the last value
+      if (e.usage)
+        out.push({
+          type: 'usage',
+          usage: { inputTokens: e.usage.input_tokens ?? undefined, outputTokens: e.usage.output_tokens ?? undefined },
+        });
+      return out;
+    }
+    case 'message_stop':
+      return [{ type: 'end' }];
+    default:
+      if (type === 'error' || e.error)
+        return [
+          { type: 'error', message: e.error?.message ?? t('stream error'), errorType: e.error?.type ?? undefined },
+        ];
+      return []; // ping and unknown event types are ignored
+  }
+}
+
 export const nativeSurface: SurfaceAdapter = {
   surface: 'native',
   path: '/v1/messages',
@@ -156,98 +232,13 @@ export const nativeSurface: SurfaceAdapter = {
   },
 
   parseEvent(ev): SurfaceEvent[] {
-    // An event that is a JSON object as it stands (the overwhelming case) is parsed without a trimmed copy first.
-    let json = ev.data.charCodeAt(0) === 0x7b ? jsonOrUndefined(ev.data) : undefined;
-    if (json === undefined) {
-      const data = ev.data.trim();
-      if (!data) return [];
-      if (data === '[DONE]') return [{ type: 'end' }];
-      try {
-        json = JSON.parse(data);
-      } catch {
-        return [
-          {
-            type: 'error',
-            message: t('invalid JSON in stream event: {0}', data.slice(0, 80)),
-            errorType: 'invalid_chunk',
-          },
-        ];
-      }
-    }
-    // Fast path for the overwhelming case, a text delta: checked by hand, no schema parse.
-    const f = json as { type?: unknown; delta?: { type?: unknown; text?: unknown } | null } | null;
-    if (
-      f &&
-      typeof f === 'object' &&
-      f.type === 'content_block_delta' &&
-      (!ev.event || ev.event === 'content_block_delta') &&
-      f.delta &&
-      typeof f.delta === 'object'
-    ) {
-      if (f.delta.type === 'text_delta' && typeof f.delta.text === 'string')
-        return f.delta.text ? [{ type: 'text', text: f.delta.text }] : [];
-    }
-    const r = eventSchema.safeParse(json);
-    if (!r.success) {
-      // An OpenAI-shaped error (new-api's own errors) inside the stream is still an error.
-      const e = (json as { error?: { message?: unknown; type?: unknown; code?: unknown } }).error;
-      if (e && typeof e === 'object')
-        return [
-          {
-            type: 'error',
-            message: typeof e.message === 'string' ? e.message : t('stream error'),
-            errorType: typeof e.type === 'string' ? e.type : undefined,
-            code: typeof e.code === 'string' ? e.code : undefined,
-          },
-        ];
-      return [];
-    }
-    const e = r.data;
-    const type = ev.event && ev.event !== 'message' ? ev.event : e.type;
-    switch (type) {
-      case 'message_start':
-        return [
-          {
-            type: 'meta',
-            id: e.message?.id ?? undefined,
-            model: e.message?.model ?? undefined,
-            usage: e.message?.usage
-              ? {
-                  inputTokens: e.message.usage.input_tokens ?? undefined,
-                  outputTokens: e.message.usage.output_tokens ?? undefined,
-                }
-              : undefined,
-          },
-        ];
-      case 'content_block_start':
-        return blockStart(e.index ?? 0, e.content_block);
-      case 'content_block_delta':
-        return blockDelta(e.index ?? 0, e.delta);
-      case 'content_block_stop':
-        return [{ type: 'block_stop', index: e.index ?? 0 }];
-      case 'message_delta': {
-        const out: SurfaceEvent[] = [];
-        if (e.delta?.stop_reason) out.push({ type: 'finish', reason: e.delta.stop_reason });
-        // usage here is cumulative: the consumer keeps the last value
-        if (e.usage)
-          out.push({
-            type: 'usage',
-            usage: { inputTokens: e.usage.input_tokens ?? undefined, outputTokens: e.usage.output_tokens ?? undefined },
-          });
-        return out;
-      }
-      case 'message_stop':
-        return [{ type: 'end' }];
-      case 'error':
-        return [
-          { type: 'error', message: e.error?.message ?? t('stream error'), errorType: e.error?.type ?? undefined },
-        ];
-      default:
-        if (e.error)
-          return [
-            { type: 'error', message: e.error.message ?? t('stream error'), errorType: e.error.type ?? undefined },
-          ];
-        return []; // ping and unknown event types are ignored
-    }
+    const d = eventData(ev.data);
+    if ('events' in d) return d.events;
+    const fast = fastTextDelta(ev.event, d.json);
+    if (fast) return fast;
+    const r = eventSchema.safeParse(d.json);
+    // An OpenAI-shaped error (new-api's own errors) inside the stream is still an error.
+    if (!r.success) return openAiShapedError(d.json);
+    return byType(ev.event && ev.event !== 'message' ? ev.event : r.data.type, r.data);
   },
 };

@@ -58,7 +58,7 @@ function whyPrimaryFails(ctx: DiagnosisContext, primary: HostProbe): Reason & { 
   const unreachable =
     (primary.outcome === 'network' || primary.outcome === 'timeout') && !(primary.error && tlsProblem(primary.error));
   const remote = unreachable ? remoteLoopback(ctx, primary.base) : undefined;
-  if (remote) return { cause: `${remote.cause} ${primary.error?.cause ?? ''}`.trim(), fix: remote.fix };
+  if (remote) return { cause: `${remote.cause} ${primary.error?.reason ?? ''}`.trim(), fix: remote.fix };
   // A TLS-inspecting proxy's certificate is a certificate problem, not an unreachable proxy.
   if (primary.viaProxy && unreachable) {
     return {

@@ -41,7 +41,7 @@ async function run(ctx: DiagnosisContext): Promise<Outcome> {
             MODELS_PATH,
             masked ?? '',
             e.message.replace(/^HTTP 401: /, ''),
-            e.cause,
+            e.reason,
           ),
           fix: e.fix,
         };
