@@ -13,7 +13,9 @@ import { join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { useTranslations, type Translations } from '../../src/gateway';
 import {
+  modelPickWords,
   pollMessage,
+  savedImageMarkdown,
   secondsPrompt,
   sizePrompt,
   stateWord,
@@ -327,10 +329,22 @@ test('in Chinese, every state and line of the Video Tasks view is Chinese', () =
       pollMessage({ phase: 'queued', queuePosition: 2, progress: undefined }),
       pollMessage({ phase: 'in_progress', queuePosition: undefined, progress: 30 }),
       secondsPrompt('sora-2', '$0.50'),
+      modelPickWords('image-edit').pick,
+      savedImageMarkdown('x', 'file:///x.png', 'x.png'),
       sizePrompt('gpt-image-1', undefined),
     ])
       assert.match(line, hanzi, line);
   } finally {
     useTranslations(undefined);
   }
+});
+
+test("the model pick names the capability in words and the setting that skips it; @relay's /image says where it saved, as one sentence", () => {
+  assert.equal(
+    modelPickWords('image-edit').pick,
+    'Pick an image edit model (set modelRelay.models.imageEdit to skip this)',
+  );
+  assert.equal(modelPickWords('video').typeId, 'The video model id');
+  const md = savedImageMarkdown('a [lighthouse]', 'file:///w/a.png', '.model-relay/images/a.png');
+  assert.equal(md, '![a lighthouse](file:///w/a.png)\n\nSaved to [.model-relay/images/a.png](file:///w/a.png).');
 });

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { GatewayError } from '../../gateway';
 import { abortOn } from '../../host/cancellation';
 import { errorMarkdown } from '../../host/errorWords';
+import { savedImageMarkdown } from '../../host/media/mediaWords';
 import type { GatewayService } from '../gateways/gatewayService';
 import type { Registrar } from '../lazy/registrar';
 import { generateAndSaveImage } from '../media/mediaCommon';
@@ -53,10 +54,7 @@ export function registerParticipant(
           }
           stream.progress(vscode.l10n.t('Generating with {0}…', model));
           const { file } = await generateAndSaveImage(context, service, model, prompt, ac.signal);
-          const link = `[${vscode.workspace.asRelativePath(file).replace(/[[\]]/g, '')}](${file.toString()})`;
-          stream.markdown(
-            `![${prompt.replace(/[[\]]/g, '')}](${file.toString()})\n\n${vscode.l10n.t('Saved to {0}.', link)}`,
-          );
+          stream.markdown(savedImageMarkdown(prompt, file.toString(), vscode.workspace.asRelativePath(file)));
           return;
         }
         default: {

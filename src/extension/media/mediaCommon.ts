@@ -4,8 +4,9 @@
  * gateway service (`service.current`), like everywhere else.
  */
 import * as vscode from 'vscode';
-import { extensionForMime, mediaFileName, noImageError, type Capability, type GeneratedImage } from '../../gateway';
+import { extensionForMime, mediaFileName, noImageError, type GeneratedImage } from '../../gateway';
 import type { GatewayService } from '../gateways/gatewayService';
+import { modelPickWords, type MediaCapability } from '../../host/media/mediaWords';
 import { freeFileName, mediaFolder } from '../../host/media/outputFiles';
 import { addToGitignore, GITIGNORE_LINE, isUnderMediaRoot, shouldOfferGitignore } from '../../host/media/gitignore';
 
@@ -80,7 +81,7 @@ export async function freeFile(dir: vscode.Uri, name: string): Promise<vscode.Ur
 /** The configured model for a capability, or a pick among the visible models that have it. */
 export async function pickModel(
   service: GatewayService,
-  cap: Capability,
+  cap: MediaCapability,
   configured: string,
   title: string,
 ): Promise<string | undefined> {
@@ -93,17 +94,18 @@ export async function pickModel(
   } catch {
     /* fall through to typing the id */
   }
+  const words = modelPickWords(cap);
   if (ids.length) {
     const items = ids.map((id) => ({ label: id, description: service.price(id).text }));
     return (
       await vscode.window.showQuickPick(items, {
         title,
-        placeHolder: vscode.l10n.t('Pick a {0} model (set modelRelay.models.* to skip this)', cap),
+        placeHolder: words.pick,
         matchOnDescription: true,
       })
     )?.label;
   }
-  return vscode.window.showInputBox({ title, prompt: vscode.l10n.t('The {0} model id', cap), ignoreFocusOut: true });
+  return vscode.window.showInputBox({ title, prompt: words.typeId, ignoreFocusOut: true });
 }
 
 /** The model's published price ("$0.04 per call"), where the gateway publishes prices. */

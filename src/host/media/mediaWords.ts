@@ -3,7 +3,7 @@
  * Tasks view's lines, the progress notification's message, and the size / length prompts with what
  * the call costs. Each is one whole sentence through `t()`. Plain Node, no `vscode`.
  */
-import type { VideoTask } from '../../gateway';
+import type { Capability, VideoTask } from '../../gateway';
 import { t } from '../../gateway/l10n';
 import type { LeaseHolder, StoredVideoTask, TaskState } from './videoTaskStore';
 
@@ -87,4 +87,34 @@ export function sizePrompt(model: string, price: string | undefined): string {
         '{0} is billed by the gateway. Size as <width>x<height>, e.g. 1024x1024 (leave empty for the model default):',
         model,
       );
+}
+
+/** The capabilities a media command picks a model for. */
+export type MediaCapability = Extract<Capability, 'image' | 'image-edit' | 'video'>;
+
+/** The model pick's placeholder and the typed-id prompt, per capability (never the raw `image-edit`). */
+export function modelPickWords(cap: MediaCapability): { pick: string; typeId: string } {
+  switch (cap) {
+    case 'image':
+      return {
+        pick: t('Pick an image model (set modelRelay.models.image to skip this)'),
+        typeId: t('The image model id'),
+      };
+    case 'image-edit':
+      return {
+        pick: t('Pick an image edit model (set modelRelay.models.imageEdit to skip this)'),
+        typeId: t('The image edit model id'),
+      };
+    case 'video':
+      return {
+        pick: t('Pick a video model (set modelRelay.models.video to skip this)'),
+        typeId: t('The video model id'),
+      };
+  }
+}
+
+/** @relay's answer to `/image`: the picture, then where it was saved, as one sentence. */
+export function savedImageMarkdown(prompt: string, href: string, where: string): string {
+  const link = `[${where.replace(/[[\]]/g, '')}](${href})`;
+  return `![${prompt.replace(/[[\]]/g, '')}](${href})\n\n${t('Saved to {0}.', link)}`;
 }
