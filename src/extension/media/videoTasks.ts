@@ -170,6 +170,13 @@ async function generate(
   }
 }
 
+const open = (file: string) => vscode.commands.executeCommand('vscode.open', vscode.Uri.file(file));
+
+async function copyId(t: StoredVideoTask): Promise<void> {
+  await vscode.env.clipboard.writeText(t.id);
+  void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: copied task id {0}', t.id));
+}
+
 export function registerVideo(
   context: vscode.ExtensionContext,
   hub: Registrar,
@@ -193,35 +200,21 @@ export function registerVideo(
     const t = taskOf(arg);
     return t ? run(t) : undefined;
   };
+  const refresh = withTask((t) => ctl.refresh(t.id));
+  const download = withTask((t) => ctl.download(t.id, true));
+  const openFile = withTask((t) => (t.file ? open(t.file) : undefined));
+  const remove = withTask((t) => store.remove(t.id));
   context.subscriptions.push(
     changed,
     ctl,
     view,
     hub.tree(VIDEO_VIEW_ID, view),
     hub.command(CommandId.GenerateVideo, () => generate(context, service, ctl)),
-    hub.command(
-      CommandId.VideoRefresh,
-      withTask((t) => ctl.refresh(t.id)),
-    ),
-    hub.command(
-      CommandId.VideoDownload,
-      withTask((t) => ctl.download(t.id, true)),
-    ),
-    hub.command(
-      CommandId.VideoOpen,
-      withTask((t) => (t.file ? vscode.commands.executeCommand('vscode.open', vscode.Uri.file(t.file)) : undefined)),
-    ),
-    hub.command(
-      CommandId.VideoCopyId,
-      withTask(async (t) => {
-        await vscode.env.clipboard.writeText(t.id);
-        void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: copied task id {0}', t.id));
-      }),
-    ),
-    hub.command(
-      CommandId.VideoRemove,
-      withTask((t) => store.remove(t.id)),
-    ),
+    hub.command(CommandId.VideoRefresh, refresh),
+    hub.command(CommandId.VideoDownload, download),
+    hub.command(CommandId.VideoOpen, openFile),
+    hub.command(CommandId.VideoCopyId, withTask(copyId)),
+    hub.command(CommandId.VideoRemove, remove),
   );
   ctl.start();
   return ctl;
