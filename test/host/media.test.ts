@@ -1,10 +1,14 @@
-/** Where media are written (inside the workspace, never over a file) and one poller per video task. */
+/**
+ * Where media are written (inside the workspace, never over a file), one poller per video task, and
+ * cancellation tokens turned into AbortSignals without leaving listeners behind.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeFileName, resolveOutputFolder } from '../../src/host/media/outputFiles';
+import { abortOn, withAbort } from '../../src/host/cancellation';
+import { freeFileName, mediaFolder, resolveOutputFolder } from '../../src/host/media/outputFiles';
 import { TaskPollers } from '../../src/host/media/taskPollers';
 
 test('output folders: inside the workspace only', () => {
@@ -58,4 +62,48 @@ test('one poller per task id: a second claim is refused; an old poller ending ke
   p.stopAll();
   assert.equal(second.signal.aborted, true, 'the new poller can still be cancelled');
   assert.equal(p.isPolled('task_1'), false);
+});
+
+test('the media folder: the setting inside the workspace, else inside the extension storage (leading ../ dropped there)', () => {
+  assert.deepEqual(mediaFolder('/work/project', '/storage', '.model-relay/videos', 's'), {
+    path: '/work/project/.model-relay/videos',
+  });
+  assert.deepEqual(mediaFolder(undefined, '/storage', '../../videos', 's'), { path: '/storage/videos' });
+  assert.ok('error' in mediaFolder('/work/project', '/storage', '../elsewhere', 'modelRelay.videos.outputFolder'));
+});
+
+/** A CancellationToken as VS Code hands one out, counting its listeners. */
+function fakeToken() {
+  const listeners = new Set<(e: unknown) => unknown>();
+  return {
+    listeners,
+    isCancellationRequested: false,
+    onCancellationRequested(l: (e: unknown) => unknown) {
+      listeners.add(l);
+      return { dispose: () => listeners.delete(l) };
+    },
+    cancel() {
+      this.isCancellationRequested = true;
+      for (const l of listeners) l(undefined);
+    },
+  };
+}
+
+test('a cancellation token as an AbortSignal: Cancel aborts it, and the subscription ends with the work', async () => {
+  const token = fakeToken();
+  // A long-lived token (a chat request's) sees many calls: none of them leaves a listener behind.
+  for (let i = 0; i < 3; i++) assert.equal(await withAbort(token, async (signal) => signal.aborted), false);
+  assert.equal(token.listeners.size, 0);
+  await assert.rejects(
+    withAbort(token, (signal) => Promise.reject(new Error(String(signal.aborted)))),
+    /false/,
+  );
+  assert.equal(token.listeners.size, 0, 'a failure lets go too');
+  const held = abortOn(token);
+  assert.equal(token.listeners.size, 1);
+  token.cancel();
+  assert.equal(held.signal.aborted, true);
+  held.dispose();
+  assert.equal(token.listeners.size, 0);
+  assert.equal(abortOn(token).signal.aborted, true, 'a token cancelled already gives an aborted signal');
 });

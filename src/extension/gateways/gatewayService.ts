@@ -186,11 +186,11 @@ export class GatewayService extends Disposable {
     this.changed.fire();
   }
 
+  /** The model list, with the prices read alongside: every caller finds them in price() (one reader of prices). */
   async refreshModels(signal?: AbortSignal) {
-    const models = await this.client.listModels(signal);
+    const [models] = await Promise.all([this.client.listModels(signal), this.refreshPricing()]);
     this.modelCount = models.length;
     this.changed.fire();
-    void this.refreshPricing();
     return models;
   }
 

@@ -5,11 +5,12 @@
  */
 import * as vscode from 'vscode';
 import { GatewayError, type Capability } from '../../gateway';
+import { withAbort } from '../../host/cancellation';
 import { errorSentence } from '../../host/errorWords';
 import { imageConfirmation, imageToolInput, modelsText, type ImageToolInput } from '../../host/lm/toolText';
 import type { GatewayService } from '../gateways/gatewayService';
 import type { Registrar } from '../lazy/registrar';
-import { generateAndSaveImage, signalFrom } from '../media/mediaCommon';
+import { generateAndSaveImage } from '../media/mediaCommon';
 import { imageDataPart } from './lmParts';
 
 /** Images larger than this stay out of the tool result (VS Code caps images per result at about 2.5 MB). */
@@ -51,13 +52,8 @@ class GenerateImageTool implements vscode.LanguageModelTool<ImageToolInput> {
     const input = imageToolInput(o.input, model);
     if ('error' in input) throw new Error(input.error);
     try {
-      const { file, image } = await generateAndSaveImage(
-        this.context,
-        this.service,
-        model,
-        input.prompt,
-        signalFrom(token),
-        input.size,
+      const { file, image } = await withAbort(token, (signal) =>
+        generateAndSaveImage(this.context, this.service, model, input.prompt, signal, input.size),
       );
       const where = vscode.workspace.asRelativePath(file);
       const text = new vscode.LanguageModelTextPart(
@@ -86,7 +82,7 @@ class ListModelsTool implements vscode.LanguageModelTool<{ capability?: Capabili
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
     try {
-      const models = await this.service.refreshModels(signalFrom(token));
+      const models = await withAbort(token, (signal) => this.service.refreshModels(signal));
       return textResult(new vscode.LanguageModelTextPart(modelsText(models, o.input.capability)));
     } catch (e) {
       throw toolError(e);
@@ -105,7 +101,8 @@ class DiagnoseTool implements vscode.LanguageModelTool<Record<string, never>> {
     _o: vscode.LanguageModelToolInvocationOptions<Record<string, never>>,
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
-    return textResult(new vscode.LanguageModelTextPart(await this.diagnoseMarkdown(signalFrom(token))));
+    const report = await withAbort(token, (signal) => this.diagnoseMarkdown(signal));
+    return textResult(new vscode.LanguageModelTextPart(report));
   }
 }
 

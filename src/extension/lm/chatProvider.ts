@@ -6,7 +6,10 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { abortOn, withAbort } from '../../host/cancellation';
 import { errorSentence } from '../../host/errorWords';
+import { lmErrorCode } from '../../host/lm/lmErrors';
+import { LmModelList, type LmListSource } from '../../host/lm/lmModels';
 import { lmToChatRequest } from '../../host/lm/lmRequest';
 import { modelProfile, type ModelProfile } from '../../host/lm/modelProfile';
 import { ThinkingCache } from '../../host/lm/thinkingCache';
@@ -52,15 +55,51 @@ function describe(m: ModelInfo, p: ModelProfile): string {
     .join(' · ');
 }
 
+/** The settings a model's profile is made from. */
+function profileSettings(service: GatewayService) {
+  const s = service.current;
+  return {
+    defaultSurface: s.defaultSurface,
+    nativeModel: s.models.native,
+    maxTokens: s.maxTokens,
+    overrides: s.modelOverrides,
+  };
+}
+
+/** What the cached model list hangs on: the gateway for the list; the profile settings and prices for its look. */
+function listSource(service: GatewayService, tokens: TokenStore): LmListSource {
+  return {
+    refreshModels: (signal) => service.refreshModels(signal),
+    listKey: () => JSON.stringify([service.client.endpoints().base, service.current.backupUrls, tokens.activeName()]),
+    lookKey: (models) =>
+      JSON.stringify([
+        profileSettings(service),
+        models.map((m) => [service.price(m.id).text, service.price(m.id).groups]),
+      ]),
+  };
+}
+
+/** The gateway error as VS Code's LanguageModelError where a kind fits, keeping the sentence and the error as cause. */
+function lmError(e: GatewayError): Error {
+  const sentence = errorSentence(e);
+  const code = lmErrorCode(e);
+  const error = code ? vscode.LanguageModelError[code](sentence) : new Error(sentence);
+  error.cause = e;
+  return error;
+}
+
 class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelInfo> {
-  private readonly emitter = new vscode.EventEmitter<void>();
+  readonly emitter = new vscode.EventEmitter<void>();
   readonly onDidChangeLanguageModelChatInformation = this.emitter.event;
+  /** /v1/models read once and kept until the gateway or token changes */
+  readonly models: LmModelList;
   private readonly thinking = new ThinkingCache();
   private readonly tokens = new TokenCounter(loadTokenizer);
-  constructor(private readonly service: GatewayService) {}
-
-  refresh(): void {
-    this.emitter.fire();
+  constructor(
+    private readonly service: GatewayService,
+    tokens: TokenStore,
+  ) {
+    this.models = new LmModelList(listSource(service, tokens), () => this.emitter.fire());
   }
 
   async provideLanguageModelChatInformation(
@@ -68,48 +107,31 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
     token: vscode.CancellationToken,
   ): Promise<RelayModelInfo[]> {
     if (!this.service.client.endpoints().base) return [];
-    const ac = new AbortController();
-    token.onCancellationRequested(() => ac.abort());
-    let models: ModelInfo[];
-    try {
-      models = await this.service.refreshModels(ac.signal);
-    } catch {
-      return [];
-    }
-    await this.service.refreshPricing();
-    const s = this.service.current;
-    const settings = {
-      defaultSurface: s.defaultSurface,
-      nativeModel: s.models.native,
-      maxTokens: s.maxTokens,
-      overrides: s.modelOverrides,
-    };
+    const models = await withAbort(token, (signal) => this.models.list(signal));
+    const settings = profileSettings(this.service);
     return models
       .filter((m) => !m.capabilities || m.capabilities.includes('chat') || m.capabilities.includes('native'))
-      .map((m) => {
-        const profile = modelProfile(m, settings);
-        return {
-          id: m.id,
-          name: m.id,
-          family: m.id,
-          version: '1',
-          detail: [`Model Relay · ${profile.surface}`, this.service.price(m.id).text].filter(Boolean).join(' · '),
-          tooltip: [
-            describe(m, profile),
-            this.service.price(m.id).groups.length
-              ? vscode.l10n.t('groups: {0}', this.service.price(m.id).groups.join(', '))
-              : '',
-          ]
-            .filter(Boolean)
-            .join(' · '),
-          maxInputTokens: profile.maxInputTokens,
-          maxOutputTokens: profile.maxOutputTokens,
-          // Agent mode lists only models with tool calling; `capabilities` must always be an object.
-          capabilities: { toolCalling: profile.toolCalling, imageInput: profile.imageInput },
-          isUserSelectable: true,
-          profile,
-        };
-      });
+      .map((m) => this.info(m, modelProfile(m, settings)));
+  }
+
+  private info(m: ModelInfo, profile: ModelProfile): RelayModelInfo {
+    const price = this.service.price(m.id);
+    return {
+      id: m.id,
+      name: m.id,
+      family: m.id,
+      version: '1',
+      detail: [`Model Relay · ${profile.surface}`, price.text].filter(Boolean).join(' · '),
+      tooltip: [describe(m, profile), price.groups.length ? vscode.l10n.t('groups: {0}', price.groups.join(', ')) : '']
+        .filter(Boolean)
+        .join(' · '),
+      maxInputTokens: profile.maxInputTokens,
+      maxOutputTokens: profile.maxOutputTokens,
+      // Agent mode lists only models with tool calling; `capabilities` must always be an object.
+      capabilities: { toolCalling: profile.toolCalling, imageInput: profile.imageInput },
+      isUserSelectable: true,
+      profile,
+    };
   }
 
   async provideLanguageModelChatResponse(
@@ -119,8 +141,7 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
     progress: vscode.Progress<vscode.LanguageModelResponsePart>,
     token: vscode.CancellationToken,
   ): Promise<void> {
-    const ac = new AbortController();
-    token.onCancellationRequested(() => ac.abort());
+    const cancel = abortOn(token);
     // options.modelOptions is never forwarded: Copilot puts its telemetry keys there.
     const req = {
       ...lmToChatRequest(
@@ -130,13 +151,15 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
         { tools: options.tools, toolMode: options.toolMode },
         this.thinking,
       ),
-      signal: ac.signal,
+      signal: cancel.signal,
     };
     try {
       for await (const e of this.service.client.chatStream(req)) this.report(e, progress);
     } catch (e) {
-      if (e instanceof GatewayError && e.kind !== 'aborted') throw new Error(errorSentence(e));
+      if (e instanceof GatewayError && e.kind !== 'aborted') throw lmError(e);
       throw e;
+    } finally {
+      cancel.dispose();
     }
   }
 
@@ -189,31 +212,11 @@ export function registerLanguageModels(
     );
     return;
   }
-  const provider = new RelayChatProvider(service);
+  const provider = new RelayChatProvider(service, tokens);
   context.subscriptions.push(
+    provider.emitter,
     hub.languageModels(provider),
-    tokens.onDidChange(() => provider.refresh()),
-  );
-  let last = JSON.stringify([
-    service.client.endpoints().base,
-    service.current.modelOverrides,
-    service.current.defaultSurface,
-    service.current.models.native,
-    service.current.maxTokens,
-  ]);
-  context.subscriptions.push(
-    service.onDidChange(() => {
-      const now = JSON.stringify([
-        service.client.endpoints().base,
-        service.current.modelOverrides,
-        service.current.defaultSurface,
-        service.current.models.native,
-        service.current.maxTokens,
-      ]);
-      if (now !== last) {
-        last = now;
-        provider.refresh();
-      }
-    }),
+    // The service announces a token switch too; the list's key holds the active token's name.
+    service.onDidChange(() => provider.models.serviceChanged()),
   );
 }

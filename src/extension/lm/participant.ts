@@ -1,7 +1,9 @@
 /** The `@relay` chat participant: /models, /diagnose and /image in VS Code's own chat. */
 import * as vscode from 'vscode';
 import { GatewayError } from '../../gateway';
+import { abortOn } from '../../host/cancellation';
 import { errorMarkdown } from '../../host/errorWords';
+import { savedImageMarkdown } from '../../host/media/mediaWords';
 import type { GatewayService } from '../gateways/gatewayService';
 import type { Registrar } from '../lazy/registrar';
 import { generateAndSaveImage } from '../media/mediaCommon';
@@ -21,8 +23,7 @@ export function registerParticipant(
     return;
   }
   const handler: vscode.ChatRequestHandler = async (request, _ctx, stream, token) => {
-    const ac = new AbortController();
-    token.onCancellationRequested(() => ac.abort());
+    const ac = abortOn(token);
     try {
       switch (request.command) {
         case 'models': {
@@ -53,8 +54,7 @@ export function registerParticipant(
           }
           stream.progress(vscode.l10n.t('Generating with {0}…', model));
           const { file } = await generateAndSaveImage(context, service, model, prompt, ac.signal);
-          stream.markdown(`![${prompt.replace(/[[\]]/g, '')}](${file.toString()})\n\n${vscode.l10n.t('Saved to ')}`);
-          stream.anchor(file, vscode.workspace.asRelativePath(file));
+          stream.markdown(savedImageMarkdown(prompt, file.toString(), vscode.workspace.asRelativePath(file)));
           return;
         }
         default: {
@@ -79,6 +79,8 @@ export function registerParticipant(
     } catch (e) {
       if (e instanceof GatewayError && e.kind === 'aborted') return;
       stream.markdown(errorMarkdown(e));
+    } finally {
+      ac.dispose();
     }
   };
   context.subscriptions.push(hub.participant(handler));

@@ -4,11 +4,14 @@ import { basename } from 'node:path';
 import { SIZE_PATTERN, editUploadLimit, type ImageResult } from '../../gateway';
 import { showGatewayError } from '../errorPresenter';
 import type { GatewayService } from '../gateways/gatewayService';
+import { withAbort } from '../../host/cancellation';
+import { sizePrompt } from '../../host/media/mediaWords';
 import { showImagePreview } from './imagePreview';
-import { billedCallNote, pickModel, promptFromSelectionOrInput, saveGeneratedImage, signalFrom } from './mediaCommon';
+import { pickModel, priceOf, promptFromSelectionOrInput, saveGeneratedImage } from './mediaCommon';
 
 async function saveResults(
   context: vscode.ExtensionContext,
+  service: GatewayService,
   result: ImageResult,
   prompt: string,
   suffix = '',
@@ -17,7 +20,7 @@ async function saveResults(
   const many = result.images.length > 1;
   const out: vscode.Uri[] = [];
   for (const [i, img] of result.images.entries())
-    out.push(await saveGeneratedImage(context, img, `${prompt}${suffix}${many ? `-${i + 1}` : ''}`, now));
+    out.push(await saveGeneratedImage(context, service, img, `${prompt}${suffix}${many ? `-${i + 1}` : ''}`, now));
   return out;
 }
 
@@ -37,10 +40,10 @@ export async function generateImageFromSelection(
     vscode.l10n.t('Model Relay: image model'),
   );
   if (!model) return undefined;
-  const note = await billedCallNote(service, model);
+  const price = await priceOf(service, model);
   const size = await vscode.window.showInputBox({
     title: vscode.l10n.t('Model Relay: image size — Enter generates the image'),
-    prompt: vscode.l10n.t('{0}<width>x<height>, e.g. 1024x1024 (leave empty for the model default)', note),
+    prompt: sizePrompt(model, price),
     value: service.current.images.defaultSize,
     ignoreFocusOut: true,
     validateInput: (v) =>
@@ -55,9 +58,11 @@ export async function generateImageFromSelection(
         cancellable: true,
       },
       (_p, token) =>
-        service.client.generateImage({ model, prompt, size: size.trim() || undefined, signal: signalFrom(token) }),
+        withAbort(token, (signal) =>
+          service.client.generateImage({ model, prompt, size: size.trim() || undefined, signal }),
+        ),
     );
-    const [file] = await saveResults(context, result, prompt);
+    const [file] = await saveResults(context, service, result, prompt);
     if (!file) return undefined;
     showImagePreview(context, { file, prompt, model, size: size.trim() || undefined });
     return file;
@@ -65,6 +70,24 @@ export async function generateImageFromSelection(
     await showGatewayError(vscode.l10n.t('Image generation'), e);
     return undefined;
   }
+}
+
+/** The upload limit for an edit with `model`, or undefined (and why, shown) when `source` is above it. */
+async function uploadLimit(service: GatewayService, model: string, source: vscode.Uri): Promise<number | undefined> {
+  const limit = editUploadLimit(model, service.current.imagesMaxUploadBytes);
+  const maxBytes = limit.bytes;
+  const stat = await vscode.workspace.fs.stat(source);
+  if (stat.size <= maxBytes) return maxBytes;
+  void vscode.window.showErrorMessage(
+    vscode.l10n.t(
+      'Model Relay: {0} is {1} MiB, above the {2} MiB limit ({3}). The gateway would answer 413: reduce the image or file size.',
+      basename(source.fsPath),
+      (stat.size / 1048576).toFixed(1),
+      (maxBytes / 1048576).toFixed(1),
+      limit.note ?? 'modelRelay.images.maxUploadBytes',
+    ),
+  );
+  return undefined;
 }
 
 export async function editImage(
@@ -93,21 +116,8 @@ export async function editImage(
     vscode.l10n.t('Model Relay: image edit model'),
   );
   if (!model) return undefined;
-  const limit = editUploadLimit(model, service.current.imagesMaxUploadBytes);
-  const maxBytes = limit.bytes;
-  const stat = await vscode.workspace.fs.stat(source);
-  if (stat.size > maxBytes) {
-    void vscode.window.showErrorMessage(
-      vscode.l10n.t(
-        'Model Relay: {0} is {1} MiB, above the {2} MiB limit ({3}). The gateway would answer 413: reduce the image or file size.',
-        basename(source.fsPath),
-        (stat.size / 1048576).toFixed(1),
-        (maxBytes / 1048576).toFixed(1),
-        limit.note ?? 'modelRelay.images.maxUploadBytes',
-      ),
-    );
-    return undefined;
-  }
+  const maxBytes = await uploadLimit(service, model, source);
+  if (maxBytes === undefined) return undefined;
   const prompt = await vscode.window.showInputBox({
     title: vscode.l10n.t('Model Relay: Edit {0}', basename(source.fsPath)),
     prompt: vscode.l10n.t('What should change?'),
@@ -123,15 +133,17 @@ export async function editImage(
         cancellable: true,
       },
       (_p, token) =>
-        service.client.editImage({
-          model,
-          prompt: prompt.trim(),
-          imagePath: source.fsPath,
-          maxFileBytes: maxBytes,
-          signal: signalFrom(token),
-        }),
+        withAbort(token, (signal) =>
+          service.client.editImage({
+            model,
+            prompt: prompt.trim(),
+            imagePath: source.fsPath,
+            maxFileBytes: maxBytes,
+            signal,
+          }),
+        ),
     );
-    const [file] = await saveResults(context, result, prompt.trim(), '-edit');
+    const [file] = await saveResults(context, service, result, prompt.trim(), '-edit');
     if (!file) return undefined;
     showImagePreview(context, {
       file,

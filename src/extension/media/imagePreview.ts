@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { basename, dirname, relative } from 'node:path';
-import { parsePreviewMessage } from '../../host/panelMessages';
+import { parsePreviewMessage, type PreviewPanelMessage } from '../../host/panelMessages';
 import { codiconLink, escapeHtml, htmlPage, makeNonce, webviewCsp } from '../../host/webviewHtml';
 
 export interface PreviewInfo {
@@ -29,26 +29,48 @@ export function showImagePreview(context: vscode.ExtensionContext, info: Preview
     'modelRelay.imagePreview',
     info.title ?? vscode.l10n.t('Image: {0}', basename(info.file.fsPath)),
     vscode.ViewColumn.Beside,
-    {
-      enableScripts: true,
-      localResourceRoots: roots,
-    },
+    { enableScripts: true, localResourceRoots: roots },
   );
-  const w = panel.webview;
+  panel.webview.html = previewHtml(panel.webview, panel.title, info, codicons);
+  // The panel owns the subscription: it ends with the panel.
+  const sub = panel.webview.onDidReceiveMessage(async (raw: unknown): Promise<void> => {
+    const msg = parsePreviewMessage(raw);
+    if (msg) await onPreviewMessage(msg.type, info); // validated at the boundary
+  });
+  panel.onDidDispose(() => {
+    sub.dispose();
+  });
+  return panel;
+}
+
+/** The preview page: the image (beside its original for edits), what made it, and the three buttons. */
+function previewHtml(w: vscode.Webview, title: string, info: PreviewInfo, codicons: vscode.Uri): string {
   const nonce = makeNonce();
   const img = (u: vscode.Uri, alt: string, id: string) =>
     `<figure><img data-testid="${id}" src="${w.asWebviewUri(u).toString()}" alt="${escapeHtml(alt)}"><figcaption>${escapeHtml(alt)}</figcaption></figure>`;
   const term = (k: string, v: string) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`;
-  const meta = `${term(vscode.l10n.t('Prompt'), info.prompt)}${term(vscode.l10n.t('Model'), info.model)}${info.size ? term(vscode.l10n.t('Size'), info.size) : ''}${term(vscode.l10n.t('File'), vscode.workspace.asRelativePath(info.file))}`;
+  const meta = [
+    term(vscode.l10n.t('Prompt'), info.prompt),
+    term(vscode.l10n.t('Model'), info.model),
+    info.size ? term(vscode.l10n.t('Size'), info.size) : '',
+    term(vscode.l10n.t('File'), vscode.workspace.asRelativePath(info.file)),
+  ].join('');
   const button = (id: string, cmd: string, icon: string, label: string) =>
     `<button data-testid="${id}" data-cmd="${cmd}"><span class="codicon codicon-${icon}" aria-hidden="true"></span><span>${escapeHtml(label)}</span></button>`;
-  const body = `<div class="row">${info.original ? img(info.original, vscode.l10n.t('Original'), 'preview-original') : ''}${img(info.file, info.original ? vscode.l10n.t('Edited') : vscode.l10n.t('Generated'), 'preview-image')}</div>
+  const original = info.original ? img(info.original, vscode.l10n.t('Original'), 'preview-original') : '';
+  const result = img(info.file, info.original ? vscode.l10n.t('Edited') : vscode.l10n.t('Generated'), 'preview-image');
+  const buttons = [
+    button('preview-save-as', 'saveAs', 'save-as', vscode.l10n.t('Save As…')),
+    button('preview-copy-path', 'copyPath', 'copy', vscode.l10n.t('Copy Path')),
+    button('preview-insert-link', 'insertLink', 'link', vscode.l10n.t('Insert Markdown Link')),
+  ].join('');
+  const body = `<div class="row">${original}${result}</div>
 <dl data-testid="preview-meta">${meta}</dl>
-<p>${button('preview-save-as', 'saveAs', 'save-as', vscode.l10n.t('Save As…'))}${button('preview-copy-path', 'copyPath', 'copy', vscode.l10n.t('Copy Path'))}${button('preview-insert-link', 'insertLink', 'link', vscode.l10n.t('Insert Markdown Link'))}</p>`;
+<p>${buttons}</p>`;
   const csp = webviewCsp({ nonce, img: w.cspSource, style: `${w.cspSource} 'nonce-${nonce}'`, font: w.cspSource });
   const head = codiconLink(w.asWebviewUri(vscode.Uri.joinPath(codicons, 'codicon.css')).toString());
-  panel.webview.html = htmlPage({
-    title: panel.title,
+  return htmlPage({
+    title,
     lang: vscode.env.language,
     nonce,
     csp,
@@ -57,48 +79,49 @@ export function showImagePreview(context: vscode.ExtensionContext, info: Preview
     body,
     script: PREVIEW_SCRIPT,
   });
-  panel.webview.onDidReceiveMessage(async (raw: unknown) => {
-    const msg = parsePreviewMessage(raw);
-    if (!msg) return; // validated at the boundary
-    switch (msg.type) {
-      case 'saveAs': {
-        const target = await vscode.window.showSaveDialog({
-          defaultUri: info.file,
-          filters: { [vscode.l10n.t('Images')]: [info.file.fsPath.split('.').pop() ?? 'png'] },
-        });
-        if (target) {
-          await vscode.workspace.fs.copy(info.file, target, { overwrite: true });
-          void vscode.window.showInformationMessage(
-            vscode.l10n.t('Model Relay: saved {0}', vscode.workspace.asRelativePath(target)),
-          );
-        }
-        break;
-      }
-      case 'copyPath':
-        await vscode.env.clipboard.writeText(info.file.fsPath);
-        void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: image path copied.'));
-        break;
-      case 'insertLink': {
-        const editor = vscode.window.visibleTextEditors.find(
-          (e) => e.document.uri.scheme === 'file' || e.document.uri.scheme === 'untitled',
-        );
-        if (!editor) {
-          void vscode.window.showWarningMessage(vscode.l10n.t('Model Relay: open a document to insert the link into.'));
-          break;
-        }
-        const from = editor.document.uri.scheme === 'file' ? dirname(editor.document.uri.fsPath) : undefined;
-        const path = from ? relative(from, info.file.fsPath).split('\\').join('/') : info.file.fsPath;
-        const alt = info.prompt.replace(/[[\]\n]/g, ' ').slice(0, 80);
-        await editor.edit((b) => b.insert(editor.selection.active, `![${alt}](${encodeURI(path)})`));
-        break;
-      }
-      default: {
-        const _exhaustive: never = msg.type;
-        void _exhaustive;
-      }
+}
+
+/** One button of the preview: Save As, Copy Path or Insert Markdown Link. */
+async function onPreviewMessage(type: PreviewPanelMessage['type'], info: PreviewInfo): Promise<void> {
+  switch (type) {
+    case 'saveAs': {
+      const target = await vscode.window.showSaveDialog({
+        defaultUri: info.file,
+        filters: { [vscode.l10n.t('Images')]: [info.file.fsPath.split('.').pop() ?? 'png'] },
+      });
+      if (!target) return;
+      await vscode.workspace.fs.copy(info.file, target, { overwrite: true });
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t('Model Relay: saved {0}', vscode.workspace.asRelativePath(target)),
+      );
+      return;
     }
-  });
-  return panel;
+    case 'copyPath':
+      await vscode.env.clipboard.writeText(info.file.fsPath);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: image path copied.'));
+      return;
+    case 'insertLink':
+      return insertLink(info);
+    default: {
+      const _exhaustive: never = type;
+      void _exhaustive;
+    }
+  }
+}
+
+/** Inserts `![prompt](relative path)` into the first visible file or untitled editor. */
+async function insertLink(info: PreviewInfo): Promise<void> {
+  const editor = vscode.window.visibleTextEditors.find(
+    (e) => e.document.uri.scheme === 'file' || e.document.uri.scheme === 'untitled',
+  );
+  if (!editor) {
+    void vscode.window.showWarningMessage(vscode.l10n.t('Model Relay: open a document to insert the link into.'));
+    return;
+  }
+  const from = editor.document.uri.scheme === 'file' ? dirname(editor.document.uri.fsPath) : undefined;
+  const path = from ? relative(from, info.file.fsPath).split('\\').join('/') : info.file.fsPath;
+  const alt = info.prompt.replace(/[[\]\n]/g, ' ').slice(0, 80);
+  await editor.edit((b) => b.insert(editor.selection.active, `![${alt}](${encodeURI(path)})`));
 }
 
 const PREVIEW_CSS = `body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);background:var(--vscode-editor-background);padding:12px}

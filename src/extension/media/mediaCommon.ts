@@ -1,31 +1,36 @@
 /**
  * Shared bits of the image and video commands: output folders (and, once per git workspace, the offer
- * to add `.model-relay/` to .gitignore), saving images, model picking, prompts.
+ * to add `.model-relay/` to .gitignore), saving images, model picking, prompts. Settings come from the
+ * gateway service (`service.current`), like everywhere else.
  */
 import * as vscode from 'vscode';
-import { extensionForMime, mediaFileName, noImageError, type Capability, type GeneratedImage } from '../../gateway';
+import { extensionForMime, mediaFileName, noImageError, type GeneratedImage } from '../../gateway';
 import type { GatewayService } from '../gateways/gatewayService';
-import { freeFileName, resolveOutputFolder } from '../../host/media/outputFiles';
+import { modelPickWords, type MediaCapability } from '../../host/media/mediaWords';
+import { freeFileName, mediaFolder } from '../../host/media/outputFiles';
 import { addToGitignore, GITIGNORE_LINE, isUnderMediaRoot, shouldOfferGitignore } from '../../host/media/gitignore';
-import { readSettings } from '../gateways/settings';
 
 /**
  * The folder results are saved to: the setting, inside the workspace folder (never outside it), else
  * inside the extension's storage.
  */
-export async function outputFolder(context: vscode.ExtensionContext, kind: 'images' | 'videos'): Promise<vscode.Uri> {
-  const setting = readSettings()[kind].outputFolder;
+export async function outputFolder(
+  context: vscode.ExtensionContext,
+  service: GatewayService,
+  kind: 'images' | 'videos',
+): Promise<vscode.Uri> {
   const ws = vscode.workspace.workspaceFolders?.[0];
-  const root = ws && ws.uri.scheme === 'file' ? ws.uri.fsPath : context.globalStorageUri.fsPath;
-  const r = resolveOutputFolder(
+  const root = ws && ws.uri.scheme === 'file' ? ws.uri.fsPath : undefined;
+  const r = mediaFolder(
     root,
-    ws ? setting : setting.replace(/^(\.\.?[\\/])+/, ''),
+    context.globalStorageUri.fsPath,
+    service.current[kind].outputFolder,
     `modelRelay.${kind}.outputFolder`,
   );
   if ('error' in r) throw new Error(r.error);
   const dir = vscode.Uri.file(r.path);
   await vscode.workspace.fs.createDirectory(dir);
-  if (ws && ws.uri.scheme === 'file' && isUnderMediaRoot(root, r.path)) void offerGitignoreOnce(context, root);
+  if (root && isUnderMediaRoot(root, r.path)) void offerGitignoreOnce(context, root);
   return dir;
 }
 
@@ -76,39 +81,37 @@ export async function freeFile(dir: vscode.Uri, name: string): Promise<vscode.Ur
 /** The configured model for a capability, or a pick among the visible models that have it. */
 export async function pickModel(
   service: GatewayService,
-  cap: Capability,
+  cap: MediaCapability,
   configured: string,
   title: string,
 ): Promise<string | undefined> {
   if (configured) return configured;
   let ids: string[] = [];
   try {
+    // The service reads the prices together with the list.
     const models = await service.refreshModels();
     ids = models.filter((m) => !m.capabilities || m.capabilities.includes(cap)).map((m) => m.id);
   } catch {
     /* fall through to typing the id */
   }
+  const words = modelPickWords(cap);
   if (ids.length) {
-    await service.refreshPricing();
     const items = ids.map((id) => ({ label: id, description: service.price(id).text }));
     return (
       await vscode.window.showQuickPick(items, {
         title,
-        placeHolder: vscode.l10n.t('Pick a {0} model (set modelRelay.models.* to skip this)', cap),
+        placeHolder: words.pick,
         matchOnDescription: true,
       })
     )?.label;
   }
-  return vscode.window.showInputBox({ title, prompt: vscode.l10n.t('The {0} model id', cap), ignoreFocusOut: true });
+  return vscode.window.showInputBox({ title, prompt: words.typeId, ignoreFocusOut: true });
 }
 
-/** "gpt-image-1 costs $0.04 per call (billed by the gateway). " where the gateway publishes prices, else "". */
-export async function billedCallNote(service: GatewayService, model: string): Promise<string> {
+/** The model's published price ("$0.04 per call"), where the gateway publishes prices. */
+export async function priceOf(service: GatewayService, model: string): Promise<string | undefined> {
   await service.refreshPricing();
-  const price = service.price(model).text;
-  return price
-    ? vscode.l10n.t('{0} costs {1} (billed by the gateway). ', model, price)
-    : vscode.l10n.t('{0} is billed by the gateway. ', model);
+  return service.price(model).text;
 }
 
 /** The editor selection as a prompt, else an input box. */
@@ -125,22 +128,15 @@ export async function promptFromSelectionOrInput(title: string, placeHolder: str
   return typed?.trim() || undefined;
 }
 
-/** An AbortSignal tied to a progress notification's Cancel button. */
-export function signalFrom(token: vscode.CancellationToken): AbortSignal {
-  const ac = new AbortController();
-  if (token.isCancellationRequested) ac.abort();
-  token.onCancellationRequested(() => ac.abort());
-  return ac.signal;
-}
-
 /** Saves one generated image in the images folder, named from `nameSeed` (the prompt); returns the file. */
 export async function saveGeneratedImage(
   context: vscode.ExtensionContext,
+  service: GatewayService,
   img: GeneratedImage,
   nameSeed: string,
   when?: Date,
 ): Promise<vscode.Uri> {
-  const dir = await outputFolder(context, 'images');
+  const dir = await outputFolder(context, service, 'images');
   const file = await freeFile(dir, mediaFileName(nameSeed, extensionForMime(img.mime), when));
   await vscode.workspace.fs.writeFile(file, img.bytes);
   return file;
@@ -158,5 +154,5 @@ export async function generateAndSaveImage(
   const r = await service.client.generateImage({ model, prompt, signal, ...(size ? { size } : {}) });
   const image = r.images[0];
   if (!image) throw noImageError();
-  return { file: await saveGeneratedImage(context, image, prompt), image };
+  return { file: await saveGeneratedImage(context, service, image, prompt), image };
 }

@@ -11,9 +11,9 @@ import { errorSummary } from '../errorWords';
 /** What the model list needs of the gateway service. */
 export interface ModelSource {
   readonly current: { models: { chat: string; native: string } };
+  /** the token's models, with the gateway's published prices read alongside */
   refreshModels(): Promise<ModelInfo[]>;
-  /** the gateway's published prices (nothing where it does not publish them) */
-  refreshPricing?(): Promise<unknown>;
+  /** a model's price as last read (nothing where the gateway does not publish prices) */
   price?(model: string): { text: string | undefined };
 }
 
@@ -63,8 +63,7 @@ export class ChatModels {
     this.list = { ...this.list, defaults: this.defaults(), loading: true, error: undefined };
     this.post(this.list);
     try {
-      const models = await this.service.refreshModels();
-      await this.service.refreshPricing?.();
+      const models = await this.service.refreshModels(); // with the prices, read alongside by the service
       if (generation !== this.generation) return;
       const price = (id: string) => this.service.price?.(id).text;
       this.list = {

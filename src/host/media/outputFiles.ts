@@ -26,6 +26,21 @@ export function resolveOutputFolder(
   };
 }
 
+/**
+ * The folder media of one kind are saved to: `setting` inside the workspace folder, or, in a window
+ * without a local workspace folder, inside the extension's storage (leading `../` dropped there).
+ */
+export function mediaFolder(
+  workspace: string | undefined,
+  storage: string,
+  setting: string,
+  settingName: string,
+): { path: string } | { error: string } {
+  return workspace
+    ? resolveOutputFolder(workspace, setting, settingName)
+    : resolveOutputFolder(storage, setting.replace(/^(\.\.?[\\/])+/, ''), settingName);
+}
+
 /** How many numbered names are tried before giving up. */
 const MAX_TRIES = 1000;
 

@@ -23,6 +23,11 @@ export class TaskPollers {
     return this.owners.has(id);
   }
 
+  /** The ids polled now. */
+  ids(): string[] {
+    return [...this.owners.keys()];
+  }
+
   /** Stops every poller (on dispose). */
   stopAll(): void {
     for (const ac of this.owners.values()) ac.abort();
