@@ -31,7 +31,7 @@ import { SECTION } from '../gateways/settings';
 import type { TokenStore } from '../gateways/tokenStore';
 import { handleChatMessage, type ChatHost } from './chatMessages';
 
-import { CHAT_VIEW_ID } from '../lazy/ids';
+import { CHAT_VIEW_ID } from '../../host/commandIds';
 
 export { CHAT_VIEW_ID };
 

@@ -6,7 +6,9 @@ import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
 import { maskToken } from '../../gateway';
 
-import { ACTIVE_TOKEN_KEY as ACTIVE_KEY, TOKEN_NAMES_KEY as NAMES_KEY } from '../lazy/ids';
+/** global state: the token names (values are in SecretStorage) and the active one */
+const NAMES_KEY = 'modelRelay.tokenNames';
+const ACTIVE_KEY = 'modelRelay.activeToken';
 const secretKey = (name: string) => `modelRelay.token.${name}`;
 
 export interface TokenSummary {

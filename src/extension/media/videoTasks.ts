@@ -4,9 +4,8 @@
  */
 import * as vscode from 'vscode';
 import { mediaFileName, type VideoPhase, type VideoTask } from '../../gateway';
-import { VIDEO_VIEW_ID } from '../lazy/ids';
 import type { Registrar } from '../lazy/registrar';
-import { CommandId } from '../../host/commandIds';
+import { CommandId, VIDEO_VIEW_ID } from '../../host/commandIds';
 import { errorWithFix } from '../../host/errorWords';
 import { TaskPollers } from '../../host/media/taskPollers';
 import { Disposable } from '../disposable';
