@@ -84,6 +84,20 @@ test('the main part implements every contributed id: none is reported unimplemen
   }
 });
 
+test('a command run before the rest has loaded loads it and reaches its implementation', async () => {
+  const a = activate();
+  try {
+    const refresh = a.fake.registrations.find((r) => r.id === 'modelRelay.refreshStatus')!
+      .impl as () => Promise<unknown>;
+    assert.ok(!isLoaded(main));
+    await refresh();
+    assert.ok(isLoaded(main), 'the stand-in loaded dist/main.js');
+    assert.deepEqual(errors(a), []);
+  } finally {
+    deactivate(a);
+  }
+});
+
 test('each view shows its real provider: a tree answers with rows, a webview view resolves', async () => {
   const a = activate();
   try {
