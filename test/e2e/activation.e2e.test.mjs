@@ -39,9 +39,10 @@ test('the extension host times the activation; the light entry keeps it near the
   const t = await vs.activationTimes(['Model Relay', NOOP_NAME], { timeout: 60_000 });
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(join(resultsDir, 'activation.json'), `${JSON.stringify(t)}\n`);
-  // The goal (+50 ms over the no-op extension) is judged by `npm run bench` over several launches;
-  // one launch on a busy machine varies more, so this only guards against a regression.
-  const over = t['Model Relay'].ms - t[NOOP_NAME].ms;
-  assert.ok(over < 150, `activation took ${t['Model Relay'].ms} ms, the no-op extension ${t[NOOP_NAME].ms} ms`);
+  // The goal (+50 ms over the no-op extension) is judged by `npm run bench` over several launches.
+  // One launch on a busy machine varies with its load (both figures grow together), so this guards
+  // against the regression it is for — the main part loaded at activation measured 4–10× the no-op.
+  const [own, floor] = [t['Model Relay'].ms, t[NOOP_NAME].ms];
+  assert.ok(own < 1.5 * floor + 50, `activation took ${own} ms, the no-op extension ${floor} ms`);
   await vs.screenshot('activation-01-running-extensions');
 });
