@@ -131,6 +131,9 @@ test('a contributed command that nothing implements is reported as an error', as
     await a.ready();
     assert.equal(errors(a).length, 1, a.fake.logged.join('\n'));
     assert.match(errors(a)[0], /command:modelRelay\.nothingImplementsThis/);
+    // Run, it says so (test/e2e/contributions.e2e.test.mjs fails on this message).
+    const run = a.fake.registrations.find((r) => r.id === 'modelRelay.nothingImplementsThis')!.impl as () => unknown;
+    await assert.rejects(Promise.resolve(run()), /the command modelRelay\.nothingImplementsThis is not available/);
   } finally {
     deactivate(a);
   }
