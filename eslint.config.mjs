@@ -38,6 +38,30 @@ const browserLayer = (folder, rule, why, patterns) => ({
   },
 });
 
+/**
+ * Activation code: no undici or zod, and nothing but types from the core, the webview, shared, src/host
+ * (host/commandIds excepted) or the relative imports `outside` matches.
+ */
+const activationCode = (files, outside) => ({
+  files,
+  rules: {
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        paths: ['undici', 'zod'].map((name) => ({ name, message: 'Activation code loads no core.' })),
+        patterns: [
+          {
+            regex: `${layer('gateway', 'webview', 'shared')}|/host/(?!commandIds$)|${outside}`,
+            allowTypeImports: true,
+            message:
+              'Activation code (dist/extension.js) loads no core: import types only, or ./lazy/* and host/commandIds; the rest is required from dist/main.js on first use.',
+          },
+        ],
+      },
+    ],
+  },
+});
+
 export default tseslint.config(
   {
     ignores: [
@@ -114,29 +138,10 @@ export default tseslint.config(
     'src/host is plain Node under src/extension: it imports the core and shared only.',
   ),
   boundary('src/cli', [layer('extension', 'host', 'webview')], 'relay-doctor uses the core only.'),
-  // Activation code (dist/extension.js) loads no core: type imports only; the rest loads on first use.
-  {
-    files: ['src/extension/extension.ts', 'src/extension/lazy/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            { name: 'undici', message: 'Activation code loads no core.' },
-            { name: 'zod', message: 'Activation code loads no core.' },
-          ],
-          patterns: [
-            {
-              regex: `${layer('gateway', 'webview', 'shared')}|/host/(?!commandIds$|gateways/activeToken$)|^\\./(?!lazy/|main$|ids$|registrar$|delegates$)|^\\.\\./(?!host/commandIds$|host/gateways/activeToken$|lazy/)`,
-              allowTypeImports: true,
-              message:
-                'Activation code (dist/extension.js) loads no core: import types only, or ./lazy/*; the rest is required from dist/main.js on first use.',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  // Activation code (dist/extension.js) loads no core: types only from anything but vscode, Node,
+  // ./lazy/* and host/commandIds; the rest (dist/main.js) is required on first use.
+  activationCode(['src/extension/extension.ts'], '^\\./(?!lazy/)'),
+  activationCode(['src/extension/lazy/**/*.ts'], '^\\.\\./(?!\\.\\./host/commandIds$)'),
   browserLayer('src/shared', '@typescript-eslint/no-restricted-imports', 'src/shared is bundled into the webview', [
     {
       regex: layer('gateway'),

@@ -13,8 +13,10 @@ const median = (xs) => {
 };
 
 /**
- * Launches the real host `runs` times; returns every activation figure (ms) and their median, and
- * the same for a no-op extension activating at the same moment in the same launch (the host's floor).
+ * Launches the real host `runs` times; returns every activation figure (ms) and their median, the
+ * same for a no-op extension activating at the same moment in the same launch (the host's floor), and
+ * the median of the per-launch differences (`overMedian`: what Model Relay adds, the load of the
+ * machine cancelled out launch by launch).
  */
 export async function realHostActivationTimes(runs = 3) {
   const ms = [];
@@ -37,5 +39,14 @@ export async function realHostActivationTimes(runs = 3) {
       await s.stop();
     }
   }
-  return { ms, floor, failures, median: ms.length ? median(ms) : NaN, floorMedian: floor.length ? median(floor) : NaN };
+  const over = ms.map((x, i) => x - floor[i]);
+  return {
+    ms,
+    floor,
+    over,
+    failures,
+    median: ms.length ? median(ms) : NaN,
+    floorMedian: floor.length ? median(floor) : NaN,
+    overMedian: over.length ? median(over) : NaN,
+  };
 }

@@ -7,7 +7,7 @@
 //   node bench/run.mjs [--quick] [--live] [--only=throughput,wholeProcess,…]
 // BENCH_OUT=<dir> reads the compiled tests and sources from <dir> instead of out/.
 import { createRequire } from 'node:module';
-import { createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { tmpdir, cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -526,6 +526,8 @@ async function activation() {
       keys: () => [...m.keys()],
     };
   };
+  // What VS Code hands the extension as its manifest (the entry generates its stand-ins from it).
+  const packageJSON = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const times = [];
   const requireTimes = [];
   for (let i = 0; i < (QUICK ? 5 : 15); i++) {
@@ -543,6 +545,8 @@ async function activation() {
         delete: async () => {},
         onDidChange: () => ({ dispose() {} }),
       },
+      // the entry generates its stand-ins from the manifest's contributes
+      extension: { id: 'model-relay.model-relay', packageJSON },
       extensionUri: stub(),
       globalStorageUri: stub(),
       environmentVariableCollection: stub(),
@@ -687,17 +691,19 @@ async function realHostActivation() {
   const ext = statSync(join(root, 'dist/extension.js')).size;
   row(
     "11 activation in the real host (code-server, the extension host's own timing)",
-    `median ${t.median} ms of ${t.ms.join(' / ')} ms · a no-op extension in the same launches ${t.floorMedian} ms (${t.floor.join(' / ')}), so Model Relay adds ${r2(t.median - t.floorMedian)} ms over the host's floor${t.failures.length ? ` (${t.failures.length} launch(es) unreadable: ${t.failures[0]})` : ''} · activation bundle ${r2(ext / 1024)} KB`,
+    `median ${t.median} ms of ${t.ms.join(' / ')} ms · a no-op extension in the same launches ${t.floorMedian} ms (${t.floor.join(' / ')}), so Model Relay adds ${r2(t.overMedian)} ms over the host's floor (median of the per-launch differences ${t.over.join(' / ')})${t.failures.length ? ` (${t.failures.length} launch(es) unreadable: ${t.failures[0]})` : ''} · activation bundle ${r2(ext / 1024)} KB`,
     {
       ms: t.ms,
       failures: t.failures,
       medianMs: t.median,
       floorMs: t.floor,
       floorMedianMs: t.floorMedian,
+      overMs: t.over,
+      overMedianMs: t.overMedian,
       extensionBytes: ext,
     },
-    'activation < 30 ms, activation bundle < 150 KB',
-    t.median < 30 && ext < 150 * 1024,
+    'within +50 ms of the no-op extension in the same launches, activation bundle < 150 KB',
+    t.overMedian <= 50 && ext < 150 * 1024,
   );
   const { profileActivation } = await import('./activation-profile.mjs');
   const [own, noop] = await profileActivation().catch((e) => [{ error: e.message }, {}]);

@@ -1,10 +1,12 @@
 /**
- * The extension's main part, loaded on first use by the activation entry (./extension.ts): wires the
- * token store, the gateway service, the status view and bar, the log and commands, and hands each
- * implementation to the entry's delegates through the Registrar.
+ * The extension's main part, loaded on first use by the activation entry (./extension.ts): builds
+ * the token store, the gateway service, the log, the status view and bar, and registers every
+ * implementation through the Registrar (./lazy/registrar.ts) — the commands here, each feature's
+ * views, commands, provider, participant and tools through its `register…` function — into
+ * `context.subscriptions`. A contributed id nothing implemented is logged as an error.
  */
 import * as vscode from 'vscode';
-import { CommandId } from '../host/commandIds';
+import { CommandId, STATUS_VIEW_ID } from '../host/commandIds';
 import { configureBaseUrl } from './gateways/configureBaseUrl';
 import { GatewayService } from './gateways/gatewayService';
 import { listModels } from './gateways/listModels';
@@ -22,8 +24,7 @@ import { DiagnoseController } from './diagnose/diagnosePanel';
 import { NativeCliSetup } from './tools/nativeCli';
 import { KeptBaseUrl } from '../host/gateways/baseUrlChoice';
 import { registerChat } from './chat/registerChat';
-import { STATUS_VIEW_ID } from './lazy/ids';
-import type { Registrar } from './lazy/registrar';
+import type { CommandHandler, Registrar } from './lazy/registrar';
 import { useTranslations } from '../gateway/l10n';
 
 export interface RelayApi {
@@ -36,6 +37,7 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   useTranslations(vscode.l10n.bundle);
   const log = vscode.window.createOutputChannel('Model Relay', { log: true });
   const tokens = new TokenStore(context, log);
+  context.subscriptions.push(log, tokens);
   await tokens.refresh();
   // `npm start` (a local try-out against the simulator) hands its demo token over in the
   // environment of this process only; it is stored in SecretStorage like any other token.
@@ -45,17 +47,22 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   const kept = new KeptBaseUrl(context.globalState);
   const service = new GatewayService(tokens, log, (baseUrl) => kept.isKept(baseUrl));
   const status = new StatusViewProvider(service, tokens);
-  const bar = new RelayStatusBar(service, tokens, hub.statusItem);
-  context.subscriptions.push(log, tokens, service, status, bar, hub.tree(STATUS_VIEW_ID, status));
+  const item = vscode.window.createStatusBarItem('modelRelay.status', vscode.StatusBarAlignment.Right, 100);
+  const bar = new RelayStatusBar(service, tokens, item);
+  context.subscriptions.push(service, status, item, bar, hub.tree(STATUS_VIEW_ID, status));
   const diagnose = new DiagnoseController(context, service, tokens);
   const cli = new NativeCliSetup(context, service, tokens, log);
   context.subscriptions.push(cli);
+  const diagnoseMarkdown = (signal: AbortSignal) => diagnose.markdown(signal);
   registerAllCommands(context, hub, { service, tokens, kept, cli }, log, diagnose);
   registerVideo(context, hub, service);
   registerLanguageModels(context, hub, service, tokens, log);
-  registerParticipant(context, hub, service, log, (signal) => diagnose.markdown(signal));
-  registerTools(context, hub, service, log, (signal) => diagnose.markdown(signal));
+  registerParticipant(context, hub, service, log, diagnoseMarkdown);
+  registerTools(context, hub, service, log, diagnoseMarkdown);
   registerChat(context, hub, service, tokens, log);
+  const missing = hub.unimplemented();
+  if (missing.length)
+    log.error(vscode.l10n.t('Contributed in package.json but not implemented: {0}', missing.join(', ')));
   log.info(
     vscode.l10n.t(
       'Model Relay loaded (VS Code {0}, display language {1}); endpoint {2}',
@@ -80,17 +87,15 @@ function registerAllCommands(
   log: vscode.LogOutputChannel,
   diagnose: DiagnoseController,
 ): void {
-  const reg = (id: CommandId, fn: (...args: any[]) => unknown) => context.subscriptions.push(hub.command(id, fn));
+  const reg = (id: CommandId, fn: CommandHandler) => context.subscriptions.push(hub.command(id, fn));
   const preset = <T extends object>(v: unknown): T | undefined => (v && typeof v === 'object' ? (v as T) : undefined);
   reg(CommandId.GenerateImage, () => generateImageFromSelection(context, service));
-  reg(CommandId.EditImage, (uri?: vscode.Uri) => editImage(context, service, uri));
+  reg(CommandId.EditImage, (uri) => editImage(context, service, uri instanceof vscode.Uri ? uri : undefined));
   reg(CommandId.Diagnose, () => diagnose.run());
-  reg(CommandId.SetupNativeCli, (p?: unknown) => cli.setUp(preset<{ tokenName?: string; openTerminal?: boolean }>(p)));
+  reg(CommandId.SetupNativeCli, (p) => cli.setUp(preset<{ tokenName?: string; openTerminal?: boolean }>(p)));
   reg(CommandId.RemoveNativeCli, () => cli.remove());
-  reg(CommandId.CheckLanguageModels, (p?: unknown) => checkLanguageModels(preset<{ model?: string }>(p)));
-  reg(CommandId.ConfigureBaseUrl, (preset?: string) =>
-    configureBaseUrl(service, kept, typeof preset === 'string' ? preset : undefined),
-  );
+  reg(CommandId.CheckLanguageModels, (p) => checkLanguageModels(preset<{ model?: string }>(p)));
+  reg(CommandId.ConfigureBaseUrl, (url) => configureBaseUrl(service, kept, typeof url === 'string' ? url : undefined));
   reg(CommandId.AddToken, () => addToken(tokens));
   reg(CommandId.SwitchToken, () => switchToken(tokens));
   reg(CommandId.RemoveToken, () => removeToken(tokens));
@@ -100,7 +105,7 @@ function registerAllCommands(
     service.reload();
     service.refreshQuota();
   });
-  reg(CommandId.CopyValue, async (value?: string) => {
+  reg(CommandId.CopyValue, async (value) => {
     if (typeof value === 'string' && value) {
       await vscode.env.clipboard.writeText(value);
       void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: copied {0}', value));
@@ -109,18 +114,17 @@ function registerAllCommands(
   reg(CommandId.ShowActions, () => showActions());
 }
 
+/** The status bar's click: the token and gateway actions in one quick pick. */
 async function showActions(): Promise<void> {
-  {
-    const actions: Array<vscode.QuickPickItem & { command: CommandId }> = [
-      { label: `$(key) ${vscode.l10n.t('Switch Token')}`, command: CommandId.SwitchToken },
-      { label: `$(add) ${vscode.l10n.t('Add Token')}`, command: CommandId.AddToken },
-      { label: `$(globe) ${vscode.l10n.t('Configure Base URL')}`, command: CommandId.ConfigureBaseUrl },
-      { label: `$(list-unordered) ${vscode.l10n.t('List Models')}`, command: CommandId.ListModels },
-      { label: `$(pulse) ${vscode.l10n.t('Diagnose Connection')}`, command: CommandId.Diagnose },
-      { label: `$(output) ${vscode.l10n.t('Show Request Log')}`, command: CommandId.ShowLog },
-      { label: `$(trash) ${vscode.l10n.t('Remove Token')}`, command: CommandId.RemoveToken },
-    ];
-    const pick = await vscode.window.showQuickPick(actions, { title: 'Model Relay' });
-    if (pick) await vscode.commands.executeCommand(pick.command);
-  }
+  const actions: Array<vscode.QuickPickItem & { command: CommandId }> = [
+    { label: `$(key) ${vscode.l10n.t('Switch Token')}`, command: CommandId.SwitchToken },
+    { label: `$(add) ${vscode.l10n.t('Add Token')}`, command: CommandId.AddToken },
+    { label: `$(globe) ${vscode.l10n.t('Configure Base URL')}`, command: CommandId.ConfigureBaseUrl },
+    { label: `$(list-unordered) ${vscode.l10n.t('List Models')}`, command: CommandId.ListModels },
+    { label: `$(pulse) ${vscode.l10n.t('Diagnose Connection')}`, command: CommandId.Diagnose },
+    { label: `$(output) ${vscode.l10n.t('Show Request Log')}`, command: CommandId.ShowLog },
+    { label: `$(trash) ${vscode.l10n.t('Remove Token')}`, command: CommandId.RemoveToken },
+  ];
+  const pick = await vscode.window.showQuickPick(actions, { title: 'Model Relay' });
+  if (pick) await vscode.commands.executeCommand(pick.command);
 }

@@ -1,43 +1,59 @@
 /**
- * Every command of the extension, in one place: package.json `contributes.commands` lists exactly
- * these ids (a test compares both ways), and each is registered once, by the module named beside it.
- * A plain enum (not `const`), so the test can iterate it.
+ * Every id the extension contributes in package.json, in one place: commands, views, the
+ * language-model vendor, the chat participant, the tools and the walkthrough. `test/host/contributes.test.ts`
+ * compares these with package.json both ways, and `test/host/activation.test.ts` runs `activate`
+ * and fails when a contributed id has no implementation registered. Where each is implemented:
+ * src/extension/main.ts wires every feature (see src/host/README.md, "Adding a contribution").
+ * Plain enums (not `const`), so tests can iterate them.
  */
 export enum CommandId {
-  /** configureBaseUrl.ts */
   ConfigureBaseUrl = 'modelRelay.configureBaseUrl',
-  /** tokenCommands.ts */
   AddToken = 'modelRelay.addToken',
   SwitchToken = 'modelRelay.switchToken',
   RemoveToken = 'modelRelay.removeToken',
-  /** listModels.ts */
   ListModels = 'modelRelay.listModels',
-  /** extension.ts */
   ShowLog = 'modelRelay.showLog',
   ShowActions = 'modelRelay.showActions',
   RefreshStatus = 'modelRelay.refreshStatus',
   CopyValue = 'modelRelay.copyValue',
-  /** media/imageCommands.ts */
   GenerateImage = 'modelRelay.generateImage',
   EditImage = 'modelRelay.editImage',
-  /** media/videoTasks.ts */
   GenerateVideo = 'modelRelay.generateVideo',
   VideoRefresh = 'modelRelay.video.refresh',
   VideoDownload = 'modelRelay.video.download',
   VideoOpen = 'modelRelay.video.open',
   VideoCopyId = 'modelRelay.video.copyId',
   VideoRemove = 'modelRelay.video.remove',
-  /** lm/nativeCli.ts */
   SetupNativeCli = 'modelRelay.setupNativeCli',
   RemoveNativeCli = 'modelRelay.removeNativeCli',
-  /** chat/registerChat.ts */
   OpenChat = 'modelRelay.openChat',
   NewChat = 'modelRelay.newChat',
   AskAboutSelection = 'modelRelay.askAboutSelection',
-  /** diagnose/diagnosePanel.ts */
   Diagnose = 'modelRelay.diagnose',
-  /** lm/chatProvider.ts */
   CheckLanguageModels = 'modelRelay.checkLanguageModels',
-  /** extension.ts (opens the walkthrough; no core needed) */
   GetStarted = 'modelRelay.getStarted',
 }
+
+/** contributes.views: tree views and the chat's webview view */
+export enum ViewId {
+  Status = 'modelRelay.status',
+  Chat = 'modelRelay.chat',
+  VideoTasks = 'modelRelay.videoTasks',
+}
+export const STATUS_VIEW_ID = ViewId.Status;
+export const CHAT_VIEW_ID = ViewId.Chat;
+export const VIDEO_VIEW_ID = ViewId.VideoTasks;
+
+/** contributes.languageModelTools */
+export enum ToolName {
+  GenerateImage = 'modelRelay_generateImage',
+  ListModels = 'modelRelay_listModels',
+  Diagnose = 'modelRelay_diagnose',
+}
+
+/** contributes.languageModelChatProviders[0].vendor */
+export const LM_VENDOR = 'model-relay';
+/** contributes.chatParticipants[0].id */
+export const PARTICIPANT_ID = 'modelRelay.relay';
+/** contributes.walkthroughs[0].id (opened as `<publisher>.<name>#<id>`) */
+export const WALKTHROUGH_ID = 'gettingStarted';

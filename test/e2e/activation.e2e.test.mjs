@@ -1,24 +1,31 @@
 // E2E for activation in the real host: the extension host's own timing of Model Relay's activation
-// (dist/extension.js, the light entry), and that everything still arrives once the rest has loaded:
-// the status bar's balance-free text, the Status view's rows, and a command run through its stand-in.
+// (dist/extension.js, the light entry that registers a stand-in per contribution) beside a no-op
+// extension activating in the same launch, and that everything arrives once the rest (dist/main.js)
+// has loaded: the status bar's token and a command reaching its implementation. That a stand-in
+// loads the rest on first use is proved in Node (test/host/activation.test.ts), where the background
+// load cannot get there first; every contributed command and view: contributions.e2e.test.mjs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { resultsDir, startScenario } from './harness.mjs';
+
+const NOOP = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/noop-ext');
+const NOOP_NAME = 'Noop Activation Baseline (bench fixture)';
 
 let scenario;
 let vs;
 
 before(async () => {
   // Tall enough that the Running Extensions list (virtualised) shows every row.
-  scenario = await startScenario({ viewport: { width: 1400, height: 2400 } });
+  scenario = await startScenario({ extraExtensions: [NOOP], viewport: { width: 1400, height: 2400 } });
   ({ vs } = scenario);
 });
 
 after(() => scenario?.stop());
 
-test('a command run through its stand-in reaches the real implementation (the rest loads on first use)', async () => {
+test('once the rest has loaded, the status bar shows the token and a command reaches its implementation', async () => {
   await vs.waitForText('Relay: production', 60_000);
   await vs.runCommand('Model Relay: List Models');
   await vs.page
@@ -27,12 +34,15 @@ test('a command run through its stand-in reaches the real implementation (the re
   await vs.page.keyboard.press('Escape');
 });
 
-test('the extension host times the activation; the light entry keeps it small', async () => {
+test('the extension host times the activation; the light entry keeps it near the no-op extension', async () => {
   await vs.waitForText('Relay: production', 60_000);
-  const t = await vs.activationTime('Model Relay');
+  const t = await vs.activationTimes(['Model Relay', NOOP_NAME], { timeout: 60_000 });
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(join(resultsDir, 'activation.json'), `${JSON.stringify(t)}\n`);
-  // The goal (< 30 ms) is judged by `npm run bench` over several launches; this guards against a regression.
-  assert.ok(t.ms < 100, `activation took ${t.ms} ms in the extension host`);
+  // The goal (+50 ms over the no-op extension) is judged by `npm run bench` over several launches.
+  // One launch on a busy machine varies with its load (both figures grow together), so this guards
+  // against the regression it is for — the main part loaded at activation measured 4–10× the no-op.
+  const [own, floor] = [t['Model Relay'].ms, t[NOOP_NAME].ms];
+  assert.ok(own < 1.5 * floor + 50, `activation took ${own} ms, the no-op extension ${floor} ms`);
   await vs.screenshot('activation-01-running-extensions');
 });

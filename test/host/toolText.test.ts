@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { imageConfirmation, imageToolInput, modelsText } from '../../src/host/lm/toolText';
-import { TOOL_NAMES } from '../../src/extension/lazy/ids';
+import { ToolName } from '../../src/host/commandIds';
 
 const models = [
   { id: 'gpt-4o-mini', capabilities: ['chat' as const] },
@@ -54,7 +54,7 @@ test('the confirmation names the model and says the call is billed', () => {
   );
 });
 
-test('package.json declares the three tools the extension registers, referencable with #', () => {
+test('package.json declares the three tools of ToolName, referencable with # (test/host/activation.test.ts proves each is implemented)', () => {
   const pkg = JSON.parse(readFileSync(resolve(__dirname, '../../../package.json'), 'utf8')) as {
     contributes: {
       languageModelTools: Array<{
@@ -71,7 +71,7 @@ test('package.json declares the three tools the extension registers, referencabl
     tools.map((t) => t.name),
     ['modelRelay_generateImage', 'modelRelay_listModels', 'modelRelay_diagnose'],
   );
-  const src = readFileSync(resolve(__dirname, '../../../src/extension/lm/agentTools.ts'), 'utf8');
+  assert.deepEqual(tools.map((t) => t.name).sort(), Object.values(ToolName).sort());
   for (const t of tools) {
     assert.match(t.name, /^(?!copilot_|vscode_)[\w-]+$/);
     assert.ok(
@@ -80,7 +80,5 @@ test('package.json declares the three tools the extension registers, referencabl
     );
     assert.ok(t.modelDescription.length > 80);
     assert.equal(t.inputSchema.type, 'object');
-    assert.ok(src.includes(`hub.tool('${t.name}'`), `${t.name} is implemented`);
-    assert.ok(TOOL_NAMES.includes(t.name as never), `${t.name} is registered at activation`);
   }
 });

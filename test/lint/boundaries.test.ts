@@ -90,6 +90,16 @@ const forbidden: Array<{ file: string; line: string; why: string }> = [
     line: "import { z } from 'zod';\nexport const zz = z;",
     why: 'activation code imports zod',
   },
+  {
+    file: 'src/extension/lazy/hub.ts',
+    line: "import { TokenStore } from '../gateways/tokenStore';\nexport const ts = TokenStore;",
+    why: 'activation code imports a feature of the main part',
+  },
+  {
+    file: 'src/extension/lazy/hub.ts',
+    line: "import { errorMarkdown } from '../../host/errorWords';\nexport const em = errorMarkdown;",
+    why: 'activation code imports src/host beyond commandIds',
+  },
 ];
 
 for (const f of forbidden) {
@@ -112,6 +122,15 @@ test("shared may import the core's types", async () => {
     `import type { ErrorKind } from '../gateway/errors/gatewayError';\nexport type K = ErrorKind;\n${source(file)}`,
   );
   assert.deepEqual(ids, []);
+});
+
+test('activation code may import types from the main part', async () => {
+  const file = 'src/extension/lazy/hub.ts';
+  const ids = await ruleIds(
+    file,
+    `import type { TokenStore } from '../gateways/tokenStore';\nexport type TS = TokenStore;\n${source(file)}`,
+  );
+  assert.ok(!isImportBan(ids), ids.join(', '));
 });
 
 test('the unmodified files pass the boundary rules', async () => {

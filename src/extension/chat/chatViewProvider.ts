@@ -20,7 +20,7 @@ import { Disposable } from '../disposable';
 import type { GatewayService } from '../gateways/gatewayService';
 import { disableStreaming, SECTION } from '../gateways/settings';
 import type { TokenStore } from '../gateways/tokenStore';
-import { CHAT_VIEW_ID } from '../lazy/ids';
+import { CHAT_VIEW_ID } from '../../host/commandIds';
 import { generateAndSaveImage } from '../media/mediaCommon';
 
 /** The model named for an `/image` reply before one is configured (the request then says what to set). */

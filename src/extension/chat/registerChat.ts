@@ -1,10 +1,9 @@
 /** Registers the chat view and its commands: Open Chat, New Chat, Ask About Selection. */
 import * as vscode from 'vscode';
-import { CommandId } from '../../host/commandIds';
+import { CHAT_VIEW_ID, CommandId } from '../../host/commandIds';
 import type { GatewayService } from '../gateways/gatewayService';
 import type { TokenStore } from '../gateways/tokenStore';
 import { MAX_CONTEXT_CHARS } from '../../host/chat/history';
-import { CHAT_VIEW_ID } from '../lazy/ids';
 import { ChatViewProvider } from './chatViewProvider';
 import type { Registrar } from '../lazy/registrar';
 import type { SelectionContext } from '../../shared/chatProtocol';

@@ -1,19 +1,24 @@
 /**
- * Where the extension's parts register: the activation entry (../extension.ts) registers every
- * command, view, language-model provider, participant and tool with VS Code at once, as light
- * delegates; the rest of the extension (../main.ts, loaded on first use) hands the real
- * implementations in through this interface. No `../../gateway` here: this is activation code.
+ * How the extension's main part (../main.ts, loaded after activation) hands in its implementations:
+ * one method per kind of contribution, each keyed by an id package.json contributes. The activation
+ * entry registered a stand-in with VS Code for every contributed id (./hub.ts, generated from
+ * package.json's `contributes`); a Registrar call gives that stand-in its implementation. An id that
+ * is not contributed throws (nothing would ever show it); `unimplemented()` names the contributed ids
+ * nothing implemented. Each call returns a Disposable: the caller puts it into `context.subscriptions`.
  */
 import type * as vscode from 'vscode';
-import type { CommandId } from '../../host/commandIds';
-import type { ToolName } from './ids';
+import type { CommandId, ToolName, ViewId } from '../../host/commandIds';
+
+/** A command's implementation: it gets whatever arguments its caller (a menu, a link, a test) passes. */
+export type CommandHandler = (...args: unknown[]) => unknown;
 
 export interface Registrar {
-  readonly statusItem: vscode.StatusBarItem;
-  command(id: CommandId, fn: (...args: any[]) => unknown): vscode.Disposable;
-  tree<T>(viewId: string, provider: vscode.TreeDataProvider<T>): vscode.Disposable;
-  webviewView(viewId: string, provider: vscode.WebviewViewProvider): vscode.Disposable;
+  command(id: CommandId, fn: CommandHandler): vscode.Disposable;
+  tree<T>(viewId: `${ViewId}`, provider: vscode.TreeDataProvider<T>): vscode.Disposable;
+  webviewView(viewId: `${ViewId}`, provider: vscode.WebviewViewProvider): vscode.Disposable;
   languageModels(provider: vscode.LanguageModelChatProvider): vscode.Disposable;
   participant(handler: vscode.ChatRequestHandler): vscode.Disposable;
-  tool(name: ToolName, tool: vscode.LanguageModelTool<any>): vscode.Disposable;
+  tool<T>(name: `${ToolName}`, tool: vscode.LanguageModelTool<T>): vscode.Disposable;
+  /** the contributed ids (`kind:id`) nothing implemented (kinds this VS Code lacks are not counted) */
+  unimplemented(): string[];
 }

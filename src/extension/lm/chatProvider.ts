@@ -20,7 +20,7 @@ import type { TokenStore } from '../gateways/tokenStore';
 import type { Registrar } from '../lazy/registrar';
 import { countableText, thinkingPart, toLmMessages } from './lmParts';
 
-export { LM_VENDOR as VENDOR } from '../lazy/ids';
+export { LM_VENDOR as VENDOR } from '../../host/commandIds';
 /** What an image costs a prompt, roughly (a 512 px tile and its overhead). */
 const IMAGE_TOKENS = 800;
 

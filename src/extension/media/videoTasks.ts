@@ -7,10 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { mediaFileName, type GatewayError } from '../../gateway';
-import { VIDEO_VIEW_ID } from '../lazy/ids';
 import type { Registrar } from '../lazy/registrar';
 import { withAbort } from '../../host/cancellation';
-import { CommandId } from '../../host/commandIds';
+import { CommandId, VIDEO_VIEW_ID } from '../../host/commandIds';
 import { errorWithFix } from '../../host/errorWords';
 import { secondsPrompt } from '../../host/media/mediaWords';
 import { VideoController, type VideoStep, type VideoUi } from '../../host/media/videoController';

@@ -10,7 +10,7 @@ export class RelayStatusBar extends Disposable {
   constructor(
     private readonly service: GatewayService,
     private readonly tokens: TokenStore,
-    /** the item the activation entry already shows (taken over, not created twice) */
+    /** the status bar item to fill (created by main.ts, which disposes it) */
     private readonly item: vscode.StatusBarItem,
   ) {
     super();
