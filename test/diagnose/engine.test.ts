@@ -353,7 +353,7 @@ test('buffering proxy: a stream that arrives in one burst is named, with the dis
 });
 
 test('a failing stream where the non-streamed call works: named as such', T, async () => {
-  strict.fault({ kind: 'midStreamError', afterEvents: 2, path: '/v1/messages' });
+  strict.fault({ kind: 'truncate', afterEvents: 2, path: '/v1/messages' });
   strict.fault({ kind: 'truncate', afterEvents: 2, path: '/v1/chat/completions' });
   const r = await diagnose(strict);
   assert.equal(check(r, 'generate-chat').result, 'pass');
@@ -365,6 +365,20 @@ test('a failing stream where the non-streamed call works: named as such', T, asy
     assert.deepEqual(s.fixAction, { kind: 'disable-stream' });
   }
 });
+
+test(
+  "an error the gateway sends inside the stream keeps its meaning: the upstream's fault, not the proxy's",
+  T,
+  async () => {
+    strict.fault({ kind: 'midStreamError', afterEvents: 2, path: '/v1/messages' });
+    const r = await diagnose(strict);
+    assert.equal(check(r, 'generate-native').result, 'pass');
+    const s = check(r, 'stream-native');
+    assert.equal(s.result, 'fail', s.cause);
+    assert.match(s.cause, /temporary service or upstream fault \(5xx\)/);
+    assert.equal(s.fixAction, undefined, 'turning streaming off would not help an overloaded upstream');
+  },
+);
 
 test('CLI-tool environment with /v1: warned with the /v1/v1/messages consequence', T, async () => {
   const r = await diagnose(strict, {

@@ -138,9 +138,13 @@ test('a malicious reply executes nothing and injects no element', async () => {
 
 test('/image renders the generated image inline in the chat', async () => {
   await send('compatible', 'gpt-4o-mini', '/image a lighthouse at dusk');
-  const img = assistant().last().locator('img[src^="data:image/png;base64,"]');
+  const img = assistant().last().locator('[data-testid="chat-message-image"]');
   await img.waitFor({ timeout: 30_000 });
+  await img.evaluate((el) => (el.complete ? undefined : new Promise((r) => el.addEventListener('load', r))));
   assert.ok(await img.evaluate((el) => el.complete && el.naturalWidth > 0), 'the image rendered');
+  // The image is a file under the extension's storage, shown by its webview URI: no base64 in the page.
+  assert.doesNotMatch(String(await img.getAttribute('src')), /^data:/);
+  assert.doesNotMatch(await assistant().last().innerText(), /base64/);
   assert.equal(sim.log.filter((r) => r.path === '/v1/images/generations').length, 1);
   await vs.screenshot('chat-05-inline-image');
 });
@@ -238,11 +242,12 @@ test('reloading the window keeps the history and re-sends nothing', async () => 
   assert.match(await chat().locator('[data-testid="chat-messages"]').innerText(), /Echo: hello native surface/);
   assert.equal(chatRequests().length, before, 'nothing re-sent');
   assert.equal(sim.log.filter((r) => r.path === '/v1/images/generations').length, 1, 'no image re-generated');
-  assert.equal(
-    await chat().locator('[data-testid="chat-message-image"]').count(),
-    1,
-    'the attached image was saved with the chat',
-  );
+  const images = chat().locator('[data-testid="chat-message-image"]');
+  assert.equal(await images.count(), 2, 'the generated and the attached image were saved with the chat');
+  for (const img of await images.all()) {
+    await img.evaluate((el) => (el.complete ? undefined : new Promise((r) => el.addEventListener('load', r))));
+    assert.ok(await img.evaluate((el) => el.naturalWidth > 0), 'restored from its file');
+  }
   assert.match(await chat().locator('[data-testid="chat-thinking"] summary').last().innerText(), /^Thought for/);
   await vs.screenshot('chat-06-after-reload');
 });

@@ -138,7 +138,11 @@ function rateLimited(ctx: DiagnosisContext, e: GatewayError, common: Common, sai
   return {
     ...common,
     result: 'fail',
-    cause: `${t('HTTP 429 rate limited: too many requests for this token or model.')}${said} ${t('The wait that applies: {0}. The diagnosis does not retry and sent no further requests.', wait)}`,
+    cause: t(
+      'HTTP 429 rate limited: too many requests for this token or model.{0} The wait that applies: {1}. The diagnosis does not retry and sent no further requests.',
+      said,
+      wait,
+    ),
     fix: t(
       'Wait {0} before trying again; lower concurrency and retry with exponential backoff (never in a loop without delay).',
       wait,

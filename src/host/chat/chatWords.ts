@@ -114,7 +114,7 @@ function errorCard() {
     kindStream: t('Stream broke off'),
     kindBadRequest: t('Request refused'),
     kindError: t('Error'),
-    labelled: t('{0}: '),
+    labelled: t('{0}:'),
     cause: t('Cause'),
     fix: t('Fix'),
     gatewaySaid: t('Gateway said'),
