@@ -466,21 +466,8 @@ async function webviewJsdom() {
 async function activation() {
   const ext = statSync(join(root, 'dist/extension.js')).size;
   const wv = statSync(join(root, 'dist/webview.js')).size;
-  // A stub where every member is a callable, constructible object; awaiting it yields undefined.
-  const stub = () =>
-    new Proxy(function () {}, {
-      get: (_t, k) =>
-        k === 'then'
-          ? undefined
-          : k === Symbol.toPrimitive
-            ? () => ''
-            : k === 'get' || k === 'inspect'
-              ? () => undefined
-              : stub(),
-      set: () => true,
-      apply: () => stub(),
-      construct: () => stub(),
-    });
+  // A stub where every member is a callable, constructible object (the tests' own, test/fakes/vscode.ts).
+  const { stub } = require(join(outDir, 'test/fakes/vscode.js'));
   // the module object enumerates the names the bundle uses (esbuild's interop copies own keys)
   const names = [
     'CancellationTokenSource',
