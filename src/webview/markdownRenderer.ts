@@ -66,10 +66,12 @@ export function createMarkdownRenderer(win: Window, opts: MarkdownRendererOption
   // DOMPurify needs a window; one instance per renderer (jsdom in tests, the webview's window live).
   const purify = createDOMPurify(win as unknown as Parameters<typeof createDOMPurify>[0]);
   const doc = win.document;
-  const resourcePrefix = opts.resourceOrigin ? `${opts.resourceOrigin.replace(/\/+$/, '')}/` : undefined;
+  const origin = opts.resourceOrigin ? originOf(opts.resourceOrigin) : undefined;
 
+  // Compared as parsed origins: the host's asWebviewUri strings percent-encode the authority
+  // (`vscode-remote%2B…`) while the browser's own URLs hold it decoded.
   const imageAllowed = (src: string): boolean =>
-    SAFE_DATA_IMAGE.test(src) || (!!resourcePrefix && src.startsWith(resourcePrefix));
+    SAFE_DATA_IMAGE.test(src) || (origin !== undefined && originOf(src) === origin);
 
   /** A remote (or unknown) image would be a load from outside: its alt text instead. */
   function image(img: Element): void {
@@ -135,4 +137,14 @@ function button(doc: Document, action: 'copy' | 'insert', s: ChatStrings, testId
   b.setAttribute('data-testid', testId);
   b.title = action === 'copy' ? s.copyTitle : s.insertTitle;
   return b;
+}
+
+/** The origin of an absolute http(s) URL; undefined for anything else. */
+function originOf(url: string): string | undefined {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'https:' || u.protocol === 'http:' ? u.origin : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -624,3 +624,19 @@ test("the view shows the host's words: a translated record changes every label, 
   assert.equal(q('chat-attach').getAttribute('aria-label'), '附加图片');
   assert.equal(q('chat-thinking-summary').textContent, '思考了 3.2 秒');
 });
+
+test("an image from the webview's own resources is allowed however the host's URI string encodes the authority", () => {
+  const { win } = dom();
+  // code-server's remote resources: asWebviewUri(...).toString() percent-encodes the `+` that the
+  // browser's own URL (the script's src, which gives the origin) holds decoded.
+  const remote = 'https://vscode-remote+localhost-3a8080.vscode-resource.vscode-cdn.net';
+  const md = createMarkdownRenderer(win, { resourceOrigin: remote, strings: chatStrings() });
+  assert.ok(md.imageAllowed(`${remote}/root/ws/.vscode/chat-images/a.png`));
+  assert.ok(
+    md.imageAllowed('https://vscode-remote%2Blocalhost-3a8080.vscode-resource.vscode-cdn.net/chat-images/a.png'),
+  );
+  assert.ok(!md.imageAllowed('https://evil.example.com/a.png'), 'another origin');
+  assert.ok(!md.imageAllowed(`${remote}.evil.example.com/a.png`), 'a look-alike host');
+  assert.ok(!md.imageAllowed('javascript:alert(1)'));
+  assert.ok(!md.imageAllowed('/relative.png'));
+});
