@@ -130,7 +130,8 @@ test('Get Started opens the walkthrough; its steps tick off as the base URL, a t
   // configured now: the Status view shows its rows instead of the welcome
   await vs.runCommand('Model Relay: Focus on Status View');
   await pane('Status')
-    .locator('.monaco-list-row', { hasText: 'Compatible surface' })
+    .locator('.monaco-list-row', { hasText: /^Compatible surface/ })
+    .first()
     .waitFor({ state: 'visible', timeout: 30_000 });
 });
 

@@ -85,7 +85,7 @@ export function endpointRows(ep: EndpointInfo): StatusRow[] {
       label: t('Compatible surface'),
       description: ep.compatibleBase,
       icon: 'symbol-interface',
-      tooltip: t('Base URL for chat-completions-compatible clients ({base}/v1). Click to copy.'),
+      tooltip: t("Base URL for chat-completions-compatible clients: the gateway's address with /v1. Click to copy."),
       command: copy(ep.compatibleBase),
     },
     {
@@ -93,7 +93,9 @@ export function endpointRows(ep: EndpointInfo): StatusRow[] {
       label: t('Native surface'),
       description: `${ep.nativeBase}  →  ${ep.nativeMessagesUrl}`,
       icon: 'symbol-method',
-      tooltip: t('Base URL for native messages clients ({base}); they append /v1/messages. Click to copy.'),
+      tooltip: t(
+        "Base URL for native messages clients: the gateway's address; they append /v1/messages. Click to copy.",
+      ),
       command: copy(ep.nativeBase),
     },
   ];
