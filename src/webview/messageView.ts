@@ -29,6 +29,8 @@ export class MessageView {
   private renderedText: string | undefined;
   private frozen = false;
   private thinking: ThinkingSection | undefined;
+  private images: HTMLElement | undefined;
+  private imagesShown = '';
   entry: ChatEntry;
 
   constructor(
@@ -61,7 +63,6 @@ export class MessageView {
       ctx.append(title, pre);
       this.el.append(ctx);
     }
-    if (entry.images?.length) this.el.append(renderImages(d, entry.images, s, env.md.imageAllowed));
     this.body = el(d, 'div', 'msg-body');
     this.body.setAttribute('data-testid', 'chat-message-body');
     this.meta = el(d, 'div', 'msg-meta');
@@ -128,8 +129,22 @@ export class MessageView {
       this.streamingBody = undefined;
       this.frozen = true;
     }
+    this.renderImages();
     this.renderThinking();
     this.renderMeta();
+  }
+
+  /** The entry's images above its text: on creation, and when an update brings them (a finished /image reply). */
+  private renderImages(): void {
+    const list = this.entry.images ?? [];
+    const key = JSON.stringify(list.map((im) => [im.src ?? '', im.data?.length ?? 0, im.bytes, im.name ?? '']));
+    if (key === this.imagesShown) return;
+    this.imagesShown = key;
+    const next = list.length ? renderImages(this.env.doc, list, this.env.strings, this.env.md.imageAllowed) : undefined;
+    if (this.images && next) this.images.replaceWith(next);
+    else if (this.images) this.images.remove();
+    else if (next) this.body.before(next);
+    this.images = next;
   }
 
   /** Notices, error card, stopped marker and usage (small: re-rendered on each update). */

@@ -91,3 +91,31 @@ test('entry images show from their webview URI (a generated /image reply too), e
   assert.equal(missing.length, 1, 'a URI from outside this webview is not loaded');
   assert.doesNotMatch(h.list.innerHTML, /evil\.example/);
 });
+
+test('a /image reply added while it runs shows its image when the finished entry arrives (no reload needed)', () => {
+  const h = harness();
+  h.app.handle({ type: 'init', state: snapshot([]), models });
+  const running = reply('a1', '', { model: 'gpt-image-1', status: 'streaming', image: { prompt: 'a lighthouse' } });
+  h.app.handle({ type: 'entryAdded', entry: running });
+  h.frame();
+  const src = `${ORIGIN}/storage/chat-images/img-1.png`;
+  const done: ChatEntry = {
+    ...running,
+    status: 'done',
+    text: 'Saved to `img-1.png`.',
+    images: [{ mimeType: 'image/png', src, name: 'img-1.png', bytes: 1_400 }],
+  };
+  h.app.handle({ type: 'entryUpdated', entry: done });
+  h.frame();
+  const shown = () =>
+    Array.from(h.list.querySelectorAll<HTMLImageElement>('[data-entry-id="a1"] [data-testid="chat-message-image"]'));
+  assert.deepEqual(
+    shown().map((i) => i.getAttribute('src')),
+    [src],
+  );
+  h.app.handle({ type: 'entryUpdated', entry: { ...done } });
+  h.frame();
+  assert.equal(shown().length, 1, 'an unchanged update does not add it twice');
+  const body = h.list.querySelector('[data-entry-id="a1"] [data-testid="chat-message-body"]')!;
+  assert.ok(shown()[0].compareDocumentPosition(body) & 4, 'the image sits above the reply text');
+});
