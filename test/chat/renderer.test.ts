@@ -10,6 +10,7 @@ import { ChatApp, type VsCodeApi } from '../../src/webview/chatApp';
 import type { ChatEntry, ChatSnapshot, HostToWebview, ModelList, WebviewToHost } from '../../src/shared/chatProtocol';
 import { chatStrings } from '../../src/host/chat/chatWords';
 import { useTranslations } from '../../src/gateway/l10n';
+import { reply, user } from './webview-harness';
 
 const ORIGIN = 'https://file+.vscode-resource.vscode-cdn.net';
 const BUNDLE = join(__dirname, '..', '..', '..', 'dist', 'webview.js');
@@ -230,18 +231,8 @@ function snapshot(entries: ChatEntry[], extra: Partial<ChatSnapshot> = {}): Chat
   };
 }
 
-const finished = (id: string, text: string): ChatEntry => ({
-  id,
-  role: 'assistant',
-  text,
-  createdAt: 1,
-  status: 'done',
-  surface: 'compatible',
-  model: 'gpt-4o-mini',
-  usage: { inputTokens: 5, outputTokens: 7 },
-  durationMs: 1200,
-});
-const user = (id: string, text: string): ChatEntry => ({ id, role: 'user', text, createdAt: 1 });
+const finished = (id: string, text: string): ChatEntry =>
+  reply(id, text, { usage: { inputTokens: 5, outputTokens: 7 }, durationMs: 1200 });
 
 test('incremental rendering: a streaming reply touches only its own tail; finished messages stay frozen', () => {
   const h = harness();
