@@ -70,6 +70,23 @@ export {
   type Capability,
   type ModelInfo,
 } from './models';
+export {
+  GATEWAY_ID,
+  MAX_BACKUPS,
+  MAX_FALLBACKS_PER_MODEL,
+  MAX_GATEWAYS,
+  fallbacksSchema,
+  gatewayIdFor,
+  gatewayProfileSchema,
+  parseFallbacks,
+  parseGateways,
+  suggestGatewayName,
+  type FallbackTarget,
+  type Fallbacks,
+  type GatewayModels,
+  type GatewayProfile,
+  type ParsedGateways,
+} from './gateways/profile';
 export { chat, surfaceAdapter } from './chat/chat';
 export { chatStream } from './chat/stream';
 export { stoppedAtMaxTokens } from './chat/finishReason';
