@@ -414,13 +414,28 @@ export async function launchVSCode({
       async runCommand(title, { timeout = 15_000 } = {}) {
         // close an open quick input (but don't press Escape in an editor: it clears the selection)
         if (await page.locator('.quick-input-widget').isVisible()) await page.keyboard.press('Escape');
-        await page.keyboard.press('F1');
         const input = page.locator('.quick-input-widget input');
-        await input.waitFor({ state: 'visible', timeout }).catch(() => {
-          throw new Error(
-            `runCommand(${JSON.stringify(title)}): the command palette did not open within ${timeout} ms`,
-          );
-        });
+        // F1 goes to whatever has focus: a webview (a preview, the chat) that holds it under load may
+        // not pass the key on, so when the palette does not open, focus is taken back and F1 pressed again
+        const opened = Date.now() + timeout;
+        for (let tries = 0; ; tries++) {
+          if (tries > 0)
+            await page.evaluate(() => {
+              if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
+            });
+          await page.keyboard.press('F1');
+          const open = await input
+            .waitFor({ state: 'visible', timeout: Math.max(1, Math.min(3_000, opened - Date.now())) })
+            .then(
+              () => true,
+              () => false,
+            );
+          if (open) break;
+          if (Date.now() >= opened)
+            throw new Error(
+              `runCommand(${JSON.stringify(title)}): the command palette did not open within ${timeout} ms`,
+            );
+        }
         const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
         // the palette lists the commands known when the filter changes: an extension whose
         // contributions arrive later (just after startup) needs the filter typed again
