@@ -98,6 +98,12 @@ export {
   type NamedRoute,
   type Route,
 } from './gateways/failover';
+export {
+  LIST_ACROSS_STRAGGLE,
+  listModelsAcross,
+  type GatewayModelList,
+  type ListAcrossOptions,
+} from './gateways/listAcross';
 export { chat, surfaceAdapter } from './chat/chat';
 export { chatStream } from './chat/stream';
 export { stoppedAtMaxTokens } from './chat/finishReason';

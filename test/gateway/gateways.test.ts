@@ -8,13 +8,16 @@ import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   GatewaySet,
+  LIST_ACROSS_BOUND_MS,
   chatAcross,
   chatStreamAcross,
   failoverWorthy,
   formatRecord,
+  listModelsAcross,
   routesFor,
   type ChatEvent,
   type FailoverEvent,
+  type GatewayModelList,
   type GatewayProfile,
   type RequestRecord,
 } from '../../src/gateway';
@@ -336,4 +339,81 @@ test('a route whose gateway is not in the set is skipped; none known is an input
   const e = await thrown(() => streamOver(f, [{ gateway: 'gone', model: 'x' }]));
   assert.equal(e.kind, 'bad_request');
   assert.match(e.message, /gone/);
+});
+
+test('listModelsAcross: one gateway down, one not answering: the others within the bound, each told apart', async () => {
+  const port = await deadPort();
+  b.fault({ kind: 'latency', ms: 5_000 });
+  const f = makeSet(
+    [profile('a', a.url, 'Alpha'), profile('b', b.url, 'Beta'), profile('down', `http://127.0.0.1:${port}`, 'Down')],
+    { a: a.tokens.production, b: b.tokens.production, down: 'sk-DownDownDownDownDownDownDownDownDownDown' },
+  );
+  const bound = 400;
+  const t0 = Date.now();
+  const lists = await listModelsAcross(f.set, { boundMs: bound });
+  const took = Date.now() - t0;
+  assert.ok(took >= bound - 20 && took < bound + 300, `returned at the bound (${took} ms)`);
+  const [la, lb, ld] = lists;
+  assert.equal(la.gateway.id, 'a');
+  assert.ok(la.models?.some((m) => m.id === 'gpt-4o-mini'));
+  assert.equal(lb.timedOut, true);
+  assert.equal(lb.models, undefined);
+  assert.equal(ld.error?.kind, 'network');
+  assert.ok(LIST_ACROSS_BOUND_MS >= 1_000 && LIST_ACROSS_BOUND_MS <= 5_000, 'the default bound is short');
+  assertTokensBound();
+});
+
+test('listModelsAcross: an error in one never hides another; ids limit the gateways read', async () => {
+  a.fault({ kind: 'status', status: 401 });
+  const f = threeGateways();
+  const lists = await listModelsAcross(f.set, { boundMs: 2_000, ids: ['a', 'c'] });
+  assert.deepEqual(
+    lists.map((l) => [l.gateway.id, l.error?.kind, !!l.models?.length]),
+    [
+      ['a', 'unauthorized', false],
+      ['c', undefined, true],
+    ],
+  );
+  assert.equal(b.log.length, 0);
+});
+
+test('listModelsAcross with onLate: a straggler does not hold the others; its answer comes late', async () => {
+  b.fault({ kind: 'latency', ms: 600 });
+  c.fault({ kind: 'latency', ms: 5_000 });
+  const f = threeGateways();
+  const late: GatewayModelList[] = [];
+  let told: () => void = () => undefined;
+  const allTold = new Promise<void>((r) => (told = r));
+  const t0 = Date.now();
+  const lists = await listModelsAcross(f.set, {
+    boundMs: 1_500,
+    onLate: (l) => {
+      late.push(l);
+      if (late.length === 2) told();
+    },
+  });
+  const took = Date.now() - t0;
+  assert.ok(took < 400, `returned once the answering gateway answered (${took} ms)`);
+  assert.ok(lists[0].models?.length);
+  assert.equal(lists[1].pending, true);
+  assert.equal(lists[2].pending, true);
+  await allTold;
+  const byId = Object.fromEntries(late.map((l) => [l.gateway.id, l]));
+  assert.ok(byId.b.models?.length, 'the slow gateway’s models came late');
+  assert.equal(byId.c.timedOut, true, 'the one not answering timed out at the bound');
+  assert.ok(Date.now() - t0 < 1_500 + 300);
+});
+
+test('listModelsAcross: the caller’s abort stops every read', async () => {
+  for (const s of [a, b, c]) s.fault({ kind: 'latency', ms: 2_000 });
+  const f = threeGateways();
+  const ctl = new AbortController();
+  setTimeout(() => ctl.abort(), 50);
+  const t0 = Date.now();
+  const lists = await listModelsAcross(f.set, { boundMs: 5_000, signal: ctl.signal });
+  assert.ok(Date.now() - t0 < 1_000);
+  assert.deepEqual(
+    lists.map((l) => l.error?.kind),
+    ['aborted', 'aborted', 'aborted'],
+  );
 });
