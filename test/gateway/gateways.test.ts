@@ -141,6 +141,19 @@ test('GatewaySet.configure keeps an unchanged client, reconfigures a changed one
   assert.equal(f.records.at(-1)!.gateway, 'Alpha renamed', 'records carry the current name');
 });
 
+test('GatewaySet.configureAll applies shared settings to every client and to those added later', async () => {
+  const f = makeSet([profile('a', a.url)], { a: a.tokens.production, d: c.tokens.production });
+  f.set.configureAll({ timeouts: { chatMs: 100 }, retry: { maxRetries: 0 } });
+  f.set.configureAll({ timeouts: { streamIdleMs: 5_000 } }); // adds to the settings before, replaces nothing
+  f.set.configure([...f.set.entries().map((e) => e.profile), profile('d', c.url, 'Delta')]);
+  for (const s of [a, c]) s.fault({ kind: 'latency', ms: 400 });
+  for (const id of ['a', 'd']) {
+    const e = await thrown(() => f.set.get(id)!.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
+    assert.equal(e.kind, 'timeout', `gateway ${id}`);
+  }
+  assert.equal(chats(a).length + chats(c).length, 2, 'no retry');
+});
+
 test('routesFor: primary first, then the fallbacks of its model, without duplicates or unknown gateways', () => {
   const f = threeGateways();
   const routes = routesFor(
