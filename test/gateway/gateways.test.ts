@@ -277,6 +277,21 @@ test('no failover once a reply began: a mid-stream error or a reset after the fi
   }
 });
 
+test('no failover once a non-streamed answer began: a connection lost in its body is thrown, never re-sent', async () => {
+  a.fault({ kind: 'reset', afterEvents: 0 });
+  const f = threeGateways();
+  const e = await thrown(() =>
+    chatAcross(f.set, routesFor(primary, toB, f.set), { surface: 'compatible', messages: hi }),
+  );
+  assert.equal(e.status, undefined, 'a failure of the connection, not an answer said by the gateway');
+  assert.equal(failoverWorthy(e), true, 'the error alone would fail over: the request log says the answer began');
+  assert.deepEqual(
+    chats(a).map((l) => l.status),
+    [200],
+  );
+  assert.equal(chats(b).length, 0, 'the second gateway got no chat request');
+});
+
 test('no failover on 400, on a redirect, nor after an abort; a redirect never carries a token elsewhere', async () => {
   a.fault({ kind: 'status', status: 400 });
   const f = threeGateways();
