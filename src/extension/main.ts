@@ -13,7 +13,10 @@ import { listModels } from './gateways/listModels';
 import { RelayStatusBar } from './status/statusBar';
 import { StatusViewProvider } from './status/statusView';
 import { addToken, removeToken, switchToken } from './gateways/tokenCommands';
-import { TokenStore } from './gateways/tokenStore';
+import { gatewayTokenStores, type TokenStore } from './gateways/tokenStore';
+import { readSettings } from './gateways/settings';
+import { ActiveTokens } from '../host/gateways/activeTokens';
+import { GatewayRegistry } from '../host/gateways/gatewayRegistry';
 import { editImage, generateImageFromSelection } from './media/imageCommands';
 import { registerVideo } from './media/videoTasks';
 import { registerLanguageModels } from './lm/chatProvider';
@@ -36,8 +39,14 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   // The core and src/host translate with @vscode/l10n: the same bundle VS Code loaded for vscode.l10n.
   useTranslations(vscode.l10n.bundle);
   const log = vscode.window.createOutputChannel('Model Relay', { log: true });
-  const tokens = new TokenStore(context, log);
-  context.subscriptions.push(log, tokens);
+  const registry = new GatewayRegistry(
+    context.workspaceState,
+    context.globalState,
+    gatewayTokenStores(context, log),
+    readSettings().gateways,
+  );
+  const tokens = new ActiveTokens(registry);
+  context.subscriptions.push(log, registry, tokens);
   await tokens.refresh();
   // `npm start` (a local try-out against the simulator) hands its demo token over in the
   // environment of this process only; it is stored in SecretStorage like any other token.
@@ -45,7 +54,7 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   if (seed && tokens.names().length === 0)
     await tokens.add(process.env.MODEL_RELAY_SEED_TOKEN_NAME || 'local', seed, true);
   const kept = new KeptBaseUrl(context.globalState);
-  const service = new GatewayService(tokens, log, (baseUrl) => kept.isKept(baseUrl));
+  const service = new GatewayService(registry, tokens, log, (baseUrl) => kept.isKept(baseUrl));
   const status = new StatusViewProvider(service, tokens);
   const item = vscode.window.createStatusBarItem('modelRelay.status', vscode.StatusBarAlignment.Right, 100);
   const bar = new RelayStatusBar(service, tokens, item);
