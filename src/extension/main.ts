@@ -13,6 +13,8 @@ import { listModels } from './gateways/listModels';
 import { RelayStatusBar } from './status/statusBar';
 import { StatusViewProvider } from './status/statusView';
 import { addToken, removeToken, switchToken } from './gateways/tokenCommands';
+import { addGateway, removeGateway, renameGateway, switchGateway } from './gateways/gatewayCommands';
+import { copyGatewayLink, openGatewayLink } from './gateways/gatewayLinks';
 import { gatewayTokenStores, type TokenStore } from './gateways/tokenStore';
 import { readSettings } from './gateways/settings';
 import { ActiveTokens } from '../host/gateways/activeTokens';
@@ -33,6 +35,8 @@ import { useTranslations } from '../gateway/l10n';
 export interface RelayApi {
   service: GatewayService;
   tokens: TokenStore;
+  /** the URI handler's work (registered by the activation entry): a gateway link */
+  handleUri(uri: vscode.Uri): Promise<void>;
 }
 
 export async function start(context: vscode.ExtensionContext, hub: Registrar): Promise<RelayApi> {
@@ -80,7 +84,16 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
       service.client.endpoints().base ?? vscode.l10n.t('not configured'),
     ),
   );
-  return { service, tokens };
+  const handleUri = (uri: vscode.Uri) =>
+    openGatewayLink({ service, tokens, kept }, uri).catch((e: unknown) => {
+      void vscode.window.showErrorMessage(
+        vscode.l10n.t(
+          'Model Relay: the gateway link could not be added: {0}',
+          e instanceof Error ? e.message : String(e),
+        ),
+      );
+    });
+  return { service, tokens, handleUri };
 }
 
 /** The commands whose work lives in plain functions; video and chat commands register with their views. */
@@ -105,6 +118,12 @@ function registerAllCommands(
   reg(CommandId.RemoveNativeCli, () => cli.remove());
   reg(CommandId.CheckLanguageModels, (p) => checkLanguageModels(preset<{ model?: string }>(p)));
   reg(CommandId.ConfigureBaseUrl, (url) => configureBaseUrl(service, kept, typeof url === 'string' ? url : undefined));
+  const gateways = { service, tokens, kept };
+  reg(CommandId.AddGateway, () => addGateway(gateways));
+  reg(CommandId.SwitchGateway, () => switchGateway(gateways));
+  reg(CommandId.RenameGateway, () => renameGateway(gateways));
+  reg(CommandId.RemoveGateway, () => removeGateway(gateways));
+  reg(CommandId.CopyGatewayLink, () => copyGatewayLink(gateways, context.extension.id));
   reg(CommandId.AddToken, () => addToken(tokens));
   reg(CommandId.SwitchToken, () => switchToken(tokens));
   reg(CommandId.RemoveToken, () => removeToken(tokens));
@@ -126,6 +145,7 @@ function registerAllCommands(
 /** The status bar's click: the token and gateway actions in one quick pick. */
 async function showActions(): Promise<void> {
   const actions: Array<vscode.QuickPickItem & { command: CommandId }> = [
+    { label: `$(server) ${vscode.l10n.t('Switch Gateway')}`, command: CommandId.SwitchGateway },
     { label: `$(key) ${vscode.l10n.t('Switch Token')}`, command: CommandId.SwitchToken },
     { label: `$(add) ${vscode.l10n.t('Add Token')}`, command: CommandId.AddToken },
     { label: `$(globe) ${vscode.l10n.t('Configure Base URL')}`, command: CommandId.ConfigureBaseUrl },

@@ -29,6 +29,11 @@ export class ActiveTokens {
     return { gateway: this.registry.active(), store: this.store };
   }
 
+  /** Whether there are several gateways (the token prompts then name the gateway they store for). */
+  several(): boolean {
+    return this.registry.gateways().length > 1;
+  }
+
   onDidChange(listener: () => void): { dispose(): void } {
     const once = () => listener();
     this.listeners.add(once);
