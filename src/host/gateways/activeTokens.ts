@@ -77,14 +77,19 @@ export class ActiveTokens {
     this.registrySub.dispose();
   }
 
-  /** Moves to the active gateway's store when it is another one (and tells the listeners once). */
+  /**
+   * Moves to the active gateway's store when it is another one, and tells the listeners once: at
+   * once when that store has been read before, else through its first read (started here), which
+   * tells its listeners anyway — one event per switch, not two.
+   */
   private follow(): void {
     const store = this.registry.tokensOf(this.registry.activeId());
     if (store === this.store) return;
     this.storeSub.dispose();
     this.store = store;
     this.storeSub = store.onDidChange(() => this.fire());
-    this.fire();
+    if (store.hasSynced) this.fire();
+    else void store.refresh().catch(() => undefined);
   }
 
   private fire(): void {

@@ -77,6 +77,11 @@ export class TokenStore {
     return activeTokenName(this.state, this.keys);
   }
 
+  /** Whether the tokens have been read once (the first read tells the listeners). */
+  get hasSynced(): boolean {
+    return this.synced;
+  }
+
   /** Reads the tokens again (and tells the listeners when something changed). */
   refresh(): Promise<void> {
     return this.run(() => this.sync());
