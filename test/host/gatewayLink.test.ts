@@ -9,6 +9,7 @@ import {
   decodeGatewayLink,
   encodeGatewayLink,
   GATEWAY_LINK_PATH,
+  linkParam,
   MAX_LINK_QUERY,
 } from '../../src/host/gateways/gatewayLink';
 
@@ -23,15 +24,17 @@ const query = (uri: string) => {
 
 test('round trip: name, base URL, backups and headers come back as they went', () => {
   const g = {
-    name: 'Team relay · 团队',
+    name: 'Team relay · 团队 & co',
     baseUrl: 'https://relay.example.com',
     backupUrls: ['https://b1.example.com', 'http://10.0.0.2:3000'],
-    extraHeaders: { 'X-Team': 'blue green', 'X-Route': 'a:b' },
+    extraHeaders: { 'X-Team': 'blue green', 'X-Route': 'a:b&c=d+e%20f' },
   };
   const { uri, leftOut } = encodeGatewayLink(PREFIX, g);
   assert.deepEqual(leftOut, []);
-  assert.ok(uri.startsWith(`${PREFIX}/addGateway?`));
+  assert.ok(uri.startsWith(`${PREFIX}/addGateway?gateway=`));
   assert.deepEqual(decodeGatewayLink(query(uri)), { ok: true, gateway: g });
+  // VS Code hands the handler the query percent-decoded: the link reads the same either way
+  assert.deepEqual(decodeGatewayLink(decodeURIComponent(query(uri))), { ok: true, gateway: g });
 });
 
 test('copying leaves out every header that is or looks like a credential, and names them', () => {
@@ -55,9 +58,10 @@ test('copying leaves out every header that is or looks like a credential, and na
 
 test('opening refuses a link that carries a token, in a parameter or a header', () => {
   for (const q of [
-    `baseUrl=https://r.example.com&token=${TOKEN}`,
-    `baseUrl=https://r.example.com&header=${encodeURIComponent(`Authorization: Bearer ${TOKEN}`)}`,
-    `baseUrl=https://r.example.com&header=${encodeURIComponent(`X-Key: ${TOKEN}`)}`,
+    linkParam({ baseUrl: 'https://r.example.com', token: TOKEN }),
+    linkParam({ baseUrl: 'https://r.example.com', apiKey: TOKEN }),
+    linkParam({ baseUrl: 'https://r.example.com', headers: { Authorization: `Bearer ${TOKEN}` } }),
+    linkParam({ baseUrl: 'https://r.example.com', headers: { 'X-Key': TOKEN } }),
   ]) {
     const r = decodeGatewayLink(q);
     assert.equal(r.ok, false, q);
@@ -73,27 +77,31 @@ test('opening refuses anything but http(s) addresses, for the base URL and every
     'data:text/html,x',
     'relay',
   ]) {
-    const r1 = decodeGatewayLink(`baseUrl=${encodeURIComponent(bad)}`);
+    const r1 = decodeGatewayLink(linkParam({ baseUrl: bad }));
     assert.equal(r1.ok, false, bad);
-    const r2 = decodeGatewayLink(`baseUrl=https://ok.example.com&backupUrl=${encodeURIComponent(bad)}`);
+    const r2 = decodeGatewayLink(linkParam({ baseUrl: 'https://ok.example.com', backupUrls: [bad] }));
     assert.equal(r2.ok, false, `backup ${bad}`);
   }
-  assert.equal(decodeGatewayLink('name=x').ok, false, 'no base URL');
+  assert.equal(decodeGatewayLink(linkParam({ name: 'x' })).ok, false, 'no base URL');
+  assert.equal(decodeGatewayLink('name=x').ok, false, 'no payload');
+  assert.equal(decodeGatewayLink('gateway=not-json').ok, false, 'a damaged payload');
+  assert.equal(decodeGatewayLink(linkParam(['https://r.example.com'])).ok, false, 'not an object');
 });
 
 test('opening refuses oversize input unread; too many backups or headers; a malformed header', () => {
-  const big = `baseUrl=https://r.example.com&name=${'x'.repeat(MAX_LINK_QUERY)}`;
+  const big = linkParam({ baseUrl: 'https://r.example.com', name: 'x'.repeat(MAX_LINK_QUERY) });
   const r = decodeGatewayLink(big);
   assert.equal(r.ok, false);
   assert.match(!r.ok ? r.problem : '', /longer than/);
-  const backups = Array.from({ length: 11 }, (_, i) => `backupUrl=https://b${i}.example.com`).join('&');
-  assert.equal(decodeGatewayLink(`baseUrl=https://r.example.com&${backups}`).ok, false);
-  const headers = Array.from({ length: 17 }, (_, i) => `header=X-H${i}%3A%20v`).join('&');
-  assert.equal(decodeGatewayLink(`baseUrl=https://r.example.com&${headers}`).ok, false);
-  assert.equal(decodeGatewayLink('baseUrl=https://r.example.com&header=novalue').ok, false);
+  const backupUrls = Array.from({ length: 11 }, (_, i) => `https://b${i}.example.com`);
+  assert.equal(decodeGatewayLink(linkParam({ baseUrl: 'https://r.example.com', backupUrls })).ok, false);
+  const headers = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`X-H${i}`, 'v']));
+  assert.equal(decodeGatewayLink(linkParam({ baseUrl: 'https://r.example.com', headers })).ok, false);
+  assert.equal(decodeGatewayLink(linkParam({ baseUrl: 'https://r.example.com', headers: { 'a b': 'v' } })).ok, false);
+  assert.equal(decodeGatewayLink(linkParam({ baseUrl: 'https://r.example.com', headers: { A: 5 } })).ok, false);
 });
 
 test('a link without a name gets one from its host', () => {
-  const r = decodeGatewayLink('baseUrl=https%3A%2F%2Fapi.relay.example.com');
+  const r = decodeGatewayLink(linkParam({ baseUrl: 'https://api.relay.example.com' }));
   assert.deepEqual(r, { ok: true, gateway: { name: 'relay.example.com', baseUrl: 'https://api.relay.example.com' } });
 });

@@ -1,10 +1,12 @@
 /**
  * Copy Gateway Link and the URI handler: a gateway shared without its token as
- * `vscode://<publisher>.<name>/addGateway?name=…&baseUrl=…&backupUrl=…&header=Name%3A%20value`.
+ * `vscode://<publisher>.<name>/addGateway?gateway=<base64url of {"name","baseUrl","backupUrls","headers"}>`.
+ * One base64url parameter, because VS Code hands a URI handler the query already percent-decoded: a
+ * header value with `&`, `=`, `+` or `%` would not survive separate parameters.
  * The link never carries a credential: encoding leaves out a header named like one or whose value
- * looks like a token (and says which); decoding refuses a link with one, a `token` parameter, an
- * address that is not http(s), too many parts or too many characters — each with a sentence the
- * handler shows. Plain Node.
+ * looks like a token (and says which); decoding refuses a link with one, a token field, an address
+ * that is not http(s), too many parts or too many characters — each with a sentence the handler
+ * shows. Plain Node.
  */
 import { normalizeBaseUrl } from '../../gateway/endpoint';
 import { t } from '../../gateway/l10n';
@@ -32,17 +34,32 @@ export function isCredentialHeader(name: string, value: string): boolean {
   );
 }
 
+/** What the `gateway` parameter holds, as JSON. */
+interface LinkPayload {
+  name: string;
+  baseUrl: string;
+  backupUrls?: string[];
+  headers?: Record<string, string>;
+}
+
+/** The `gateway` parameter's value for a payload (also what tests build refused links with). */
+export const linkParam = (payload: unknown): string =>
+  `gateway=${Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url')}`;
+
 /** The link for `g` after `prefix` (`vscode://model-relay.model-relay`), and the headers left out. */
 export function encodeGatewayLink(prefix: string, g: SharedGateway): { uri: string; leftOut: string[] } {
-  const q = new URLSearchParams();
-  q.append('name', g.name);
-  q.append('baseUrl', g.baseUrl);
-  for (const b of g.backupUrls ?? []) q.append('backupUrl', b);
   const leftOut: string[] = [];
+  const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(g.extraHeaders ?? {}))
     if (isCredentialHeader(name, value)) leftOut.push(name);
-    else q.append('header', `${name}: ${value}`);
-  return { uri: `${prefix}${GATEWAY_LINK_PATH}?${q.toString()}`, leftOut };
+    else headers[name] = value;
+  const payload: LinkPayload = {
+    name: g.name,
+    baseUrl: g.baseUrl,
+    ...(g.backupUrls?.length ? { backupUrls: g.backupUrls } : {}),
+    ...(Object.keys(headers).length ? { headers } : {}),
+  };
+  return { uri: `${prefix}${GATEWAY_LINK_PATH}?${linkParam(payload)}`, leftOut };
 }
 
 export type DecodedLink = { ok: true; gateway: SharedGateway } | { ok: false; problem: string };
@@ -63,47 +80,78 @@ function addressProblem(url: string): string | undefined {
   return undefined;
 }
 
+const TOKEN_FIELDS = /^(token|tokens|apikey|api_key|key|secret|password|authorization)$/i;
+
+/** The link's JSON payload, or why it cannot be read. */
+function payloadOf(query: string): { payload: Record<string, unknown> } | { problem: string } {
+  const raw = new URLSearchParams(query).get('gateway');
+  if (!raw) return { problem: t('The link was refused: it carries no base URL.') };
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    return { problem: t('The link was refused: it is damaged (cut off or changed).') };
+  }
+  if (!payload || typeof payload !== 'object' || Array.isArray(payload))
+    return { problem: t('The link was refused: it is damaged (cut off or changed).') };
+  return { payload: payload as Record<string, unknown> };
+}
+
+const strings = (v: unknown): string[] | undefined =>
+  v === undefined ? [] : Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined;
+
+/** The headers a link carries, or why it is refused (a credential, too many, not text). */
+function headersOf(v: unknown): { headers: Record<string, string> } | { problem: string } {
+  if (v === undefined) return { headers: {} };
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    return { problem: t('The link was refused: one of its headers is not "Name: value".') };
+  const entries = Object.entries(v as Record<string, unknown>);
+  if (entries.length > MAX_LINK_HEADERS)
+    return { problem: t('The link was refused: it carries more than {0} headers.', MAX_LINK_HEADERS) };
+  const headers: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    if (typeof value !== 'string' || !/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/.test(name))
+      return { problem: t('The link was refused: one of its headers is not "Name: value".') };
+    if (isCredentialHeader(name, value))
+      return {
+        problem: t('The link was refused: its header {0} carries a credential. A gateway link never does.', name),
+      };
+    headers[name] = value.trim();
+  }
+  return { headers };
+}
+
 /** Reads a link's query (URI handler): what it would add, or why it is refused. */
 export function decodeGatewayLink(query: string): DecodedLink {
   if (query.length > MAX_LINK_QUERY)
     return refuse(t('The link was refused: it is longer than {0} characters.', MAX_LINK_QUERY));
-  const q = new URLSearchParams(query);
-  if (q.has('token') || q.has('apiKey') || q.has('key'))
+  const read = payloadOf(query);
+  if ('problem' in read) return refuse(read.problem);
+  const p = read.payload;
+  if (Object.keys(p).some((k) => TOKEN_FIELDS.test(k)))
     return refuse(t('The link was refused: it carries a token. A gateway link never does; ask for a new link.'));
-  const baseUrl = q.get('baseUrl')?.trim() ?? '';
+  const baseUrl = typeof p.baseUrl === 'string' ? p.baseUrl.trim() : '';
   if (!baseUrl) return refuse(t('The link was refused: it carries no base URL.'));
-  const backupUrls = q
-    .getAll('backupUrl')
-    .map((u) => u.trim())
+  const backupUrls = strings(p.backupUrls)
+    ?.map((u) => u.trim())
     .filter(Boolean);
+  if (!backupUrls) return refuse(t('The link was refused: it is damaged (cut off or changed).'));
   if (backupUrls.length > MAX_BACKUPS)
     return refuse(t('The link was refused: it carries more than {0} backup addresses.', MAX_BACKUPS));
   for (const u of [baseUrl, ...backupUrls]) {
-    const p = addressProblem(u);
-    if (p) return refuse(p);
+    const problem = addressProblem(u);
+    if (problem) return refuse(problem);
   }
-  const headers = q.getAll('header');
-  if (headers.length > MAX_LINK_HEADERS)
-    return refuse(t('The link was refused: it carries more than {0} headers.', MAX_LINK_HEADERS));
-  const extraHeaders: Record<string, string> = {};
-  for (const h of headers) {
-    const at = h.indexOf(':');
-    const name = (at > 0 ? h.slice(0, at) : '').trim();
-    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/.test(name))
-      return refuse(t('The link was refused: one of its headers is not "Name: value".'));
-    const value = h.slice(at + 1).trim();
-    if (isCredentialHeader(name, value))
-      return refuse(t('The link was refused: its header {0} carries a credential. A gateway link never does.', name));
-    extraHeaders[name] = value;
-  }
-  const name = (q.get('name') ?? '').trim().slice(0, 80) || suggestGatewayName(baseUrl);
+  const h = headersOf(p.headers);
+  if ('problem' in h) return refuse(h.problem);
+  const name = (typeof p.name === 'string' ? p.name.trim().slice(0, 80) : '') || suggestGatewayName(baseUrl);
   return {
     ok: true,
     gateway: {
       name,
       baseUrl,
       ...(backupUrls.length ? { backupUrls } : {}),
-      ...(Object.keys(extraHeaders).length ? { extraHeaders } : {}),
+      ...(Object.keys(h.headers).length ? { extraHeaders: h.headers } : {}),
     },
   };
 }
