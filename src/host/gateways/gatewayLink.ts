@@ -98,7 +98,7 @@ function payloadOf(query: string): { payload: Record<string, unknown> } | { prob
 }
 
 const strings = (v: unknown): string[] | undefined =>
-  v === undefined ? [] : Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined;
+  v === undefined ? [] : Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : undefined;
 
 /** The headers a link carries, or why it is refused (a credential, too many, not text). */
 function headersOf(v: unknown): { headers: Record<string, string> } | { problem: string } {
