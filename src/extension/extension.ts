@@ -59,6 +59,17 @@ export function activate(context: vscode.ExtensionContext): LazyRelayApi {
       ),
     ),
   );
+  // A gateway link (`vscode://<publisher>.<name>/addGateway?…`, activation event onUri) is read by the main part.
+  context.subscriptions.push(
+    vscode.window.registerUriHandler({
+      // a failed load was shown by `ready`; the main part shows what goes wrong with the link itself
+      handleUri: (uri) =>
+        void ready().then(
+          (api) => api.handleUri(uri),
+          () => undefined,
+        ),
+    }),
+  );
   const timer = setTimeout(() => void ready().catch(() => undefined), BACKGROUND_LOAD_MS);
   context.subscriptions.push({ dispose: () => clearTimeout(timer) });
   return { ready };

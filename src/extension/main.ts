@@ -13,7 +13,12 @@ import { listModels } from './gateways/listModels';
 import { RelayStatusBar } from './status/statusBar';
 import { StatusViewProvider } from './status/statusView';
 import { addToken, removeToken, switchToken } from './gateways/tokenCommands';
-import { TokenStore } from './gateways/tokenStore';
+import { addGateway, removeGateway, renameGateway, switchGateway } from './gateways/gatewayCommands';
+import { copyGatewayLink, openGatewayLink } from './gateways/gatewayLinks';
+import { gatewayTokenStores, type TokenStore } from './gateways/tokenStore';
+import { readSettings } from './gateways/settings';
+import { ActiveTokens } from '../host/gateways/activeTokens';
+import { GatewayRegistry } from '../host/gateways/gatewayRegistry';
 import { editImage, generateImageFromSelection } from './media/imageCommands';
 import { registerVideo } from './media/videoTasks';
 import { registerLanguageModels } from './lm/chatProvider';
@@ -30,14 +35,22 @@ import { useTranslations } from '../gateway/l10n';
 export interface RelayApi {
   service: GatewayService;
   tokens: TokenStore;
+  /** the URI handler's work (registered by the activation entry): a gateway link */
+  handleUri(uri: vscode.Uri): Promise<void>;
 }
 
 export async function start(context: vscode.ExtensionContext, hub: Registrar): Promise<RelayApi> {
   // The core and src/host translate with @vscode/l10n: the same bundle VS Code loaded for vscode.l10n.
   useTranslations(vscode.l10n.bundle);
   const log = vscode.window.createOutputChannel('Model Relay', { log: true });
-  const tokens = new TokenStore(context, log);
-  context.subscriptions.push(log, tokens);
+  const registry = new GatewayRegistry(
+    context.workspaceState,
+    context.globalState,
+    gatewayTokenStores(context, log),
+    readSettings().gateways,
+  );
+  const tokens = new ActiveTokens(registry);
+  context.subscriptions.push(log, registry, tokens);
   await tokens.refresh();
   // `npm start` (a local try-out against the simulator) hands its demo token over in the
   // environment of this process only; it is stored in SecretStorage like any other token.
@@ -45,7 +58,7 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   if (seed && tokens.names().length === 0)
     await tokens.add(process.env.MODEL_RELAY_SEED_TOKEN_NAME || 'local', seed, true);
   const kept = new KeptBaseUrl(context.globalState);
-  const service = new GatewayService(tokens, log, (baseUrl) => kept.isKept(baseUrl));
+  const service = new GatewayService(registry, tokens, log, (baseUrl) => kept.isKept(baseUrl));
   const status = new StatusViewProvider(service, tokens);
   const item = vscode.window.createStatusBarItem('modelRelay.status', vscode.StatusBarAlignment.Right, 100);
   const bar = new RelayStatusBar(service, tokens, item);
@@ -71,7 +84,16 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
       service.client.endpoints().base ?? vscode.l10n.t('not configured'),
     ),
   );
-  return { service, tokens };
+  const handleUri = (uri: vscode.Uri) =>
+    openGatewayLink({ service, tokens, kept }, uri).catch((e: unknown) => {
+      void vscode.window.showErrorMessage(
+        vscode.l10n.t(
+          'Model Relay: the gateway link could not be added: {0}',
+          e instanceof Error ? e.message : String(e),
+        ),
+      );
+    });
+  return { service, tokens, handleUri };
 }
 
 /** The commands whose work lives in plain functions; video and chat commands register with their views. */
@@ -96,6 +118,12 @@ function registerAllCommands(
   reg(CommandId.RemoveNativeCli, () => cli.remove());
   reg(CommandId.CheckLanguageModels, (p) => checkLanguageModels(preset<{ model?: string }>(p)));
   reg(CommandId.ConfigureBaseUrl, (url) => configureBaseUrl(service, kept, typeof url === 'string' ? url : undefined));
+  const gateways = { service, tokens, kept };
+  reg(CommandId.AddGateway, () => addGateway(gateways));
+  reg(CommandId.SwitchGateway, () => switchGateway(gateways));
+  reg(CommandId.RenameGateway, () => renameGateway(gateways));
+  reg(CommandId.RemoveGateway, () => removeGateway(gateways));
+  reg(CommandId.CopyGatewayLink, () => copyGatewayLink(gateways, context.extension.id));
   reg(CommandId.AddToken, () => addToken(tokens));
   reg(CommandId.SwitchToken, () => switchToken(tokens));
   reg(CommandId.RemoveToken, () => removeToken(tokens));
@@ -117,6 +145,7 @@ function registerAllCommands(
 /** The status bar's click: the token and gateway actions in one quick pick. */
 async function showActions(): Promise<void> {
   const actions: Array<vscode.QuickPickItem & { command: CommandId }> = [
+    { label: `$(server) ${vscode.l10n.t('Switch Gateway')}`, command: CommandId.SwitchGateway },
     { label: `$(key) ${vscode.l10n.t('Switch Token')}`, command: CommandId.SwitchToken },
     { label: `$(add) ${vscode.l10n.t('Add Token')}`, command: CommandId.AddToken },
     { label: `$(globe) ${vscode.l10n.t('Configure Base URL')}`, command: CommandId.ConfigureBaseUrl },

@@ -8,6 +8,11 @@
  */
 export enum CommandId {
   ConfigureBaseUrl = 'modelRelay.configureBaseUrl',
+  AddGateway = 'modelRelay.addGateway',
+  SwitchGateway = 'modelRelay.switchGateway',
+  RenameGateway = 'modelRelay.renameGateway',
+  RemoveGateway = 'modelRelay.removeGateway',
+  CopyGatewayLink = 'modelRelay.copyGatewayLink',
   AddToken = 'modelRelay.addToken',
   SwitchToken = 'modelRelay.switchToken',
   RemoveToken = 'modelRelay.removeToken',

@@ -100,7 +100,11 @@ export interface FakeVscode {
   logged: string[];
 }
 
-export function fakeVscode(): FakeVscode {
+/**
+ * `settings`: user settings by full key (`modelRelay.baseUrl`), read by `getConfiguration(section)`'s
+ * `get` and, as the user (global) value, `inspect`; every other key reads as unset.
+ */
+export function fakeVscode(settings: Record<string, unknown> = {}): FakeVscode {
   const registrations: Registration[] = [];
   const logged: string[] = [];
   const record = (kind: Kind, id: string, impl: unknown) => {
@@ -167,7 +171,13 @@ export function fakeVscode(): FakeVscode {
       createChatParticipant: (id: string, handler: unknown) => record('participant', id, handler),
     }),
     workspace: withStubs({
-      getConfiguration: () => withStubs({ get: () => undefined, inspect: () => undefined }),
+      getConfiguration: (section?: string) => {
+        const at = (k: string) => (section ? `${section}.${k}` : k);
+        return withStubs({
+          get: (k: string) => settings[at(k)],
+          inspect: (k: string) => (at(k) in settings ? { globalValue: settings[at(k)] } : undefined),
+        });
+      },
       onDidChangeConfiguration: () => ({ dispose: () => undefined }),
       workspaceFolders: undefined,
     }),

@@ -5,7 +5,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TokenStore } from '../../src/host/gateways/tokenStore';
-import { ACTIVE_TOKEN_KEY, TOKEN_NAMES_KEY, activeTokenName } from '../../src/host/gateways/activeToken';
+import {
+  ACTIVE_TOKEN_KEY,
+  DEFAULT_GATEWAY_ID,
+  TOKEN_NAMES_KEY,
+  activeTokenName,
+  tokenKeys,
+} from '../../src/host/gateways/activeToken';
 import { InMemoryMemento, InMemorySecretStorage } from '../fakes/state';
 
 const A = 'sk-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1111';
@@ -117,4 +123,41 @@ test('list() shows every token masked, never in full', async () => {
     ],
   );
   assert.ok(list.every((x) => !x.masked.includes(A) && !x.masked.includes(B) && x.masked.includes('...')));
+});
+
+test("after the update a token stored before gateways existed is the `default` gateway's, under today's keys", async () => {
+  const state = new InMemoryMemento();
+  const secrets = new InMemorySecretStorage();
+  // what the extension stored before there were several gateways
+  await secrets.store('modelRelay.token.production', A);
+  await state.update(TOKEN_NAMES_KEY, ['production']);
+  await state.update(ACTIVE_TOKEN_KEY, 'production');
+  const writes = state.writes;
+  const tokens = new TokenStore(state, secrets, undefined, tokenKeys(DEFAULT_GATEWAY_ID));
+  assert.equal(await tokens.activeToken(), A);
+  assert.deepEqual(tokens.names(), ['production']);
+  assert.equal(state.writes, writes, 'nothing is rewritten');
+  tokens.dispose();
+});
+
+test("gateway B's store never returns gateway A's token, even for the same name; removing B's tokens leaves A's", async () => {
+  const state = new InMemoryMemento();
+  const secrets = new InMemorySecretStorage();
+  const a = new TokenStore(state, secrets, undefined, tokenKeys('default'));
+  const b = new TokenStore(state, secrets, undefined, tokenKeys('b'));
+  const dotted = new TokenStore(state, secrets, undefined, tokenKeys('b.token'));
+  await a.add('production', A);
+  assert.equal(await b.activeToken(), undefined);
+  assert.equal(await b.value('production'), undefined);
+  assert.deepEqual(b.names(), []);
+  await b.add('token.x', B);
+  assert.equal(await dotted.value('x'), undefined, 'ids with dots do not share keys');
+  assert.equal(await a.activeToken(), A);
+  assert.equal(await b.activeToken(), B);
+  await b.removeAll();
+  assert.deepEqual(b.names(), []);
+  assert.equal(await b.activeToken(), undefined);
+  assert.deepEqual(await secrets.keys(), ['modelRelay.token.production']);
+  assert.equal(await a.activeToken(), A);
+  for (const s of [a, b, dotted]) s.dispose();
 });

@@ -46,7 +46,8 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       log.warn(`Chat images: ${what} failed: ${e instanceof Error ? e.message : String(e)}`),
     );
     this.chat = new ChatView({
-      backend: service.client,
+      // the active gateway's client at each request (Switch Gateway changes it)
+      backend: { chat: (r) => service.client.chat(r), chatStream: (r) => service.client.chatStream(r) },
       state: context.workspaceState,
       files,
       settings: () => service.current,

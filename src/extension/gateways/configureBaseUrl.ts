@@ -5,7 +5,8 @@
 import * as vscode from 'vscode';
 import { normalizeBaseUrl } from '../../gateway';
 import { planBaseUrl, type BaseUrlPlan, type KeptBaseUrl } from '../../host/gateways/baseUrlChoice';
-import { writeBaseUrl } from './settings';
+import { hasEntry, withGatewayBaseUrl } from '../../host/gateways/gatewayEdits';
+import { rawGateways, writeBaseUrl, writeGateways } from './settings';
 import type { GatewayService } from './gatewayService';
 
 function validate(v: string): vscode.InputBoxValidationMessage | undefined {
@@ -40,19 +41,27 @@ async function confirm(
     : { base: plan.normalized, kept: false };
 }
 
-export async function configureBaseUrl(service: GatewayService, kept: KeptBaseUrl, preset?: string): Promise<void> {
+/**
+ * Asks for a base URL (or takes `preset`), explains what the endpoint rules change and asks before
+ * rewriting it; the address to write and whether it is kept as typed, or undefined when cancelled.
+ */
+export async function askBaseUrl(
+  title: string,
+  value: string,
+  preset?: string,
+): Promise<{ base: string; kept: boolean } | undefined> {
   const input =
     preset ??
     (await vscode.window.showInputBox({
-      title: vscode.l10n.t('Model Relay: Gateway base URL'),
+      title,
       prompt: vscode.l10n.t(
         'The root address of the gateway, e.g. https://gateway.example.com — no trailing slash, no /v1',
       ),
-      value: service.current.baseUrl,
+      value,
       ignoreFocusOut: true,
       validateInput: validate,
     }));
-  if (input === undefined) return;
+  if (input === undefined) return undefined;
   const plan = planBaseUrl(input);
   if (!plan.normalized) {
     const err = plan.error;
@@ -61,13 +70,26 @@ export async function configureBaseUrl(service: GatewayService, kept: KeptBaseUr
         ? vscode.l10n.t('Model Relay: {0} {1}', err.message, err.fix)
         : vscode.l10n.t('Model Relay: Invalid base URL.'),
     );
-    return;
+    return undefined;
   }
-  const chosen = await confirm({ ...plan, normalized: plan.normalized });
+  return confirm({ ...plan, normalized: plan.normalized });
+}
+
+/** Configure Base URL: the active gateway's address (the old setting for the gateway made from it). */
+export async function configureBaseUrl(service: GatewayService, kept: KeptBaseUrl, preset?: string): Promise<void> {
+  const gateway = service.gateway;
+  const several = service.registry.gateways().length > 1;
+  const title =
+    several && gateway
+      ? vscode.l10n.t('Model Relay: base URL of the gateway "{0}"', gateway.name)
+      : vscode.l10n.t('Model Relay: Gateway base URL');
+  const chosen = await askBaseUrl(title, service.current.baseUrl, preset);
   if (!chosen) return;
   // Remembered before the setting changes: the reload that follows the write reads it.
   await kept.remember(chosen.kept ? chosen.base : undefined);
-  await writeBaseUrl(chosen.base);
+  const raw = rawGateways();
+  if (gateway && hasEntry(raw, gateway.id)) await writeGateways(withGatewayBaseUrl(raw, gateway.id, chosen.base));
+  else await writeBaseUrl(chosen.base);
   service.reload();
   const ep = service.client.endpoints();
   void vscode.window.showInformationMessage(

@@ -1,8 +1,11 @@
 /**
- * Holds the one GatewayClient of the extension host: builds it from settings, the active token and
- * the proxy dispatcher, hands it every settings change, and publishes request records to the log
- * channel and the status view. Logic that can live in the core lives in the core: the client
- * decides what a change resets (GatewayClient.configure) and notices a new token itself.
+ * Holds the active gateway's GatewayClient: one client per gateway (its profile's base URL, backups
+ * and headers, and its own token store — a client never holds another gateway's token), built on
+ * first use from the settings and the proxy dispatcher, handed every settings change; `client` and
+ * `current` are the active gateway's, so every consumer works on the gateway active when it calls.
+ * Publishes request records to the log channel and the status view. Logic that can live in the core
+ * lives in the core: the client decides what a change resets (GatewayClient.configure) and notices a
+ * new token itself; which gateway is active is src/host/gateways/gatewayRegistry.ts.
  */
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
@@ -20,6 +23,9 @@ import {
   type RequestRecord,
   type ProxySettings,
 } from '../../gateway';
+import type { GatewayProfile } from '../../gateway/gateways/profile';
+import { DEFAULT_GATEWAY_ID, ProblemsOnce, settingsFor } from '../../host/gateways/gatewayList';
+import type { GatewayRegistry } from '../../host/gateways/gatewayRegistry';
 import { QuotaTracker } from '../../host/status/quotaSchedule';
 import { readProxySettings, readSettings, affectsRelay, type RelaySettings } from './settings';
 import type { TokenStore } from './tokenStore';
@@ -41,8 +47,12 @@ function proxySettingsKey(p: ProxySettings): string {
 }
 
 export class GatewayService extends Disposable {
-  readonly client: GatewayClient;
+  /** one client per gateway id, made on first use */
+  private readonly clients = new Map<string, GatewayClient>();
   private settings: RelaySettings;
+  private readonly problems: ProblemsOnce;
+  /** the last balance read per gateway id (for the Switch Gateway picker) */
+  private readonly quotas = new Map<string, Quota>();
   private dispatcher: Dispatcher;
   private proxyChoice: ProxyChoice;
   private proxyKey: string;
@@ -57,25 +67,20 @@ export class GatewayService extends Disposable {
   private prices: Map<string, ModelPrice> | undefined;
 
   constructor(
-    private readonly tokens: TokenStore,
+    readonly registry: GatewayRegistry,
+    tokens: TokenStore,
     private readonly log: vscode.LogOutputChannel,
     /** whether a base URL is to be called as typed (Configure Base URL's "Keep what I typed") */
     private readonly keptAsTyped: (baseUrl: string) => boolean = () => false,
   ) {
     super();
-    this.settings = readSettings();
+    this.problems = new ProblemsOnce((p) => log.warn(p));
+    this.settings = this.readGateways();
     const proxy = readProxySettings();
     this.proxyKey = proxySettingsKey(proxy);
     this.proxyChoice = describeProxy(proxy);
     this.warnInvalidProxy();
     this.dispatcher = createDispatcher(proxy);
-    this.client = new GatewayClient({
-      ...this.configuration(),
-      baseUrl: this.settings.baseUrl,
-      token: () => this.tokens.activeToken(),
-      dispatcher: this.dispatcher,
-      onRequest: (r) => this.onRecord(r),
-    });
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (affectsRelay(e)) this.reload();
@@ -91,18 +96,62 @@ export class GatewayService extends Disposable {
     this.restartQuota();
   }
 
+  /** The settings, with the gateways handed to the registry and their problems told to the log (once). */
+  private readGateways(): RelaySettings {
+    const s = readSettings();
+    this.problems.report(s.gatewayProblems);
+    this.registry.update(s.gateways);
+    return s;
+  }
+
+  /** The active gateway (undefined while none is configured). */
+  get gateway(): GatewayProfile | undefined {
+    return this.registry.active();
+  }
+
+  /** The active gateway's client. */
+  get client(): GatewayClient {
+    return this.clientOf(this.registry.activeId());
+  }
+
+  /** A gateway's client: its own address, headers and token store (made on first use). */
+  clientOf(id: string): GatewayClient {
+    let c = this.clients.get(id);
+    if (!c) {
+      const store = this.registry.tokensOf(id);
+      const config = this.configuration(this.registry.get(id));
+      c = new GatewayClient({
+        ...config,
+        baseUrl: config.baseUrl ?? '',
+        token: () => store.activeToken(),
+        dispatcher: this.dispatcher,
+        onRequest: (r) => this.onRecord(r),
+      });
+      this.clients.set(id, c);
+    }
+    return c;
+  }
+
+  /** The last balance read for a gateway's active token (undefined: not read yet). */
+  quotaOf(id: string): Quota | undefined {
+    return this.quotas.get(id);
+  }
+
   /** A new token or gateway: the balance is read again (slowly, see QuotaTracker; the core keeps each token's apart). */
   private restartQuota(): void {
     this.tracker?.dispose();
     this.quota = undefined;
     this.prices = undefined;
+    const id = this.registry.activeId();
+    const client = this.client;
+    const store = this.registry.tokensOf(id);
     this.tracker = new QuotaTracker(
       (maxAgeMs) =>
-        this.client.endpoints().base && this.tokens.activeName()
-          ? this.client.account.quota({ maxAgeMs })
-          : Promise.resolve(undefined),
+        client.endpoints().base && store.activeName() ? client.account.quota({ maxAgeMs }) : Promise.resolve(undefined),
       (q) => {
         this.quota = q;
+        if (q) this.quotas.set(id, q);
+        else this.quotas.delete(id);
         this.changed.fire();
       },
     );
@@ -122,9 +171,9 @@ export class GatewayService extends Disposable {
       );
   }
 
-  /** Every setting the client takes, as now; applied at once (no reload needed). */
-  private configuration(): ClientConfiguration {
-    const s = this.settings;
+  /** Every setting a gateway's client takes, as now; applied at once (no reload needed). */
+  private configuration(gateway: GatewayProfile | undefined): ClientConfiguration {
+    const s = settingsFor(this.settings, gateway);
     const t = s.timeouts;
     return {
       baseUrl: s.baseUrl,
@@ -144,8 +193,9 @@ export class GatewayService extends Disposable {
     };
   }
 
+  /** The settings as the active gateway makes them (its address, backups, headers and models). */
   get current(): RelaySettings {
-    return this.settings;
+    return settingsFor(this.settings, this.registry.active());
   }
 
   get proxy(): ProxyChoice {
@@ -154,7 +204,8 @@ export class GatewayService extends Disposable {
 
   /** Re-reads settings; applies to the next request at once. */
   reload(): void {
-    this.settings = readSettings();
+    const before = this.client.endpoints().base;
+    this.settings = this.readGateways();
     const proxy = readProxySettings();
     const proxyKey = proxySettingsKey(proxy);
     if (proxyKey !== this.proxyKey) {
@@ -164,10 +215,17 @@ export class GatewayService extends Disposable {
       this.warnInvalidProxy();
       const old = this.dispatcher;
       this.dispatcher = createDispatcher(proxy);
-      this.client.configure({ dispatcher: this.dispatcher });
+      for (const c of this.clients.values()) c.configure({ dispatcher: this.dispatcher });
       void old.close().catch(() => undefined);
     }
-    if (this.client.configure(this.configuration()).endpoints) {
+    let endpoints = false;
+    for (const [id, c] of this.clients) {
+      const gateway = this.registry.get(id);
+      // A gateway no longer listed loses its client (a request in flight keeps its own address and token).
+      if (!gateway && id !== DEFAULT_GATEWAY_ID) this.clients.delete(id);
+      else if (c.configure(this.configuration(gateway)).endpoints && id === this.registry.activeId()) endpoints = true;
+    }
+    if (endpoints || this.client.endpoints().base !== before) {
       this.modelCount = undefined;
       this.restartQuota();
     }

@@ -40,6 +40,25 @@ export async function writeBaseUrl(base: string): Promise<void> {
   await vscode.workspace.getConfiguration(SECTION).update('baseUrl', base, vscode.ConfigurationTarget.Global);
 }
 
+/** `modelRelay.gateways` as the user's settings hold it (user scope only; entries as written). */
+export function rawGateways(): unknown {
+  return vscode.workspace.getConfiguration(SECTION).inspect('gateways')?.globalValue;
+}
+
+/** Writes `modelRelay.gateways` to user settings (never to a workspace). */
+export async function writeGateways(list: unknown[]): Promise<void> {
+  await vscode.workspace
+    .getConfiguration(SECTION)
+    .update('gateways', list.length ? list : undefined, vscode.ConfigurationTarget.Global);
+}
+
+/** Removes the gateway made from the old settings: its base URL and backups leave user settings. */
+export async function clearLegacyGateway(): Promise<void> {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  await cfg.update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
+  await cfg.update('backupUrls', undefined, vscode.ConfigurationTarget.Global);
+}
+
 /** Turns streaming off in user settings (behind a buffering proxy). */
 export async function disableStreaming(): Promise<void> {
   await vscode.workspace.getConfiguration(SECTION).update('stream', false, vscode.ConfigurationTarget.Global);

@@ -1,12 +1,35 @@
-/** Add / switch / remove tokens. Values go to SecretStorage only and are only ever shown masked. */
+/**
+ * Add / switch / remove tokens, of the active gateway (or the one handed in: Add Gateway's new one).
+ * With several gateways the prompts name the gateway the token is for. Values go to SecretStorage
+ * only and are only ever shown masked.
+ */
 import * as vscode from 'vscode';
-import { maskToken, tokenShapeWarning } from '../../gateway';
+import { maskToken, tokenShapeWarning, type GatewayProfile } from '../../gateway';
+import type { TokenStore as GatewayTokenStore } from '../../host/gateways/tokenStore';
 import type { TokenStore } from './tokenStore';
+
+/** The gateway a token command acts on, taken once before it asks anything. */
+export interface TokenTarget {
+  gateway: GatewayProfile | undefined;
+  store: GatewayTokenStore;
+  /** name the gateway in the prompts (there are several) */
+  named: boolean;
+}
+
+const targetOf = (tokens: TokenStore): TokenTarget => ({ ...tokens.current(), named: tokens.several() });
+
+/** The name prompt's placeholder, naming the gateway when there are several. */
+function namePlaceholder(t: TokenTarget): string {
+  return t.named && t.gateway
+    ? vscode.l10n.t('A name for this token for the gateway "{0}" (pick one or type your own)', t.gateway.name)
+    : vscode.l10n.t('A name for this token (pick one or type your own)');
+}
 
 const SUGGESTED = ['production', 'test', 'local', 'native-cli'];
 
-export async function addToken(tokens: TokenStore): Promise<void> {
-  const existing = tokens.names();
+/** Add Token's first step: a suggested or stored name, or one typed; undefined when cancelled. */
+async function askTokenName(target: TokenTarget): Promise<string | undefined> {
+  const existing = target.store.names();
   const items: vscode.QuickPickItem[] = [
     ...SUGGESTED.map((n) => ({
       label: n,
@@ -18,7 +41,7 @@ export async function addToken(tokens: TokenStore): Promise<void> {
   ];
   const qp = vscode.window.createQuickPick();
   qp.title = vscode.l10n.t('Model Relay: Add Token (1/2) — name');
-  qp.placeholder = vscode.l10n.t('A name for this token (pick one or type your own)');
+  qp.placeholder = namePlaceholder(target);
   qp.items = items;
   qp.ignoreFocusOut = true;
   const name = await new Promise<string | undefined>((resolve) => {
@@ -38,6 +61,12 @@ export async function addToken(tokens: TokenStore): Promise<void> {
     qp.show();
   });
   qp.dispose();
+  return name;
+}
+
+export async function addToken(tokens: TokenStore, target: TokenTarget = targetOf(tokens)): Promise<void> {
+  const store = target.store;
+  const name = await askTokenName(target);
   if (!name) return;
   if (!/^[\w.-]{1,40}$/.test(name)) {
     void vscode.window.showErrorMessage(
@@ -47,9 +76,15 @@ export async function addToken(tokens: TokenStore): Promise<void> {
   }
   let value = await vscode.window.showInputBox({
     title: vscode.l10n.t('Model Relay: Add Token (2/2) — value for "{0}"', name),
-    prompt: vscode.l10n.t(
-      "Paste the token from the gateway console (it starts with sk-). It is stored in VS Code's secret storage only.",
-    ),
+    prompt:
+      target.named && target.gateway
+        ? vscode.l10n.t(
+            'Paste the token from the console of the gateway "{0}" (it starts with sk-). It is stored in VS Code\'s secret storage only, for this gateway.',
+            target.gateway.name,
+          )
+        : vscode.l10n.t(
+            "Paste the token from the gateway console (it starts with sk-). It is stored in VS Code's secret storage only.",
+          ),
     password: true,
     ignoreFocusOut: true,
     validateInput: (v) => {
@@ -70,20 +105,28 @@ export async function addToken(tokens: TokenStore): Promise<void> {
     );
     if (go !== storeAnyway) return;
   }
-  await tokens.add(name, value, true);
+  await store.add(name, value, true);
   void vscode.window.showInformationMessage(
-    vscode.l10n.t('Model Relay: token "{0}" ({1}) stored and active.', name, maskToken(value)),
+    target.named && target.gateway
+      ? vscode.l10n.t(
+          'Model Relay: token "{0}" ({1}) stored and active for the gateway "{2}".',
+          name,
+          maskToken(value),
+          target.gateway.name,
+        )
+      : vscode.l10n.t('Model Relay: token "{0}" ({1}) stored and active.', name, maskToken(value)),
   );
 }
 
 export async function switchToken(tokens: TokenStore): Promise<void> {
-  const list = await tokens.list();
+  const target = targetOf(tokens);
+  const list = await target.store.list();
   if (list.length === 0) {
     const add = await vscode.window.showInformationMessage(
       vscode.l10n.t('Model Relay: no token is stored yet.'),
       vscode.l10n.t('Add Token'),
     );
-    if (add) await addToken(tokens);
+    if (add) await addToken(tokens, target);
     return;
   }
   const pick = await vscode.window.showQuickPick(
@@ -95,18 +138,22 @@ export async function switchToken(tokens: TokenStore): Promise<void> {
     })),
     {
       title: vscode.l10n.t('Model Relay: Switch Token'),
-      placeHolder: vscode.l10n.t('Choose the token to use for the next requests'),
+      placeHolder:
+        target.named && target.gateway
+          ? vscode.l10n.t('Choose the token to use for the next requests to the gateway "{0}"', target.gateway.name)
+          : vscode.l10n.t('Choose the token to use for the next requests'),
     },
   );
   if (!pick) return;
-  await tokens.setActive(pick.name);
+  await target.store.setActive(pick.name);
   void vscode.window.showInformationMessage(
     vscode.l10n.t('Model Relay: now using token "{0}" ({1}).', pick.name, pick.description),
   );
 }
 
 export async function removeToken(tokens: TokenStore): Promise<void> {
-  const list = await tokens.list();
+  const target = targetOf(tokens);
+  const list = await target.store.list();
   if (list.length === 0) {
     void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: no token is stored.'));
     return;
@@ -115,7 +162,10 @@ export async function removeToken(tokens: TokenStore): Promise<void> {
     list.map((t) => ({ label: t.name, description: t.masked, name: t.name })),
     {
       title: vscode.l10n.t('Model Relay: Remove Token'),
-      placeHolder: vscode.l10n.t('Choose the token to remove from secret storage'),
+      placeHolder:
+        target.named && target.gateway
+          ? vscode.l10n.t('Choose the token of the gateway "{0}" to remove from secret storage', target.gateway.name)
+          : vscode.l10n.t('Choose the token to remove from secret storage'),
     },
   );
   if (!pick) return;
@@ -126,6 +176,6 @@ export async function removeToken(tokens: TokenStore): Promise<void> {
     remove,
   );
   if (ok !== remove) return;
-  await tokens.remove(pick.name);
+  await target.store.remove(pick.name);
   void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: token "{0}" removed.', pick.name));
 }

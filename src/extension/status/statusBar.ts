@@ -1,4 +1,4 @@
-/** Status bar item: active token name and health; click → the actions quick pick. Words: src/host/status/statusBarWords.ts. */
+/** Status bar item: active gateway, token and health; click → Switch Gateway (gateways, tokens, actions). Words: src/host/status/statusBarWords.ts. */
 import * as vscode from 'vscode';
 import { CommandId } from '../../host/commandIds';
 import { statusBarWords } from '../../host/status/statusBarWords';
@@ -15,7 +15,7 @@ export class RelayStatusBar extends Disposable {
   ) {
     super();
     this.item.name = 'Model Relay';
-    this.item.command = CommandId.ShowActions;
+    this.item.command = CommandId.SwitchGateway;
     const update = () => void this.update().catch(() => undefined); // the secret storage unreadable: the last words stay
     this._register(service.onDidChange(update));
     this._register(tokens.onDidChange(update));
@@ -26,6 +26,8 @@ export class RelayStatusBar extends Disposable {
   async update(): Promise<void> {
     const words = statusBarWords({
       base: this.service.client.endpoints().base,
+      gateway: this.service.gateway?.name,
+      several: this.service.registry.gateways().length > 1,
       tokenName: this.tokens.activeName(),
       masked: await this.tokens.activeMasked(),
       quota: this.service.quota,

@@ -15,8 +15,11 @@ import {
   DEFAULT_TEMPERATURE,
   DEFAULT_TIMEOUTS,
   DEFAULT_VIDEO_SECONDS,
+  type Fallbacks,
+  type GatewayProfile,
   type Surface,
 } from '../../gateway';
+import { fallbackList, gatewayList } from './gatewayList';
 
 const setting = <T extends z.ZodType>(schema: T, defaultValue: z.infer<T>) => ({ schema, default: defaultValue });
 const num = (min: number, max: number) => z.number().min(min).max(max);
@@ -56,6 +59,9 @@ export const SETTINGS = {
   'timeouts.videoOverallMinutes': setting(num(1, 24 * 60), DEFAULT_TIMEOUTS.videoOverallMs / (60 * SECOND)),
   maxRetries: setting(num(0, 10), DEFAULT_RETRY.maxRetries),
   extraHeaders: setting(z.record(str, str), {}),
+  /** each entry checked by the core's parseGateways (a bad entry is dropped, the others kept) */
+  gateways: setting(z.array(z.unknown()), []),
+  fallbacks: setting(z.record(str, z.unknown()), {}),
   'images.maxUploadBytes': setting(num(1024, 1024 * 1024 * 1024), DEFAULT_MAX_UPLOAD_BYTES),
   'images.outputFolder': setting(str, DEFAULT_OUTPUT_FOLDERS.images),
   'images.defaultSize': setting(str, DEFAULT_IMAGE_SIZE),
@@ -75,6 +81,8 @@ export type SettingValues = { -readonly [K in SettingKey]: z.infer<(typeof SETTI
 export const USER_ONLY: ReadonlySet<SettingKey> = new Set<SettingKey>([
   'baseUrl',
   'backupUrls',
+  'gateways',
+  'fallbacks',
   'maxRetries',
   'nativeCli.baseUrlVariable',
   'nativeCli.tokenVariable',
@@ -115,6 +123,12 @@ export interface RelaySettings {
   };
   maxRetries: number;
   extraHeaders: Record<string, string>;
+  /** every gateway: the one made from the settings above (id `default`) first, then modelRelay.gateways */
+  gateways: GatewayProfile[];
+  /** modelRelay.fallbacks (user scope only) */
+  fallbacks: Fallbacks;
+  /** why a gateway entry or the fallbacks were ignored (for the log, once per change) */
+  gatewayProblems: string[];
   imagesMaxUploadBytes: number;
   images: { outputFolder: string; defaultSize: string };
   videos: { outputFolder: string; defaultSeconds: number };
@@ -124,9 +138,10 @@ export interface RelaySettings {
 /** The settings as the extension uses them (model ids trimmed, empty backups dropped). */
 export function relaySettings(v: SettingValues): RelaySettings {
   const t = (s: string) => s.trim();
-  return {
+  const gateway = {
     baseUrl: v.baseUrl,
     backupUrls: v.backupUrls.filter((u) => u.trim()),
+    extraHeaders: v.extraHeaders,
     defaultSurface: v.defaultSurface,
     models: {
       chat: t(v['models.chat']),
@@ -135,6 +150,14 @@ export function relaySettings(v: SettingValues): RelaySettings {
       imageEdit: t(v['models.imageEdit']),
       video: t(v['models.video']),
     },
+  };
+  const list = gatewayList(gateway, v.gateways);
+  const fallbacks = fallbackList(v.fallbacks);
+  return {
+    ...gateway,
+    gateways: list.gateways,
+    fallbacks: fallbacks.fallbacks,
+    gatewayProblems: [...list.problems, ...fallbacks.problems],
     modelOverrides: v['models.overrides'],
     maxTokens: v.maxTokens,
     quotaWarnBelow: v['quota.warnBelow'],
@@ -149,7 +172,6 @@ export function relaySettings(v: SettingValues): RelaySettings {
       videoOverallMinutes: v['timeouts.videoOverallMinutes'],
     },
     maxRetries: v.maxRetries,
-    extraHeaders: v.extraHeaders,
     imagesMaxUploadBytes: v['images.maxUploadBytes'],
     images: {
       outputFolder: v['images.outputFolder'] || DEFAULT_OUTPUT_FOLDERS.images,

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { t } from '../../gateway/l10n';
 import { maskToken } from '../../gateway/mask';
-import { ACTIVE_TOKEN_KEY, TOKEN_NAMES_KEY, activeTokenName, tokenNames } from './activeToken';
+import { activeTokenName, tokenKeys, tokenNames, type TokenKeys } from './activeToken';
 
 /** The part of VS Code's Memento (globalState) used here. */
 export interface TokenState {
@@ -34,9 +34,6 @@ export interface TokenSummary {
   active: boolean;
 }
 
-const SECRET_PREFIX = 'modelRelay.token.';
-const secretKey = (name: string) => `${SECRET_PREFIX}${name}`;
-
 export class TokenStore {
   private readonly listeners = new Set<() => void>();
   private readonly secretsSub: { dispose(): unknown };
@@ -53,10 +50,16 @@ export class TokenStore {
     private readonly secrets: TokenSecrets,
     /** where a failed read of the secret storage is told (the store keeps its last state) */
     private readonly onError: (e: unknown) => void = () => undefined,
+    /** where this gateway's tokens are kept (the `default` gateway: the keys tokens had before gateways) */
+    private readonly keys: TokenKeys = tokenKeys(),
   ) {
     this.secretsSub = secrets.onDidChange((e) => {
-      if (e.key.startsWith(SECRET_PREFIX)) this.run(() => this.sync()).catch(this.onError);
+      if (e.key.startsWith(keys.secretPrefix)) this.run(() => this.sync()).catch(this.onError);
     });
+  }
+
+  private secretKey(name: string): string {
+    return `${this.keys.secretPrefix}${name}`;
   }
 
   /** Hears every change of the tokens (added, removed, switched, replaced, here or in another window). */
@@ -67,11 +70,16 @@ export class TokenStore {
   }
 
   names(): string[] {
-    return tokenNames(this.state);
+    return tokenNames(this.state, this.keys);
   }
 
   activeName(): string | undefined {
-    return activeTokenName(this.state);
+    return activeTokenName(this.state, this.keys);
+  }
+
+  /** Whether the tokens have been read once (the first read tells the listeners). */
+  get hasSynced(): boolean {
+    return this.synced;
   }
 
   /** Reads the tokens again (and tells the listeners when something changed). */
@@ -92,7 +100,7 @@ export class TokenStore {
 
   /** A stored token's value by name (for the auth header or the terminal environment only). */
   async value(name: string): Promise<string | undefined> {
-    return this.secrets.get(secretKey(name));
+    return this.secrets.get(this.secretKey(name));
   }
 
   async list(): Promise<TokenSummary[]> {
@@ -105,10 +113,10 @@ export class TokenStore {
 
   add(name: string, value: string, makeActive = true): Promise<void> {
     return this.run(async () => {
-      await this.secrets.store(secretKey(name), value.trim());
+      await this.secrets.store(this.secretKey(name), value.trim());
       const names = this.names();
-      if (!names.includes(name)) await this.state.update(TOKEN_NAMES_KEY, [...names, name]);
-      if (makeActive || !this.activeName()) await this.state.update(ACTIVE_TOKEN_KEY, name);
+      if (!names.includes(name)) await this.state.update(this.keys.names, [...names, name]);
+      if (makeActive || !this.activeName()) await this.state.update(this.keys.active, name);
       await this.sync();
     });
   }
@@ -116,17 +124,27 @@ export class TokenStore {
   setActive(name: string): Promise<void> {
     return this.run(async () => {
       if (!this.names().includes(name)) throw new Error(t('No token named "{0}".', name));
-      await this.state.update(ACTIVE_TOKEN_KEY, name);
+      await this.state.update(this.keys.active, name);
       await this.sync();
     });
   }
 
   remove(name: string): Promise<void> {
     return this.run(async () => {
-      await this.secrets.delete(secretKey(name));
+      await this.secrets.delete(this.secretKey(name));
       const names = this.names().filter((n) => n !== name);
-      await this.state.update(TOKEN_NAMES_KEY, names);
-      if (this.state.get<string>(ACTIVE_TOKEN_KEY) === name) await this.state.update(ACTIVE_TOKEN_KEY, names[0]);
+      await this.state.update(this.keys.names, names);
+      if (this.state.get<string>(this.keys.active) === name) await this.state.update(this.keys.active, names[0]);
+      await this.sync();
+    });
+  }
+
+  /** Deletes every token of this gateway (its gateway is being removed). */
+  removeAll(): Promise<void> {
+    return this.run(async () => {
+      for (const name of this.names()) await this.secrets.delete(this.secretKey(name));
+      await this.state.update(this.keys.names, undefined);
+      await this.state.update(this.keys.active, undefined);
       await this.sync();
     });
   }

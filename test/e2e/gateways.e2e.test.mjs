@@ -1,0 +1,88 @@
+// E2E for several gateways in a real VS Code (code-server) against two simulators: today's
+// modelRelay.baseUrl is the first gateway (the seeded token is its token), a second gateway comes from
+// modelRelay.gateways (machine settings); a click on the status bar opens Switch Gateway, picking the
+// second changes the status bar to "Gateway B · no token", a token added then belongs to B — B's
+// simulator sees it and the first never does.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { launchVSCode, repoRoot } from './harness.mjs';
+
+const { startSimulator } = createRequire(import.meta.url)(join(repoRoot, 'out/test/sim/server.js'));
+
+let simA;
+let simB;
+let vs;
+let workspace;
+
+before(async () => {
+  simA = await startSimulator();
+  simB = await startSimulator();
+  workspace = mkdtempSync(join(tmpdir(), 'relay-gateways-'));
+  const machine = {
+    'modelRelay.baseUrl': simA.url,
+    'modelRelay.gateways': [{ id: 'b', name: 'Gateway B', baseUrl: simB.url }],
+  };
+  vs = await launchVSCode({
+    workspaceDir: workspace,
+    settings: machine,
+    machineSettings: machine,
+    env: { MODEL_RELAY_SEED_TOKEN: simA.tokens.production, MODEL_RELAY_SEED_TOKEN_NAME: 'production' },
+  });
+});
+
+after(async () => {
+  await vs?.close();
+  await simA?.close();
+  await simB?.close();
+  if (workspace) rmSync(workspace, { recursive: true, force: true });
+});
+
+const item = (text) => vs.page.locator('.statusbar-item', { hasText: text }).first();
+/** The status bar's texts, for a failure's message. */
+const bar = async () => (await vs.page.locator('.statusbar-item').allInnerTexts()).join(' | ');
+/** Waits for `text` in the workbench; on failure says what the status bar showed. */
+async function waitFor(text, timeout = 30_000) {
+  await vs.waitForText(text, timeout).catch(async (e) => {
+    throw new Error(`${e.message}; status bar: ${await bar()}`);
+  });
+}
+
+test('two gateways: the status bar names the active one; one click switches; a token added belongs to the new one', async () => {
+  // The first gateway is made from modelRelay.baseUrl and named after its host; the seeded token is its token.
+  const first = `${new URL(simA.url).host} · production`;
+  await waitFor(first, 90_000);
+  await vs.screenshot('gateways-01-first');
+  await item(first).click();
+  const row = vs.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Gateway B' }).first();
+  await row.waitFor({ state: 'visible', timeout: 20_000 });
+  await vs.screenshot('gateways-02-switch-pick');
+  await row.click();
+  await waitFor('Gateway B · no token');
+
+  await vs.runCommand('Model Relay: Add Token');
+  await vs.answerInput('test', { expect: 'Add Token (1/2)' });
+  await vs.answerInput(simB.tokens.test, { expect: 'Add Token (2/2)' });
+  await waitFor('Gateway B · test');
+  await vs.screenshot('gateways-03-second');
+  // B's balance is read with B's token; A never sees it (the same names exist on both simulators).
+  const end = Date.now() + 30_000;
+  while (!simB.log.some((r) => r.tokenName === 'test') && Date.now() < end)
+    await new Promise((r) => setTimeout(r, 500));
+  assert.ok(
+    simB.log.some((r) => r.tokenName === 'test'),
+    "gateway B's simulator saw B's token",
+  );
+  assert.ok(!simB.log.some((r) => r.tokenName === 'production'), "gateway B's simulator never saw A's token");
+  assert.ok(!simA.log.some((r) => r.tokenName === 'test'), "gateway A's simulator never saw B's token");
+
+  // Back to the first gateway from the status bar: its token is still there.
+  await item('Gateway B · test').click();
+  const back = vs.page.locator('.quick-input-list .monaco-list-row', { hasText: new URL(simA.url).host }).first();
+  await back.waitFor({ state: 'visible', timeout: 20_000 });
+  await back.click();
+  await waitFor(first);
+});

@@ -1,0 +1,78 @@
+/**
+ * The extension's glue, run with the recording fake of `vscode` (test/fakes/vscode.ts) against two
+ * simulators over real HTTP: today's base URL is the gateway `default`, `modelRelay.gateways` adds
+ * `b`; the service's client and the consumers' token store follow the active gateway, and each
+ * gateway's token goes only to that gateway (the simulators record every token they receive).
+ * Needs `npm run build` (dist/extension.js, dist/main.js).
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fakeContext, fakeVscode, loadWithFake } from '../fakes/vscode';
+import { startSimulator, type Simulator } from '../sim/server';
+import type { RelayApi } from '../../src/extension/main';
+
+const root = resolve(__dirname, '../../..');
+const entry = resolve(root, 'dist/extension.js');
+const sims: Simulator[] = [];
+after(async () => {
+  for (const s of sims) await s.close();
+});
+
+test('the active gateway: its client, its tokens; a token never reaches the other gateway', async () => {
+  assert.ok(existsSync(entry), 'dist/ is missing: run "npm run build" first');
+  const [a, b] = [await startSimulator(), await startSimulator()];
+  sims.push(a, b);
+  const fake = fakeVscode({
+    'modelRelay.baseUrl': a.url,
+    'modelRelay.gateways': [
+      { id: 'b', name: 'Gateway B', baseUrl: b.url },
+      { id: 'bad id', name: 'x', baseUrl: 'y' },
+    ],
+  });
+  const context = fakeContext(root);
+  const ext = loadWithFake<{ activate(c: unknown): { ready(): Promise<RelayApi> } }>(entry, fake);
+  const { service, tokens } = await ext.activate(context).ready();
+  try {
+    assert.deepEqual(
+      service.registry.gateways().map((g) => g.id),
+      ['default', 'b'],
+    );
+    assert.equal(
+      fake.logged.filter((l) => l.startsWith('warn:') && /gateway 2 was ignored/.test(l)).length,
+      1,
+      'the bad entry is logged once',
+    );
+    assert.equal(service.gateway?.id, 'default');
+    assert.equal(service.client.endpoints().base, a.url);
+    await tokens.add('production', a.tokens.production);
+    await service.client.listModels();
+
+    let events = 0;
+    tokens.onDidChange(() => events++);
+    await service.registry.setActive('b');
+    await tokens.refresh();
+    assert.equal(events, 1, 'one change for the switch');
+    assert.equal(service.client.endpoints().base, b.url);
+    assert.equal(service.current.baseUrl, b.url);
+    assert.equal(tokens.activeName(), undefined, "b has no token: never a's");
+    await assert.rejects(
+      service.client.listModels(),
+      'no token for b: the call is refused, not sent with a token of a',
+    );
+    await tokens.add('test', b.tokens.test);
+    await service.client.listModels();
+
+    await service.registry.setActive('default');
+    assert.equal(tokens.activeName(), 'production');
+    await service.client.listModels();
+
+    const seen = (s: Simulator) => new Set(s.log.map((r) => r.tokenName).filter(Boolean));
+    assert.deepEqual([...seen(a)], ['production'], 'gateway a saw only its own token');
+    assert.deepEqual([...seen(b)], ['test'], 'gateway b saw only its own token');
+    assert.equal(context.workspaceState.get('modelRelay.activeGateway'), 'default', 'remembered per window');
+  } finally {
+    for (const d of context.subscriptions.splice(0).reverse()) d.dispose();
+  }
+});
