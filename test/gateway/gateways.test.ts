@@ -154,6 +154,19 @@ test('GatewaySet.configureAll applies shared settings to every client and to tho
   assert.equal(chats(a).length + chats(c).length, 2, 'no retry');
 });
 
+test('GatewaySet: "Keep what I typed" is asked per base URL, at creation and when it changes', () => {
+  let typed = new Set<string>();
+  const set = new GatewaySet([{ id: 'v', name: 'V', baseUrl: `${a.url}/v1` }], {
+    token: () => undefined,
+    verbatim: (u) => typed.has(u),
+  });
+  assert.equal(set.get('v')!.endpoints().verbatim, false, 'normalised: /v1 removed');
+  typed = new Set([`${a.url}/v1`]);
+  set.configure([{ id: 'v', name: 'V', baseUrl: `${a.url}/v1` }]);
+  assert.equal(set.get('v')!.endpoints().verbatim, true, 'the same address, now kept as typed');
+  assert.equal(set.get('v')!.endpoints().base, `${a.url}/v1`);
+});
+
 test('routesFor: primary first, then the fallbacks of its model, without duplicates or unknown gateways', () => {
   const f = threeGateways();
   const routes = routesFor(

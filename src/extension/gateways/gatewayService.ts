@@ -1,8 +1,9 @@
 /**
- * Holds the active gateway's GatewayClient: one client per gateway (its profile's base URL, backups
- * and headers, and its own token store — a client never holds another gateway's token), built on
- * first use from the settings and the proxy dispatcher, handed every settings change; `client` and
- * `current` are the active gateway's, so every consumer works on the gateway active when it calls.
+ * Holds the gateways' clients: the core's GatewaySet, one client per gateway (its profile's base URL,
+ * backups and headers, and its own token store — a client never holds another gateway's token; its
+ * records name the gateway; chat failover across gateways runs on it), handed every settings change;
+ * `client` and `current` are the active gateway's, so every consumer works on the gateway active when
+ * it calls. With no gateway configured yet, `client` is an unconfigured one (the default gateway's tokens).
  * Publishes request records to the log channel and the status view. Logic that can live in the core
  * lives in the core: the client decides what a change resets (GatewayClient.configure) and notices a
  * new token itself; which gateway is active is src/host/gateways/gatewayRegistry.ts.
@@ -12,7 +13,7 @@ import { Disposable } from '../disposable';
 import type { Dispatcher } from 'undici';
 import {
   GatewayClient,
-  type ClientConfiguration,
+  GatewaySet,
   createDispatcher,
   describeProxy,
   formatRecord,
@@ -23,7 +24,7 @@ import {
   type RequestRecord,
   type ProxySettings,
 } from '../../gateway';
-import type { GatewayProfile } from '../../gateway/gateways/profile';
+import type { GatewayProfile, SharedConfiguration } from '../../gateway';
 import { DEFAULT_GATEWAY_ID, ProblemsOnce, settingsFor } from '../../host/gateways/gatewayList';
 import type { GatewayRegistry } from '../../host/gateways/gatewayRegistry';
 import { QuotaTracker } from '../../host/status/quotaSchedule';
@@ -47,8 +48,10 @@ function proxySettingsKey(p: ProxySettings): string {
 }
 
 export class GatewayService extends Disposable {
-  /** one client per gateway id, made on first use */
-  private readonly clients = new Map<string, GatewayClient>();
+  /** one client per configured gateway */
+  readonly gateways: GatewaySet;
+  /** the client while no gateway is configured (no base URL yet; the default gateway's tokens) */
+  private readonly unconfigured: GatewayClient;
   private settings: RelaySettings;
   private readonly problems: ProblemsOnce;
   /** the last balance read per gateway id (for the Switch Gateway picker) */
@@ -81,6 +84,22 @@ export class GatewayService extends Disposable {
     this.proxyChoice = describeProxy(proxy);
     this.warnInvalidProxy();
     this.dispatcher = createDispatcher(proxy);
+    const shared = this.shared();
+    this.gateways = new GatewaySet(registry.gateways(), {
+      ...shared,
+      token: (id) => registry.tokensOf(id).activeToken(),
+      dispatcher: this.dispatcher,
+      verbatim: (baseUrl) => this.keptAsTyped(baseUrl),
+      onRequest: (r) => this.onRecord(r),
+    });
+    const fallbackTokens = registry.tokensOf(DEFAULT_GATEWAY_ID);
+    this.unconfigured = new GatewayClient({
+      ...shared,
+      baseUrl: '',
+      token: () => fallbackTokens.activeToken(),
+      dispatcher: this.dispatcher,
+      onRequest: (r) => this.onRecord(r),
+    });
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (affectsRelay(e)) this.reload();
@@ -114,22 +133,9 @@ export class GatewayService extends Disposable {
     return this.clientOf(this.registry.activeId());
   }
 
-  /** A gateway's client: its own address, headers and token store (made on first use). */
+  /** A gateway's client: its own address, headers and token store (the unconfigured one for an unknown id). */
   clientOf(id: string): GatewayClient {
-    let c = this.clients.get(id);
-    if (!c) {
-      const store = this.registry.tokensOf(id);
-      const config = this.configuration(this.registry.get(id));
-      c = new GatewayClient({
-        ...config,
-        baseUrl: config.baseUrl ?? '',
-        token: () => store.activeToken(),
-        dispatcher: this.dispatcher,
-        onRequest: (r) => this.onRecord(r),
-      });
-      this.clients.set(id, c);
-    }
-    return c;
+    return this.gateways.get(id) ?? this.unconfigured;
   }
 
   /** The last balance read for a gateway's active token (undefined: not read yet). */
@@ -171,15 +177,11 @@ export class GatewayService extends Disposable {
       );
   }
 
-  /** Every setting a gateway's client takes, as now; applied at once (no reload needed). */
-  private configuration(gateway: GatewayProfile | undefined): ClientConfiguration {
-    const s = settingsFor(this.settings, gateway);
+  /** Every setting the gateways' clients share, as now; applied at once (no reload needed). */
+  private shared(): SharedConfiguration {
+    const s = this.settings;
     const t = s.timeouts;
     return {
-      baseUrl: s.baseUrl,
-      backupUrls: s.backupUrls,
-      baseUrlVerbatim: this.keptAsTyped(s.baseUrl),
-      extraHeaders: s.extraHeaders,
       timeouts: {
         chatMs: t.chatSeconds * 1000,
         streamIdleMs: t.streamIdleSeconds * 1000,
@@ -204,7 +206,11 @@ export class GatewayService extends Disposable {
 
   /** Re-reads settings; applies to the next request at once. */
   reload(): void {
-    const before = this.client.endpoints().base;
+    const endpointsKey = () => {
+      const e = this.client.endpoints();
+      return JSON.stringify([e.base, e.backups, e.verbatim]);
+    };
+    const before = endpointsKey();
     this.settings = this.readGateways();
     const proxy = readProxySettings();
     const proxyKey = proxySettingsKey(proxy);
@@ -215,17 +221,15 @@ export class GatewayService extends Disposable {
       this.warnInvalidProxy();
       const old = this.dispatcher;
       this.dispatcher = createDispatcher(proxy);
-      for (const c of this.clients.values()) c.configure({ dispatcher: this.dispatcher });
+      this.gateways.configureAll({ dispatcher: this.dispatcher });
+      this.unconfigured.configure({ dispatcher: this.dispatcher });
       void old.close().catch(() => undefined);
     }
-    let endpoints = false;
-    for (const [id, c] of this.clients) {
-      const gateway = this.registry.get(id);
-      // A gateway no longer listed loses its client (a request in flight keeps its own address and token).
-      if (!gateway && id !== DEFAULT_GATEWAY_ID) this.clients.delete(id);
-      else if (c.configure(this.configuration(gateway)).endpoints && id === this.registry.activeId()) endpoints = true;
-    }
-    if (endpoints || this.client.endpoints().base !== before) {
+    // A gateway no longer listed loses its client (a request in flight keeps its own address and token).
+    this.gateways.configure(this.registry.gateways());
+    this.gateways.configureAll(this.shared());
+    this.unconfigured.configure(this.shared());
+    if (endpointsKey() !== before) {
       this.modelCount = undefined;
       this.restartQuota();
     }

@@ -23,6 +23,8 @@ export interface GatewaySetOptions extends Omit<
   token: (gatewayId: string) => string | undefined | Promise<string | undefined>;
   /** Hears every request of every gateway, its record carrying the gateway's name. */
   onRequest?: RequestLogSink;
+  /** Whether a base URL is called as typed ("Keep what I typed"), not as the endpoint rules would have it. */
+  verbatim?: (baseUrl: string) => boolean;
 }
 
 /** The settings shared by all clients that can change at run time (not the endpoints: those are per profile). */
@@ -115,6 +117,8 @@ export class GatewaySet {
             backupUrls: p.backupUrls ?? [],
             extraHeaders: p.extraHeaders ?? {},
           });
+        // "Keep what I typed" may be chosen or dropped for the same address
+        had.client.configure({ baseUrlVerbatim: this.opts.verbatim?.(p.baseUrl) ?? false });
         had.profile = p;
       }
     }
@@ -134,11 +138,12 @@ export class GatewaySet {
   }
 
   private clientFor(p: GatewayProfile): GatewayClient {
-    const { token, onRequest, ...shared } = this.opts;
+    const { token, onRequest, verbatim, ...shared } = this.opts;
     const id = p.id;
     return new GatewayClient({
       ...shared,
       baseUrl: p.baseUrl,
+      baseUrlVerbatim: verbatim?.(p.baseUrl) ?? false,
       backupUrls: p.backupUrls ?? [],
       extraHeaders: p.extraHeaders ?? {},
       // Only this gateway's token, whatever the set holds: the binding of a token to its hosts.
