@@ -55,5 +55,13 @@ export const DEFAULT_CLI_VARIABLES = { baseUrl: 'ANTHROPIC_BASE_URL', token: 'AN
 /** The diagnose engine: one request's limit, and the whole run's budget. */
 export const DEFAULT_DIAGNOSIS_TIMEOUTS = { requestMs: 20_000, totalMs: 90_000 } as const;
 
+/**
+ * Reading the model lists of several gateways at once (listModelsAcross): a gateway that has not
+ * answered within this is aborted and reported as not answering, so the others' models never wait
+ * longer. A model list is one small GET: a gateway that needs more than 2.5 s is not answering
+ * usefully for a model picker.
+ */
+export const LIST_ACROSS_BOUND_MS = 2_500;
+
 /** Per-capability limits (ms), as the client holds them. */
 export type Timeouts = { -readonly [K in keyof typeof DEFAULT_TIMEOUTS]: number };

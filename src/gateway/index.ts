@@ -14,6 +14,7 @@ export {
   DEFAULT_TEMPERATURE,
   DEFAULT_TIMEOUTS,
   DEFAULT_VIDEO_SECONDS,
+  LIST_ACROSS_BOUND_MS,
   MAX_STREAM_EVENT_BYTES,
   type Timeouts,
 } from './defaults';
@@ -87,6 +88,22 @@ export {
   type GatewayProfile,
   type ParsedGateways,
 } from './gateways/profile';
+export { GatewaySet, type GatewaySetOptions, type SharedConfiguration } from './gateways/gatewaySet';
+export {
+  chatAcross,
+  chatStreamAcross,
+  failoverWorthy,
+  routesFor,
+  type FailoverEvent,
+  type NamedRoute,
+  type Route,
+} from './gateways/failover';
+export {
+  LIST_ACROSS_STRAGGLE,
+  listModelsAcross,
+  type GatewayModelList,
+  type ListAcrossOptions,
+} from './gateways/listAcross';
 export { chat, surfaceAdapter } from './chat/chat';
 export { chatStream } from './chat/stream';
 export { stoppedAtMaxTokens } from './chat/finishReason';

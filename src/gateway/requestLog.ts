@@ -21,6 +21,8 @@ export interface RequestRecord {
   stream: boolean;
   /** true when a stream's events all arrived in one burst (a buffering proxy) */
   buffered?: boolean;
+  /** the gateway's name, when the client is one of a GatewaySet's (several gateways) */
+  gateway?: string;
 }
 
 export type RequestLogSink = (record: RequestRecord) => void;
@@ -73,5 +75,5 @@ export function recordAttempt(sink: RequestLogSink | undefined, f: AttemptFacts,
 /** Formats a record as one log line, e.g. for an output channel. */
 export function formatRecord(r: RequestRecord): string {
   const status = r.status ?? r.errorKind ?? '-';
-  return `${r.time} ${r.method} ${r.host}${r.path} [${r.surface}] model=${r.model ?? '-'} status=${status} ${r.durationMs}ms token=${r.maskedToken}${r.requestId ? ` req=${r.requestId}` : ''}${r.attempt > 1 ? ` attempt=${r.attempt}` : ''}${r.stream ? ' stream' : ''}${r.buffered ? ' BUFFERED' : ''}`;
+  return `${r.time} ${r.method} ${r.host}${r.path} [${r.surface}] model=${r.model ?? '-'} status=${status} ${r.durationMs}ms token=${r.maskedToken}${r.requestId ? ` req=${r.requestId}` : ''}${r.attempt > 1 ? ` attempt=${r.attempt}` : ''}${r.stream ? ' stream' : ''}${r.buffered ? ' BUFFERED' : ''}${r.gateway !== undefined ? ` gateway=${r.gateway}` : ''}`;
 }

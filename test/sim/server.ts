@@ -9,7 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import {
   compatibleDeltas,
@@ -153,6 +153,14 @@ export interface Simulator {
   urls: string[];
   config: SimConfig;
   log: UsageRecord[];
+  /**
+   * Every credential this gateway received, on any path but the control API, as sha256 hex digests
+   * (`credentialDigest`): of each whole Authorization / x-api-key value, and of the credential after
+   * an Authorization scheme (`Bearer sk-…` → `sk-…`). Never the raw token, so a test may print it;
+   * `credentials.includes(credentialDigest(token))` says whether this gateway ever saw `token`.
+   * Each digest is kept once (bounded by the distinct credentials, not the requests); reset() clears it.
+   */
+  credentials: string[];
   tokens: { [name: string]: string };
   fault(f: Fault): void;
   clearFaults(): void;
@@ -163,6 +171,28 @@ export interface Simulator {
   setToken(name: string, patch: Partial<SimToken>): void;
   /** the token's economy now */
   tokenState(name: string): TokenState;
+}
+
+/** The digest a simulator keeps of a credential it received (sha256, hex). */
+export const credentialDigest = (value: string): string => createHash('sha256').update(value).digest('hex');
+
+/**
+ * Records the digests of a request's credentials (whole header values, and the part after a
+ * scheme), each once: the list grows with the distinct credentials seen, not with the requests.
+ */
+function recordCredentials(req: IncomingMessage, into: string[]): void {
+  const keep = (value: string) => {
+    const d = credentialDigest(value);
+    if (!into.includes(d)) into.push(d);
+  };
+  for (const name of ['authorization', 'x-api-key']) {
+    const raw = req.headers[name];
+    for (const v of Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]) {
+      keep(v);
+      const scheme = /^\S+\s+(\S.*)$/.exec(v);
+      if (name === 'authorization' && scheme) keep(scheme[1]);
+    }
+  }
 }
 
 const mask = (t: string) => (t.length > 12 ? `${t.slice(0, 6)}...${t.slice(-4)}` : '***');
@@ -413,6 +443,7 @@ export async function startSimulator(
   const config: SimConfig = { ...defaultConfig(cfgOver.profile ?? 'strict'), ...cfgOver };
   let faults: Fault[] = [];
   const log: UsageRecord[] = [];
+  const credentials: string[] = [];
   const files = new Map<string, Buffer>();
   const videos = new Map<string, VideoTaskState>();
   const rate = new Map<string, number[]>();
@@ -1105,6 +1136,7 @@ export async function startSimulator(
     const url = new URL(req.url ?? '/', 'http://sim.local');
     let path = url.pathname;
     const method = req.method ?? 'GET';
+    if (!path.startsWith('/__sim/')) recordCredentials(req, credentials);
     const mount = config.mount;
     if (mount && !path.startsWith('/__sim/')) {
       if (!path.startsWith(`${mount}/`))
@@ -1583,6 +1615,7 @@ export async function startSimulator(
     urls,
     config,
     log,
+    credentials,
     tokens: Object.fromEntries(config.tokens.map((t) => [t.name, t.value])),
     fault(f) {
       faults.push({ ...f });
@@ -1593,6 +1626,7 @@ export async function startSimulator(
     reset() {
       faults = [];
       log.length = 0;
+      credentials.length = 0;
       rate.clear();
       critical.clear();
       videos.clear();

@@ -96,6 +96,8 @@ export interface ChatResult {
   /** streams only: the gateway answered JSON although a stream was requested */
   streamIgnored?: boolean;
   durationMs: number;
+  /** across several gateways (chatStreamAcross, chatAcross): the gateway that answered */
+  gateway?: { id: string; name: string };
 }
 
 /** What a surface module returns from parsing one stream event. */
