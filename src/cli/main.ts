@@ -25,6 +25,7 @@ import {
   type Surface,
 } from '../gateway';
 import { ENV_TOKEN, UsageError, configFor, readConfig, refuseTokenArguments, type CliConfig } from './config';
+import { chatOverGateways } from './gatewayChat';
 import { diagnoseAll, fileSecrets } from './gatewaysCommand';
 import { pickGateway, readGatewaysFile, type GatewaysFile } from './gatewaysFile';
 import { baseUrlWarnings, errorText, retryLine, terminalSafe } from './output';
@@ -198,28 +199,36 @@ function maxTokensOf(values: Record<string, unknown>): number | undefined {
 
 async function chat(
   cfg: CliConfig,
+  file: GatewaysFile | undefined,
   values: Record<string, unknown>,
   positionals: string[],
   io: CliIo,
   dispatcher: Dispatcher,
 ): Promise<number> {
-  const given = (values.surface as string | undefined) ?? 'compatible';
+  // A gateway of a --gateways file brings its default surface and models; the options replace them.
+  const given = (values.surface as string | undefined) ?? cfg.profile?.defaultSurface ?? 'compatible';
   if (given !== 'compatible' && given !== 'native')
     throw new UsageError(t('--surface must be "compatible" or "native", not "{0}".', given));
   const surface: Surface = given;
-  const model = values.model as string | undefined;
+  const model =
+    (values.model as string | undefined) ??
+    (surface === 'native' ? cfg.profile?.models?.native : cfg.profile?.models?.chat);
   if (!model) throw new UsageError(t('chat needs --model M (see "relay-doctor models").'));
   const prompt = positionals.join(' ').trim();
   if (!prompt) throw new UsageError(t('chat needs a prompt, e.g. relay-doctor chat --model M "Hello"'));
   const maxTokens = maxTokensOf(values);
-  const client = clientFor(cfg, dispatcher, io);
-  const safe = (s: string) => terminalSafe(s, io.stdout.isTTY);
   const req = {
     surface,
     model,
     messages: [{ role: 'user' as const, content: prompt }],
     ...(maxTokens !== undefined ? { maxTokens } : {}),
   };
+  if (file && cfg.profile) {
+    io.stderr.write(baseUrlWarnings(cfg.baseUrl, t('gateway "{0}"', cfg.profile.name)));
+    return chatOverGateways({ file, primary: cfg.profile, req, stream: values['no-stream'] !== true }, io, dispatcher);
+  }
+  const client = clientFor(cfg, dispatcher, io);
+  const safe = (s: string) => terminalSafe(s, io.stdout.isTTY);
   if (values['no-stream'] === true) {
     const r = await client.chat(req);
     io.stdout.write(safe(`${r.text}\n`));
@@ -283,7 +292,7 @@ async function runCommand(
     case 'quota':
       return quota(clientFor(cfg, dispatcher, io), values.json === true, io.stdout);
     case 'chat':
-      return chat(cfg, values, positionals, io, dispatcher);
+      return chat(cfg, target.file, values, positionals, io, dispatcher);
     default: {
       const _exhaustive: never = command;
       throw new UsageError(t('Unknown command "{0}".', String(_exhaustive)));

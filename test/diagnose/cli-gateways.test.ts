@@ -304,3 +304,58 @@ test(
     assert.match(several.stderr, /pick one with --gateway NAME/);
   },
 );
+
+test(
+  'chat --gateway NAME: the primary down, the fallback gateway answers; one failover line on stderr, masked',
+  T,
+  async () => {
+    const file = await fileWith(
+      'chat.json',
+      gateways({ fallbacks: { 'gpt-4o-mini': [{ gateway: 'solid', model: 'gpt-4o-mini' }] } }),
+    );
+    for (const stream of [true, false]) {
+      a.reset();
+      b.reset();
+      a.fault({ kind: 'down', path: '/v1/chat/completions' });
+      const r = await run([
+        'chat',
+        '--gateways',
+        file,
+        '--gateway',
+        'Cheap Relay',
+        ...(stream ? [] : ['--no-stream']),
+        'Hello there',
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /^Echo: Hello there\n$/, 'stdout holds only the reply');
+      // (the primary's own retries come first, each on its own line)
+      const lines = r.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !/retrying in/.test(l));
+      assert.equal(lines.length, 2, r.stderr);
+      assert.match(
+        lines[0],
+        /^relay-doctor: gateway "Cheap Relay" \(gpt-4o-mini, token sk-Pr0\.\.\.Lk5d\) could not serve the request: Could not reach 127\.0\.0\.1:\d+ \(UND_ERR_SOCKET\)\. Trying "Solid Relay" \(gpt-4o-mini\)\.$/,
+      );
+      assert.equal(lines[1], 'relay-doctor: answered by gateway "Solid Relay" with gpt-4o-mini.');
+      // Each gateway saw its own token only.
+      assert.ok(
+        a.log.some((l) => l.path === '/v1/chat/completions'),
+        'the primary was asked first',
+      );
+      assert.ok(a.log.every((l) => l.tokenName === null || l.tokenName === 'production'));
+      assert.deepEqual(
+        b.log.filter((l) => l.path === '/v1/chat/completions').map((l) => [l.tokenName, l.status]),
+        [['production', 200]],
+      );
+    }
+    // Without trouble the primary answers and nothing fails over.
+    a.reset();
+    b.reset();
+    const ok = await run(['chat', '--gateways', file, '--gateway', 'cheap', 'Hi']);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(ok.stderr, 'relay-doctor: answered by gateway "Cheap Relay" with gpt-4o-mini.\n');
+    assert.equal(b.log.length, 0);
+  },
+);

@@ -252,15 +252,16 @@ async function diagnoseOne(profile: GatewayProfile, o: GatewayRunOptions): Promi
   return { ...row, ok: SUMMARY_ASPECTS.every((a) => row[a].status !== 'fail') };
 }
 
-/** The gateway a fallback target names: its id, else its id or name in any case. */
+/** The gateway a fallback target (or `--gateway NAME`) names, resolved as failover's routesFor does: its id, else its name, else its id in any case. */
 export function gatewayNamed<G extends { id: string; name: string }>(
   gateways: readonly G[],
   ref: string,
 ): G | undefined {
   const lower = ref.trim().toLowerCase();
   return (
-    gateways.find((g) => g.id === ref) ??
-    gateways.find((g) => g.id.toLowerCase() === lower || g.name.trim().toLowerCase() === lower)
+    gateways.find((g) => g.id === ref.trim()) ??
+    gateways.find((g) => g.name.trim().toLowerCase() === lower) ??
+    gateways.find((g) => g.id.toLowerCase() === lower)
   );
 }
 
