@@ -4,15 +4,42 @@
  * targets checked against each gateway's model list. Exit 0 when nothing failed, else 1.
  */
 import type { Dispatcher } from 'undici';
-import { diagnoseGateways, gatewaysToJson, renderGatewaysTable } from '../gateway';
+import {
+  SUMMARY_ASPECTS,
+  diagnoseGateways,
+  gatewaysToJson,
+  renderGatewaysTable,
+  type GatewaysDiagnosis,
+} from '../gateway';
 import { t } from '../gateway/l10n';
 import type { GatewaysFile } from './gatewaysFile';
 import type { CliIo } from './main';
-import { terminalSafe } from './output';
+import { cliFix, terminalSafe, type CliTerms } from './output';
 
 /** Every token the file's gateways take from the environment (to mask wherever they appear). */
 export function fileSecrets(file: GatewaysFile, env: Record<string, string | undefined>): string[] {
   return [...file.tokenEnv.values()].map((name) => env[name]?.trim()).filter((v): v is string => !!v);
+}
+
+/** How a fix reads for a gateway of the file: its token variable, its entry in the file. */
+export function fileTerms(file: GatewaysFile, gateway: { id: string; name: string }): CliTerms {
+  return {
+    token: t('by exporting {0}=<token>', file.tokenEnv.get(gateway.id) ?? ''),
+    baseUrl: t('by correcting the "baseUrl" of "{0}" in {1}', gateway.name, file.path),
+    model: t('the "models" of "{0}" in {1}', gateway.name, file.path),
+  };
+}
+
+/** The fixes in a terminal's terms: each gateway's token variable, its entry in the file. */
+function inTerminalTerms(d: GatewaysDiagnosis, file: GatewaysFile): void {
+  for (const row of d.rows) {
+    const terms = fileTerms(file, row.gateway);
+    for (const a of SUMMARY_ASPECTS) {
+      const fix = row[a].fix;
+      if (fix) row[a] = { ...row[a], fix: cliFix(fix, terms) };
+    }
+    for (const c of row.report.checks) c.fix = cliFix(c.fix, terms);
+  }
 }
 
 export async function diagnoseAll(
@@ -58,6 +85,7 @@ export async function diagnoseAll(
     },
   });
   if (progress) io.stderr.write(clear);
+  inTerminalTerms(d, file);
   const secrets = fileSecrets(file, io.env);
   if (json) io.stdout.write(`${JSON.stringify(gatewaysToJson(d, { secrets }), null, 2)}\n`);
   else

@@ -26,9 +26,9 @@ import {
 } from '../gateway';
 import { ENV_TOKEN, UsageError, configFor, readConfig, refuseTokenArguments, type CliConfig } from './config';
 import { chatOverGateways } from './gatewayChat';
-import { diagnoseAll, fileSecrets } from './gatewaysCommand';
+import { diagnoseAll, fileSecrets, fileTerms } from './gatewaysCommand';
 import { pickGateway, readGatewaysFile, type GatewaysFile } from './gatewaysFile';
-import { baseUrlWarnings, errorText, retryLine, terminalSafe } from './output';
+import { baseUrlWarnings, errorText, retryLine, terminalSafe, type CliTerms } from './output';
 import { quota } from './quotaCommand';
 import { chatEventBatches } from '../gateway/chat/stream';
 import { BatchedWriter } from './batch';
@@ -304,7 +304,7 @@ async function runCommand(
 export async function main(io: CliIo): Promise<number> {
   const [command, ...rest] = io.argv;
   let secrets: string[] = [];
-  let tokenEnv: string | undefined;
+  let terms: Partial<CliTerms> = {};
   let dispatcher: Dispatcher | undefined;
   applyLocale(io.env);
   try {
@@ -328,7 +328,7 @@ export async function main(io: CliIo): Promise<number> {
       throw new UsageError(t('"{0}" takes no arguments (got "{1}").', command, parsed.positionals[0]));
     const target = await targetOf(command, parsed.values, io);
     secrets = target.file ? fileSecrets(target.file, io.env) : [target.cfg?.token ?? ''].filter(Boolean);
-    tokenEnv = target.cfg?.tokenName;
+    if (target.file && target.cfg?.profile) terms = fileTerms(target.file, target.cfg.profile);
     if (command !== 'diagnose' && !target.cfg?.token)
       throw new UsageError(
         target.cfg?.profile
@@ -351,7 +351,7 @@ export async function main(io: CliIo): Promise<number> {
       io.stderr.write(`relay-doctor: ${redactSecrets(e.message, secrets)}\n\n${usage()}`);
       return 2;
     }
-    io.stderr.write(errorText(e, secrets, io.stderr.isTTY, tokenEnv));
+    io.stderr.write(errorText(e, secrets, io.stderr.isTTY, terms));
     return 1;
   } finally {
     await dispatcher?.close().catch(() => undefined);

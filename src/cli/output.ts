@@ -15,22 +15,28 @@ export function terminalSafe(text: string, isTTY: boolean | undefined): string {
   return isTTY ? text.replace(CONTROL, '') : text;
 }
 
-/** The core's fixes name VS Code commands and settings; in a terminal the environment is what changes. */
-export function cliFix(fix: string, tokenEnv = ENV_TOKEN): string {
+/** What a fix tells a terminal user to change, where the core names a VS Code command or setting. */
+export interface CliTerms {
+  /** how to set the token (default: by exporting MODEL_RELAY_TOKEN=<token>) */
+  token: string;
+  /** how to correct the base URL (default: by exporting MODEL_RELAY_BASE_URL=<root address>) */
+  baseUrl: string;
+  /** where a model is chosen (default: --model) */
+  model: string;
+}
+
+/** The core's fixes name VS Code commands and settings; in a terminal the environment (or the gateways file) is what changes. */
+export function cliFix(fix: string, terms: Partial<CliTerms> = {}): string {
+  const token = terms.token ?? t('by exporting {0}=<token>', ENV_TOKEN);
+  const baseUrl = terms.baseUrl ?? t('by exporting {0}=<root address>', ENV_BASE_URL);
   return (
     fix
-      .replace(/(with |run )?"Model Relay: Add Token"( \([^)]*\))?/g, t('by exporting {0}=<token>', tokenEnv))
-      .replace(/(with |run )?"Model Relay: Configure Base URL"/g, t('by exporting {0}=<root address>', ENV_BASE_URL))
+      .replace(/(with |run )?"Model Relay: Add Token"( \([^)]*\))?/g, token)
+      .replace(/(with |run )?"Model Relay: Configure Base URL"/g, baseUrl)
       // The same commands in a Chinese fix: “用“…”保存” becomes “导出 …”.
-      .replace(
-        /(?:用|使用|运行)?\s*“Model Relay: Add Token”(?:\s*（[^）]*）)?(?:保存|添加)?/g,
-        t('by exporting {0}=<token>', tokenEnv),
-      )
-      .replace(
-        /(?:用|使用|运行)?\s*“Model Relay: Configure Base URL”(?:设置|配置)?/g,
-        t('by exporting {0}=<root address>', ENV_BASE_URL),
-      )
-      .replace(/modelRelay\.models\.(chat|native|image|imageEdit|video)/g, '--model')
+      .replace(/(?:用|使用|运行)?\s*“Model Relay: Add Token”(?:\s*（[^）]*）)?(?:保存|添加)?/g, token)
+      .replace(/(?:用|使用|运行)?\s*“Model Relay: Configure Base URL”(?:设置|配置)?/g, baseUrl)
+      .replace(/modelRelay\.models\.(chat|native|image|imageEdit|video)/g, terms.model ?? '--model')
       .replace(/\(modelRelay\.stream\)|modelRelay\.stream/g, '--no-stream')
   );
 }
@@ -40,7 +46,7 @@ export function errorText(
   e: unknown,
   secrets: ReadonlyArray<string | undefined>,
   isTTY?: boolean,
-  tokenEnv = ENV_TOKEN,
+  terms: Partial<CliTerms> = {},
 ): string {
   if (isGatewayError(e)) {
     const head =
@@ -50,7 +56,7 @@ export function errorText(
     const lines = [
       `relay-doctor: ${head}`,
       `  ${t('cause: {0}', e.reason)}`,
-      `  ${t('fix: {0}', cliFix(e.fix, tokenEnv))}`,
+      `  ${t('fix: {0}', cliFix(e.fix, terms))}`,
     ];
     const billing = e.billingNote();
     if (billing) lines.push(`  ${t('billing: {0}', billing)}`);

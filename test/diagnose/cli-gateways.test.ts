@@ -13,6 +13,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { defaultConfig, startSimulator, type Simulator } from '../sim/server';
 import { spawnCli, type CliRun } from './spawnCli';
+import { findSecret, parseGatewaysFile } from '../../src/cli/gatewaysFile';
+import { UsageError } from '../../src/cli/config';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 const T = { timeout: 30_000 };
@@ -167,6 +169,15 @@ test(
     assert.match(r.stdout, /^Solid Relay +PASS 127\.0\.0\.1:\d+ +FAIL no token +SKIP/m);
     assert.match(r.stdout, /Fix: RELAY_B_TOKEN is not set: export the token of "Solid Relay" in it/);
     assert.match(r.stdout, /Summary: 1 of 2 gateways without a failed check/);
+    // A terminal too narrow for the table: a block per gateway, nothing cut.
+    const narrow = await run(['diagnose', '--all', '--gateways', file], { RELAY_B_TOKEN: undefined, COLUMNS: '70' });
+    assert.equal(narrow.code, 1);
+    assert.match(narrow.stdout, /^Solid Relay\n {2}Reachability +PASS 127\.0\.0\.1:\d+\n {2}Token +FAIL no token$/m);
+    assert.ok(
+      narrow.stdout.split('\n').every((l) => l.length <= 70),
+      narrow.stdout,
+    );
+    assert.ok(!narrow.stdout.includes('…'));
     assert.equal(b.log.filter((l) => l.tokenMasked).length, 0, 'nothing was sent with a token to B');
 
     const j = JSON.parse(
@@ -262,6 +273,7 @@ test(
       [['diagnose', '--all', '--gateways', badEnv], /"tokenEnv" that is not an environment variable name/],
       [['diagnose', '--all', '--gateways', typo], /does not know: "fallback"/],
       [['diagnose', '--all'], /--all needs --gateways FILE/],
+      [['diagnose', '--all', '--gateway', 'cheap', '--gateways', bad], /either --all or --gateway NAME/],
       [['models', '--gateway', 'cheap'], /--gateway needs --gateways FILE/],
     ];
     for (const [args, re] of cases) {
@@ -359,3 +371,44 @@ test(
     assert.equal(b.log.length, 0);
   },
 );
+
+test(
+  'diagnose --gateway NAME: the full diagnosis of one gateway, with its models and its token variable',
+  T,
+  async () => {
+    const file = await fileWith('ok.json', gateways());
+    const r = await run(['diagnose', '--gateways', file, '--gateway', 'solid', '--json']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const checks = (JSON.parse(r.stdout) as { checks: Array<{ id: string; result: string; cause: string }> }).checks;
+    assert.equal(checks.find((c) => c.id === 'generate-chat')?.result, 'pass');
+    assert.match(checks.find((c) => c.id === 'token')?.cause ?? '', /sk-Bgw\.\.\.dZz9 \("RELAY_B_TOKEN"\)/);
+    assert.equal(a.log.length, 0, 'the other gateway was not asked');
+  },
+);
+
+test('the token scan: what counts as a token in the file, and what does not', () => {
+  const entry = { id: 'x', name: 'X', baseUrl: 'https://relay.example.com', tokenEnv: 'RELAY_X_TOKEN' };
+  // Allowed: tokenEnv, a model id that merely contains "token" as a fallbacks key, ordinary headers.
+  assert.equal(
+    findSecret({
+      gateways: [{ ...entry, extraHeaders: { 'X-Team': 'blue' } }],
+      fallbacks: { 'tokenizer-7b': [{ gateway: 'x', model: 'm' }] },
+    }),
+    undefined,
+  );
+  const parsed = parseGatewaysFile({ gateways: [entry] }, 'f.json');
+  assert.deepEqual([...parsed.tokenEnv], [['x', 'RELAY_X_TOKEN']]);
+  // Refused, and said masked: a named field, a credential header, a bearer value, an sk- key used as a name.
+  assert.deepEqual(findSecret([{ ...entry, secret: 'hunter2hunter2' }]), { at: '[0].secret', masked: 'hunter...ter2' });
+  assert.equal(findSecret([{ ...entry, extraHeaders: { 'X-Api-Key': 'abcdef' } }])?.at, '[0].extraHeaders.X-Api-Key');
+  assert.equal(
+    findSecret([{ ...entry, extraHeaders: { 'X-Custom': 'Bearer abcdefgh' } }])?.at,
+    '[0].extraHeaders.X-Custom',
+  );
+  const asKey = findSecret({ gateways: [entry], fallbacks: { [TOKEN_B]: [] } });
+  assert.equal(asKey?.at, 'fallbacks.sk-Bgw...dZz9');
+  assert.throws(
+    () => parseGatewaysFile([{ ...entry, token: TOKEN_B }], 'f.json'),
+    (e: unknown) => e instanceof UsageError && !e.message.includes(TOKEN_B) && e.message.includes('sk-Bgw...dZz9'),
+  );
+});

@@ -142,7 +142,12 @@ const GENERATION: readonly CheckId[] = ['generate-chat', 'generate-native', 'str
 
 function generationCell(r: DiagnosisReport): SummaryCell {
   const checks = r.checks.filter((c) => GENERATION.includes(c.id));
-  if (!checks.length) return { status: 'skipped', text: t('no model') };
+  // No generation check applies: no model was configured or picked (the token's list was read), or nothing was tested.
+  if (!checks.length)
+    return {
+      status: 'skipped',
+      text: r.checks.some((c) => c.id === 'token' && c.result === 'pass') ? t('no model') : t('not tested'),
+    };
   const status = checks.map(statusOf).reduce(worst, 'skipped');
   const deciding = checks.find((c) => statusOf(c) === status)!;
   if (status === 'skipped') return cellFrom(deciding, '');

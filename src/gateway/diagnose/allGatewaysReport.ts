@@ -9,6 +9,7 @@ import { redactSecrets } from '../mask';
 import {
   SUMMARY_ASPECTS,
   type FallbackFinding,
+  type GatewaySummaryRow,
   type GatewaysDiagnosis,
   type SummaryAspect,
   type SummaryCell,
@@ -45,32 +46,7 @@ function aspectTitle(a: SummaryAspect): string {
   }
 }
 
-/** `s` cut to `width` cells, with an ellipsis when cut. */
-function fit(s: string, width: number): string {
-  if (cells(s) <= width) return s;
-  let out = '';
-  for (const ch of s) {
-    if (cells(out + ch) > width - 1) break;
-    out += ch;
-  }
-  return `${out}…`;
-}
-
 const cellText = (c: SummaryCell) => (c.text ? `${label(c.status)} ${c.text}` : label(c.status));
-
-/** Column widths that fit `width`: the widest columns give way first (the masked token last), none below 8 cells. */
-function columnWidths(natural: number[], width: number, keep: number): number[] {
-  const w = [...natural];
-  const gaps = 2 * (w.length - 1);
-  while (w.reduce((a, b) => a + b, 0) + gaps > width) {
-    const widest = (only: (i: number) => boolean) =>
-      w.reduce((best, x, i) => (only(i) && x > 8 && (best < 0 || x > w[best]) ? i : best), -1);
-    const i = widest((j) => j !== keep) >= 0 ? widest((j) => j !== keep) : widest(() => true);
-    if (i < 0) break;
-    w[i]--;
-  }
-  return w;
-}
 
 function findingLines(f: FallbackFinding, indent: string, textW: number): string[] {
   const lines = wrap(`${label(f.status)} ${f.cause}`, textW).map((l) => indent + l);
@@ -78,47 +54,68 @@ function findingLines(f: FallbackFinding, indent: string, textW: number): string
   return lines;
 }
 
-/** The plain-text table for a terminal: one row per gateway; causes and fixes of warnings and failures under it. */
-export function renderGatewaysTable(d: GatewaysDiagnosis, o: TableOptions = {}): string {
-  const width = Math.max(60, Math.min(o.width ?? 100, 200));
+/** The cause and fix of each cell that warned or failed, indented. */
+function causeLines(r: GatewaySummaryRow, indent: string, textW: number): string[] {
+  const lines: string[] = [];
+  for (const a of SUMMARY_ASPECTS) {
+    const c = r[a];
+    if ((c.status !== 'warn' && c.status !== 'fail') || !c.cause) continue;
+    for (const l of wrap(t('{0}: {1}', aspectTitle(a), c.cause), textW)) lines.push(indent + l);
+    if (c.fix) for (const l of wrap(t('Fix: {0}', c.fix), textW - 2)) lines.push(`${indent}  ${l}`);
+  }
+  return lines;
+}
+
+/** One row per gateway, when the table fits the width. */
+function tableLines(d: GatewaysDiagnosis, width: number): string[] | undefined {
   const head = [t('GATEWAY'), ...SUMMARY_ASPECTS.map((a) => aspectTitle(a).toUpperCase())];
   const body = d.rows.map((r) => [r.gateway.name, ...SUMMARY_ASPECTS.map((a) => cellText(r[a]))]);
-  const natural = head.map((h, i) => Math.max(cells(h), ...body.map((row) => cells(row[i]))));
-  const w = columnWidths(natural, width, 1 + SUMMARY_ASPECTS.indexOf('token'));
+  const w = head.map((h, i) => Math.max(cells(h), ...body.map((row) => cells(row[i]))));
+  if (w.reduce((x, y) => x + y, 0) + 2 * (w.length - 1) > width) return undefined;
   const line = (row: string[]) =>
     row
-      .map((c, i) => padCells(fit(c, w[i]), w[i]))
+      .map((c, i) => padCells(c, w[i]))
       .join('  ')
       .trimEnd();
-  const indent = '    ';
-  const textW = width - indent.length;
+  const lines = [line(head)];
+  d.rows.forEach((r, i) => lines.push(line(body[i]), ...causeLines(r, '    ', width - 4)));
+  return lines;
+}
+
+/** A block per gateway (its name, then one line per aspect), for a terminal too narrow for the table. */
+function stackedLines(d: GatewaysDiagnosis, width: number): string[] {
+  const titleW = Math.max(...SUMMARY_ASPECTS.map((a) => cells(aspectTitle(a))));
+  const lines: string[] = [];
+  for (const r of d.rows) {
+    lines.push(r.gateway.name);
+    for (const a of SUMMARY_ASPECTS)
+      wrap(cellText(r[a]), width - titleW - 4).forEach((l, i) =>
+        lines.push(`  ${padCells(i ? '' : aspectTitle(a), titleW)}  ${l}`),
+      );
+    lines.push(...causeLines(r, '    ', width - 4), '');
+  }
+  return lines.slice(0, -1);
+}
+
+/** The plain-text report for a terminal: one row per gateway (a block each when narrow); causes and fixes of warnings and failures under it. */
+export function renderGatewaysTable(d: GatewaysDiagnosis, o: TableOptions = {}): string {
+  const width = Math.max(40, Math.min(o.width ?? 100, 240));
   const lines = [
     d.rows.length === 1
       ? t('Model Relay diagnosis of 1 gateway')
       : t('Model Relay diagnosis of {0} gateways', d.rows.length),
     '',
-    line(head),
+    ...(tableLines(d, width) ?? stackedLines(d, width)),
   ];
-  d.rows.forEach((r, i) => {
-    lines.push(line(body[i]));
-    for (const a of SUMMARY_ASPECTS) {
-      const c = r[a];
-      if ((c.status !== 'warn' && c.status !== 'fail') || !c.cause) continue;
-      for (const l of wrap(t('{0}: {1}', aspectTitle(a), c.cause), textW)) lines.push(indent + l);
-      if (c.fix) for (const l of wrap(t('Fix: {0}', c.fix), textW - 2)) lines.push(`${indent}  ${l}`);
-    }
-  });
   if (d.fallbacks.length) {
     lines.push('', t('Fallbacks:'));
     for (const f of d.fallbacks) lines.push(...findingLines(f, '  ', width - 2));
   }
   const passed = d.rows.filter((r) => r.ok).length;
-  lines.push(
-    '',
-    d.ok
-      ? t('Summary: no check failed on {0} of {1} gateways.', passed, d.rows.length)
-      : t('Summary: {0} of {1} gateways without a failed check; see the failures above.', passed, d.rows.length),
-  );
+  const summary = d.ok
+    ? t('Summary: no check failed on {0} of {1} gateways.', passed, d.rows.length)
+    : t('Summary: {0} of {1} gateways without a failed check; see the failures above.', passed, d.rows.length);
+  lines.push('', ...wrap(summary, width));
   return redactSecrets(lines.join('\n') + '\n', o.secrets ?? []);
 }
 
