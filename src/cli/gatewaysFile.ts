@@ -43,14 +43,18 @@ interface SecretSighting {
 /** Where a key stands in a path: masked when the key itself looks like a token. */
 const keyText = (k: string) => (SECRET_VALUE.test(k) ? maskToken(k) : k);
 
+/** Deeper than any gateways file needs (the scan is recursive: a hostile file must not exhaust the stack). */
+const MAX_DEPTH = 32;
+
 /** The first credential in the file: a field named like one (with a value), or a value that looks like one. */
-export function findSecret(value: unknown, at = '', modelKeys = false): SecretSighting | undefined {
+export function findSecret(value: unknown, at = '', modelKeys = false, depth = 0): SecretSighting | undefined {
+  if (depth > MAX_DEPTH) throw new UsageError(t('The gateways file is nested deeper than {0} levels.', MAX_DEPTH));
   if (typeof value === 'string')
     return SECRET_VALUE.test(value) ? { at: at || '(top)', masked: maskToken(value) } : undefined;
   if (!value || typeof value !== 'object') return undefined;
   if (Array.isArray(value)) {
     for (const [i, v] of value.entries()) {
-      const found = findSecret(v, `${at}[${i}]`);
+      const found = findSecret(v, `${at}[${i}]`, false, depth + 1);
       if (found) return found;
     }
     return undefined;
@@ -62,7 +66,7 @@ export function findSecret(value: unknown, at = '', modelKeys = false): SecretSi
     const named = !modelKeys && k !== 'tokenEnv' && SECRET_FIELD.test(k);
     if (named && v !== '' && v !== null && v !== undefined)
       return { at: path, masked: typeof v === 'string' ? maskToken(v) : '…' };
-    const found = findSecret(v, path, !at && k === 'fallbacks');
+    const found = findSecret(v, path, !at && k === 'fallbacks', depth + 1);
     if (found) return found;
   }
   return undefined;

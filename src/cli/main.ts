@@ -5,10 +5,13 @@
  *   relay-doctor models [--json]
  *   relay-doctor quota [--json]
  *   relay-doctor chat --surface compatible|native --model M [--max-tokens N] [--no-stream] "prompt"
+ *   relay-doctor diagnose --all --gateways FILE [--json]                 exit 1 when any gateway or fallback target failed
+ *   relay-doctor diagnose|models|quota|chat --gateways FILE --gateway NAME …
  *   relay-doctor --version
  *
  * Configuration comes only from the environment: MODEL_RELAY_BASE_URL, MODEL_RELAY_TOKEN,
  * MODEL_RELAY_BACKUP_URLS (comma separated); HTTPS_PROXY / HTTP_PROXY / NO_PROXY are honoured.
+ * Or from a gateways file (gatewaysFile.ts) whose gateways name the variables holding their tokens.
  * Nothing it prints ever contains the full token.
  */
 import { parseArgs } from 'node:util';

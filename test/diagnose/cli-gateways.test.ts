@@ -265,6 +265,7 @@ test(
     const noEnv = await fileWith('noenv.json', [{ id: 'x', name: 'X', baseUrl: a.url }]);
     const badEnv = await fileWith('badenv.json', [{ id: 'x', name: 'X', baseUrl: a.url, tokenEnv: 'NOT A NAME' }]);
     const typo = await fileWith('typo.json', { gateways: gateways().gateways, fallback: {} });
+    const deep = await fileWith('deep.json', `${'['.repeat(200_000)}${']'.repeat(200_000)}`);
     const cases: Array<[string[], RegExp]> = [
       [['diagnose', '--all', '--gateways', join(dir, 'absent.json')], /absent\.json cannot be read \(ENOENT\)/],
       [['diagnose', '--all', '--gateways', bad], /bad\.json is not valid JSON \(line 3, column \d+\)/],
@@ -272,6 +273,7 @@ test(
       [['diagnose', '--all', '--gateways', noEnv], /gateway 1 \("x"\) has no "tokenEnv"/],
       [['diagnose', '--all', '--gateways', badEnv], /"tokenEnv" that is not an environment variable name/],
       [['diagnose', '--all', '--gateways', typo], /does not know: "fallback"/],
+      [['diagnose', '--all', '--gateways', deep], /nested deeper than 32 levels/],
       [['diagnose', '--all'], /--all needs --gateways FILE/],
       [['diagnose', '--all', '--gateway', 'cheap', '--gateways', bad], /either --all or --gateway NAME/],
       [['models', '--gateway', 'cheap'], /--gateway needs --gateways FILE/],
