@@ -3,7 +3,7 @@
 // alternating runs in one run of this script, printed as a table and written to bench/results.json.
 // Sections 1–8 run in this process; 9 and 10 time whole processes (bench/process.mjs, with the
 // clients in bench/clients/); 11 is the real-host activation (code-server); 12 the chat's saved state
-// (bench/chatState.mjs).
+// (bench/chatState.mjs); 13 the model lists of three gateways, one silent (bench/gatewaysList.mjs).
 //   node bench/run.mjs [--quick] [--live] [--only=throughput,wholeProcess,…]
 // BENCH_OUT=<dir> reads the compiled tests and sources from <dir> instead of out/.
 import { createRequire } from 'node:module';
@@ -18,6 +18,7 @@ import { createParser } from 'eventsource-parser';
 import { startup, wholeProcessStreaming } from './process.mjs';
 import { chatStateSize } from './chatState.mjs';
 import { webviewFigures } from './webviewRender.mjs';
+import { gatewaysListFigures } from './gatewaysList.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -725,6 +726,10 @@ async function realHostActivation() {
 // 12. The chat's saved state: 200 turns with 20 /image replies, built by the host code (bench/chatState.mjs)
 const chatState = () => chatStateSize({ outDir, sim, row });
 
+// ---------------------------------------------------------------------------------------------
+// 13. The model lists of three gateways, one not answering (bench/gatewaysList.mjs)
+const gatewaysList = () => gatewaysListFigures({ outDir, runs: RUNS, median, r2, row });
+
 const sections = {
   throughput,
   parseCost,
@@ -738,6 +743,7 @@ const sections = {
   startupTime,
   realHostActivation,
   chatState,
+  gatewaysList,
 };
 try {
   for (const [name, fn] of Object.entries(sections)) {

@@ -99,7 +99,8 @@ export {
   type Route,
 } from './gateways/failover';
 export {
-  LIST_ACROSS_STRAGGLE,
+  LATE_FACTOR,
+  LATE_FLOOR_MS,
   listModelsAcross,
   type GatewayModelList,
   type ListAcrossOptions,

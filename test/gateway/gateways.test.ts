@@ -141,6 +141,19 @@ test('GatewaySet.configure keeps an unchanged client, reconfigures a changed one
   assert.equal(f.records.at(-1)!.gateway, 'Alpha renamed', 'records carry the current name');
 });
 
+test('GatewaySet.configureAll applies shared settings to every client and to those added later', async () => {
+  const f = makeSet([profile('a', a.url)], { a: a.tokens.production, d: c.tokens.production });
+  f.set.configureAll({ timeouts: { chatMs: 100 }, retry: { maxRetries: 0 } });
+  f.set.configureAll({ timeouts: { streamIdleMs: 5_000 } }); // adds to the settings before, replaces nothing
+  f.set.configure([...f.set.entries().map((e) => e.profile), profile('d', c.url, 'Delta')]);
+  for (const s of [a, c]) s.fault({ kind: 'latency', ms: 400 });
+  for (const id of ['a', 'd']) {
+    const e = await thrown(() => f.set.get(id)!.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
+    assert.equal(e.kind, 'timeout', `gateway ${id}`);
+  }
+  assert.equal(chats(a).length + chats(c).length, 2, 'no retry');
+});
+
 test('routesFor: primary first, then the fallbacks of its model, without duplicates or unknown gateways', () => {
   const f = threeGateways();
   const routes = routesFor(
@@ -264,6 +277,21 @@ test('no failover once a reply began: a mid-stream error or a reset after the fi
   }
 });
 
+test('no failover once a non-streamed answer began: a connection lost in its body is thrown, never re-sent', async () => {
+  a.fault({ kind: 'reset', afterEvents: 0 });
+  const f = threeGateways();
+  const e = await thrown(() =>
+    chatAcross(f.set, routesFor(primary, toB, f.set), { surface: 'compatible', messages: hi }),
+  );
+  assert.equal(e.status, undefined, 'a failure of the connection, not an answer said by the gateway');
+  assert.equal(failoverWorthy(e), true, 'the error alone would fail over: the request log says the answer began');
+  assert.deepEqual(
+    chats(a).map((l) => l.status),
+    [200],
+  );
+  assert.equal(chats(b).length, 0, 'the second gateway got no chat request');
+});
+
 test('no failover on 400, on a redirect, nor after an abort; a redirect never carries a token elsewhere', async () => {
   a.fault({ kind: 'status', status: 400 });
   const f = threeGateways();
@@ -377,31 +405,38 @@ test('listModelsAcross: an error in one never hides another; ids limit the gatew
   assert.equal(b.log.length, 0);
 });
 
-test('listModelsAcross with onLate: a straggler does not hold the others; its answer comes late', async () => {
-  b.fault({ kind: 'latency', ms: 600 });
-  c.fault({ kind: 'latency', ms: 5_000 });
+test('listModelsAcross with onLate: once read, a silent gateway holds no one; its outcome comes late', async () => {
+  b.fault({ kind: 'latency', ms: 300 });
+  c.fault({ kind: 'latency', ms: 60_000 });
   const f = threeGateways();
   const late: GatewayModelList[] = [];
-  let told: () => void = () => undefined;
-  const allTold = new Promise<void>((r) => (told = r));
-  const t0 = Date.now();
-  const lists = await listModelsAcross(f.set, {
-    boundMs: 1_500,
-    onLate: (l) => {
-      late.push(l);
-      if (late.length === 2) told();
-    },
-  });
+  const onLate = (l: GatewayModelList) => late.push(l);
+  let t0 = Date.now();
+  const first = await listModelsAcross(f.set, { boundMs: 1_000, onLate });
+  assert.ok(Date.now() - t0 >= 980, 'never read before: every gateway is waited for up to the bound');
+  assert.equal(first[2].timedOut, true);
+  assert.ok(first[1].models?.length, 'the slower answering gateway is in');
+
+  t0 = Date.now();
+  const second = await listModelsAcross(f.set, { boundMs: 1_000, onLate });
   const took = Date.now() - t0;
-  assert.ok(took < 400, `returned once the answering gateway answered (${took} ms)`);
-  assert.ok(lists[0].models?.length);
-  assert.equal(lists[1].pending, true);
-  assert.equal(lists[2].pending, true);
-  await allTold;
-  const byId = Object.fromEntries(late.map((l) => [l.gateway.id, l]));
-  assert.ok(byId.b.models?.length, 'the slow gateway’s models came late');
-  assert.equal(byId.c.timedOut, true, 'the one not answering timed out at the bound');
-  assert.ok(Date.now() - t0 < 1_500 + 300);
+  assert.ok(took >= 290 && took < 600, `back once the slowest answering gateway answered (${took} ms)`);
+  assert.ok(second[0].models?.length && second[1].models?.length);
+  assert.equal(second[2].pending, true);
+  assert.equal(late.length, 0);
+  await new Promise((r) => setTimeout(r, 1_000 - took + 100));
+  assert.deepEqual(
+    late.map((l) => [l.gateway.id, l.timedOut]),
+    [['c', true]],
+    'the silent gateway’s time-out came late, at the bound',
+  );
+
+  c.clearFaults();
+  late.length = 0;
+  const third = await listModelsAcross(f.set, { boundMs: 1_000, onLate });
+  await new Promise((r) => setTimeout(r, 100));
+  const recovered = third[2].models ?? late.find((l) => l.gateway.id === 'c')?.models;
+  assert.ok(recovered?.length, 'a gateway that answers again is back (in the result or late)');
 });
 
 test('listModelsAcross: the caller’s abort stops every read', async () => {

@@ -96,6 +96,7 @@ export type Fault = { host?: number; path?: string; count?: number } & (
   | { kind: 'buffer' }
   /** after `afterEvents` events, an error event (OpenAI-shaped `{"error":…}` chunk / Anthropic `event: error`) with this type, code and message */
   | { kind: 'midStreamError'; afterEvents: number; message?: string; errorType?: string; code?: string }
+  /** the connection is cut: before answering; or with `afterEvents`, a stream after that many events and a non-streamed chat answer (compatible) after its headers and half its body */
   | { kind: 'reset'; afterEvents?: number }
   | {
       kind: 'status';
@@ -911,7 +912,7 @@ export async function startSimulator(
         c.res.end('{"id": "chatcmpl-1", "choi');
         return finish(c, 200);
       }
-      return sendJson(c, 200, {
+      const reply = {
         id,
         object: 'chat.completion',
         created,
@@ -919,7 +920,21 @@ export async function startSimulator(
         choices: [{ index: 0, message: compatibleMessage(plan, r.text), logprobs: null, finish_reason: finishReason }],
         usage,
         system_fingerprint: 'fp_sim',
-      });
+      };
+      const cut = find(c.faults, 'reset');
+      if (cut?.afterEvents !== undefined) {
+        // The answer began (billed), then the connection is lost half-way through its body.
+        const text = JSON.stringify(reply);
+        c.res.writeHead(200, {
+          ...headersFor(c),
+          'Content-Type': 'application/json',
+          'Content-Length': String(Buffer.byteLength(text)),
+        });
+        c.res.write(text.slice(0, text.length >> 1), () => c.req.socket.destroy());
+        c.record.closedEarly = true;
+        return finish(c, 200);
+      }
+      return sendJson(c, 200, reply);
     }
     const so = body.stream_options as { include_usage?: unknown } | undefined;
     const includeUsage = config.profile === 'real' ? so?.include_usage !== false : so?.include_usage === true;

@@ -9,6 +9,11 @@
  *   - no full token, bare key or URL password is in any record, error, output or file,
  *   - at most one billed request that may have reached the gateway is made per user action,
  *   - no partial file is left behind.
+ * Chat actions run across two gateways (a second simulator with its own tokens and faults, as the
+ * fallback route of chatAcross / chatStreamAcross), and every run also checks that
+ *   - no token of one gateway ever reached the other (the simulators' credential digests),
+ *   - at most one chat request was answered (2xx: may be billed) across both gateways per action,
+ *     and no chat request was sent anywhere after it.
  * `npm test` runs a few hundred cases; `npm run soak` runs SOAK_RUNS (10,000) and prints figures.
  */
 import { test, before, after } from 'node:test';
@@ -18,8 +23,16 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { GatewayClient, isGatewayError, type ErrorKind, type RequestRecord } from '../../src/gateway';
-import { makePng, startSimulator, type Fault, type Simulator } from '../sim/server';
+import {
+  GatewaySet,
+  chatAcross,
+  chatStreamAcross,
+  isGatewayError,
+  type ErrorKind,
+  type RequestRecord,
+  type Route,
+} from '../../src/gateway';
+import { credentialDigest, defaultConfig, makePng, startSimulator, type Fault, type Simulator } from '../sim/server';
 import { deadPort } from '../gateway/helpers';
 
 const RUNS = Number(process.env.SOAK_RUNS) || 200;
@@ -113,10 +126,15 @@ const caseArb = fc.record({
   }),
   backup: fc.constantFrom('none', 'up', 'down', 'credentials') as fc.Arbitrary<'none' | 'up' | 'down' | 'credentials'>,
   profile: fc.constantFrom('strict', 'real') as fc.Arbitrary<'strict' | 'real'>,
+  /** chat actions: the second gateway is the fallback route, with its own faults */
+  fallback: fc.boolean(),
+  secondFaults: fc.array(fc.record({ fault: faultArb, count: fc.integer({ min: 1, max: 3 }) }), { maxLength: 2 }),
 });
 type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 
 let sims: Record<'strict' | 'real', Simulator>;
+/** The second gateway: another simulator whose tokens are its own. */
+let second: Simulator;
 let dir: string;
 let dead: number;
 let png: string;
@@ -131,6 +149,10 @@ before(async () => {
       video: { pollsUntilInProgress: 0, pollsUntilDone: 0, outcome: 'completed' },
     }),
   };
+  second = await startSimulator({
+    profile: 'strict',
+    tokens: defaultConfig().tokens.map((t) => ({ ...t, value: `sk-2nd${t.value.slice(6)}` })),
+  });
   dir = await mkdtemp(join(tmpdir(), 'relay-soak-'));
   dead = await deadPort();
   png = join(dir, 'source.png');
@@ -140,6 +162,7 @@ before(async () => {
 after(async () => {
   await sims.strict.close();
   await sims.real.close();
+  await second.close();
   await rm(dir, { recursive: true, force: true });
   if (process.env.SOAK_RUNS) {
     console.log(
@@ -148,7 +171,8 @@ after(async () => {
   }
 });
 
-function clientFor(sim: Simulator, c: Case, records: RequestRecord[]): GatewayClient {
+/** The two gateways: the case's simulator (with its backups) first, the second simulator next. */
+function gatewaysFor(sim: Simulator, c: Case, records: RequestRecord[]): GatewaySet {
   const backups =
     c.backup === 'up'
       ? [sim.urls[1]]
@@ -157,10 +181,12 @@ function clientFor(sim: Simulator, c: Case, records: RequestRecord[]): GatewayCl
         : c.backup === 'credentials'
           ? [`http://relay:${PASSWORD}@127.0.0.1:${dead}`]
           : [];
-  return new GatewayClient({
-    baseUrl: sim.url,
-    backupUrls: backups,
-    token: () => sim.tokens.production,
+  const profiles = [
+    { id: 'first', name: 'First', baseUrl: sim.url, backupUrls: backups },
+    { id: 'second', name: 'Second', baseUrl: second.url },
+  ];
+  return new GatewaySet(profiles, {
+    token: (id) => (id === 'first' ? sim.tokens.production : second.tokens.production),
     onRequest: (r) => records.push(r),
     sleep: async (_ms, signal) => {
       if (signal?.aborted) throw new Error('aborted');
@@ -176,20 +202,32 @@ function clientFor(sim: Simulator, c: Case, records: RequestRecord[]): GatewayCl
   });
 }
 
-async function act(client: GatewayClient, c: Case, sim: Simulator, out: string[]): Promise<void> {
+/** A chat's routes: the first gateway, then (with `fallback`) the same model at the second. */
+function routesOf(c: Case, model: string): Route[] {
+  return [{ gateway: 'first', model }, ...(c.fallback ? [{ gateway: 'second', model }] : [])];
+}
+
+async function act(set: GatewaySet, c: Case, sim: Simulator, out: string[]): Promise<void> {
   const messages = [{ role: 'user' as const, content: 'one two three' }];
+  const client = set.get('first')!;
   switch (c.action) {
-    case 'chat':
-      out.push((await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages })).text);
+    case 'chat': {
+      const { result, failovers } = await chatAcross(set, routesOf(c, 'gpt-4o-mini'), {
+        surface: 'compatible',
+        messages,
+      });
+      out.push(result.text, ...failovers.map((f) => f.error.message));
       return;
+    }
     case 'chatStream':
     case 'nativeStream':
-      for await (const e of client.chatStream({
-        surface: c.action === 'nativeStream' ? 'native' : 'compatible',
-        model: c.action === 'nativeStream' ? 'claude-sonnet-4-5' : 'gpt-4o-mini',
-        messages,
-      }))
+      for await (const e of chatStreamAcross(
+        set,
+        routesOf(c, c.action === 'nativeStream' ? 'claude-sonnet-4-5' : 'gpt-4o-mini'),
+        { surface: c.action === 'nativeStream' ? 'native' : 'compatible', messages },
+      ))
         if (e.type === 'text') out.push(e.text);
+        else if (e.type === 'failover') out.push(e.error.message);
       return;
     case 'models':
       out.push((await client.listModelIds()).join(','));
@@ -232,6 +270,29 @@ function armFaults(sim: Simulator, c: Case): void {
   for (const f of c.faults) sim.fault({ ...f.fault, count: f.count, ...(f.onBackup ? { host: 1 } : {}) });
 }
 
+const CHAT_PATH = /^\/v1\/(chat\/completions|messages)$/;
+
+/** No gateway saw a token of the other; at most one chat answered (2xx) across both, and nothing sent after it. */
+function checkAcrossGateways(sim: Simulator, c: Case): void {
+  for (const t of Object.values(sim.tokens))
+    assert.ok(
+      !second.credentials.includes(credentialDigest(t)),
+      `the second gateway saw a token of the first (${c.action})`,
+    );
+  for (const t of Object.values(second.tokens))
+    assert.ok(
+      !sim.credentials.includes(credentialDigest(t)),
+      `the first gateway saw a token of the second (${c.action})`,
+    );
+  const chats = [...sim.log, ...second.log].filter((l) => CHAT_PATH.test(l.path)).sort((x, y) => x.time - y.time);
+  const answered = chats.filter((l) => l.status >= 200 && l.status < 300);
+  assert.ok(answered.length <= 1, `${answered.length} chat requests were answered for one ${c.action}`);
+  if (answered.length)
+    assert.equal(chats.at(-1), answered[0], `a chat request was sent after one was answered (${c.action})`);
+  if (!c.fallback || !['chat', 'chatStream', 'nativeStream'].includes(c.action))
+    assert.equal(second.log.length, 0, 'the second gateway is only asked as a chat fallback');
+}
+
 function leaks(text: string, token: string): string | undefined {
   if (text.includes(token)) return 'the full token';
   if (text.includes(token.slice(3))) return 'the bare key';
@@ -242,16 +303,18 @@ function leaks(text: string, token: string): string | undefined {
 async function oneCase(c: Case): Promise<void> {
   const sim = sims[c.profile];
   sim.reset();
+  second.reset();
   armFaults(sim, c);
+  for (const f of c.secondFaults) second.fault({ ...f.fault, count: f.count });
   const records: RequestRecord[] = [];
   const out: string[] = [];
-  const client = clientFor(sim, c, records);
+  const set = gatewaysFor(sim, c, records);
   const started = Date.now();
   let error: unknown;
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
-      act(client, c, sim, out),
+      act(set, c, sim, out),
       new Promise(
         (_, reject) =>
           (timer = setTimeout(
@@ -297,7 +360,11 @@ async function oneCase(c: Case): Promise<void> {
       : []),
     ...fileTexts,
   ];
-  for (const t of texts) assert.equal(leaks(t, token), undefined, `a secret leaked in ${c.action}`);
+  for (const t of texts) {
+    assert.equal(leaks(t, token), undefined, `a secret leaked in ${c.action}`);
+    assert.equal(leaks(t, second.tokens.production), undefined, `the second gateway's token leaked in ${c.action}`);
+  }
+  checkAcrossGateways(sim, c);
   const billed = BILLED[c.action];
   if (billed) {
     const reached = [...sim.log].filter((l) => l.method === 'POST' && billed.test(l.path) && l.status !== 429);

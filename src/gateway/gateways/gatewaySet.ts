@@ -124,8 +124,12 @@ export class GatewaySet {
 
   /** Applies shared settings (proxy, timeouts, retry, concurrency…) to every client, and to those made later. */
   configureAll(c: SharedConfiguration): void {
-    const { dispatcher, ...rest } = c;
-    Object.assign(this.opts, rest, 'dispatcher' in c ? { dispatcher } : {});
+    const o = this.opts;
+    if ('dispatcher' in c) o.dispatcher = c.dispatcher;
+    if (c.timeouts) o.timeouts = { ...o.timeouts, ...c.timeouts };
+    if (c.retry) o.retry = { ...o.retry, ...c.retry };
+    if (c.concurrency) o.concurrency = { ...o.concurrency, ...c.concurrency };
+    if (c.defaultNativeMaxTokens !== undefined) o.defaultNativeMaxTokens = c.defaultNativeMaxTokens;
     for (const m of this.members.values()) m.client.configure(c);
   }
 

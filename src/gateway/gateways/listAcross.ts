@@ -4,21 +4,26 @@
  * reported `timedOut`, so it never delays the others beyond it; a failure of one is reported for
  * that gateway and never hides another's models.
  *
- * A caller that can take late answers (`onLate`: the language-model provider fires its change event)
- * does not wait for a straggler at all beyond a small share of the time the others took: once every
- * gateway but the stragglers answered, the result comes back with them `pending`, and each one's
- * answer, failure or time-out is handed to `onLate` when it comes (at the latest at the bound). So
- * the list of every answering gateway returns within (1 + straggle) × the time of the slowest one
- * that answered, however long another takes.
+ * A caller that can take late answers (`onLate`: the language-model provider fires its change event
+ * when one comes) is not held by a gateway that is slower than it used to be: each gateway is waited
+ * for up to its allowance — LATE_FACTOR × its last answer's time (at least LATE_FLOOR_MS), nothing
+ * when it did not answer last time, the bound when it was never read — and the result comes back
+ * once every gateway answered or is past its allowance, the latter `pending`; each pending one's
+ * answer, failure or time-out goes to `onLate` when it comes (at the latest at the bound). So, once a
+ * gateway that does not answer was read once, the lists of the answering gateways are back as soon
+ * as the slowest of them answered.
  */
 import { errorFromNetwork } from '../errors/fromNetwork';
 import { isGatewayError, type GatewayError } from '../errors/gatewayError';
+import type { GatewayClient } from '../client';
 import type { ModelInfo } from '../models';
 import type { GatewaySet } from './gatewaySet';
 import type { GatewayProfile } from './profile';
 
-/** Share of the slowest answer so far that a straggler is still waited for, when late answers are taken. */
-export const LIST_ACROSS_STRAGGLE = 0.1;
+/** With late answers taken, a gateway is waited for this many times its last answer's time… */
+export const LATE_FACTOR = 2;
+/** …and at least this long (ms). */
+export const LATE_FLOOR_MS = 100;
 
 /** One gateway's model list, or why there is none. */
 export interface GatewayModelList {
@@ -27,7 +32,7 @@ export interface GatewayModelList {
   error?: GatewayError;
   /** no answer within the bound: its request was aborted */
   timedOut?: boolean;
-  /** still reading when the others were returned: its outcome goes to `onLate` */
+  /** still reading when the others were returned (`onLate` only): its outcome goes to `onLate` */
   pending?: boolean;
 }
 
@@ -38,13 +43,26 @@ export interface ListAcrossOptions {
   signal?: AbortSignal | undefined;
   /** Only these gateways (ids), e.g. those that have a token; default all. */
   ids?: readonly string[] | undefined;
-  /** Takes a straggler's outcome after the result was returned (see the module header). */
+  /** Takes a pending gateway's outcome after the result was returned (see the module header). */
   onLate?: ((late: GatewayModelList) => void) | undefined;
-  /** The share of the slowest answer a straggler is still waited for with `onLate` (default LIST_ACROSS_STRAGGLE). */
-  straggle?: number | undefined;
 }
 
 type Outcome = Omit<GatewayModelList, 'gateway' | 'pending'>;
+
+/** How long each gateway's last model list took (ms), or 'silent' when it did not answer; per client and base URL. */
+const lastRead = new WeakMap<GatewayClient, { base: string | undefined; took: number | 'silent' }>();
+
+function allowanceOf(client: GatewayClient, boundMs: number): number {
+  const last = lastRead.get(client);
+  if (!last || last.base !== client.endpoints().base) return boundMs;
+  return last.took === 'silent' ? 0 : Math.min(boundMs, Math.max(LATE_FLOOR_MS, LATE_FACTOR * last.took));
+}
+
+function remember(client: GatewayClient, r: Outcome, took: number): void {
+  const base = client.endpoints().base;
+  if (r.models) lastRead.set(client, { base, took });
+  else if (r.timedOut) lastRead.set(client, { base, took: 'silent' });
+}
 
 /** Reads the model lists of the set's gateways in parallel, each within the bound. */
 export function listModelsAcross(set: GatewaySet, o: ListAcrossOptions): Promise<GatewayModelList[]> {
@@ -54,24 +72,37 @@ export function listModelsAcross(set: GatewaySet, o: ListAcrossOptions): Promise
   const started = Date.now();
   const controls = members.map(() => new AbortController());
   const settled = members.map(() => false);
+  const allowance = members.map((m) => (o.onLate ? allowanceOf(m.client, o.boundMs) : o.boundMs));
   let returned = false;
-  let straggleTimer: NodeJS.Timeout | undefined;
-  const straggle = o.straggle ?? LIST_ACROSS_STRAGGLE;
+  let overdueTimer: NodeJS.Timeout | undefined;
 
   return new Promise((resolve) => {
     const stopAll = () => controls.forEach((c) => c.abort(o.signal?.reason));
     const finish = () => {
       if (returned) return;
       returned = true;
-      clearTimeout(straggleTimer);
+      clearTimeout(overdueTimer);
       out.forEach((entry, i) => {
         if (!settled[i]) entry.pending = true;
       });
       resolve(out);
     };
+    /** Returns once every gateway answered or is past its allowance (late answers taken). */
+    const checkOverdue = () => {
+      // Never empty-handed before the bound: at least one gateway has answered (or failed).
+      if (returned || !o.onLate || !settled.some(Boolean)) return;
+      const waitFor = members.map((_, i) => (settled[i] ? 0 : allowance[i])).reduce((x, y) => Math.max(x, y), 0);
+      const left = started + waitFor - Date.now();
+      clearTimeout(overdueTimer);
+      // Waiting up to the bound: the bound's own timer reports the others timed out (no race with it).
+      if (waitFor >= o.boundMs) return;
+      if (left <= 0) finish();
+      else overdueTimer = setTimeout(finish, left);
+    };
     const settle = (i: number, r: Outcome) => {
       if (settled[i]) return;
       settled[i] = true;
+      remember(members[i].client, r, Date.now() - started);
       if (returned) o.onLate?.({ gateway: members[i].profile, ...r });
       else Object.assign(out[i], r);
       if (settled.every(Boolean)) {
@@ -79,11 +110,7 @@ export function listModelsAcross(set: GatewaySet, o: ListAcrossOptions): Promise
         o.signal?.removeEventListener('abort', stopAll);
         return finish();
       }
-      // Late answers taken: the stragglers get a small share of the slowest answer so far, not the bound.
-      if (o.onLate && !returned && !r.timedOut) {
-        clearTimeout(straggleTimer);
-        straggleTimer = setTimeout(finish, (Date.now() - started) * straggle);
-      }
+      checkOverdue();
     };
     const boundTimer = setTimeout(() => {
       members.forEach((_, i) => {
