@@ -85,7 +85,8 @@ async function run(args: string[], env: Record<string, string | undefined> = {})
     else full[k] = v;
   }
   const r = await spawnCli(CLI, args, full, dir, 25_000);
-  for (const token of [TOKEN_A(), TOKEN_B]) {
+  // Neither token, nor its bare key without sk- (as new-api echoes it in a 401).
+  for (const token of [TOKEN_A(), TOKEN_B, TOKEN_A().slice(3), TOKEN_B.slice(3)]) {
     assert.ok(!r.stdout.includes(token), `no full token on stdout:\n${r.stdout}`);
     assert.ok(!r.stderr.includes(token), `no full token on stderr:\n${r.stderr}`);
   }
@@ -364,6 +365,17 @@ test(
         [['production', 200]],
       );
     }
+    // A 401 that echoes the primary's key: the failover line says why, the key masked.
+    a.reset();
+    b.reset();
+    a.fault({ kind: 'echoKey', path: '/v1/chat/completions' });
+    const refused = await run(['chat', '--gateways', file, '--gateway', 'cheap', 'Hi']);
+    assert.equal(refused.code, 0, refused.stderr);
+    assert.match(
+      refused.stderr,
+      /"Cheap Relay" \(gpt-4o-mini, token sk-Pr0\.\.\.Lk5d\) could not serve the request: HTTP 401: /,
+    );
+    assert.match(refused.stderr, /answered by gateway "Solid Relay"/);
     // Without trouble the primary answers and nothing fails over.
     a.reset();
     b.reset();
