@@ -15,6 +15,8 @@ import { defaultConfig, startSimulator, type Simulator } from '../sim/server';
 import { spawnCli, type CliRun } from './spawnCli';
 import { findSecret, parseGatewaysFile } from '../../src/cli/gatewaysFile';
 import { UsageError } from '../../src/cli/config';
+import { diagnoseGateways, renderGatewaysTable } from '../../src/gateway';
+import { deadPort } from '../gateway/helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 const T = { timeout: 30_000 };
@@ -426,3 +428,42 @@ test('the token scan: what counts as a token in the file, and what does not', ()
     (e: unknown) => e instanceof UsageError && !e.message.includes(TOKEN_B) && e.message.includes('sk-Bgw...dZz9'),
   );
 });
+
+test(
+  "diagnoseGateways (core): rows in the gateways' order, at most `concurrency` at once, an unreachable one fails alone",
+  T,
+  async () => {
+    const dead = `http://127.0.0.1:${await deadPort()}`;
+    const profiles = [
+      { id: 'cheap', name: 'Cheap Relay', baseUrl: a.url, models: { chat: 'gpt-4o-mini' } },
+      { id: 'gone', name: 'Gone Relay', baseUrl: dead },
+      { id: 'solid', name: 'Solid Relay', baseUrl: b.url, models: { chat: 'gpt-4o-mini' } },
+    ];
+    let running = 0;
+    let most = 0;
+    const d = await diagnoseGateways({
+      gateways: profiles,
+      token: (id) => (id === 'solid' ? TOKEN_B : id === 'cheap' ? TOKEN_A() : 'sk-Gone0000000000000000000000000000'),
+      concurrency: 2,
+      onGatewayStart: () => {
+        running++;
+        most = Math.max(most, running);
+        throw new Error('a broken listener does not break the diagnosis');
+      },
+      onGatewayDone: () => void running--,
+    });
+    assert.equal(most, 2);
+    assert.deepEqual(
+      d.rows.map((r) => [r.gateway.id, r.reachability.status, r.token.status, r.ok]),
+      [
+        ['cheap', 'ok', 'ok', true],
+        ['gone', 'fail', 'skipped', false],
+        ['solid', 'ok', 'ok', true],
+      ],
+    );
+    assert.equal(d.ok, false);
+    const text = renderGatewaysTable(d, { width: 200, secrets: [TOKEN_A(), TOKEN_B] });
+    assert.match(text, /^Gone Relay +FAIL unreachable/m);
+    assert.ok(!text.includes(TOKEN_A()) && !text.includes(TOKEN_B));
+  },
+);
