@@ -2,7 +2,7 @@
  * relay-doctor's configuration: only from the environment. A token on the command line is refused
  * (it would land in shell history and in process lists other users can read).
  */
-import { normalizeBaseUrl } from '../gateway';
+import { normalizeBaseUrl, type GatewayProfile } from '../gateway';
 import { t } from '../gateway/l10n';
 import { ENV_BACKUP_URLS, ENV_BASE_URL, ENV_TOKEN } from './usage';
 
@@ -17,6 +17,27 @@ export interface CliConfig {
   baseUrl: string;
   token: string | undefined;
   backupUrls: string[];
+  /** the environment variable the token came from (MODEL_RELAY_TOKEN, or a gateway's tokenEnv) */
+  tokenName: string;
+  extraHeaders?: Record<string, string> | undefined;
+  /** the gateway of a --gateways file this configuration is for */
+  profile?: GatewayProfile | undefined;
+}
+
+/** One gateway of a --gateways file, its token read from the variable its tokenEnv names. */
+export function configFor(
+  profile: GatewayProfile,
+  tokenEnv: string,
+  env: Record<string, string | undefined>,
+): CliConfig {
+  return {
+    baseUrl: profile.baseUrl,
+    backupUrls: profile.backupUrls ?? [],
+    token: env[tokenEnv]?.trim() || undefined,
+    tokenName: tokenEnv,
+    extraHeaders: profile.extraHeaders,
+    profile,
+  };
 }
 
 const TOKEN_OPTION = /^--?(token|api[-_]?key|auth[-_]?token|key|bearer|secret)(=.*)?$/i;
@@ -64,5 +85,5 @@ export function readConfig(env: Record<string, string | undefined>): CliConfig {
       ).trim(),
     );
   const token = env[ENV_TOKEN]?.trim() || undefined;
-  return { baseUrl: env[ENV_BASE_URL]!, token, backupUrls };
+  return { baseUrl: env[ENV_BASE_URL]!, token, backupUrls, tokenName: ENV_TOKEN };
 }

@@ -15,7 +15,14 @@ ${t('Usage:')}
   relay-doctor models [--json]
   relay-doctor quota [--json]       ${t('what is left on the token, and when it expires')}
   relay-doctor chat --surface compatible|native --model M [--max-tokens N] [--no-stream] "prompt"
+  relay-doctor diagnose --all --gateways FILE [--json]
+  relay-doctor diagnose|models|quota|chat --gateways FILE --gateway NAME …
   relay-doctor --version
+
+${t('Several gateways:')}
+  --gateways FILE  ${t('several gateways from a JSON file (no tokens in it: each gateway\'s "tokenEnv" names the variable holding its token)')}
+  --gateway NAME   ${t('one gateway of the file, by name or id')}
+  --all            ${t('every gateway of the file: one summary row each, and the fallback targets checked')}
 
 ${t('Environment:')}
   ${ENV_BASE_URL}     ${t('the gateway root address (e.g. https://gateway.example.com, no /v1)')}

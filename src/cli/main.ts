@@ -5,10 +5,13 @@
  *   relay-doctor models [--json]
  *   relay-doctor quota [--json]
  *   relay-doctor chat --surface compatible|native --model M [--max-tokens N] [--no-stream] "prompt"
+ *   relay-doctor diagnose --all --gateways FILE [--json]                 exit 1 when any gateway or fallback target failed
+ *   relay-doctor diagnose|models|quota|chat --gateways FILE --gateway NAME …
  *   relay-doctor --version
  *
  * Configuration comes only from the environment: MODEL_RELAY_BASE_URL, MODEL_RELAY_TOKEN,
  * MODEL_RELAY_BACKUP_URLS (comma separated); HTTPS_PROXY / HTTP_PROXY / NO_PROXY are honoured.
+ * Or from a gateways file (gatewaysFile.ts) whose gateways name the variables holding their tokens.
  * Nothing it prints ever contains the full token.
  */
 import { parseArgs } from 'node:util';
@@ -24,8 +27,11 @@ import {
   type DiagnosisInput,
   type Surface,
 } from '../gateway';
-import { ENV_TOKEN, UsageError, readConfig, refuseTokenArguments, type CliConfig } from './config';
-import { baseUrlWarnings, errorText, retryLine, terminalSafe } from './output';
+import { ENV_TOKEN, UsageError, configFor, readConfig, refuseTokenArguments, type CliConfig } from './config';
+import { chatOverGateways } from './gatewayChat';
+import { diagnoseAll, fileSecrets, fileTerms } from './gatewaysCommand';
+import { pickGateway, readGatewaysFile, type GatewaysFile } from './gatewaysFile';
+import { baseUrlWarnings, errorText, retryLine, terminalSafe, type CliTerms } from './output';
 import { quota } from './quotaCommand';
 import { chatEventBatches } from '../gateway/chat/stream';
 import { BatchedWriter } from './batch';
@@ -55,13 +61,16 @@ function parse(command: Command, args: string[]) {
     model: { type: 'string' },
     'max-tokens': { type: 'string' },
     'no-stream': { type: 'boolean' },
+    gateways: { type: 'string' },
+    gateway: { type: 'string' },
+    all: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   } as const;
   const allowed: Record<Command, string[]> = {
-    diagnose: ['json', 'chat-model', 'native-model', 'help'],
-    models: ['json', 'help'],
-    quota: ['json', 'help'],
-    chat: ['surface', 'model', 'max-tokens', 'no-stream', 'help'],
+    diagnose: ['json', 'chat-model', 'native-model', 'gateways', 'gateway', 'all', 'help'],
+    models: ['json', 'gateways', 'gateway', 'help'],
+    quota: ['json', 'gateways', 'gateway', 'help'],
+    chat: ['surface', 'model', 'max-tokens', 'no-stream', 'gateways', 'gateway', 'help'],
   };
   let parsed;
   try {
@@ -72,7 +81,7 @@ function parse(command: Command, args: string[]) {
   for (const k of Object.keys(parsed.values)) {
     if (!allowed[command].includes(k)) throw new UsageError(t('The option --{0} does not apply to "{1}".', k, command));
   }
-  for (const k of ['chat-model', 'native-model', 'surface', 'model', 'max-tokens'] as const) {
+  for (const k of ['chat-model', 'native-model', 'surface', 'model', 'max-tokens', 'gateways', 'gateway'] as const) {
     const v = parsed.values[k];
     if (v !== undefined && !v.trim()) throw new UsageError(t('--{0} needs a value.', k));
   }
@@ -84,11 +93,21 @@ function parse(command: Command, args: string[]) {
  * sees from the list it reads anyway (said on stderr), so that generation is tested and a token
  * that cannot use any model does not pass.
  */
-function modelsToCheck(values: Record<string, unknown>, io: CliIo): Pick<DiagnosisInput, 'models' | 'pickModels'> {
-  const models = {
+function modelsToCheck(
+  cfg: CliConfig,
+  values: Record<string, unknown>,
+  io: CliIo,
+): Pick<DiagnosisInput, 'models' | 'pickModels'> {
+  const given = {
     chat: values['chat-model'] as string | undefined,
     native: values['native-model'] as string | undefined,
   };
+  // A gateway of a --gateways file brings its own models; --chat-model / --native-model replace them.
+  const p = cfg.profile?.models;
+  const models =
+    given.chat || given.native
+      ? given
+      : { chat: p?.chat, native: p?.native, image: p?.image, imageEdit: p?.imageEdit, video: p?.video };
   // Over a progress line (a terminal, not --json), the line is cleared first.
   const clear = values.json !== true && io.stderr.isTTY ? '\r\x1b[2K' : '';
   const pickModels = (picked: { chat?: string | undefined; native?: string | undefined }) => {
@@ -114,9 +133,10 @@ async function diagnose(
     baseUrl: cfg.baseUrl,
     backupUrls: cfg.backupUrls,
     token: cfg.token,
-    tokenName: ENV_TOKEN,
-    knownTokens: cfg.token ? [{ name: ENV_TOKEN, value: cfg.token }] : [],
-    ...modelsToCheck(values, io),
+    tokenName: cfg.tokenName,
+    knownTokens: cfg.token ? [{ name: cfg.tokenName, value: cfg.token }] : [],
+    extraHeaders: cfg.extraHeaders,
+    ...modelsToCheck(cfg, values, io),
     dispatcher,
     proxy: { env: io.env },
     cliTool: { env: io.env, workspaceDir: io.cwd },
@@ -132,11 +152,12 @@ async function diagnose(
 }
 
 function clientFor(cfg: CliConfig, dispatcher: Dispatcher, io: CliIo): GatewayClient {
-  io.stderr.write(baseUrlWarnings(cfg.baseUrl));
+  io.stderr.write(baseUrlWarnings(cfg.baseUrl, cfg.profile ? t('gateway "{0}"', cfg.profile.name) : undefined));
   return new GatewayClient({
     baseUrl: cfg.baseUrl,
     backupUrls: cfg.backupUrls,
     token: () => cfg.token,
+    extraHeaders: cfg.extraHeaders,
     dispatcher,
     onRetry: (n) => void io.stderr.write(retryLine(n)),
   });
@@ -181,28 +202,36 @@ function maxTokensOf(values: Record<string, unknown>): number | undefined {
 
 async function chat(
   cfg: CliConfig,
+  file: GatewaysFile | undefined,
   values: Record<string, unknown>,
   positionals: string[],
   io: CliIo,
   dispatcher: Dispatcher,
 ): Promise<number> {
-  const given = (values.surface as string | undefined) ?? 'compatible';
+  // A gateway of a --gateways file brings its default surface and models; the options replace them.
+  const given = (values.surface as string | undefined) ?? cfg.profile?.defaultSurface ?? 'compatible';
   if (given !== 'compatible' && given !== 'native')
     throw new UsageError(t('--surface must be "compatible" or "native", not "{0}".', given));
   const surface: Surface = given;
-  const model = values.model as string | undefined;
+  const model =
+    (values.model as string | undefined) ??
+    (surface === 'native' ? cfg.profile?.models?.native : cfg.profile?.models?.chat);
   if (!model) throw new UsageError(t('chat needs --model M (see "relay-doctor models").'));
   const prompt = positionals.join(' ').trim();
   if (!prompt) throw new UsageError(t('chat needs a prompt, e.g. relay-doctor chat --model M "Hello"'));
   const maxTokens = maxTokensOf(values);
-  const client = clientFor(cfg, dispatcher, io);
-  const safe = (s: string) => terminalSafe(s, io.stdout.isTTY);
   const req = {
     surface,
     model,
     messages: [{ role: 'user' as const, content: prompt }],
     ...(maxTokens !== undefined ? { maxTokens } : {}),
   };
+  if (file && cfg.profile) {
+    io.stderr.write(baseUrlWarnings(cfg.baseUrl, t('gateway "{0}"', cfg.profile.name)));
+    return chatOverGateways({ file, primary: cfg.profile, req, stream: values['no-stream'] !== true }, io, dispatcher);
+  }
+  const client = clientFor(cfg, dispatcher, io);
+  const safe = (s: string) => terminalSafe(s, io.stdout.isTTY);
   if (values['no-stream'] === true) {
     const r = await client.chat(req);
     io.stdout.write(safe(`${r.text}\n`));
@@ -220,10 +249,65 @@ async function chat(
   return 0;
 }
 
+/** What a command runs against: one gateway (the environment's, or one of a file), or a whole file (diagnose --all). */
+type Target = { cfg: CliConfig; file?: GatewaysFile | undefined } | { cfg?: undefined; file: GatewaysFile };
+
+/** The environment's gateway, or the file's: `--gateways FILE` with `--gateway NAME` or `--all`. */
+async function targetOf(command: Command, values: Record<string, unknown>, io: CliIo): Promise<Target> {
+  const path = values.gateways as string | undefined;
+  const ref = values.gateway as string | undefined;
+  if (!path) {
+    if (ref !== undefined || values.all)
+      throw new UsageError(t('--{0} needs --gateways FILE.', ref !== undefined ? 'gateway' : 'all'));
+    return { cfg: readConfig(io.env) };
+  }
+  if (values.all && ref !== undefined) throw new UsageError(t('Give either --all or --gateway NAME, not both.'));
+  const file = await readGatewaysFile(path, io.cwd);
+  if (values.all) {
+    if (values['chat-model'] !== undefined || values['native-model'] !== undefined)
+      throw new UsageError(
+        t(
+          'With --all, each gateway\'s models come from the file (its "models"), not from --chat-model / --native-model.',
+        ),
+      );
+    return { file };
+  }
+  const profile = pickGateway(file, ref);
+  return { cfg: configFor(profile, file.tokenEnv.get(profile.id)!, io.env), file };
+}
+
+/** Runs one command against its target. */
+async function runCommand(
+  command: Command,
+  target: Target,
+  parsed: { values: Record<string, unknown>; positionals: string[] },
+  io: CliIo,
+  dispatcher: Dispatcher,
+): Promise<number> {
+  const { values, positionals } = parsed;
+  if (!target.cfg) return diagnoseAll(target.file, values.json === true, io, dispatcher);
+  const cfg = target.cfg;
+  switch (command) {
+    case 'diagnose':
+      return diagnose(cfg, values, io, dispatcher);
+    case 'models':
+      return models(cfg, values, io, dispatcher);
+    case 'quota':
+      return quota(clientFor(cfg, dispatcher, io), values.json === true, io.stdout);
+    case 'chat':
+      return chat(cfg, target.file, values, positionals, io, dispatcher);
+    default: {
+      const _exhaustive: never = command;
+      throw new UsageError(t('Unknown command "{0}".', String(_exhaustive)));
+    }
+  }
+}
+
 /** Runs the program; returns the exit code. */
 export async function main(io: CliIo): Promise<number> {
   const [command, ...rest] = io.argv;
-  let token: string | undefined;
+  let secrets: string[] = [];
+  let terms: Partial<CliTerms> = {};
   let dispatcher: Dispatcher | undefined;
   applyLocale(io.env);
   try {
@@ -238,43 +322,39 @@ export async function main(io: CliIo): Promise<number> {
     }
     if (command !== 'diagnose' && command !== 'models' && command !== 'quota' && command !== 'chat')
       throw new UsageError(t('Unknown command "{0}".', command));
-    const { values, positionals } = parse(command, rest);
-    if (values.help) {
+    const parsed = parse(command, rest);
+    if (parsed.values.help) {
       io.stdout.write(usage());
       return 0;
     }
-    if (command !== 'chat' && positionals.length)
-      throw new UsageError(t('"{0}" takes no arguments (got "{1}").', command, positionals[0]));
-    const cfg = readConfig(io.env);
-    token = cfg.token;
-    if (command !== 'diagnose' && !cfg.token)
-      throw new UsageError(t('{0} is not set. Export the token in the environment (never as an argument).', ENV_TOKEN));
+    if (command !== 'chat' && parsed.positionals.length)
+      throw new UsageError(t('"{0}" takes no arguments (got "{1}").', command, parsed.positionals[0]));
+    const target = await targetOf(command, parsed.values, io);
+    secrets = target.file ? fileSecrets(target.file, io.env) : [target.cfg?.token ?? ''].filter(Boolean);
+    if (target.file && target.cfg?.profile) terms = fileTerms(target.file, target.cfg.profile);
+    if (command !== 'diagnose' && !target.cfg?.token)
+      throw new UsageError(
+        target.cfg?.profile
+          ? t(
+              '{0} is not set. Export the token of gateway "{1}" in it (never as an argument or in the file).',
+              target.cfg.tokenName,
+              target.cfg.profile.name,
+            )
+          : t('{0} is not set. Export the token in the environment (never as an argument).', ENV_TOKEN),
+      );
     const proxy = describeProxy({ env: io.env });
     if (proxy.invalid)
       io.stderr.write(
         `relay-doctor: ${t('warning: the proxy "{0}" (HTTPS_PROXY / HTTP_PROXY) cannot be used: {1}. Requests go directly.', proxy.display ?? '', proxy.invalid)}\n`,
       );
     dispatcher = createDispatcher({ env: io.env });
-    switch (command) {
-      case 'diagnose':
-        return await diagnose(cfg, values, io, dispatcher);
-      case 'models':
-        return await models(cfg, values, io, dispatcher);
-      case 'quota':
-        return await quota(clientFor(cfg, dispatcher, io), values.json === true, io.stdout);
-      case 'chat':
-        return await chat(cfg, values, positionals, io, dispatcher);
-      default: {
-        const _exhaustive: never = command;
-        throw new UsageError(t('Unknown command "{0}".', String(_exhaustive)));
-      }
-    }
+    return await runCommand(command, target, parsed, io, dispatcher);
   } catch (e) {
     if (e instanceof UsageError) {
-      io.stderr.write(`relay-doctor: ${redactSecrets(e.message, [token])}\n\n${usage()}`);
+      io.stderr.write(`relay-doctor: ${redactSecrets(e.message, secrets)}\n\n${usage()}`);
       return 2;
     }
-    io.stderr.write(errorText(e, token, io.stderr.isTTY));
+    io.stderr.write(errorText(e, secrets, io.stderr.isTTY, terms));
     return 1;
   } finally {
     await dispatcher?.close().catch(() => undefined);

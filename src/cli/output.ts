@@ -15,53 +15,69 @@ export function terminalSafe(text: string, isTTY: boolean | undefined): string {
   return isTTY ? text.replace(CONTROL, '') : text;
 }
 
-/** The core's fixes name VS Code commands and settings; in a terminal the environment is what changes. */
-export function cliFix(fix: string): string {
+/** What a fix tells a terminal user to change, where the core names a VS Code command or setting. */
+export interface CliTerms {
+  /** how to set the token (default: by exporting MODEL_RELAY_TOKEN=<token>) */
+  token: string;
+  /** how to correct the base URL (default: by exporting MODEL_RELAY_BASE_URL=<root address>) */
+  baseUrl: string;
+  /** where a model is chosen (default: --model) */
+  model: string;
+}
+
+/** The core's fixes name VS Code commands and settings; in a terminal the environment (or the gateways file) is what changes. */
+export function cliFix(fix: string, terms: Partial<CliTerms> = {}): string {
+  const token = terms.token ?? t('by exporting {0}=<token>', ENV_TOKEN);
+  const baseUrl = terms.baseUrl ?? t('by exporting {0}=<root address>', ENV_BASE_URL);
   return (
     fix
-      .replace(/(with |run )?"Model Relay: Add Token"( \([^)]*\))?/g, t('by exporting {0}=<token>', ENV_TOKEN))
-      .replace(/(with |run )?"Model Relay: Configure Base URL"/g, t('by exporting {0}=<root address>', ENV_BASE_URL))
+      .replace(/(with |run )?"Model Relay: Add Token"( \([^)]*\))?/g, token)
+      .replace(/(with |run )?"Model Relay: Configure Base URL"/g, baseUrl)
       // The same commands in a Chinese fix: “用“…”保存” becomes “导出 …”.
-      .replace(
-        /(?:用|使用|运行)?\s*“Model Relay: Add Token”(?:\s*（[^）]*）)?(?:保存|添加)?/g,
-        t('by exporting {0}=<token>', ENV_TOKEN),
-      )
-      .replace(
-        /(?:用|使用|运行)?\s*“Model Relay: Configure Base URL”(?:设置|配置)?/g,
-        t('by exporting {0}=<root address>', ENV_BASE_URL),
-      )
-      .replace(/modelRelay\.models\.(chat|native|image|imageEdit|video)/g, '--model')
+      .replace(/(?:用|使用|运行)?\s*“Model Relay: Add Token”(?:\s*（[^）]*）)?(?:保存|添加)?/g, token)
+      .replace(/(?:用|使用|运行)?\s*“Model Relay: Configure Base URL”(?:设置|配置)?/g, baseUrl)
+      .replace(/modelRelay\.models\.(chat|native|image|imageEdit|video)/g, terms.model ?? '--model')
       .replace(/\(modelRelay\.stream\)|modelRelay\.stream/g, '--no-stream')
   );
 }
 
-export function errorText(e: unknown, token: string | undefined, isTTY?: boolean): string {
+/** An error for stderr: cause, fix (in a terminal's terms), billing note; every secret of `secrets` masked. */
+export function errorText(
+  e: unknown,
+  secrets: ReadonlyArray<string | undefined>,
+  isTTY?: boolean,
+  terms: Partial<CliTerms> = {},
+): string {
   if (isGatewayError(e)) {
     const head =
       e.status !== undefined
         ? t('error ({0}, HTTP {1}): {2}', e.kind, e.status, e.message)
         : t('error ({0}): {1}', e.kind, e.message);
-    const lines = [`relay-doctor: ${head}`, `  ${t('cause: {0}', e.reason)}`, `  ${t('fix: {0}', cliFix(e.fix))}`];
+    const lines = [
+      `relay-doctor: ${head}`,
+      `  ${t('cause: {0}', e.reason)}`,
+      `  ${t('fix: {0}', cliFix(e.fix, terms))}`,
+    ];
     const billing = e.billingNote();
     if (billing) lines.push(`  ${t('billing: {0}', billing)}`);
     if (e.url) lines.push(`  url: ${e.url}`);
     if (e.requestId) lines.push(`  ${t('request id: {0}', e.requestId)}`);
     if (e.retryAfterMs !== undefined) lines.push(`  ${t('retry after: {0} s', Math.ceil(e.retryAfterMs / 1000))}`);
     if (e.maskedToken) lines.push(`  ${t('token: {0}', e.maskedToken)}`);
-    return terminalSafe(redactSecrets(tidySpacing(lines.join('\n')) + '\n', [token]), isTTY);
+    return terminalSafe(redactSecrets(tidySpacing(lines.join('\n')) + '\n', secrets), isTTY);
   }
   const explained = e as { message?: unknown; cause?: unknown; fix?: unknown };
   if (e instanceof Error && typeof explained.cause === 'string' && typeof explained.fix === 'string') {
     return terminalSafe(
       redactSecrets(
         `relay-doctor: ${t('error: {0}', e.message)}\n  ${t('cause: {0}', explained.cause)}\n  ${t('fix: {0}', explained.fix)}\n`,
-        [token],
+        secrets,
       ),
       isTTY,
     );
   }
   return terminalSafe(
-    redactSecrets(`relay-doctor: ${t('error (internal): {0}', e instanceof Error ? e.message : String(e))}\n`, [token]),
+    redactSecrets(`relay-doctor: ${t('error (internal): {0}', e instanceof Error ? e.message : String(e))}\n`, secrets),
     isTTY,
   );
 }
@@ -73,10 +89,10 @@ export function retryLine(n: RetryNotice): string {
 }
 
 /** Warnings for a base URL the endpoint rules had to correct (the request goes to the corrected address). */
-export function baseUrlWarnings(baseUrl: string): string {
+export function baseUrlWarnings(baseUrl: string, what: string = ENV_BASE_URL): string {
   const n = normalizeBaseUrl(baseUrl);
   return n.findings
     .filter((f) => f.severity !== 'info')
-    .map((f) => `relay-doctor: ${t('warning: {0}: {1} Using {2}.', ENV_BASE_URL, f.message, n.base ?? '')}\n`)
+    .map((f) => `relay-doctor: ${t('warning: {0}: {1} Using {2}.', what, f.message, n.base ?? '')}\n`)
     .join('');
 }

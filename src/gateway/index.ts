@@ -177,6 +177,22 @@ export {
 } from './diagnose/cliToolSetup';
 export { runDiagnosis } from './diagnose/engine';
 export { checkTitle, checkTitles } from './diagnose/titles';
+// Diagnose All Gateways (issue 22, relay-doctor diagnose --all)
+export {
+  MAX_DIAGNOSIS_CONCURRENCY,
+  SUMMARY_ASPECTS,
+  checkFallbacks,
+  diagnoseGateways,
+  gatewayNamed,
+  type FallbackFinding,
+  type GatewaySummaryRow,
+  type GatewaysDiagnosis,
+  type GatewaysDiagnosisInput,
+  type SummaryAspect,
+  type SummaryCell,
+  type SummaryStatus,
+} from './diagnose/allGateways';
+export { gatewaysToJson, renderGatewaysTable } from './diagnose/allGatewaysReport';
 export { describeProbe, probeHost, type HostOutcome, type HostProbe } from './diagnose/hostProbe';
 export {
   renderMarkdown,

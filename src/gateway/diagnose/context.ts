@@ -164,6 +164,11 @@ export class DiagnosisContext {
   /** The token's model list was read: kept, and the models to check picked from it when asked and none was given. */
   useModelList(list: ModelInfo[]): void {
     this.modelList = list;
+    try {
+      this.input.onModelList?.(list);
+    } catch {
+      /* a broken listener must not break the diagnosis */
+    }
     const pick = this.input.pickModels;
     if (!pick || this.models.chat || this.models.native) return;
     const picked = firstModels(list);

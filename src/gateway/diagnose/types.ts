@@ -8,6 +8,7 @@ import type { ErrorKind } from '../errors/gatewayError';
 import type { ProxySettings } from '../http/proxy';
 import type { Sleep } from '../http/transport';
 import type { CliToolInput } from './cliToolSetup';
+import type { ModelInfo } from '../models';
 
 export type CheckResult = 'pass' | 'warn' | 'fail' | 'skipped';
 
@@ -98,6 +99,8 @@ export interface DiagnosisInput {
    * once, by the token check), and hear which were picked (relay-doctor says so on stderr).
    */
   pickModels?: ((picked: Pick<DiagnosisModels, 'chat' | 'native'>) => void) | undefined;
+  /** hears the token's model list once the token check read it (Diagnose All Gateways checks fallback targets against it) */
+  onModelList?: ((list: readonly ModelInfo[]) => void) | undefined;
   /** the dispatcher every request goes through; when absent one is built from `proxy` */
   dispatcher?: Dispatcher | undefined;
   /** the proxy configuration (VS Code http.proxy settings and/or environment), for check 10 */

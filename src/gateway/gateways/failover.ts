@@ -21,6 +21,7 @@ import { inputError } from '../errors/factories';
 import { isGatewayError, type GatewayError } from '../errors/gatewayError';
 import { t } from '../l10n';
 import type { ChatEvent, ChatRequest, ChatResult } from '../chat/types';
+import type { RequestRecord } from '../requestLog';
 import type { GatewaySet } from './gatewaySet';
 import type { Fallbacks } from './profile';
 
@@ -83,8 +84,14 @@ interface CallWatch {
 }
 const watching = new AsyncLocalStorage<CallWatch>();
 
-/** Called by a GatewaySet for each request record: marks the running cross-gateway call as answered. */
-export function noteAnswer(status: number | undefined): void {
+/**
+ * Called by a GatewaySet for each request record: marks the running cross-gateway call as answered.
+ * Only a billable request's 2xx counts: the account lookups that explain a 401 (token usage,
+ * status) and model lists answer 200 without anything billed, and must not pin the call to a
+ * gateway that refused its token.
+ */
+export function noteAnswer(status: number | undefined, capability?: RequestRecord['capability']): void {
+  if (capability === 'account' || capability === 'models') return;
   const w = watching.getStore();
   if (w && status !== undefined && status >= 200 && status < 300) w.answered = true;
 }

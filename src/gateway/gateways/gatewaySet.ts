@@ -150,7 +150,7 @@ export class GatewaySet {
       token: () => token(id),
       onRequest: (r) => {
         // A cross-gateway call learns here whether its request got an answer (then it never moves on).
-        noteAnswer(r.status);
+        noteAnswer(r.status, r.capability);
         onRequest?.({ ...r, gateway: this.members.get(id)?.profile.name ?? id });
       },
     });
