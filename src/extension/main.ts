@@ -12,6 +12,7 @@ import { GatewayService } from './gateways/gatewayService';
 import { listModels } from './gateways/listModels';
 import { RelayStatusBar } from './status/statusBar';
 import { StatusViewProvider } from './status/statusView';
+import { switchToGateway, useGatewayToken } from './status/statusCommands';
 import { addToken, removeToken, switchToken } from './gateways/tokenCommands';
 import { addGateway, removeGateway, renameGateway, switchGateway } from './gateways/gatewayCommands';
 import { copyGatewayLink, openGatewayLink } from './gateways/gatewayLinks';
@@ -114,6 +115,7 @@ function registerAllCommands(
   reg(CommandId.GenerateImage, () => generateImageFromSelection(context, service));
   reg(CommandId.EditImage, (uri) => editImage(context, service, uri instanceof vscode.Uri ? uri : undefined));
   reg(CommandId.Diagnose, () => diagnose.run());
+  reg(CommandId.DiagnoseAllGateways, () => diagnose.runAll());
   reg(CommandId.SetupNativeCli, (p) => cli.setUp(preset<{ tokenName?: string; openTerminal?: boolean }>(p)));
   reg(CommandId.RemoveNativeCli, () => cli.remove());
   reg(CommandId.CheckLanguageModels, (p) => checkLanguageModels(preset<{ model?: string }>(p)));
@@ -124,6 +126,8 @@ function registerAllCommands(
   reg(CommandId.RenameGateway, () => renameGateway(gateways));
   reg(CommandId.RemoveGateway, () => removeGateway(gateways));
   reg(CommandId.CopyGatewayLink, () => copyGatewayLink(gateways, context.extension.id));
+  reg(CommandId.SwitchToGateway, (node) => switchToGateway(service, node));
+  reg(CommandId.UseGatewayToken, (id, name) => useGatewayToken(service, id, name));
   reg(CommandId.AddToken, () => addToken(tokens));
   reg(CommandId.SwitchToken, () => switchToken(tokens));
   reg(CommandId.RemoveToken, () => removeToken(tokens));

@@ -13,6 +13,8 @@ export enum CommandId {
   RenameGateway = 'modelRelay.renameGateway',
   RemoveGateway = 'modelRelay.removeGateway',
   CopyGatewayLink = 'modelRelay.copyGatewayLink',
+  SwitchToGateway = 'modelRelay.switchToGateway',
+  UseGatewayToken = 'modelRelay.useGatewayToken',
   AddToken = 'modelRelay.addToken',
   SwitchToken = 'modelRelay.switchToken',
   RemoveToken = 'modelRelay.removeToken',
@@ -35,6 +37,7 @@ export enum CommandId {
   NewChat = 'modelRelay.newChat',
   AskAboutSelection = 'modelRelay.askAboutSelection',
   Diagnose = 'modelRelay.diagnose',
+  DiagnoseAllGateways = 'modelRelay.diagnoseAllGateways',
   CheckLanguageModels = 'modelRelay.checkLanguageModels',
   GetStarted = 'modelRelay.getStarted',
 }

@@ -3,20 +3,26 @@
  * report in a panel (one row per check: icon and status word, HTTP status, cause, fix, and a button
  * for fixes the extension can apply; the page itself: src/host/diagnose/diagnoseHtml.ts), with "Copy report"
  * (markdown, masked tokens only). One run at a time: Diagnose again while one runs shows the
- * running one (src/host/diagnose/diagnoseRuns.ts).
+ * running one (src/host/diagnose/diagnoseRuns.ts). "Diagnose All Gateways" runs the core's
+ * diagnoseGateways with each gateway's own token and shows one summary row per gateway, each full
+ * report one click away (src/host/diagnose/diagnoseAllHtml.ts).
  */
 import * as vscode from 'vscode';
 import { homedir } from 'node:os';
 import {
+  diagnoseGateways,
+  renderGatewaysTable,
   renderMarkdown,
   runDiagnosis,
   type DiagnosisCheck,
   type DiagnosisProgress,
   type DiagnosisReport,
+  type GatewaysDiagnosis,
 } from '../../gateway';
 import { CommandId } from '../../host/commandIds';
 import { DIAGNOSE_CSS, DIAGNOSE_SCRIPT, diagnoseBody, statusWord } from '../../host/diagnose/diagnoseHtml';
-import { SingleRun, abortOn, progressSteps } from '../../host/diagnose/diagnoseRuns';
+import { DIAGNOSE_ALL_CSS, DIAGNOSE_ALL_SCRIPT, diagnoseAllBody } from '../../host/diagnose/diagnoseAllHtml';
+import { SingleRun, abortOn, gatewayProgress, gatewayTokens, progressSteps } from '../../host/diagnose/diagnoseRuns';
 import { parseDiagnoseMessage, type DiagnosePanelMessage } from '../../host/panelMessages';
 import { codiconLink, htmlPage, makeNonce, webviewCsp } from '../../host/webviewHtml';
 import type { GatewayService } from '../gateways/gatewayService';
@@ -27,7 +33,11 @@ export class DiagnoseController {
   private panel: vscode.WebviewPanel | undefined;
   /** what the panel subscribed to, let go when it closes */
   private panelSubs: vscode.Disposable[] = [];
-  private report: DiagnosisReport | undefined;
+  /** what the panel shows: one gateway's report, or all gateways' (with their tokens, to redact a copy) */
+  private shown: { report: DiagnosisReport } | { all: GatewaysDiagnosis; secrets: string[] } | undefined;
+  private get report(): DiagnosisReport | undefined {
+    return this.shown && 'report' in this.shown ? this.shown.report : undefined;
+  }
   private readonly runs = new SingleRun<void>();
 
   constructor(
@@ -126,11 +136,58 @@ export class DiagnoseController {
         }
       },
     );
-    this.report = report;
-    this.show(report);
+    this.shown = { report };
+    this.show(diagnoseBody(report), DIAGNOSE_CSS, DIAGNOSE_SCRIPT);
   }
 
-  private show(r: DiagnosisReport): void {
+  /**
+   * Diagnose All Gateways: today's checks for every configured gateway with its own active token (no
+   * billed media checks), the fallbacks checked against each gateway's list; one summary row per
+   * gateway in the panel, each full report one click away. Cancellable; one run at a time.
+   */
+  runAll(): Promise<void> {
+    if (this.runs.running) {
+      this.panel?.reveal();
+      void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: a diagnosis is already running.'));
+    }
+    return this.runs.run(() => this.runAllOnce());
+  }
+
+  private async runAllOnce(): Promise<void> {
+    const gateways = this.service.registry.gateways();
+    if (!gateways.length) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: no gateway is configured yet.'));
+      return;
+    }
+    const tokens = await gatewayTokens(gateways, (id) => this.service.registry.tokensOf(id));
+    const all = await vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: vscode.l10n.t('Model Relay: diagnosing all gateways'),
+        cancellable: true,
+      },
+      async (progress, cancelled) => {
+        const cancel = abortOn(cancelled);
+        try {
+          return await diagnoseGateways({
+            gateways,
+            fallbacks: this.service.current.fallbacks,
+            token: tokens.token,
+            tokenName: tokens.tokenName,
+            proxy: readProxySettings(),
+            signal: cancel.signal,
+            ...gatewayProgress((p) => progress.report(p)),
+          });
+        } finally {
+          cancel.dispose();
+        }
+      },
+    );
+    this.shown = { all, secrets: tokens.secrets };
+    this.show(diagnoseAllBody(all, tokens.secrets), `${DIAGNOSE_CSS}\n${DIAGNOSE_ALL_CSS}`, DIAGNOSE_ALL_SCRIPT);
+  }
+
+  private show(body: string, style: string, script: string): void {
     if (!this.panel) {
       this.panel = vscode.window.createWebviewPanel(
         'modelRelay.diagnose',
@@ -159,9 +216,9 @@ export class DiagnoseController {
       nonce,
       csp,
       head,
-      style: DIAGNOSE_CSS,
-      body: diagnoseBody(r),
-      script: DIAGNOSE_SCRIPT,
+      style,
+      body,
+      script,
     });
     this.panel.reveal();
   }
@@ -174,7 +231,12 @@ export class DiagnoseController {
   private async onMessage(msg: DiagnosePanelMessage): Promise<void> {
     switch (msg.type) {
       case 'copy':
-        if (this.report) {
+        if (this.shown && 'all' in this.shown) {
+          await vscode.env.clipboard.writeText(renderGatewaysTable(this.shown.all, { secrets: this.shown.secrets }));
+          void vscode.window.showInformationMessage(
+            vscode.l10n.t('Model Relay: diagnosis report copied (tokens masked).'),
+          );
+        } else if (this.report) {
           await vscode.env.clipboard.writeText(
             renderMarkdown(this.report, { secrets: [await this.tokens.activeToken()] }),
           );
@@ -184,7 +246,7 @@ export class DiagnoseController {
         }
         return;
       case 'rerun':
-        return this.run();
+        return this.shown && 'all' in this.shown ? this.runAll() : this.run();
       case 'rerunMedia':
         return this.run(true);
       case 'fix': {

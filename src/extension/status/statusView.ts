@@ -1,49 +1,105 @@
 /**
  * The Status view: which endpoint and token are active, the balance, the last request, visible
- * models, actions. The rows and their words are src/host/status/statusRows.ts; this file reads the
- * facts from the service and the token store and turns rows into tree items.
+ * models, actions; with several gateways one node per gateway (src/host/status/statusTree.ts). The
+ * rows and their words are src/host/status; this file reads the facts from the service and the
+ * gateways' token stores and turns rows into tree items.
  */
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
-import { statusRows, type StatusRow } from '../../host/status/statusRows';
+import type { StatusRow } from '../../host/status/statusRows';
+import { LastRequests, statusTree, type GatewayFacts } from '../../host/status/statusTree';
 import type { GatewayService } from '../gateways/gatewayService';
 import type { TokenStore } from '../gateways/tokenStore';
 
 export class StatusItem extends vscode.TreeItem {
   readonly children: StatusItem[];
+  /** the gateway a gateway node stands for (Switch to This Gateway's argument) */
+  readonly gatewayId: string | undefined;
 
   constructor(row: StatusRow) {
     const children = (row.children ?? []).map((c) => new StatusItem(c));
-    super(row.label, children.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    super(
+      row.label,
+      !children.length
+        ? vscode.TreeItemCollapsibleState.None
+        : row.collapsed
+          ? vscode.TreeItemCollapsibleState.Collapsed
+          : vscode.TreeItemCollapsibleState.Expanded,
+    );
     this.children = children;
+    this.gatewayId = row.gatewayId;
     this.id = row.id;
     if (row.description !== undefined) this.description = row.description;
     if (row.icon) this.iconPath = new vscode.ThemeIcon(row.icon);
     if (row.tooltip) this.tooltip = row.tooltip;
     if (row.command) this.command = row.command;
+    if (row.contextValue) this.contextValue = row.contextValue;
   }
 }
 
 export class StatusViewProvider extends Disposable implements vscode.TreeDataProvider<StatusItem> {
   private readonly emitter = this._register(new vscode.EventEmitter<StatusItem | undefined>());
   readonly onDidChangeTreeData = this.emitter.event;
+  private readonly last = new LastRequests();
+  /** each listed gateway's token store, listened to (another gateway's token added or switched) */
+  private readonly storeSubs = new Map<string, { dispose(): void }>();
 
   constructor(
     private readonly service: GatewayService,
     private readonly tokens: TokenStore,
   ) {
     super();
-    this._register(service.onDidChange(() => this.emitter.fire(undefined)));
+    this._register(
+      service.onDidChange(() => {
+        // The service tells every request record this way; each gateway's last one is kept.
+        this.last.note(service.lastRecord);
+        this.emitter.fire(undefined);
+      }),
+    );
     this._register(tokens.onDidChange(() => this.emitter.fire(undefined)));
+    this._register({ dispose: () => this.storeSubs.forEach((s) => s.dispose()) });
   }
 
   getTreeItem(e: StatusItem): vscode.TreeItem {
     return e;
   }
 
+  /** Listens to the token stores of the gateways listed now (and lets go of the others). */
+  private listenToStores(ids: readonly string[]): void {
+    for (const [id, sub] of this.storeSubs)
+      if (!ids.includes(id)) {
+        sub.dispose();
+        this.storeSubs.delete(id);
+      }
+    for (const id of ids)
+      if (!this.storeSubs.has(id))
+        this.storeSubs.set(
+          id,
+          this.service.registry.tokensOf(id).onDidChange(() => this.emitter.fire(undefined)),
+        );
+  }
+
+  private async gatewayFacts(): Promise<GatewayFacts[]> {
+    const profiles = this.service.registry.gateways();
+    // One gateway (or none): today's flat rows, read from the active token store and the service.
+    if (profiles.length <= 1) return [];
+    this.listenToStores(profiles.map((g) => g.id));
+    return Promise.all(
+      profiles.map(async (profile) => ({
+        profile,
+        endpoints: this.service.clientOf(profile.id).endpoints(),
+        tokens: await this.service.registry.tokensOf(profile.id).list(),
+        quota: this.service.quotaOf(profile.id),
+        last: this.last.of(profile.name),
+      })),
+    );
+  }
+
   async getChildren(parent?: StatusItem): Promise<StatusItem[]> {
     if (parent) return parent.children;
-    const rows = statusRows({
+    const rows = statusTree({
+      gateways: await this.gatewayFacts(),
+      activeId: this.service.gateway?.id,
       endpoints: this.service.client.endpoints(),
       tokenName: this.tokens.activeName(),
       masked: await this.tokens.activeMasked(),

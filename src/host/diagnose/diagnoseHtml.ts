@@ -44,7 +44,7 @@ export function statusWord(result: CheckResult): string {
 
 const ICON: Record<CheckResult, string> = { pass: 'pass', warn: 'warning', fail: 'error', skipped: 'debug-step-over' };
 
-function icon(name: string): string {
+export function icon(name: string): string {
   return `<span class="codicon codicon-${name}" aria-hidden="true"></span>`;
 }
 
@@ -60,10 +60,12 @@ function columns(): Columns {
   return { status: t('Status'), check: t('Check'), http: t('HTTP status'), cause: t('Cause'), fix: t('Fix') };
 }
 
-function checkRow(c: DiagnosisCheck, i: number, col: Columns): string {
-  const fixButton = c.fixAction
-    ? `<div><button data-testid="fix-${esc(c.id)}" data-fix="${i}">${icon('wrench')}<span>${esc(fixLabel(c.fixAction.kind))}${c.fixAction.kind === 'set-base-url' ? `: ${esc(c.fixAction.value)}` : ''}</span></button></div>`
-    : '';
+/** One check as a table row; `fixButtons` false where the fixes apply to another gateway than the active one. */
+function checkRow(c: DiagnosisCheck, i: number, col: Columns, fixButtons = true): string {
+  const fixButton =
+    fixButtons && c.fixAction
+      ? `<div><button data-testid="fix-${esc(c.id)}" data-fix="${i}">${icon('wrench')}<span>${esc(fixLabel(c.fixAction.kind))}${c.fixAction.kind === 'set-base-url' ? `: ${esc(c.fixAction.value)}` : ''}</span></button></div>`
+      : '';
   return `<tr class="${c.result}" data-testid="check-${esc(c.id)}" data-result="${c.result}">
 <td class="status" data-label="${esc(col.status)}"><span class="status-icon">${icon(ICON[c.result])}</span> <span class="status-text" data-testid="status-text">${esc(statusWord(c.result))}</span></td>
 <td class="check" data-label="${esc(col.check)}"><b>${esc(c.title)}</b>${c.url ? `<div class="url">${esc(c.url)}</div>` : ''}</td>
@@ -72,18 +74,23 @@ function checkRow(c: DiagnosisCheck, i: number, col: Columns): string {
 <td class="fix" data-label="${esc(col.fix)}"><div class="fix-text" data-testid="fix-text">${esc(c.fix || '—')}</div>${fixButton}</td></tr>`;
 }
 
+/** The checks' table (its caption, column headers and one row per check). */
+export function checksTable(r: DiagnosisReport, fixButtons = true): string {
+  const col = columns();
+  return `<table class="checks"><caption class="sr-only">${esc(t('Checks'))}</caption>
+<colgroup><col class="c-status"><col class="c-check"><col class="c-http"><col class="c-cause"><col class="c-fix"></colgroup>
+<thead><tr><th scope="col">${esc(col.status)}</th><th scope="col">${esc(col.check)}</th><th scope="col">${esc(col.http)}</th><th scope="col">${esc(col.cause)}</th><th scope="col">${esc(col.fix)}</th></tr></thead>
+<tbody>${r.checks.map((c, i) => checkRow(c, i, col, fixButtons)).join('\n')}</tbody></table>`;
+}
+
 /** The report: a summary line, the actions, and one table row per check. */
 export function diagnoseBody(r: DiagnosisReport): string {
-  const col = columns();
   const token = r.maskedToken ? `<code>${esc(r.maskedToken)}</code>` : esc(t('(none)'));
   const counts = t('{0} failed, {1} warnings, {2} passed', r.summary.fail, r.summary.warn, r.summary.pass);
   return `<h2>${esc(t('Model Relay diagnosis'))}</h2>
 <p data-testid="diagnosis-summary">${esc(t('Base URL'))} <code>${esc(r.baseUrl || t('(not set)'))}</code> · ${esc(t('token'))} ${token}${r.tokenName ? ` (${esc(r.tokenName)})` : ''} · ${esc(t('proxy:'))} ${esc(r.proxy)} · <b>${esc(counts)}</b></p>
 <p class="actions"><button data-testid="copy-report" data-cmd="copy">${icon('copy')}<span>${esc(t('Copy report'))}</span></button> <button data-testid="rerun" data-cmd="rerun">${icon('refresh')}<span>${esc(t('Run again'))}</span></button> <button data-testid="rerun-media" data-cmd="rerunMedia">${icon('play')}<span>${esc(t('Run with image and video checks (billed)'))}</span></button></p>
-<table class="checks"><caption class="sr-only">${esc(t('Checks'))}</caption>
-<colgroup><col class="c-status"><col class="c-check"><col class="c-http"><col class="c-cause"><col class="c-fix"></colgroup>
-<thead><tr><th scope="col">${esc(col.status)}</th><th scope="col">${esc(col.check)}</th><th scope="col">${esc(col.http)}</th><th scope="col">${esc(col.cause)}</th><th scope="col">${esc(col.fix)}</th></tr></thead>
-<tbody>${r.checks.map((c, i) => checkRow(c, i, col)).join('\n')}</tbody></table>`;
+${checksTable(r)}`;
 }
 
 export const DIAGNOSE_CSS = `body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);background:var(--vscode-editor-background);padding:12px;overflow-wrap:break-word}

@@ -39,8 +39,13 @@ export interface StatusRow {
   icon?: string | undefined;
   tooltip?: string | undefined;
   command?: StatusCommand | undefined;
-  /** rows shown under this one (expanded) */
+  /** rows shown under this one (expanded unless `collapsed`) */
   children?: StatusRow[];
+  collapsed?: boolean | undefined;
+  /** what the view's item menus match on (a gateway node) */
+  contextValue?: string | undefined;
+  /** the gateway a gateway node stands for (Switch to This Gateway) */
+  gatewayId?: string | undefined;
 }
 
 const configure = (): StatusCommand => ({ command: CommandId.ConfigureBaseUrl, title: t('Configure Base URL') });
