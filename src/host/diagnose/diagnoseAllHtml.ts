@@ -51,7 +51,7 @@ function cell(a: SummaryAspect, c: SummaryCell): string {
 
 function summaryRow(r: GatewaySummaryRow): string {
   const target = anchor(r.gateway.id);
-  return `<tr class="${r.ok ? 'pass' : 'fail'}" data-testid="gateway-row" data-gateway="${esc(r.gateway.id)}" data-ok="${r.ok}">
+  return `<tr class="gateway" data-testid="gateway-row" data-gateway="${esc(r.gateway.id)}" data-ok="${r.ok}">
 <th scope="row" data-label="${esc(t('Gateway'))}"><b>${esc(r.gateway.name)}</b><div><a href="#${target}" data-open="${target}" data-testid="open-report">${esc(t('Full report'))}</a></div></th>
 ${SUMMARY_ASPECTS.map((a) => cell(a, r[a])).join('\n')}</tr>`;
 }
@@ -93,6 +93,7 @@ ${d.rows.map(reportBlock).join('\n')}`;
 export const DIAGNOSE_ALL_CSS = `table.gateways td,table.gateways th{vertical-align:top}table.gateways td.fail{background:var(--vscode-inputValidation-errorBackground)}table.gateways td.warn{background:var(--vscode-inputValidation-warningBackground)}
 table.gateways .cause,table.gateways .fix-text,ul.findings .fix-text{font-size:12px;color:var(--vscode-descriptionForeground);margin-top:2px}
 td.pass .status-icon,li.pass .status-icon{color:var(--vscode-testing-iconPassed,var(--vscode-charts-green))}td.fail .status-icon,li.fail .status-icon{color:var(--vscode-testing-iconFailed,var(--vscode-errorForeground))}td.warn .status-icon,li.warn .status-icon{color:var(--vscode-editorWarning-foreground)}
+@media (max-width:640px){table.gateways th[scope=row]{display:block;border-bottom:none;padding:6px 6px 0}table.gateways td::before{content:attr(data-label);display:block;font-size:11px;font-weight:600;color:var(--vscode-descriptionForeground)}}
 ul.findings{list-style:none;padding-left:0}ul.findings li{margin:6px 0}details{margin:12px 0}summary{cursor:pointer;font-weight:600}a{color:var(--vscode-textLink-foreground)}`;
 
 /** The one-gateway script, plus: a "Full report" link opens its gateway's disclosure and scrolls to it. */

@@ -66,7 +66,12 @@ export interface GatewayTokens {
 export async function gatewayTokens(
   gateways: readonly GatewayProfile[],
   tokensOf: (gatewayId: string) => GatewayTokens,
-): Promise<Pick<GatewaysDiagnosisInput, 'token' | 'tokenName'> & { secrets: string[] }> {
+): Promise<{
+  token: (gatewayId: string) => string | undefined;
+  tokenName: (gatewayId: string) => string | undefined;
+  /** every token read (to redact wherever it might appear) */
+  secrets: string[];
+}> {
   const values = new Map<string, { token: string | undefined; name: string | undefined }>();
   for (const g of gateways) {
     const store = tokensOf(g.id);
