@@ -2,7 +2,8 @@
 // modelRelay.baseUrl is the first gateway (the seeded token is its token), a second gateway comes from
 // modelRelay.gateways (machine settings); a click on the status bar opens Switch Gateway, picking the
 // second changes the status bar to "Gateway B · no token", a token added then belongs to B — B's
-// simulator sees it and the first never does.
+// simulator sees it and the first never does. The Status view is a tree of both gateways (the active one
+// expanded); a gateway node's inline "Switch to This Gateway" switches to it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -85,4 +86,41 @@ test('two gateways: the status bar names the active one; one click switches; a t
   await back.waitFor({ state: 'visible', timeout: 20_000 });
   await back.click();
   await waitFor(first);
+});
+
+/** The pane of one of our views (its header and body), by the view's name. */
+const pane = (name) => vs.page.locator('.pane', { has: vs.page.locator('.pane-header', { hasText: name }) }).first();
+/** A gateway's node in the Status view (a top-level row). */
+const gatewayNode = (name) => pane('Status').locator('.monaco-list-row[aria-level="1"]', { hasText: name }).first();
+
+async function waitForAttribute(locator, name, value, timeout = 30_000) {
+  const end = Date.now() + timeout;
+  let seen;
+  while (Date.now() < end) {
+    seen = await locator.getAttribute(name).catch(() => undefined);
+    if (seen === value) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${name} stayed ${seen}, expected ${value}`);
+}
+
+test('the Status view is a tree of both gateways: the active one expanded, the other collapsed; its inline action switches to it', async () => {
+  const first = new URL(simA.url).host;
+  await vs.runCommand('Model Relay: Focus on Status View');
+  await gatewayNode('Gateway B').waitFor({ state: 'visible', timeout: 30_000 });
+  await gatewayNode(first).waitFor({ state: 'visible', timeout: 30_000 });
+  await waitForAttribute(gatewayNode(first), 'aria-expanded', 'true');
+  assert.equal(await gatewayNode('Gateway B').getAttribute('aria-expanded'), 'false', 'the other gateway is collapsed');
+  // The active gateway's children: its tokens (masked) and its last request are shown.
+  const tokens = pane('Status').locator('.monaco-list-row[aria-level="2"]', { hasText: 'Tokens' });
+  assert.equal(await tokens.count(), 1, "only the active gateway's children are shown");
+  assert.ok(!(await pane('Status').innerText()).includes(simA.tokens.production), 'no token in the view');
+  await vs.screenshot('gateways-04-status-tree');
+
+  await gatewayNode('Gateway B').hover();
+  await gatewayNode('Gateway B').locator('.action-label[aria-label="Switch to This Gateway"]').click();
+  await waitFor('Gateway B · test');
+  await waitForAttribute(gatewayNode('Gateway B'), 'aria-expanded', 'true');
+  await waitForAttribute(gatewayNode(first), 'aria-expanded', 'false');
+  await vs.screenshot('gateways-05-status-tree-switched');
 });

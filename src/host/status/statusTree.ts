@@ -1,8 +1,8 @@
 /**
  * The Status view as a tree when there are several gateways: one node per gateway (its name, the
  * active token masked, the balance where known), under it the endpoint and its backups, the two
- * surfaces, the tokens (masked; a click on another one switches to it), the balance and the last
- * request that gateway served. The active gateway is expanded, the others collapsed; the shared rows
+ * surfaces, the tokens (masked; a click on another one switches to it), the balance (where known) and
+ * the last request that gateway served. The active gateway is expanded, the others collapsed; the shared rows
  * (models, proxy, diagnose) follow. With one gateway (or none) the rows are today's flat ones
  * (statusRows). The last request per gateway is kept by LastRequests (records name their gateway).
  * Plain Node, no `vscode`: src/extension/status/statusView.ts turns the rows into tree items.
@@ -109,11 +109,8 @@ function gatewayNode(g: GatewayFacts, f: StatusTreeFacts): StatusRow {
   const children = [
     ...gatewayEndpointRows(g, active),
     tokenRows(g, active),
-    ...(q
-      ? [balanceRow(q)]
-      : token
-        ? [{ id: 'balance', label: t('Balance'), description: t('not read yet'), icon: 'credit-card' }]
-        : []),
+    // Where known only: a gateway that does not tell (or was not read yet) has no balance row, as today.
+    ...(q ? [balanceRow(q)] : []),
     lastRequestRow(g.last),
   ].map((r) => within(id, r));
   return {
