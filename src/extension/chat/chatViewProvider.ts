@@ -35,6 +35,8 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
   private readonly chat: ChatView;
   private readonly models: ChatModels;
   private readonly imagesDir: vscode.Uri;
+  /** the subscriptions to the token stores of the gateways that are not active */
+  private otherTokens: vscode.Disposable | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -98,6 +100,12 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
         this.viewSubs?.dispose();
       },
     });
+    this.watchChanges(tokens);
+  }
+
+  /** What makes the model list or the streaming setting change: settings, the active gateway, tokens. */
+  private watchChanges(tokens: TokenStore): void {
+    const service = this.service;
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(`${SECTION}.stream`)) this.chat.streamingChanged(this.service.current.stream);
@@ -105,14 +113,43 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
           e.affectsConfiguration(`${SECTION}.models`) ||
           e.affectsConfiguration(`${SECTION}.baseUrl`) ||
           e.affectsConfiguration(`${SECTION}.gateways`)
-        )
+        ) {
+          this.watchOtherTokens();
           this.models.defaultsChanged();
+        }
       }),
     );
     // Another gateway made active: its group is marked, and its models are the defaults.
-    this._register(service.registry.onDidChange(() => this.models.defaultsChanged()));
-    // Which models a token sees depends on its group.
+    this._register(
+      service.registry.onDidChange(() => {
+        this.watchOtherTokens();
+        this.models.defaultsChanged();
+      }),
+    );
+    this._register({
+      dispose: () => {
+        this.otherTokens?.dispose();
+      },
+    });
+    this.watchOtherTokens();
+    // Which models a token sees depends on its group (the active gateway's tokens; the others' below).
     this._register(tokens.onDidChange(() => this.models.stale()));
+  }
+
+  /**
+   * A token added to, switched on or removed from another gateway adds, changes or removes its group
+   * (the active gateway's tokens are `tokens`, which follows the active gateway).
+   */
+  private watchOtherTokens(): void {
+    this.otherTokens?.dispose();
+    const { registry } = this.service;
+    const active = registry.activeId();
+    this.otherTokens = vscode.Disposable.from(
+      ...registry
+        .gateways()
+        .filter((g) => g.id !== active)
+        .map((g) => registry.tokensOf(g.id).onDidChange(() => this.models.stale())),
+    );
   }
 
   private imageBackend(): ImageBackend {
