@@ -20,6 +20,11 @@ export type ChatSurface = Surface;
 export interface ChatOptions {
   surface: ChatSurface;
   model: string;
+  /**
+   * the id of the gateway the model was picked from (the model picker groups models by gateway);
+   * absent, or a gateway no longer configured: the active gateway
+   */
+  gateway?: string | undefined;
   /** system prompt ('' = none); sent as a `system` message (compatible) or top-level `system` (native) */
   system: string;
   temperature: number;
@@ -72,7 +77,11 @@ export interface ChatErrorInfo {
   streamFailed?: string | undefined;
 }
 
-export type NoticeKind = 'buffering' | 'fallback' | 'streamIgnored';
+/**
+ * `failover`: the chosen gateway could not serve the request before anything of a reply arrived, and
+ * the next gateway of modelRelay.fallbacks was asked (the text names both and why)
+ */
+export type NoticeKind = 'buffering' | 'fallback' | 'streamIgnored' | 'failover';
 
 export interface ChatNotice {
   kind: NoticeKind;
@@ -145,6 +154,8 @@ export interface ChatEntry {
   status?: EntryStatus | undefined;
   surface?: ChatSurface | undefined;
   model?: string | undefined;
+  /** assistant only: the gateway that answered (shown in the reply's footer; saved with the entry) */
+  gateway?: ChatGatewayRef | undefined;
   usage?: ChatUsage | undefined;
   finishReason?: string | undefined;
   /** assistant only: the reply stopped at max tokens (the host decides, by the core's rule) */
@@ -165,12 +176,30 @@ export interface ModelOption {
   capabilities?: Capability[] | undefined;
 }
 
-export interface ModelList {
+/** A gateway as the chat names it: its id (settings, picker) and its name (shown). */
+export interface ChatGatewayRef {
+  id: string;
+  name: string;
+}
+
+/** One gateway's models in the picker (a group, labelled with the gateway's name). */
+export interface ModelGroup {
+  gateway: ChatGatewayRef;
+  /** the active gateway (a model of no chosen gateway is taken from it) */
+  active: boolean;
+  /** its models; a price only where this gateway publishes it */
   items: ModelOption[];
-  /** the configured defaults (modelRelay.models.chat / .native), listed first */
+  /** the gateway's configured defaults (its models.chat / .native), listed first in its group */
   defaults: { compatible: string; native: string };
+  /** why this gateway's models are not listed (failed, or no answer in time), in plain words */
+  error?: string | undefined;
+}
+
+/** The model picker's list: every gateway with a token (and the active one), in the settings' order. */
+export interface ModelList {
+  groups: ModelGroup[];
   loading: boolean;
-  /** why listing failed, in plain words */
+  /** why there is nothing to list at all (no gateway configured), in plain words */
   error?: string | undefined;
 }
 
@@ -217,6 +246,7 @@ const MAX_CODE = 1_000_000;
 export const chatOptionsSchema = z.object({
   surface: z.enum(['compatible', 'native']),
   model: z.string().max(200),
+  gateway: z.string().max(200).optional(),
   system: z.string().max(MAX_TEXT),
   temperature: z.number().min(0).max(2),
   maxTokens: z.number().int().min(1).max(1_000_000),

@@ -26,6 +26,9 @@ export const CHAT_STRING_KEYS = [
   'noModelChat',
   'loadingModels',
   'modelsFailed',
+  'gatewayGroup',
+  'gatewayGroupActive',
+  'gatewayModelsFailed',
   // conversation and composer
   'conversation',
   'empty',
@@ -85,6 +88,7 @@ export const CHAT_STRING_KEYS = [
   'usageTokens',
   'noUsage',
   'cutOff',
+  'answeredBy',
   // error card
   'kindNetwork',
   'kindTimeout',

@@ -1,6 +1,6 @@
-/** The model picker's order: the configured default for the surface first, then the rest. Pure. */
+/** The model picker's order within a gateway's group: its configured default for the surface first, then the rest. Pure. */
 import type { Capability } from '../gateway';
-import type { ChatSurface, ModelList } from './chatProtocol';
+import type { ChatSurface, ModelGroup } from './chatProtocol';
 
 /** The capability a surface needs. */
 const NEEDS: Record<ChatSurface, Capability> = { compatible: 'chat', native: 'native' };
@@ -11,7 +11,7 @@ const NEEDS: Record<ChatSurface, Capability> = { compatible: 'chat', native: 'na
  * every listed model that can serve the surface (models whose capabilities are unknown are kept),
  * alphabetically. No duplicates, no empty ids.
  */
-export function modelsForSurface(list: Pick<ModelList, 'items' | 'defaults'>, surface: ChatSurface): string[] {
+export function modelsForSurface(list: Pick<ModelGroup, 'items' | 'defaults'>, surface: ChatSurface): string[] {
   const other: ChatSurface = surface === 'native' ? 'compatible' : 'native';
   const fits = list.items
     .filter((m) => !m.capabilities || m.capabilities.length === 0 || m.capabilities.includes(NEEDS[surface]))

@@ -23,14 +23,8 @@ import { modelsForSurface } from '../shared/modelOrder';
 import { fill, type ChatStrings } from '../shared/chatStrings';
 import { createMarkdownRenderer } from './markdownRenderer';
 import { isEntryMessage, Transcript } from './transcript';
-import {
-  buildChatLayout,
-  fillModels,
-  onListClick,
-  readChatOptions,
-  renderModelPicker,
-  type ChatElements,
-} from './chatLayout';
+import { buildChatLayout, onListClick, readChatOptions, renderModelPicker, type ChatElements } from './chatLayout';
+import { fillModels, groupOf, pickedOf } from './modelPicker';
 import { Composer } from './composer';
 
 export interface VsCodeApi {
@@ -62,7 +56,7 @@ export class ChatApp {
   private readonly transcript: Transcript;
   /** the host's state, from its `init` (undefined until then: nothing is sent before it) */
   private snapshot: ChatSnapshot | undefined;
-  private models: ModelList = { items: [], defaults: { compatible: '', native: '' }, loading: false };
+  private models: ModelList = { groups: [], loading: false };
   private saveQueued = false;
   /** the selection sent with the last message (put back when the host refuses it) */
   private sentContext: SelectionContext | undefined;
@@ -145,16 +139,12 @@ export class ChatApp {
     this.ui.surface.addEventListener('change', () => {
       if (!this.snapshot) return;
       const s = this.ui.surface.value as ChatSurface;
-      const choices = modelsForSurface(this.models, s);
-      const preferred = this.models.defaults[s];
-      fillModels(
-        this.doc,
-        this.ui.model,
-        this.models,
-        s,
-        preferred || (choices.includes(this.ui.model.value) ? this.ui.model.value : (choices[0] ?? '')),
-        this.s,
-      );
+      // The model stays within its gateway's group: that gateway's default for the surface, else the same model.
+      const now = pickedOf(this.ui.model);
+      const home = groupOf(this.models, now.gateway);
+      const choices = home ? modelsForSurface(home, s) : [];
+      const model = home?.defaults[s] || (choices.includes(now.model) ? now.model : (choices[0] ?? ''));
+      fillModels(this.doc, this.ui.model, this.models, s, { gateway: home?.gateway.id, model }, this.s);
       this.optionsChanged();
     });
     this.ui.model.addEventListener('change', () => this.optionsChanged());
@@ -250,8 +240,10 @@ export class ChatApp {
 
   private renderModels(): void {
     if (!this.snapshot) return;
-    const { surface, model } = this.snapshot.options;
-    renderModelPicker(this.doc, this.ui, this.models, surface, model || this.models.defaults[surface], this.s);
+    const { surface, model, gateway } = this.snapshot.options;
+    const home = groupOf(this.models, gateway);
+    const picked = { gateway: home?.gateway.id ?? gateway, model: model || (home?.defaults[surface] ?? '') };
+    renderModelPicker(this.doc, this.ui, this.models, surface, picked, this.s);
   }
 
   private renderContext(): void {

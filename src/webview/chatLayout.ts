@@ -7,9 +7,9 @@
  */
 import { IMAGE_MIME_TYPES } from '../shared/chatImages';
 import type { ChatOptions, ChatSurface, ModelList, WebviewToHost } from '../shared/chatProtocol';
-import { modelsForSurface } from '../shared/modelOrder';
-import { fill, type ChatStrings } from '../shared/chatStrings';
+import type { ChatStrings } from '../shared/chatStrings';
 import { codicon, iconLabel } from './codicon';
+import { fillModels, modelsNote, pickedOf, type PickedModel } from './modelPicker';
 
 export interface ChatElements {
   list: HTMLElement;
@@ -204,58 +204,28 @@ export function buildChatLayout(doc: Document, root: HTMLElement, draft: string,
   return { ...top.ui, ...bottom.ui };
 }
 
-/** Fills the model select for a surface, with `selected` chosen (added when the list lacks it). */
-export function fillModels(
-  doc: Document,
-  select: HTMLSelectElement,
-  models: ModelList,
-  surface: ChatSurface,
-  selected: string,
-  s: ChatStrings,
-): void {
-  const ids = modelsForSurface(models, surface);
-  if (selected && !ids.includes(selected)) ids.unshift(selected);
-  const prices = new Map(models.items.map((m) => [m.id, m.price]));
-  const opts = ids.map((id) => {
-    const o = doc.createElement('option');
-    o.value = id;
-    const price = prices.get(id);
-    o.textContent = `${id === models.defaults[surface] ? fill(s.modelDefault, id) : id}${price ? ` · ${price}` : ''}`;
-    if (price) o.title = `${id}: ${price}`;
-    return o;
-  });
-  if (!opts.length) {
-    const o = doc.createElement('option');
-    o.value = '';
-    o.textContent = surface === 'native' ? s.noModelNative : s.noModelChat;
-    opts.push(o);
-  }
-  select.replaceChildren(...opts);
-  select.value = selected && ids.includes(selected) ? selected : (ids[0] ?? '');
-}
-
 /** The model picker and the note under it (loading, or why listing failed). */
 export function renderModelPicker(
   doc: Document,
   ui: ChatElements,
   models: ModelList,
   surface: ChatSurface,
-  selected: string,
+  picked: PickedModel,
   s: ChatStrings,
 ): void {
-  fillModels(doc, ui.model, models, surface, selected, s);
-  ui.modelsNote.textContent = models.loading ? s.loadingModels : models.error ? fill(s.modelsFailed, models.error) : '';
+  fillModels(doc, ui.model, models, surface, picked, s);
+  ui.modelsNote.textContent = modelsNote(models, s);
   ui.modelsNote.hidden = !ui.modelsNote.textContent;
-  ui.modelsNote.classList.toggle('error', !!models.error);
+  ui.modelsNote.classList.toggle('error', !models.loading && !!ui.modelsNote.textContent);
 }
 
-/** The options as the form shows them, clamped; unreadable numbers keep their previous values. */
+/** The options as the form shows them (the model with its gateway), clamped; unreadable numbers keep their previous values. */
 export function readChatOptions(ui: ChatElements, previous: ChatOptions): ChatOptions {
   const t = Number.parseFloat(ui.temperature.value);
   const m = Number.parseInt(ui.maxTokens.value, 10);
   return {
     surface: ui.surface.value === 'native' ? 'native' : 'compatible',
-    model: ui.model.value,
+    ...pickedOf(ui.model),
     system: ui.system.value,
     temperature: Number.isFinite(t) ? Math.min(2, Math.max(0, t)) : previous.temperature,
     maxTokens: Number.isFinite(m) && m >= 1 ? Math.min(1_000_000, m) : previous.maxTokens,

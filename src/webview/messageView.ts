@@ -183,11 +183,12 @@ export class MessageView {
     const box = el(d, 'div', `notice notice-${n.kind}`);
     box.setAttribute(
       'data-testid',
-      n.kind === 'buffering'
-        ? 'chat-buffering-notice'
-        : n.kind === 'fallback'
-          ? 'chat-fallback-notice'
-          : 'chat-stream-ignored-notice',
+      {
+        buffering: 'chat-buffering-notice',
+        fallback: 'chat-fallback-notice',
+        streamIgnored: 'chat-stream-ignored-notice',
+        failover: 'chat-failover-notice',
+      }[n.kind],
     );
     const p = el(d, 'span', 'notice-text');
     p.textContent = n.text;
@@ -216,10 +217,11 @@ function el(d: Document, tag: string, className: string): HTMLElement {
   return e;
 }
 
-/** "12 input · 34 output tokens · 1.2 s", plus a warning when the host says max tokens cut the reply off. */
+/** "answered by Beta · 12 input · 34 output tokens · 1.2 s" (the gateway when it is known), plus a warning when the host says max tokens cut the reply off. */
 export function usageLine(e: ChatEntry, s: ChatStrings): string | undefined {
   if (e.role !== 'assistant' || e.status === 'streaming') return undefined;
   const parts: string[] = [];
+  if (e.gateway) parts.push(fill(s.answeredBy, e.gateway.name));
   const u = e.usage;
   if (u && (u.inputTokens !== undefined || u.outputTokens !== undefined)) {
     parts.push(fill(s.usageTokens, u.inputTokens ?? '?', u.outputTokens ?? '?'));

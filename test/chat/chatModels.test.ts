@@ -2,19 +2,30 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ChatModels, type ModelSource } from '../../src/host/chat/chatModels';
-import type { ModelInfo } from '../../src/gateway';
+import type { GatewayModelList, GatewayProfile, ModelInfo } from '../../src/gateway';
 import type { ModelList } from '../../src/shared/chatProtocol';
 
-/** A model source whose loads finish when the test says (each call gets its own pending answer). */
+const gateway: GatewayProfile = { id: 'default', name: 'Relay', baseUrl: 'https://relay.example.com' };
+
+/** A model source of one gateway whose loads finish when the test says (each call gets its own pending answer). */
 function source() {
   const pending: Array<(models: ModelInfo[]) => void> = [];
-  const s: ModelSource = {
-    current: { models: { chat: 'gpt-4o-mini', native: 'claude-sonnet-4-5' } },
+  const s: ModelSource & { refreshModels(): Promise<ModelInfo[]> } = {
+    gateways: () => [
+      {
+        id: 'default',
+        name: 'Relay',
+        active: true,
+        defaults: { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' },
+      },
+    ],
     refreshModels: () => new Promise<ModelInfo[]>((resolve) => pending.push(resolve)),
+    listModels: async (): Promise<GatewayModelList[]> => [{ gateway, models: await s.refreshModels() }],
   };
   return { s, pending };
 }
 const model = (id: string) => ({ id }) as ModelInfo;
+const ids = (l: ModelList) => l.groups[0].items.map((m) => m.id);
 
 test('overlapping loads: the newest request wins even when the older one finishes last', async () => {
   const { s, pending } = source();
@@ -30,23 +41,17 @@ test('overlapping loads: the newest request wins even when the older one finishe
   await second;
   pending[0]([model('old-token-model')]);
   await first;
-  assert.deepEqual(
-    models.current.items.map((m) => m.id),
-    ['new-token-model'],
-  );
-  assert.deepEqual(
-    posted.at(-1)!.items.map((m) => m.id),
-    ['new-token-model'],
-    'the late answer is not posted either',
-  );
+  assert.deepEqual(ids(models.current), ['new-token-model']);
+  assert.deepEqual(ids(posted.at(-1)!), ['new-token-model'], 'the late answer is not posted either');
   assert.equal(models.current.loading, false);
 });
 
 test('an older load that fails late does not replace the newer list with its error', async () => {
   const { s, pending } = source();
   let calls = 0;
-  const failing: ModelSource = {
+  const failing: typeof s = {
     ...s,
+    listModels: async () => [{ gateway, models: await failing.refreshModels() }],
     refreshModels: () =>
       ++calls === 1
         ? new Promise<ModelInfo[]>((_, reject) => setTimeout(() => reject(new Error('old token')), 30))
@@ -61,9 +66,6 @@ test('an older load that fails late does not replace the newer list with its err
   const second = models.load();
   pending[0]([model('fresh')]);
   await Promise.all([first, second]);
-  assert.equal(models.current.error, undefined);
-  assert.deepEqual(
-    models.current.items.map((m) => m.id),
-    ['fresh'],
-  );
+  assert.equal(models.current.groups[0].error, undefined);
+  assert.deepEqual(ids(models.current), ['fresh']);
 });

@@ -17,7 +17,7 @@ import { sessionModels } from '../../src/host/chat/modelTraits';
 import type { ChatBackend } from '../../src/host/chat/session';
 import type { ChatRequest } from '../../src/gateway';
 import type { ChatEntry, HostToWebview, ImageAttachment, SelectionContext } from '../../src/shared/chatProtocol';
-import { imageFiles, opts, T, useSimulator } from './helpers';
+import { imageFiles, oneGateway, opts, T, useSimulator } from './helpers';
 
 const simulator = useSimulator();
 const settings = {
@@ -55,13 +55,9 @@ function rig(o: { from?: Pick<Rig, 'state' | 'files'>; streamSaveMs?: number; st
     settings: () => settings,
     models: sessionModels({
       overrides: () => ({}),
-      list: () => ({ items: [], defaults: { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' }, loading: false }),
+      list: () => oneGateway([], { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' }),
     }),
-    modelList: () => ({
-      items: [],
-      defaults: { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' },
-      loading: false,
-    }),
+    modelList: () => oneGateway([], { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' }),
     image: {
       model: () => 'gpt-image-1',
       generate: async (prompt, signal) => {

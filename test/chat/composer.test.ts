@@ -7,13 +7,13 @@ import type { ChatEntry, ChatSnapshot, ModelList, WebviewToHost } from '../../sr
 import { MAX_IMAGE_BYTES } from '../../src/shared/chatImages';
 import { makePng } from '../sim/server';
 import { chatStrings } from '../../src/host/chat/chatWords';
+import { oneGateway } from './helpers';
 
 const png = makePng('composer', 8);
-const models: ModelList = {
-  items: [{ id: 'gpt-4o-mini', capabilities: ['chat'] }],
-  defaults: { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' },
-  loading: false,
-};
+const models: ModelList = oneGateway([{ id: 'gpt-4o-mini', capabilities: ['chat'] }], {
+  compatible: 'gpt-4o-mini',
+  native: 'claude-sonnet-4-5',
+});
 const snapshot = (entries: ChatEntry[] = [], extra: Partial<ChatSnapshot> = {}): ChatSnapshot => ({
   entries,
   options: { surface: 'compatible', model: 'gpt-4o-mini', system: '', temperature: 0.7, maxTokens: 512 },

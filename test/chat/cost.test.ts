@@ -5,8 +5,8 @@
 import { imageFiles } from './helpers';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { replyCost } from '../../src/gateway';
-import { ChatModels } from '../../src/host/chat/chatModels';
+import { GatewaySet, listModelsAcross, replyCost } from '../../src/gateway';
+import { chatGateways, ChatModels } from '../../src/host/chat/chatModels';
 import { ChatSession } from '../../src/host/chat/session';
 import type { ChatOptions, ModelList } from '../../src/shared/chatProtocol';
 import { usageLine } from '../../src/webview/messageView';
@@ -56,28 +56,45 @@ test("a reply's usage line says what it cost where the gateway publishes the mod
   assert.doesNotMatch(usageLine(plain, chatStrings()) ?? '', /≈/);
 });
 
-test("the model picker's list carries each model's price", async () => {
-  const { client } = makeClient(real);
+test("the model picker's groups carry each gateway's own prices: none where that gateway publishes none", async () => {
+  const tokens: Record<string, string> = { real: real.tokens.production, strict: strict.tokens.production };
+  const set = new GatewaySet(
+    [
+      { id: 'real', name: 'Priced', baseUrl: real.url },
+      { id: 'strict', name: 'Unpriced', baseUrl: strict.url },
+    ],
+    { token: (id) => tokens[id] },
+  );
   let posted: ModelList | undefined;
-  const service = {
-    current: { models: { chat: 'gpt-4o-mini', native: 'claude-sonnet-4-5' } },
-    refreshModels: () => client.listModels(),
-    refreshPricing: () => client.account.pricing(),
-    price: (id: string) => ({ text: undefined as string | undefined, id }),
-  };
-  const prices = await client.account.pricing();
-  const { priceText } = await import('../../src/gateway');
-  service.price = (id: string) => ({ text: priceText(prices?.get(id)), id });
   const models = new ChatModels(
-    service,
+    {
+      gateways: () =>
+        chatGateways({
+          gateways: () => set.entries().map((e) => e.profile),
+          activeId: () => 'strict',
+          tokensOf: () => ({ activeName: () => 'production' }),
+        }),
+      listModels: (ids, boundMs) => listModelsAcross(set, { ids, boundMs }),
+      prices: (id) => set.get(id)!.account.pricing(),
+    },
     (m) => (posted = m),
     () => true,
   );
   await models.load();
-  assert.equal(posted?.items.find((m) => m.id === 'gpt-4o-mini')?.price, '$0.15 in / $0.60 out per 1M tokens');
+  const [priced, unpriced] = posted!.groups;
+  assert.deepEqual([priced.gateway.name, unpriced.gateway.name], ['Priced', 'Unpriced']);
+  assert.equal(unpriced.active, true);
+  assert.equal(priced.items.find((m) => m.id === 'gpt-4o-mini')?.price, '$0.15 in / $0.60 out per 1M tokens');
   assert.equal(
-    posted?.items.find((m) => m.id === 'gpt-image-1')?.price,
+    priced.items.find((m) => m.id === 'gpt-image-1')?.price,
     '$0.04 per call',
     'quoted for the default group',
   );
+  assert.ok(unpriced.items.some((m) => m.id === 'gpt-4o-mini'));
+  assert.ok(
+    unpriced.items.every((m) => m.price === undefined),
+    "the other gateway's price is never shown for this gateway's model",
+  );
+  assert.ok(models.priceOf('real', 'gpt-4o-mini'));
+  assert.equal(models.priceOf('strict', 'gpt-4o-mini'), undefined);
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatImageFiles } from '../../src/host/chat/imageFiles';
-import type { ChatOptions, ChatSurface } from '../../src/shared/chatProtocol';
+import type { ChatOptions, ChatSurface, ModelGroup, ModelList, ModelOption } from '../../src/shared/chatProtocol';
 
 export const T = { timeout: 20_000 };
 export const modelOf = (s: ChatSurface) => (s === 'native' ? 'claude-sonnet-4-5' : 'gpt-4o-mini');
@@ -28,4 +28,16 @@ export function imageFiles(): ChatImageFiles {
   const dir = mkdtempSync(join(tmpdir(), 'relay-chat-images-'));
   dirs.push(dir);
   return new ChatImageFiles(join(dir, 'chat-images'));
+}
+
+/** A model list of one gateway (the picker as it was before there were several gateways). */
+export function oneGateway(
+  items: ModelOption[],
+  defaults: ModelGroup['defaults'],
+  extra: Partial<ModelGroup> = {},
+): ModelList {
+  return {
+    groups: [{ gateway: { id: 'default', name: 'gateway.example.com' }, active: true, items, defaults, ...extra }],
+    loading: false,
+  };
 }

@@ -7,7 +7,7 @@ import {
   type ChatEntry,
   type ChatOptions,
   type HostToWebview,
-  type ModelList,
+  type ModelGroup,
 } from '../../src/shared/chatProtocol';
 import { modelsForSurface } from '../../src/shared/modelOrder';
 import { chatCsp, chatHtml } from '../../src/host/webviewHtml';
@@ -120,7 +120,7 @@ test('the HTML shell: strict CSP with a fresh crypto nonce, local resources only
 });
 
 test('model picker order: the configured default for the surface first, then fitting models', () => {
-  const list: Pick<ModelList, 'items' | 'defaults'> = {
+  const list: Pick<ModelGroup, 'items' | 'defaults'> = {
     items: [
       { id: 'zeta' },
       { id: 'gpt-4o-mini', capabilities: ['chat'] },

@@ -11,6 +11,7 @@ import type { ChatEntry, ChatSnapshot, HostToWebview, ModelList, WebviewToHost }
 import { chatStrings } from '../../src/host/chat/chatWords';
 import { useTranslations } from '../../src/gateway/l10n';
 import { reply, user } from './webview-harness';
+import { oneGateway } from './helpers';
 
 const ORIGIN = 'https://file+.vscode-resource.vscode-cdn.net';
 const BUNDLE = join(__dirname, '..', '..', '..', 'dist', 'webview.js');
@@ -211,15 +212,14 @@ function harness(saved?: unknown): Harness {
   return { win, app, posted, state, frames, list: q('chat-messages')!, q };
 }
 
-const models: ModelList = {
-  items: [
+const models: ModelList = oneGateway(
+  [
     { id: 'gpt-4o-mini', capabilities: ['chat'] },
     { id: 'claude-sonnet-4-5', capabilities: ['native'] },
     { id: 'gpt-4o' },
   ],
-  defaults: { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' },
-  loading: false,
-};
+  { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' },
+);
 
 function snapshot(entries: ChatEntry[], extra: Partial<ChatSnapshot> = {}): ChatSnapshot {
   return {
@@ -356,7 +356,15 @@ test('controls: Enter sends, Shift+Enter does not, Escape stops, Stop/Send swap 
   assert.deepEqual(h.posted.at(-1), {
     type: 'send',
     text: 'line one',
-    options: { surface: 'compatible', model: 'gpt-4o-mini', system: '', temperature: 0.7, maxTokens: 512 },
+    // the model with the gateway it is from (the only gateway listed)
+    options: {
+      surface: 'compatible',
+      model: 'gpt-4o-mini',
+      gateway: 'default',
+      system: '',
+      temperature: 0.7,
+      maxTokens: 512,
+    },
   });
   assert.equal(input.value, '');
   h.app.handle({ type: 'busy', busy: true });

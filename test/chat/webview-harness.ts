@@ -7,14 +7,11 @@ import { JSDOM } from 'jsdom';
 import { ChatApp, type VsCodeApi } from '../../src/webview/chatApp';
 import type { ChatEntry, ChatSnapshot, ModelList, WebviewToHost } from '../../src/shared/chatProtocol';
 import { chatStrings } from '../../src/host/chat/chatWords';
+import { oneGateway } from './helpers';
 
 export const ORIGIN = 'https://file+.vscode-resource.vscode-cdn.net';
 
-export const models: ModelList = {
-  items: [{ id: 'gpt-4o-mini' }],
-  defaults: { compatible: 'gpt-4o-mini', native: '' },
-  loading: false,
-};
+export const models: ModelList = oneGateway([{ id: 'gpt-4o-mini' }], { compatible: 'gpt-4o-mini', native: '' });
 
 export function snapshot(entries: ChatEntry[], extra: Partial<ChatSnapshot> = {}): ChatSnapshot {
   return {

@@ -163,6 +163,13 @@ test("the options are the host's: the page has no defaults of its own and sends 
   assert.deepEqual(h.posted.at(-1), {
     type: 'send',
     text: 'too early',
-    options: { surface: 'compatible', model: 'gpt-4o-mini', system: '', temperature: 0.3, maxTokens: 2048 },
+    options: {
+      surface: 'compatible',
+      model: 'gpt-4o-mini',
+      gateway: 'default',
+      system: '',
+      temperature: 0.3,
+      maxTokens: 2048,
+    },
   });
 });

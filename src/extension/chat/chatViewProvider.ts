@@ -7,7 +7,9 @@
  */
 import * as vscode from 'vscode';
 import { replyCost } from '../../gateway';
-import { ChatModels } from '../../host/chat/chatModels';
+import { listModelsAcross } from '../../gateway';
+import { chatGateways, ChatModels } from '../../host/chat/chatModels';
+import { gatewayBackend } from '../../host/chat/gatewayBackend';
 import { ChatView } from '../../host/chat/chatView';
 import { chatStrings } from '../../host/chat/chatWords';
 import { CHAT_IMAGES_FOLDER, ChatImageFiles } from '../../host/chat/imageFiles';
@@ -33,6 +35,8 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
   private readonly chat: ChatView;
   private readonly models: ChatModels;
   private readonly imagesDir: vscode.Uri;
+  /** the subscriptions to the token stores of the gateways that are not active */
+  private otherTokens: vscode.Disposable | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -46,15 +50,26 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       log.warn(`Chat images: ${what} failed: ${e instanceof Error ? e.message : String(e)}`),
     );
     this.chat = new ChatView({
-      // the active gateway's client at each request (Switch Gateway changes it)
-      backend: { chat: (r) => service.client.chat(r), chatStream: (r) => service.client.chatStream(r) },
+      // the chosen model's gateway (the active one by default), with modelRelay.fallbacks
+      backend: gatewayBackend({
+        set: service.gateways,
+        activeId: () => service.registry.activeId(),
+        fallbacks: () => service.current.fallbacks,
+        unconfigured: () => service.client,
+      }),
       state: context.workspaceState,
       files,
       settings: () => service.current,
       models: sessionModels({
         overrides: () => service.current.modelOverrides,
         list: () => this.models.current,
-        costOf: (model, usage) => replyCost(service.price(model).price, usage),
+        costOf: (model, usage, gateway) => {
+          const active = service.registry.activeId();
+          const price =
+            this.models.priceOf(gateway ?? active, model) ??
+            ((gateway ?? active) === active ? service.price(model).price : undefined);
+          return replyCost(price, usage);
+        },
       }),
       modelList: () => this.models.current,
       image: this.imageBackend(),
@@ -64,7 +79,18 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       ownsImageFolder: context.storageUri !== undefined,
     });
     this.models = new ChatModels(
-      service,
+      {
+        gateways: () => chatGateways(service.registry),
+        listModels: (ids, boundMs) => listModelsAcross(service.gateways, { ids, boundMs }),
+        // the active gateway's through the service, so every reader of its prices finds them (price())
+        prices: (id) =>
+          id === service.registry.activeId()
+            ? service.refreshPricing()
+            : service
+                .clientOf(id)
+                .account.pricing()
+                .catch(() => undefined),
+      },
       (models) => this.chat.post({ type: 'models', models }),
       () => this.chat.isReady,
     );
@@ -74,15 +100,56 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
         this.viewSubs?.dispose();
       },
     });
+    this.watchChanges(tokens);
+  }
+
+  /** What makes the model list or the streaming setting change: settings, the active gateway, tokens. */
+  private watchChanges(tokens: TokenStore): void {
+    const service = this.service;
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(`${SECTION}.stream`)) this.chat.streamingChanged(this.service.current.stream);
-        if (e.affectsConfiguration(`${SECTION}.models`) || e.affectsConfiguration(`${SECTION}.baseUrl`))
+        if (
+          e.affectsConfiguration(`${SECTION}.models`) ||
+          e.affectsConfiguration(`${SECTION}.baseUrl`) ||
+          e.affectsConfiguration(`${SECTION}.gateways`)
+        ) {
+          this.watchOtherTokens();
           this.models.defaultsChanged();
+        }
       }),
     );
-    // Which models a token sees depends on its group.
+    // Another gateway made active: its group is marked, and its models are the defaults.
+    this._register(
+      service.registry.onDidChange(() => {
+        this.watchOtherTokens();
+        this.models.defaultsChanged();
+      }),
+    );
+    this._register({
+      dispose: () => {
+        this.otherTokens?.dispose();
+      },
+    });
+    this.watchOtherTokens();
+    // Which models a token sees depends on its group (the active gateway's tokens; the others' below).
     this._register(tokens.onDidChange(() => this.models.stale()));
+  }
+
+  /**
+   * A token added to, switched on or removed from another gateway adds, changes or removes its group
+   * (the active gateway's tokens are `tokens`, which follows the active gateway).
+   */
+  private watchOtherTokens(): void {
+    this.otherTokens?.dispose();
+    const { registry } = this.service;
+    const active = registry.activeId();
+    this.otherTokens = vscode.Disposable.from(
+      ...registry
+        .gateways()
+        .filter((g) => g.id !== active)
+        .map((g) => registry.tokensOf(g.id).onDidChange(() => this.models.stale())),
+    );
   }
 
   private imageBackend(): ImageBackend {

@@ -93,6 +93,10 @@ export function restoreEntries(raw: unknown, files: ImageFiles): ChatEntry[] {
     if (!isEntry(e)) continue;
     const copy: ChatEntry = { ...e };
     delete copy.retry;
+    // the gateway that answered (entries saved before there were several gateways have none)
+    const gateway = gatewayRef(copy.gateway);
+    if (gateway) copy.gateway = gateway;
+    else delete copy.gateway;
     if (copy.role === 'assistant' && copy.status === 'streaming') copy.status = 'stopped';
     const inline = copy.role === 'assistant' ? takeInlineImages(copy.text, files) : undefined;
     if (inline) copy.text = inline.text;
@@ -102,6 +106,17 @@ export function restoreEntries(raw: unknown, files: ImageFiles): ChatEntry[] {
     out.push(copy);
   }
   return out;
+}
+
+/** The longest gateway id or name kept with an entry or the options. */
+const MAX_GATEWAY_CHARS = 200;
+
+/** A saved `{ id, name }` of a gateway, bounded; undefined when it is not one. */
+function gatewayRef(raw: unknown): ChatEntry['gateway'] {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const { id, name } = raw as Record<string, unknown>;
+  if (typeof id !== 'string' || typeof name !== 'string' || !id) return undefined;
+  return { id: id.slice(0, MAX_GATEWAY_CHARS), name: name.slice(0, MAX_GATEWAY_CHARS) };
 }
 
 function isEntry(e: unknown): e is ChatEntry {
@@ -151,7 +166,7 @@ function storeBase64(data: string, files: ImageFiles): ChatImage | undefined {
   return { mimeType, bytes: bytes.length, file: files.add(bytes, mimeType) };
 }
 
-/** The chat options to start with: what was saved, where valid, else the settings' defaults. */
+/** The chat options to start with: what was saved (the model with its gateway), where valid, else the settings' defaults. */
 export function restoreOptions(
   saved: Partial<ChatOptions> | undefined,
   s: {
@@ -168,9 +183,14 @@ export function restoreOptions(
       : surface === 'native'
         ? s.models.native
         : s.models.chat;
+  const gateway =
+    typeof saved?.gateway === 'string' && saved.gateway && saved.gateway.length <= MAX_GATEWAY_CHARS
+      ? saved.gateway
+      : undefined;
   return {
     surface,
     model,
+    ...(gateway ? { gateway } : {}),
     system: typeof saved?.system === 'string' ? saved.system : '',
     temperature:
       typeof saved?.temperature === 'number' && saved.temperature >= 0 && saved.temperature <= 2

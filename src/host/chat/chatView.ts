@@ -205,7 +205,8 @@ export class ChatView {
   }
 
   setOptions(o: ChatOptions): void {
-    const same = (Object.keys(o) as Array<keyof ChatOptions>).every((k) => o[k] === this.options[k]);
+    const keys = new Set([...Object.keys(o), ...Object.keys(this.options)]) as Set<keyof ChatOptions>;
+    const same = [...keys].every((k) => o[k] === this.options[k]);
     this.options = { ...o };
     if (!same) this.store.changed('now');
   }

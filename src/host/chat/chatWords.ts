@@ -27,6 +27,9 @@ function toolbar() {
     noModelChat: t('No model: set modelRelay.models.chat'),
     loadingModels: t('Loading models…'),
     modelsFailed: t('Could not list models: {0}'),
+    gatewayGroup: t('Gateway {0}'),
+    gatewayGroupActive: t('Gateway {0} (active)'),
+    gatewayModelsFailed: t('{0}: could not list models: {1}'),
   };
 }
 
@@ -96,6 +99,7 @@ function messages() {
     usageTokens: t('{0} input · {1} output tokens'),
     noUsage: t('no token usage reported'),
     cutOff: t('cut off at max tokens'),
+    answeredBy: t('answered by {0}'),
     imageNotLoaded: t('[image not loaded]'),
     imageNotLoadedAlt: t('[image not loaded: {0}]'),
     copy: t('Copy'),

@@ -19,8 +19,8 @@ export interface SessionModels {
   traits(model: string): ModelTraits;
   /** a listed model known to accept images, preferably on `surface` (suggested when one does not) */
   imageModel(surface: ChatSurface): string | undefined;
-  /** what a reply with this usage cost, where the gateway publishes the model's price ("≈ $0.0004") */
-  costOf?(model: string, usage: ChatUsage): string | undefined;
+  /** what a reply with this usage cost, where the gateway that answered (its id; undefined: the active one) publishes the model's price ("≈ $0.0004") */
+  costOf?(model: string, usage: ChatUsage, gateway?: string): string | undefined;
 }
 
 /** A model's traits from the overrides and the family table. */
@@ -37,17 +37,19 @@ export function imageCapableModel(
   return candidates.find((id) => modelTraits(id, overrides).imageInput === true);
 }
 
-/** The session's view of the models: the overrides (read at each use), the listed models, their prices. */
+/** The session's view of the models: the overrides (read at each use), the listed models of every gateway, their prices. */
 export function sessionModels(src: {
   overrides(): Readonly<Record<string, ModelOverride>>;
   list(): ModelList;
-  costOf?: ((model: string, usage: ChatUsage) => string | undefined) | undefined;
+  costOf?: ((model: string, usage: ChatUsage, gateway?: string) => string | undefined) | undefined;
 }): SessionModels {
   return {
     traits: (model) => modelTraits(model, src.overrides()),
     imageModel: (surface) => {
-      const list = src.list();
-      return imageCapableModel([...modelsForSurface(list, surface), ...list.items.map((m) => m.id)], src.overrides());
+      // the active gateway's models first, then the others'
+      const groups = [...src.list().groups].sort((a, b) => Number(b.active) - Number(a.active));
+      const candidates = groups.flatMap((g) => [...modelsForSurface(g, surface), ...g.items.map((m) => m.id)]);
+      return imageCapableModel(candidates, src.overrides());
     },
     ...(src.costOf ? { costOf: src.costOf } : {}),
   };

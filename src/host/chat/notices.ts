@@ -1,7 +1,8 @@
 /** The notices a chat reply can carry (in the display language), and when a failed stream offers a plain (non-streamed) retry. Plain Node. */
-import type { GatewayError } from '../../gateway';
+import type { FailoverEvent, GatewayError } from '../../gateway';
 import { t } from '../../gateway/l10n';
 import type { ChatEntry, ChatNotice } from '../../shared/chatProtocol';
+import { shortError } from '../errorWords';
 
 export function bufferingNotice(): string {
   return t(
@@ -11,6 +12,22 @@ export function bufferingNotice(): string {
 
 export function streamIgnoredNotice(): string {
   return t('The gateway answered in one piece although a stream was requested; the reply is complete.');
+}
+
+/** The line a failover adds to the reply: both gateways (and models) and why the first could not serve it. */
+export function failoverNotice(ev: FailoverEvent): string {
+  const e = ev.error;
+  const said = shortError(e)
+    .replace(/^HTTP \d+:? */, '')
+    .replace(/[.。\s]+$/, '');
+  return t(
+    'Gateway "{0}" ({1}) could not serve this request ({2}), so gateway "{3}" ({4}) was asked instead.',
+    ev.from.gatewayName,
+    ev.from.model,
+    e.status !== undefined ? `HTTP ${e.status}: ${said}` : said,
+    ev.to.gatewayName,
+    ev.to.model,
+  );
 }
 
 export function addNotice(entry: ChatEntry, n: ChatNotice): void {

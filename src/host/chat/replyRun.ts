@@ -4,11 +4,18 @@
  * reply ends; everything a streaming reply does to its entry (text, reasoning, retry notices, the
  * result, the failure) happens here. Plain Node, no `vscode`.
  */
-import { GatewayError, stoppedAtMaxTokens, type ChatEvent, type ChatResult, type RetryNotice } from '../../gateway';
+import {
+  GatewayError,
+  stoppedAtMaxTokens,
+  type ChatEvent,
+  type ChatResult,
+  type FailoverEvent,
+  type RetryNotice,
+} from '../../gateway';
 import type { ChatEntry, ChatUsage } from '../../shared/chatProtocol';
 import { errorInfo, shortError, StreamFailed } from '../errorWords';
 import type { SessionModels } from './modelTraits';
-import { offersPlainRetry } from './notices';
+import { addNotice, failoverNotice, offersPlainRetry } from './notices';
 
 /** What a reply reports to the session's listener (the subset of SessionEvent it emits). */
 export type RunEvent =
@@ -55,7 +62,7 @@ export class ReplyRun {
    * without one). A stream that fails outright throws StreamFailed: the same call without streaming is
    * offered, not made (it is billed again).
    */
-  async stream(events: AsyncIterable<ChatEvent>): Promise<ChatResult | undefined> {
+  async stream(events: AsyncIterable<ChatEvent | FailoverEvent>): Promise<ChatResult | undefined> {
     let result: ChatResult | undefined;
     try {
       for await (const ev of events) {
@@ -80,6 +87,9 @@ export class ReplyRun {
             this.endReasoning();
             result = ev.result;
             break;
+          case 'failover':
+            this.failedOver(ev);
+            break;
           case 'tool_call':
           case 'thinking_block':
             break;
@@ -98,12 +108,28 @@ export class ReplyRun {
     return result;
   }
 
-  /** The whole reply (streamed or not): its text, reasoning, usage with cost, finish reason. */
+  /** A non-streamed reply: the failovers on its way are noted like a stream's, then its result. */
+  async plain(reply: Promise<ChatResult & { failovers?: FailoverEvent[] | undefined }>): Promise<ChatResult> {
+    const { failovers, ...result } = await reply;
+    for (const f of failovers ?? []) this.failedOver(f);
+    return result;
+  }
+
+  /** The request moved to the next gateway before a reply began: a line on the reply says so. */
+  private failedOver(ev: FailoverEvent): void {
+    this.clearRetry();
+    addNotice(this.entry, { kind: 'failover', text: failoverNotice(ev) });
+    this.entry.model = ev.to.model;
+    this.emit({ type: 'entryUpdated', entry: this.entry });
+  }
+
+  /** The whole reply (streamed or not): its text, reasoning, usage with cost, finish reason, the gateway that answered. */
   finish(r: ChatResult, models: SessionModels | undefined): void {
     const e = this.entry;
     e.text = r.text;
     if (r.reasoning) e.reasoning = r.reasoning;
-    e.usage = withCost(r.usage ? { ...r.usage } : e.usage, e.model, models);
+    if (r.gateway) e.gateway = { id: r.gateway.id, name: r.gateway.name };
+    e.usage = withCost(r.usage ? { ...r.usage } : e.usage, e.model, e.gateway?.id, models);
     e.finishReason = r.finishReason ?? e.finishReason;
     if (stoppedAtMaxTokens(e.finishReason)) e.cutOff = true;
     e.status = 'done';
@@ -148,12 +174,13 @@ export class ReplyRun {
   }
 }
 
-/** The usage with its cost added, where the model's price is known. */
+/** The usage with its cost added, where the price of the model at the gateway that answered is known. */
 function withCost(
   u: ChatUsage | undefined,
   model: string | undefined,
+  gateway: string | undefined,
   models: SessionModels | undefined,
 ): ChatUsage | undefined {
-  const cost = u && model ? models?.costOf?.(model, u) : undefined;
+  const cost = u && model ? models?.costOf?.(model, u, gateway) : undefined;
   return cost ? { ...u, cost } : u;
 }

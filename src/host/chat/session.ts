@@ -20,8 +20,11 @@
  *   may go) and stored as files (./imageFiles.ts); an `/image` reply's image is stored the same way.
  *   What later requests send of them, and what the transcript keeps, follows ./history.ts, for the
  *   live list and a restored one alike. Reasoning streams as `entryReasoning`.
+ * - A reply goes to the gateway its model was picked from (`options.gateway`), with
+ *   modelRelay.fallbacks: a failover before the reply began adds a `failover` notice (both gateways
+ *   and why), and the reply records the gateway that answered (`entry.gateway`, in its footer).
  */
-import type { ChatEvent, ChatRequest, ChatResult } from '../../gateway';
+import type { ChatEvent, ChatRequest, ChatResult, FailoverEvent } from '../../gateway';
 import type { ChatEntry, ChatOptions, ImageAttachment, SelectionContext } from '../../shared/chatProtocol';
 import { sniffImage } from '../../shared/chatImages';
 import { t } from '../../gateway/l10n';
@@ -32,10 +35,14 @@ import type { ModelTraits, SessionModels } from './modelTraits';
 import { addNotice, bufferingNotice, streamIgnoredNotice } from './notices';
 import { ReplyRun } from './replyRun';
 
-/** The part of GatewayClient a session uses. */
+/**
+ * Where the session's requests go: a GatewayClient, or the chat across gateways (./gatewayBackend.ts):
+ * `gateway` is the id of the gateway the model was picked from (undefined: the active one). A
+ * failover before a reply began is a `failover` event (streamed) or listed in `failovers`.
+ */
 export interface ChatBackend {
-  chat(req: ChatRequest): Promise<ChatResult>;
-  chatStream(req: ChatRequest): AsyncIterable<ChatEvent>;
+  chat(req: ChatRequest, gateway?: string): Promise<ChatResult & { failovers?: FailoverEvent[] | undefined }>;
+  chatStream(req: ChatRequest, gateway?: string): AsyncIterable<ChatEvent | FailoverEvent>;
 }
 
 /** Generates an image for `/image <prompt>`: its bytes and where it was saved for the user. */
@@ -295,10 +302,11 @@ export class ChatSession {
         signal: run.signal,
         onRetry: (n) => run.noteRetry(n),
       };
+      const backend = this.init.backend;
       const result =
         this.init.streaming() && !plainBecause
-          ? await run.stream(this.init.backend.chatStream({ ...req, stream: true }))
-          : await this.init.backend.chat({ ...req, stream: false });
+          ? await run.stream(backend.chatStream({ ...req, stream: true }, options.gateway))
+          : await run.plain(backend.chat({ ...req, stream: false }, options.gateway));
       if (result) this.finish(run, result);
       if (plainBecause) addNotice(entry, { kind: 'fallback', text: plainBecause });
     } catch (e) {
