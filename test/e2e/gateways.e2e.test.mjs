@@ -3,16 +3,18 @@
 // modelRelay.gateways (machine settings); a click on the status bar opens Switch Gateway, picking the
 // second changes the status bar to "Gateway B · no token", a token added then belongs to B — B's
 // simulator sees it and the first never does. The Status view is a tree of both gateways (the active one
-// expanded); a gateway node's inline "Switch to This Gateway" switches to it.
+// expanded); a gateway node's inline "Switch to This Gateway" switches to it. The chat's model picker
+// shows both gateways' models in groups, a reply goes to the picked model's gateway, and with A
+// failing before the first byte, modelRelay.fallbacks moves the reply to B with a line in the chat.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { launchVSCode, repoRoot } from './harness.mjs';
+import { launchVSCode, repoRoot, webviewFrame } from './harness.mjs';
 
-const { startSimulator } = createRequire(import.meta.url)(join(repoRoot, 'out/test/sim/server.js'));
+const { startSimulator, credentialDigest } = createRequire(import.meta.url)(join(repoRoot, 'out/test/sim/server.js'));
 
 let simA;
 let simB;
@@ -26,6 +28,8 @@ before(async () => {
   const machine = {
     'modelRelay.baseUrl': simA.url,
     'modelRelay.gateways': [{ id: 'b', name: 'Gateway B', baseUrl: simB.url }],
+    'modelRelay.fallbacks': { 'gpt-4o-mini': [{ gateway: 'b', model: 'gpt-4o-mini' }] },
+    'modelRelay.maxRetries': 0,
   };
   vs = await launchVSCode({
     workspaceDir: workspace,
@@ -123,4 +127,61 @@ test('the Status view is a tree of both gateways: the active one expanded, the o
   await waitForAttribute(gatewayNode('Gateway B'), 'aria-expanded', 'true');
   await waitForAttribute(gatewayNode(first), 'aria-expanded', 'false');
   await vs.screenshot('gateways-05-status-tree-switched');
+});
+
+const chat = () => webviewFrame(vs.page);
+const chatPaths = /^\/v1\/(chat\/completions|messages)$/;
+const chats = (sim) => sim.log.filter((r) => chatPaths.test(r.path));
+const replies = () => chat().locator('[data-testid="chat-message"][data-role="assistant"]');
+
+/** Picks `model` of gateway `gateway` in the grouped picker (the same id may be in both groups). */
+async function pick(gateway, model) {
+  const select = chat().locator('[data-testid="chat-model"]');
+  const index = await select.evaluate(
+    (s, [g, m]) => [...s.options].findIndex((o) => o.value === m && o.getAttribute('data-gateway') === g),
+    [gateway, model],
+  );
+  assert.ok(index >= 0, `${model} of gateway ${gateway} is in the picker`);
+  await select.selectOption({ index });
+}
+
+async function say(text) {
+  await chat().locator('[data-testid="chat-input"]').fill(text);
+  await chat().locator('[data-testid="chat-input"]').press('Enter');
+}
+
+test('the chat: the picker groups both gateways, a reply goes to the picked gateway, a failover to B is shown', async () => {
+  await vs.runCommand('Model Relay: Open Chat');
+  await chat().locator('[data-testid="chat-input"]').waitFor({ state: 'visible', timeout: 60_000 });
+  const groups = chat().locator('[data-testid="chat-model"] optgroup');
+  const end = Date.now() + 30_000;
+  while ((await groups.count()) < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 250));
+  const labels = await groups.evaluateAll((gs) => gs.map((g) => g.getAttribute('label') ?? ''));
+  assert.equal(labels.length, 2, `two groups: ${labels.join(' | ')}`);
+  assert.ok(labels.some((l) => l.includes('Gateway B')) && labels.some((l) => l.includes(new URL(simA.url).host)));
+
+  // A's model, asked of A with A's token only.
+  const [a0, b0] = [chats(simA).length, chats(simB).length];
+  await pick('default', 'gpt-4o-mini');
+  await say('hello gateway A');
+  await replies().nth(0).and(chat().locator('[data-status="done"]')).waitFor({ timeout: 30_000 });
+  assert.match(await replies().nth(0).innerText(), /Echo: hello gateway A/);
+  assert.equal(chats(simA).length, a0 + 1);
+  assert.equal(chats(simB).length, b0, 'B was not asked');
+  assert.equal(chats(simA).at(-1).tokenName, 'production');
+
+  // A refuses before the first byte (503, no retries set): the fallback B answers, and the chat says so.
+  simA.fault({ kind: 'status', status: 503, path: '/v1/chat/completions', count: 1 });
+  await pick('default', 'gpt-4o-mini');
+  await say('hello through the fallback');
+  await replies().nth(1).and(chat().locator('[data-status="done"]')).waitFor({ timeout: 30_000 });
+  const notice = replies().nth(1).locator('[data-testid="chat-failover-notice"]');
+  await notice.waitFor({ timeout: 10_000 });
+  assert.match(await notice.innerText(), /Gateway B/);
+  assert.match(await replies().nth(1).innerText(), /Echo: hello through the fallback/);
+  assert.match(await replies().nth(1).innerText(), /Gateway B/, 'the footer names the gateway that answered');
+  assert.equal(chats(simB).at(-1).tokenName, 'test', "B was asked with B's token");
+  assert.ok(!simB.credentials.includes(credentialDigest(simA.tokens.production)), "B never saw A's token");
+  assert.ok(!simA.credentials.includes(credentialDigest(simB.tokens.test)), "A never saw B's token");
+  await vs.screenshot('gateways-06-chat-failover');
 });
