@@ -69,7 +69,7 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   const diagnoseMarkdown = (signal: AbortSignal) => diagnose.markdown(signal);
   registerAllCommands(context, hub, { service, tokens, kept, cli }, log, diagnose);
   registerVideo(context, hub, service);
-  registerLanguageModels(context, hub, service, tokens, log);
+  registerLanguageModels(context, hub, service, log);
   registerParticipant(context, hub, service, log, diagnoseMarkdown);
   registerTools(context, hub, service, log, diagnoseMarkdown);
   registerChat(context, hub, service, tokens, log);
