@@ -51,7 +51,8 @@ async function drive(title, label, { model, timeout = 150_000 } = {}) {
   rmSync(outFile, { force: true });
   await vs.runCommand('Notifications: Clear All Notifications').catch(() => {});
   await vs.runCommand(title);
-  if (model) await vs.answerInput(model, { expect: 'LM Driver: model id' });
+  // The provider's ids are `<gateway id>/<model id>`; the settings here make the `default` gateway.
+  if (model) await vs.answerInput(`default/${model}`, { expect: 'LM Driver: model id' });
   const dialogs = [];
   const toast = vs.page.locator('.notification-toast', { hasText: `LM Driver: ${label} ` }).first();
   const end = Date.now() + timeout;
@@ -99,7 +100,7 @@ async function toolLoop(t, model, path, otherPath, shot) {
   const out = await drive('LM Driver: Tool Loop', `toolLoop ${model}`, { model });
   t.diagnostic(JSON.stringify({ model: out.model, turn1: out.turn1, turn2: out.turn2, dialogs: out.dialogs }));
   assert.ok(out.ok, `the scenario ran: ${out.error} (${out.message})`);
-  assert.equal(out.model.id, model);
+  assert.equal(out.model.id, `default/${model}`);
   const calls = out.turn1.parts.filter((p) => p.kind === 'toolCall');
   assert.equal(calls.length, 1, 'turn 1: exactly one tool call part');
   assert.equal(out.turn1.toolCall.name, 'get_weather');

@@ -11,7 +11,14 @@ import assert from 'node:assert/strict';
 import { GatewaySet, chatStreamAcross, type ChatEvent, type GatewayProfile } from '../../src/gateway';
 import { TokenStore } from '../../src/host/gateways/tokenStore';
 import { tokenKeys } from '../../src/host/gateways/activeToken';
-import { gatewayOfModel, lmModelId, lmRoutes, lmTarget, withFailoverNotices } from '../../src/host/lm/lmGateways';
+import {
+  ToolCallOrigins,
+  gatewayOfModel,
+  lmModelId,
+  lmRoutes,
+  lmTarget,
+  withFailoverNotices,
+} from '../../src/host/lm/lmGateways';
 import { LmModelLists, type LmGatewayModels, type LmListSource } from '../../src/host/lm/lmModels';
 import { credentialDigest, defaultConfig, startSimulator, type Simulator } from '../sim/server';
 import { InMemoryMemento, InMemorySecretStorage } from '../fakes/state';
@@ -257,4 +264,53 @@ test('without a failover the reply is the gateway’s alone', async () => {
     withFailoverNotices(chatStreamAcross(p.gateways, lmRoutes({ id: 'a/gpt-4o-mini' }, p.gateways, 'a', {}), req)),
   );
   assert.ok(!events.some((e) => e.type === 'text' && e.text.startsWith('↪')));
+});
+
+test("a gateway tool called by gateway B's model runs on B: the provider remembers its replies' calls", async () => {
+  const p = threeGateways();
+  const origins = new ToolCallOrigins();
+  const tools = [
+    {
+      name: 'modelRelay_listModels',
+      description: 'Lists the models',
+      inputSchema: { type: 'object', properties: { capability: { type: 'string' } } },
+    },
+  ];
+  const req = {
+    surface: 'compatible' as const,
+    messages: [{ role: 'user' as const, content: 'which models? call modelRelay_listModels' }],
+    tools,
+    toolMode: 'required' as const,
+  };
+  const events = await collect(
+    chatStreamAcross(p.gateways, lmRoutes({ id: 'b/gpt-4o-mini' }, p.gateways, 'a', {}), req),
+  );
+  const done = events.find((e) => e.type === 'done');
+  assert.ok(done?.type === 'done');
+  const call = done.result.toolCalls[0];
+  assert.equal(call?.name, 'modelRelay_listModels');
+  origins.remember(done.result.gateway?.id, done.result.toolCalls);
+  // VS Code hands the tool the input of the call part the provider reported (a copy of it).
+  assert.equal(origins.gatewayOf(call.name, JSON.parse(JSON.stringify(call.input))), 'b');
+  assert.equal(origins.gatewayOf(call.name, { capability: 'something else' }), undefined, 'a call no reply made');
+  assert.equal(origins.gatewayOf('modelRelay_diagnose', call.input), undefined);
+});
+
+test('tool call origins are bounded in age and count; a call without a gateway is not kept', () => {
+  let now = 0;
+  const origins = new ToolCallOrigins(() => now);
+  origins.remember(undefined, [{ name: 't', input: {} }]);
+  assert.equal(origins.gatewayOf('t', {}), undefined);
+  origins.remember('b', [{ name: 't', input: { n: 0 } }]);
+  origins.remember('c', [{ name: 't', input: { n: 0 } }]);
+  assert.equal(origins.gatewayOf('t', { n: 0 }), 'c', 'the latest call wins');
+  now = 10 * 60_000;
+  assert.equal(origins.gatewayOf('t', { n: 0 }), undefined, 'forgotten after ten minutes');
+  origins.remember(
+    'b',
+    Array.from({ length: 100 }, (_, n) => ({ name: 't', input: { n } })),
+  );
+  assert.equal(origins.gatewayOf('t', { n: 35 }), undefined, 'the oldest go first');
+  assert.equal(origins.gatewayOf('t', { n: 36 }), 'b');
+  assert.equal(origins.gatewayOf('t', { n: 99 }), 'b');
 });

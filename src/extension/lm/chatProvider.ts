@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { abortOn, withAbort } from '../../host/cancellation';
 import { errorSentence } from '../../host/errorWords';
 import { lmErrorCode } from '../../host/lm/lmErrors';
-import { lmModelId, lmRoutes, withFailoverNotices } from '../../host/lm/lmGateways';
+import { lmModelId, lmRoutes, withFailoverNotices, type ToolCallOrigins } from '../../host/lm/lmGateways';
 import { LmModelLists, type LmListSource } from '../../host/lm/lmModels';
 import { lmToChatRequest } from '../../host/lm/lmRequest';
 import { modelProfile, type ModelProfile } from '../../host/lm/modelProfile';
@@ -133,7 +133,10 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
   readonly models: LmModelLists;
   private readonly thinking = new ThinkingCache();
   private readonly tokens = new TokenCounter(loadTokenizer);
-  constructor(private readonly service: GatewayService) {
+  constructor(
+    private readonly service: GatewayService,
+    private readonly origins: ToolCallOrigins,
+  ) {
     this.models = new LmModelLists(listSource(service), () => this.emitter.fire());
   }
 
@@ -223,6 +226,8 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
         break;
       }
       case 'done':
+        // The gateway tools these calls name run on the gateway that answered.
+        this.origins.remember(e.result.gateway?.id, e.result.toolCalls);
         // Signed thinking goes back with the tool results of these calls (the stable API cannot carry it).
         this.thinking.remember(
           e.result.toolCalls.map((c) => c.id),
@@ -246,6 +251,7 @@ export function registerLanguageModels(
   hub: Registrar,
   service: GatewayService,
   log: vscode.LogOutputChannel,
+  origins: ToolCallOrigins,
 ): void {
   const lm = (vscode as { lm?: { registerLanguageModelChatProvider?: unknown } }).lm;
   if (typeof lm?.registerLanguageModelChatProvider !== 'function') {
@@ -257,7 +263,7 @@ export function registerLanguageModels(
     );
     return;
   }
-  const provider = new RelayChatProvider(service);
+  const provider = new RelayChatProvider(service, origins);
   const changed = () => provider.models.serviceChanged();
   const watched = new TokenWatch(service, changed);
   context.subscriptions.push(

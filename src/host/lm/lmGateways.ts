@@ -90,3 +90,46 @@ export async function* withFailoverNotices(events: AsyncIterable<ChatEvent | Fai
     yield e;
   }
 }
+
+/** How long a tool call of ours is remembered for the tool it calls (the agent runs it at once, or after a confirmation). */
+const ORIGIN_TTL_MS = 10 * 60_000;
+/** At most this many calls are remembered (the oldest go first). */
+const ORIGIN_MAX = 64;
+
+/**
+ * Which gateway's model asked for a tool call. VS Code does not tell a tool which model called it;
+ * the provider remembers the calls its replies made (name and input, with the gateway that
+ * answered), so a gateway tool (`#` tools) called by another gateway's model runs on that gateway.
+ * A call no reply of ours made (another vendor's model, the user's `#` reference) is the active
+ * gateway's. Bounded in count and age; nothing but names, inputs and gateway ids is kept.
+ */
+export class ToolCallOrigins {
+  private calls: Array<{ key: string; gateway: string; at: number }> = [];
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** The tool calls of a reply that `gateway` answered. */
+  remember(gateway: string | undefined, calls: ReadonlyArray<{ name: string; input: unknown }>): void {
+    if (!gateway || !calls.length) return;
+    const at = this.now();
+    this.calls = [
+      ...this.calls.filter((c) => at - c.at < ORIGIN_TTL_MS),
+      ...calls.map((c) => ({ key: callKey(c.name, c.input), gateway, at })),
+    ].slice(-ORIGIN_MAX);
+  }
+
+  /** The gateway whose model made this call (the latest such call), if one of ours did lately. */
+  gatewayOf(name: string, input: unknown): string | undefined {
+    const key = callKey(name, input);
+    const at = this.now();
+    for (let i = this.calls.length - 1; i >= 0; i--) {
+      const c = this.calls[i];
+      if (c.key === key && at - c.at < ORIGIN_TTL_MS) return c.gateway;
+    }
+    return undefined;
+  }
+}
+
+function callKey(name: string, input: unknown): string {
+  return `${name}\0${JSON.stringify(input ?? {})}`;
+}
