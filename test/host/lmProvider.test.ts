@@ -1,6 +1,7 @@
 /**
- * The language-model provider's model list and errors, against the simulator: /v1/models is read
- * once and served from a cache until the gateway or token changes (a read in flight then never fills
+ * The language-model provider's model list (one gateway here; several in lmGateways.test.ts) and
+ * errors, against the simulator: /v1/models is read once and served from a cache until the
+ * gateway or token changes (a read in flight then never fills
  * the cache); a change of how models are described fires one change without reading again; and a
  * gateway error becomes the LanguageModelError kind VS Code understands (no permission, no such
  * model, blocked for now), from real answers of a new-api gateway.
