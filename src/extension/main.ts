@@ -26,6 +26,7 @@ import { registerLanguageModels } from './lm/chatProvider';
 import { checkLanguageModels } from './lm/checkModels';
 import { registerParticipant } from './lm/participant';
 import { registerTools } from './lm/agentTools';
+import { ToolCallOrigins } from '../host/lm/lmGateways';
 import { DiagnoseController } from './diagnose/diagnosePanel';
 import { NativeCliSetup } from './tools/nativeCli';
 import { KeptBaseUrl } from '../host/gateways/baseUrlChoice';
@@ -70,9 +71,11 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   const diagnoseMarkdown = (signal: AbortSignal) => diagnose.markdown(signal);
   registerAllCommands(context, hub, { service, tokens, kept, cli }, log, diagnose);
   registerVideo(context, hub, service);
-  registerLanguageModels(context, hub, service, tokens, log);
+  // The gateway tools run on the gateway whose model called them (the provider remembers its replies' calls).
+  const toolOrigins = new ToolCallOrigins();
+  registerLanguageModels(context, hub, service, log, toolOrigins);
   registerParticipant(context, hub, service, log, diagnoseMarkdown);
-  registerTools(context, hub, service, log, diagnoseMarkdown);
+  registerTools(context, hub, service, log, diagnoseMarkdown, toolOrigins);
   registerChat(context, hub, service, tokens, log);
   const missing = hub.unimplemented();
   if (missing.length)

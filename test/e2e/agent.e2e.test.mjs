@@ -43,6 +43,9 @@ after(async () => {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** The provider's id of a model: `<gateway id>/<model id>` (the settings here make the `default` gateway). */
+const lmId = (model) => `default/${model}`;
+
 /**
  * Runs an LM Driver command (answering its model prompt), confirms any modal dialog VS Code shows
  * meanwhile (recording its text), waits for "LM Driver: <label> done|failed", returns the outcome.
@@ -51,7 +54,7 @@ async function drive(title, label, { model, timeout = 150_000 } = {}) {
   rmSync(outFile, { force: true });
   await vs.runCommand('Notifications: Clear All Notifications').catch(() => {});
   await vs.runCommand(title);
-  if (model) await vs.answerInput(model, { expect: 'LM Driver: model id' });
+  if (model) await vs.answerInput(lmId(model), { expect: 'LM Driver: model id' });
   const dialogs = [];
   const toast = vs.page.locator('.notification-toast', { hasText: `LM Driver: ${label} ` }).first();
   const end = Date.now() + timeout;
@@ -96,10 +99,10 @@ const during = (out, path, from = out.startedAt, to = out.finishedAt) =>
   sim.log.filter((r) => r.path === path && r.time >= from - 5 && r.time <= to + 5);
 
 async function toolLoop(t, model, path, otherPath, shot) {
-  const out = await drive('LM Driver: Tool Loop', `toolLoop ${model}`, { model });
+  const out = await drive('LM Driver: Tool Loop', `toolLoop ${lmId(model)}`, { model });
   t.diagnostic(JSON.stringify({ model: out.model, turn1: out.turn1, turn2: out.turn2, dialogs: out.dialogs }));
   assert.ok(out.ok, `the scenario ran: ${out.error} (${out.message})`);
-  assert.equal(out.model.id, model);
+  assert.equal(out.model.id, lmId(model));
   const calls = out.turn1.parts.filter((p) => p.kind === 'toolCall');
   assert.equal(calls.length, 1, 'turn 1: exactly one tool call part');
   assert.equal(out.turn1.toolCall.name, 'get_weather');
@@ -133,7 +136,7 @@ for (const [model, path, shot] of [
   ['claude-sonnet-4-5', '/v1/messages', 'agent-04-image-native'],
 ]) {
   test(`image question on ${model}: the image reaches the gateway; capabilities and token counts`, async (t) => {
-    const out = await drive('LM Driver: Image Question', `imageQuestion ${model}`, { model });
+    const out = await drive('LM Driver: Image Question', `imageQuestion ${lmId(model)}`, { model });
     t.diagnostic(
       JSON.stringify({
         capabilities: out.capabilities,

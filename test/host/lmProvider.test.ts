@@ -1,15 +1,16 @@
 /**
- * The language-model provider's model list and errors, against the simulator: /v1/models is read
- * once and served from a cache until the gateway or token changes (a read in flight then never fills
+ * The language-model provider's model list (one gateway here; several in lmGateways.test.ts) and
+ * errors, against the simulator: /v1/models is read once and served from a cache until the
+ * gateway or token changes (a read in flight then never fills
  * the cache); a change of how models are described fires one change without reading again; and a
  * gateway error becomes the LanguageModelError kind VS Code understands (no permission, no such
  * model, blocked for now), from real answers of a new-api gateway.
  */
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChatRequest, ModelInfo } from '../../src/gateway';
+import { GatewaySet, type ChatRequest } from '../../src/gateway';
 import { lmErrorCode } from '../../src/host/lm/lmErrors';
-import { LmModelList, type LmListSource } from '../../src/host/lm/lmModels';
+import { LmModelLists, type LmGatewayModels, type LmListSource } from '../../src/host/lm/lmModels';
 import { startSimulator, type Simulator } from '../sim/server';
 import { makeClient, thrown } from '../gateway/helpers';
 
@@ -22,25 +23,34 @@ beforeEach(() => sim.reset());
 
 const modelReads = () => sim.log.filter((r) => r.path === '/v1/models').length;
 
-/** The provider's view of the service: the gateway, the active token, the settings that describe a model. */
+/** The provider's view of the service: one gateway, its active token, the settings that describe a model. */
 function service() {
   const s = { base: sim.url, token: 'production', surface: 'compatible', prices: new Map<string, string>() };
+  const gateways = new GatewaySet([{ id: 'g', name: 'Gateway', baseUrl: sim.url }], {
+    token: () => sim.tokens[s.token],
+  });
   const source: LmListSource = {
-    refreshModels: (signal) => makeClient(sim, { tokenName: s.token }).client.listModels(signal),
+    gateways,
+    boundMs: 2_000,
+    listed: () => ['g'],
     listKey: () => JSON.stringify([s.base, s.token]),
-    lookKey: (models: readonly ModelInfo[]) => JSON.stringify([s.surface, models.map((m) => s.prices.get(m.id))]),
+    lookKey: (lists: readonly LmGatewayModels[]) =>
+      JSON.stringify([s.surface, lists.map((l) => l.models.map((m) => s.prices.get(m.id)))]),
   };
   return { s, source };
 }
 
+/** The one gateway's models as listed (none when it is not listed). */
+const only = async (lists: Promise<LmGatewayModels[]>) => (await lists)[0]?.models ?? [];
+
 test('the model list is read once and served from the cache; questions at once share one read', async () => {
   const { source } = service();
   let fired = 0;
-  const list = new LmModelList(source, () => fired++);
-  const [a, b] = await Promise.all([list.list(), list.list()]);
+  const list = new LmModelLists(source, () => fired++);
+  const [a, b] = await Promise.all([only(list.list()), only(list.list())]);
   assert.ok(a.length > 3);
   assert.deepEqual(b, a);
-  for (let i = 0; i < 5; i++) assert.deepEqual(await list.list(), a);
+  for (let i = 0; i < 5; i++) assert.deepEqual(await only(list.list()), a);
   assert.equal(modelReads(), 1, 'one GET /v1/models for seven questions');
   list.serviceChanged(); // a request record, a balance read…: nothing the list hangs on
   assert.equal(fired, 0);
@@ -50,19 +60,19 @@ test('the model list is read once and served from the cache; questions at once s
 test('another token or gateway: one change event, the list read again; a read in flight never fills the cache', async () => {
   const { s, source } = service();
   let fired = 0;
-  const list = new LmModelList(source, () => fired++);
-  const production = await list.list();
-  const inFlight = list.list(); // cached: the same list at once
+  const list = new LmModelLists(source, () => fired++);
+  const production = await only(list.list());
+  const inFlight = only(list.list()); // cached: the same list at once
   s.token = 'test'; // group chat-only: one model
   list.serviceChanged();
   assert.equal(fired, 1);
   assert.deepEqual(await inFlight, production);
-  const slow = list.list();
+  const slow = only(list.list());
   s.token = 'production';
   list.serviceChanged(); // changed again while that read runs
   assert.equal(fired, 2);
   assert.deepEqual(await slow, [], 'the old token read answers nothing');
-  const now = await list.list();
+  const now = await only(list.list());
   assert.deepEqual(
     now.map((m) => m.id),
     production.map((m) => m.id),
@@ -73,8 +83,8 @@ test('another token or gateway: one change event, the list read again; a read in
 test('a change of how models are described (settings, prices) fires once and keeps the list', async () => {
   const { s, source } = service();
   let fired = 0;
-  const list = new LmModelList(source, () => fired++);
-  const models = await list.list();
+  const list = new LmModelLists(source, () => fired++);
+  const models = await only(list.list());
   s.prices.set(models[0].id, '$1 per call');
   list.serviceChanged();
   list.serviceChanged();
@@ -88,15 +98,15 @@ test('a change of how models are described (settings, prices) fires once and kee
 
 test('a failed read is not kept: the next question reads again; a cancelled question lets the read go on', async () => {
   const { source } = service();
-  const list = new LmModelList(source, () => undefined);
+  const list = new LmModelLists(source, () => undefined);
   sim.fault({ kind: 'status', status: 500, path: '/v1/models', count: 10 });
-  assert.deepEqual(await list.list(), []);
+  assert.deepEqual(await only(list.list()), []);
   sim.clearFaults();
   const ac = new AbortController();
-  const cancelled = list.list(ac.signal);
+  const cancelled = only(list.list(ac.signal));
   ac.abort();
   assert.deepEqual(await cancelled, []);
-  assert.ok((await list.list()).length > 3);
+  assert.ok((await only(list.list())).length > 3);
 });
 
 const hi: ChatRequest = { surface: 'compatible', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] };

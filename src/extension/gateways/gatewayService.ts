@@ -200,6 +200,11 @@ export class GatewayService extends Disposable {
     return settingsFor(this.settings, this.registry.active());
   }
 
+  /** The settings as a gateway makes them (the active one's: `current`). */
+  settingsOf(id: string): RelaySettings {
+    return settingsFor(this.settings, this.registry.get(id));
+  }
+
   get proxy(): ProxyChoice {
     return this.proxyChoice;
   }

@@ -1,16 +1,19 @@
 /**
  * The gateway as tools for VS Code's agent: `modelRelay_generateImage` (billed: confirmed first,
  * naming the model), `modelRelay_listModels` and `modelRelay_diagnose`. Usable from agent mode and
- * as `#` references; each tool's name, schema and description are in package.json.
+ * as `#` references; each tool's name, schema and description are in package.json. They work on the
+ * active gateway, unless a model of another gateway called them (ToolCallOrigins): then on that
+ * gateway, with its token (the diagnosis is the active gateway's).
  */
 import * as vscode from 'vscode';
-import { GatewayError, type Capability } from '../../gateway';
+import { GatewayError, noImageError, type Capability, type GatewayClient } from '../../gateway';
 import { withAbort } from '../../host/cancellation';
 import { errorSentence } from '../../host/errorWords';
+import type { ToolCallOrigins } from '../../host/lm/lmGateways';
 import { imageConfirmation, imageToolInput, modelsText, type ImageToolInput } from '../../host/lm/toolText';
 import type { GatewayService } from '../gateways/gatewayService';
 import type { Registrar } from '../lazy/registrar';
-import { generateAndSaveImage } from '../media/mediaCommon';
+import { saveGeneratedImage } from '../media/mediaCommon';
 import { imageDataPart } from './lmParts';
 
 /** Images larger than this stay out of the tool result (VS Code caps images per result at about 2.5 MB). */
@@ -19,25 +22,49 @@ const MAX_RESULT_IMAGE_BYTES = 2 * 1024 * 1024;
 // Typed for 1.104; from 1.106 a result may also carry a LanguageModelDataPart (the image).
 const textResult = (...parts: unknown[]) => new vscode.LanguageModelToolResult(parts as vscode.LanguageModelTextPart[]);
 
+/** Where a tool call runs: the gateway whose model called it (one of ours lately), else the active one. */
+interface ToolTarget {
+  client: GatewayClient;
+  imageModel: string;
+  /** the price of a model, known for the active gateway only (none said for another) */
+  price(model: string): string | undefined;
+}
+
+function targetOf(service: GatewayService, origins: ToolCallOrigins, name: string, input: unknown): ToolTarget {
+  const id = origins.gatewayOf(name, input);
+  if (!id || id === service.registry.activeId() || !service.gateways.get(id))
+    return {
+      client: service.client,
+      imageModel: service.current.models.image,
+      price: (m) => service.price(m).text,
+    };
+  return { client: service.clientOf(id), imageModel: service.settingsOf(id).models.image, price: () => undefined };
+}
+
 /** A failure the model can read: the gateway's cause and fix, not a stack. */
 function toolError(e: unknown): Error {
   return new Error(e instanceof GatewayError ? errorSentence(e) : e instanceof Error ? e.message : String(e));
 }
 
+const IMAGE_TOOL = 'modelRelay_generateImage';
+const MODELS_TOOL = 'modelRelay_listModels';
+
 class GenerateImageTool implements vscode.LanguageModelTool<ImageToolInput> {
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly service: GatewayService,
+    private readonly origins: ToolCallOrigins,
   ) {}
 
   async prepareInvocation(
     o: vscode.LanguageModelToolInvocationPrepareOptions<ImageToolInput>,
   ): Promise<vscode.PreparedToolInvocation> {
     await this.service.refreshPricing();
-    const model = this.service.current.models.image;
+    const target = targetOf(this.service, this.origins, IMAGE_TOOL, o.input);
+    const model = target.imageModel;
     const input = imageToolInput(o.input, model);
     if ('error' in input) return { invocationMessage: vscode.l10n.t('Model Relay: cannot generate the image') };
-    const c = imageConfirmation(model, input.prompt, input.size, this.service.price(model).text);
+    const c = imageConfirmation(model, input.prompt, input.size, target.price(model));
     return {
       invocationMessage: vscode.l10n.t('Generating an image with {0}…', model),
       confirmationMessages: { title: c.title, message: new vscode.MarkdownString(c.message) },
@@ -48,13 +75,22 @@ class GenerateImageTool implements vscode.LanguageModelTool<ImageToolInput> {
     o: vscode.LanguageModelToolInvocationOptions<ImageToolInput>,
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
-    const model = this.service.current.models.image;
+    const target = targetOf(this.service, this.origins, IMAGE_TOOL, o.input);
+    const model = target.imageModel;
     const input = imageToolInput(o.input, model);
     if ('error' in input) throw new Error(input.error);
     try {
-      const { file, image } = await withAbort(token, (signal) =>
-        generateAndSaveImage(this.context, this.service, model, input.prompt, signal, input.size),
+      const r = await withAbort(token, (signal) =>
+        target.client.generateImage({
+          model,
+          prompt: input.prompt,
+          signal,
+          ...(input.size ? { size: input.size } : {}),
+        }),
       );
+      const image = r.images[0];
+      if (!image) throw noImageError();
+      const file = await saveGeneratedImage(this.context, this.service, image, input.prompt);
       const where = vscode.workspace.asRelativePath(file);
       const text = new vscode.LanguageModelTextPart(
         vscode.l10n.t(
@@ -75,14 +111,20 @@ class GenerateImageTool implements vscode.LanguageModelTool<ImageToolInput> {
 }
 
 class ListModelsTool implements vscode.LanguageModelTool<{ capability?: Capability }> {
-  constructor(private readonly service: GatewayService) {}
+  constructor(
+    private readonly service: GatewayService,
+    private readonly origins: ToolCallOrigins,
+  ) {}
 
   async invoke(
     o: vscode.LanguageModelToolInvocationOptions<{ capability?: Capability }>,
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
     try {
-      const models = await withAbort(token, (signal) => this.service.refreshModels(signal));
+      const target = targetOf(this.service, this.origins, MODELS_TOOL, o.input);
+      const models = await withAbort(token, (signal) =>
+        target.client === this.service.client ? this.service.refreshModels(signal) : target.client.listModels(signal),
+      );
       return textResult(new vscode.LanguageModelTextPart(modelsText(models, o.input.capability)));
     } catch (e) {
       throw toolError(e);
@@ -112,6 +154,7 @@ export function registerTools(
   service: GatewayService,
   log: vscode.LogOutputChannel,
   diagnoseMarkdown: (signal: AbortSignal) => Promise<string>,
+  origins: ToolCallOrigins,
 ): void {
   if (typeof (vscode as { lm?: { registerTool?: unknown } }).lm?.registerTool !== 'function') {
     log.info(
@@ -123,8 +166,8 @@ export function registerTools(
     return;
   }
   context.subscriptions.push(
-    hub.tool('modelRelay_generateImage', new GenerateImageTool(context, service)),
-    hub.tool('modelRelay_listModels', new ListModelsTool(service)),
+    hub.tool(IMAGE_TOOL, new GenerateImageTool(context, service, origins)),
+    hub.tool(MODELS_TOOL, new ListModelsTool(service, origins)),
     hub.tool('modelRelay_diagnose', new DiagnoseTool(diagnoseMarkdown)),
   );
 }

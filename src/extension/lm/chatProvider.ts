@@ -9,14 +9,22 @@ import * as vscode from 'vscode';
 import { abortOn, withAbort } from '../../host/cancellation';
 import { errorSentence } from '../../host/errorWords';
 import { lmErrorCode } from '../../host/lm/lmErrors';
-import { LmModelList, type LmListSource } from '../../host/lm/lmModels';
+import { lmModelId, lmRoutes, withFailoverNotices, type ToolCallOrigins } from '../../host/lm/lmGateways';
+import { LmModelLists, type LmListSource } from '../../host/lm/lmModels';
 import { lmToChatRequest } from '../../host/lm/lmRequest';
 import { modelProfile, type ModelProfile } from '../../host/lm/modelProfile';
 import { ThinkingCache } from '../../host/lm/thinkingCache';
 import { TokenCounter, type CountTokens } from '../../host/lm/tokenCounter';
-import { GatewayError, type ChatEvent, type ModelInfo } from '../../gateway';
+import {
+  GatewayError,
+  LIST_ACROSS_BOUND_MS,
+  chatStreamAcross,
+  type ChatEvent,
+  type GatewayProfile,
+  type ModelInfo,
+  type Route,
+} from '../../gateway';
 import type { GatewayService } from '../gateways/gatewayService';
-import type { TokenStore } from '../gateways/tokenStore';
 import type { Registrar } from '../lazy/registrar';
 import { countableText, thinkingPart, toLmMessages } from './lmParts';
 
@@ -26,6 +34,10 @@ const IMAGE_TOKENS = 800;
 
 interface RelayModelInfo extends vscode.LanguageModelChatInformation {
   profile: ModelProfile;
+  /** the gateway and model id there (VS Code hands this object back with each request) */
+  route?: Route;
+  /** Proposed (chatProvider): the picker's group, the gateway's name. Passed through, harmless before. */
+  category: { label: string; order: number };
   /** Proposed in 1.120, harmless before: keeps third-party models in the picker (vscode#316687). */
   isUserSelectable: boolean;
 }
@@ -55,9 +67,9 @@ function describe(m: ModelInfo, p: ModelProfile): string {
     .join(' · ');
 }
 
-/** The settings a model's profile is made from. */
-function profileSettings(service: GatewayService) {
-  const s = service.current;
+/** The settings a model's profile is made from: its gateway's (default surface, native model) and the shared ones. */
+function profileSettings(service: GatewayService, gatewayId: string) {
+  const s = service.settingsOf(gatewayId);
   return {
     defaultSurface: s.defaultSurface,
     nativeModel: s.models.native,
@@ -66,16 +78,42 @@ function profileSettings(service: GatewayService) {
   };
 }
 
-/** What the cached model list hangs on: the gateway for the list; the profile settings and prices for its look. */
-function listSource(service: GatewayService, tokens: TokenStore): LmListSource {
+/** The gateways that have a token: their models are listed. */
+function withToken(service: GatewayService): string[] {
+  return service.registry
+    .gateways()
+    .filter((g) => service.gateways.get(g.id) && service.registry.tokensOf(g.id).activeName())
+    .map((g) => g.id);
+}
+
+/** What the cached model lists hang on: each gateway's address and token; the profile settings, names and prices for their look. */
+function listSource(service: GatewayService): LmListSource {
+  const registry = service.registry;
   return {
-    refreshModels: (signal) => service.refreshModels(signal),
-    listKey: () => JSON.stringify([service.client.endpoints().base, service.current.backupUrls, tokens.activeName()]),
-    lookKey: (models) =>
+    gateways: service.gateways,
+    boundMs: LIST_ACROSS_BOUND_MS,
+    listed: () => withToken(service),
+    listKey: (id) => {
+      const e = service.clientOf(id).endpoints();
+      const tokens = registry.tokensOf(id);
+      return JSON.stringify([e.base, e.backups, tokens.activeName(), tokens.activeFingerprint()]);
+    },
+    lookKey: (lists) =>
       JSON.stringify([
-        profileSettings(service),
-        models.map((m) => [service.price(m.id).text, service.price(m.id).groups]),
+        registry.activeId(),
+        lists.map((l) => [l.gateway.name, profileSettings(service, l.gateway.id)]),
+        lists
+          .filter((l) => l.gateway.id === registry.activeId())
+          .map((l) => l.models.map((m) => [service.price(m.id).text, service.price(m.id).groups])),
       ]),
+    prepare: async () => {
+      // Prices are the active gateway's, read alongside and never waited for (they fire a change when they come).
+      void service.refreshPricing();
+      await Promise.all(registry.gateways().map((g) => registry.tokensOf(g.id).activeToken())).catch(() => undefined);
+    },
+    onListed: (id, models) => {
+      if (id === registry.activeId()) service.modelCount = models.length;
+    },
   };
 }
 
@@ -91,38 +129,45 @@ function lmError(e: GatewayError): Error {
 class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelInfo> {
   readonly emitter = new vscode.EventEmitter<void>();
   readonly onDidChangeLanguageModelChatInformation = this.emitter.event;
-  /** /v1/models read once and kept until the gateway or token changes */
-  readonly models: LmModelList;
+  /** each gateway's /v1/models read once and kept until its address or token changes */
+  readonly models: LmModelLists;
   private readonly thinking = new ThinkingCache();
   private readonly tokens = new TokenCounter(loadTokenizer);
   constructor(
     private readonly service: GatewayService,
-    tokens: TokenStore,
+    private readonly origins: ToolCallOrigins,
   ) {
-    this.models = new LmModelList(listSource(service, tokens), () => this.emitter.fire());
+    this.models = new LmModelLists(listSource(service), () => this.emitter.fire());
   }
 
   async provideLanguageModelChatInformation(
     _o: vscode.PrepareLanguageModelChatModelOptions,
     token: vscode.CancellationToken,
   ): Promise<RelayModelInfo[]> {
-    if (!this.service.client.endpoints().base) return [];
-    const models = await withAbort(token, (signal) => this.models.list(signal));
-    const settings = profileSettings(this.service);
-    return models
-      .filter((m) => !m.capabilities || m.capabilities.includes('chat') || m.capabilities.includes('native'))
-      .map((m) => this.info(m, modelProfile(m, settings)));
+    const lists = await withAbort(token, (signal) => this.models.list(signal));
+    return lists.flatMap((l, order) => {
+      const settings = profileSettings(this.service, l.gateway.id);
+      return l.models
+        .filter((m) => !m.capabilities || m.capabilities.includes('chat') || m.capabilities.includes('native'))
+        .map((m) => this.info(l.gateway, order, m, modelProfile(m, settings)));
+    });
   }
 
-  private info(m: ModelInfo, profile: ModelProfile): RelayModelInfo {
-    const price = this.service.price(m.id);
+  private info(gateway: GatewayProfile, order: number, m: ModelInfo, profile: ModelProfile): RelayModelInfo {
+    // Prices are known for the active gateway only: another gateway's models say none rather than a wrong one.
+    const active = gateway.id === this.service.registry.activeId();
+    const price = active ? this.service.price(m.id) : { text: undefined, groups: [] };
     return {
-      id: m.id,
+      id: lmModelId(gateway.id, m.id),
       name: m.id,
       family: m.id,
       version: '1',
-      detail: [`Model Relay · ${profile.surface}`, price.text].filter(Boolean).join(' · '),
-      tooltip: [describe(m, profile), price.groups.length ? vscode.l10n.t('groups: {0}', price.groups.join(', ')) : '']
+      detail: [gateway.name, profile.surface, price.text].filter(Boolean).join(' · '),
+      tooltip: [
+        vscode.l10n.t('Gateway: {0}', gateway.name),
+        describe(m, profile),
+        price.groups.length ? vscode.l10n.t('groups: {0}', price.groups.join(', ')) : '',
+      ]
         .filter(Boolean)
         .join(' · '),
       maxInputTokens: profile.maxInputTokens,
@@ -130,6 +175,8 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
       // Agent mode lists only models with tool calling; `capabilities` must always be an object.
       capabilities: { toolCalling: profile.toolCalling, imageInput: profile.imageInput },
       isUserSelectable: true,
+      category: { label: gateway.name, order },
+      route: { gateway: gateway.id, model: m.id },
       profile,
     };
   }
@@ -142,19 +189,21 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
     token: vscode.CancellationToken,
   ): Promise<void> {
     const cancel = abortOn(token);
+    const set = this.service.gateways;
+    // The model's own gateway (its token only), then the fallbacks listed for its model id.
+    const routes = lmRoutes(model, set, this.service.registry.activeId(), this.service.current.fallbacks);
     // options.modelOptions is never forwarded: Copilot puts its telemetry keys there.
-    const req = {
-      ...lmToChatRequest(
-        model.id,
-        model.profile,
-        toLmMessages(messages),
-        { tools: options.tools, toolMode: options.toolMode },
-        this.thinking,
-      ),
-      signal: cancel.signal,
-    };
+    const { model: _model, ...req } = lmToChatRequest(
+      routes[0]?.model ?? model.id,
+      model.profile,
+      toLmMessages(messages),
+      { tools: options.tools, toolMode: options.toolMode },
+      this.thinking,
+    );
     try {
-      for await (const e of this.service.client.chatStream(req)) this.report(e, progress);
+      // A failover is said in the reply (a line of text before the next gateway's answer), never silently.
+      for await (const e of withFailoverNotices(chatStreamAcross(set, routes, { ...req, signal: cancel.signal })))
+        this.report(e, progress);
     } catch (e) {
       if (e instanceof GatewayError && e.kind !== 'aborted') throw lmError(e);
       throw e;
@@ -177,6 +226,8 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
         break;
       }
       case 'done':
+        // The gateway tools these calls name run on the gateway that answered.
+        this.origins.remember(e.result.gateway?.id, e.result.toolCalls);
         // Signed thinking goes back with the tool results of these calls (the stable API cannot carry it).
         this.thinking.remember(
           e.result.toolCalls.map((c) => c.id),
@@ -199,8 +250,8 @@ export function registerLanguageModels(
   context: vscode.ExtensionContext,
   hub: Registrar,
   service: GatewayService,
-  tokens: TokenStore,
   log: vscode.LogOutputChannel,
+  origins: ToolCallOrigins,
 ): void {
   const lm = (vscode as { lm?: { registerLanguageModelChatProvider?: unknown } }).lm;
   if (typeof lm?.registerLanguageModelChatProvider !== 'function') {
@@ -212,11 +263,44 @@ export function registerLanguageModels(
     );
     return;
   }
-  const provider = new RelayChatProvider(service, tokens);
+  const provider = new RelayChatProvider(service, origins);
+  const changed = () => provider.models.serviceChanged();
+  const watched = new TokenWatch(service, changed);
   context.subscriptions.push(
     provider.emitter,
     hub.languageModels(provider),
-    // The service announces a token switch too; the list's key holds the active token's name.
-    service.onDidChange(() => provider.models.serviceChanged()),
+    watched,
+    // A setting, the active gateway or its token changed; each gateway's list key holds its address and token.
+    service.onDidChange(() => {
+      watched.update();
+      changed();
+    }),
   );
+}
+
+/** Hears the token stores of every gateway (a token added to another gateway lists its models). */
+class TokenWatch {
+  private readonly subs = new Map<string, { dispose(): void }>();
+  constructor(
+    private readonly service: GatewayService,
+    private readonly changed: () => void,
+  ) {
+    this.update();
+  }
+
+  update(): void {
+    const ids = new Set(this.service.registry.gateways().map((g) => g.id));
+    for (const [id, sub] of this.subs)
+      if (!ids.has(id)) {
+        sub.dispose();
+        this.subs.delete(id);
+      }
+    for (const id of ids)
+      if (!this.subs.has(id)) this.subs.set(id, this.service.registry.tokensOf(id).onDidChange(this.changed));
+  }
+
+  dispose(): void {
+    for (const sub of this.subs.values()) sub.dispose();
+    this.subs.clear();
+  }
 }

@@ -1,15 +1,98 @@
-/** The `@relay` chat participant: /models, /diagnose and /image in VS Code's own chat. */
+/**
+ * The `@relay` chat participant: /models, /diagnose and /image in VS Code's own chat. It works on the
+ * active gateway, unless the model picked in the chat is one of another gateway's (ours, listed as
+ * `<gateway id>/<model id>`): then on that gateway, with its token only.
+ */
 import * as vscode from 'vscode';
-import { GatewayError } from '../../gateway';
+import { GatewayError, noImageError, type GatewayClient } from '../../gateway';
 import { abortOn } from '../../host/cancellation';
+import { LM_VENDOR } from '../../host/commandIds';
 import { errorMarkdown } from '../../host/errorWords';
+import { gatewayOfModel } from '../../host/lm/lmGateways';
 import { savedImageMarkdown } from '../../host/media/mediaWords';
 import type { GatewayService } from '../gateways/gatewayService';
+import type { RelaySettings } from '../gateways/settings';
 import type { Registrar } from '../lazy/registrar';
-import { generateAndSaveImage } from '../media/mediaCommon';
+import { saveGeneratedImage } from '../media/mediaCommon';
 
 /** The diagnosis as markdown (the diagnose feature's report). */
 export type DiagnoseMarkdown = (signal: AbortSignal) => Promise<string>;
+
+/** Where a request goes: the gateway's client and settings, and the chat model picked there (another gateway's only). */
+interface Target {
+  client: GatewayClient;
+  settings: RelaySettings;
+  picked?: string;
+}
+
+/** The active gateway, or the gateway of the model picked in the chat when that is another of ours. */
+function targetOf(service: GatewayService, model: vscode.LanguageModelChat | undefined): Target {
+  const active = service.registry.activeId();
+  const other = model?.vendor === LM_VENDOR ? gatewayOfModel(model.id, service.gateways, active) : undefined;
+  if (!other) return { client: service.client, settings: service.current };
+  return { client: service.clientOf(other.gateway), settings: service.settingsOf(other.gateway), picked: other.model };
+}
+
+async function models(target: Target, stream: vscode.ChatResponseStream, signal: AbortSignal): Promise<void> {
+  const list = await target.client.listModels(signal);
+  stream.markdown(
+    `${vscode.l10n.t('**{0} models visible to this token** (listing shows visibility, not that generation works):', list.length)}\n\n`,
+  );
+  stream.markdown(
+    list.map((m) => `- \`${m.id}\`${m.capabilities ? ` — ${m.capabilities.join(', ')}` : ''}`).join('\n'),
+  );
+}
+
+async function image(
+  context: vscode.ExtensionContext,
+  service: GatewayService,
+  target: Target,
+  request: vscode.ChatRequest,
+  stream: vscode.ChatResponseStream,
+  signal: AbortSignal,
+): Promise<void> {
+  const prompt = request.prompt.trim();
+  if (!prompt) {
+    stream.markdown(vscode.l10n.t('Give a prompt: `@relay /image a lighthouse at dusk`.'));
+    return;
+  }
+  const model = target.settings.models.image;
+  if (!model) {
+    stream.markdown(vscode.l10n.t('Set `modelRelay.models.image` to an image model first.'));
+    return;
+  }
+  stream.progress(vscode.l10n.t('Generating with {0}…', model));
+  const r = await target.client.generateImage({ model, prompt, signal });
+  const picture = r.images[0];
+  if (!picture) throw noImageError();
+  const file = await saveGeneratedImage(context, service, picture, prompt);
+  stream.markdown(savedImageMarkdown(prompt, file.toString(), vscode.workspace.asRelativePath(file)));
+}
+
+async function chat(
+  target: Target,
+  request: vscode.ChatRequest,
+  stream: vscode.ChatResponseStream,
+  signal: AbortSignal,
+): Promise<void> {
+  const s = target.settings;
+  const model = target.picked ?? s.models.chat;
+  if (!model) {
+    stream.markdown(
+      vscode.l10n.t('Set `modelRelay.models.chat`, or pick a Model Relay model in the chat model picker.'),
+    );
+    return;
+  }
+  for await (const e of target.client.chatStream({
+    surface: s.defaultSurface,
+    model: !target.picked && s.defaultSurface === 'native' ? s.models.native || model : model,
+    messages: [{ role: 'user', content: request.prompt }],
+    maxTokens: s.maxTokens,
+    signal,
+  })) {
+    if (e.type === 'text') stream.markdown(e.text);
+  }
+}
 
 export function registerParticipant(
   context: vscode.ExtensionContext,
@@ -24,57 +107,20 @@ export function registerParticipant(
   }
   const handler: vscode.ChatRequestHandler = async (request, _ctx, stream, token) => {
     const ac = abortOn(token);
+    const target = targetOf(service, (request as { model?: vscode.LanguageModelChat }).model);
     try {
       switch (request.command) {
-        case 'models': {
-          const models = await service.refreshModels(ac.signal);
-          stream.markdown(
-            `${vscode.l10n.t('**{0} models visible to this token** (listing shows visibility, not that generation works):', models.length)}\n\n`,
-          );
-          stream.markdown(
-            models.map((m) => `- \`${m.id}\`${m.capabilities ? ` — ${m.capabilities.join(', ')}` : ''}`).join('\n'),
-          );
-          return;
-        }
+        case 'models':
+          return await models(target, stream, ac.signal);
         case 'diagnose': {
           stream.progress(vscode.l10n.t('Running the diagnosis…'));
           stream.markdown(await diagnoseMarkdown(ac.signal));
           return;
         }
-        case 'image': {
-          const prompt = request.prompt.trim();
-          if (!prompt) {
-            stream.markdown(vscode.l10n.t('Give a prompt: `@relay /image a lighthouse at dusk`.'));
-            return;
-          }
-          const model = service.current.models.image;
-          if (!model) {
-            stream.markdown(vscode.l10n.t('Set `modelRelay.models.image` to an image model first.'));
-            return;
-          }
-          stream.progress(vscode.l10n.t('Generating with {0}…', model));
-          const { file } = await generateAndSaveImage(context, service, model, prompt, ac.signal);
-          stream.markdown(savedImageMarkdown(prompt, file.toString(), vscode.workspace.asRelativePath(file)));
-          return;
-        }
-        default: {
-          const model = service.current.models.chat;
-          if (!model) {
-            stream.markdown(
-              vscode.l10n.t('Set `modelRelay.models.chat`, or pick a Model Relay model in the chat model picker.'),
-            );
-            return;
-          }
-          for await (const e of service.client.chatStream({
-            surface: service.current.defaultSurface,
-            model: service.current.defaultSurface === 'native' ? service.current.models.native || model : model,
-            messages: [{ role: 'user', content: request.prompt }],
-            maxTokens: service.current.maxTokens,
-            signal: ac.signal,
-          })) {
-            if (e.type === 'text') stream.markdown(e.text);
-          }
-        }
+        case 'image':
+          return await image(context, service, target, request, stream, ac.signal);
+        default:
+          return await chat(target, request, stream, ac.signal);
       }
     } catch (e) {
       if (e instanceof GatewayError && e.kind === 'aborted') return;

@@ -39,6 +39,8 @@ export class TokenStore {
   private readonly secretsSub: { dispose(): unknown };
   /** the active value as last synced (for the auth header) */
   private activeValue: string | undefined;
+  /** a digest of the active name and value as last synced (what a cache of this token's answers hangs on) */
+  private activeDigest: string | undefined;
   private synced = false;
   /** a digest of names, active name and values as last reported (never the values themselves) */
   private reported: string | undefined;
@@ -91,6 +93,14 @@ export class TokenStore {
   async activeToken(): Promise<string | undefined> {
     if (!this.synced) await this.refresh();
     return this.activeValue;
+  }
+
+  /**
+   * A short digest of the active token (name and value) as last read, never the value: it changes
+   * when the token is replaced under the same name. Undefined until the tokens were read once.
+   */
+  activeFingerprint(): string | undefined {
+    return this.activeDigest;
   }
 
   async activeMasked(): Promise<string | undefined> {
@@ -172,6 +182,10 @@ export class TokenStore {
       digest.update(`\0${name}\0${v ?? ''}`);
     }
     this.activeValue = activeValue;
+    this.activeDigest = createHash('sha256')
+      .update(`${active ?? ''}\0${activeValue ?? ''}`)
+      .digest('hex')
+      .slice(0, 16);
     this.synced = true;
     const now = digest.digest('hex');
     if (now === this.reported) return;
