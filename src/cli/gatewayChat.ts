@@ -10,6 +10,7 @@ import {
   GatewaySet,
   chatAcross,
   chatStreamAcross,
+  failoverReason,
   maskToken,
   redactSecrets,
   routesFor,
@@ -35,9 +36,7 @@ export interface GatewayChatInput {
 function failoverLine(ev: FailoverEvent, file: GatewaysFile, io: CliIo): string {
   const envName = file.tokenEnv.get(ev.from.gateway);
   const masked = maskToken(envName ? io.env[envName] : undefined);
-  const e = ev.error;
-  const said = e.message.replace(/^HTTP \d+: /, '').replace(/[.。\s]+$/, '');
-  const why = e.status !== undefined ? `HTTP ${e.status}: ${said}` : said;
+  const why = failoverReason(ev.error);
   const line = t(
     'gateway "{0}" ({1}, token {2}) could not serve the request: {3}. Trying "{4}" ({5}).',
     ev.from.gatewayName,

@@ -92,6 +92,7 @@ export { GatewaySet, type GatewaySetOptions, type SharedConfiguration } from './
 export {
   chatAcross,
   chatStreamAcross,
+  failoverReason,
   failoverWorthy,
   routesFor,
   type FailoverEvent,

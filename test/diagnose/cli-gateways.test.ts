@@ -375,7 +375,7 @@ test(
     assert.equal(refused.code, 0, refused.stderr);
     assert.match(
       refused.stderr,
-      /"Cheap Relay" \(gpt-4o-mini, token sk-Pr0\.\.\.Lk5d\) could not serve the request: HTTP 401: /,
+      /"Cheap Relay" \(gpt-4o-mini, token sk-Pr0\.\.\.Lk5d\) could not serve the request: HTTP 401: (?!HTTP)/,
     );
     assert.match(refused.stderr, /answered by gateway "Solid Relay"/);
     // Without trouble the primary answers and nothing fails over.

@@ -240,11 +240,11 @@ test('a failover is said in the reply, before the answer, naming both gateways a
   assert.equal(lines.length, 2, 'one line per gateway that could not serve it');
   assert.match(
     lines[0],
-    /^↪ gateway "Alpha" could not serve gpt-4o-mini \(HTTP 503[^)]*\); answered by gateway "Gamma"/,
+    /^↪ gateway "Alpha" could not serve gpt-4o-mini \(HTTP 503: (?!HTTP)[^)]*\); answered by gateway "Gamma"/,
   );
   assert.match(
     lines[1],
-    /^↪ gateway "Beta" could not serve gpt-4o-mini \(HTTP 502[^)]*\); answered by gateway "Gamma"/,
+    /^↪ gateway "Beta" could not serve gpt-4o-mini \(HTTP 502: (?!HTTP)[^)]*\); answered by gateway "Gamma"/,
   );
   assert.ok(
     events.some((e) => e.type === 'text' && e !== first),

@@ -72,6 +72,12 @@ export function failoverWorthy(e: GatewayError): boolean {
   }
 }
 
+/** Why a gateway could not serve a request, as one clause for a failover line: "HTTP 503: service or upstream fault…". */
+export function failoverReason(e: GatewayError): string {
+  const said = e.message.replace(/^HTTP \d+:? */, '').replace(/[.。\s]+$/, '');
+  return e.status !== undefined ? `HTTP ${e.status}: ${said}` : said;
+}
+
 /** A 404 that says the model is unknown here (not a wrong path: another gateway would 404 too). */
 function isModelNotFound(e: GatewayError): boolean {
   if (e.detail === 'double_v1') return false;

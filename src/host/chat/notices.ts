@@ -1,8 +1,7 @@
 /** The notices a chat reply can carry (in the display language), and when a failed stream offers a plain (non-streamed) retry. Plain Node. */
-import type { FailoverEvent, GatewayError } from '../../gateway';
+import { failoverReason, type FailoverEvent, type GatewayError } from '../../gateway';
 import { t } from '../../gateway/l10n';
 import type { ChatEntry, ChatNotice } from '../../shared/chatProtocol';
-import { shortError } from '../errorWords';
 
 export function bufferingNotice(): string {
   return t(
@@ -16,15 +15,11 @@ export function streamIgnoredNotice(): string {
 
 /** The line a failover adds to the reply: both gateways (and models) and why the first could not serve it. */
 export function failoverNotice(ev: FailoverEvent): string {
-  const e = ev.error;
-  const said = shortError(e)
-    .replace(/^HTTP \d+:? */, '')
-    .replace(/[.。\s]+$/, '');
   return t(
     'Gateway "{0}" ({1}) could not serve this request ({2}), so gateway "{3}" ({4}) was asked instead.',
     ev.from.gatewayName,
     ev.from.model,
-    e.status !== undefined ? `HTTP ${e.status}: ${said}` : said,
+    failoverReason(ev.error),
     ev.to.gatewayName,
     ev.to.model,
   );

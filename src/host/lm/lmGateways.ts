@@ -6,10 +6,10 @@
  * chosen before there were several gateways, or another extension asking by the bare id) goes to the
  * active gateway, as before. Plain Node, no `vscode`.
  */
-import { routesFor, type FailoverEvent, type Route } from '../../gateway/gateways/failover';
+import { failoverReason, routesFor, type FailoverEvent, type Route } from '../../gateway/gateways/failover';
 import type { GatewaySet } from '../../gateway/gateways/gatewaySet';
 import type { Fallbacks } from '../../gateway/gateways/profile';
-import type { ChatEvent, GatewayError } from '../../gateway';
+import type { ChatEvent } from '../../gateway';
 import { t } from '../../gateway/l10n';
 
 /** The id VS Code keeps for a gateway's model. */
@@ -48,11 +48,6 @@ export function lmRoutes(
 }
 
 /** Why a gateway failed, in a few words ("HTTP 503: no channel available"). */
-function reason(e: GatewayError): string {
-  const said = e.message.replace(/^HTTP \d+: /, '').replace(/[.。\s]+$/, '');
-  return e.status !== undefined ? `HTTP ${e.status}: ${said}` : said;
-}
-
 /**
  * The line shown in the reply when a request moved on to another gateway: who could not serve it
  * and why, and who answered (`answered` is the gateway the last failover went to).
@@ -62,7 +57,7 @@ export function failoverNotice(ev: FailoverEvent, answered: FailoverEvent['to'])
     '↪ gateway "{0}" could not serve {1} ({2}); answered by gateway "{3}" with {4}.',
     ev.from.gatewayName,
     ev.from.model,
-    reason(ev.error),
+    failoverReason(ev.error),
     answered.gatewayName,
     answered.model,
   );
