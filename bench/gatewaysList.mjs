@@ -3,9 +3,9 @@
 // of 300 models each, over real HTTP. Two answer after a remote gateway's round trip (ANSWER_MS),
 // the third does not answer (its latency is far beyond the bound, LIST_ACROSS_BOUND_MS). The figure
 // is the time until the lists of the answering gateways are back, against the slowest answering
-// gateway's own list read alone in the same run; the goal is ≤ 1.2×. The provider takes late answers
-// (onLate: it fires its change event when one comes), so once a gateway was found silent (the first
-// read, which waits for the bound and is reported apart) it holds no one.
+// gateway's own list read alone in the same run; the goal is ≤ 1.2×, for a window's first question
+// (no gateway read before) and for later ones. The provider takes late answers (onLate: it fires its
+// change event when one comes), so a silent gateway holds no one, not even the first time.
 import { join } from 'node:path';
 
 const MODELS = 300;
@@ -28,41 +28,60 @@ export async function gatewaysListFigures({ outDir, runs, median, r2, row }) {
       s.fault({ kind: 'latency', ms: latencies[i] });
     });
     const profiles = sims.map((s, i) => ({ id: `g${i + 1}`, name: `Gateway ${i + 1}`, baseUrl: s.url }));
-    const set = new core.GatewaySet(profiles, {
-      token: (id) => sims[Number(id.slice(1)) - 1].tokens.production,
-      retry: { maxRetries: 0 },
-    });
-    const slowest = set.get(`g${ANSWER_MS.length}`);
+    const newSet = () =>
+      new core.GatewaySet(profiles, {
+        token: (id) => sims[Number(id.slice(1)) - 1].tokens.production,
+        retry: { maxRetries: 0 },
+      });
     const bound = core.LIST_ACROSS_BOUND_MS;
-    const onLate = () => undefined;
-    // The first read knows none of the gateways: the silent one costs the bound, once.
-    let t0 = performance.now();
-    const first = await core.listModelsAcross(set, { boundMs: bound, onLate });
-    const firstMs = performance.now() - t0;
-    if (!first[ANSWER_MS.length].timedOut) throw new Error('the silent gateway was not reported timed out');
+    /** the gateways whose lists came late, as the provider's change event would tell VS Code */
+    let lateIds = new Set();
+    const onLate = (l) => lateIds.add(l.gateway.id);
+    const answering = ANSWER_MS.length;
     const across = [];
+    const known = [];
     const alone = [];
     for (let i = 0; i < runs; i++) {
-      t0 = performance.now();
+      // A window's first question: none of the gateways read before (new clients).
+      const set = newSet();
+      lateIds = new Set();
+      let t0 = performance.now();
       const lists = await core.listModelsAcross(set, { boundMs: bound, onLate });
       across.push(performance.now() - t0);
-      const counts = lists.map((l) => l.models?.length ?? (l.pending ? 'pending' : 'failed'));
-      if (counts.join() !== [...ANSWER_MS.map(() => MODELS), 'pending'].join())
-        throw new Error(`unexpected lists: ${counts.join(', ')}`);
+      const got = lists.slice(0, answering).filter((l) => l.models?.length === MODELS).length;
+      if (lists[answering].models) throw new Error('the silent gateway answered');
+      // A later question, after the change event of the late answering ones: their last answers known.
+      const pendingAnswering = lists
+        .slice(0, answering)
+        .filter((l) => l.pending)
+        .map((l) => l.gateway.id);
+      const until = performance.now() + bound;
+      while (pendingAnswering.some((id) => !lateIds.has(id)) && performance.now() < until)
+        await new Promise((r) => setTimeout(r, 5));
       t0 = performance.now();
-      const own = await slowest.listModels();
+      const again = await core.listModelsAcross(set, { boundMs: bound, onLate });
+      known.push(performance.now() - t0);
+      if (again.slice(0, answering).some((l) => l.models?.length !== MODELS))
+        throw new Error(
+          `the answering gateways' lists were not all back: ${again.map((l) => l.models?.length ?? 'none')}`,
+        );
+      t0 = performance.now();
+      const own = await set.get(`g${answering}`).listModels();
       alone.push(performance.now() - t0);
       if (own.length !== MODELS) throw new Error(`the slowest gateway listed ${own.length} models`);
+      if (i === 0) across.firstGot = got;
     }
     const a = median(across);
+    const k = median(known);
     const b = median(alone);
     const ratio = a / b;
+    const ratioKnown = k / b;
     row(
       '13 provideLanguageModelChatInformation across three gateways',
-      `${r2(a)} ms for the lists of 3 gateways × ${MODELS} models (answering in ${ANSWER_MS.join(' / ')} ms, the third silent) vs ${r2(b)} ms for the slowest answering gateway's list alone: ${r2(ratio)}× · the silent one reported timed out at the bound (${bound} ms), which the first read of all (${Math.round(firstMs)} ms) waits for once`,
-      { acrossMs: a, aloneMs: b, ratio, boundMs: bound, firstMs, answerMs: ANSWER_MS, models: MODELS },
-      `≤ ${GOAL}× the slowest answering gateway's list`,
-      ratio <= GOAL,
+      `first question ${r2(a)} ms (${across.firstGot} of ${answering} answering lists in it, the rest through onLate), later questions ${r2(k)} ms (all answering lists), for 3 gateways × ${MODELS} models answering in ${ANSWER_MS.join(' / ')} ms, the third silent, vs ${r2(b)} ms for the slowest answering gateway's list alone: ${r2(ratio)}× / ${r2(ratioKnown)}× · the silent one is aborted at the bound (${bound} ms) in the background`,
+      { firstMs: a, knownMs: k, aloneMs: b, ratio, ratioKnown, boundMs: bound, answerMs: ANSWER_MS, models: MODELS },
+      `≤ ${GOAL}× the slowest answering gateway's list, first and later questions`,
+      ratio <= GOAL && ratioKnown <= GOAL,
     );
   } finally {
     await Promise.all(sims.map((s) => s.close()));

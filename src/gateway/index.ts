@@ -101,6 +101,7 @@ export {
 } from './gateways/failover';
 export {
   LATE_FACTOR,
+  FIRST_READ_FACTOR,
   LATE_FLOOR_MS,
   listModelsAcross,
   type GatewayModelList,

@@ -7,11 +7,12 @@
  * A caller that can take late answers (`onLate`: the language-model provider fires its change event
  * when one comes) is not held by a gateway that is slower than it used to be: each gateway is waited
  * for up to its allowance — LATE_FACTOR × its last answer's time (at least LATE_FLOOR_MS), nothing
- * when it did not answer last time, the bound when it was never read — and the result comes back
- * once every gateway answered or is past its allowance, the latter `pending`; each pending one's
- * answer, failure or time-out goes to `onLate` when it comes (at the latest at the bound). So, once a
- * gateway that does not answer was read once, the lists of the answering gateways are back as soon
- * as the slowest of them answered.
+ * when it did not answer last time, and FIRST_READ_FACTOR × the latest answer so far (at least
+ * LATE_FLOOR_MS) when it was never read — and the result comes back once every gateway answered or
+ * is past its allowance, the latter `pending`; each pending one's answer, failure or time-out goes to
+ * `onLate` when it comes (at the latest at the bound). So a gateway that does not answer never holds
+ * the lists of the answering ones beyond FIRST_READ_FACTOR × the slowest of them, even the first time;
+ * a new gateway slower than that comes a moment later through `onLate`.
  */
 import { errorFromNetwork } from '../errors/fromNetwork';
 import { isGatewayError, type GatewayError } from '../errors/gatewayError';
@@ -24,6 +25,10 @@ import type { GatewayProfile } from './profile';
 export const LATE_FACTOR = 2;
 /** …and at least this long (ms). */
 export const LATE_FLOOR_MS = 100;
+/** A gateway never read is waited for this many times the latest answer of the others (at least LATE_FLOOR_MS). */
+export const FIRST_READ_FACTOR = 1.1;
+/** The allowance of a gateway never read: relative to the others' answers (FIRST_READ_FACTOR). */
+const FIRST_READ = -1;
 
 /** One gateway's model list, or why there is none. */
 export interface GatewayModelList {
@@ -54,7 +59,7 @@ const lastRead = new WeakMap<GatewayClient, { base: string | undefined; took: nu
 
 function allowanceOf(client: GatewayClient, boundMs: number): number {
   const last = lastRead.get(client);
-  if (!last || last.base !== client.endpoints().base) return boundMs;
+  if (!last || last.base !== client.endpoints().base) return FIRST_READ;
   return last.took === 'silent' ? 0 : Math.min(boundMs, Math.max(LATE_FLOOR_MS, LATE_FACTOR * last.took));
 }
 
@@ -74,6 +79,8 @@ export function listModelsAcross(set: GatewaySet, o: ListAcrossOptions): Promise
   const settled = members.map(() => false);
   const allowance = members.map((m) => (o.onLate ? allowanceOf(m.client, o.boundMs) : o.boundMs));
   let returned = false;
+  /** when the latest answer (or failure) came, after the start (ms) */
+  let latest = 0;
   let overdueTimer: NodeJS.Timeout | undefined;
 
   return new Promise((resolve) => {
@@ -91,7 +98,10 @@ export function listModelsAcross(set: GatewaySet, o: ListAcrossOptions): Promise
     const checkOverdue = () => {
       // Never empty-handed before the bound: at least one gateway has answered (or failed).
       if (returned || !o.onLate || !settled.some(Boolean)) return;
-      const waitFor = members.map((_, i) => (settled[i] ? 0 : allowance[i])).reduce((x, y) => Math.max(x, y), 0);
+      const relative = Math.max(LATE_FLOOR_MS, FIRST_READ_FACTOR * latest);
+      const waitFor = members
+        .map((_, i) => (settled[i] ? 0 : allowance[i] === FIRST_READ ? relative : allowance[i]))
+        .reduce((x, y) => Math.max(x, y), 0);
       const left = started + waitFor - Date.now();
       clearTimeout(overdueTimer);
       // Waiting up to the bound: the bound's own timer reports the others timed out (no race with it).
@@ -102,7 +112,8 @@ export function listModelsAcross(set: GatewaySet, o: ListAcrossOptions): Promise
     const settle = (i: number, r: Outcome) => {
       if (settled[i]) return;
       settled[i] = true;
-      remember(members[i].client, r, Date.now() - started);
+      latest = Date.now() - started;
+      remember(members[i].client, r, latest);
       if (returned) o.onLate?.({ gateway: members[i].profile, ...r });
       else Object.assign(out[i], r);
       if (settled.every(Boolean)) {
