@@ -76,3 +76,39 @@ test('the active gateway: its client, its tokens; a token never reaches the othe
     for (const d of context.subscriptions.splice(0).reverse()) d.dispose();
   }
 });
+
+test("the other gateways' balances: each read with its own token, cached; the active one's by its tracker", async () => {
+  const [a, b] = [await startSimulator({ profile: 'real' }), await startSimulator({ profile: 'real' })];
+  sims.push(a, b);
+  const fake = fakeVscode({
+    'modelRelay.baseUrl': a.url,
+    'modelRelay.gateways': [{ id: 'b', name: 'Gateway B', baseUrl: b.url }],
+  });
+  const context = fakeContext(root);
+  const ext = loadWithFake<{ activate(c: unknown): { ready(): Promise<RelayApi> } }>(entry, fake);
+  const { service, tokens } = await ext.activate(context).ready();
+  try {
+    await tokens.add('production', a.tokens.production);
+    await service.registry.setActive('b');
+    await tokens.add('test', b.tokens.test);
+    await service.registry.setActive('default');
+    assert.equal(service.quotaOf('b'), undefined, 'not read yet');
+    let events = 0;
+    service.onDidChange(() => events++);
+    await service.readOtherBalances(5_000);
+    assert.ok(service.quotaOf('b'), "gateway b's balance is known while a is active");
+    assert.ok(events >= 1, 'the views hear of it');
+    const usage = (s: Simulator) => s.log.filter((r) => r.path.startsWith('/api/') || r.path.includes('billing'));
+    const readsAtB = usage(b).length;
+    assert.ok(readsAtB > 0);
+    assert.ok(
+      usage(b).every((r) => r.tokenName === 'test' || r.tokenName === null),
+      "b's balance was read with b's token only",
+    );
+    assert.ok(!usage(a).some((r) => r.tokenName === 'test'), "a never saw b's token");
+    await service.readOtherBalances(5_000);
+    assert.equal(usage(b).length, readsAtB, 'a second look within minutes reads nothing (cached)');
+  } finally {
+    for (const d of context.subscriptions.splice(0).reverse()) d.dispose();
+  }
+});

@@ -87,6 +87,8 @@ const actionCommand: Record<GatewayAction, CommandId> = {
 
 /** The status bar's click: gateways with their tokens (one pick switches both), then the actions. */
 export async function switchGateway({ service }: GatewayCommandDeps): Promise<void> {
+  // Each gateway with its balance: the others' are read (cached, briefly waited for) with their own tokens.
+  await service.readOtherBalances();
   const rows = gatewayPickRows(await pickFacts(service));
   const items: RowItem[] = rows.map((row) =>
     row.kind === 'separator'

@@ -47,6 +47,11 @@ function proxySettingsKey(p: ProxySettings): string {
   ]);
 }
 
+/** How long another gateway's balance is trusted before it is read again (ms). */
+const OTHER_BALANCE_MAX_AGE_MS = 5 * 60_000;
+/** How long the picker waits for the other gateways' balances before it opens (ms). */
+const OTHER_BALANCE_BOUND_MS = 800;
+
 export class GatewayService extends Disposable {
   /** one client per configured gateway */
   readonly gateways: GatewaySet;
@@ -141,6 +146,32 @@ export class GatewayService extends Disposable {
   /** The last balance read for a gateway's active token (undefined: not read yet). */
   quotaOf(id: string): Quota | undefined {
     return this.quotas.get(id);
+  }
+
+  /**
+   * The other gateways' balances (the active one has its tracker): each read with that gateway's own
+   * token, served from the core's cache while younger than OTHER_BALANCE_MAX_AGE_MS, so opening the
+   * picker or the Status tree again reads nothing. Resolves within `boundMs`; an answer after it still
+   * updates the views (a change event, only when a balance changed).
+   */
+  async readOtherBalances(boundMs = OTHER_BALANCE_BOUND_MS): Promise<void> {
+    const active = this.registry.activeId();
+    const reads = this.registry
+      .gateways()
+      .filter((g) => g.id !== active && this.registry.tokensOf(g.id).activeName())
+      .map(async (g) => {
+        const q = await this.gateways
+          .get(g.id)
+          ?.account.quota({ maxAgeMs: OTHER_BALANCE_MAX_AGE_MS })
+          .catch(() => undefined);
+        if (!q || g.id === this.registry.activeId()) return;
+        const had = this.quotas.get(g.id);
+        this.quotas.set(g.id, q);
+        if (JSON.stringify(had) !== JSON.stringify(q)) this.changed.fire();
+      });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(reads), new Promise((r) => (timer = setTimeout(r, boundMs)))]);
+    clearTimeout(timer);
   }
 
   /** A new token or gateway: the balance is read again (slowly, see QuotaTracker; the core keeps each token's apart). */

@@ -84,6 +84,8 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
     // One gateway (or none): today's flat rows, read from the active token store and the service.
     if (profiles.length <= 1) return [];
     this.listenToStores(profiles.map((g) => g.id));
+    // The other gateways' balances: read in the background (cached for minutes); a new one redraws the tree.
+    void this.service.readOtherBalances(0);
     return Promise.all(
       profiles.map(async (profile) => ({
         profile,
