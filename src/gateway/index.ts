@@ -183,6 +183,7 @@ export { checkTitle, checkTitles } from './diagnose/titles';
 export {
   MAX_DIAGNOSIS_CONCURRENCY,
   SUMMARY_ASPECTS,
+  SUMMARY_RESULT,
   checkFallbacks,
   diagnoseGateways,
   gatewayNamed,
@@ -194,7 +195,7 @@ export {
   type SummaryCell,
   type SummaryStatus,
 } from './diagnose/allGateways';
-export { gatewaysToJson, renderGatewaysTable } from './diagnose/allGatewaysReport';
+export { aspectTitle, gatewaysToJson, renderGatewaysTable } from './diagnose/allGatewaysReport';
 export { describeProbe, probeHost, type HostOutcome, type HostProbe } from './diagnose/hostProbe';
 export {
   renderMarkdown,

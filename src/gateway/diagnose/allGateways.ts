@@ -18,9 +18,14 @@ import { t } from '../l10n';
 import { redactSecrets } from '../mask';
 import type { ModelInfo } from '../models';
 import { runDiagnosis } from './engine';
-import type { CheckId, DiagnosisCheck, DiagnosisInput, DiagnosisReport, DiagnosisTimeouts } from './types';
+import type { CheckId, CheckResult, DiagnosisCheck, DiagnosisInput, DiagnosisReport, DiagnosisTimeouts } from './types';
 
 export type SummaryStatus = 'ok' | 'warn' | 'fail' | 'skipped';
+/** A summary cell's status as a check's result (the words and icons of the one-gateway report). */
+export const SUMMARY_RESULT = { ok: 'pass', warn: 'warn', fail: 'fail', skipped: 'skipped' } as const satisfies Record<
+  SummaryStatus,
+  CheckResult
+>;
 
 /** One cell of a gateway's summary row: a status, a few words for the table, and for warn / fail the cause and fix. */
 export interface SummaryCell {

@@ -8,6 +8,7 @@ import { t } from '../l10n';
 import { redactSecrets } from '../mask';
 import {
   SUMMARY_ASPECTS,
+  SUMMARY_RESULT,
   type FallbackFinding,
   type GatewaySummaryRow,
   type GatewaysDiagnosis,
@@ -15,23 +16,13 @@ import {
   type SummaryCell,
   type SummaryStatus,
 } from './allGateways';
-import { reportToJson, type RenderOptions, type TableOptions } from './report';
+import { reportToJson, resultLabel, type RenderOptions, type TableOptions } from './report';
 import { cells, padCells, wrap } from './textWidth';
 
-function label(s: SummaryStatus): string {
-  switch (s) {
-    case 'ok':
-      return t('PASS');
-    case 'warn':
-      return t('WARN');
-    case 'fail':
-      return t('FAIL');
-    case 'skipped':
-      return t('SKIP');
-  }
-}
+const label = (s: SummaryStatus) => resultLabel(SUMMARY_RESULT[s]);
 
-function aspectTitle(a: SummaryAspect): string {
+/** A summary column's title (the terminal table and the diagnose panel). */
+export function aspectTitle(a: SummaryAspect): string {
   switch (a) {
     case 'reachability':
       return t('Reachability');

@@ -16,7 +16,7 @@ export interface RenderOptions {
 const ICON: Record<CheckResult, string> = { pass: '✅', warn: '⚠️', fail: '❌', skipped: '⏭️' };
 
 /** PASS / WARN / FAIL / SKIP: the table's result column. */
-function resultLabel(r: CheckResult): string {
+export function resultLabel(r: CheckResult): string {
   switch (r) {
     case 'pass':
       return t('PASS');

@@ -7,8 +7,10 @@
  * Every text is redacted with every gateway's token. Plain Node (no `vscode`).
  */
 import {
+  aspectTitle,
   redactSecrets,
   SUMMARY_ASPECTS,
+  SUMMARY_RESULT as RESULT,
   type FallbackFinding,
   type GatewaySummaryRow,
   type GatewaysDiagnosis,
@@ -20,22 +22,6 @@ import { t } from '../../gateway/l10n';
 import { escapeHtml as esc } from '../webviewHtml';
 import { checksTable, icon, statusWord } from './diagnoseHtml';
 
-function aspectTitle(a: SummaryAspect): string {
-  switch (a) {
-    case 'reachability':
-      return t('Reachability');
-    case 'token':
-      return t('Token');
-    case 'balance':
-      return t('Balance');
-    case 'models':
-      return t('Models');
-    case 'generation':
-      return t('Generation');
-  }
-}
-
-const RESULT = { ok: 'pass', warn: 'warn', fail: 'fail', skipped: 'skipped' } as const;
 const ICON: Record<SummaryStatus, string> = { ok: 'pass', warn: 'warning', fail: 'error', skipped: 'debug-step-over' };
 
 /** An id safe in an HTML id attribute (gateway ids are short, but come from the settings). */
