@@ -119,6 +119,8 @@ export {
   type ChatResult,
   type ContentPart,
   type ImagePart,
+  type ReasoningItemPart,
+  type ReasoningPart,
   type RedactedThinkingPart,
   type Role,
   type SurfaceAdapter,

@@ -7,7 +7,8 @@ import { t } from './l10n';
 /** Where the token's model list is read (compatible surface). */
 export const MODELS_PATH = '/v1/models';
 
-export type Capability = 'chat' | 'native' | 'image' | 'image-edit' | 'video';
+/** chat: /v1/chat/completions; native: /v1/messages; responses: /v1/responses */
+export type Capability = 'chat' | 'native' | 'responses' | 'image' | 'image-edit' | 'video';
 
 export interface ModelInfo {
   id: string;
@@ -74,6 +75,8 @@ function capabilityName(c: Capability): string {
       return t('chat');
     case 'native':
       return t('native messages');
+    case 'responses':
+      return t('responses');
     case 'image':
       return t('image generation');
     case 'image-edit':

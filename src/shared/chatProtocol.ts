@@ -190,7 +190,7 @@ export interface ModelGroup {
   /** its models; a price only where this gateway publishes it */
   items: ModelOption[];
   /** the gateway's configured defaults (its models.chat / .native), listed first in its group */
-  defaults: { compatible: string; native: string };
+  defaults: { compatible: string; native: string; responses?: string | undefined };
   /** why this gateway's models are not listed (failed, or no answer in time), in plain words */
   error?: string | undefined;
 }
@@ -244,7 +244,7 @@ const MAX_TEXT = 200_000;
 const MAX_CODE = 1_000_000;
 
 export const chatOptionsSchema = z.object({
-  surface: z.enum(['compatible', 'native']),
+  surface: z.enum(['compatible', 'native', 'responses']),
   model: z.string().max(200),
   gateway: z.string().max(200).optional(),
   system: z.string().max(MAX_TEXT),

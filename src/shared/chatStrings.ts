@@ -11,6 +11,7 @@ export const CHAT_STRING_KEYS = [
   'surfaceLabel',
   'surfaceCompatible',
   'surfaceNative',
+  'surfaceResponses',
   'modelLabel',
   'modelTitle',
   'refreshModels',

@@ -3,7 +3,7 @@ import type { Capability } from '../gateway';
 import type { ChatSurface, ModelGroup } from './chatProtocol';
 
 /** The capability a surface needs. */
-const NEEDS: Record<ChatSurface, Capability> = { compatible: 'chat', native: 'native' };
+const NEEDS: Record<ChatSurface, Capability> = { compatible: 'chat', native: 'native', responses: 'responses' };
 
 /**
  * The model ids to offer for a surface: its configured default (even when the list failed or does

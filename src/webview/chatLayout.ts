@@ -83,6 +83,7 @@ function buildTop(d: Document, s: ChatStrings): { nodes: HTMLElement[]; ui: TopE
   for (const [value, label] of [
     ['compatible', s.surfaceCompatible],
     ['native', s.surfaceNative],
+    ['responses', s.surfaceResponses],
   ] as const) {
     const o = h('option', '');
     o.value = value;
@@ -224,7 +225,7 @@ export function readChatOptions(ui: ChatElements, previous: ChatOptions): ChatOp
   const t = Number.parseFloat(ui.temperature.value);
   const m = Number.parseInt(ui.maxTokens.value, 10);
   return {
-    surface: ui.surface.value === 'native' ? 'native' : 'compatible',
+    surface: ui.surface.value === 'native' || ui.surface.value === 'responses' ? ui.surface.value : 'compatible',
     ...pickedOf(ui.model),
     system: ui.system.value,
     temperature: Number.isFinite(t) ? Math.min(2, Math.max(0, t)) : previous.temperature,

@@ -200,8 +200,8 @@ test(
       [false, false, true],
     );
     assert.ok(groups[0].items.some((m) => m.id === 'gpt-4o-mini'));
-    assert.deepEqual(groups[0].defaults, { compatible: 'gpt-4o-mini', native: '' });
-    assert.deepEqual(groups[2].defaults, { compatible: '', native: 'claude-sonnet-4-5' });
+    assert.deepEqual(groups[0].defaults, { compatible: 'gpt-4o-mini', native: '', responses: 'gpt-4o-mini' });
+    assert.deepEqual(groups[2].defaults, { compatible: '', native: 'claude-sonnet-4-5', responses: '' });
     assert.ok(groups[2].items.length > 0);
     assert.equal(groups[1].items.length, 0);
     assert.ok(groups[1].error, 'the unreachable gateway says why');

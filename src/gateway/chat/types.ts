@@ -17,7 +17,30 @@ export type ToolResultPart = {
 /** The native surface's signed reasoning, kept to be sent back with the tool results it preceded. */
 export type ThinkingPart = { type: 'thinking'; text: string; signature: string };
 export type RedactedThinkingPart = { type: 'redacted_thinking'; data: string };
-export type ContentPart = TextPart | ImagePart | ToolCallPart | ToolResultPart | ThinkingPart | RedactedThinkingPart;
+/**
+ * The compatible surface's reasoning (`reasoning_content`) of an assistant turn, sent back with
+ * its tool calls where the model's vendor requires it (shared/reference/reasoning-replay.md).
+ */
+export type ReasoningPart = { type: 'reasoning'; text: string };
+/**
+ * The responses surface's reasoning item, replayed statelessly (`store: false`) directly in front
+ * of the item that followed it (shared/reference/responses-api.md §5).
+ */
+export type ReasoningItemPart = {
+  type: 'reasoning_item';
+  id: string;
+  summary: string[];
+  encryptedContent?: string | undefined;
+};
+export type ContentPart =
+  | TextPart
+  | ImagePart
+  | ToolCallPart
+  | ToolResultPart
+  | ThinkingPart
+  | RedactedThinkingPart
+  | ReasoningPart
+  | ReasoningItemPart;
 
 export interface ChatMessage {
   role: Role;

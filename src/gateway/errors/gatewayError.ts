@@ -22,7 +22,8 @@ export type ErrorKind =
   | 'stream_interrupted' // a stream broke off: connection lost, idle deadline, no end marker
   | 'aborted'; // the caller cancelled
 
-export type Surface = 'compatible' | 'native';
+/** compatible: /v1/chat/completions; native: /v1/messages; responses: /v1/responses (OpenAI Responses API) */
+export type Surface = 'compatible' | 'native' | 'responses';
 
 export type ErrorDetail =
   | 'model_not_found_503'

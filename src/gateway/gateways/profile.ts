@@ -38,7 +38,7 @@ export const gatewayProfileSchema = z
     baseUrl: z.string().trim().min(1).max(2048),
     backupUrls: z.array(z.string().trim().min(1).max(2048)).max(MAX_BACKUPS).optional(),
     extraHeaders: z.record(z.string(), z.string()).optional(),
-    defaultSurface: z.enum(['compatible', 'native']).optional(),
+    defaultSurface: z.enum(['compatible', 'native', 'responses']).optional(),
     models: gatewayModelsSchema.optional(),
   })
   .strict();

@@ -54,7 +54,7 @@ export function chatGateways(registry: GatewaysWithTokens): ChatGateway[] {
       id: g.id,
       name: g.name,
       active: g.id === active,
-      defaults: { compatible: g.models?.chat ?? '', native: g.models?.native ?? '' },
+      defaults: { compatible: g.models?.chat ?? '', native: g.models?.native ?? '', responses: g.models?.chat ?? '' },
     }));
 }
 

@@ -12,6 +12,7 @@ function toolbar() {
     surfaceLabel: t('Protocol surface'),
     surfaceCompatible: t('Compatible (chat completions)'),
     surfaceNative: t('Native (messages)'),
+    surfaceResponses: t('Responses (responses)'),
     modelLabel: t('Model'),
     modelTitle: t('Model (from /v1/models; configured defaults first)'),
     refreshModels: t('Refresh the model list'),

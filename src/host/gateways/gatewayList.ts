@@ -23,7 +23,7 @@ export interface LegacyGatewaySettings {
   baseUrl: string;
   backupUrls: string[];
   extraHeaders: Record<string, string>;
-  defaultSurface: 'compatible' | 'native';
+  defaultSurface: 'compatible' | 'native' | 'responses';
   models: { chat: string; native: string; image: string; imageEdit: string; video: string };
 }
 

@@ -28,7 +28,7 @@ const SECOND = 1000;
 
 /** `modelRelay.models.overrides[id]`: what the gateway cannot tell us about a model. */
 const modelOverride = z.object({
-  surface: z.enum(['compatible', 'native']).optional(),
+  surface: z.enum(['compatible', 'native', 'responses']).optional(),
   maxInputTokens: z.number().int().min(1).optional(),
   maxOutputTokens: z.number().int().min(1).optional(),
   toolCalling: z.boolean().optional(),
@@ -40,7 +40,7 @@ export const SETTINGS = {
   /** read from user settings only (machine scope): a repository cannot redirect the token */
   baseUrl: setting(str, ''),
   backupUrls: setting(z.array(str), []),
-  defaultSurface: setting(z.enum(['compatible', 'native']), 'compatible'),
+  defaultSurface: setting(z.enum(['compatible', 'native', 'responses']), 'compatible'),
   'models.chat': setting(str, ''),
   'models.native': setting(str, ''),
   'models.image': setting(str, ''),

@@ -12,6 +12,8 @@ function capabilityName(c: Capability): string {
       return t('chat (compatible surface)');
     case 'native':
       return t('native messages surface');
+    case 'responses':
+      return t('Responses API surface');
     case 'image':
       return t('image generation');
     case 'image-edit':

@@ -45,6 +45,10 @@ function toBlock(p: ContentPart): Block[] {
       return [{ type: 'thinking', thinking: p.text, signature: p.signature }];
     case 'redacted_thinking':
       return [{ type: 'redacted_thinking', data: p.data }];
+    case 'reasoning':
+    case 'reasoning_item':
+      // Another surface's reasoning: the native surface takes only its own signed thinking back.
+      return [];
     default: {
       const _exhaustive: never = p;
       return _exhaustive;
