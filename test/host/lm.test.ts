@@ -139,7 +139,7 @@ test('images go to models that accept them, and are replaced by a note for those
 test('signed thinking from our own reply goes back in front of its tool calls on the native surface (once per reply)', () => {
   const cache = new ThinkingCache();
   const block = { type: 'thinking' as const, text: 'Need both tools.', signature: 'sig_1' };
-  cache.remember(['toolu_A', 'toolu_B'], [block]);
+  cache.remember('claude-sonnet-4-5', ['toolu_A', 'toolu_B'], [block]);
   const messages: LmMessage[] = [
     { role: 1, content: [text('go')] },
     {
@@ -183,10 +183,10 @@ test('signed thinking from our own reply goes back in front of its tool calls on
 
 test('the thinking cache is bounded', () => {
   const cache = new ThinkingCache(3);
-  for (let i = 0; i < 10; i++) cache.remember([`c${i}`], [{ type: 'redacted_thinking', data: String(i) }]);
+  for (let i = 0; i < 10; i++) cache.remember('m', [`c${i}`], [{ type: 'redacted_thinking', data: String(i) }]);
   assert.equal(cache.size, 3);
-  assert.deepEqual(cache.get('c0'), []);
-  assert.deepEqual(cache.get('c9'), [{ type: 'redacted_thinking', data: '9' }]);
+  assert.deepEqual(cache.get('m', 'c0'), []);
+  assert.deepEqual(cache.get('m', 'c9'), [{ type: 'redacted_thinking', data: '9' }]);
 });
 
 test('model profiles: surface from endpoint types, family limits, overrides', () => {

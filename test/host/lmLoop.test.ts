@@ -42,11 +42,7 @@ async function turn(
     client.chatStream(lmToChatRequest(model, p, messages, withTools ? { tools } : {}, cache)),
   );
   const done = events.find((e) => e.type === 'done');
-  if (done?.type === 'done')
-    cache.remember(
-      done.result.toolCalls.map((c) => c.id),
-      done.result.thinking,
-    );
+  if (done?.type === 'done') cache.rememberReply(model, done.result);
   return {
     events,
     calls: events.flatMap((e) => (e.type === 'tool_call' ? [e.call] : [])),

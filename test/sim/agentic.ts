@@ -215,6 +215,59 @@ function compatibleMessagesError(messages: Json[]): string | undefined {
 const compatibleImagesError = (messages: Json[]) =>
   messages.flatMap(compatibleImageParts).some((p) => !dataUrlImage(p)) ? 'Invalid image data' : undefined;
 
+// ---------------- compatible: reasoning sent back (shared/reference/reasoning-replay.md §1) ----------------
+
+/** How a reasoning model treats the `reasoning_content` of earlier assistant messages. */
+type ReplayPolicy = 'deepseek-thinking' | 'kimi-thinking' | 'deepseek-r1';
+const REPLAY_POLICIES: ReadonlyArray<[RegExp, ReplayPolicy]> = [
+  [/^deepseek-v4/, 'deepseek-thinking'],
+  [/^kimi-k2-thinking/, 'kimi-thinking'],
+  [/^deepseek-r1/, 'deepseek-r1'],
+];
+const replayPolicy = (model: unknown) => REPLAY_POLICIES.find(([re]) => re.test(String(model)))?.[1];
+const hasReasoning = (m: Json) => typeof m.reasoning_content === 'string';
+
+/**
+ * DeepSeek thinking mode: every assistant message of a user turn (between two user messages) that
+ * called tools must carry its reasoning_content, in every later request.
+ */
+function deepseekReplayError(messages: Json[]): string | undefined {
+  let start = 0;
+  for (let n = 0; n <= messages.length; n++) {
+    if (n < messages.length && messages[n].role !== 'user') continue;
+    const turn = messages.slice(start, n).map((m, k) => ({ m, index: start + k }));
+    const assistants = turn.filter(({ m }) => m.role === 'assistant');
+    const missing = assistants.some(({ m }) => callIdsOf(m).length) && assistants.find(({ m }) => !hasReasoning(m));
+    if (missing)
+      return `Missing \`reasoning_content\` field in the assistant message at message index ${missing.index}. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls`;
+    start = n + 1;
+  }
+  return undefined;
+}
+
+/** The 400s reasoning models give for the reasoning of earlier turns: missing where required, present where refused. */
+function replayError(model: unknown, messages: Json[]): string | undefined {
+  switch (replayPolicy(model)) {
+    case 'deepseek-thinking':
+      return deepseekReplayError(messages);
+    case 'kimi-thinking': {
+      const n = messages.findIndex((m) => m.role === 'assistant' && callIdsOf(m).length && !hasReasoning(m));
+      return n >= 0
+        ? `thinking is enabled but reasoning_content is missing in assistant tool call message at index ${n}`
+        : undefined;
+    }
+    case 'deepseek-r1':
+      return messages.some((m) => 'reasoning_content' in m)
+        ? 'The reasoning_content is an intermediate result for display purposes only and will not be included in the context for inference. Please remove the reasoning_content from your message to reduce network traffic.'
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Models that reason before answering: "reason"/"think" in the name (as DeepSeek's), and those with a replay policy. */
+const reasons = (model: unknown) => /reason|think/i.test(String(model)) || !!replayPolicy(model);
+
 // ---------------- compatible: the plan ----------------
 
 function compatibleResultsText(messages: Json[], results: Json[]): string {
@@ -233,13 +286,19 @@ const compatibleTools = (tools: unknown): ToolSpec[] =>
     ? tools.map((t: { function: Json }) => ({ name: String(t.function.name), schema: t.function.parameters }))
     : [];
 
-/** Validates a chat-completions request and plans its reply (reasoning for "reason"/"think" models, as DeepSeek's). */
+/**
+ * Validates a chat-completions request and plans its reply (reasoning first for reasoning models,
+ * whose rules for the reasoning of earlier turns are checked as their vendors check them).
+ */
 export function planCompatible(body: Json): Planned {
   const messages = messagesOf(body);
   const error =
-    compatibleToolsError(body.tools) ?? compatibleMessagesError(messages) ?? compatibleImagesError(messages);
+    compatibleToolsError(body.tools) ??
+    compatibleMessagesError(messages) ??
+    compatibleImagesError(messages) ??
+    replayError(body.model, messages);
   if (error) return { error };
-  const reasoning = /reason|think/i.test(String(body.model)) ? REASONING : undefined;
+  const reasoning = reasons(body.model) ? REASONING : undefined;
   // The turn after the last assistant message: tool results, and the user's text and images (Copilot sends images as their own user message).
   const turn = messages.slice(lastIndexOf(messages, 'assistant') + 1);
   const userTurn = turn.filter((m) => m.role === 'user');

@@ -198,6 +198,9 @@ function recordCredentials(req: IncomingMessage, into: string[]): void {
 
 const mask = (t: string) => (t.length > 12 ? `${t.slice(0, 6)}...${t.slice(-4)}` : '***');
 
+/** The reasoning models with their vendors' replay rules (agentic.ts). */
+const REPLAYING_MODELS = ['deepseek-v4-pro', 'kimi-k2-thinking', 'deepseek-r1'];
+
 export function defaultConfig(profile: Profile = 'strict'): SimConfig {
   return {
     profile,
@@ -246,6 +249,17 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
         completionRatio: 4,
         enableGroups: ['default'],
       },
+      // Reasoning models that hold the reasoning of tool-call turns to their vendors' rules (agentic.ts,
+      // shared/reference/reasoning-replay.md §1): DeepSeek V4 and Kimi K2 thinking 400 when it is
+      // missing, legacy R1 when it is sent. new-api lists them with endpoint types ["openai"].
+      ...REPLAYING_MODELS.map((id) => ({
+        id,
+        capabilities: ['chat' as const],
+        ownedBy: id.startsWith('kimi') ? 'moonshot' : 'deepseek',
+        ratio: 0.5,
+        completionRatio: 4,
+        enableGroups: ['default'],
+      })),
       // Dynamic pricing, in no group: only /api/pricing shows it.
       {
         id: 'qwen3-max',
@@ -266,8 +280,17 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
           'sora-2',
           'gpt-4o',
           'deepseek-reasoner',
+          ...REPLAYING_MODELS,
         ],
-        usable: ['gpt-4o-mini', 'claude-sonnet-4-5', 'gpt-image-1', 'dall-e-3', 'sora-2', 'deepseek-reasoner'],
+        usable: [
+          'gpt-4o-mini',
+          'claude-sonnet-4-5',
+          'gpt-image-1',
+          'dall-e-3',
+          'sora-2',
+          'deepseek-reasoner',
+          ...REPLAYING_MODELS,
+        ],
       },
       { name: 'chat-only', visible: ['gpt-4o-mini'] },
       { name: 'native-cli', visible: ['claude-sonnet-4-5'] },

@@ -193,8 +193,9 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
     // The model's own gateway (its token only), then the fallbacks listed for its model id.
     const routes = lmRoutes(model, set, this.service.registry.activeId(), this.service.current.fallbacks);
     // options.modelOptions is never forwarded: Copilot puts its telemetry keys there.
+    const asked = routes[0]?.model ?? model.id;
     const { model: _model, ...req } = lmToChatRequest(
-      routes[0]?.model ?? model.id,
+      asked,
       model.profile,
       toLmMessages(messages),
       { tools: options.tools, toolMode: options.toolMode },
@@ -203,7 +204,7 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
     try {
       // A failover is said in the reply (a line of text before the next gateway's answer), never silently.
       for await (const e of withFailoverNotices(chatStreamAcross(set, routes, { ...req, signal: cancel.signal })))
-        this.report(e, progress);
+        this.report(e, progress, (id) => routes.find((r) => r.gateway === id)?.model ?? asked);
     } catch (e) {
       if (e instanceof GatewayError && e.kind !== 'aborted') throw lmError(e);
       throw e;
@@ -212,7 +213,12 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
     }
   }
 
-  private report(e: ChatEvent, progress: vscode.Progress<vscode.LanguageModelResponsePart>): void {
+  /** `modelOn(gateway)`: the model id asked of the gateway that answered (reasoning is kept per model). */
+  private report(
+    e: ChatEvent,
+    progress: vscode.Progress<vscode.LanguageModelResponsePart>,
+    modelOn: (gateway: string | undefined) => string,
+  ): void {
     switch (e.type) {
       case 'text':
         progress.report(new vscode.LanguageModelTextPart(e.text));
@@ -228,11 +234,8 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
       case 'done':
         // The gateway tools these calls name run on the gateway that answered.
         this.origins.remember(e.result.gateway?.id, e.result.toolCalls);
-        // Signed thinking goes back with the tool results of these calls (the stable API cannot carry it).
-        this.thinking.remember(
-          e.result.toolCalls.map((c) => c.id),
-          e.result.thinking,
-        );
+        // The reply's reasoning goes back in front of these calls, on every surface (the stable API cannot carry it).
+        this.thinking.rememberReply(modelOn(e.result.gateway?.id), e.result);
         break;
       default:
         break;

@@ -13,6 +13,12 @@ const DataPart = api.LanguageModelDataPart as
   (Ctor & { image?: (data: Uint8Array, mime: string) => unknown }) | undefined;
 const ThinkingPart = api.LanguageModelThinkingPart as (new (value: string) => unknown) | undefined;
 
+/** A thinking part's text (its value is a string or, proposed, a list of strings). */
+const thinkingText = (p: unknown): string => {
+  const v = (p as { value?: unknown }).value;
+  return typeof v === 'string' ? v : Array.isArray(v) ? v.filter((x) => typeof x === 'string').join('') : '';
+};
+
 /** Whether this VS Code carries images in language-model messages and tool results (1.106+). */
 export const hasDataParts = typeof DataPart === 'function';
 
@@ -26,6 +32,8 @@ export function toLmPart(p: unknown): LmPart {
     const d = p as { mimeType: string; data: Uint8Array };
     return { kind: 'data', mimeType: d.mimeType, data: d.data };
   }
+  // Reasoning VS Code hands back in the history (proposed API): the compatible surface sends it back.
+  if (ThinkingPart && p instanceof ThinkingPart) return { kind: 'thinking', value: thinkingText(p) };
   if (p instanceof vscode.LanguageModelPromptTsxPart)
     return { kind: 'text', value: typeof p.value === 'string' ? p.value : JSON.stringify(p.value) };
   return { kind: 'other' };
@@ -45,12 +53,12 @@ export function imageDataPart(bytes: Uint8Array, mime: string): unknown {
   return DataPart?.image ? DataPart.image(bytes, mime) : undefined;
 }
 
-/** The text of a message for token counting: text, tool calls' input and tool results' text. */
+/** The text of a message for token counting: text, reasoning, tool calls' input and tool results' text. */
 export function countableText(m: vscode.LanguageModelChatRequestMessage): { text: string; images: number } {
   let text = '';
   let images = 0;
   const add = (part: LmPart) => {
-    if (part.kind === 'text') text += part.value;
+    if (part.kind === 'text' || part.kind === 'thinking') text += part.value;
     else if (part.kind === 'toolCall') text += `${part.name}${JSON.stringify(part.input)}`;
     else if (part.kind === 'toolResult') part.content.forEach(add);
     else if (part.kind === 'data' && part.mimeType.startsWith('image/')) images++;

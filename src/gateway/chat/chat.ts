@@ -8,6 +8,7 @@ import type { ErrorContext, Surface } from '../errors/gatewayError';
 import { errorFromResponse } from '../errors/fromResponse';
 import { emptyReplyError, inputError, protocolError, toolArgumentsError } from '../errors/factories';
 import { t } from '../l10n';
+import { withReplayRetry } from './reasoningReplay';
 import { invalidToolNames } from './tools';
 import type { ChatRequest, ChatResult, SurfaceAdapter } from './types';
 import { compatibleSurface } from './surfaces/compatible';
@@ -103,7 +104,7 @@ export async function chat(transport: Transport, req: ChatRequest, settings: Cha
   const now = settings.now ?? Date.now;
   const adapter = surfaceAdapter(req.surface);
   const started = now();
-  const { data, res } = await transport.json(sendOptions(adapter, req, settings, false));
+  const { data, res } = await withReplayRetry(req, (r) => transport.json(sendOptions(adapter, r, settings, false)));
   const ms = now() - started;
   return toResult(adapter, data, res.context, res.host, res.requestId, res.status, ms, req.acceptEmptyReply);
 }

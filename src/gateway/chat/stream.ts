@@ -25,6 +25,7 @@ import {
 import { ReplyAssembler } from './assemble';
 import { streamEventParser } from './deltaShape';
 import { sendOptions, surfaceAdapter, toResult, validate, type ChatSettings } from './chat';
+import { withReplayRetry } from './reasoningReplay';
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { ChatEvent, ChatRequest, ChatResult, SurfaceAdapter, SurfaceEvent, Usage } from './types';
 
@@ -311,7 +312,7 @@ async function* runStream(transport: Transport, req: ChatRequest, settings: Chat
   const clock = { now: settings.now ?? Date.now, started: 0 };
   const adapter = surfaceAdapter(req.surface);
   clock.started = clock.now();
-  const res = await transport.open(sendOptions(adapter, req, settings, true));
+  const res = await withReplayRetry(req, (r) => transport.open(sendOptions(adapter, r, settings, true)));
   const ct = headerValue(res.headers, 'content-type') ?? '';
   const idle = idleWatchdog(settings.idleTimeoutMs, () => res.abort());
   let completed = false;

@@ -77,6 +77,12 @@ export interface ChatRequest {
   /** native surface: extended thinking with this budget */
   thinking?: { budgetTokens: number } | undefined;
   /**
+   * compatible surface: send the reasoning of earlier assistant turns back (`reasoning_content`);
+   * unset: as the model's family requires (reasoningReplay.ts); false: never; true: always where it
+   * may matter, empty where none is known.
+   */
+  replayReasoning?: boolean | undefined;
+  /**
    * A probe (the diagnosis): a complete reply with neither text nor a tool call is returned, not
    * thrown — a reasoning model given a tiny max tokens spends it all on reasoning.
    */

@@ -34,6 +34,7 @@ const modelOverride = z.object({
   toolCalling: z.boolean().optional(),
   imageInput: z.boolean().optional(),
   thinkingBudget: z.number().int().min(1024).optional(),
+  replayReasoning: z.boolean().optional(),
 });
 
 export const SETTINGS = {

@@ -2,8 +2,9 @@
  * VS Code's language-model request (as plain data, see src/extension/lm/lmParts.ts) turned into
  * the core's ChatRequest: the system role Copilot sends (3) becomes the system prompt; images go
  * only to models that accept them; Copilot's internal data parts (`cache_control`,
- * `stateful_marker`, …) and `modelOptions` are never forwarded; signed thinking kept from our own
- * replies goes back in front of the tool calls it preceded.
+ * `stateful_marker`, …) and `modelOptions` are never forwarded; the reasoning of our own replies
+ * (kept in the ThinkingCache, or handed back by VS Code as thinking parts) goes back in front of
+ * the tool calls it preceded, in the shape of the model's surface.
  */
 import {
   mergeTurns,
@@ -11,6 +12,7 @@ import {
   type ChatRequest,
   type ContentPart,
   type ImagePart,
+  type Surface,
   type TextPart,
   type ToolSpec,
 } from '../../gateway';
@@ -23,6 +25,8 @@ export type LmPart =
   | { kind: 'data'; mimeType: string; data: Uint8Array }
   | { kind: 'toolCall'; callId: string; name: string; input: object }
   | { kind: 'toolResult'; callId: string; content: LmPart[] }
+  /** reasoning VS Code hands back (LanguageModelThinkingPart, proposed API) */
+  | { kind: 'thinking'; value: string }
   | { kind: 'other' };
 
 export interface LmMessage {
@@ -67,19 +71,37 @@ function resultContent(parts: readonly LmPart[], imageInput: boolean): Array<Tex
   );
 }
 
-function toParts(m: LmMessage, profile: ModelProfile, thinking: ThinkingCache): ContentPart[] {
+/** The reasoning parts each surface takes back: its own kind only. */
+const SURFACE_REASONING: Record<Surface, ReadonlySet<ContentPart['type']>> = {
+  native: new Set(['thinking', 'redacted_thinking']),
+  compatible: new Set(['reasoning']),
+  responses: new Set(['reasoning_item']),
+};
+
+/** An assistant message's reasoning goes first (native: signed thinking must lead its tool calls); kept once per message. */
+function withReasoning(
+  out: ContentPart[],
+  callId: string,
+  model: string,
+  surface: Surface,
+  cache: ThinkingCache,
+): void {
+  const takes = SURFACE_REASONING[surface];
+  if (out.some((x) => takes.has(x.type))) return;
+  out.unshift(...cache.get(model, callId).filter((x) => takes.has(x.type)));
+}
+
+function toParts(m: LmMessage, model: string, profile: ModelProfile, thinking: ThinkingCache): ContentPart[] {
   const out: ContentPart[] = [];
+  const assistant = m.role === ROLE_ASSISTANT;
   for (const p of m.content) {
     if (p.kind === 'text') out.push({ type: 'text', text: p.value });
     else if (p.kind === 'data') out.push(...dataPart(p, profile.imageInput));
-    else if (p.kind === 'toolCall') {
-      // Signed thinking must precede its tool calls on the native surface when thinking is on.
-      if (
-        profile.surface === 'native' &&
-        m.role === ROLE_ASSISTANT &&
-        !out.some((x) => x.type === 'thinking' || x.type === 'redacted_thinking')
-      )
-        out.unshift(...thinking.get(p.callId));
+    else if (p.kind === 'thinking') {
+      // Only the compatible surface takes reasoning back as plain text; the others need what the cache keeps.
+      if (assistant && profile.surface === 'compatible' && p.value) out.push({ type: 'reasoning', text: p.value });
+    } else if (p.kind === 'toolCall') {
+      if (assistant) withReasoning(out, p.callId, model, profile.surface, thinking);
       out.push({ type: 'tool_call', id: p.callId, name: p.name, input: p.input as Record<string, unknown> });
     } else if (p.kind === 'toolResult')
       out.push({ type: 'tool_result', callId: p.callId, content: resultContent(p.content, profile.imageInput) });
@@ -99,7 +121,7 @@ export function lmToChatRequest(
   const system: string[] = [];
   const turns: ChatMessage[] = [];
   for (const m of messages) {
-    const parts = toParts(m, profile, thinking);
+    const parts = toParts(m, model, profile, thinking);
     if (m.role === ROLE_SYSTEM) {
       const text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
       if (text.trim()) system.push(text);
@@ -126,6 +148,7 @@ export function lmToChatRequest(
     messages: turns,
     maxTokens: profile.maxOutputTokens,
     ...(tools ? { tools, toolMode: options.toolMode === 2 ? ('required' as const) : ('auto' as const) } : {}),
+    ...(profile.replayReasoning !== undefined ? { replayReasoning: profile.replayReasoning } : {}),
     ...(profile.surface === 'native' && profile.thinkingBudget
       ? { thinking: { budgetTokens: profile.thinkingBudget } }
       : {}),

@@ -14,6 +14,8 @@ export interface ModelOverride {
   imageInput?: boolean | undefined;
   /** native surface: extended thinking with this budget (its signed blocks are replayed in tool loops) */
   thinkingBudget?: number | undefined;
+  /** compatible surface: send the reasoning of tool-call turns back (unset: as the model's family needs) */
+  replayReasoning?: boolean | undefined;
 }
 
 export interface ModelProfile {
@@ -23,6 +25,7 @@ export interface ModelProfile {
   toolCalling: boolean;
   imageInput: boolean;
   thinkingBudget: number | undefined;
+  replayReasoning?: boolean | undefined;
 }
 
 interface Family {
@@ -95,5 +98,6 @@ export function modelProfile(
     toolCalling: o.toolCalling ?? true,
     imageInput: o.imageInput ?? family?.imageInput ?? false,
     thinkingBudget: o.thinkingBudget,
+    ...(o.replayReasoning !== undefined ? { replayReasoning: o.replayReasoning } : {}),
   };
 }

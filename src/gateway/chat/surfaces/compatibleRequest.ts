@@ -1,8 +1,11 @@
 /**
  * A ChatRequest as a chat-completions body: parts become content arrays, tool calls `tool_calls`,
  * tool results `role: "tool"` messages (their images moved to a following user message, since the
- * surface allows images only in user messages), tools `{type: "function"}` entries.
+ * surface allows images only in user messages), tools `{type: "function"}` entries, and the
+ * reasoning of assistant turns `reasoning_content` where the model's family takes it back
+ * (reasoningReplay.ts).
  */
+import { replayRule, type ReplayRule } from '../reasoningReplay';
 import { normalizeToolSchema, portableCallId } from '../tools';
 import type { ChatMessage, ChatRequest, ContentPart, ImagePart, TextPart } from '../types';
 
@@ -56,10 +59,74 @@ function userMessages(parts: readonly ContentPart[]): WireMessage[] {
   return out;
 }
 
-export function compatibleMessages(req: Pick<ChatRequest, 'system' | 'messages'>): WireMessage[] {
+/** An assistant message on the wire, with what decides whether its reasoning goes back. */
+interface AssistantTurn {
+  wire: WireMessage;
+  /** its reasoning as kept (ReasoningParts joined); undefined: none known */
+  reasoning: string | undefined;
+  calls: boolean;
+  /** the user turn it belongs to: tool results continue a turn, anything else the user says starts one */
+  turn: number;
+}
+
+const reasoningOf = (m: ChatMessage): string | undefined => {
+  const parts = typeof m.content === 'string' ? [] : m.content.flatMap((p) => (p.type === 'reasoning' ? [p.text] : []));
+  return parts.length ? parts.join('') : undefined;
+};
+
+/** Whether this assistant message carries `reasoning_content` under the rule. */
+function wantsField(a: AssistantTurn, rule: ReplayRule, toolTurns: ReadonlySet<number>, lastTurn: number): boolean {
+  switch (rule.scope) {
+    case 'tool_turns':
+      return toolTurns.has(a.turn);
+    case 'tool_calls':
+      return a.calls;
+    case 'all':
+      return true;
+    case 'current_loop':
+      return a.turn === lastTurn;
+    case 'think_tags':
+    case 'none':
+      return false;
+    default: {
+      const _exhaustive: never = rule.scope;
+      return _exhaustive;
+    }
+  }
+}
+
+/** Puts each assistant turn's reasoning back as the rule says: the field (empty when unknown and required), or `<think>` text. */
+function replayReasoning(turns: readonly AssistantTurn[], rule: ReplayRule, lastTurn: number): void {
+  const toolTurns = new Set(turns.filter((a) => a.calls).map((a) => a.turn));
+  for (const a of turns) {
+    if (rule.scope === 'think_tags') {
+      const content = typeof a.wire.content === 'string' ? a.wire.content : '';
+      if (a.reasoning && !content.trimStart().startsWith('<think>'))
+        a.wire.content = `<think>\n${a.reasoning}\n</think>\n\n${content}`;
+      continue;
+    }
+    if (!wantsField(a, rule, toolTurns, lastTurn)) continue;
+    const value = a.reasoning ?? (rule.fillEmpty ? '' : undefined);
+    if (value !== undefined) a.wire.reasoning_content = value;
+  }
+}
+
+export function compatibleMessages(
+  req: Pick<ChatRequest, 'system' | 'messages'> & Partial<Pick<ChatRequest, 'model' | 'replayReasoning'>>,
+): WireMessage[] {
   const out: WireMessage[] = [];
+  const assistants: AssistantTurn[] = [];
+  let turn = 0;
   if (req.system) out.push({ role: 'system', content: req.system });
-  for (const m of req.messages) out.push(...toWire(m));
+  for (const m of req.messages) {
+    const wire = toWire(m);
+    if (m.role === 'user' && (typeof m.content === 'string' || !m.content.some((p) => p.type === 'tool_result')))
+      turn++;
+    if (m.role === 'assistant')
+      assistants.push({ wire: wire[0], reasoning: reasoningOf(m), calls: 'tool_calls' in wire[0], turn });
+    for (const w of wire) out.push(w);
+  }
+  replayReasoning(assistants, replayRule(req.model ?? '', req.replayReasoning), turn);
   return out;
 }
 
