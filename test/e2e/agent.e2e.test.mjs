@@ -131,6 +131,11 @@ test('tool loop on claude-sonnet-4-5 (native surface): a get_weather call, then 
   await toolLoop(t, 'claude-sonnet-4-5', '/v1/messages', '/v1/chat/completions', 'agent-02-tool-loop-native');
 });
 
+test('tool loop on deepseek-v4-pro (reasoning, compatible surface): its reasoning goes back with the call, no refusal', async (t) => {
+  // The simulator refuses the second turn (400) without reasoning_content: two 200s mean the provider's cache sent it.
+  await toolLoop(t, 'deepseek-v4-pro', '/v1/chat/completions', '/v1/messages', 'agent-02b-tool-loop-reasoning');
+});
+
 for (const [model, path, shot] of [
   ['gpt-4o-mini', '/v1/chat/completions', 'agent-03-image-compatible'],
   ['claude-sonnet-4-5', '/v1/messages', 'agent-04-image-native'],
