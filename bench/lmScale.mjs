@@ -11,8 +11,11 @@
 // 15 request building: from provideLanguageModelChatResponse being called (its steps as in
 //    src/extension/lm/chatProvider.ts: toLmMessages, lmRoutes, lmToChatRequest, chatStreamAcross)
 //    to the first byte of the request arriving at a raw `net` server, against JSON.stringify of the
-//    same wire body alone (the floor), per surface; goal ≤ 1.5×. The connection is kept alive, as
-//    a tool loop's is.
+//    same wire body alone (the floor), per surface; goal ≤ 1.5×. Each request is the conversation and
+//    one new tool step, on a connection kept alive, as in a tool loop. Each request's time is divided
+//    by its own body's JSON.stringify, timed right after it (a shared machine's load moves both
+//    alike), and the median of those ratios is the figure; the fastest request over the fastest
+//    stringify is shown beside it.
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -187,13 +190,14 @@ export async function requestBuildingFigures({ root, outDir, runs, median, r2, r
       if (e?.status !== 400) throw e;
     }
   };
+  /** Milliseconds from the call to the first byte at the server. */
   const timedPath = async (m, msgs) => {
     const first = raw.firstByte();
     const t0 = performance.now();
     const done = provide(m, msgs);
-    const t1 = await first;
+    const at = await first;
     await done;
-    return t1 - t0;
+    return at - t0;
   };
   const wireBody = (m, msgs) => {
     const req = lmToChatRequest('bench-model', m.profile, toLmMessages(msgs), { tools, toolMode: 1 }, thinking);
@@ -201,9 +205,9 @@ export async function requestBuildingFigures({ root, outDir, runs, median, r2, r
   };
   const floorOnce = (body) => {
     const t0 = performance.now();
-    const s = JSON.stringify(body);
+    const text = JSON.stringify(body);
     const ms = performance.now() - t0;
-    if (!s.length) throw new Error('empty body');
+    if (!text.length) throw new Error('empty body');
     return ms;
   };
   // Each request is the conversation so far and one new step (a tool call and its result), as in a tool loop.
@@ -221,18 +225,21 @@ export async function requestBuildingFigures({ root, outDir, runs, median, r2, r
       const bytes = raw.lastBody();
       const path = [];
       const floor = [];
+      const ratios = [];
       for (let i = 0; i < runs * 8; i++) {
         const msgs = nextTurn();
         const body = wireBody(m, msgs);
-        path.push(await timedPath(m, msgs));
-        floor.push(floorOnce(body));
+        const a = await timedPath(m, msgs);
+        const b = floorOnce(body);
+        path.push(a);
+        floor.push(b);
+        ratios.push(a / b);
       }
-      const p = median(path);
-      const f = median(floor);
       figures[surface] = {
-        pathMs: r2(p),
-        floorMs: r2(f),
-        ratio: r2(p / f),
+        pathMs: r2(median(path)),
+        floorMs: r2(median(floor)),
+        ratio: r2(median(ratios)),
+        bestRatio: r2(Math.min(...path) / Math.min(...floor)),
         bodyBytes: bytes,
         ownAdapter: surface === 'compatible' || core.surfaceAdapter(surface) !== core.surfaceAdapter('compatible'),
       };
@@ -246,11 +253,11 @@ export async function requestBuildingFigures({ root, outDir, runs, median, r2, r
     Object.entries(figures)
       .map(
         ([s, x]) =>
-          `${s} ${x.ratio}× (${x.pathMs} ms vs JSON.stringify ${x.floorMs} ms, ${Math.round(x.bodyBytes / 1024)} KB${x.ownAdapter ? '' : ', the compatible adapter until the responses surface is merged'})`,
+          `${s} ${x.ratio}× (${x.pathMs} ms vs JSON.stringify ${x.floorMs} ms; fastest ${x.bestRatio}×; ${Math.round(x.bodyBytes / 1024)} KB${x.ownAdapter ? '' : '; the compatible adapter until the responses surface is merged'})`,
       )
       .join(' · ') + ` · ${messages.length} messages and one new tool step each request, ${tools.length} tools`,
     figures,
-    `≤ ${BUILD_GOAL}× JSON.stringify of the same wire body, every surface`,
+    `≤ ${BUILD_GOAL}× JSON.stringify of the same wire body, every surface (median of the per-request ratios)`,
     ok,
   );
 }
