@@ -19,6 +19,7 @@ import { startup, wholeProcessStreaming } from './process.mjs';
 import { chatStateSize } from './chatState.mjs';
 import { webviewFigures } from './webviewRender.mjs';
 import { gatewaysListFigures } from './gatewaysList.mjs';
+import { requestBuildingFigures, tokenCountingFigures } from './lmScale.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -730,6 +731,11 @@ const chatState = () => chatStateSize({ outDir, sim, row });
 // 13. The model lists of three gateways, one not answering (bench/gatewaysList.mjs)
 const gatewaysList = () => gatewaysListFigures({ outDir, runs: RUNS, median, r2, row });
 
+// ---------------------------------------------------------------------------------------------
+// 14 + 15. VS Code's chat at agent scale: token counting and request building (bench/lmScale.mjs)
+const tokenCounting = () => tokenCountingFigures({ root, outDir, runs: RUNS, median, r2, row });
+const requestBuilding = () => requestBuildingFigures({ root, outDir, runs: RUNS, median, r2, row });
+
 const sections = {
   throughput,
   parseCost,
@@ -744,6 +750,8 @@ const sections = {
   realHostActivation,
   chatState,
   gatewaysList,
+  tokenCounting,
+  requestBuilding,
 };
 try {
   for (const [name, fn] of Object.entries(sections)) {

@@ -26,11 +26,9 @@ import {
 } from '../../gateway';
 import type { GatewayService } from '../gateways/gatewayService';
 import type { Registrar } from '../lazy/registrar';
-import { countableText, thinkingPart, toLmMessages } from './lmParts';
+import { thinkingPart, toLmMessages, toLmPart } from './lmParts';
 
 export { LM_VENDOR as VENDOR } from '../../host/commandIds';
-/** What an image costs a prompt, roughly (a 512 px tile and its overhead). */
-const IMAGE_TOKENS = 800;
 
 interface RelayModelInfo extends vscode.LanguageModelChatInformation {
   profile: ModelProfile;
@@ -242,10 +240,11 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
     }
   }
 
+  /** Counted by content and kept (VS Code asks again for every message on every turn): see host/lm/tokenCounter.ts. */
   provideTokenCount(_m: RelayModelInfo, text: string | vscode.LanguageModelChatRequestMessage): Promise<number> {
-    if (typeof text === 'string') return Promise.resolve(this.tokens.count(text));
-    const { text: t, images } = countableText(text);
-    return Promise.resolve(this.tokens.count(t) + images * IMAGE_TOKENS);
+    return Promise.resolve(
+      typeof text === 'string' ? this.tokens.count(text) : this.tokens.countParts(text.content.map(toLmPart)),
+    );
   }
 }
 

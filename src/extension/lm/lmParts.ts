@@ -52,17 +52,3 @@ export function thinkingPart(text: string): vscode.LanguageModelResponsePart | u
 export function imageDataPart(bytes: Uint8Array, mime: string): unknown {
   return DataPart?.image ? DataPart.image(bytes, mime) : undefined;
 }
-
-/** The text of a message for token counting: text, reasoning, tool calls' input and tool results' text. */
-export function countableText(m: vscode.LanguageModelChatRequestMessage): { text: string; images: number } {
-  let text = '';
-  let images = 0;
-  const add = (part: LmPart) => {
-    if (part.kind === 'text' || part.kind === 'thinking') text += part.value;
-    else if (part.kind === 'toolCall') text += `${part.name}${JSON.stringify(part.input)}`;
-    else if (part.kind === 'toolResult') part.content.forEach(add);
-    else if (part.kind === 'data' && part.mimeType.startsWith('image/')) images++;
-  };
-  m.content.map(toLmPart).forEach(add);
-  return { text, images };
-}

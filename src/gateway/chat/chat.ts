@@ -14,6 +14,7 @@ import type { ChatRequest, ChatResult, SurfaceAdapter } from './types';
 import { compatibleSurface } from './surfaces/compatible';
 import { nativeSurface } from './surfaces/native';
 import type { BurstThresholds } from '../http/sseStream';
+import { jsonBytes } from '../http/jsonBody';
 import type { SendOptions, Transport } from '../http/transport';
 
 export function surfaceAdapter(surface: Surface): SurfaceAdapter {
@@ -87,7 +88,8 @@ export function sendOptions(
     surface: req.surface,
     capability: 'chat',
     model: req.model,
-    body: JSON.stringify(body),
+    // The bytes of JSON.stringify(body), made without one giant string (an agent conversation is megabytes).
+    body: jsonBytes(body),
     json: true,
     stream,
     signal: req.signal,

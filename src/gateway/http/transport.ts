@@ -73,7 +73,8 @@ export interface TransportOptions {
   explain?: ((err: GatewayError, token: string) => Promise<GatewayError>) | undefined;
 }
 
-export type RequestBody = string | FormData | (() => FormData | Promise<FormData>) | undefined;
+/** A JSON text or its UTF-8 bytes (`json: true`), a form, or a form built per attempt. */
+export type RequestBody = string | Uint8Array | FormData | (() => FormData | Promise<FormData>) | undefined;
 
 export interface SendOptions {
   method: 'GET' | 'POST' | 'DELETE';

@@ -56,7 +56,7 @@ function dataPart(p: Extract<LmPart, { kind: 'data' }>, imageInput: boolean): Ar
         {
           type: 'image',
           mimeType: p.mimeType.toLowerCase().replace('image/jpg', 'image/jpeg'),
-          data: Buffer.from(p.data).toString('base64'),
+          data: Buffer.from(p.data.buffer, p.data.byteOffset, p.data.byteLength).toString('base64'),
         },
       ];
     return [{ type: 'text', text: t('[an image was left out: this model does not accept images]') }];

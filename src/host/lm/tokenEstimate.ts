@@ -1,7 +1,7 @@
 /**
  * A script-aware token estimate, the answer while the real tokenizer loads and for texts too long
  * to tokenize on the hot path. Measured against o200k on test/fixtures/tokens (test/host/lm.test.ts).
- * One pass, no allocation per character.
+ * One pass over the UTF-16 code units (surrogate pairs read as one code point), no allocation per character.
  */
 
 /** Han, kana, hangul, CJK punctuation and full-width forms: about 0.75 tokens a character in o200k. */
@@ -26,27 +26,41 @@ export function estimateTokens(text: string): number {
   let tokens = 0;
   let letters = 0;
   let digits = 0;
-  const endRun = () => {
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    let c = text.charCodeAt(i);
+    if (isLetter(c)) {
+      if (digits) {
+        tokens += Math.ceil(digits / ESTIMATE.digitsPerToken);
+        digits = 0;
+      }
+      letters++;
+      continue;
+    }
+    if (isDigit(c)) {
+      if (letters) {
+        tokens += Math.ceil(letters / ESTIMATE.lettersPerToken);
+        letters = 0;
+      }
+      digits++;
+      continue;
+    }
     if (letters) tokens += Math.ceil(letters / ESTIMATE.lettersPerToken);
     if (digits) tokens += Math.ceil(digits / ESTIMATE.digitsPerToken);
     letters = digits = 0;
-  };
-  for (const ch of text) {
-    const c = ch.codePointAt(0)!;
-    if (isLetter(c)) {
-      if (digits) endRun();
-      letters++;
-    } else if (isDigit(c)) {
-      if (letters) endRun();
-      digits++;
-    } else {
-      endRun();
-      if (isSpace(c)) tokens += c === 0x0a ? ESTIMATE.newline : 0;
-      else if (isCjk(c)) tokens += ESTIMATE.cjk;
-      else if (c < 0x80) tokens += ESTIMATE.punct;
-      else tokens += ESTIMATE.other;
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+      const low = text.charCodeAt(i + 1);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
+        i++;
+      }
     }
+    if (isSpace(c)) tokens += c === 0x0a ? ESTIMATE.newline : 0;
+    else if (isCjk(c)) tokens += ESTIMATE.cjk;
+    else if (c < 0x80) tokens += ESTIMATE.punct;
+    else tokens += ESTIMATE.other;
   }
-  endRun();
+  if (letters) tokens += Math.ceil(letters / ESTIMATE.lettersPerToken);
+  if (digits) tokens += Math.ceil(digits / ESTIMATE.digitsPerToken);
   return Math.max(1, Math.round(tokens));
 }
