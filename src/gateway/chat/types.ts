@@ -96,17 +96,24 @@ export type ChatEvent =
   | { type: 'reasoning'; text: string }
   /** one complete tool call, its input parsed */
   | { type: 'tool_call'; call: ToolCall }
-  /** a complete signed thinking block (native), to be sent back with the tool results */
-  | { type: 'thinking_block'; block: ThinkingPart | RedactedThinkingPart }
+  /**
+   * a complete signed thinking block (native) or reasoning item (responses), to be sent back with
+   * the tool results (in output order)
+   */
+  | { type: 'thinking_block'; block: ReplayedReasoning }
   | { type: 'usage'; usage: Usage }
   | { type: 'finish'; reason: string }
   | { type: 'done'; result: ChatResult };
+
+/** Reasoning a surface needs back on the next turn: native signed thinking, responses reasoning items. */
+export type ReplayedReasoning = ThinkingPart | RedactedThinkingPart | ReasoningItemPart;
 
 export interface ChatResult {
   text: string;
   toolCalls: ToolCall[];
   reasoning: string;
-  thinking: Array<ThinkingPart | RedactedThinkingPart>;
+  /** what to send back in front of this reply's tool calls (or text), in output order */
+  thinking: ReplayedReasoning[];
   finishReason: string | undefined;
   usage: Usage | undefined;
   model: string | undefined;
@@ -135,13 +142,17 @@ export type SurfaceEvent =
       id?: string | undefined;
       name?: string | undefined;
       input?: Record<string, unknown> | undefined;
+      /** responses: the call's complete arguments (they replace the fragments so far) */
+      args?: string | undefined;
     }
   | { type: 'tool_args'; index: number; fragment: string }
   /** native: a thinking / redacted_thinking block starts */
   | { type: 'thinking_start'; index: number; data?: string | undefined }
   | { type: 'signature'; index: number; signature: string }
-  /** native: a content block is complete */
+  /** native: a content block is complete; responses: an output item (a function call) is complete */
   | { type: 'block_stop'; index: number }
+  /** responses: a complete reasoning item (from `response.output_item.done`), to be replayed */
+  | { type: 'reasoning_item'; item: ReasoningItemPart }
   | { type: 'usage'; usage: Usage }
   | { type: 'finish'; reason: string }
   | { type: 'meta'; id?: string | undefined; model?: string | undefined; usage?: Usage | undefined }
@@ -155,7 +166,7 @@ export interface ParsedReply {
   text: string;
   toolCalls: ToolCall[];
   reasoning: string;
-  thinking: Array<ThinkingPart | RedactedThinkingPart>;
+  thinking: ReplayedReasoning[];
   /** a tool call whose arguments are not a JSON object */
   badToolCall?: { name: string; args: string } | undefined;
   finishReason: string | undefined;
