@@ -452,3 +452,27 @@ test('stream events: dispatched on data.type (not the event line), [DONE] tolera
     [{ type: 'finish', reason: 'content_filter' }, { type: 'end' }],
   );
 });
+
+test('HTTP errors on /v1/responses keep their classification: 401, 503 model_not_found, 429', async () => {
+  const bad = makeClient(sims.real, { token: () => 'sk-' + 'z'.repeat(48) }).client;
+  const unauthorized = await thrown(() =>
+    bad.chat({ surface: 'responses', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+  );
+  assert.equal(unauthorized.kind, 'unauthorized');
+  assert.equal(unauthorized.surface, 'responses');
+  const { client } = makeClient(sims.real);
+  const group = await thrown(() =>
+    client.chat({ surface: 'responses', model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+  );
+  assert.equal(group.kind, 'forbidden');
+  assert.equal(group.detail, 'model_not_found_503');
+  sims.strict.fault({ kind: 'status', status: 429, path: '/v1/responses' });
+  const limited = await thrown(() =>
+    makeClient(sims.strict, { retry: { maxRetries: 0 } }).client.chat({
+      surface: 'responses',
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+    }),
+  );
+  assert.equal(limited.kind, 'rate_limited');
+});
