@@ -218,6 +218,7 @@ for (const profile of ['strict', 'real'] as Profile[]) {
       client.chat({
         surface: 'responses',
         model: 'gpt-4o-mini',
+        encryptedReasoning: false,
         messages: [
           { role: 'user', content: 'hi' },
           { role: 'assistant', content: [{ type: 'tool_call', id: 'call_open', name: 'get_weather', input: {} }] },
@@ -228,6 +229,28 @@ for (const profile of ['strict', 'real'] as Profile[]) {
     assert.equal(e.kind, 'bad_request');
     assert.match(e.gatewayMessage, /No tool output found for function call call_open/);
     assert.equal(responsesCalls(sim()).length, 1);
+  });
+
+  test(`${profile}: a model without reasoning that refuses encrypted reasoning is asked again once without it`, async () => {
+    const { client } = makeClient(sim());
+    const r = await client.chat({
+      surface: 'responses',
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'plain model' }],
+    });
+    assert.equal(r.text, 'Echo: plain model');
+    assert.deepEqual(
+      responsesCalls(sim()).map((c) => c.status),
+      [400, 200],
+    );
+    sim().log.length = 0;
+    await client.chat({
+      surface: 'responses',
+      model: 'gpt-4o-mini',
+      encryptedReasoning: false,
+      messages: [{ role: 'user', content: 'told' }],
+    });
+    assert.equal(responsesCalls(sim()).length, 1, 'a caller that knows the model asks once');
   });
 
   for (const [code, kind] of [
@@ -242,6 +265,7 @@ for (const profile of ['strict', 'real'] as Profile[]) {
         for await (const ev of client.chatStream({
           surface: 'responses',
           model: 'gpt-4o-mini',
+          encryptedReasoning: false,
           messages: [{ role: 'user', content: 'one two three four five six' }],
         }))
           seen.push(ev);
@@ -266,6 +290,7 @@ for (const profile of ['strict', 'real'] as Profile[]) {
         client.chatStream({
           surface: 'responses',
           model: 'gpt-4o-mini',
+          encryptedReasoning: false,
           messages: [{ role: 'user', content: 'a b c d' }],
         }),
       ),
@@ -282,6 +307,7 @@ for (const profile of ['strict', 'real'] as Profile[]) {
         client.chatStream({
           surface: 'responses',
           model: 'gpt-4o-mini',
+          encryptedReasoning: false,
           messages: [{ role: 'user', content: 'one two three four five' }],
         }),
       ),
@@ -426,6 +452,17 @@ test('the request: instructions, input items in order, flat tools, store false, 
     include: ['reasoning.encrypted_content'],
   });
   assert.ok(!('previous_response_id' in body) && !('temperature' in body));
+  const told = responsesSurface.toRequest(
+    {
+      surface: 'responses',
+      model: 'gpt-4o-mini',
+      encryptedReasoning: false,
+      messages: [{ role: 'user', content: 'x' }],
+    },
+    { maxTokens: 1 },
+  );
+  assert.ok(!('include' in told), 'not asked of a model without reasoning');
+  assert.equal(told.store, false);
   assert.equal(
     responsesSurface.toRequest(
       { surface: 'responses', model: 'm', temperature: 0.2, messages: [{ role: 'user', content: 'x' }] },

@@ -157,6 +157,15 @@ for (const profile of ['strict', 'real'] as Profile[]) {
     assert.equal(events.at(-1)!.response.output[0].type, 'function_call');
   });
 
+  test(`${profile} responses: a model without reasoning refuses encrypted reasoning content`, async () => {
+    await refused(
+      sim(),
+      { input: 'hi', include: ['reasoning.encrypted_content'] },
+      400,
+      'Encrypted content is not supported with this model.',
+    );
+  });
+
   test(`${profile} responses: previous_response_id is not found (nothing is stored)`, async () => {
     await refused(
       sim(),

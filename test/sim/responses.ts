@@ -191,6 +191,9 @@ export function responsesError(body: Json, secret: string): Refusal | undefined 
     );
   const tools = toolsError(body.tools);
   if (tools) return tools;
+  const include = Array.isArray(body.include) ? body.include : [];
+  if (include.includes('reasoning.encrypted_content') && !isReasoningModel(String(body.model)))
+    return bad('Encrypted content is not supported with this model.', 'include', null);
   const items = itemsOf(body);
   const open = new Set<string>();
   for (const [i, item] of items.entries()) {

@@ -5,7 +5,7 @@
  */
 import { DEFAULT_MAX_TOKENS } from '../defaults';
 import { GatewayError, type ErrorContext, type Surface } from '../errors/gatewayError';
-import { reasoningReplayRefused } from '../errors/gatewayWords';
+import { encryptedReasoningUnsupported, reasoningReplayRefused } from '../errors/gatewayWords';
 import { errorFromResponse } from '../errors/fromResponse';
 import { emptyReplyError, inputError, protocolError, toolArgumentsError } from '../errors/factories';
 import { t } from '../l10n';
@@ -32,19 +32,23 @@ const withoutReasoningItems = (m: ChatMessage): ChatMessage =>
   typeof m.content === 'string' ? m : { ...m, content: m.content.filter((p) => p.type !== 'reasoning_item') };
 
 /**
- * The request to send again when the Responses API refused the reasoning items it replayed
- * (encrypted by another upstream account behind a load-balancing gateway, or unusable): the same
- * request without any of them, sent once. A refusal before any answer was not billed. undefined:
- * not such a refusal, or nothing to drop.
+ * The request to send again when the Responses API refused the reasoning it was sent or asked for:
+ * reasoning items it cannot use (encrypted by another upstream account behind a load-balancing
+ * gateway, or unusable) are dropped; a model without reasoning that refuses their encrypted
+ * content is not asked for it (nor sent any). Sent once: a refusal before any answer was not
+ * billed. undefined: not such a refusal, or nothing to change.
  */
 export function replayRefusedRetry(req: ChatRequest, e: unknown): ChatRequest | undefined {
   if (req.surface !== 'responses' || !(e instanceof GatewayError)) return undefined;
-  if ((e.status !== 400 && e.status !== 404) || !reasoningReplayRefused(e.gatewayCode, e.gatewayMessage))
-    return undefined;
+  if (e.status !== 400 && e.status !== 404) return undefined;
   const replayed = req.messages.some(
     (m) => typeof m.content !== 'string' && m.content.some((p) => p.type === 'reasoning_item'),
   );
-  return replayed ? { ...req, messages: req.messages.map(withoutReasoningItems) } : undefined;
+  const messages = replayed ? req.messages.map(withoutReasoningItems) : req.messages;
+  if (req.encryptedReasoning !== false && encryptedReasoningUnsupported(e.gatewayMessage))
+    return { ...req, encryptedReasoning: false, messages };
+  if (replayed && reasoningReplayRefused(e.gatewayCode, e.gatewayMessage)) return { ...req, messages };
+  return undefined;
 }
 
 /** Sends a chat request; a refused reasoning replay (responses) is sent again once without it. */

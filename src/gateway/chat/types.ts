@@ -74,6 +74,11 @@ export interface ChatRequest {
   tools?: ToolSpec[] | undefined;
   /** 'required': the model must call one of the tools */
   toolMode?: 'auto' | 'required' | undefined;
+  /**
+   * responses surface: ask for the reasoning items' encrypted content, to replay them (default yes;
+   * a model without reasoning refuses it, and the request is then sent again once without it)
+   */
+  encryptedReasoning?: boolean | undefined;
   /** native surface: extended thinking with this budget */
   thinking?: { budgetTokens: number } | undefined;
   /**

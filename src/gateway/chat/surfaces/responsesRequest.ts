@@ -138,6 +138,6 @@ export function responsesRequest(req: ChatRequest): Record<string, unknown> {
   if (req.thinking) body.reasoning = { summary: 'auto' };
   if (req.stream) body.stream = true;
   body.store = false;
-  body.include = ['reasoning.encrypted_content'];
+  if (req.encryptedReasoning !== false) body.include = ['reasoning.encrypted_content'];
   return body;
 }
