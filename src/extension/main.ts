@@ -24,6 +24,7 @@ import { editImage, generateImageFromSelection } from './media/imageCommands';
 import { registerVideo } from './media/videoTasks';
 import { registerLanguageModels } from './lm/chatProvider';
 import { checkLanguageModels } from './lm/checkModels';
+import { useGatewayModelForBackgroundTasks } from './lm/backgroundTasks';
 import { registerParticipant } from './lm/participant';
 import { registerTools } from './lm/agentTools';
 import { ToolCallOrigins } from '../host/lm/lmGateways';
@@ -122,6 +123,7 @@ function registerAllCommands(
   reg(CommandId.SetupNativeCli, (p) => cli.setUp(preset<{ tokenName?: string; openTerminal?: boolean }>(p)));
   reg(CommandId.RemoveNativeCli, () => cli.remove());
   reg(CommandId.CheckLanguageModels, (p) => checkLanguageModels(preset<{ model?: string }>(p)));
+  reg(CommandId.UseGatewayModelForBackgroundTasks, () => useGatewayModelForBackgroundTasks(service, log));
   reg(CommandId.ConfigureBaseUrl, (url) => configureBaseUrl(service, kept, typeof url === 'string' ? url : undefined));
   const gateways = { service, tokens, kept };
   reg(CommandId.AddGateway, () => addGateway(gateways));

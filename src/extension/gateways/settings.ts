@@ -73,3 +73,19 @@ export function affectsRelay(e: vscode.ConfigurationChangeEvent): boolean {
     e.affectsConfiguration('http.systemCertificates')
   );
 }
+
+/** One of VS Code's own settings (e.g. `chat.utilityModel`) as a string: '' when unset or not a string. */
+export function editorSetting(key: string): string {
+  const v = vscode.workspace.getConfiguration().get<unknown>(key);
+  return typeof v === 'string' ? v : '';
+}
+
+/** Whether this VS Code registers one of its own settings (it has a default; e.g. chat.byokUtilityModelDefault since 1.128). */
+export function editorSettingRegistered(key: string): boolean {
+  return vscode.workspace.getConfiguration().inspect(key)?.defaultValue !== undefined;
+}
+
+/** Writes one of VS Code's own settings to user settings ('' removes the user's value). */
+export async function writeEditorSetting(key: string, value: string): Promise<void> {
+  await vscode.workspace.getConfiguration().update(key, value || undefined, vscode.ConfigurationTarget.Global);
+}
