@@ -89,3 +89,8 @@ export function editorSettingRegistered(key: string): boolean {
 export async function writeEditorSetting(key: string, value: string): Promise<void> {
   await vscode.workspace.getConfiguration().update(key, value || undefined, vscode.ConfigurationTarget.Global);
 }
+
+/** One of VS Code's own boolean settings (e.g. `chat.disableAIFeatures`): true only when set to true. */
+export function editorFlag(key: string): boolean {
+  return vscode.workspace.getConfiguration().get<unknown>(key) === true;
+}

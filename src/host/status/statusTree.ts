@@ -19,6 +19,7 @@ import {
   proxyWords,
   quotaWords,
   statusRows,
+  vscodeChatRow,
   type StatusFacts,
   type StatusRow,
 } from './statusRows';
@@ -138,6 +139,7 @@ export function statusTree(f: StatusTreeFacts): StatusRow[] {
   return [
     ...f.gateways.map((g) => gatewayNode(g, f)),
     modelsRow(f.modelCount),
+    ...(f.chatNeedsEnabling ? [vscodeChatRow()] : []),
     { id: 'proxy', label: t('Proxy'), description: proxyWords(f.proxy), icon: 'cloud' },
     {
       id: 'diagnose',
