@@ -4,9 +4,12 @@
 // shows "VS Code's chat"), and one click on that row runs Chat: Manage Language Models, which
 // enables the chat. Then the user's first prompt, typed in the Chat view in agent mode, is answered by
 // the simulator through our model, with a tool call (list_dir) that VS Code runs and whose result goes
-// back to the model.
+// back to the model. And "Use a Gateway Model for VS Code's Background Tasks" sets the utility models
+// after showing old → new and one test request, and Restore puts them back.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startScenario } from './harness.mjs';
 
 let sim;
@@ -21,6 +24,7 @@ const statusRow = (label) => pane('Status').locator('.monaco-list-row', { hasTex
 before(async () => {
   scenario = await startScenario({
     tokenName: 'production',
+    simOptions: { profile: 'real' }, // new-api: its /api/pricing publishes the prices the command ranks by
     files: { 'list_dir/notes.txt': 'hello\n', 'list_dir/plan.md': '# plan\n' },
     settings: { 'modelRelay.models.chat': 'gpt-4o-mini' },
   });
@@ -88,4 +92,53 @@ test('the first prompt in the Chat view, agent mode: answered through our model,
     [...models].every((m) => sim.config.models.some((x) => x.id === m)),
     `the gateway's own models answered: ${[...models]}`,
   );
+});
+
+/** The user settings VS Code wrote (plain JSON here). */
+function userSettings() {
+  const file = join(vs.userDataDir, 'User', 'settings.json');
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+}
+
+test("Use a Gateway Model for VS Code's Background Tasks: old → new shown, one test request, both keys set; Restore", async () => {
+  const value = 'model-relay/default/gpt-4o-mini';
+  const from = Date.now();
+  await vs.runCommand('Notifications: Clear All Notifications').catch(() => {});
+  await vs.runCommand("Model Relay: Use a Gateway Model for VS Code's Background Tasks");
+  const dialog = vs.page.locator('.monaco-dialog-box').first();
+  await dialog.waitFor({ state: 'visible', timeout: 60_000 });
+  const text = await dialog.innerText();
+  assert.match(text, /use gpt-4o-mini \(.+ per 1M tokens\), the cheapest gateway chat model/);
+  assert.ok(text.includes(`chat.utilityModel: (empty) → "${value}"`), text);
+  assert.ok(text.includes(`chat.utilitySmallModel: (empty) → "${value}"`), text);
+  assert.match(text, /chat\.byokUtilityModelDefault: "\w+" → "mainAgent"/);
+  assert.match(text, /The gateway bills it/);
+  assert.equal(
+    sim.log.filter((r) => r.time >= from - 5 && r.path === '/v1/chat/completions').length,
+    0,
+    'nothing sent before the yes',
+  );
+  await vs.screenshot('chat-setup-04-background-tasks-confirm');
+  await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Test and Set' }).click();
+  const toast = vs.page.locator('.notification-toast', { hasText: 'background tasks' }).first();
+  await toast.waitFor({ state: 'visible', timeout: 60_000 });
+  assert.match(await toast.innerText(), /now use gpt-4o-mini/);
+  const s = userSettings();
+  assert.equal(s['chat.utilityModel'], value);
+  assert.equal(s['chat.utilitySmallModel'], value);
+  assert.equal(s['chat.byokUtilityModelDefault'], 'mainAgent');
+  const tests = sim.log.filter(
+    (r) => r.time >= from - 5 && (r.path === '/v1/chat/completions' || r.path === '/v1/messages'),
+  );
+  assert.deepEqual(
+    tests.slice(0, 1).map((r) => [r.model, r.status]),
+    [['gpt-4o-mini', 200]],
+    'one test request to the chosen model',
+  );
+  await vs.screenshot('chat-setup-05-background-tasks-set');
+  await toast.locator('.monaco-button', { hasText: 'Restore' }).click();
+  await vs.waitForNotification('as they were', 30_000);
+  const back = userSettings();
+  for (const k of ['chat.utilityModel', 'chat.utilitySmallModel', 'chat.byokUtilityModelDefault'])
+    assert.equal(back[k], undefined, `${k} restored (unset)`);
 });

@@ -50,6 +50,7 @@ test("the Status view: a row that runs Chat: Manage Language Models while VS Cod
   const flat = row(statusRows({ ...facts, chatNeedsEnabling: true }));
   assert.deepEqual(flat?.command, { command: 'workbench.action.chat.manage', title: 'Manage Language Models' });
   assert.equal(flat?.command?.command, MANAGE_LANGUAGE_MODELS);
+  assert.deepEqual(statusRows({ ...facts, chatNeedsEnabling: true })[0], flat, 'first, where it is seen');
   const gateway = (id: string): GatewayFacts => ({
     profile: { id, name: id },
     endpoints,
@@ -59,5 +60,5 @@ test("the Status view: a row that runs Chat: Manage Language Models while VS Cod
   });
   const tree = { ...facts, gateways: [gateway('a'), gateway('b')], activeId: 'a' };
   assert.equal(row(statusTree(tree)), undefined);
-  assert.deepEqual(row(statusTree({ ...tree, chatNeedsEnabling: true })), flat);
+  assert.deepEqual(statusTree({ ...tree, chatNeedsEnabling: true })[0], flat);
 });

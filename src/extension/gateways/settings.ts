@@ -85,9 +85,16 @@ export function editorSettingRegistered(key: string): boolean {
   return vscode.workspace.getConfiguration().inspect(key)?.defaultValue !== undefined;
 }
 
-/** Writes one of VS Code's own settings to user settings ('' removes the user's value). */
-export async function writeEditorSetting(key: string, value: string): Promise<void> {
-  await vscode.workspace.getConfiguration().update(key, value || undefined, vscode.ConfigurationTarget.Global);
+/** One of VS Code's own settings as the user's settings hold it (undefined: not set there, its default applies). */
+export function userEditorSetting(key: string): unknown {
+  return vscode.workspace.getConfiguration().inspect(key)?.globalValue;
+}
+
+/** Writes one of VS Code's own settings to user settings ('' or undefined removes the user's value). */
+export async function writeEditorSetting(key: string, value: unknown): Promise<void> {
+  await vscode.workspace
+    .getConfiguration()
+    .update(key, value === '' ? undefined : value, vscode.ConfigurationTarget.Global);
 }
 
 /** One of VS Code's own boolean settings (e.g. `chat.disableAIFeatures`): true only when set to true. */

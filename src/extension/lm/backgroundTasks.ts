@@ -19,14 +19,13 @@ import {
   firstAnswering,
   plannedChanges,
   rankByPrice,
-  restoreChanges,
   utilityValue,
   type SettingChange,
   type UtilityCandidate,
   type UtilitySettings,
 } from '../../host/lm/utilityModel';
 import type { GatewayService } from '../gateways/gatewayService';
-import { editorSetting, editorSettingRegistered, writeEditorSetting } from '../gateways/settings';
+import { editorSetting, editorSettingRegistered, userEditorSetting, writeEditorSetting } from '../gateways/settings';
 
 /** How long the one-line test may take. */
 const TEST_TIMEOUT_MS = 30_000;
@@ -56,17 +55,34 @@ export async function backgroundTasksFindingNow(): Promise<HostFinding | undefin
   });
 }
 
+/** A key as written, and what the user's settings held before (undefined: nothing, the default applied). */
+interface Written {
+  key: string;
+  previous: unknown;
+}
+
 /** Writes the changes (user settings), each on its own: a key this VS Code does not have is skipped. Returns those written. */
-async function apply(changes: readonly SettingChange[], log: vscode.LogOutputChannel): Promise<SettingChange[]> {
-  const done: SettingChange[] = [];
+async function apply(changes: readonly SettingChange[], log: vscode.LogOutputChannel): Promise<Written[]> {
+  const done: Written[] = [];
   for (const c of changes)
     try {
+      const previous = userEditorSetting(c.key);
       await writeEditorSetting(c.key, c.to);
-      done.push(c);
+      done.push({ key: c.key, previous });
     } catch (e) {
       log.warn(vscode.l10n.t('Could not set {0}: {1}', c.key, e instanceof Error ? e.message : String(e)));
     }
   return done;
+}
+
+/** Puts back what the user's settings held (newest first): a key that was not set is removed again. */
+async function putBack(written: readonly Written[], log: vscode.LogOutputChannel): Promise<void> {
+  for (const w of [...written].reverse())
+    try {
+      await writeEditorSetting(w.key, w.previous);
+    } catch (e) {
+      log.warn(vscode.l10n.t('Could not set {0}: {1}', w.key, e instanceof Error ? e.message : String(e)));
+    }
 }
 
 /** One line through VS Code's language model API, exactly as VS Code resolves the setting's value. */
@@ -167,7 +183,7 @@ export async function useGatewayModelForBackgroundTasks(
     )
     .then(async (pick) => {
       if (pick !== restore) return;
-      await apply(restoreChanges(applied), log);
+      await putBack(applied, log);
       void vscode.window.showInformationMessage(
         vscode.l10n.t("Model Relay: VS Code's background-task settings are as they were."),
       );

@@ -5,7 +5,7 @@
  * model is configured", 1.128) or spend Copilot's quota (shared/reference/vscode-chat-settings.md §2).
  * This file decides what to set and says it: the cheapest gateway chat model by published price
  * (`rankByPrice`), the first of those that answers a one-line test (`firstAnswering`), the settings'
- * changes old → new (`plannedChanges`) and their undoing (`restoreChanges`), and the Diagnose finding
+ * changes old → new (`plannedChanges`; the glue's Restore puts back the user's own values), and the Diagnose finding
  * (`backgroundTasksFinding`). The value format is `<vendor>/<id>` (Copilot splits it at the first `/`
  * and resolves it with `vscode.lm.selectChatModels({vendor, id})`). Plain Node, no `vscode`: the glue
  * is src/extension/lm/backgroundTasks.ts.
@@ -101,11 +101,6 @@ export function plannedChanges(now: UtilitySettings, value: string): SettingChan
   if (now.byokDefault !== undefined)
     wanted.push({ key: BYOK_UTILITY_DEFAULT_KEY, from: now.byokDefault, to: BYOK_MAIN_AGENT });
   return wanted.filter((c) => c.from !== c.to);
-}
-
-/** The changes that put back what `applied` replaced (newest first). */
-export function restoreChanges(applied: readonly SettingChange[]): SettingChange[] {
-  return [...applied].reverse().map((c) => ({ key: c.key, from: c.to, to: c.from }));
 }
 
 /** "chat.utilityModel: (empty) → model-relay/default/gpt-4o-mini", one line per change. */

@@ -246,12 +246,13 @@ export function statusRows(f: StatusFacts): StatusRow[] {
   if (!f.endpoints.base && !f.tokenName) return [];
   const q = quotaWords(f);
   return [
+    // first: something to do once, above rows a balance's figures may push out of sight
+    ...(f.chatNeedsEnabling ? [vscodeChatRow()] : []),
     ...endpointRows(f.endpoints),
     tokenRow(f.tokenName, f.masked),
     ...(q ? [balanceRow(q)] : []),
     lastRequestRow(f.last),
     modelsRow(f.modelCount),
-    ...(f.chatNeedsEnabling ? [vscodeChatRow()] : []),
     { id: 'proxy', label: t('Proxy'), description: proxyWords(f.proxy), icon: 'cloud' },
     {
       id: 'diagnose',

@@ -137,9 +137,9 @@ function gatewayNode(g: GatewayFacts, f: StatusTreeFacts): StatusRow {
 export function statusTree(f: StatusTreeFacts): StatusRow[] {
   if (f.gateways.length <= 1) return statusRows(f);
   return [
+    ...(f.chatNeedsEnabling ? [vscodeChatRow()] : []),
     ...f.gateways.map((g) => gatewayNode(g, f)),
     modelsRow(f.modelCount),
-    ...(f.chatNeedsEnabling ? [vscodeChatRow()] : []),
     { id: 'proxy', label: t('Proxy'), description: proxyWords(f.proxy), icon: 'cloud' },
     {
       id: 'diagnose',
