@@ -24,6 +24,8 @@ import { editImage, generateImageFromSelection } from './media/imageCommands';
 import { registerVideo } from './media/videoTasks';
 import { registerLanguageModels } from './lm/chatProvider';
 import { checkLanguageModels } from './lm/checkModels';
+import { ChatSetupWatch } from './lm/chatSetup';
+import { useGatewayModelForBackgroundTasks } from './lm/backgroundTasks';
 import { registerParticipant } from './lm/participant';
 import { registerTools } from './lm/agentTools';
 import { ToolCallOrigins } from '../host/lm/lmGateways';
@@ -61,15 +63,16 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
     await tokens.add(process.env.MODEL_RELAY_SEED_TOKEN_NAME || 'local', seed, true);
   const kept = new KeptBaseUrl(context.globalState);
   const service = new GatewayService(registry, tokens, log, (baseUrl) => kept.isKept(baseUrl));
-  const status = new StatusViewProvider(service, tokens);
+  const chatSetup = new ChatSetupWatch();
+  const status = new StatusViewProvider(service, tokens, chatSetup);
   const item = vscode.window.createStatusBarItem('modelRelay.status', vscode.StatusBarAlignment.Right, 100);
   const bar = new RelayStatusBar(service, tokens, item);
-  context.subscriptions.push(service, status, item, bar, hub.tree(STATUS_VIEW_ID, status));
+  context.subscriptions.push(service, chatSetup, status, item, bar, hub.tree(STATUS_VIEW_ID, status));
   const diagnose = new DiagnoseController(context, service, tokens);
   const cli = new NativeCliSetup(context, service, tokens, log);
   context.subscriptions.push(cli);
   const diagnoseMarkdown = (signal: AbortSignal) => diagnose.markdown(signal);
-  registerAllCommands(context, hub, { service, tokens, kept, cli }, log, diagnose);
+  registerAllCommands(context, hub, { service, tokens, kept, cli, chatSetup }, log, diagnose);
   registerVideo(context, hub, service);
   // The gateway tools run on the gateway whose model called them (the provider remembers its replies' calls).
   const toolOrigins = new ToolCallOrigins();
@@ -109,7 +112,8 @@ function registerAllCommands(
     tokens,
     kept,
     cli,
-  }: { service: GatewayService; tokens: TokenStore; kept: KeptBaseUrl; cli: NativeCliSetup },
+    chatSetup,
+  }: { service: GatewayService; tokens: TokenStore; kept: KeptBaseUrl; cli: NativeCliSetup; chatSetup: ChatSetupWatch },
   log: vscode.LogOutputChannel,
   diagnose: DiagnoseController,
 ): void {
@@ -121,7 +125,8 @@ function registerAllCommands(
   reg(CommandId.DiagnoseAllGateways, () => diagnose.runAll());
   reg(CommandId.SetupNativeCli, (p) => cli.setUp(preset<{ tokenName?: string; openTerminal?: boolean }>(p)));
   reg(CommandId.RemoveNativeCli, () => cli.remove());
-  reg(CommandId.CheckLanguageModels, (p) => checkLanguageModels(preset<{ model?: string }>(p)));
+  reg(CommandId.CheckLanguageModels, (p) => checkLanguageModels(chatSetup, preset<{ model?: string }>(p)));
+  reg(CommandId.UseGatewayModelForBackgroundTasks, () => useGatewayModelForBackgroundTasks(service, log));
   reg(CommandId.ConfigureBaseUrl, (url) => configureBaseUrl(service, kept, typeof url === 'string' ? url : undefined));
   const gateways = { service, tokens, kept };
   reg(CommandId.AddGateway, () => addGateway(gateways));

@@ -219,6 +219,7 @@ export {
   type DiagnosisReport,
   type DiagnosisTimeouts,
   type FixAction,
+  type HostFinding,
 } from './diagnose/types';
 export { storedTokenShapeProblems, tokenShapeProblem, tokenShapeWarning, type TokenShapeProblem } from './tokenShape';
 export { mergeTurns } from './chat/transcript';

@@ -39,6 +39,7 @@ export enum CommandId {
   Diagnose = 'modelRelay.diagnose',
   DiagnoseAllGateways = 'modelRelay.diagnoseAllGateways',
   CheckLanguageModels = 'modelRelay.checkLanguageModels',
+  UseGatewayModelForBackgroundTasks = 'modelRelay.useGatewayModelForBackgroundTasks',
   GetStarted = 'modelRelay.getStarted',
 }
 

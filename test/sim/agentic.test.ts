@@ -601,3 +601,21 @@ test('plain text requests are unchanged by the agentic layer', async () => {
   assert.deepEqual(n.content, [{ type: 'text', text: 'Echo: hello' }]);
   assert.equal(n.usage.output_tokens, 2);
 });
+
+test("Copilot's agent prompt: the tool and its arguments come from the <userRequest> block, not the context before it", async () => {
+  const prompt = [
+    '<environment_info>\nThe user is on Linux\n</environment_info>',
+    '<reminderInstructions>\nWhen using the get_time tool, say so.\n</reminderInstructions>',
+    '<userRequest>\nget_weather Oslo\n</userRequest>',
+  ].join('\n');
+  const r = JSON.parse(
+    (await compat(sims.strict, { tools: oaTools, messages: [{ role: 'user', content: prompt }] })).text,
+  );
+  const call = r.choices[0].message.tool_calls[0];
+  assert.equal(call.function.name, 'get_weather', 'the tool the request names, not one the reminders name');
+  assert.deepEqual(JSON.parse(call.function.arguments), { city: 'get_weather Oslo' });
+  const n = JSON.parse(
+    (await native(sims.strict, { tools: antTools, messages: [{ role: 'user', content: prompt }] })).text,
+  );
+  assert.deepEqual(n.content[0].input, { city: 'get_weather Oslo' });
+});

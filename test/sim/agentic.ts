@@ -126,13 +126,24 @@ function pickTool(tools: ToolSpec[], text: string, forced: string | undefined): 
   return tools.find((t) => t.name === forced) ?? tools.find((t) => lower.includes(t.name.toLowerCase())) ?? tools[0];
 }
 
+/**
+ * What the user asked: Copilot's agent sends the user's words inside `<userRequest>` after blocks of
+ * context (environment, workspace, reminders that name tools), so the last such block is the request;
+ * any other text is the request as it is.
+ */
+export function askedText(text: string): string {
+  const blocks = [...text.matchAll(/<userRequest>\s*([\s\S]*?)\s*<\/userRequest>/g)];
+  return blocks.at(-1)?.[1] ?? text;
+}
+
 export function toolCall(
   tools: ToolSpec[],
-  text: string,
+  said: string,
   forced: string | undefined,
   idPrefix: string,
   seed: string,
 ): ToolCall {
+  const text = askedText(said);
   const tool = pickTool(tools, text, forced);
   const input = argsFor(tool.schema, text);
   return { id: idFor(idPrefix, seed), name: tool.name, input, arguments: JSON.stringify(input) };

@@ -28,6 +28,7 @@ import { codiconLink, htmlPage, makeNonce, webviewCsp } from '../../host/webview
 import type { GatewayService } from '../gateways/gatewayService';
 import { disableStreaming, readProxySettings, writeBaseUrl } from '../gateways/settings';
 import type { TokenStore } from '../gateways/tokenStore';
+import { backgroundTasksFindingNow } from '../lm/backgroundTasks';
 
 export class DiagnoseController {
   private panel: vscode.WebviewPanel | undefined;
@@ -81,6 +82,7 @@ export class DiagnoseController {
       remoteName: vscode.env.remoteName,
       extraHeaders: s.extraHeaders,
       cliTool: { env, homeDir: homedir(), workspaceDir: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath },
+      backgroundTasks: await backgroundTasksFindingNow().catch(() => undefined),
       includeMedia,
       signal,
       onProgress,
@@ -273,6 +275,9 @@ export class DiagnoseController {
           case 'setup-native-cli':
             await vscode.commands.executeCommand(CommandId.SetupNativeCli);
             return;
+          case 'use-gateway-for-background-tasks':
+            await vscode.commands.executeCommand(CommandId.UseGatewayModelForBackgroundTasks);
+            return this.run();
           default: {
             const _exhaustive: never = action;
             void _exhaustive;

@@ -73,3 +73,31 @@ export function affectsRelay(e: vscode.ConfigurationChangeEvent): boolean {
     e.affectsConfiguration('http.systemCertificates')
   );
 }
+
+/** One of VS Code's own settings (e.g. `chat.utilityModel`) as a string: '' when unset or not a string. */
+export function editorSetting(key: string): string {
+  const v = vscode.workspace.getConfiguration().get<unknown>(key);
+  return typeof v === 'string' ? v : '';
+}
+
+/** Whether this VS Code registers one of its own settings (it has a default; e.g. chat.byokUtilityModelDefault since 1.128). */
+export function editorSettingRegistered(key: string): boolean {
+  return vscode.workspace.getConfiguration().inspect(key)?.defaultValue !== undefined;
+}
+
+/** One of VS Code's own settings as the user's settings hold it (undefined: not set there, its default applies). */
+export function userEditorSetting(key: string): unknown {
+  return vscode.workspace.getConfiguration().inspect(key)?.globalValue;
+}
+
+/** Writes one of VS Code's own settings to user settings ('' or undefined removes the user's value). */
+export async function writeEditorSetting(key: string, value: unknown): Promise<void> {
+  await vscode.workspace
+    .getConfiguration()
+    .update(key, value === '' ? undefined : value, vscode.ConfigurationTarget.Global);
+}
+
+/** One of VS Code's own boolean settings (e.g. `chat.disableAIFeatures`): true only when set to true. */
+export function editorFlag(key: string): boolean {
+  return vscode.workspace.getConfiguration().get<unknown>(key) === true;
+}

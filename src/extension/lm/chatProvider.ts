@@ -13,6 +13,7 @@ import { lmModelId, lmRoutes, withFailoverNotices, type ToolCallOrigins } from '
 import { LmModelLists, type LmListSource } from '../../host/lm/lmModels';
 import { lmToChatRequest } from '../../host/lm/lmRequest';
 import { modelProfile, type ModelProfile } from '../../host/lm/modelProfile';
+import { pickerFields, type PickerFields } from '../../host/lm/pickerInfo';
 import { ThinkingCache } from '../../host/lm/thinkingCache';
 import { TokenCounter, type CountTokens } from '../../host/lm/tokenCounter';
 import {
@@ -34,8 +35,8 @@ interface RelayModelInfo extends vscode.LanguageModelChatInformation {
   profile: ModelProfile;
   /** the gateway and model id there (VS Code hands this object back with each request) */
   route?: Route;
-  /** Proposed (chatProvider): the picker's group, the gateway's name. Passed through, harmless before. */
-  category: { label: string; order: number };
+  /** Proposed (chatProvider): the picker's group — a string, the gateway's name, only with several gateways (pickerFields). */
+  category?: string;
   /** Proposed in 1.120, harmless before: keeps third-party models in the picker (vscode#316687). */
   isUserSelectable: boolean;
 }
@@ -143,15 +144,15 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
     token: vscode.CancellationToken,
   ): Promise<RelayModelInfo[]> {
     const lists = await withAbort(token, (signal) => this.models.list(signal));
-    return lists.flatMap((l, order) => {
+    return lists.flatMap((l) => {
       const settings = profileSettings(this.service, l.gateway.id);
       return l.models
         .filter((m) => !m.capabilities || m.capabilities.includes('chat') || m.capabilities.includes('native'))
-        .map((m) => this.info(l.gateway, order, m, modelProfile(m, settings)));
+        .map((m) => this.info(l.gateway, pickerFields(l.gateway.name, lists.length), m, modelProfile(m, settings)));
     });
   }
 
-  private info(gateway: GatewayProfile, order: number, m: ModelInfo, profile: ModelProfile): RelayModelInfo {
+  private info(gateway: GatewayProfile, picker: PickerFields, m: ModelInfo, profile: ModelProfile): RelayModelInfo {
     // Prices are known for the active gateway only: another gateway's models say none rather than a wrong one.
     const active = gateway.id === this.service.registry.activeId();
     const price = active ? this.service.price(m.id) : { text: undefined, groups: [] };
@@ -172,8 +173,7 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
       maxOutputTokens: profile.maxOutputTokens,
       // Agent mode lists only models with tool calling; `capabilities` must always be an object.
       capabilities: { toolCalling: profile.toolCalling, imageInput: profile.imageInput },
-      isUserSelectable: true,
-      category: { label: gateway.name, order },
+      ...picker,
       route: { gateway: gateway.id, model: m.id },
       profile,
     };

@@ -1,12 +1,18 @@
 /**
  * "Model Relay: Check Gateway Models in VS Code Chat": asks VS Code's language model API for the
  * models this extension provides and sends one short prompt through it, proving the path the
- * built-in chat uses (vscode.lm → our provider → the core → the gateway).
+ * built-in chat uses (vscode.lm → our provider → the core → the gateway). While VS Code's own chat
+ * still needs enabling (no Copilot sign-in: its first prompt would ask for one), the answer offers
+ * Chat: Manage Language Models, which enables it with these models.
  */
 import * as vscode from 'vscode';
 import { VENDOR } from './chatProvider';
+import { offerManageLanguageModels, type ChatSetupWatch } from './chatSetup';
 
-export async function checkLanguageModels(preset?: { model?: string }): Promise<string | undefined> {
+export async function checkLanguageModels(
+  chatSetup: ChatSetupWatch,
+  preset?: { model?: string },
+): Promise<string | undefined> {
   if (typeof (vscode as { lm?: { selectChatModels?: unknown } }).lm?.selectChatModels !== 'function') {
     void vscode.window.showWarningMessage(
       vscode.l10n.t('Model Relay: VS Code {0} has no language model API.', vscode.version),
@@ -41,13 +47,20 @@ export async function checkLanguageModels(preset?: { model?: string }): Promise<
     );
     let text = '';
     for await (const part of res.text) text += part;
-    void vscode.window.showInformationMessage(
-      vscode.l10n.t(
-        'Model Relay: {0} answered through VS Code\'s language model API: "{1}"',
-        model.id,
-        text.slice(0, 200),
-      ),
+    const answered = vscode.l10n.t(
+      'Model Relay: {0} answered through VS Code\'s language model API: "{1}"',
+      model.id,
+      text.slice(0, 200),
     );
+    if (await chatSetup.update())
+      void offerManageLanguageModels(
+        vscode.l10n.t(
+          "Model Relay: {0} answered through VS Code's language model API: \"{1}\". VS Code's own chat is not set up yet and would ask for a Copilot sign-in: Manage Language Models enables it once with your gateway's models.",
+          model.id,
+          text.slice(0, 200),
+        ),
+      );
+    else void vscode.window.showInformationMessage(answered);
     return text;
   } catch (e) {
     void vscode.window.showErrorMessage(

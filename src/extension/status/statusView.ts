@@ -10,6 +10,7 @@ import type { StatusRow } from '../../host/status/statusRows';
 import { LastRequests, statusTree, type GatewayFacts } from '../../host/status/statusTree';
 import type { GatewayService } from '../gateways/gatewayService';
 import type { TokenStore } from '../gateways/tokenStore';
+import type { ChatSetupWatch } from '../lm/chatSetup';
 
 export class StatusItem extends vscode.TreeItem {
   readonly children: StatusItem[];
@@ -47,8 +48,11 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
   constructor(
     private readonly service: GatewayService,
     private readonly tokens: TokenStore,
+    /** whether VS Code's chat needs enabling (a row that runs Chat: Manage Language Models) */
+    private readonly chatSetup?: ChatSetupWatch,
   ) {
     super();
+    if (chatSetup) this._register(chatSetup.onDidChange(() => this.emitter.fire(undefined)));
     this._register(
       service.onDidChange(() => {
         // The service tells every request record this way; each gateway's last one is kept.
@@ -111,6 +115,7 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
       last: this.service.lastRecord,
       modelCount: this.service.modelCount,
       proxy: this.service.proxy,
+      chatNeedsEnabling: this.chatSetup?.needsEnabling,
     });
     return rows.map((r) => new StatusItem(r));
   }

@@ -6,6 +6,7 @@
  * whole run has a time budget.
  */
 import type { Check } from './check';
+import { backgroundTasksCheck } from './checks/backgroundTasks';
 import { baseUrlCheck } from './checks/baseUrl';
 import { cliToolCheck } from './checks/cliTool';
 import { generateChatCheck, generateNativeCheck } from './checks/generation';
@@ -41,6 +42,7 @@ const CHECKS: readonly Check[] = [
   streamCompatibleCheck,
   streamNativeCheck,
   cliToolCheck,
+  backgroundTasksCheck,
   wrongPlaceCheck,
   proxyCheck,
 ];

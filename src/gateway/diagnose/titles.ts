@@ -17,6 +17,7 @@ export const CHECK_IDS: readonly CheckId[] = [
   'stream-compatible',
   'stream-native',
   'cli-tool',
+  'background-tasks',
   'wrong-place',
   'proxy',
 ];
@@ -39,6 +40,7 @@ export function checkTitles(): Record<CheckId, string> {
     'cli-tool': t('Native command-line tool setup'),
     'wrong-place': t('Wrong place (HTML instead of API)'),
     proxy: t('Proxy'),
+    'background-tasks': t("VS Code's background tasks"),
   };
 }
 

@@ -27,7 +27,8 @@ export type CheckId =
   | 'stream-native'
   | 'cli-tool'
   | 'wrong-place'
-  | 'proxy';
+  | 'proxy'
+  | 'background-tasks';
 
 /** A fix the editor can apply with one button. */
 export type FixAction =
@@ -40,7 +41,9 @@ export type FixAction =
   /** turn streaming off (a buffering or stream-cutting proxy) */
   | { kind: 'disable-stream' }
   /** (re)write the native command-line tool's variables for new terminals */
-  | { kind: 'setup-native-cli' };
+  | { kind: 'setup-native-cli' }
+  /** set VS Code's utility-model settings to a gateway model (Use a Gateway Model for VS Code's Background Tasks) */
+  | { kind: 'use-gateway-for-background-tasks' };
 
 export interface DiagnosisCheck {
   id: CheckId;
@@ -64,6 +67,15 @@ export interface DiagnosisCheck {
   requestId?: string | undefined;
   /** a 429's Retry-After, in ms */
   retryAfterMs?: number | undefined;
+  fixAction?: FixAction | undefined;
+}
+
+/** A check's outcome worked out by the host (the editor), reported as it is. */
+export interface HostFinding {
+  result: CheckResult;
+  cause: string;
+  fix: string;
+  details?: string[] | undefined;
   fixAction?: FixAction | undefined;
 }
 
@@ -110,6 +122,11 @@ export interface DiagnosisInput {
   remoteName?: string | undefined;
   /** the native command-line tool's environment and settings locations (check 8) */
   cliTool?: CliToolInput | undefined;
+  /**
+   * What the editor found about its own chat's background tasks (VS Code's utility-model settings):
+   * the core cannot read them, so the extension hands the finding in; absent (relay-doctor), the check is not shown.
+   */
+  backgroundTasks?: HostFinding | undefined;
   /** run image, image-edit and video generation checks (they cost money) */
   includeMedia?: boolean | undefined;
   timeouts?: DiagnosisTimeouts | undefined;

@@ -21,6 +21,8 @@ export function fixLabel(kind: FixAction['kind']): string {
       return t('Turn streaming off');
     case 'setup-native-cli':
       return t('Set up native CLI');
+    case 'use-gateway-for-background-tasks':
+      return t('Use a gateway model');
     default: {
       const _exhaustive: never = kind;
       return _exhaustive;

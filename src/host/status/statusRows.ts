@@ -9,6 +9,7 @@ import type { EndpointInfo, ProxyChoice, Quota, RequestRecord } from '../../gate
 import { describeQuota, type QuotaWords } from '../../gateway/economy/describe';
 import { t } from '../../gateway/l10n';
 import { CommandId } from '../commandIds';
+import { MANAGE_LANGUAGE_MODELS } from '../lm/chatSetup';
 
 /** What the view shows, read from the service and the token store at one moment. */
 export interface StatusFacts {
@@ -23,10 +24,13 @@ export interface StatusFacts {
   last: RequestRecord | undefined;
   modelCount: number | undefined;
   proxy: ProxyChoice;
+  /** VS Code's chat lists our models but is not set up yet (src/host/lm/chatSetup.ts) */
+  chatNeedsEnabling?: boolean | undefined;
 }
 
 export interface StatusCommand {
-  command: CommandId;
+  /** ours, or VS Code's Chat: Manage Language Models */
+  command: CommandId | typeof MANAGE_LANGUAGE_MODELS;
   title: string;
   arguments?: unknown[];
 }
@@ -208,6 +212,20 @@ export function modelsRow(count: number | undefined): StatusRow {
   };
 }
 
+/** VS Code's chat is not set up yet: one click on Chat: Manage Language Models enables it with our models. */
+export function vscodeChatRow(): StatusRow {
+  return {
+    id: 'vscode-chat',
+    label: t("VS Code's chat"),
+    description: t('asks for a Copilot sign-in — click to use gateway models'),
+    icon: 'comment-discussion',
+    tooltip: t(
+      "VS Code's chat is not set up yet, so its first prompt asks for a GitHub Copilot sign-in. Chat: Manage Language Models enables it once; then it answers with your gateway's models, agent mode included.",
+    ),
+    command: { command: MANAGE_LANGUAGE_MODELS, title: t('Manage Language Models') },
+  };
+}
+
 export function proxyWords(p: ProxyChoice): string {
   const shown = String(p.display);
   if (p.source === 'none') return t('none');
@@ -228,6 +246,8 @@ export function statusRows(f: StatusFacts): StatusRow[] {
   if (!f.endpoints.base && !f.tokenName) return [];
   const q = quotaWords(f);
   return [
+    // first: something to do once, above rows a balance's figures may push out of sight
+    ...(f.chatNeedsEnabling ? [vscodeChatRow()] : []),
     ...endpointRows(f.endpoints),
     tokenRow(f.tokenName, f.masked),
     ...(q ? [balanceRow(q)] : []),

@@ -19,6 +19,7 @@ import {
   proxyWords,
   quotaWords,
   statusRows,
+  vscodeChatRow,
   type StatusFacts,
   type StatusRow,
 } from './statusRows';
@@ -136,6 +137,7 @@ function gatewayNode(g: GatewayFacts, f: StatusTreeFacts): StatusRow {
 export function statusTree(f: StatusTreeFacts): StatusRow[] {
   if (f.gateways.length <= 1) return statusRows(f);
   return [
+    ...(f.chatNeedsEnabling ? [vscodeChatRow()] : []),
     ...f.gateways.map((g) => gatewayNode(g, f)),
     modelsRow(f.modelCount),
     { id: 'proxy', label: t('Proxy'), description: proxyWords(f.proxy), icon: 'cloud' },
