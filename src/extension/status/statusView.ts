@@ -93,6 +93,7 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
         tokens: await this.service.registry.tokensOf(profile.id).list(),
         quota: this.service.quotaOf(profile.id),
         last: this.last.of(profile.name),
+        learnt: this.service.clientOf(profile.id).learntSurfaces(),
       })),
     );
   }
@@ -111,6 +112,7 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
       last: this.service.lastRecord,
       modelCount: this.service.modelCount,
       proxy: this.service.proxy,
+      learnt: this.service.client.learntSurfaces(),
     });
     return rows.map((r) => new StatusItem(r));
   }
