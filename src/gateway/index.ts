@@ -114,6 +114,7 @@ export { chatStream } from './chat/stream';
 export { stoppedAtMaxTokens } from './chat/finishReason';
 export { compatibleSurface } from './chat/surfaces/compatible';
 export { nativeSurface } from './chat/surfaces/native';
+export { responsesSurface } from './chat/surfaces/responses';
 export {
   MAX_LEARNT_SURFACES,
   SurfaceMemory,
@@ -133,6 +134,7 @@ export {
   type ReasoningItemPart,
   type ReasoningPart,
   type RedactedThinkingPart,
+  type ReplayedReasoning,
   type Role,
   type SurfaceAdapter,
   type SurfaceEvent,

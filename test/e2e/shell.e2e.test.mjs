@@ -92,7 +92,7 @@ test("List Models shows the simulator's models for the token's group", async () 
   await vs.page.locator('.quick-input-list', { hasText: 'gpt-4o-mini' }).waitFor({ state: 'visible', timeout: 20_000 });
   const text = await vs.pageText();
   for (const m of ['gpt-4o-mini', 'claude-sonnet-4-5', 'sora-2']) assert.ok(text.includes(m), m);
-  assert.match(text, /7 models visible to this token/);
+  assert.match(text, /9 models visible to this token/);
   const placeholder = await vs.page.locator('.quick-input-widget input').getAttribute('placeholder');
   assert.match(placeholder ?? '', /does not prove generation works/);
   await vs.screenshot('shell-05-list-models');

@@ -26,20 +26,20 @@ export interface Plan {
 }
 export type Planned = Plan | { error: string };
 
-interface ToolSpec {
+export interface ToolSpec {
   name: string;
   schema: unknown;
 }
-interface Image {
+export interface Image {
   mime: string;
   bytes: number;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-const REASONING = 'Let me think about this.';
+export const REASONING = 'Let me think about this.';
 
-const isObj = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
-const blocksOf = (content: unknown): Json[] => (Array.isArray(content) ? content.filter(isObj) : []);
+export const isObj = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
+export const blocksOf = (content: unknown): Json[] => (Array.isArray(content) ? content.filter(isObj) : []);
 const messagesOf = (body: Json): Json[] => (body.messages as unknown[]).map((m) => (isObj(m) ? m : {}));
 const textOf = (content: unknown): string =>
   typeof content === 'string'
@@ -48,10 +48,10 @@ const textOf = (content: unknown): string =>
         .flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : []))
         .join(' ');
 const lastIndexOf = (messages: Json[], role: string) => messages.map((m) => m.role).lastIndexOf(role);
-const withNote = (note: string, text: string) => (note ? `${note} ${text}` : text);
+export const withNote = (note: string, text: string) => (note ? `${note} ${text}` : text);
 
 /** Word pieces as the simulator streams text (each keeps its leading space). */
-const pieces = (s: string) => s.match(/\s*\S+/g) ?? [''];
+export const pieces = (s: string) => s.match(/\s*\S+/g) ?? [''];
 const wordCount = (s: string) => s.split(/\s+/).filter(Boolean).length;
 const digest = (s: string) => createHash('sha256').update(s).digest();
 /** Ids derived from the conversation: stable for a request, different for every turn. */
@@ -62,7 +62,7 @@ export const signatureOf = (thinking: string) => `sig_${digest(thinking).toStrin
 // ---------------- images ----------------
 
 /** Strict base64 (what upstreams accept); undefined when the data or the mime type is not an image. */
-function imageOf(mime: unknown, data: unknown): Image | undefined {
+export function imageOf(mime: unknown, data: unknown): Image | undefined {
   if (typeof mime !== 'string' || !/^image\/[\w.+-]+$/.test(mime)) return undefined;
   if (typeof data !== 'string' || !data || data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data))
     return undefined;
@@ -88,7 +88,7 @@ const nativeImageBlocks = (m: Json): Json[] =>
   );
 const compatibleImageParts = (m: Json): Json[] => blocksOf(m.content).filter((p) => p.type === 'image_url');
 
-function imageNote(images: Image[]): string {
+export function imageNote(images: Image[]): string {
   if (!images.length) return '';
   const list = images.map((i) => `${i.mime}, ${i.bytes} bytes`).join('; ');
   return `I see ${images.length} image${images.length === 1 ? '' : 's'} (${list}).`;
@@ -126,7 +126,7 @@ function pickTool(tools: ToolSpec[], text: string, forced: string | undefined): 
   return tools.find((t) => t.name === forced) ?? tools.find((t) => lower.includes(t.name.toLowerCase())) ?? tools[0];
 }
 
-function toolCall(
+export function toolCall(
   tools: ToolSpec[],
   text: string,
   forced: string | undefined,
@@ -139,7 +139,7 @@ function toolCall(
 }
 
 /** Three fragments, as upstreams stream arguments in pieces (clients must concatenate). */
-function thirds(s: string): string[] {
+export function thirds(s: string): string[] {
   const n = Math.ceil(s.length / 3);
   return [s.slice(0, n), s.slice(n, 2 * n), s.slice(2 * n)].filter(Boolean);
 }

@@ -419,6 +419,7 @@ const ENDPOINT_PATH: Record<string, string> = {
   anthropic: '/v1/messages',
   'image-generation': '/v1/images/generations',
   'openai-video': '/v1/videos',
+  'openai-response': '/v1/responses',
 };
 const VENDORS: Record<string, { name: string; icon: string }> = {
   openai: { name: 'OpenAI', icon: 'OpenAI' },
@@ -428,9 +429,12 @@ const VENDORS: Record<string, { name: string; icon: string }> = {
 };
 
 /** The model's `supported_endpoint_types` (as /v1/models lists them in the real profile). */
-export const endpointTypesOf = (m: EconModel) => [
-  ...new Set(m.capabilities.map((cap) => ENDPOINT_OF[cap] ?? 'openai')),
-];
+export const endpointTypesOf = (m: EconModel) =>
+  // new-api derives `openai-response` from these names only (common/endpoint_type.go); responses-only gpt-5/codex
+  // models on OpenAI channels are listed as plain `openai`.
+  /o3-pro|o3-deep-research|o4-mini-deep-research/.test(m.id)
+    ? ['openai-response']
+    : [...new Set(m.capabilities.map((cap) => ENDPOINT_OF[cap] ?? 'openai'))];
 
 /** `GET /api/pricing` for an anonymous caller. Since 2026-04 (flavor new-api) only models usable by the default usable groups are listed. */
 export function pricingBody(cfg: EconomyConfig, models: EconModel[]): Json {

@@ -254,6 +254,143 @@ for (const profile of ['strict', 'real'] as const) {
   });
 }
 
+for (const profile of ['strict', 'real'] as const) {
+  const sim = () => (profile === 'strict' ? sims.strict : sims.real);
+  const tools: OpenAI.Responses.FunctionTool[] = [
+    {
+      type: 'function',
+      name: 'get_weather',
+      description: 'Weather for a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      strict: false,
+    },
+  ];
+
+  test(`${profile}: openai responses.create non-stream and stream: true`, async () => {
+    const client = openai(sim());
+    const r = await client.responses.create({
+      model: 'gpt-4o-mini',
+      instructions: 'terse',
+      input: 'hello responses',
+      store: false,
+    });
+    assert.equal(r.output_text, 'Echo: hello responses');
+    assert.equal(r.status, 'completed');
+    assert.ok(r.usage!.total_tokens > 0);
+    const stream = await client.responses.create({
+      model: 'gpt-4o-mini',
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'hello responses stream' }] }],
+      stream: true,
+    });
+    let text = '';
+    const types = new Set<string>();
+    let last = -1;
+    for await (const event of stream) {
+      types.add(event.type);
+      assert.ok(event.sequence_number > last, 'sequence numbers increase');
+      last = event.sequence_number;
+      if (event.type === 'response.output_text.delta') text += event.delta;
+    }
+    assert.equal(text, 'Echo: hello responses stream');
+    for (const t of [
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.done',
+      'response.output_item.done',
+      'response.completed',
+    ])
+      assert.ok(types.has(t), t);
+  });
+
+  test(`${profile}: openai responses.stream finalResponse: a tool call, its output round-trips with the reasoning item replayed`, async () => {
+    const client = openai(sim());
+    const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: 'get_weather for Paris' }];
+    const params = {
+      model: 'gpt-5.5-codex',
+      tools,
+      store: false,
+      include: ['reasoning.encrypted_content'] as OpenAI.Responses.ResponseIncludable[],
+    };
+    const first = await client.responses.stream({ ...params, input }).finalResponse();
+    const [reasoning, call] = first.output;
+    assert.ok(
+      reasoning?.type === 'reasoning' && reasoning.encrypted_content,
+      'a reasoning item with encrypted content',
+    );
+    assert.equal(reasoning.summary[0]?.text, 'Let me think about this.');
+    assert.ok(call?.type === 'function_call');
+    assert.equal(call.name, 'get_weather');
+    assert.deepEqual(JSON.parse(call.arguments), { city: 'get_weather for Paris' });
+    // Stateless: every output item back (the call without its id), then the call's output.
+    input.push(
+      {
+        type: 'reasoning',
+        id: reasoning.id,
+        summary: reasoning.summary,
+        encrypted_content: reasoning.encrypted_content,
+      },
+      { type: 'function_call', call_id: call.call_id, name: call.name, arguments: call.arguments },
+      { type: 'function_call_output', call_id: call.call_id, output: '18°C, sunny' },
+    );
+    const second = await client.responses.create({ ...params, input });
+    assert.equal(second.output_text, 'Tool get_weather returned: 18°C, sunny');
+    // Encrypted content this upstream did not make is refused with its code.
+    const forged = input.map((item) =>
+      'type' in item && item.type === 'reasoning' ? { ...item, encrypted_content: 'gAAAAAforged' } : item,
+    );
+    await assert.rejects(
+      client.responses.create({ ...params, input: forged }),
+      (e: unknown) => e instanceof OpenAI.BadRequestError && e.code === 'invalid_encrypted_content',
+    );
+    // A call without its output before the next user message is OpenAI's 400.
+    await assert.rejects(
+      client.responses.create({ ...params, input: [...input.slice(0, 3), { role: 'user', content: 'and?' }] }),
+      (e: unknown) => e instanceof OpenAI.BadRequestError && /No tool output found for function call/.test(e.message),
+    );
+  });
+
+  test(`${profile}: openai responses stream failures arrive as the SDK's response.failed and error events`, async () => {
+    // (the SDK raises only on a top-level `error` key, which neither event has: a client must treat them as fatal)
+    sim().fault({ kind: 'midStreamError', afterEvents: 4, code: 'rate_limit_exceeded', count: 1 });
+    const failed: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const e of await openai(sim()).responses.create({
+      model: 'gpt-4o-mini',
+      input: 'a b c d',
+      stream: true,
+    }))
+      failed.push(e);
+    const last = failed.at(-1);
+    assert.ok(last?.type === 'response.failed', 'the last event is response.failed');
+    assert.equal(last.response.status, 'failed');
+    assert.equal(last.response.error?.code, 'rate_limit_exceeded');
+    assert.equal(last.sequence_number, 4);
+    sim().fault({ kind: 'midStreamError', afterEvents: 4, event: 'error', code: 'server_error', count: 1 });
+    const errored: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const e of await openai(sim()).responses.create({
+      model: 'gpt-4o-mini',
+      input: 'a b c d',
+      stream: true,
+    }))
+      errored.push(e);
+    const bare = errored.at(-1);
+    assert.ok(bare?.type === 'error');
+    assert.equal(bare.code, 'server_error');
+    assert.ok(bare.message);
+  });
+
+  test(`${profile}: a responses-only model on chat.completions is the SDK's BadRequestError`, async () => {
+    await assert.rejects(
+      openai(sim()).chat.completions.create({ model: 'o3-pro', messages: [{ role: 'user', content: 'x' }] }),
+      (e: unknown) =>
+        e instanceof OpenAI.BadRequestError &&
+        /only supported in v1\/responses and not in v1\/chat\/completions/.test(e.message) &&
+        e.param === 'model',
+    );
+  });
+}
+
 test('strict: the native surface without native-version is a 400 the SDK reports', async () => {
   const client = new Anthropic({ baseURL: sims.strict.url, apiKey: sims.strict.tokens.production, maxRetries: 0 });
   await assert.rejects(

@@ -25,6 +25,16 @@ import {
 } from './agentic';
 import { DEMO_PACE_MS, demoPieces, demoReply, demoTokens } from './demo';
 import {
+  failureEvent,
+  inputWords,
+  planResponses,
+  promptOf,
+  responseEvents,
+  responseObject,
+  responsesError,
+  type ResponseParts,
+} from './responses';
+import {
   bill,
   chargeQuota,
   defaultEconomy,
@@ -49,7 +59,8 @@ import {
 } from './economy';
 
 export type Profile = 'strict' | 'real';
-export type Capability = 'chat' | 'native' | 'image' | 'image-edit' | 'video';
+/** responses: served on /v1/responses (a model with it but without chat is Responses-only, as OpenAI's codex and o3-pro) */
+export type Capability = 'chat' | 'native' | 'responses' | 'image' | 'image-edit' | 'video';
 export interface SimModel extends ModelPricing {
   id: string;
   capabilities: Capability[];
@@ -94,8 +105,18 @@ export type Fault = { host?: number; path?: string; count?: number } & (
   | { kind: 'latency'; ms: number }
   | { kind: 'slowChunks'; ms: number }
   | { kind: 'buffer' }
-  /** after `afterEvents` events, an error event (OpenAI-shaped `{"error":…}` chunk / Anthropic `event: error`) with this type, code and message */
-  | { kind: 'midStreamError'; afterEvents: number; message?: string; errorType?: string; code?: string }
+  /**
+   * after `afterEvents` events, an error event (OpenAI-shaped `{"error":…}` chunk / Anthropic `event: error` /
+   * Responses `response.failed`, or with `event: 'error'` a bare `error` event) with this type, code and message
+   */
+  | {
+      kind: 'midStreamError';
+      afterEvents: number;
+      message?: string;
+      errorType?: string;
+      code?: string;
+      event?: 'failed' | 'error';
+    }
   /** the connection is cut: before answering; or with `afterEvents`, a stream after that many events and a non-streamed chat answer (compatible) after its headers and half its body */
   | { kind: 'reset'; afterEvents?: number }
   | {
@@ -204,7 +225,7 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
     models: [
       {
         id: 'gpt-4o-mini',
-        capabilities: ['chat'],
+        capabilities: ['chat', 'responses'],
         ownedBy: 'openai',
         ratio: 0.075,
         completionRatio: 4,
@@ -246,6 +267,25 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
         completionRatio: 4,
         enableGroups: ['default'],
       },
+      // Responses-only models (they refuse /v1/chat/completions with OpenAI's words). new-api lists the first
+      // with `supported_endpoint_types: ["openai"]` (OpenAI channels advertise nothing else), the second by its
+      // name with `["openai-response"]` (shared/reference/responses-api.md §6).
+      {
+        id: 'gpt-5.5-codex',
+        capabilities: ['responses'],
+        ownedBy: 'openai',
+        ratio: 0.625,
+        completionRatio: 8,
+        enableGroups: ['default', 'vip'],
+      },
+      {
+        id: 'o3-pro',
+        capabilities: ['responses'],
+        ownedBy: 'openai',
+        ratio: 10,
+        completionRatio: 4,
+        enableGroups: ['default', 'vip'],
+      },
       // Dynamic pricing, in no group: only /api/pricing shows it.
       {
         id: 'qwen3-max',
@@ -266,8 +306,19 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
           'sora-2',
           'gpt-4o',
           'deepseek-reasoner',
+          'gpt-5.5-codex',
+          'o3-pro',
         ],
-        usable: ['gpt-4o-mini', 'claude-sonnet-4-5', 'gpt-image-1', 'dall-e-3', 'sora-2', 'deepseek-reasoner'],
+        usable: [
+          'gpt-4o-mini',
+          'claude-sonnet-4-5',
+          'gpt-image-1',
+          'dall-e-3',
+          'sora-2',
+          'deepseek-reasoner',
+          'gpt-5.5-codex',
+          'o3-pro',
+        ],
       },
       { name: 'chat-only', visible: ['gpt-4o-mini'] },
       { name: 'native-cli', visible: ['claude-sonnet-4-5'] },
@@ -429,6 +480,7 @@ interface Ctx {
 const KNOWN_PATHS: Array<[string, RegExp]> = [
   ['POST', /^\/v1\/chat\/completions$/],
   ['POST', /^\/v1\/messages$/],
+  ['POST', /^\/v1\/responses$/],
   ['GET', /^\/v1\/models$/],
   ['POST', /^\/v1\/images\/generations$/],
   ['POST', /^\/v1\/images\/edits$/],
@@ -466,6 +518,8 @@ export async function startSimulator(
     userUsedQuota: config.userUsedQuota,
   };
   const startTime = Math.floor(Date.now() / 1000);
+  /** this upstream's key for reasoning items' encrypted content: another simulator's does not verify here */
+  const reasoningSecret = randomBytes(16).toString('hex');
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const servers: Server[] = [];
@@ -530,9 +584,32 @@ export async function startSimulator(
   const sendError = (
     c: Ctx,
     status: number,
-    e: { message: string; oaType?: string; antType?: string; code?: string | null; forceOpenAI?: boolean },
+    e: {
+      message: string;
+      oaType?: string;
+      antType?: string;
+      code?: string | null;
+      forceOpenAI?: boolean;
+      /** OpenAI's param; with keepType, an upstream error new-api relays in OpenAI's shape (type and param kept) */
+      param?: string | null;
+      keepType?: boolean;
+    },
     extra: Record<string, string> = {},
   ) => {
+    if (config.profile === 'real' && e.keepType && !c.native)
+      return sendJson(
+        c,
+        status,
+        {
+          error: {
+            message: withId(e.message, c),
+            type: e.oaType ?? 'invalid_request_error',
+            param: e.param ?? null,
+            code: e.code ?? null,
+          },
+        },
+        extra,
+      );
     if (config.profile === 'real') {
       if (c.native && !e.forceOpenAI)
         return sendJson(
@@ -558,7 +635,14 @@ export async function startSimulator(
     return sendJson(
       c,
       status,
-      { error: { message: e.message, type: e.oaType ?? 'invalid_request_error', param: null, code: e.code ?? null } },
+      {
+        error: {
+          message: e.message,
+          type: e.oaType ?? 'invalid_request_error',
+          param: e.param ?? null,
+          code: e.code ?? null,
+        },
+      },
       extra,
     );
   };
@@ -732,9 +816,28 @@ export async function startSimulator(
       return false;
     }
     if (!m.capabilities.includes(cap)) {
+      if (cap === 'chat' && m.capabilities.includes('responses')) {
+        // OpenAI's own refusal, relayed as it is (new-api adds its request id).
+        sendError(c, 400, {
+          message: 'This model is only supported in v1/responses and not in v1/chat/completions.',
+          oaType: 'invalid_request_error',
+          code: null,
+          param: 'model',
+          keepType: true,
+        });
+        return false;
+      }
+      if (cap === 'responses' && config.profile === 'real') {
+        // new-api: the model's channel (Anthropic, DeepSeek…) has no Responses conversion.
+        sendJson(c, 500, {
+          error: { message: withId('not implemented', c), type: errorType(config), code: 'convert_request_failed' },
+        });
+        return false;
+      }
       const names: Record<Capability, string> = {
         chat: 'chat completions',
         native: 'native messages',
+        responses: 'responses',
         image: 'image generation',
         'image-edit': 'image editing',
         video: 'video generation',
@@ -1033,6 +1136,65 @@ export async function startSimulator(
         type: 'error',
         error: { type: mid?.errorType ?? 'overloaded_error', message: mid?.message ?? 'Overloaded' },
       }),
+    ]);
+  };
+
+  /** `POST /v1/responses` (responses.ts): the Response object, or its typed events (`event:` rebuilt from `type`, no [DONE]). */
+  const responsesEndpoint = async (c: Ctx, tok: SimToken, body: Record<string, unknown>) => {
+    if (!checkModel(c, tok, body.model, 'responses')) return;
+    const refused = responsesError(body, reasoningSecret);
+    if (refused)
+      return sendError(c, refused.status, {
+        message: refused.message,
+        code: refused.code ?? null,
+        param: refused.param ?? null,
+        keepType: true,
+      });
+    const maxTokens = typeof body.max_output_tokens === 'number' ? body.max_output_tokens : undefined;
+    if (!affordable(c, tok, body.model, maxTokens)) return;
+    const { plan, answerBudget } = spendReasoning(planResponses(body), maxTokens);
+    const r = reply([{ role: 'user', content: promptOf(body) }], answerBudget, plan.replyText, {
+      model: body.model,
+      native: false,
+    });
+    const input = inputWords(body) + 3;
+    const output = outputTokens(plan, r.parts.length);
+    charge(tok, body.model, { prompt: input, completion: output });
+    const include = Array.isArray(body.include) ? body.include : [];
+    const parts: ResponseParts = {
+      id: `resp_${randomBytes(16).toString('hex')}`,
+      model: body.model,
+      plan,
+      textPieces: r.parts.length === 1 && !r.parts[0] ? [] : r.parts,
+      truncated: r.truncated,
+      usage: {
+        input_tokens: input,
+        output_tokens: output,
+        reasoning_tokens: plan.reasoning ? output - (plan.toolCall ? 0 : r.parts.length) : 0,
+      },
+      encrypted: include.includes('reasoning.encrypted_content'),
+      secret: reasoningSecret,
+      body,
+    };
+    c.record.stream = body.stream === true;
+    if (body.stream !== true) {
+      if (find(c.faults, 'invalidJson')) {
+        c.res.writeHead(200, { ...headersFor(c), 'Content-Type': 'application/json' });
+        c.res.end('{"id": "resp_1", "outp');
+        return finish(c, 200);
+      }
+      return sendJson(c, 200, responseObject(parts, 'final'));
+    }
+    const frame = (e: Record<string, unknown>) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`;
+    const events = responseEvents(parts);
+    const mid = find(c.faults, 'midStreamError');
+    await streamEvents(c, events.map(frame), () => [
+      frame(
+        failureEvent(parts, mid?.afterEvents ?? 0, mid?.event ?? 'failed', {
+          code: mid?.code ?? 'server_error',
+          message: mid?.message ?? 'The model is overloaded. Please try again later.',
+        }),
+      ),
     ]);
   };
 
@@ -1447,6 +1609,11 @@ export async function startSimulator(
     if (path === '/v1/messages') {
       const body = parseJson(c, raw);
       if (body) await messagesEndpoint(c, tok, body);
+      return;
+    }
+    if (path === '/v1/responses') {
+      const body = parseJson(c, raw);
+      if (body) await responsesEndpoint(c, tok, body);
       return;
     }
     const many = find(c.faults, 'manyModels');

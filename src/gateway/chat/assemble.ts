@@ -1,10 +1,10 @@
 /**
  * Assembles the structured parts of a streamed reply from a surface's events: tool calls (the
  * compatible surface streams argument fragments per index, the native one per content block) and
- * the native surface's signed thinking blocks. A call is reported once, complete, its input parsed.
+ * the native surface's signed thinking blocks (and the responses surface's reasoning items). A call is reported once, complete, its input parsed.
  */
 import { newCallId, parseToolInput } from './tools';
-import type { ChatEvent, RedactedThinkingPart, SurfaceEvent, ThinkingPart, ToolCall } from './types';
+import type { ChatEvent, RedactedThinkingPart, ReplayedReasoning, SurfaceEvent, ThinkingPart, ToolCall } from './types';
 
 interface OpenCall {
   id: string;
@@ -24,7 +24,7 @@ export type BadArguments = (name: string, args: string) => never;
 
 export class ReplyAssembler {
   readonly toolCalls: ToolCall[] = [];
-  readonly thinking: Array<ThinkingPart | RedactedThinkingPart> = [];
+  readonly thinking: ReplayedReasoning[] = [];
   reasoning = '';
   private readonly calls = new Map<number, OpenCall>();
   private readonly blocks = new Map<number, OpenThinking>();
@@ -42,7 +42,7 @@ export class ReplyAssembler {
         }
         return [{ type: 'reasoning', text: se.text }];
       case 'tool_start':
-        return this.start(se.index, se.id, se.name, se.input);
+        return this.start(se.index, se.id, se.name, se.input, se.args);
       case 'tool_args':
         this.openAt(se.index).args += se.fragment;
         return [];
@@ -56,6 +56,9 @@ export class ReplyAssembler {
       }
       case 'block_stop':
         return this.stop(se.index);
+      case 'reasoning_item':
+        this.thinking.push(se.item);
+        return [{ type: 'thinking_block', block: se.item }];
       default:
         return [];
     }
@@ -73,6 +76,7 @@ export class ReplyAssembler {
     id: string | undefined,
     name: string | undefined,
     input: Record<string, unknown> | undefined,
+    args?: string,
   ): ChatEvent[] {
     const open = this.calls.get(index);
     // Some gateways reuse index 0 for every call: a different id at an open index is a new call.
@@ -81,6 +85,7 @@ export class ReplyAssembler {
     if (id) call.id = id;
     if (name && !call.name) call.name = name;
     if (input && Object.keys(input).length) call.input = input;
+    if (args !== undefined) call.args = args;
     return out;
   }
 

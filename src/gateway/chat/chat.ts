@@ -4,19 +4,62 @@
  * signal aborts, and throws the same GatewayError for an error inside a 200 stream.
  */
 import { DEFAULT_MAX_TOKENS } from '../defaults';
-import type { ErrorContext, Surface } from '../errors/gatewayError';
+import { GatewayError, type ErrorContext, type Surface } from '../errors/gatewayError';
+import { encryptedReasoningUnsupported, reasoningReplayRefused } from '../errors/gatewayWords';
 import { errorFromResponse } from '../errors/fromResponse';
 import { emptyReplyError, inputError, protocolError, toolArgumentsError } from '../errors/factories';
 import { t } from '../l10n';
 import { invalidToolNames } from './tools';
-import type { ChatRequest, ChatResult, SurfaceAdapter } from './types';
+import type { ChatMessage, ChatRequest, ChatResult, SurfaceAdapter } from './types';
 import { compatibleSurface } from './surfaces/compatible';
 import { nativeSurface } from './surfaces/native';
+import { responsesSurface } from './surfaces/responses';
 import type { BurstThresholds } from '../http/sseStream';
 import type { SendOptions, Transport } from '../http/transport';
 
 export function surfaceAdapter(surface: Surface): SurfaceAdapter {
-  return surface === 'native' ? nativeSurface : compatibleSurface;
+  switch (surface) {
+    case 'native':
+      return nativeSurface;
+    case 'responses':
+      return responsesSurface;
+    default:
+      return compatibleSurface;
+  }
+}
+
+const withoutReasoningItems = (m: ChatMessage): ChatMessage =>
+  typeof m.content === 'string' ? m : { ...m, content: m.content.filter((p) => p.type !== 'reasoning_item') };
+
+/**
+ * The request to send again when the Responses API refused the reasoning it was sent or asked for:
+ * reasoning items it cannot use (encrypted by another upstream account behind a load-balancing
+ * gateway, or unusable) are dropped; a model without reasoning that refuses their encrypted
+ * content is not asked for it (nor sent any). Sent once: a refusal before any answer was not
+ * billed. undefined: not such a refusal, or nothing to change.
+ */
+export function replayRefusedRetry(req: ChatRequest, e: unknown): ChatRequest | undefined {
+  if (req.surface !== 'responses' || !(e instanceof GatewayError)) return undefined;
+  if (e.status !== 400 && e.status !== 404) return undefined;
+  const replayed = req.messages.some(
+    (m) => typeof m.content !== 'string' && m.content.some((p) => p.type === 'reasoning_item'),
+  );
+  const messages = replayed ? req.messages.map(withoutReasoningItems) : req.messages;
+  if (req.encryptedReasoning !== false && encryptedReasoningUnsupported(e.gatewayMessage))
+    return { ...req, encryptedReasoning: false, messages };
+  if (replayed && reasoningReplayRefused(e.gatewayCode, e.gatewayMessage)) return { ...req, messages };
+  return undefined;
+}
+
+/** Sends a chat request; a refused reasoning replay (responses) is sent again once without it. */
+export async function sendChat<T>(req: ChatRequest, send: (r: ChatRequest) => Promise<T>): Promise<T> {
+  try {
+    return await send(req);
+  } catch (e) {
+    const again = replayRefusedRetry(req, e);
+    if (!again) throw e;
+    return send(again);
+  }
 }
 
 export interface ChatSettings {
@@ -103,7 +146,7 @@ export async function chat(transport: Transport, req: ChatRequest, settings: Cha
   const now = settings.now ?? Date.now;
   const adapter = surfaceAdapter(req.surface);
   const started = now();
-  const { data, res } = await transport.json(sendOptions(adapter, req, settings, false));
+  const { data, res } = await sendChat(req, (r) => transport.json(sendOptions(adapter, r, settings, false)));
   const ms = now() - started;
   return toResult(adapter, data, res.context, res.host, res.requestId, res.status, ms, req.acceptEmptyReply);
 }

@@ -24,7 +24,7 @@ import {
 } from '../errors/factories';
 import { ReplyAssembler } from './assemble';
 import { streamEventParser } from './deltaShape';
-import { sendOptions, surfaceAdapter, toResult, validate, type ChatSettings } from './chat';
+import { sendChat, sendOptions, surfaceAdapter, toResult, validate, type ChatSettings } from './chat';
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { ChatEvent, ChatRequest, ChatResult, SurfaceAdapter, SurfaceEvent, Usage } from './types';
 
@@ -109,6 +109,7 @@ function apply(st: StreamState, se: SurfaceEvent, at: number, out: ChatEvent[]):
     case 'thinking_start':
     case 'signature':
     case 'block_stop':
+    case 'reasoning_item':
       pushAll(out, st.parts.take(se));
       return;
     case 'usage':
@@ -311,7 +312,7 @@ async function* runStream(transport: Transport, req: ChatRequest, settings: Chat
   const clock = { now: settings.now ?? Date.now, started: 0 };
   const adapter = surfaceAdapter(req.surface);
   clock.started = clock.now();
-  const res = await transport.open(sendOptions(adapter, req, settings, true));
+  const res = await sendChat(req, (r) => transport.open(sendOptions(adapter, r, settings, true)));
   const ct = headerValue(res.headers, 'content-type') ?? '';
   const idle = idleWatchdog(settings.idleTimeoutMs, () => res.abort());
   let completed = false;

@@ -74,6 +74,11 @@ export interface ChatRequest {
   tools?: ToolSpec[] | undefined;
   /** 'required': the model must call one of the tools */
   toolMode?: 'auto' | 'required' | undefined;
+  /**
+   * responses surface: ask for the reasoning items' encrypted content, to replay them (default yes;
+   * a model without reasoning refuses it, and the request is then sent again once without it)
+   */
+  encryptedReasoning?: boolean | undefined;
   /** native surface: extended thinking with this budget */
   thinking?: { budgetTokens: number } | undefined;
   /**
@@ -96,17 +101,24 @@ export type ChatEvent =
   | { type: 'reasoning'; text: string }
   /** one complete tool call, its input parsed */
   | { type: 'tool_call'; call: ToolCall }
-  /** a complete signed thinking block (native), to be sent back with the tool results */
-  | { type: 'thinking_block'; block: ThinkingPart | RedactedThinkingPart }
+  /**
+   * a complete signed thinking block (native) or reasoning item (responses), to be sent back with
+   * the tool results (in output order)
+   */
+  | { type: 'thinking_block'; block: ReplayedReasoning }
   | { type: 'usage'; usage: Usage }
   | { type: 'finish'; reason: string }
   | { type: 'done'; result: ChatResult };
+
+/** Reasoning a surface needs back on the next turn: native signed thinking, responses reasoning items. */
+export type ReplayedReasoning = ThinkingPart | RedactedThinkingPart | ReasoningItemPart;
 
 export interface ChatResult {
   text: string;
   toolCalls: ToolCall[];
   reasoning: string;
-  thinking: Array<ThinkingPart | RedactedThinkingPart>;
+  /** what to send back in front of this reply's tool calls (or text), in output order */
+  thinking: ReplayedReasoning[];
   finishReason: string | undefined;
   usage: Usage | undefined;
   model: string | undefined;
@@ -146,13 +158,17 @@ export type SurfaceEvent =
       id?: string | undefined;
       name?: string | undefined;
       input?: Record<string, unknown> | undefined;
+      /** responses: the call's complete arguments (they replace the fragments so far) */
+      args?: string | undefined;
     }
   | { type: 'tool_args'; index: number; fragment: string }
   /** native: a thinking / redacted_thinking block starts */
   | { type: 'thinking_start'; index: number; data?: string | undefined }
   | { type: 'signature'; index: number; signature: string }
-  /** native: a content block is complete */
+  /** native: a content block is complete; responses: an output item (a function call) is complete */
   | { type: 'block_stop'; index: number }
+  /** responses: a complete reasoning item (from `response.output_item.done`), to be replayed */
+  | { type: 'reasoning_item'; item: ReasoningItemPart }
   | { type: 'usage'; usage: Usage }
   | { type: 'finish'; reason: string }
   | { type: 'meta'; id?: string | undefined; model?: string | undefined; usage?: Usage | undefined }
@@ -166,7 +182,7 @@ export interface ParsedReply {
   text: string;
   toolCalls: ToolCall[];
   reasoning: string;
-  thinking: Array<ThinkingPart | RedactedThinkingPart>;
+  thinking: ReplayedReasoning[];
   /** a tool call whose arguments are not a JSON object */
   badToolCall?: { name: string; args: string } | undefined;
   finishReason: string | undefined;

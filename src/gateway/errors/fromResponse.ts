@@ -299,6 +299,25 @@ function redirected(a: Answer, location: string | undefined): GatewayError {
   });
 }
 
+/**
+ * new-api's `convert_request_failed` on /v1/responses: the model's channel (Anthropic, DeepSeek,
+ * Moonshot…) has no Responses conversion. Said as HTTP 500, but no fault: a retry gets the same.
+ */
+function cannotConvert(a: Answer): GatewayError {
+  return new GatewayError({
+    ...a.base,
+    kind: 'bad_request',
+    detail: 'convert_request_failed',
+    message: headline(a, t('HTTP {0}: the gateway cannot send {1} on the Responses surface.', a.status, a.model)),
+    reason: t(
+      "This model's channel on the gateway cannot convert Responses requests (Anthropic, DeepSeek, Moonshot… channels).",
+    ),
+    fix: t(
+      "Use the compatible or native surface for this model, or ask the gateway's admin for a channel that serves /v1/responses.",
+    ),
+  });
+}
+
 function otherStatus(a: Answer): GatewayError {
   return new GatewayError({
     ...a.base,
@@ -332,6 +351,7 @@ const BY_STATUS: Record<number, Builder> = {
  */
 function builderFor(a: Answer): Builder {
   const words = statusFromWords(a.parsed.type, a.parsed.code, a.gatewayMessage);
+  if (a.parsed.code === 'convert_request_failed' && a.context.surface === 'responses') return cannotConvert;
   if (a.origin !== 'status') return BY_STATUS[words ?? 500];
   if (a.status === 503 && (a.parsed.code === 'model_not_found' || noChannelGroup(a.gatewayMessage)))
     return modelNotFound503;

@@ -53,7 +53,8 @@ export type ErrorDetail =
   | 'context_too_long'
   | 'event_too_large'
   | 'body_too_large'
-  | 'request_not_built';
+  | 'request_not_built'
+  | 'convert_request_failed';
 
 export interface ErrorContext {
   surface?: Surface | undefined;

@@ -79,11 +79,30 @@ export function statusFromWords(
   if (/permission_error|forbidden/.test(tc)) return 403;
   if (/not_found_error|model_not_found/.test(tc)) return 404;
   if (/request_too_large/.test(tc)) return 413;
-  if (/invalid_request_error/.test(tc)) return 400;
+  // (and a failed Responses reply's codes for a prompt or an image it refuses)
+  if (/invalid_request_error|invalid_prompt|image_|bio_policy/.test(tc)) return 400;
   if (
     /overloaded|api_error|server_error|upstream|internal/.test(tc) ||
     /overloaded|upstream|server error|internal error|unavailable|timed? ?out/i.test(m)
   )
     return 500;
   return undefined;
+}
+
+/**
+ * The Responses API refusing the reasoning items a stateless conversation replayed: encrypted
+ * content another upstream account made (`invalid_encrypted_content`), an item id it cannot find
+ * without its content, or a reasoning item without the item that followed it
+ * (shared/reference/responses-api.md §4, §5).
+ */
+/** A model without reasoning refusing `include: ["reasoning.encrypted_content"]` (OpenAI's words). */
+export function encryptedReasoningUnsupported(message: string | undefined): boolean {
+  return /encrypted content is not supported/i.test(message ?? '');
+}
+
+export function reasoningReplayRefused(code: string | undefined, message: string | undefined): boolean {
+  if (code === 'invalid_encrypted_content') return true;
+  return /encrypted content .{0,80}could not be verified|Item with id '?rs_[^ ]* not found|of type '?reasoning'? was provided without its required following item/i.test(
+    message ?? '',
+  );
 }

@@ -3,9 +3,9 @@
  * part to carry them, and with thinking on the surface rejects a tool loop that does not send them
  * back with the tool results they preceded. Bounded: the oldest entries go first.
  */
-import type { RedactedThinkingPart, ThinkingPart } from '../../gateway';
+import type { ReplayedReasoning } from '../../gateway';
 
-type Block = ThinkingPart | RedactedThinkingPart;
+type Block = ReplayedReasoning;
 
 export class ThinkingCache {
   private readonly byCall = new Map<string, Block[]>();
