@@ -19,12 +19,14 @@ export type CheckId =
   | 'visibility'
   | 'generate-chat'
   | 'generate-native'
+  | 'generate-responses'
   | 'generate-image'
   | 'generate-image-edit'
   | 'generate-video'
   | 'native-path'
   | 'stream-compatible'
   | 'stream-native'
+  | 'stream-responses'
   | 'cli-tool'
   | 'wrong-place'
   | 'proxy';
@@ -72,6 +74,11 @@ export interface DiagnosisModels {
   chat?: string | undefined;
   /** native messages surface model */
   native?: string | undefined;
+  /**
+   * responses surface model; when absent, the first the token's list says answers there, else one
+   * the gateway's refusals taught during this diagnosis (the check is absent when there is none)
+   */
+  responses?: string | undefined;
   image?: string | undefined;
   imageEdit?: string | undefined;
   video?: string | undefined;
