@@ -76,3 +76,16 @@ test(
     );
   },
 );
+
+test('a model the editor learnt (learntSurfaces) is checked on /v1/responses', T, async () => {
+  const r = await runDiagnosis({
+    baseUrl: strict.url,
+    token: strict.tokens.production,
+    models: { chat: 'gpt-4o-mini' },
+    learntSurfaces: [{ model: 'gpt-5.5-codex', surface: 'responses' }],
+    timeouts: { requestMs: 3_000, totalMs: 12_000 },
+  });
+  const g = check(r, 'generate-responses');
+  assert.equal(g?.result, 'pass', g?.cause);
+  assert.match(g?.cause ?? '', /with gpt-5\.5-codex/);
+});

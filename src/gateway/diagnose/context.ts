@@ -217,13 +217,16 @@ export class DiagnosisContext {
   /**
    * The model the responses checks use: the one given; else the first the token's list says answers
    * on /v1/responses (new-api's `openai-response`); else one the gateway's refusals taught during
-   * this diagnosis (a chat model moved there). Undefined: the token sees no responses model.
+   * this diagnosis (a chat model moved there) or before it (the caller's client). Undefined: the
+   * token sees no responses model.
    */
   responsesModel(): string | undefined {
     return (
       this.models.responses ??
       this.modelList?.find((m) => m.capabilities?.includes('responses'))?.id ??
-      this.ownClient?.learntSurfaces().find((l) => l.surface === 'responses')?.model
+      [...(this.ownClient?.learntSurfaces() ?? []), ...(this.input.learntSurfaces ?? [])].find(
+        (l) => l.surface === 'responses',
+      )?.model
     );
   }
 

@@ -4,7 +4,7 @@
  * Pure data: the VS Code panel, the markdown report and `relay-doctor` all render this.
  */
 import type { Dispatcher } from 'undici';
-import type { ErrorKind } from '../errors/gatewayError';
+import type { ErrorKind, Surface } from '../errors/gatewayError';
 import type { ProxySettings } from '../http/proxy';
 import type { Sleep } from '../http/transport';
 import type { CliToolInput } from './cliToolSetup';
@@ -106,6 +106,11 @@ export interface DiagnosisInput {
    * once, by the token check), and hear which were picked (relay-doctor says so on stderr).
    */
   pickModels?: ((picked: Pick<DiagnosisModels, 'chat' | 'native'>) => void) | undefined;
+  /**
+   * the surfaces the caller's client learnt from this gateway's refusals (GatewayClient.learntSurfaces):
+   * a model learnt to answer only on /v1/responses is checked there when no responses model is given or listed
+   */
+  learntSurfaces?: ReadonlyArray<{ model: string; surface: Surface }> | undefined;
   /** hears the token's model list once the token check read it (Diagnose All Gateways checks fallback targets against it) */
   onModelList?: ((list: readonly ModelInfo[]) => void) | undefined;
   /** the dispatcher every request goes through; when absent one is built from `proxy` */
