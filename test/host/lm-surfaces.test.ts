@@ -2,7 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { capabilitiesFromEndpointTypes, canChat, type ModelInfo, type Surface } from '../../src/gateway';
+import { lmToChatRequest } from '../../src/host/lm/lmRequest';
 import { modelProfile, surfaceOf } from '../../src/host/lm/modelProfile';
+import { ThinkingCache } from '../../src/host/lm/thinkingCache';
 
 const listed = (id: string, types?: string[]): ModelInfo => ({
   id,
@@ -40,4 +42,21 @@ test('the override may say responses; a surface the gateway taught wins over bot
   assert.deepEqual([over.surface, over.surfaceLearnt], ['responses', false]);
   const learnt = modelProfile(codex, { ...base, overrides: { 'gpt-5.5-codex': { surface: 'native' } } }, 'responses');
   assert.deepEqual([learnt.surface, learnt.surfaceLearnt], ['responses', true]);
+});
+
+test("VS Code's chat sends a responses model's request on the responses surface", () => {
+  const profile = modelProfile(listed('o3-pro', ['openai-response']), {
+    defaultSurface: 'compatible',
+    nativeModel: '',
+    maxTokens: 4096,
+    overrides: {},
+  });
+  const req = lmToChatRequest(
+    'o3-pro',
+    profile,
+    [{ role: 1, content: [{ kind: 'text', value: 'hi' }] }],
+    {},
+    new ThinkingCache(),
+  );
+  assert.equal(req.surface, 'responses');
 });
