@@ -130,7 +130,8 @@ test('diagnose --all: one row per gateway, exit 0; --json has every cell and the
   assert.match(r.stdout, /^GATEWAY +REACHABILITY +TOKEN +BALANCE +MODELS +GENERATION$/m);
   assert.match(
     r.stdout,
-    /^Cheap Relay +PASS 127\.0\.0\.1:\d+ +PASS sk-Pr0\.\.\.Lk5d +PASS \$7\.50 +PASS 9 models +PASS 4 of 4 passed$/m,
+    // (the real profile lists o3-pro as openai-response: generation and streaming on /v1/responses too)
+    /^Cheap Relay +PASS 127\.0\.0\.1:\d+ +PASS sk-Pr0\.\.\.Lk5d +PASS \$7\.50 +PASS 9 models +PASS 6 of 6 passed$/m,
   );
   assert.match(
     r.stdout,
