@@ -89,3 +89,10 @@ test('a model the editor learnt (learntSurfaces) is checked on /v1/responses', T
   assert.equal(g?.result, 'pass', g?.cause);
   assert.match(g?.cause ?? '', /with gpt-5\.5-codex/);
 });
+
+test('a chat model listed only for /v1/responses (o3-pro, real profile) is visible as a chat model', T, async () => {
+  const r = await diagnose(real, { chat: 'o3-pro' });
+  const v = check(r, 'visibility');
+  assert.equal(v?.result, 'pass', v?.cause);
+  assert.equal(check(r, 'generate-chat')?.result, 'warn', 'refused on chat completions, answered on /v1/responses');
+});
