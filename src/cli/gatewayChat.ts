@@ -23,7 +23,7 @@ import { BatchedWriter } from './batch';
 import { fileSecrets } from './gatewaysCommand';
 import type { GatewaysFile } from './gatewaysFile';
 import type { CliIo } from './main';
-import { retryLine, terminalSafe } from './output';
+import { retryLine, surfaceMoveLine, terminalSafe } from './output';
 
 export interface GatewayChatInput {
   file: GatewaysFile;
@@ -63,6 +63,7 @@ export async function chatOverGateways(c: GatewayChatInput, io: CliIo, dispatche
     },
     dispatcher,
     onRetry: (n) => void io.stderr.write(retryLine(n)),
+    onSurfaceMove: (m) => void io.stderr.write(surfaceMoveLine(m, io.stderr.isTTY)),
   });
   const routes = routesFor({ gateway: primary.id, model: req.model }, file.fallbacks, set);
   const { model: _model, ...rest } = req;

@@ -14,7 +14,7 @@ ${t('Usage:')}
   relay-doctor diagnose [--chat-model M] [--native-model M] [--json]
   relay-doctor models [--json]
   relay-doctor quota [--json]       ${t('what is left on the token, and when it expires')}
-  relay-doctor chat --surface compatible|native --model M [--max-tokens N] [--no-stream] "prompt"
+  relay-doctor chat --surface compatible|native|responses --model M [--max-tokens N] [--no-stream] "prompt"
   relay-doctor diagnose --all --gateways FILE [--json]
   relay-doctor diagnose|models|quota|chat --gateways FILE --gateway NAME …
   relay-doctor --version

@@ -4,7 +4,7 @@
  *   relay-doctor diagnose [--chat-model M] [--native-model M] [--json]   exit 0 / 1 (a check failed) / 2 (usage)
  *   relay-doctor models [--json]
  *   relay-doctor quota [--json]
- *   relay-doctor chat --surface compatible|native --model M [--max-tokens N] [--no-stream] "prompt"
+ *   relay-doctor chat --surface compatible|native|responses --model M [--max-tokens N] [--no-stream] "prompt"
  *   relay-doctor diagnose --all --gateways FILE [--json]                 exit 1 when any gateway or fallback target failed
  *   relay-doctor diagnose|models|quota|chat --gateways FILE --gateway NAME …
  *   relay-doctor --version
@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import type { Dispatcher } from 'undici';
 import {
   GatewayClient,
+  SURFACES,
   createDispatcher,
   describeProxy,
   redactSecrets,
@@ -25,13 +26,12 @@ import {
   reportToJson,
   runDiagnosis,
   type DiagnosisInput,
-  type Surface,
 } from '../gateway';
 import { ENV_TOKEN, UsageError, configFor, readConfig, refuseTokenArguments, type CliConfig } from './config';
 import { chatOverGateways } from './gatewayChat';
 import { diagnoseAll, fileSecrets, fileTerms } from './gatewaysCommand';
 import { pickGateway, readGatewaysFile, type GatewaysFile } from './gatewaysFile';
-import { baseUrlWarnings, errorText, retryLine, terminalSafe, type CliTerms } from './output';
+import { baseUrlWarnings, errorText, retryLine, surfaceMoveLine, terminalSafe, type CliTerms } from './output';
 import { quota } from './quotaCommand';
 import { chatEventBatches } from '../gateway/chat/stream';
 import { BatchedWriter } from './batch';
@@ -160,6 +160,7 @@ function clientFor(cfg: CliConfig, dispatcher: Dispatcher, io: CliIo): GatewayCl
     extraHeaders: cfg.extraHeaders,
     dispatcher,
     onRetry: (n) => void io.stderr.write(retryLine(n)),
+    onSurfaceMove: (m) => void io.stderr.write(surfaceMoveLine(m, io.stderr.isTTY)),
   });
 }
 
@@ -210,9 +211,8 @@ async function chat(
 ): Promise<number> {
   // A gateway of a --gateways file brings its default surface and models; the options replace them.
   const given = (values.surface as string | undefined) ?? cfg.profile?.defaultSurface ?? 'compatible';
-  if (given !== 'compatible' && given !== 'native')
-    throw new UsageError(t('--surface must be "compatible" or "native", not "{0}".', given));
-  const surface: Surface = given;
+  const surface = SURFACES.find((s) => s === given);
+  if (!surface) throw new UsageError(t('--surface must be "compatible", "native" or "responses", not "{0}".', given));
   const model =
     (values.model as string | undefined) ??
     (surface === 'native' ? cfg.profile?.models?.native : cfg.profile?.models?.chat);

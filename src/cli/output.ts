@@ -2,7 +2,14 @@
  * What relay-doctor writes: errors with cause and fix in a terminal's terms (environment variables,
  * not VS Code commands), retry and base-URL notes, and gateway text made safe for a terminal.
  */
-import { isGatewayError, normalizeBaseUrl, redactSecrets, type RetryNotice } from '../gateway';
+import {
+  isGatewayError,
+  normalizeBaseUrl,
+  redactSecrets,
+  surfaceMoveWords,
+  type RetryNotice,
+  type SurfaceMove,
+} from '../gateway';
 import { tidySpacing } from '../gateway/diagnose/textWidth';
 import { t } from '../gateway/l10n';
 import { ENV_BASE_URL, ENV_TOKEN } from './config';
@@ -86,6 +93,11 @@ export function errorText(
 export function retryLine(n: RetryNotice): string {
   const what = n.error.status !== undefined ? `HTTP ${n.error.status}` : n.error.kind;
   return `relay-doctor: ${t('{0}: retrying in {1} s (retry {2} of {3})', what, Math.max(1, Math.round(n.delayMs / 1000)), n.attempt, n.maxRetries)}\n`;
+}
+
+/** The stderr line of a request moved to the surface its model answers on (stdout keeps only the reply). */
+export function surfaceMoveLine(m: SurfaceMove, tty: boolean | undefined): string {
+  return terminalSafe(`relay-doctor: ${surfaceMoveWords(m)}\n`, tty);
 }
 
 /** Warnings for a base URL the endpoint rules had to correct (the request goes to the corrected address). */

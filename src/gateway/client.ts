@@ -5,12 +5,15 @@
  * A settings change resets only what it changes (`configure`): a new base URL or backups resets
  * failover, the model capabilities and the account; a new token (noticed through the getter,
  * `TokenScope`) forgets its balance and its group's capabilities; anything else resets nothing.
+ * Chat goes to the surface the gateway's refusals taught for the model (chat/surfaceLearning.ts):
+ * remembered per client, i.e. per gateway, until its model list changes.
  */
 import type { Dispatcher } from 'undici';
-import type { GatewayError } from './errors/gatewayError';
+import type { GatewayError, Surface } from './errors/gatewayError';
 import { chat } from './chat/chat';
-import { chatStream } from './chat/stream';
-import type { ChatEvent, ChatRequest, ChatResult } from './chat/types';
+import { chatStream, type ChatEventStream } from './chat/stream';
+import { SurfaceMemory, chatLearning, chatStreamLearning, explainSurfaceRefusal } from './chat/surfaceLearning';
+import type { ChatRequest, ChatResult, SurfaceMove } from './chat/types';
 import {
   ACCOUNT_TIMEOUT_MS,
   DEFAULT_CONCURRENCY,
@@ -51,6 +54,8 @@ export interface GatewayClientOptions extends Omit<TransportOptions, 'primaryRec
   concurrency?: { image?: number; video?: number };
   defaultNativeMaxTokens?: number;
   burst?: BurstThresholds;
+  /** hears a chat request moved to another surface (the model answers only there), before it is sent there */
+  onSurfaceMove?: ((move: SurfaceMove) => void) | undefined;
 }
 
 export interface EndpointInfo {
@@ -60,6 +65,8 @@ export interface EndpointInfo {
   compatibleBase: string | undefined;
   nativeBase: string | undefined;
   nativeMessagesUrl: string | undefined;
+  /** the exact URL the responses surface calls ({base}/v1/responses) */
+  responsesUrl: string | undefined;
   findings: EndpointFinding[];
   backups: string[];
   /** the base serving requests now (primary or a backup) */
@@ -100,6 +107,8 @@ export class GatewayClient {
   private nativeMaxTokens: number;
   /** capabilities learnt from /v1/models (new-api's supported_endpoint_types), for the token's group */
   private readonly capabilities = new Map<string, Capability[]>();
+  /** the surfaces this gateway's refusals taught (model → surface), until its model list changes */
+  private readonly surfaces = new SurfaceMemory();
   /** which token the balance and the capabilities belong to */
   private readonly scope: TokenScope;
   /** balance, expiry, prices and groups, as the gateway tells this token */
@@ -116,7 +125,8 @@ export class GatewayClient {
     this.imageLimiter = new Limiter(opts.concurrency?.image ?? DEFAULT_CONCURRENCY.image);
     this.videoLimiter = new Limiter(opts.concurrency?.video ?? DEFAULT_CONCURRENCY.video);
     const { baseUrl, token, dispatcher, extraHeaders, retry, random, onRequest, onRetry } = opts;
-    const explain = (err: GatewayError, t: string) => this.account.explainRefusal(err, t);
+    const explain = async (err: GatewayError, t: string) =>
+      explainSurfaceRefusal(await this.account.explainRefusal(err, t));
     this.transport = new Transport({
       baseUrl,
       backupUrls: this.backupUrls,
@@ -133,7 +143,10 @@ export class GatewayClient {
       ...(onRequest ? { onRequest } : {}),
     });
     this.scope = new TokenScope(() => this.transport.token());
-    this.scope.onForget(() => this.capabilities.clear());
+    this.scope.onForget(() => {
+      this.capabilities.clear();
+      this.surfaces.forget();
+    });
     const accountTimeout = () => Math.min(this.timeouts.chatMs, ACCOUNT_TIMEOUT_MS);
     this.account = new Account(this.transport, this.now, accountTimeout, this.scope);
   }
@@ -179,6 +192,7 @@ export class GatewayClient {
       compatibleBase: base ? compatibleBase(base) : undefined,
       nativeBase: base ? nativeBase(base) : undefined,
       nativeMessagesUrl: base ? nativeMessagesUrl(base) : undefined,
+      responsesUrl: base ? `${compatibleBase(base)}/responses` : undefined,
       findings: n.findings,
       backups,
       activeBase: active,
@@ -205,12 +219,28 @@ export class GatewayClient {
     };
   }
 
-  chat(req: ChatRequest): Promise<ChatResult> {
-    return chat(this.transport, req, this.chatSettings());
+  private learning() {
+    return { memory: this.surfaces, onMove: this.opts.onSurfaceMove };
   }
 
-  chatStream(req: ChatRequest): AsyncIterable<ChatEvent> {
-    return chatStream(this.transport, req, this.chatSettings());
+  /** A non-streamed chat on the model's surface (moved once to /v1/responses when refused for it). */
+  chat(req: ChatRequest): Promise<ChatResult> {
+    return chatLearning(req, this.learning(), (r) => chat(this.transport, r, this.chatSettings()));
+  }
+
+  /** A streamed chat on the model's surface (moved once to /v1/responses when refused for it before any reply). */
+  chatStream(req: ChatRequest): ChatEventStream {
+    return chatStreamLearning(req, this.learning(), (r) => chatStream(this.transport, r, this.chatSettings()));
+  }
+
+  /** The surface this gateway's refusals taught for a model (until its model list changes), if any. */
+  learntSurface(model: string): Surface | undefined {
+    return this.surfaces.of(model);
+  }
+
+  /** Every surface learnt from this gateway's refusals, oldest first. */
+  learntSurfaces(): Array<{ model: string; surface: Surface }> {
+    return this.surfaces.entries();
   }
 
   async listModels(signal?: AbortSignal): Promise<ModelInfo[]> {
@@ -225,7 +255,11 @@ export class GatewayClient {
     });
     const models = parseModelList(data, res.context);
     // A list read for the previous token (or gateway) says nothing about this one's group.
-    if (this.scope.holds(gen)) for (const m of models) if (m.capabilities) this.capabilities.set(m.id, m.capabilities);
+    if (this.scope.holds(gen)) {
+      for (const m of models) if (m.capabilities) this.capabilities.set(m.id, m.capabilities);
+      // Another list may route a model elsewhere: what its refusals taught is forgotten.
+      this.surfaces.listed(models);
+    }
     return models;
   }
 

@@ -65,6 +65,8 @@ export {
 } from './http/transport';
 export { formatRecord, type RequestLogSink, type RequestRecord } from './requestLog';
 export {
+  CHAT_CAPABILITIES,
+  canChat,
   capabilitiesFromEndpointTypes,
   checkCapability,
   parseModelList,
@@ -114,6 +116,15 @@ export { compatibleSurface } from './chat/surfaces/compatible';
 export { nativeSurface } from './chat/surfaces/native';
 export { responsesSurface } from './chat/surfaces/responses';
 export {
+  MAX_LEARNT_SURFACES,
+  SurfaceMemory,
+  explainSurfaceRefusal,
+  refusedForResponses,
+  saysResponsesOnly,
+  surfaceMoveWords,
+} from './chat/surfaceLearning';
+export { surfaceName, surfaceTitle, SURFACES } from './chat/surfaceWords';
+export {
   type ChatEvent,
   type ChatMessage,
   type ChatRequest,
@@ -127,6 +138,7 @@ export {
   type Role,
   type SurfaceAdapter,
   type SurfaceEvent,
+  type SurfaceMove,
   type TextPart,
   type ThinkingPart,
   type ToolCall,

@@ -29,9 +29,13 @@ const listSchema = z.object({
   ),
 });
 
+/**
+ * What each of new-api's endpoint types lets a model do. `openai-response` is the Responses API
+ * (`/v1/responses`) only: a model listed with nothing else refuses `/v1/chat/completions`.
+ */
 const ENDPOINT_CAPS: Record<string, Capability[]> = {
   openai: ['chat'],
-  'openai-response': ['chat'],
+  'openai-response': ['responses'],
   anthropic: ['native'],
   gemini: ['chat'],
   'image-generation': ['image', 'image-edit'],
@@ -53,6 +57,14 @@ export function capabilitiesFromEndpointTypes(
   for (const t of types) for (const c of ENDPOINT_CAPS[t] ?? []) caps.add(c);
   if (GENERATION_ONLY.some((re) => re.test(model))) caps.delete('image-edit');
   return [...caps];
+}
+
+/** The capabilities that make a model a chat model, on any of the three surfaces. */
+export const CHAT_CAPABILITIES: readonly Capability[] = ['chat', 'native', 'responses'];
+
+/** Whether a model can chat on some surface (capabilities unknown: it may). */
+export function canChat(m: { capabilities?: readonly Capability[] | undefined }): boolean {
+  return !m.capabilities || m.capabilities.length === 0 || m.capabilities.some((c) => CHAT_CAPABILITIES.includes(c));
 }
 
 export function parseModelList(json: unknown, context: ErrorContext): ModelInfo[] {

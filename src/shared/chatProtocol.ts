@@ -79,9 +79,11 @@ export interface ChatErrorInfo {
 
 /**
  * `failover`: the chosen gateway could not serve the request before anything of a reply arrived, and
- * the next gateway of modelRelay.fallbacks was asked (the text names both and why)
+ * the next gateway of modelRelay.fallbacks was asked (the text names both and why); `surface`: the
+ * gateway refused the model on the chosen surface because it answers only on the Responses API, and
+ * the request went to /v1/responses (remembered for the model)
  */
-export type NoticeKind = 'buffering' | 'fallback' | 'streamIgnored' | 'failover';
+export type NoticeKind = 'buffering' | 'fallback' | 'streamIgnored' | 'failover' | 'surface';
 
 export interface ChatNotice {
   kind: NoticeKind;
@@ -174,6 +176,8 @@ export interface ModelOption {
   price?: string | undefined;
   /** from new-api's supported_endpoint_types, when known */
   capabilities?: Capability[] | undefined;
+  /** the surface the gateway's refusals taught for this model (it answers only there), when one did */
+  learnt?: ChatSurface | undefined;
 }
 
 /** A gateway as the chat names it: its id (settings, picker) and its name (shown). */

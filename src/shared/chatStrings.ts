@@ -12,6 +12,10 @@ export const CHAT_STRING_KEYS = [
   'surfaceCompatible',
   'surfaceNative',
   'surfaceResponses',
+  'nameCompatible',
+  'nameNative',
+  'nameResponses',
+  'modelLearnt',
   'modelLabel',
   'modelTitle',
   'refreshModels',
@@ -151,4 +155,9 @@ export function fill(template: string, ...args: ReadonlyArray<string | number>):
     const v = args[Number(i)];
     return v === undefined ? m : String(v);
   });
+}
+
+/** A surface's short name in the page's language: "compatible", "native", "responses". */
+export function surfaceWord(surface: 'compatible' | 'native' | 'responses', s: ChatStrings): string {
+  return surface === 'native' ? s.nameNative : surface === 'responses' ? s.nameResponses : s.nameCompatible;
 }

@@ -5,7 +5,7 @@
  * ./chatLayout.ts's onListClick turns into messages. Words from the host (`ChatStrings`).
  */
 import type { ChatErrorInfo } from '../shared/chatProtocol';
-import { fill, type ChatStrings } from '../shared/chatStrings';
+import { fill, surfaceWord, type ChatStrings } from '../shared/chatStrings';
 
 export function errorCard(d: Document, err: ChatErrorInfo, s: ChatStrings): HTMLElement {
   const card = el(d, 'div', 'error-card');
@@ -38,7 +38,7 @@ export function errorCard(d: Document, err: ChatErrorInfo, s: ChatStrings): HTML
   add(s.token, err.maskedToken, 'chat-error-token');
   add(
     s.model,
-    err.model ? (err.surface ? fill(s.modelSurface, err.model, err.surface) : err.model) : undefined,
+    err.model ? (err.surface ? fill(s.modelSurface, err.model, surfaceWord(err.surface, s)) : err.model) : undefined,
     'chat-error-model',
   );
   add(s.requestId, err.requestId, 'chat-error-request-id');

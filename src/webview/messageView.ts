@@ -5,7 +5,7 @@
  * its error card: ./errorCard.ts. Words from the host (`ChatStrings`).
  */
 import type { ChatEntry, ChatNotice } from '../shared/chatProtocol';
-import { fill, type ChatStrings } from '../shared/chatStrings';
+import { fill, surfaceWord, type ChatStrings } from '../shared/chatStrings';
 import { renderImages, ThinkingSection } from './entryExtras';
 import { errorCard } from './errorCard';
 import type { MarkdownRenderer } from './markdownRenderer';
@@ -21,6 +21,7 @@ export interface MessageViewEnv {
 
 export class MessageView {
   readonly el: HTMLElement;
+  private readonly head: HTMLElement;
   private readonly body: HTMLElement;
   private readonly meta: HTMLElement;
   private streamingBody: StreamingBody | undefined;
@@ -45,10 +46,8 @@ export class MessageView {
     this.el.setAttribute('data-testid', 'chat-message');
     this.el.setAttribute('data-role', entry.role);
     this.el.setAttribute('data-entry-id', entry.id);
-    const head = el(d, 'div', 'msg-head');
-    head.textContent =
-      entry.role === 'user' ? s.you : [entry.model || s.assistant, entry.surface].filter(Boolean).join(' · ');
-    this.el.append(head);
+    this.head = el(d, 'div', 'msg-head');
+    this.el.append(this.head);
     if (entry.role === 'user' && entry.context) {
       const c = entry.context;
       const ctx = el(d, 'div', 'msg-context');
@@ -72,6 +71,17 @@ export class MessageView {
 
   get id(): string {
     return this.entry.id;
+  }
+
+  /** Who speaks: "You", or the model and the surface it answered on (another one when the gateway moved the request). */
+  private renderHead(): void {
+    const e = this.entry;
+    const s = this.env.strings;
+    const text =
+      e.role === 'user'
+        ? s.you
+        : [e.model || s.assistant, e.surface && surfaceWord(e.surface, s)].filter(Boolean).join(' · ');
+    if (this.head.textContent !== text) this.head.textContent = text;
   }
 
   /** Appends streamed text; the caller renders (once per frame) with {@link renderStreaming}. */
@@ -115,6 +125,7 @@ export class MessageView {
     const textChanged = entry.text !== this.entry.text;
     this.entry = { ...entry };
     this.el.setAttribute('data-status', entry.status ?? 'done');
+    this.renderHead();
     if (entry.role === 'user') {
       if (this.renderedText !== entry.text) {
         this.body.textContent = entry.text;
@@ -188,6 +199,7 @@ export class MessageView {
         fallback: 'chat-fallback-notice',
         streamIgnored: 'chat-stream-ignored-notice',
         failover: 'chat-failover-notice',
+        surface: 'chat-surface-notice',
       }[n.kind],
     );
     const p = el(d, 'span', 'notice-text');

@@ -8,7 +8,7 @@
  */
 import type { ChatSurface, ModelGroup, ModelList } from '../shared/chatProtocol';
 import { modelsForSurface } from '../shared/modelOrder';
-import { fill, type ChatStrings } from '../shared/chatStrings';
+import { fill, surfaceWord, type ChatStrings } from '../shared/chatStrings';
 
 /** A choice in the picker: a model id and the id of the gateway it is from (undefined: no gateway listed). */
 export interface PickedModel {
@@ -47,10 +47,14 @@ function groupOptions(
   const ids = modelsForSurface(g, surface);
   if (picked?.model && !ids.includes(picked.model)) ids.unshift(picked.model);
   const prices = new Map(g.items.map((m) => [m.id, m.price]));
+  const learnt = new Map(g.items.flatMap((m) => (m.learnt ? [[m.id, m.learnt] as const] : [])));
   let chosen: HTMLOptionElement | undefined;
   const options = ids.map((id) => {
     const price = prices.get(id);
-    const name = id === g.defaults[surface] ? fill(s.modelDefault, id) : id;
+    const only = learnt.get(id);
+    // A model the gateway refused elsewhere says where it answers (the request goes there by itself).
+    const label = only && only !== surface ? fill(s.modelLearnt, id, surfaceWord(only, s)) : id;
+    const name = id === g.defaults[surface] ? fill(s.modelDefault, label) : label;
     const o = option(doc, id, `${name}${price ? ` · ${price}` : ''}`, g.gateway.id);
     if (price) o.title = `${id}: ${price}`;
     if (id === picked?.model) chosen = o;

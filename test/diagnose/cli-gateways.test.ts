@@ -132,8 +132,9 @@ test('diagnose --all: one row per gateway, exit 0; --json has every cell and the
   const listed = a.config.groups.find((g) => g.name === 'default')!.visible.length;
   assert.match(
     r.stdout,
+    // (the real profile lists o3-pro as openai-response: generation and streaming on /v1/responses too)
     new RegExp(
-      `^Cheap Relay +PASS 127\\.0\\.0\\.1:\\d+ +PASS sk-Pr0\\.\\.\\.Lk5d +PASS \\$7\\.50 +PASS ${listed} models +PASS 4 of 4 passed$`,
+      `^Cheap Relay +PASS 127\\.0\\.0\\.1:\\d+ +PASS sk-Pr0\\.\\.\\.Lk5d +PASS \\$7\\.50 +PASS ${listed} models +PASS 6 of 6 passed$`,
       'm',
     ),
   );

@@ -121,7 +121,11 @@ test('usage errors exit 2: no base URL, unknown command, unknown option, bad sur
     [['frobnicate'], {}, /Unknown command "frobnicate"/],
     [['diagnose', '--bogus'], {}, /bogus/],
     [['models', '--chat-model', 'x'], {}, /does not apply to "models"/],
-    [['chat', '--surface', 'other', '--model', 'm', 'hi'], {}, /--surface must be "compatible" or "native"/],
+    [
+      ['chat', '--surface', 'other', '--model', 'm', 'hi'],
+      {},
+      /--surface must be "compatible", "native" or "responses"/,
+    ],
     [['chat', '--model', 'gpt-4o-mini'], {}, /needs a prompt/],
     [['models'], { MODEL_RELAY_TOKEN: undefined }, /MODEL_RELAY_TOKEN is not set/],
   ];

@@ -90,9 +90,12 @@ for (const profile of ['strict', 'real'] as const) {
         'visibility',
         'generate-chat',
         'generate-native',
+        // The real profile lists o3-pro as new-api does (["openai-response"]): the token sees a responses model.
+        ...(profile === 'real' ? ['generate-responses'] : []),
         'native-path',
         'stream-compatible',
         'stream-native',
+        ...(profile === 'real' ? ['stream-responses'] : []),
         'cli-tool',
         'wrong-place',
         'proxy',

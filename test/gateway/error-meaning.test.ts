@@ -161,6 +161,19 @@ test('an OpenAI-style 429 insufficient_quota is a quota refusal: not a rate limi
   assert.equal(shouldRetry(e, 0, DEFAULT_RETRY), false);
 });
 
+test("new-api's 500 convert_request_failed is no fault on any surface: explained per surface, never retried", () => {
+  const body = JSON.stringify({
+    error: { message: 'not implemented', type: 'new_api_error', code: 'convert_request_failed' },
+  });
+  for (const surface of ['compatible', 'native', 'responses'] as const) {
+    const e = errorFromResponse({ status: 500, headers: {}, body, context: { surface, model: 'gpt-5.5-codex' } });
+    assert.equal(e.kind, 'bad_request', surface);
+    assert.equal(e.detail, 'convert_request_failed', surface);
+    assert.equal(shouldRetry(e, 0, DEFAULT_RETRY), false, surface);
+    assert.match(e.reason, /channel/, surface);
+  }
+});
+
 test('a stream that broke off stays stream_interrupted (truncated, reset, idle), on both surfaces', async () => {
   for (const surface of ['compatible', 'native'] as const) {
     for (const fault of [

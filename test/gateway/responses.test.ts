@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  chat,
   responsesSurface,
   type ChatEvent,
   type ChatMessage,
@@ -358,8 +359,13 @@ test('real: a Claude model on /v1/responses is new-api convert_request_failed, e
 test('responses-only models refuse /v1/chat/completions with OpenAI words, and answer on /v1/responses', async () => {
   for (const model of ['gpt-5.5-codex', 'o3-pro']) {
     const { client } = makeClient(sims.strict);
+    // (the core's chat on one surface: the client itself would move the refused request to /v1/responses)
     const e = await thrown(() =>
-      client.chat({ surface: 'compatible', model, messages: [{ role: 'user', content: 'hi' }] }),
+      chat(
+        client.transport,
+        { surface: 'compatible', model, messages: [{ role: 'user', content: 'hi' }] },
+        { timeoutMs: 5_000, idleTimeoutMs: 5_000 },
+      ),
     );
     assert.equal(e.status, 400);
     assert.equal(e.gatewayMessage, 'This model is only supported in v1/responses and not in v1/chat/completions.');

@@ -18,6 +18,7 @@ import { estimateTokens } from '../../src/host/lm/tokenEstimate';
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
 const profile = (over: Partial<ModelProfile> = {}): ModelProfile => ({
   surface: 'compatible',
+  surfaceLearnt: false,
   maxInputTokens: 100_000,
   maxOutputTokens: 1000,
   toolCalling: true,
@@ -202,6 +203,7 @@ test('model profiles: surface from endpoint types, family limits, overrides', ()
   const claude = modelProfile(m('claude-sonnet-4-5', ['native']), settings);
   assert.deepEqual(claude, {
     surface: 'native',
+    surfaceLearnt: false,
     maxInputTokens: 200_000 - 4096,
     maxOutputTokens: 4096,
     toolCalling: true,
@@ -225,6 +227,7 @@ test('model profiles: surface from endpoint types, family limits, overrides', ()
   });
   assert.deepEqual(over, {
     surface: 'native',
+    surfaceLearnt: false,
     maxInputTokens: 64_000,
     maxOutputTokens: 4096,
     toolCalling: false,

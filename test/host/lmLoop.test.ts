@@ -23,6 +23,7 @@ const tools = [
 const ask: LmMessage = { role: 1, content: [{ kind: 'text', value: 'What is the weather in Paris?' }] };
 const profile = (surface: 'compatible' | 'native', thinkingBudget?: number): ModelProfile => ({
   surface,
+  surfaceLearnt: false,
   maxInputTokens: 100_000,
   maxOutputTokens: 1000,
   toolCalling: true,

@@ -26,6 +26,7 @@ const tools = [
 const ask: LmMessage = { role: 1, content: [{ kind: 'text', value: 'What is the weather in Paris?' }] };
 const profile = (replayReasoning?: boolean): ModelProfile => ({
   surface: 'compatible',
+  surfaceLearnt: false,
   maxInputTokens: 100_000,
   maxOutputTokens: 1000,
   toolCalling: true,

@@ -147,7 +147,7 @@ test('two gateways: one node each, the active one expanded, each with the last r
   assert.equal(child(nodeB, 'endpoint')?.command?.command, CommandId.ConfigureBaseUrl);
   assert.deepEqual(
     child(nodeA, 'surfaces')?.children?.map((r) => r.id),
-    ['gateway:a/compatible', 'gateway:a/native'],
+    ['gateway:a/compatible', 'gateway:a/native', 'gateway:a/responses'],
   );
   const tokensA = child(nodeA, 'tokens')!.children!;
   assert.deepEqual(

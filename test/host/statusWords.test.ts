@@ -46,6 +46,7 @@ const endpoints: EndpointInfo = {
   compatibleBase: 'https://gw.example.com/v1',
   nativeBase: 'https://gw.example.com',
   nativeMessagesUrl: 'https://gw.example.com/v1/messages',
+  responsesUrl: 'https://gw.example.com/v1/responses',
   findings: [],
   backups: [],
   activeBase: 'https://gw.example.com',

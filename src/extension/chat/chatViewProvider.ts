@@ -90,6 +90,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
                 .clientOf(id)
                 .account.pricing()
                 .catch(() => undefined),
+        learnt: (id) => service.clientOf(id).learntSurfaces(),
       },
       (models) => this.chat.post({ type: 'models', models }),
       () => this.chat.isReady,
@@ -134,6 +135,8 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     this.watchOtherTokens();
     // Which models a token sees depends on its group (the active gateway's tokens; the others' below).
     this._register(tokens.onDidChange(() => this.models.stale()));
+    // A request (here or in VS Code's chat) may have taught a model's surface: the picker says so.
+    this._register(service.onDidChange(() => this.models.surfacesLearnt()));
   }
 
   /**

@@ -78,6 +78,8 @@ export class DiagnoseController {
         imageEdit: s.models.imageEdit || undefined,
         video: s.models.video || undefined,
       },
+      // A model VS Code's chat or the chat panel learnt to answer only on /v1/responses is checked there.
+      learntSurfaces: this.service.client.learntSurfaces(),
       proxy: readProxySettings(),
       remoteName: vscode.env.remoteName,
       extraHeaders: s.extraHeaders,

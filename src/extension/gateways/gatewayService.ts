@@ -18,7 +18,9 @@ import {
   describeProxy,
   formatRecord,
   priceText,
+  surfaceMoveWords,
   type ModelPrice,
+  type SurfaceMove,
   type ProxyChoice,
   type Quota,
   type RequestRecord,
@@ -96,6 +98,7 @@ export class GatewayService extends Disposable {
       dispatcher: this.dispatcher,
       verbatim: (baseUrl) => this.keptAsTyped(baseUrl),
       onRequest: (r) => this.onRecord(r),
+      onSurfaceMove: (m) => this.onSurfaceMove(m),
     });
     const fallbackTokens = registry.tokensOf(DEFAULT_GATEWAY_ID);
     this.unconfigured = new GatewayClient({
@@ -269,6 +272,13 @@ export class GatewayService extends Disposable {
       this.modelCount = undefined;
       this.restartQuota();
     }
+    this.changed.fire();
+  }
+
+  /** A model's request moved to the surface it answers on: the log says so once (when learnt), and views redraw. */
+  private onSurfaceMove(m: SurfaceMove): void {
+    if (!m.learntNow) return;
+    this.log.info(surfaceMoveWords(m));
     this.changed.fire();
   }
 

@@ -12,13 +12,14 @@ import { lmErrorCode } from '../../host/lm/lmErrors';
 import { lmModelId, lmRoutes, withFailoverNotices, type ToolCallOrigins } from '../../host/lm/lmGateways';
 import { LmModelLists, type LmListSource } from '../../host/lm/lmModels';
 import { lmToChatRequest } from '../../host/lm/lmRequest';
-import { modelProfile, type ModelProfile } from '../../host/lm/modelProfile';
+import { modelProfile, surfaceWords, type ModelProfile } from '../../host/lm/modelProfile';
 import { pickerFields, type PickerFields } from '../../host/lm/pickerInfo';
 import { ThinkingCache } from '../../host/lm/thinkingCache';
 import { TokenCounter, type CountTokens } from '../../host/lm/tokenCounter';
 import {
   GatewayError,
   LIST_ACROSS_BOUND_MS,
+  canChat,
   chatStreamAcross,
   type ChatEvent,
   type GatewayProfile,
@@ -58,7 +59,7 @@ function describe(m: ModelInfo, p: ModelProfile): string {
     .filter(Boolean)
     .join(', ');
   return [
-    vscode.l10n.t("{0} through the gateway's {1} surface", m.id, p.surface),
+    vscode.l10n.t("{0} through the gateway's {1} surface", m.id, surfaceWords(p)),
     can,
     vscode.l10n.t('{0}k context', Math.round(p.maxInputTokens / 1000)),
   ]
@@ -100,7 +101,12 @@ function listSource(service: GatewayService): LmListSource {
     lookKey: (lists) =>
       JSON.stringify([
         registry.activeId(),
-        lists.map((l) => [l.gateway.name, profileSettings(service, l.gateway.id)]),
+        // (with the surfaces each gateway's refusals taught: a model learnt to be responses-only is described again)
+        lists.map((l) => [
+          l.gateway.name,
+          profileSettings(service, l.gateway.id),
+          service.clientOf(l.gateway.id).learntSurfaces(),
+        ]),
         lists
           .filter((l) => l.gateway.id === registry.activeId())
           .map((l) => l.models.map((m) => [service.price(m.id).text, service.price(m.id).groups])),
@@ -146,9 +152,17 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
     const lists = await withAbort(token, (signal) => this.models.list(signal));
     return lists.flatMap((l) => {
       const settings = profileSettings(this.service, l.gateway.id);
+      const client = this.service.clientOf(l.gateway.id);
       return l.models
-        .filter((m) => !m.capabilities || m.capabilities.includes('chat') || m.capabilities.includes('native'))
-        .map((m) => this.info(l.gateway, pickerFields(l.gateway.name, lists.length), m, modelProfile(m, settings)));
+        .filter(canChat)
+        .map((m) =>
+          this.info(
+            l.gateway,
+            pickerFields(l.gateway.name, lists.length),
+            m,
+            modelProfile(m, settings, client.learntSurface(m.id)),
+          ),
+        );
     });
   }
 
@@ -161,7 +175,7 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
       name: m.id,
       family: m.id,
       version: '1',
-      detail: [gateway.name, profile.surface, price.text].filter(Boolean).join(' · '),
+      detail: [gateway.name, surfaceWords(profile), price.text].filter(Boolean).join(' · '),
       tooltip: [
         vscode.l10n.t('Gateway: {0}', gateway.name),
         describe(m, profile),

@@ -4,11 +4,12 @@
  * `<gateway id>/<model id>`): then on that gateway, with its token only.
  */
 import * as vscode from 'vscode';
-import { GatewayError, noImageError, type GatewayClient } from '../../gateway';
+import { GatewayError, noImageError, surfaceMoveWords, type GatewayClient } from '../../gateway';
 import { abortOn } from '../../host/cancellation';
 import { LM_VENDOR } from '../../host/commandIds';
 import { errorMarkdown } from '../../host/errorWords';
 import { gatewayOfModel } from '../../host/lm/lmGateways';
+import { modelProfile } from '../../host/lm/modelProfile';
 import { savedImageMarkdown } from '../../host/media/mediaWords';
 import type { GatewayService } from '../gateways/gatewayService';
 import type { RelaySettings } from '../gateways/settings';
@@ -83,14 +84,30 @@ async function chat(
     );
     return;
   }
+  // A model picked in the chat answers on its own surface (as in VS Code's chat); else the default surface's model.
+  const surface = target.picked
+    ? modelProfile(
+        { id: model, capabilities: target.client.capabilitiesOf(model) },
+        {
+          defaultSurface: s.defaultSurface,
+          nativeModel: s.models.native,
+          maxTokens: s.maxTokens,
+          overrides: s.modelOverrides,
+        },
+        target.client.learntSurface(model),
+      ).surface
+    : s.defaultSurface;
   for await (const e of target.client.chatStream({
-    surface: s.defaultSurface,
+    surface,
     model: !target.picked && s.defaultSurface === 'native' ? s.models.native || model : model,
     messages: [{ role: 'user', content: request.prompt }],
     maxTokens: s.maxTokens,
     signal,
   })) {
     if (e.type === 'text') stream.markdown(e.text);
+    // The gateway refused the model where it was asked and said where it answers: said once, under the reply.
+    if (e.type === 'done' && e.result.surfaceMove?.learntNow)
+      stream.markdown(`\n\n_${surfaceMoveWords(e.result.surfaceMove)}_`);
   }
 }
 

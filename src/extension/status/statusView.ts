@@ -97,6 +97,7 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
         tokens: await this.service.registry.tokensOf(profile.id).list(),
         quota: this.service.quotaOf(profile.id),
         last: this.last.of(profile.name),
+        learnt: this.service.clientOf(profile.id).learntSurfaces(),
       })),
     );
   }
@@ -116,6 +117,7 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
       modelCount: this.service.modelCount,
       proxy: this.service.proxy,
       chatNeedsEnabling: this.chatSetup?.needsEnabling,
+      learnt: this.service.client.learntSurfaces(),
     });
     return rows.map((r) => new StatusItem(r));
   }

@@ -139,6 +139,17 @@ export interface ChatResult {
   durationMs: number;
   /** across several gateways (chatStreamAcross, chatAcross): the gateway that answered */
   gateway?: { id: string; name: string };
+  /** the request went to another surface than it asked for (the model answers only there): see surfaceLearning.ts */
+  surfaceMove?: SurfaceMove;
+}
+
+/** A model's request moved to another surface: where from and where to, and whether this request taught it. */
+export interface SurfaceMove {
+  model: string;
+  from: Surface;
+  to: Surface;
+  /** true: this request was refused where it asked to go, and moved; false: an earlier refusal was remembered */
+  learntNow: boolean;
 }
 
 /** What a surface module returns from parsing one stream event. */

@@ -143,7 +143,14 @@ function modelsCell(c: DiagnosisCheck | undefined, list: readonly ModelInfo[] | 
   return cellFrom(c, count);
 }
 
-const GENERATION: readonly CheckId[] = ['generate-chat', 'generate-native', 'stream-compatible', 'stream-native'];
+const GENERATION: readonly CheckId[] = [
+  'generate-chat',
+  'generate-native',
+  'generate-responses',
+  'stream-compatible',
+  'stream-native',
+  'stream-responses',
+];
 
 function generationCell(r: DiagnosisReport): SummaryCell {
   const checks = r.checks.filter((c) => GENERATION.includes(c.id));

@@ -19,7 +19,8 @@ export interface Check {
 
 /**
  * A check made once per surface with that surface's configured model: skipped without one (absent
- * when no model at all is configured), else skipped for `skip`'s reason, else run with the model.
+ * when no model at all is configured; on the responses surface, absent without a responses model),
+ * else skipped for `skip`'s reason, else run with the model.
  */
 export function perSurface(
   surface: Surface,
@@ -30,15 +31,17 @@ export function perSurface(
     run(ctx: DiagnosisContext, model: string): Promise<Outcome>;
   },
 ): Check {
-  const modelOf = (ctx: DiagnosisContext) => (surface === 'compatible' ? ctx.models.chat : ctx.models.native);
+  const modelOf = (ctx: DiagnosisContext) =>
+    surface === 'compatible' ? ctx.models.chat : surface === 'native' ? ctx.models.native : ctx.responsesModel();
   return {
     id: o.id,
-    applies: (ctx) => !!modelOf(ctx) || ctx.wanted.length > 0,
+    // The responses checks only where the token sees a responses model (listed so, given, or learnt by a refusal).
+    applies: (ctx) => !!modelOf(ctx) || (surface !== 'responses' && ctx.wanted.length > 0),
     skip: (ctx) =>
       modelOf(ctx)
         ? o.skip(ctx)
         : {
-            cause: surface === 'compatible' ? t('No chat model is configured.') : t('No native model is configured.'),
+            cause: surface === 'native' ? t('No native model is configured.') : t('No chat model is configured.'),
             fix: o.noModelFix(),
           },
     run: (ctx) => o.run(ctx, modelOf(ctx)!),

@@ -38,6 +38,7 @@ export interface WantedModel {
 const CAPABILITY_OF: Record<keyof DiagnosisModels, Capability> = {
   chat: 'chat',
   native: 'native',
+  responses: 'responses',
   image: 'image',
   imageEdit: 'image-edit',
   video: 'video',
@@ -50,6 +51,8 @@ function capabilityLabel(key: keyof DiagnosisModels): string {
       return t('chat');
     case 'native':
       return t('native');
+    case 'responses':
+      return t('responses');
     case 'image':
       return t('image');
     case 'imageEdit':
@@ -209,6 +212,22 @@ export class DiagnosisContext {
     if (needsToken && this.tokenRefused)
       return { cause: t('The token was refused (401), so this was not tested.'), fix: t('Fix the token first.') };
     return undefined;
+  }
+
+  /**
+   * The model the responses checks use: the one given; else the first the token's list says answers
+   * on /v1/responses (new-api's `openai-response`); else one the gateway's refusals taught during
+   * this diagnosis (a chat model moved there) or before it (the caller's client). Undefined: the
+   * token sees no responses model.
+   */
+  responsesModel(): string | undefined {
+    return (
+      this.models.responses ??
+      this.modelList?.find((m) => m.capabilities?.includes('responses'))?.id ??
+      [...(this.ownClient?.learntSurfaces() ?? []), ...(this.input.learntSurfaces ?? [])].find(
+        (l) => l.surface === 'responses',
+      )?.model
+    );
   }
 
   /** Whether the token's model list shows `model` (undefined when unknown). */

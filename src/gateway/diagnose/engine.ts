@@ -9,12 +9,12 @@ import type { Check } from './check';
 import { backgroundTasksCheck } from './checks/backgroundTasks';
 import { baseUrlCheck } from './checks/baseUrl';
 import { cliToolCheck } from './checks/cliTool';
-import { generateChatCheck, generateNativeCheck } from './checks/generation';
+import { generateChatCheck, generateNativeCheck, generateResponsesCheck } from './checks/generation';
 import { generateImageCheck, generateImageEditCheck, generateVideoCheck } from './checks/media';
 import { nativePathCheck } from './checks/nativePath';
 import { proxyCheck } from './checks/proxy';
 import { reachabilityCheck } from './checks/reachability';
-import { streamCompatibleCheck, streamNativeCheck } from './checks/streaming';
+import { streamCompatibleCheck, streamNativeCheck, streamResponsesCheck } from './checks/streaming';
 import { tokenCheck } from './checks/token';
 import { visibilityCheck } from './checks/visibility';
 import { wrongPlaceCheck } from './checks/wrongPlace';
@@ -35,12 +35,14 @@ const CHECKS: readonly Check[] = [
   visibilityCheck,
   generateChatCheck,
   generateNativeCheck,
+  generateResponsesCheck,
   generateImageCheck,
   generateImageEditCheck,
   generateVideoCheck,
   nativePathCheck,
   streamCompatibleCheck,
   streamNativeCheck,
+  streamResponsesCheck,
   cliToolCheck,
   backgroundTasksCheck,
   wrongPlaceCheck,

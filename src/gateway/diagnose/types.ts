@@ -4,7 +4,7 @@
  * Pure data: the VS Code panel, the markdown report and `relay-doctor` all render this.
  */
 import type { Dispatcher } from 'undici';
-import type { ErrorKind } from '../errors/gatewayError';
+import type { ErrorKind, Surface } from '../errors/gatewayError';
 import type { ProxySettings } from '../http/proxy';
 import type { Sleep } from '../http/transport';
 import type { CliToolInput } from './cliToolSetup';
@@ -19,12 +19,14 @@ export type CheckId =
   | 'visibility'
   | 'generate-chat'
   | 'generate-native'
+  | 'generate-responses'
   | 'generate-image'
   | 'generate-image-edit'
   | 'generate-video'
   | 'native-path'
   | 'stream-compatible'
   | 'stream-native'
+  | 'stream-responses'
   | 'cli-tool'
   | 'wrong-place'
   | 'proxy'
@@ -84,6 +86,11 @@ export interface DiagnosisModels {
   chat?: string | undefined;
   /** native messages surface model */
   native?: string | undefined;
+  /**
+   * responses surface model; when absent, the first the token's list says answers there, else one
+   * the gateway's refusals taught during this diagnosis (the check is absent when there is none)
+   */
+  responses?: string | undefined;
   image?: string | undefined;
   imageEdit?: string | undefined;
   video?: string | undefined;
@@ -111,6 +118,11 @@ export interface DiagnosisInput {
    * once, by the token check), and hear which were picked (relay-doctor says so on stderr).
    */
   pickModels?: ((picked: Pick<DiagnosisModels, 'chat' | 'native'>) => void) | undefined;
+  /**
+   * the surfaces the caller's client learnt from this gateway's refusals (GatewayClient.learntSurfaces):
+   * a model learnt to answer only on /v1/responses is checked there when no responses model is given or listed
+   */
+  learntSurfaces?: ReadonlyArray<{ model: string; surface: Surface }> | undefined;
   /** hears the token's model list once the token check read it (Diagnose All Gateways checks fallback targets against it) */
   onModelList?: ((list: readonly ModelInfo[]) => void) | undefined;
   /** the dispatcher every request goes through; when absent one is built from `proxy` */

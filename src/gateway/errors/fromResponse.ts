@@ -318,6 +318,25 @@ function cannotConvert(a: Answer): GatewayError {
   });
 }
 
+/**
+ * new-api's `convert_request_failed` on the compatible or native surface: the model's channel
+ * speaks another API (a Codex channel serves only /v1/responses). No fault either: never retried.
+ */
+function cannotConvertHere(a: Answer): GatewayError {
+  return new GatewayError({
+    ...a.base,
+    kind: 'bad_request',
+    detail: 'convert_request_failed',
+    message: headline(a, t('HTTP {0}: the gateway cannot send {1} on this surface.', a.status, a.model)),
+    reason: t(
+      "This model's channel on the gateway cannot convert requests of this surface: it serves another API (a Codex channel serves only the Responses API).",
+    ),
+    fix: t(
+      "Use the surface the model answers on (the responses surface for a Codex channel), or ask the gateway's admin for a channel that serves this surface.",
+    ),
+  });
+}
+
 function otherStatus(a: Answer): GatewayError {
   return new GatewayError({
     ...a.base,
@@ -351,7 +370,8 @@ const BY_STATUS: Record<number, Builder> = {
  */
 function builderFor(a: Answer): Builder {
   const words = statusFromWords(a.parsed.type, a.parsed.code, a.gatewayMessage);
-  if (a.parsed.code === 'convert_request_failed' && a.context.surface === 'responses') return cannotConvert;
+  if (a.parsed.code === 'convert_request_failed')
+    return a.context.surface === 'responses' ? cannotConvert : cannotConvertHere;
   if (a.origin !== 'status') return BY_STATUS[words ?? 500];
   if (a.status === 503 && (a.parsed.code === 'model_not_found' || noChannelGroup(a.gatewayMessage)))
     return modelNotFound503;

@@ -13,6 +13,7 @@ import {
   type GatewayModelList,
   type GatewayProfile,
   type ModelPrice,
+  type Surface,
 } from '../../gateway';
 import { t } from '../../gateway/l10n';
 import type { ModelGroup, ModelList } from '../../shared/chatProtocol';
@@ -35,6 +36,8 @@ export interface ModelSource {
   listModels(ids: readonly string[], boundMs: number): Promise<GatewayModelList[]>;
   /** a gateway's published prices (undefined where it publishes none) */
   prices?(id: string): Promise<Map<string, ModelPrice> | undefined>;
+  /** the surfaces a gateway's refusals taught for its models (GatewayClient.learntSurfaces) */
+  learnt?(id: string): ReadonlyArray<{ model: string; surface: Surface }>;
 }
 
 /** What chatGateways needs of the gateway registry. */
@@ -154,6 +157,32 @@ export class ChatModels {
     this.post(this.list);
   }
 
+  private learntOf(id: string): Map<string, Surface> {
+    return new Map((this.service.learnt?.(id) ?? []).map((l) => [l.model, l.surface]));
+  }
+
+  /**
+   * A gateway's refusals may have taught a model's surface (or a model list forgot one): the listed
+   * models say so, posted only when that changed (nothing is read again).
+   */
+  surfacesLearnt(): void {
+    let changed = false;
+    const groups = this.list.groups.map((g) => {
+      const learnt = this.learntOf(g.gateway.id);
+      const items = g.items.map((m) => {
+        const only = learnt.get(m.id);
+        if (only === m.learnt) return m;
+        changed = true;
+        const { learnt: _was, ...rest } = m;
+        return only ? { ...rest, learnt: only } : rest;
+      });
+      return { ...g, items };
+    });
+    if (!changed) return;
+    this.list = { ...this.list, groups };
+    this.post(this.list);
+  }
+
   /** A gateway's prices, read within the bound (a gateway slow to tell its prices shows none). */
   private pricesOf(id: string): Promise<Map<string, ModelPrice> | undefined> {
     return this.service.prices ? within(this.service.prices(id), this.boundMs) : Promise.resolve(undefined);
@@ -165,11 +194,18 @@ export class ChatModels {
     const read = lists.find((l) => l.gateway.id === g.id);
     if (read?.models) {
       const price = (model: string) => priceText(this.priceOf(g.id, model));
+      const learnt = this.learntOf(g.id);
       return {
         ...base,
         items: read.models.map((m) => {
           const p = price(m.id);
-          return { id: m.id, capabilities: m.capabilities, ...(p ? { price: p } : {}) };
+          const only = learnt.get(m.id);
+          return {
+            id: m.id,
+            capabilities: m.capabilities,
+            ...(p ? { price: p } : {}),
+            ...(only ? { learnt: only } : {}),
+          };
         }),
       };
     }

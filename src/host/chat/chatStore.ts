@@ -176,7 +176,10 @@ export function restoreOptions(
     maxTokens: number;
   },
 ): ChatOptions {
-  const surface = saved?.surface === 'native' || saved?.surface === 'compatible' ? saved.surface : s.defaultSurface;
+  const surface =
+    saved?.surface === 'native' || saved?.surface === 'compatible' || saved?.surface === 'responses'
+      ? saved.surface
+      : s.defaultSurface;
   const model =
     typeof saved?.model === 'string' && saved.model
       ? saved.model

@@ -3,6 +3,7 @@
  * of the record the webview shows (src/shared/chatStrings.ts). Plain Node (no `vscode`): the
  * extension passes the result into the page; tests build the same record in English.
  */
+import { surfaceName, surfaceTitle } from '../../gateway';
 import { t } from '../../gateway/l10n';
 import type { ByteUnits } from '../../shared/chatImages';
 import type { ChatStringKey, ChatStrings } from '../../shared/chatStrings';
@@ -10,9 +11,13 @@ import type { ChatStringKey, ChatStrings } from '../../shared/chatStrings';
 function toolbar() {
   return {
     surfaceLabel: t('Protocol surface'),
-    surfaceCompatible: t('Compatible (chat completions)'),
-    surfaceNative: t('Native (messages)'),
-    surfaceResponses: t('Responses (responses)'),
+    surfaceCompatible: surfaceTitle('compatible'),
+    surfaceNative: surfaceTitle('native'),
+    surfaceResponses: surfaceTitle('responses'),
+    nameCompatible: surfaceName('compatible'),
+    nameNative: surfaceName('native'),
+    nameResponses: surfaceName('responses'),
+    modelLearnt: t('{0} (answers only on {1}: learnt from the gateway)'),
     modelLabel: t('Model'),
     modelTitle: t('Model (from /v1/models; configured defaults first)'),
     refreshModels: t('Refresh the model list'),

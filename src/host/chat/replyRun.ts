@@ -7,6 +7,7 @@
 import {
   GatewayError,
   stoppedAtMaxTokens,
+  surfaceMoveWords,
   type ChatEvent,
   type ChatResult,
   type FailoverEvent,
@@ -129,6 +130,11 @@ export class ReplyRun {
     e.text = r.text;
     if (r.reasoning) e.reasoning = r.reasoning;
     if (r.gateway) e.gateway = { id: r.gateway.id, name: r.gateway.name };
+    // The gateway answered on another surface (the model answers only there): the reply says which, and why once.
+    if (r.surfaceMove) {
+      e.surface = r.surfaceMove.to;
+      if (r.surfaceMove.learntNow) addNotice(e, { kind: 'surface', text: surfaceMoveWords(r.surfaceMove) });
+    }
     e.usage = withCost(r.usage ? { ...r.usage } : e.usage, e.model, e.gateway?.id, models);
     e.finishReason = r.finishReason ?? e.finishReason;
     if (stoppedAtMaxTokens(e.finishReason)) e.cutOff = true;

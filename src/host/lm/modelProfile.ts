@@ -4,7 +4,8 @@
  * limits by model family, tool calling and image input — each overridable per model in
  * `modelRelay.models.overrides` for what the gateway cannot tell us.
  */
-import type { ModelInfo, Surface } from '../../gateway';
+import { surfaceName, type Capability, type ModelInfo, type Surface } from '../../gateway';
+import { t } from '../../gateway/l10n';
 
 export interface ModelOverride {
   surface?: Surface | undefined;
@@ -20,6 +21,8 @@ export interface ModelOverride {
 
 export interface ModelProfile {
   surface: Surface;
+  /** the gateway refused the model elsewhere and said it answers only on this surface (learnt, not listed) */
+  surfaceLearnt: boolean;
   maxInputTokens: number;
   maxOutputTokens: number;
   toolCalling: boolean;
@@ -65,15 +68,24 @@ export function familyOf(id: string): Family | undefined {
   return FAMILIES.find((f) => f.match.test(id));
 }
 
+/** The surface each chat capability is served on. */
+const SURFACE_OF: ReadonlyArray<[Capability, Surface]> = [
+  ['chat', 'compatible'],
+  ['responses', 'responses'],
+  ['native', 'native'],
+];
+
 /**
- * The surface a model answers on: new-api's endpoint types when it sends them (one surface → that
- * one; both → the configured default), else native for the configured native model.
+ * The surface a model answers on: new-api's endpoint types when it sends them (one chat surface →
+ * that one: only `openai-response` → responses, only `anthropic` → native, `openai` → compatible;
+ * several → the configured default when it is one of them, else the first of compatible, responses,
+ * native), else native for the configured native model and compatible for the rest.
  */
 export function surfaceOf(m: ModelInfo, defaults: { defaultSurface: Surface; nativeModel: string }): Surface {
-  const caps = m.capabilities;
-  if (caps?.includes('native') && !caps.includes('chat')) return 'native';
-  if (caps?.includes('chat') && !caps.includes('native')) return 'compatible';
-  if (caps?.includes('chat') && caps.includes('native')) return defaults.defaultSurface;
+  const caps = m.capabilities ?? [];
+  const served = SURFACE_OF.filter(([cap]) => caps.includes(cap)).map(([, surface]) => surface);
+  if (served.length === 1) return served[0];
+  if (served.length > 1) return served.includes(defaults.defaultSurface) ? defaults.defaultSurface : served[0];
   return m.id === defaults.nativeModel ? 'native' : 'compatible';
 }
 
@@ -85,13 +97,17 @@ export function modelProfile(
     maxTokens: number;
     overrides: Readonly<Record<string, ModelOverride>>;
   },
+  /** the surface this gateway's refusals taught for the model (GatewayClient.learntSurface), if any */
+  learnt?: Surface,
 ): ModelProfile {
   const o = settings.overrides[m.id] ?? {};
   const family = familyOf(m.id);
   const maxOutputTokens = o.maxOutputTokens ?? settings.maxTokens;
   const context = family?.context ?? DEFAULT_CONTEXT;
   return {
-    surface: o.surface ?? surfaceOf(m, settings),
+    // What the gateway said by refusing wins: the client moves the model's requests there anyway.
+    surface: learnt ?? o.surface ?? surfaceOf(m, settings),
+    surfaceLearnt: learnt !== undefined,
     maxOutputTokens,
     // The prompt budget VS Code fills: the window less what the reply may use.
     maxInputTokens: o.maxInputTokens ?? Math.max(MIN_INPUT, context - maxOutputTokens),
@@ -100,4 +116,9 @@ export function modelProfile(
     thinkingBudget: o.thinkingBudget,
     ...(o.replayReasoning !== undefined ? { replayReasoning: o.replayReasoning } : {}),
   };
+}
+
+/** The profile's surface in words: "responses", or "responses (learnt from the gateway)" when its refusals taught it. */
+export function surfaceWords(p: Pick<ModelProfile, 'surface' | 'surfaceLearnt'>): string {
+  return p.surfaceLearnt ? t('{0} (learnt from the gateway)', surfaceName(p.surface)) : surfaceName(p.surface);
 }

@@ -22,7 +22,7 @@ function capabilityName(c: Capability): string {
       return t('video generation');
   }
 }
-const ORDER: readonly Capability[] = ['chat', 'native', 'image', 'image-edit', 'video'];
+const ORDER: readonly Capability[] = ['chat', 'native', 'responses', 'image', 'image-edit', 'video'];
 
 /** The models this token can use, one section per capability (a model under each it has). */
 export function modelsText(models: readonly ModelInfo[], only?: Capability): string {

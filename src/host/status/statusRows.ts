@@ -5,7 +5,14 @@
  * structured QuotaWords, never translated lines split at a ':'. src/extension/status/statusView.ts
  * turns the rows into tree items. Plain Node, no `vscode`.
  */
-import type { EndpointInfo, ProxyChoice, Quota, RequestRecord } from '../../gateway';
+import {
+  surfaceName,
+  type EndpointInfo,
+  type ProxyChoice,
+  type Quota,
+  type RequestRecord,
+  type Surface,
+} from '../../gateway';
 import { describeQuota, type QuotaWords } from '../../gateway/economy/describe';
 import { t } from '../../gateway/l10n';
 import { CommandId } from '../commandIds';
@@ -26,6 +33,14 @@ export interface StatusFacts {
   proxy: ProxyChoice;
   /** VS Code's chat lists our models but is not set up yet (src/host/lm/chatSetup.ts) */
   chatNeedsEnabling?: boolean | undefined;
+  /** the surfaces the active gateway's refusals taught (GatewayClient.learntSurfaces) */
+  learnt?: ReadonlyArray<LearntSurface> | undefined;
+}
+
+/** A model the gateway refused elsewhere, and the surface it answers on. */
+export interface LearntSurface {
+  model: string;
+  surface: Surface;
 }
 
 export interface StatusCommand {
@@ -74,8 +89,34 @@ function endpointRow(ep: EndpointInfo & { base: string }): StatusRow {
   };
 }
 
-/** The endpoint, its two surfaces, the backups and what the endpoint rules found in the base URL. */
-export function endpointRows(ep: EndpointInfo): StatusRow[] {
+/** How many learnt models the row's description names (the tooltip names them all). */
+const LEARNT_SHOWN = 3;
+
+/** The models whose surface the gateway's refusals taught, when there are any. */
+function learntRow(learnt: ReadonlyArray<LearntSurface>): StatusRow[] {
+  if (!learnt.length) return [];
+  const each = learnt.map((l) => t('{0} → {1}', l.model, surfaceName(l.surface)));
+  return [
+    {
+      id: 'learnt',
+      label: t('Learnt surfaces'),
+      description:
+        each.length > LEARNT_SHOWN
+          ? t('{0} and {1} more', each.slice(0, LEARNT_SHOWN).join(', '), each.length - LEARNT_SHOWN)
+          : each.join(', '),
+      icon: 'lightbulb',
+      tooltip: [
+        t(
+          'The gateway refused these models on the surface they were asked on and said they answer only there; their requests go there until the model list changes.',
+        ),
+        ...each,
+      ].join('\n'),
+    },
+  ];
+}
+
+/** The endpoint, its three surfaces (and what the gateway's refusals taught), the backups and what the endpoint rules found in the base URL. */
+export function endpointRows(ep: EndpointInfo, learnt: ReadonlyArray<LearntSurface> = []): StatusRow[] {
   const base = ep.base;
   if (!base)
     return [
@@ -107,6 +148,17 @@ export function endpointRows(ep: EndpointInfo): StatusRow[] {
       ),
       command: copy(ep.nativeBase),
     },
+    {
+      id: 'responses',
+      label: t('Responses surface'),
+      description: `${ep.compatibleBase}  →  ${ep.responsesUrl}`,
+      icon: 'symbol-event',
+      tooltip: t(
+        "Base URL for Responses API clients (such as the Codex CLI): the gateway's address with /v1; they append /responses. Click to copy.",
+      ),
+      command: copy(ep.compatibleBase),
+    },
+    ...learntRow(learnt),
   ];
   if (ep.backups.length)
     rows.push({ id: 'backups', label: t('Backups'), description: ep.backups.join(', '), icon: 'server' });
@@ -184,16 +236,25 @@ export function requestOutcome(r: RequestRecord): string {
   }
 }
 
+/** "Compatible surface, gpt-4o → 200 in 812 ms (host)", per surface (a model list or balance read names none). */
+function lastRequestWords(r: RequestRecord, what: string): string {
+  const outcome = requestOutcome(r);
+  switch (r.surface) {
+    case 'native':
+      return t('Native surface, {0} → {1} in {2} ms ({3})', what, outcome, r.durationMs, r.host);
+    case 'responses':
+      return t('Responses surface, {0} → {1} in {2} ms ({3})', what, outcome, r.durationMs, r.host);
+    default:
+      return t('Compatible surface, {0} → {1} in {2} ms ({3})', what, outcome, r.durationMs, r.host);
+  }
+}
+
 export function lastRequestRow(r: RequestRecord | undefined): StatusRow {
   const what = r?.model ?? r?.path ?? '';
   return {
     id: 'last',
     label: t('Last request'),
-    description: !r
-      ? t('none yet')
-      : r.surface === 'native'
-        ? t('Native surface, {0} → {1} in {2} ms ({3})', what, requestOutcome(r), r.durationMs, r.host)
-        : t('Compatible surface, {0} → {1} in {2} ms ({3})', what, requestOutcome(r), r.durationMs, r.host),
+    description: !r ? t('none yet') : lastRequestWords(r, what),
     icon: !r ? 'circle-outline' : r.status && r.status < 400 && !r.errorKind ? 'pass' : 'error',
     tooltip: r
       ? t('{0} {1}\nrequest id: {2}\ntoken: {3}', r.method, r.path, r.requestId ?? '-', r.maskedToken)
@@ -248,7 +309,7 @@ export function statusRows(f: StatusFacts): StatusRow[] {
   return [
     // first: something to do once, above rows a balance's figures may push out of sight
     ...(f.chatNeedsEnabling ? [vscodeChatRow()] : []),
-    ...endpointRows(f.endpoints),
+    ...endpointRows(f.endpoints, f.learnt),
     tokenRow(f.tokenName, f.masked),
     ...(q ? [balanceRow(q)] : []),
     lastRequestRow(f.last),

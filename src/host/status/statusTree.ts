@@ -1,6 +1,6 @@
 /**
  * The Status view as a tree when there are several gateways: one node per gateway (its name, the
- * active token masked, the balance where known), under it the endpoint and its backups, the two
+ * active token masked, the balance where known), under it the endpoint and its backups, the three
  * surfaces, the tokens (masked; a click on another one switches to it), the balance (where known) and
  * the last request that gateway served. The active gateway is expanded, the others collapsed; the shared rows
  * (models, proxy, diagnose) follow. With one gateway (or none) the rows are today's flat ones
@@ -20,6 +20,7 @@ import {
   quotaWords,
   statusRows,
   vscodeChatRow,
+  type LearntSurface,
   type StatusFacts,
   type StatusRow,
 } from './statusRows';
@@ -34,6 +35,8 @@ export interface GatewayFacts {
   quota: Quota | undefined;
   /** the last request it served (LastRequests.of) */
   last: RequestRecord | undefined;
+  /** the surfaces its refusals taught (GatewayClient.learntSurfaces) */
+  learnt?: ReadonlyArray<LearntSurface> | undefined;
 }
 
 export interface StatusTreeFacts extends StatusFacts {
@@ -79,10 +82,13 @@ function tokenRows(g: GatewayFacts, active: boolean): StatusRow {
   };
 }
 
-/** The endpoint with its backups and findings, then the two surfaces under one row. */
+/** The surface rows a gateway's "Surfaces" row holds. */
+const SURFACE_ROWS = ['compatible', 'native', 'responses', 'learnt'];
+
+/** The endpoint with its backups and findings, then the three surfaces (and what its refusals taught) under one row. */
 function gatewayEndpointRows(g: GatewayFacts, active: boolean): StatusRow[] {
-  const rows = endpointRows(g.endpoints);
-  const surfaces = rows.filter((r) => r.id === 'compatible' || r.id === 'native');
+  const rows = endpointRows(g.endpoints, g.learnt);
+  const surfaces = rows.filter((r) => SURFACE_ROWS.includes(r.id));
   const rest = rows
     .filter((r) => !surfaces.includes(r))
     // Configure Base URL edits the active gateway: another gateway's address is copied instead.

@@ -18,57 +18,92 @@ import { spentOnReasoning } from './generation';
 /** Words of a short reply (several chunks, so a burst can be recognised). */
 const STREAM_PROMPT = 'Reply with exactly these words: one two three four five six';
 
-function flowed(native: boolean, timing: string): string {
-  return native
-    ? t('A short streamed reply on the native surface flowed progressively ({0}).', timing)
-    : t('A short streamed reply on the compatible surface flowed progressively ({0}).', timing);
+/** One sentence per surface: the words the three sentences of a judgement differ in are the surface's name. */
+function bySurface(surface: Surface, words: Record<Surface, () => string>): string {
+  return words[surface]();
 }
 
-function tooQuick(native: boolean, timing: string): string {
-  return native
-    ? t(
-        'A short streamed reply on the native surface arrived complete, with its end marker ({0}); it was too quick to tell flowing from buffered, and no burst after a wait was seen.',
-        timing,
-      )
-    : t(
+function flowed(surface: Surface, timing: string): string {
+  return bySurface(surface, {
+    compatible: () => t('A short streamed reply on the compatible surface flowed progressively ({0}).', timing),
+    native: () => t('A short streamed reply on the native surface flowed progressively ({0}).', timing),
+    responses: () => t('A short streamed reply on the responses surface flowed progressively ({0}).', timing),
+  });
+}
+
+function tooQuick(surface: Surface, timing: string): string {
+  return bySurface(surface, {
+    compatible: () =>
+      t(
         'A short streamed reply on the compatible surface arrived complete, with its end marker ({0}); it was too quick to tell flowing from buffered, and no burst after a wait was seen.',
         timing,
-      );
+      ),
+    native: () =>
+      t(
+        'A short streamed reply on the native surface arrived complete, with its end marker ({0}); it was too quick to tell flowing from buffered, and no burst after a wait was seen.',
+        timing,
+      ),
+    responses: () =>
+      t(
+        'A short streamed reply on the responses surface arrived complete, with its end marker ({0}); it was too quick to tell flowing from buffered, and no burst after a wait was seen.',
+        timing,
+      ),
+  });
+}
+
+function ignoredStream(surface: Surface): string {
+  return bySurface(surface, {
+    compatible: () =>
+      t(
+        'A streamed request on the compatible surface was answered with one JSON body instead of an event stream: the gateway or a proxy ignores stream: true.',
+      ),
+    native: () =>
+      t(
+        'A streamed request on the native surface was answered with one JSON body instead of an event stream: the gateway or a proxy ignores stream: true.',
+      ),
+    responses: () =>
+      t(
+        'A streamed request on the responses surface was answered with one JSON body instead of an event stream: the gateway or a proxy ignores stream: true.',
+      ),
+  });
+}
+
+function burst(surface: Surface, timing: string): string {
+  return bySurface(surface, {
+    compatible: () =>
+      t(
+        'The stream on the compatible surface arrived in one burst ({0}): a proxy between you and the gateway buffers responses.',
+        timing,
+      ),
+    native: () =>
+      t(
+        'The stream on the native surface arrived in one burst ({0}): a proxy between you and the gateway buffers responses.',
+        timing,
+      ),
+    responses: () =>
+      t(
+        'The stream on the responses surface arrived in one burst ({0}): a proxy between you and the gateway buffers responses.',
+        timing,
+      ),
+  });
 }
 
 function judge(r: ChatResult, surface: Surface, url: string, masked: string | undefined, timing: string): Outcome {
   const common = { httpStatus: 200, url, maskedToken: masked, details: [timing] };
-  const native = surface === 'native';
   if (r.streamIgnored) {
-    const cause = native
-      ? t(
-          'A streamed request on the native surface was answered with one JSON body instead of an event stream: the gateway or a proxy ignores stream: true.',
-        )
-      : t(
-          'A streamed request on the compatible surface was answered with one JSON body instead of an event stream: the gateway or a proxy ignores stream: true.',
-        );
     return {
       ...common,
       result: 'warn',
-      cause,
+      cause: ignoredStream(surface),
       fix: t('Nothing breaks, but replies will not appear progressively; check the proxy, or turn streaming off.'),
       fixAction: { kind: 'disable-stream' },
     };
   }
   if (r.buffered) {
-    const cause = native
-      ? t(
-          'The stream on the native surface arrived in one burst ({0}): a proxy between you and the gateway buffers responses.',
-          timing,
-        )
-      : t(
-          'The stream on the compatible surface arrived in one burst ({0}): a proxy between you and the gateway buffers responses.',
-          timing,
-        );
     return {
       ...common,
       result: 'warn',
-      cause,
+      cause: burst(surface, timing),
       fix: t(
         'Turn streaming off (modelRelay.stream), or ask for the proxy to pass text/event-stream through unbuffered.',
       ),
@@ -79,7 +114,7 @@ function judge(r: ChatResult, surface: Surface, url: string, masked: string | un
   return {
     ...common,
     result: 'pass',
-    cause: judged ? flowed(native, timing) : tooQuick(native, timing),
+    cause: judged ? flowed(surface, timing) : tooQuick(surface, timing),
     fix: '',
   };
 }
@@ -175,7 +210,7 @@ async function run(ctx: DiagnosisContext, surface: Surface, model: string): Prom
 }
 
 /** Streaming is tested only where the same call without streaming worked. */
-function afterGeneration(generation: 'generate-chat' | 'generate-native') {
+function afterGeneration(generation: 'generate-chat' | 'generate-native' | 'generate-responses') {
   return (ctx: DiagnosisContext) => {
     const b = ctx.blocked();
     if (b) return b;
@@ -199,4 +234,10 @@ export const streamNativeCheck = perSurface('native', {
   noModelFix: () => '',
   skip: afterGeneration('generate-native'),
   run: (ctx, model) => run(ctx, 'native', model),
+});
+export const streamResponsesCheck = perSurface('responses', {
+  id: 'stream-responses',
+  noModelFix: () => '',
+  skip: afterGeneration('generate-responses'),
+  run: (ctx, model) => run(ctx, 'responses', model),
 });

@@ -1,8 +1,14 @@
 /** Check 4: every configured model is in the token's model list, with the capability it is used for. */
 import { t } from '../../l10n';
+import type { Capability } from '../../models';
 import type { Check } from '../check';
 import type { DiagnosisContext } from '../context';
 import type { Outcome } from '../outcomeFromError';
+
+/** Whether listed capabilities serve a configured use: the chat model may answer on /v1/responses only (it is moved there). */
+function servesAs(caps: readonly Capability[], cap: Capability): boolean {
+  return caps.includes(cap) || (cap === 'chat' && caps.includes('responses'));
+}
 
 function run(ctx: DiagnosisContext): Outcome {
   const list = ctx.modelList!;
@@ -24,7 +30,7 @@ function run(ctx: DiagnosisContext): Outcome {
       );
       missing.push(near.length ? t('{0} Similar visible ids: {1}.', notListed, near.join(', ')) : notListed);
       details.push(t('{0}: {1} — not listed', w.label, w.model));
-    } else if (info.capabilities && !info.capabilities.includes(w.cap)) {
+    } else if (info.capabilities && !servesAs(info.capabilities, w.cap)) {
       wrongCap.push(
         t(
           'The {0} model "{1}" is listed, but the gateway says it supports {2}, not {0}: each capability needs a model of that capability.',
