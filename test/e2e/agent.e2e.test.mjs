@@ -136,6 +136,33 @@ test('tool loop on deepseek-v4-pro (reasoning, compatible surface): its reasonin
   await toolLoop(t, 'deepseek-v4-pro', '/v1/chat/completions', '/v1/messages', 'agent-02b-tool-loop-reasoning');
 });
 
+test('tool loop on gpt-5.5-codex (responses-only; this gateway lists no endpoint types): one refusal moves it to /v1/responses, then it goes there directly', async (t) => {
+  const model = 'gpt-5.5-codex';
+  const out = await drive('LM Driver: Tool Loop', `toolLoop ${lmId(model)}`, { model });
+  t.diagnostic(JSON.stringify({ model: out.model, turn1: out.turn1, turn2: out.turn2 }));
+  assert.ok(out.ok, `the scenario ran: ${out.error} (${out.message})`);
+  assert.equal(out.turn1.toolCall.name, 'get_weather');
+  assert.match(out.turn2.text, /Tool get_weather returned: 18°C and sunny/);
+  // The first request went where the list said (compatible) and was refused before any reply: not billed.
+  const refused = during(out, '/v1/chat/completions');
+  assert.deepEqual(
+    refused.map((r) => [r.status, r.model]),
+    [[400, model]],
+    'one refused request on /v1/chat/completions, the first turn only',
+  );
+  const answered = during(out, '/v1/responses');
+  assert.deepEqual(
+    answered.map((r) => [r.status, r.model, r.stream]),
+    [
+      [200, model, true],
+      [200, model, true],
+    ],
+    'both turns answered on /v1/responses',
+  );
+  assert.ok(refused[0].time <= answered[0].time, 'the refusal came first');
+  await vs.screenshot('agent-02d-tool-loop-learnt-responses');
+});
+
 for (const [model, path, shot] of [
   ['gpt-4o-mini', '/v1/chat/completions', 'agent-03-image-compatible'],
   ['claude-sonnet-4-5', '/v1/messages', 'agent-04-image-native'],
