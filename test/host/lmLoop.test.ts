@@ -1,7 +1,8 @@
 /**
  * A tool loop as VS Code's agent drives it, over real HTTP against the simulator: VS Code-shaped
- * messages → lmToChatRequest → the core → the gateway, on both surfaces; the native surface with
- * thinking on needs the signed thinking block back, which the ThinkingCache supplies.
+ * messages → lmToChatRequest → the core → the gateway, on all three surfaces; the native surface with
+ * thinking on needs the signed thinking block back, and the responses surface replays its reasoning
+ * items statelessly, both supplied by the ThinkingCache.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,7 +22,7 @@ const tools = [
   },
 ];
 const ask: LmMessage = { role: 1, content: [{ kind: 'text', value: 'What is the weather in Paris?' }] };
-const profile = (surface: 'compatible' | 'native', thinkingBudget?: number): ModelProfile => ({
+const profile = (surface: 'compatible' | 'native' | 'responses', thinkingBudget?: number): ModelProfile => ({
   surface,
   surfaceLearnt: false,
   maxInputTokens: 100_000,
@@ -62,6 +63,7 @@ for (const profileName of ['strict', 'real'] as const) {
   for (const [surface, model] of [
     ['compatible', 'gpt-4o-mini'],
     ['native', 'claude-sonnet-4-5'],
+    ['responses', 'o3-pro'],
   ] as const) {
     test(`${profileName} ${surface}: a two-turn tool loop (one complete call with parsed input, then the answer about its result)`, async () => {
       const { client } = makeClient(sims.of(profileName));
@@ -75,6 +77,24 @@ for (const profileName of ['strict', 'real'] as const) {
       assert.match(second.text, /Tool get_weather returned: 18°C and sunny/);
     });
   }
+
+  test(`${profileName} responses: the reasoning item of the call's turn goes back in front of it, and the gateway verifies it`, async () => {
+    const sim = sims.of(profileName);
+    const { client } = makeClient(sim);
+    const cache = new ThinkingCache();
+    const first = await turn(client, 'o3-pro', profile('responses'), [ask], cache);
+    assert.equal(first.calls.length, 1);
+    const sent = lmToChatRequest('o3-pro', profile('responses'), followUp(first.calls[0]), { tools }, cache);
+    const replayed = sent.messages.flatMap((m) =>
+      typeof m.content === 'string' ? [] : m.content.filter((p) => p.type === 'reasoning_item'),
+    );
+    assert.equal(replayed.length, 1, 'one reasoning item, from the cache');
+    assert.ok(replayed[0].type === 'reasoning_item' && replayed[0].encryptedContent, 'with its encrypted content');
+    const second = await turn(client, 'o3-pro', profile('responses'), followUp(first.calls[0]), cache);
+    assert.match(second.text, /Tool get_weather returned: 18°C and sunny/);
+    const last = sim.log.filter((r) => r.path === '/v1/responses').at(-1);
+    assert.equal(last?.status, 200, 'the gateway took the replayed item');
+  });
 
   test(`${profileName} native with thinking: the signed block goes back and the loop succeeds; without it the gateway refuses`, async () => {
     const { client } = makeClient(sims.of(profileName));
