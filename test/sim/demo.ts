@@ -11,6 +11,8 @@ export type DemoLanguage = 'en' | 'zh';
 export interface DemoContext {
   model: string;
   native: boolean;
+  /** answered on /v1/responses */
+  responses?: boolean | undefined;
 }
 
 const HAN = /\p{Script=Han}/gu;
@@ -43,6 +45,17 @@ export function quoteOf(prompt: string, max: number): string {
 }
 
 function snippet(ctx: DemoContext): string {
+  if (ctx.responses) {
+    return [
+      '```ts',
+      "import OpenAI from 'openai';",
+      '',
+      "const client = new OpenAI({ baseURL: 'http://127.0.0.1:8787/v1', apiKey: process.env.RELAY_TOKEN });",
+      `const res = await client.responses.create({ model: '${ctx.model}', input: 'Hello', store: false });`,
+      'console.log(res.output_text);',
+      '```',
+    ].join('\n');
+  }
   if (ctx.native) {
     return [
       '```ts',
@@ -67,7 +80,11 @@ function snippet(ctx: DemoContext): string {
 
 function english(prompt: string, ctx: DemoContext): string {
   const quote = quoteOf(prompt, 60) || '(no text)';
-  const surface = ctx.native ? 'Anthropic-native `/v1/messages`' : 'OpenAI-compatible `/v1/chat/completions`';
+  const surface = ctx.responses
+    ? 'OpenAI Responses API `/v1/responses`'
+    : ctx.native
+      ? 'Anthropic-native `/v1/messages`'
+      : 'OpenAI-compatible `/v1/chat/completions`';
   return [
     '### A demo answer from the gateway simulator',
     '',
@@ -84,6 +101,7 @@ function english(prompt: string, ctx: DemoContext): string {
     '| --- | --- | --- |',
     '| OpenAI-compatible | `/v1/chat/completions` | gpt-4o-mini |',
     '| Anthropic-native | `/v1/messages` | claude-sonnet-4-5 |',
+    '| OpenAI Responses | `/v1/responses` | gpt-5.5-codex |',
     '',
     snippet(ctx),
     '',
@@ -93,7 +111,11 @@ function english(prompt: string, ctx: DemoContext): string {
 
 function chinese(prompt: string, ctx: DemoContext): string {
   const quote = quoteOf(prompt, 30) || '（无文字）';
-  const surface = ctx.native ? 'Anthropic 原生接口 `/v1/messages`' : 'OpenAI 兼容接口 `/v1/chat/completions`';
+  const surface = ctx.responses
+    ? 'OpenAI Responses API 接口 `/v1/responses`'
+    : ctx.native
+      ? 'Anthropic 原生接口 `/v1/messages`'
+      : 'OpenAI 兼容接口 `/v1/chat/completions`';
   return [
     '### 来自网关模拟器的演示回答',
     '',
@@ -110,6 +132,7 @@ function chinese(prompt: string, ctx: DemoContext): string {
     '| --- | --- | --- |',
     '| OpenAI 兼容 | `/v1/chat/completions` | gpt-4o-mini |',
     '| Anthropic 原生 | `/v1/messages` | claude-sonnet-4-5 |',
+    '| OpenAI Responses | `/v1/responses` | gpt-5.5-codex |',
     '',
     snippet(ctx),
     '',

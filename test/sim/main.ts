@@ -30,6 +30,7 @@ async function main(): Promise<void> {
     `  base URL (root):     ${sim.url}`,
     `  compatible surface:  ${sim.url}/v1`,
     `  native surface:      ${sim.url}   (clients append /v1/messages)`,
+    `  responses surface:   ${sim.url}/v1   (clients append /responses)`,
     ...(sim.urls.length > 1 ? [`  backup hosts:        ${sim.urls.slice(1).join(', ')}`] : []),
     '',
     '  demo tokens:',

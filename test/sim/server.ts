@@ -23,7 +23,7 @@ import {
   planCompatible,
   planNative,
 } from './agentic';
-import { DEMO_PACE_MS, demoPieces, demoReply, demoTokens } from './demo';
+import { DEMO_PACE_MS, demoPieces, demoReply, demoTokens, type DemoContext } from './demo';
 import {
   failureEvent,
   inputWords,
@@ -910,7 +910,7 @@ export async function startSimulator(
     messages: Array<{ role?: unknown; content?: unknown }>,
     maxTokens: number | undefined,
     shape: (echo: string) => string,
-    demo: { model: string; native: boolean },
+    demo: DemoContext,
   ) => {
     const lastUser = [...messages].reverse().find((m) => m.role === 'user');
     const prompt = textOfContent(lastUser?.content);
@@ -1172,6 +1172,7 @@ export async function startSimulator(
     const r = reply([{ role: 'user', content: promptOf(body) }], answerBudget, plan.replyText, {
       model: body.model,
       native: false,
+      responses: true,
     });
     const input = inputWords(body) + 3;
     const output = outputTokens(plan, r.parts.length);
