@@ -145,7 +145,7 @@ async function askDemo(vs, prompt, { heading, usage }) {
   const body = answer.locator('[data-testid="chat-message-body"]');
   assert.match(await body.locator('h3').innerText(), heading);
   assert.ok((await body.locator('li').count()) >= 4, 'a bullet list');
-  assert.equal(await body.locator('table tbody tr').count(), 2, 'a table');
+  assert.equal(await body.locator('table tbody tr').count(), 3, 'a table (one row per surface)');
   const code = body.locator('[data-testid="chat-code-block"]');
   assert.equal(await code.count(), 1, 'a code block');
   assert.equal(await code.locator('[data-testid="chat-code-copy"]').count(), 1, 'its Copy button');
