@@ -35,6 +35,7 @@ import { KeptBaseUrl } from '../host/gateways/baseUrlChoice';
 import { registerChat } from './chat/registerChat';
 import type { CommandHandler, Registrar } from './lazy/registrar';
 import { useTranslations } from '../gateway/l10n';
+import { LocalRequestLog } from '../host/usage/localLog';
 
 export interface RelayApi {
   service: GatewayService;
@@ -62,7 +63,9 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   if (seed && tokens.names().length === 0)
     await tokens.add(process.env.MODEL_RELAY_SEED_TOKEN_NAME || 'local', seed, true);
   const kept = new KeptBaseUrl(context.globalState);
-  const service = new GatewayService(registry, tokens, log, (baseUrl) => kept.isKept(baseUrl));
+  const requests = new LocalRequestLog(context.globalState);
+  context.subscriptions.push(requests);
+  const service = new GatewayService(registry, tokens, log, requests, (baseUrl) => kept.isKept(baseUrl));
   const chatSetup = new ChatSetupWatch();
   const status = new StatusViewProvider(service, tokens, chatSetup);
   const item = vscode.window.createStatusBarItem('modelRelay.status', vscode.StatusBarAlignment.Right, 100);

@@ -30,6 +30,7 @@ import type { GatewayProfile, SharedConfiguration } from '../../gateway';
 import { DEFAULT_GATEWAY_ID, ProblemsOnce, settingsFor } from '../../host/gateways/gatewayList';
 import type { GatewayRegistry } from '../../host/gateways/gatewayRegistry';
 import { QuotaTracker } from '../../host/status/quotaSchedule';
+import type { LocalRequestLog } from '../../host/usage/localLog';
 import { readProxySettings, readSettings, affectsRelay, type RelaySettings } from './settings';
 import type { TokenStore } from './tokenStore';
 
@@ -80,6 +81,8 @@ export class GatewayService extends Disposable {
     readonly registry: GatewayRegistry,
     tokens: TokenStore,
     private readonly log: vscode.LogOutputChannel,
+    /** the requests this installation sent, kept across windows (the request log, the Usage view, support reports) */
+    readonly requests: LocalRequestLog,
     /** whether a base URL is to be called as typed (Configure Base URL's "Keep what I typed") */
     private readonly keptAsTyped: (baseUrl: string) => boolean = () => false,
   ) {
@@ -287,6 +290,7 @@ export class GatewayService extends Disposable {
     const ok = r.status !== undefined && r.status < 400 && !r.errorKind;
     if (ok || r.errorKind === 'aborted') this.log.info(line);
     else this.log.warn(line);
+    this.requests.add(r);
     // Balance reads are bookkeeping: logged, but not "the last request" of the status bar.
     if (r.capability === 'account') return;
     this.lastRecord = r;
