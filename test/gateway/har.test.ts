@@ -6,6 +6,9 @@
  */
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../sim/server';
 import { collect, makeClient } from './helpers';
 import {
@@ -225,4 +228,28 @@ test('an exchange still in flight when the archive is taken says so', async () =
   const [e] = assertHar12(JSON.parse(JSON.stringify(rec.har()))).log.entries;
   assert.match(e.response._error ?? '', /in flight/);
   await collect({ [Symbol.asyncIterator]: () => it });
+});
+
+test('an image edit: the form fields kept (when asked), its file named with type and size but never its bytes; a 429 is an entry with its status', async () => {
+  const rec = record({ includeBodies: true, maxBodyBytes: 64 * 1024 });
+  const { client } = makeClient(sim, { retry: { maxRetries: 0 } });
+  const src = (await client.generateImage({ model: 'gpt-image-1', prompt: 'source' })).images[0].bytes;
+  const file = join(mkdtempSync(join(tmpdir(), 'har-')), 'source.png');
+  writeFileSync(file, src);
+  await client.editImage({ model: 'gpt-image-1', prompt: `make it blue ${sim.tokens.production}`, imagePath: file });
+  sim.fault({ kind: 'status', status: 429, body: 'empty' });
+  await client.listModels().catch(() => undefined);
+  const har = assertHar12(JSON.parse(JSON.stringify(rec.har())));
+  assertNoToken(JSON.stringify(har), sim.tokens.production);
+  const edit = har.log.entries.find((e) => e.request.url.endsWith('/v1/images/edits'))!;
+  assert.match(edit.request.postData?.mimeType ?? '', /^multipart\/form-data/);
+  const params = edit.request.postData?.params ?? [];
+  assert.match(params.find((p) => p.name === 'prompt')?.value ?? '', /^make it blue sk-\w+\.\.\.\w{4}$/);
+  const image = params.find((p) => p.fileName !== undefined);
+  assert.equal(image?.contentType, 'image/png');
+  assert.equal(image?.value, undefined, 'never the file itself');
+  assert.equal(image?.comment, `${src.length} bytes, not recorded`);
+  const limited = har.log.entries.at(-1)!;
+  assert.equal(limited.response.status, 429);
+  assert.equal(limited.response.content.size, 0);
 });

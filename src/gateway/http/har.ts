@@ -216,12 +216,25 @@ export class HarEntryBuilder implements ExchangeSink {
   private keptBytes = 0;
   private received = 0;
   private error: string | undefined;
+  /** The request as the archive keeps it, taken now: the body (megabytes, files) is never held. */
+  private readonly request: Pick<HarEntry['request'], 'method' | 'url' | 'headers' | 'postData'> & { bodySize: number };
+  private readonly secrets: readonly string[];
 
   constructor(
-    private readonly facts: ExchangeFacts,
+    facts: ExchangeFacts,
     private readonly o: HarOptions,
     private readonly onEnd?: () => void,
-  ) {}
+  ) {
+    const post = postDataOf(facts, o);
+    this.secrets = facts.secrets;
+    this.request = {
+      method: facts.method,
+      url: redactUrl(facts.url, facts.secrets),
+      headers: headerList(facts.headers, facts.secrets),
+      ...(post.postData ? { postData: post.postData } : {}),
+      bodySize: post.size,
+    };
+  }
 
   get done(): boolean {
     return this.tEnd !== undefined;
@@ -236,7 +249,8 @@ export class HarEntryBuilder implements ExchangeSink {
   chunk(bytes: Buffer): void {
     this.received += bytes.length;
     if (!this.o.includeBodies || this.keptBytes >= this.o.maxBodyBytes) return;
-    const part = bytes.subarray(0, this.o.maxBodyBytes - this.keptBytes);
+    // (a copy: a slice would keep the whole chunk alive)
+    const part = Buffer.from(bytes.subarray(0, this.o.maxBodyBytes - this.keptBytes));
     this.kept.push(part);
     this.keptBytes += part.length;
   }
@@ -250,42 +264,40 @@ export class HarEntryBuilder implements ExchangeSink {
 
   /** The entry as it stands (an exchange still in flight says so). */
   entry(): HarEntry {
-    const f = this.facts;
-    const url = redactUrl(f.url, f.secrets);
     const end = this.tEnd ?? performance.now();
     const wait = Math.max(0, (this.tHead ?? end) - this.t0);
     const receive = this.tHead === undefined ? 0 : Math.max(0, end - this.tHead);
-    const post = postDataOf(f, this.o);
     const mimeType = headerOf(this.headers, 'content-type') ?? 'x-unknown';
     const body = this.o.includeBodies
-      ? boundedText(Buffer.concat(this.kept), this.received, this.o.maxBodyBytes, f.secrets)
+      ? boundedText(Buffer.concat(this.kept), this.received, this.o.maxBodyBytes, this.secrets)
       : { comment: 'body not recorded' };
     const error = this.error ?? (this.tEnd === undefined ? 'still in flight when the recording ended' : undefined);
+    const { postData, ...request } = this.request;
     return {
       startedDateTime: new Date(this.started).toISOString(),
       time: round(round(wait) + round(receive)),
       request: {
-        method: f.method,
-        url,
+        method: request.method,
+        url: request.url,
         httpVersion: 'HTTP/1.1',
         cookies: [],
-        headers: headerList(f.headers, f.secrets),
-        queryString: queryOf(url),
-        ...(post.postData ? { postData: post.postData } : {}),
+        headers: request.headers,
+        queryString: queryOf(request.url),
+        ...(postData ? { postData } : {}),
         headersSize: -1,
-        bodySize: post.size,
+        bodySize: request.bodySize,
       },
       response: {
         status: this.status,
         statusText: '',
         httpVersion: this.tHead === undefined ? '' : 'HTTP/1.1',
         cookies: [],
-        headers: headerList(this.headers, f.secrets),
+        headers: headerList(this.headers, this.secrets),
         content: { size: this.received, mimeType, ...body },
-        redirectURL: redactUrl(headerOf(this.headers, 'location') ?? '', f.secrets),
+        redirectURL: redactUrl(headerOf(this.headers, 'location') ?? '', this.secrets),
         headersSize: -1,
         bodySize: this.tEnd !== undefined && !this.error ? this.received : -1,
-        ...(error ? { _error: redactBody(error, f.secrets) } : {}),
+        ...(error ? { _error: redactBody(error, this.secrets) } : {}),
       },
       cache: {},
       timings: { blocked: -1, dns: -1, connect: -1, ssl: -1, send: 0, wait: round(wait), receive: round(receive) },
