@@ -174,6 +174,29 @@ test('each body is bounded: the first bytes kept, the rest counted and said', as
   assert.match(e.response.content.comment ?? '', /^first 200 of \d+ bytes$/);
 });
 
+test('a token the bound would cut in two is masked before the cut: no part of it is left', async () => {
+  const token = sim.tokens.production;
+  for (const cut of [4, 10, 20]) {
+    const rec = record({ includeBodies: true, maxBodyBytes: 300 });
+    const { client } = makeClient(sim);
+    // The request body starts `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"` (63 bytes) and
+    // the reply `Echo: ` inside the response's JSON: pad so that the bound falls `cut` bytes into the token.
+    const head = JSON.stringify({ model: 'gpt-4o-mini', stream: false, messages: [{ role: 'user', content: '' }] });
+    const pad = 'x'.repeat(300 - (head.indexOf('"content":"') + 11) - cut);
+    await client.chat({
+      surface: 'compatible',
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: `${pad}${token} tail` }],
+    });
+    const [e] = assertHar12(JSON.parse(JSON.stringify(rec.har()))).log.entries;
+    const body = e.request.postData?.text ?? '';
+    for (const text of [body, e.response.content.text ?? ''])
+      for (let n = 7; n <= token.length; n++)
+        assert.ok(!text.includes(token.slice(0, n)), `${n} characters of the token: ${text.slice(-40)}`);
+    stops.splice(0).forEach((s) => s());
+  }
+});
+
 test('a stream recorded: its text in the archive, and it still reaches the caller delta by delta', async () => {
   const rec = record({ includeBodies: true, maxBodyBytes: 64 * 1024 });
   const { client } = makeClient(sim);

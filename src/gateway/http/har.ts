@@ -161,10 +161,17 @@ const headerOf = (h: Headers, name: string) => {
   return Array.isArray(v) ? v[0] : v;
 };
 
-/** A body's text, bounded: the first `max` bytes, and a note of what was left out. */
+/**
+ * How far past the bound a body is read before it is redacted: a token the bound would cut in two
+ * is still found whole (and masked) before the cut, so no part of it is left at the end.
+ */
+const REDACT_MARGIN = 1024;
+
+/** A body's text, bounded: redacted, then the first `max` bytes, and a note of what was left out. */
 function boundedText(bytes: Buffer, total: number, max: number, secrets: readonly string[]) {
-  const text = redactBody(bytes.subarray(0, max).toString('utf8'), secrets);
-  return total > max ? { text, comment: `first ${max} of ${total} bytes` } : { text };
+  const redacted = Buffer.from(redactBody(bytes.subarray(0, max + REDACT_MARGIN).toString('utf8'), secrets));
+  const text = redacted.subarray(0, max).toString('utf8');
+  return total > max || redacted.length > max ? { text, comment: `first ${max} of ${total} bytes` } : { text };
 }
 
 const isForm = (b: unknown): b is FormData =>
@@ -248,9 +255,10 @@ export class HarEntryBuilder implements ExchangeSink {
 
   chunk(bytes: Buffer): void {
     this.received += bytes.length;
-    if (!this.o.includeBodies || this.keptBytes >= this.o.maxBodyBytes) return;
+    const keep = this.o.maxBodyBytes + REDACT_MARGIN;
+    if (!this.o.includeBodies || this.keptBytes >= keep) return;
     // (a copy: a slice would keep the whole chunk alive)
-    const part = Buffer.from(bytes.subarray(0, this.o.maxBodyBytes - this.keptBytes));
+    const part = Buffer.from(bytes.subarray(0, keep - this.keptBytes));
     this.kept.push(part);
     this.keptBytes += part.length;
   }
