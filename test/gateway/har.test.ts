@@ -102,6 +102,7 @@ test('tokens planted in every header, the query, the URL and the bodies never ap
       'api-key': token,
       cookie: `session=${token}; theme=dark`,
       'x-custom-trace': `trace ${token}`,
+      'cf-access-client-secret': 'a-second-credential-9f8e7d6c',
     },
   });
   const reply = await client.chat({
@@ -144,6 +145,8 @@ test('tokens planted in every header, the query, the URL and the bodies never ap
   assert.equal(header('api-key'), masked);
   assert.equal(header('cookie'), `session=${masked}; theme=...`, 'every cookie value masked');
   assert.equal(header('x-custom-trace'), `trace ${masked}`);
+  assert.equal(header('cf-access-client-secret'), 'a-seco...7d6c', 'a header named as a credential');
+  assert.equal(header('content-type'), 'application/json');
   assert.match(chat.request.postData?.text ?? '', /my key is sk-\w+\.\.\.\w{4} and/);
   assert.match(chat.response.content.text ?? '', /Echo: my key is/);
   assert.deepEqual(

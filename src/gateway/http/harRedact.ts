@@ -15,6 +15,8 @@ const SECRET_HEADERS = new Set([
   'api-key',
   'x-auth-token',
 ]);
+/** Names that say a header carries a credential (a gateway's extra headers: `cf-access-client-secret`, …). */
+const SECRET_HEADER_WORDS = /auth|token|secret|passw|api[-_]?key|session|signature/i;
 const COOKIE_HEADERS = new Set(['cookie', 'set-cookie']);
 /** Query parameters that carry a credential (new-api's older `?key=`, Google's `key=`, …). */
 const SECRET_PARAMS = /^(key|api[-_]?key|access[-_]?token|token|password|secret|auth|sig|signature)$/i;
@@ -42,8 +44,8 @@ function maskCookies(value: string, setCookie: boolean): string {
 /** One header's value as the archive keeps it. */
 export function redactHeader(name: string, value: string, secrets: readonly string[]): string {
   const n = name.toLowerCase();
-  if (SECRET_HEADERS.has(n)) return maskCredential(value);
   if (COOKIE_HEADERS.has(n)) return maskCookies(value, n === 'set-cookie');
+  if (SECRET_HEADERS.has(n) || SECRET_HEADER_WORDS.test(n)) return maskCredential(value);
   return redactSecrets(value, secrets);
 }
 
