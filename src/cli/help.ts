@@ -12,7 +12,7 @@ export function usage(): string {
 
 ${t('Usage:')}
   relay-doctor diagnose [--chat-model M] [--native-model M] [--json]
-  relay-doctor models [--json]
+  relay-doctor models [--json]      ${t('the models the token sees, with their prices and groups where the gateway publishes them')}
   relay-doctor quota [--json]       ${t('what is left on the token, and when it expires')}
   relay-doctor chat --surface compatible|native|responses --model M [--max-tokens N] [--no-stream] "prompt"
   relay-doctor diagnose --all --gateways FILE [--json]

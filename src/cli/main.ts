@@ -2,7 +2,7 @@
  * relay-doctor: the diagnosis engine and the client core in a terminal or CI.
  *
  *   relay-doctor diagnose [--chat-model M] [--native-model M] [--json]   exit 0 / 1 (a check failed) / 2 (usage)
- *   relay-doctor models [--json]
+ *   relay-doctor models [--json]                                          with prices and groups where published
  *   relay-doctor quota [--json]
  *   relay-doctor chat --surface compatible|native|responses --model M [--max-tokens N] [--no-stream] "prompt"
  *   relay-doctor diagnose --all --gateways FILE [--json]                 exit 1 when any gateway or fallback target failed
@@ -32,6 +32,7 @@ import { chatOverGateways } from './gatewayChat';
 import { diagnoseAll, fileSecrets, fileTerms } from './gatewaysCommand';
 import { pickGateway, readGatewaysFile, type GatewaysFile } from './gatewaysFile';
 import { baseUrlWarnings, errorText, retryLine, surfaceMoveLine, terminalSafe, type CliTerms } from './output';
+import { models } from './modelsCommand';
 import { quota } from './quotaCommand';
 import { chatEventBatches } from '../gateway/chat/stream';
 import { BatchedWriter } from './batch';
@@ -164,33 +165,6 @@ function clientFor(cfg: CliConfig, dispatcher: Dispatcher, io: CliIo): GatewayCl
   });
 }
 
-async function models(
-  cfg: CliConfig,
-  values: Record<string, unknown>,
-  io: CliIo,
-  dispatcher: Dispatcher,
-): Promise<number> {
-  const list = await clientFor(cfg, dispatcher, io).listModels();
-  const safe = (s: string) => terminalSafe(s, io.stdout.isTTY);
-  if (values.json === true) {
-    io.stdout.write(
-      `${JSON.stringify({ models: list.map((m) => ({ id: m.id, capabilities: m.capabilities ?? null, ownedBy: m.ownedBy ?? null })) }, null, 2)}\n`,
-    );
-  } else {
-    // (a loop, not Math.max(...list): a gateway's list can be longer than a call's arguments may be)
-    const w = list.reduce((most, m) => Math.max(most, m.id.length), 2);
-    // A few thousand lines per write, not one write per model (a list can hold hundreds of thousands).
-    for (let i = 0; i < list.length; i += 4096) {
-      const lines = list
-        .slice(i, i + 4096)
-        .map((m) => `${m.id.padEnd(w + 2)}${m.capabilities?.join(', ') ?? ''}`.trimEnd());
-      io.stdout.write(safe(`${lines.join('\n')}\n`));
-    }
-    if (!list.length) io.stderr.write(`relay-doctor: ${t("the token's group sees no model.")}\n`);
-  }
-  return 0;
-}
-
 /** `--max-tokens N`: a positive whole number, else a usage error. */
 function maxTokensOf(values: Record<string, unknown>): number | undefined {
   const v = values['max-tokens'] as string | undefined;
@@ -291,7 +265,7 @@ async function runCommand(
     case 'diagnose':
       return diagnose(cfg, values, io, dispatcher);
     case 'models':
-      return models(cfg, values, io, dispatcher);
+      return models(clientFor(cfg, dispatcher, io), values.json === true, io, (s) => terminalSafe(s, io.stdout.isTTY));
     case 'quota':
       return quota(clientFor(cfg, dispatcher, io), values.json === true, io.stdout);
     case 'chat':

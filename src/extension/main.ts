@@ -33,6 +33,7 @@ import { DiagnoseController } from './diagnose/diagnosePanel';
 import { NativeCliSetup } from './tools/nativeCli';
 import { KeptBaseUrl } from '../host/gateways/baseUrlChoice';
 import { registerChat } from './chat/registerChat';
+import { registerHarRecording } from './support/harRecording';
 import type { CommandHandler, Registrar } from './lazy/registrar';
 import { useTranslations } from '../gateway/l10n';
 import { LocalRequestLog } from '../host/usage/localLog';
@@ -83,6 +84,7 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   registerParticipant(context, hub, service, log, diagnoseMarkdown);
   registerTools(context, hub, service, log, diagnoseMarkdown, toolOrigins);
   registerChat(context, hub, service, tokens, log);
+  registerHarRecording(context, hub);
   const missing = hub.unimplemented();
   if (missing.length)
     log.error(vscode.l10n.t('Contributed in package.json but not implemented: {0}', missing.join(', ')));

@@ -42,6 +42,18 @@ export {
   type ErrorKind,
   type Surface,
 } from './errors/gatewayError';
+export {
+  HarEntryBuilder,
+  harLog,
+  observeHttp,
+  type ExchangeFacts,
+  type ExchangeSink,
+  type HarEntry,
+  type HarLog,
+  type HarOptions,
+  type HttpObserver,
+} from './http/har';
+export { redactBody, redactHeader, redactUrl } from './http/harRedact';
 export { NATIVE_VERSION, requestHeaders } from './http/headers';
 export { Limiter } from './http/limiter';
 export { bypassesProxy, createDispatcher, describeProxy, type ProxyChoice, type ProxySettings } from './http/proxy';

@@ -41,6 +41,8 @@ export enum CommandId {
   CheckLanguageModels = 'modelRelay.checkLanguageModels',
   UseGatewayModelForBackgroundTasks = 'modelRelay.useGatewayModelForBackgroundTasks',
   GetStarted = 'modelRelay.getStarted',
+  RecordHttpArchive = 'modelRelay.recordHttpArchive',
+  StopHttpArchive = 'modelRelay.stopHttpArchive',
 }
 
 /** contributes.views: tree views and the chat's webview view */

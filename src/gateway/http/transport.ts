@@ -32,6 +32,7 @@ import {
   type ResponseBody,
   type SendBody,
 } from './attempt';
+import { watchExchange, type ExchangeWatch } from './har';
 import { headerProblems, requestHeaders } from './headers';
 import {
   failsOver,
@@ -310,12 +311,14 @@ export class Transport {
     });
     if (o.signal?.aborted) throw errorFromNetwork(o.signal.reason, context, { aborted: true });
     // No answer (the body could not be built, or the request failed on the way): recorded, then thrown.
-    const failed = (err: GatewayError): never => {
+    const failed = (err: GatewayError, watch?: ExchangeWatch): never => {
       err.host = host.host;
+      watch?.failed(err.message);
       record(undefined, undefined, { errorKind: err.kind });
       throw err;
     };
     const body = await builtBody(o.body, context).catch(failed);
+    const watch = watchExchange({ method: o.method, url, headers, body, secrets: [token] });
     const a = await sendOnce({
       url: o.tokenInQuery ? `${url}${url.includes('?') ? '&' : '?'}key=${encodeURIComponent(token)}` : url,
       method: o.method,
@@ -327,7 +330,8 @@ export class Transport {
       idleTimeoutMs: o.idleTimeoutMs,
       deadlineMs: o.deadlineMs,
       context,
-    }).catch((e: unknown) => failed(errorFromNetwork(e, context)));
+    }).catch((e: unknown) => failed(errorFromNetwork(e, context), watch));
+    watch?.answered(a.status, a.headers, a.body);
     const requestId = requestIdFrom(a.headers);
     if (a.status < 200 || a.status >= 300) {
       const text = await readText(a.body, ERROR_BODY_LIMIT).catch(() => ''); // broke off: classify by status alone
