@@ -306,6 +306,7 @@ test(
       m.stdout
         .trim()
         .split('\n')
+        .slice(1) // the header row (Model, Capabilities, Price, Groups)
         .map((l) => l.split(/\s+/)[0]),
       ['gpt-4o-mini', 'claude-sonnet-4-5'],
     );
