@@ -4,6 +4,7 @@
  *   relay-doctor diagnose [--chat-model M] [--native-model M] [--json]   exit 0 / 1 (a check failed) / 2 (usage)
  *   relay-doctor models [--json]                                          with prices and groups where published
  *   relay-doctor quota [--json]
+ *   relay-doctor usage [--json] [--since 24h|7d|30d]
  *   relay-doctor chat --surface compatible|native|responses --model M [--max-tokens N] [--no-stream] "prompt"
  *   relay-doctor diagnose --all --gateways FILE [--json]                 exit 1 when any gateway or fallback target failed
  *   relay-doctor diagnose|models|quota|chat --gateways FILE --gateway NAME …
@@ -34,6 +35,7 @@ import { pickGateway, readGatewaysFile, type GatewaysFile } from './gatewaysFile
 import { baseUrlWarnings, errorText, retryLine, surfaceMoveLine, terminalSafe, type CliTerms } from './output';
 import { models } from './modelsCommand';
 import { quota } from './quotaCommand';
+import { isSince, usageCommand } from './usageCommand';
 import { chatEventBatches } from '../gateway/chat/stream';
 import { BatchedWriter } from './batch';
 import { applyLocale } from './locale';
@@ -51,7 +53,7 @@ export interface CliIo {
   stderr: { write(s: string): unknown; isTTY?: boolean | undefined };
 }
 
-type Command = 'diagnose' | 'models' | 'quota' | 'chat';
+type Command = 'diagnose' | 'models' | 'quota' | 'usage' | 'chat';
 
 function parse(command: Command, args: string[]) {
   const options = {
@@ -65,12 +67,14 @@ function parse(command: Command, args: string[]) {
     gateways: { type: 'string' },
     gateway: { type: 'string' },
     all: { type: 'boolean' },
+    since: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   } as const;
   const allowed: Record<Command, string[]> = {
     diagnose: ['json', 'chat-model', 'native-model', 'gateways', 'gateway', 'all', 'help'],
     models: ['json', 'gateways', 'gateway', 'help'],
     quota: ['json', 'gateways', 'gateway', 'help'],
+    usage: ['json', 'since', 'gateways', 'gateway', 'help'],
     chat: ['surface', 'model', 'max-tokens', 'no-stream', 'gateways', 'gateway', 'help'],
   };
   let parsed;
@@ -86,6 +90,8 @@ function parse(command: Command, args: string[]) {
     const v = parsed.values[k];
     if (v !== undefined && !v.trim()) throw new UsageError(t('--{0} needs a value.', k));
   }
+  if (parsed.values.since !== undefined && !isSince(parsed.values.since))
+    throw new UsageError(t('--since takes 24h, 7d or 30d (got "{0}").', parsed.values.since));
   return parsed;
 }
 
@@ -268,6 +274,12 @@ async function runCommand(
       return models(clientFor(cfg, dispatcher, io), values.json === true, io, (s) => terminalSafe(s, io.stdout.isTTY));
     case 'quota':
       return quota(clientFor(cfg, dispatcher, io), values.json === true, io.stdout);
+    case 'usage':
+      return usageCommand(
+        clientFor(cfg, dispatcher, io),
+        { json: values.json === true, since: isSince(values.since) ? values.since : undefined },
+        io.stdout,
+      );
     case 'chat':
       return chat(cfg, target.file, values, positionals, io, dispatcher);
     default: {
@@ -294,7 +306,13 @@ export async function main(io: CliIo): Promise<number> {
       io.stdout.write(`relay-doctor ${version()}\n`);
       return 0;
     }
-    if (command !== 'diagnose' && command !== 'models' && command !== 'quota' && command !== 'chat')
+    if (
+      command !== 'diagnose' &&
+      command !== 'models' &&
+      command !== 'quota' &&
+      command !== 'usage' &&
+      command !== 'chat'
+    )
       throw new UsageError(t('Unknown command "{0}".', command));
     const parsed = parse(command, rest);
     if (parsed.values.help) {

@@ -163,6 +163,7 @@ export class GatewayClient {
       critical,
       async (signal) => (await this.account.status(signal))?.units,
     );
+    this.account.tokenGroup = () => this.usage.group;
   }
 
   /**

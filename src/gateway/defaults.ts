@@ -53,7 +53,7 @@ export const DEFAULT_OUTPUT_FOLDERS = { images: '.model-relay/images', videos: '
 export const DEFAULT_CLI_VARIABLES = { baseUrl: 'ANTHROPIC_BASE_URL', token: 'ANTHROPIC_AUTH_TOKEN' } as const;
 
 /** The diagnose engine: one request's limit, and the whole run's budget. */
-export const DEFAULT_DIAGNOSIS_TIMEOUTS = { requestMs: 20_000, totalMs: 90_000 } as const;
+export const DEFAULT_DIAGNOSIS_TIMEOUTS = { requestMs: 20_000, totalMs: 90_000, arrivalMs: 2_000 } as const;
 
 /**
  * Reading the model lists of several gateways at once (listModelsAcross): a gateway that has not

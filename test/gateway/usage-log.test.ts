@@ -210,3 +210,15 @@ test('the critical rate limit is never exceeded by any mix of Status refreshes, 
     { numRuns: 25 },
   );
 });
+
+test("prices are quoted for the token's effective group once the usage log tells it", async () => {
+  const c = clocked(sims.newApi);
+  const before = (await c.client.account.pricing())?.get('gpt-4o-mini')?.input;
+  assert.ok(Math.abs((before ?? 0) - (0.075 * 1e6) / 500_000) < 1e-9, 'the default group before the group is known');
+  sims.newApi.setToken('production', { group: 'vip' });
+  await billedChat(c).catch(() => undefined);
+  await c.client.usage.read();
+  assert.equal(c.client.usage.group, 'vip');
+  const after = (await c.client.account.pricing())?.get('gpt-4o-mini')?.input;
+  assert.ok(Math.abs((after ?? 0) - (0.075 * 0.8 * 1e6) / 500_000) < 1e-9, `vip's ratio 0.8: ${after}`);
+});

@@ -150,3 +150,16 @@ test('nothing while neither a base URL nor a token is set (the welcome view show
   assert.equal(balance(noToken), undefined, 'no balance without a token');
   assert.equal(noToken.find((r) => r.id === 'token')?.command?.command, 'modelRelay.addToken');
 });
+
+test("the token's effective group is a row under the token where the usage log told it, none where it did not", () => {
+  assert.equal(
+    statusRows(facts).find((r) => r.id === 'group'),
+    undefined,
+  );
+  const rows = statusRows({ ...facts, group: 'vip' });
+  const ids = rows.map((r) => r.id);
+  assert.equal(ids.indexOf('group'), ids.indexOf('token') + 1);
+  assert.equal(rows.find((r) => r.id === 'group')?.description, 'vip');
+  useTranslations(chinese);
+  assert.equal(statusRows({ ...facts, group: 'vip' }).find((r) => r.id === 'group')?.label, '分组');
+});

@@ -6,6 +6,7 @@
  * whole run has a time budget.
  */
 import type { Check } from './check';
+import { arrivalCheck } from './checks/arrival';
 import { backgroundTasksCheck } from './checks/backgroundTasks';
 import { baseUrlCheck } from './checks/baseUrl';
 import { cliToolCheck } from './checks/cliTool';
@@ -39,6 +40,7 @@ const CHECKS: readonly Check[] = [
   generateImageCheck,
   generateImageEditCheck,
   generateVideoCheck,
+  arrivalCheck,
   nativePathCheck,
   streamCompatibleCheck,
   streamNativeCheck,

@@ -28,6 +28,14 @@ function enabledFor(model: string, groups: string[], group: string | undefined):
     : t("{0} is enabled for the group {1}; this token's group cannot use it.", model, list);
 }
 
+/** The token's group as the gateway's usage log tells it (one read, shared; undefined where there is none). */
+export async function effectiveGroup(ctx: DiagnosisContext): Promise<string | undefined> {
+  const usage = ctx.client?.usage;
+  if (!usage) return undefined;
+  if (usage.group === undefined) await usage.read({ signal: ctx.signal }).catch(() => undefined);
+  return usage.group;
+}
+
 export async function groupAdvice(
   ctx: DiagnosisContext,
   e: GatewayError,
@@ -38,7 +46,7 @@ export async function groupAdvice(
   const prices = await ctx.client?.account.pricing(ctx.signal).catch(() => undefined);
   const groups = prices?.get(model)?.groups;
   if (!prices || !groups?.length) return undefined;
-  const group = noChannelGroup(e.gatewayMessage)?.group;
+  const group = noChannelGroup(e.gatewayMessage)?.group ?? (await effectiveGroup(ctx));
   if (group && groups.includes(group)) return undefined; // the pricing says the group may: something else is wrong
   const usable = (ctx.modelList ?? [])
     .filter((m) => m.id !== model && (!m.capabilities || m.capabilities.includes(cap)))

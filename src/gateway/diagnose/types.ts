@@ -23,6 +23,7 @@ export type CheckId =
   | 'generate-image'
   | 'generate-image-edit'
   | 'generate-video'
+  | 'arrival'
   | 'native-path'
   | 'stream-compatible'
   | 'stream-native'
@@ -101,6 +102,8 @@ export interface DiagnosisTimeouts {
   requestMs?: number;
   /** the whole diagnosis; checks left when it runs out are skipped. Default 90 s. */
   totalMs?: number;
+  /** how long after the generation call the gateway's usage log is read for its record. Default 2 s. */
+  arrivalMs?: number;
 }
 
 export interface DiagnosisInput {

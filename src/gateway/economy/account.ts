@@ -45,7 +45,9 @@ const ABSENT = new Set([401, 403, 404, 405, 501]);
 export class Account {
   private statusCache: Cached<GatewayStatus | undefined> | undefined;
   private quotaCache: Cached<Quota | undefined> | undefined;
-  private pricingCache: Cached<Map<string, ModelPrice> | undefined> | undefined;
+  private pricingCache: (Cached<Map<string, ModelPrice> | undefined> & { group: string | undefined }) | undefined;
+  /** the token's effective group, when known (the usage log tells it): prices are quoted for it */
+  tokenGroup: () => string | undefined = () => undefined;
   /** the token-usage route is missing (one-api, old new-api): go straight to the billing pair */
   private usageRouteMissingAt: number | undefined;
   /** moves on with every reset (another gateway): a read begun before it writes nothing */
@@ -193,15 +195,17 @@ export class Account {
 
   /** Prices and groups per model; undefined where the gateway does not publish them (or needs a login). */
   async pricing(signal?: AbortSignal): Promise<Map<string, ModelPrice> | undefined> {
-    if (this.fresh(this.pricingCache, ACCOUNT_TTL.pricing)) return this.pricingCache.value;
+    const group = this.tokenGroup();
+    if (this.fresh(this.pricingCache, ACCOUNT_TTL.pricing) && this.pricingCache.group === group)
+      return this.pricingCache.value;
     const epoch = this.epoch;
-    return this.shared(`pricing@${epoch}`, async () => {
+    return this.shared(`pricing@${epoch}:${group ?? ''}`, async () => {
       const status = await this.status(signal);
       let value: Map<string, ModelPrice> | undefined;
       if (status && status.pricing?.enabled !== false && !status.pricing?.requireAuth) {
-        value = parsePricing(await this.optional(PRICING_PATH, signal).catch(() => undefined), status.units);
+        value = parsePricing(await this.optional(PRICING_PATH, signal).catch(() => undefined), status.units, group);
       }
-      if (epoch === this.epoch) this.pricingCache = { at: this.now(), value };
+      if (epoch === this.epoch) this.pricingCache = { at: this.now(), value, group };
       return value;
     });
   }

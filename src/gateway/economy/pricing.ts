@@ -39,11 +39,13 @@ const pricingSchema = z.object({
 });
 
 /**
- * The group ratio a price is quoted at. An sk- token cannot learn its own group, so: the "default"
- * group where the model is enabled for it (where most tokens are), else the cheapest of the model's
- * groups, as the gateway's own pricing page does for an unknown group.
+ * The group ratio a price is quoted at: the token's own group when known (only the gateway's usage log
+ * tells an sk- token) and the gateway publishes its ratio; else the "default" group where the model is
+ * enabled for it (where most tokens are), else the cheapest of the model's groups, as the gateway's own
+ * pricing page does for an unknown group.
  */
-function groupRatio(groups: readonly string[], ratios: Record<string, number>): number {
+function groupRatio(groups: readonly string[], ratios: Record<string, number>, tokenGroup?: string): number {
+  if (tokenGroup && typeof ratios[tokenGroup] === 'number') return ratios[tokenGroup];
   if (groups.includes('default') && typeof ratios.default === 'number') return ratios.default;
   // (a loop, not Math.min(...list): the gateway decides how many groups a model lists)
   let least: number | undefined;
@@ -54,14 +56,14 @@ function groupRatio(groups: readonly string[], ratios: Record<string, number>): 
   return least ?? 1;
 }
 
-export function parsePricing(json: unknown, units: Units): Map<string, ModelPrice> | undefined {
+export function parsePricing(json: unknown, units: Units, tokenGroup?: string): Map<string, ModelPrice> | undefined {
   const r = pricingSchema.safeParse(json);
   if (!r.success) return undefined;
   const ratios = r.data.group_ratio ?? {};
   const out = new Map<string, ModelPrice>();
   for (const m of r.data.data) {
     const groups = m.enable_groups ?? [];
-    const g = groupRatio(groups, ratios);
+    const g = groupRatio(groups, ratios, tokenGroup);
     const base = { model: m.model_name, groups, unit: fromUsd(0, units).unit };
     if (m.billing_mode === 'tiered_expr') out.set(m.model_name, { ...base, dynamic: true });
     else if (m.quota_type === 1)

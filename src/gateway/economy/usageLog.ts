@@ -177,20 +177,21 @@ export class UsageLog {
    * Whether the request with this id (sent at `sentAt`, its response ending `durationMs` later) reached
    * the gateway. `pending` until its record can exist; then the log is read (at most once a minute, shared
    * by every question) and `no-record` is said only by a read made after that time, of a log with ids.
+   * `graceMs`: how long after the response the record is expected (default 5 s).
    */
   async arrival(
     requestId: string | undefined,
     sentAt: number,
     durationMs = 0,
-    o: { signal?: AbortSignal } = {},
+    o: { signal?: AbortSignal; graceMs?: number } = {},
   ): Promise<Arrival> {
     if (!requestId) return { state: 'unknown', reason: 'no-request-id' };
-    const readyAt = sentAt + durationMs + USAGE_LOG_TIMING.graceMs;
+    const readyAt = sentAt + durationMs + (o.graceMs ?? USAGE_LOG_TIMING.graceMs);
     if (this.now() < readyAt) {
       const seen = this.findInLastOk(requestId);
       return seen ? { state: 'arrived', record: seen } : { state: 'pending' };
     }
-    const read = await this.read(o);
+    const read = await this.read({ ...(o.signal ? { signal: o.signal } : {}) });
     return arrivalIn(read, this.lastOk, requestId, sentAt, readyAt);
   }
 

@@ -25,6 +25,8 @@ export interface StatusFacts {
   /** the active token, masked (undefined: none stored) */
   masked: string | undefined;
   quota: Quota | undefined;
+  /** the token's effective group, as the gateway's usage log tells it (GatewayClient.usage.group; undefined: not known) */
+  group?: string | undefined;
   /** modelRelay.quota.warnBelow */
   warnBelow: number;
   now: number;
@@ -193,6 +195,19 @@ export function tokenRow(name: string | undefined, masked: string | undefined): 
       };
 }
 
+/** "Group  vip": the token's effective group, which only the gateway's usage log tells a token. */
+export function groupRow(group: string): StatusRow {
+  return {
+    id: 'group',
+    label: t('Group'),
+    description: group,
+    icon: 'organization',
+    tooltip: t(
+      "The token's group, from the gateway's usage log (its newest record): the group decides which models the token can use and at what price.",
+    ),
+  };
+}
+
 /** The balance's words, when a token is stored and its balance is known. */
 export function quotaWords(f: Pick<StatusFacts, 'masked' | 'quota' | 'warnBelow' | 'now'>): QuotaWords | undefined {
   return f.masked && f.quota ? describeQuota(f.quota, f.warnBelow, f.now) : undefined;
@@ -311,6 +326,7 @@ export function statusRows(f: StatusFacts): StatusRow[] {
     ...(f.chatNeedsEnabling ? [vscodeChatRow()] : []),
     ...endpointRows(f.endpoints, f.learnt),
     tokenRow(f.tokenName, f.masked),
+    ...(f.masked && f.group ? [groupRow(f.group)] : []),
     ...(q ? [balanceRow(q)] : []),
     lastRequestRow(f.last),
     modelsRow(f.modelCount),

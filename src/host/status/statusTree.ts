@@ -13,6 +13,7 @@ import { CommandId } from '../commandIds';
 import type { TokenSummary } from '../gateways/tokenStore';
 import {
   balanceRow,
+  groupRow,
   endpointRows,
   lastRequestRow,
   modelsRow,
@@ -33,6 +34,8 @@ export interface GatewayFacts {
   tokens: readonly TokenSummary[];
   /** the last balance read for its active token (undefined: not read) */
   quota: Quota | undefined;
+  /** its token's effective group, from its usage log (GatewayClient.usage.group; undefined: not known) */
+  group?: string | undefined;
   /** the last request it served (LastRequests.of) */
   last: RequestRecord | undefined;
   /** the surfaces its refusals taught (GatewayClient.learntSurfaces) */
@@ -116,6 +119,7 @@ function gatewayNode(g: GatewayFacts, f: StatusTreeFacts): StatusRow {
   const children = [
     ...gatewayEndpointRows(g, active),
     tokenRows(g, active),
+    ...(token && g.group ? [groupRow(g.group)] : []),
     // Where known only: a gateway that does not tell (or was not read yet) has no balance row, as today.
     ...(q ? [balanceRow(q)] : []),
     lastRequestRow(g.last),
