@@ -99,7 +99,7 @@ test(
     assert.equal(last.error!.arrival!.text, 'The gateway logged this request: billed $0.04 (12 in / 345 out tokens).');
     assert.ok(last.error!.requestId, 'the simulator gave the request id the usage log is matched on');
     assert.equal(r.usage.reads, 1);
-    assert.deepEqual(r.waits, [5_000], 'looked once, after the record should exist');
+    assert.deepEqual(r.waits, [6_000], 'looked once, after the record should exist');
     await new Promise((res) => setTimeout(res, 20)); // the save of the moment
     const saved = r.state.get<SavedChat | undefined>(STATE_KEY, undefined)?.entries as ChatEntry[] | undefined;
     assert.equal(saved?.at(-1)?.error?.arrival?.state, 'arrived', 'the saved chat keeps the answer');

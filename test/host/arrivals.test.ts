@@ -70,7 +70,7 @@ test('a failed billed call is looked up once its record should exist, again whil
   let asked = 0;
   const tooSoon = await billedArrival(async () => (asked++, { state: 'pending' }), undefined, q, { sleep });
   assert.equal(tooSoon.state, 'pending');
-  assert.deepEqual(waits, [5_000, 20_000, 65_000], 'three looks at most, the last a minute after the second');
+  assert.deepEqual(waits, [6_000, 20_000, 65_000], 'three looks at most, the last a minute after the second');
   assert.equal(asked, 3);
   waits.length = 0;
   // the gateway writes the record only 10 s after the response: the first look is too soon
@@ -85,7 +85,7 @@ test('a failed billed call is looked up once its record should exist, again whil
     },
   });
   assert.equal(b.state, 'arrived');
-  assert.deepEqual(waits, [5_000, 20_000]);
+  assert.deepEqual(waits, [6_000, 20_000]);
   assert.equal(billedSentence(b), 'The gateway logged this request: billed $0.04 (12 in / 345 out tokens).');
   const none = await billedArrival(source, undefined, { ...q, requestId: 'img-2' }, { sleep });
   assert.equal(

@@ -10,7 +10,7 @@ export function gatewayArrivals(service: GatewayService): ArrivalSource {
   return arrivalSource((gateway) => {
     const client = gateway === undefined ? service.client : service.gateways.byName(gateway)?.client;
     if (!client) return undefined;
-    // The usage-log reader (GatewayClient.usageLog, issue 24) is read where the client has it.
-    return { reader: (client as { usageLog?: ArrivalReader }).usageLog };
+    // The usage-log reader (GatewayClient.usage, issue 24), where the client has it.
+    return { reader: (client as { usage?: ArrivalReader }).usage };
   });
 }

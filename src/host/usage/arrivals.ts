@@ -86,8 +86,11 @@ export async function lookUpArrivals(
   );
 }
 
-/** When a billed call's record is looked for after it failed (ms after the failure): written a few seconds later. */
-export const BILLED_CHECK_DELAYS_MS = [5_000, 20_000, 65_000];
+/**
+ * When a billed call's record is looked for after it failed (ms after each other): the gateway writes it
+ * a few seconds after the response (the reader allows 5 s), and the reader reads at most once a minute.
+ */
+export const BILLED_CHECK_DELAYS_MS = [6_000, 20_000, 65_000];
 
 /**
  * Whether a billed call that failed was logged (and so billed): asked after the record should exist,
@@ -122,8 +125,11 @@ export function billedWords(a: Extract<Arrival, { state: 'arrived' }>): string {
   );
 }
 
-/** Why an arrival is unknown, in a few words. */
-function unknownWhy(reason: Extract<Arrival, { state: 'unknown' }>['reason']): string {
+/**
+ * Why an arrival is unknown, in a few words (by the reason's name: a reason the reader adds later reads
+ * as "cannot tell" until it has its words).
+ */
+function unknownWhy(reason: string): string {
   switch (reason) {
     case 'unsupported':
       return t('this gateway does not let a token read its usage log');
@@ -135,6 +141,10 @@ function unknownWhy(reason: Extract<Arrival, { state: 'unknown' }>['reason']): s
       return t('the usage log is rate-limited for now, look again in a minute');
     case 'failed':
       return t('the usage log could not be read');
+    case 'rolled-out':
+      return t('the request is older than the newest records the gateway shows');
+    default:
+      return t('the usage log cannot tell');
   }
 }
 
