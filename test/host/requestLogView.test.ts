@@ -31,19 +31,25 @@ test('opening the log looks every row up at once: arrived with its bill, no reco
   view.onDidChange(() => changes++);
   const done = view.refresh();
   assert.match(view.text(), /Looking up the requests in the gateways' usage logs…/);
-  assert.match(row(view.text(), 'req-1'), /checking…$/);
+  assert.match(row(view.text(), 'req-1'), / {2}checking… {2}/);
   await done;
   const text = view.text();
-  assert.match(row(text, 'req-0'), /arrived: billed \$0\.04 \(12 in \/ 345 out tokens\)$/);
-  assert.match(row(text, 'req-1'), /no record$/);
+  assert.match(row(text, 'req-0'), / {2}arrived: billed \$0\.04 \(12 in \/ 345 out tokens\) {2}/);
+  assert.match(row(text, 'req-1'), / {2}no record {2}/);
   assert.match(text, /"no record": the gateway has no record of this request: it did not arrive, or was not billed\./);
+  const header = text.split('\n').find((l) => l.startsWith('Time (UTC)'))!;
+  assert.equal(
+    row(text, 'req-1').indexOf('no record'),
+    header.indexOf('Arrived'),
+    'the arrived cell is under its header',
+  );
   assert.match(text, /Looked up at 2023-11-14 22:15:00 UTC\./);
   assert.ok(text.indexOf('req-2') < text.indexOf('req-1'), 'newest first');
   assert.ok(row(text, 'req-0').includes('sk-abc...wxyz'), 'the masked token');
   assert.equal(usage.reads, 1, 'three rows, one read');
   assert.equal(changes, 2, 'checking, then the answers');
   log.add(rec(9));
-  assert.match(row(view.text(), 'req-9'), /not looked up yet \(Refresh\)$/, 'a new row waits for Refresh');
+  assert.match(row(view.text(), 'req-9'), / {2}not looked up yet \(Refresh\) {2}/, 'a new row waits for Refresh');
   assert.match(row(view.text(), 'req-0'), /arrived/, 'known rows keep their answer');
   view.dispose();
 });

@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DiagnosisReport } from '../../src/gateway';
 import { arrivalSource } from '../../src/host/usage/arrivals';
+import { diagnoseBody } from '../../src/host/diagnose/diagnoseHtml';
+import { parseDiagnoseMessage } from '../../src/host/panelMessages';
 import {
   failingRequests,
   knownSecrets,
@@ -165,4 +167,11 @@ test('failing requests are the newest ten, and every gateway token is known to t
     value: async (n) => stores[id]![n] || undefined,
   }));
   assert.deepEqual(secrets, [TOKEN, BARE]);
+});
+
+test('the Diagnose panel offers Copy Support Report, and its message passes the panel schema', () => {
+  const html = diagnoseBody(diagnosis());
+  assert.match(html, /<button data-testid="support-report" data-cmd="supportReport">/);
+  assert.match(html, /Copy Support Report/);
+  assert.deepEqual(parseDiagnoseMessage({ type: 'supportReport' }), { type: 'supportReport' });
 });

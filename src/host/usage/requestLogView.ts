@@ -12,8 +12,9 @@ import { arrivalCell, logsUsage, lookUpArrivals, type ArrivalSource } from './ar
 
 /** At most this many rows are shown (the newest). */
 export const MAX_LOG_ROWS = 500;
-/** A column wider than this is cut (with …); the arrived column is the last and never cut. */
+/** A column wider than this is cut (with …); the arrived column (index 2) never is. */
 const MAX_CELL = 48;
+const ARRIVED_COLUMN = 2;
 
 /** The part of LocalRequestLog the view reads. */
 export interface RecordSource {
@@ -95,8 +96,9 @@ export class RequestLogView {
     const head = [
       t('Model Relay request log: the requests sent from this installation (tokens only masked, no prompts).'),
       t(
-        'Arrived: whether the gateway logged the request, from its usage log, looked up when this log is opened or refreshed. "no record": the gateway has no record of this request: it did not arrive, or was not billed.',
+        'Arrived: whether the gateway logged the request (its usage log, looked up when this log is opened or refreshed).',
       ),
+      t('"no record": the gateway has no record of this request: it did not arrive, or was not billed.'),
       this.lookingUp
         ? t("Looking up the requests in the gateways' usage logs…")
         : this.lookedUpAt !== undefined
@@ -108,29 +110,30 @@ export class RequestLogView {
       '',
     ];
     if (!rows.length) return [...head, t('No request has been sent yet.')].join('\n') + '\n';
+    // What a reader scans for first (when, how it ended, whether it arrived) on the left, within a narrow editor.
     const header = [
       t('Time (UTC)'),
-      t('Gateway'),
-      t('Request'),
-      t('Surface'),
-      t('Model'),
-      t('Token'),
       t('Status'),
+      t('Arrived'),
+      t('Model'),
+      t('Request'),
+      t('Gateway'),
+      t('Surface'),
       t('Duration'),
       t('Request id'),
-      t('Arrived'),
+      t('Token'),
     ];
     const table = rows.map((r) => [
       utc(r.time),
-      r.gateway ?? r.host,
-      `${r.method} ${r.host}${r.path}`,
-      r.surface,
-      r.model ?? '—',
-      r.maskedToken || '—',
       String(r.status ?? r.errorKind ?? '—') + (r.attempt > 1 ? ` (#${r.attempt})` : ''),
+      this.cell(r),
+      r.model ?? '—',
+      `${r.method} ${r.path}`,
+      r.gateway && r.gateway !== r.host ? `${r.gateway} (${r.host})` : r.host,
+      r.surface,
       `${r.durationMs} ms`,
       r.requestId ?? '—',
-      this.cell(r),
+      r.maskedToken || '—',
     ]);
     return [...head, ...aligned([header, ...table])].join('\n') + '\n';
   }
@@ -151,9 +154,9 @@ function width(s: string): number {
   return n;
 }
 
-/** Rows of cells as aligned text columns (two spaces apart; the last column as is). */
+/** Rows of cells as aligned text columns (two spaces apart). */
 function aligned(rows: string[][]): string[] {
-  const cells = rows.map((r) => r.map((c, i) => (i < r.length - 1 ? cut(c) : c)));
+  const cells = rows.map((r) => r.map((c, i) => (i === ARRIVED_COLUMN ? c : cut(c))));
   const widths = cells[0].map((_, i) => Math.max(...cells.map((r) => width(r[i] ?? ''))));
   return cells.map((r) =>
     r
