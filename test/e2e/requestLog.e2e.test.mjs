@@ -1,7 +1,7 @@
 // E2E for evidence that a request arrived, in a real VS Code against the simulator's new-api profile
 // (which keeps the gateway's usage log): a chat reply, then Show Request Log — a read-only document in
 // the editor whose row for the chat request says "arrived" with what the gateway billed — and Copy
-// Support Report, shown beside as Markdown (and copied), with no token in it.
+// Support Report, opened as Markdown (and copied), once, with no token in it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startScenario, webviewFrame } from './harness.mjs';
@@ -49,10 +49,14 @@ test('the request log shows the chat request as arrived, with what the gateway b
   await vs.screenshot('request-log-01-arrived');
 });
 
-test('Copy Support Report shows the report beside, copied, without the token', async () => {
+test('Copy Support Report opens the report (one tab), copied, without the token', async () => {
   await vs.runCommand('Model Relay: Copy Support Report');
   await editor().getByText('Model Relay support report').first().waitFor({ state: 'visible', timeout: 30_000 });
   await vs.waitForText('support report was copied to the clipboard');
+  const tabs = await vs.page
+    .locator('.tab')
+    .evaluateAll((ts) => ts.map((t) => t.getAttribute('aria-label') ?? '').filter((l) => l.includes('support report')));
+  assert.equal(tabs.length, 1, `the report is open once: ${JSON.stringify(tabs)}`);
   const text = await vs.pageText();
   assert.ok(!text.includes(sim.tokens.production), 'no full token in the report');
   await vs.screenshot('request-log-02-support-report');

@@ -1,8 +1,8 @@
 /**
  * Copy Support Report (the command, the chat's error cards, the Diagnose panel, the request log's
  * title bar): gathers what src/host/support/supportReport.ts builds from, copies the report to the
- * clipboard and shows it first, as an untitled Markdown document beside the current editor, with a
- * notice that it was copied.
+ * clipboard and shows it first, as an untitled Markdown document in the editor (where it can be read
+ * before it is pasted anywhere), with a notice that it was copied.
  */
 import * as vscode from 'vscode';
 import type { DiagnosisReport } from '../../gateway';
@@ -68,7 +68,8 @@ export async function copySupportReport(deps: SupportDeps, from?: unknown): Prom
   );
   await vscode.env.clipboard.writeText(text);
   const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: text });
-  await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: false });
+  // In the active group: shown "beside", the untitled document also opened in the active group (two tabs).
+  await vscode.window.showTextDocument(doc, { preview: false });
   void vscode.window.showInformationMessage(
     vscode.l10n.t(
       'Model Relay: the support report was copied to the clipboard. It holds no token, no URL credentials and no prompt text; paste it into your report to the gateway operator.',
