@@ -5,10 +5,17 @@
 import * as vscode from 'vscode';
 import { GatewayError } from '../gateway';
 import { CommandId } from '../host/commandIds';
+import type { GatewayService } from './gateways/gatewayService';
+import { followBilledCall } from './usage/billedNotice';
 
-export async function showGatewayError(what: string, e: unknown): Promise<void> {
+/**
+ * `service`, for a billed call: when it may have been charged, a second notification says whether the
+ * gateway's usage log has it (./usage/billedNotice.ts).
+ */
+export async function showGatewayError(what: string, e: unknown, service?: GatewayService): Promise<void> {
   if (e instanceof GatewayError) {
     if (e.kind === 'aborted') return;
+    if (service && e.mayHaveBeenBilled) void followBilledCall(what, e, service).catch(() => undefined);
     const status = e.status ? `HTTP ${e.status}` : e.kind;
     const parts = [
       vscode.l10n.t('Model Relay: {0} failed ({1}). {2}', what, status, e.reason),

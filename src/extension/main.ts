@@ -34,6 +34,7 @@ import { NativeCliSetup } from './tools/nativeCli';
 import { KeptBaseUrl } from '../host/gateways/baseUrlChoice';
 import { registerChat } from './chat/registerChat';
 import { registerHarRecording } from './support/harRecording';
+import { registerSupport } from './support/registerSupport';
 import type { CommandHandler, Registrar } from './lazy/registrar';
 import { useTranslations } from '../gateway/l10n';
 import { LocalRequestLog } from '../host/usage/localLog';
@@ -83,7 +84,8 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   registerLanguageModels(context, hub, service, log, toolOrigins);
   registerParticipant(context, hub, service, log, diagnoseMarkdown);
   registerTools(context, hub, service, log, diagnoseMarkdown, toolOrigins);
-  registerChat(context, hub, service, tokens, log);
+  const arrivals = registerSupport(context, hub, service, log, diagnose);
+  registerChat(context, hub, service, tokens, log, arrivals);
   registerHarRecording(context, hub);
   const missing = hub.unimplemented();
   if (missing.length)
@@ -145,7 +147,6 @@ function registerAllCommands(
   reg(CommandId.SwitchToken, () => switchToken(tokens));
   reg(CommandId.RemoveToken, () => removeToken(tokens));
   reg(CommandId.ListModels, () => listModels(service));
-  reg(CommandId.ShowLog, () => log.show(true));
   reg(CommandId.RefreshStatus, () => {
     service.reload();
     service.refreshQuota();

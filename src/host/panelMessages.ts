@@ -9,6 +9,7 @@ const diagnoseMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('copy') }),
   z.object({ type: z.literal('rerun') }),
   z.object({ type: z.literal('rerunMedia') }),
+  z.object({ type: z.literal('supportReport') }),
 ]);
 export type DiagnosePanelMessage = z.infer<typeof diagnoseMessage>;
 

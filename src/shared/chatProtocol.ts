@@ -73,8 +73,19 @@ export interface ChatErrorInfo {
   attempts?: number | undefined;
   /** a billed call (`/image`) that may have reached the gateway: what that means */
   billing?: string | undefined;
+  /**
+   * a billed call that failed: whether the gateway's usage log has it (looked up a few seconds after the
+   * failure; `pending` while looking), in a sentence the card shows under the billing note
+   */
+  arrival?: ChatArrival | undefined;
   /** the stream failed outright (how, in a few words): the card offers to ask again without streaming (billed again) */
   streamFailed?: string | undefined;
+}
+
+/** Whether a failed billed call reached the gateway, as its error card shows it (words from the host). */
+export interface ChatArrival {
+  state: 'pending' | 'arrived' | 'no-record' | 'unknown';
+  text: string;
 }
 
 /**
@@ -289,6 +300,8 @@ export const webviewToHostSchema = z.discriminatedUnion('type', [
   /** the error card's button: run Diagnose (or show the request log when it does not exist) */
   z.object({ type: z.literal('runDiagnose') }),
   z.object({ type: z.literal('showLog') }),
+  /** the error card's button: Copy Support Report, with that error in it */
+  z.object({ type: z.literal('copySupportReport'), entryId: z.string().max(200) }),
   /** the buffering notice's action: set modelRelay.stream to false */
   z.object({ type: z.literal('disableStreaming') }),
   z.object({ type: z.literal('refreshModels') }),

@@ -111,6 +111,7 @@ export const CHAT_STRING_KEYS = [
   'modelSurface',
   'requestId',
   'billing',
+  'loggedByGateway',
   'retries',
   'retriedGaveUp',
   'stream',
@@ -118,6 +119,7 @@ export const CHAT_STRING_KEYS = [
   'retryPlain',
   'runDiagnose',
   'requestLog',
+  'copySupportReport',
   // code blocks and blocked images
   'imageNotLoaded',
   'imageNotLoadedAlt',

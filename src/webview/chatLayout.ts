@@ -259,6 +259,9 @@ export function onListClick(
     post({ type: 'runDiagnose' });
   } else if (action === 'show-log') {
     post({ type: 'showLog' });
+  } else if (action === 'support-report') {
+    const entryId = btn.closest('[data-entry-id]')?.getAttribute('data-entry-id');
+    if (entryId) post({ type: 'copySupportReport', entryId });
   } else if (action === 'disable-streaming') {
     post({ type: 'disableStreaming' });
   }

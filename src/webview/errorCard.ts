@@ -1,7 +1,8 @@
 /**
  * A failed reply's error card: what went wrong (HTTP status or kind), the cause and the fix, the
  * details that help (gateway message, endpoint, masked token, model, request id, billing, retries),
- * and its actions (Retry Without Streaming after a failed stream, Run Diagnose, Request Log), which
+ * whether a failed billed call was logged (and billed) once the gateway's usage log was read, and its
+ * actions (Retry Without Streaming after a failed stream, Run Diagnose, Request Log, Copy Support Report), which
  * ./chatLayout.ts's onListClick turns into messages. Words from the host (`ChatStrings`).
  */
 import type { ChatErrorInfo } from '../shared/chatProtocol';
@@ -43,6 +44,8 @@ export function errorCard(d: Document, err: ChatErrorInfo, s: ChatStrings): HTML
   );
   add(s.requestId, err.requestId, 'chat-error-request-id');
   add(s.billing, err.billing, 'chat-error-billing');
+  add(s.loggedByGateway, err.arrival?.text, 'chat-error-arrival');
+  if (err.arrival) dl.lastElementChild?.setAttribute('data-arrival', err.arrival.state);
   if (err.attempts && err.attempts > 1) add(s.retries, fill(s.retriedGaveUp, err.attempts), 'chat-error-attempts');
   add(s.stream, err.streamFailed ? fill(s.streamFailedNote, err.streamFailed) : undefined, 'chat-error-stream-failed');
   if (dl.children.length) card.append(dl);
@@ -51,6 +54,7 @@ export function errorCard(d: Document, err: ChatErrorInfo, s: ChatStrings): HTML
   actions.append(
     button(d, 'diagnose', 'chat-error-diagnose', s.runDiagnose),
     button(d, 'show-log', 'chat-error-show-log', s.requestLog),
+    button(d, 'support-report', 'chat-error-support-report', s.copySupportReport),
   );
   card.append(actions);
   return card;

@@ -446,6 +446,29 @@ test('code Copy / Insert, error card with Diagnose, buffering notice action', ()
   assert.equal(h.q('chat-error-diagnose')!.textContent, 'Run Diagnose');
   (h.q('chat-error-show-log') as HTMLButtonElement).click();
   assert.deepEqual(h.posted.at(-1), { type: 'showLog' });
+  (h.q('chat-error-support-report') as HTMLButtonElement).click();
+  assert.deepEqual(
+    h.posted.at(-1),
+    { type: 'copySupportReport', entryId: err.id },
+    'the report names the card it came from',
+  );
+  assert.equal(h.q('chat-error-arrival'), null, 'no usage-log row on a call that was not billed');
+  // a failed billed call's card, then what the gateway's usage log said
+  const billed = (arrival: NonNullable<ChatEntry['error']>['arrival']): ChatEntry => ({
+    ...err,
+    error: { ...err.error!, billing: 'This billed call may have reached the gateway and been charged.', arrival },
+  });
+  h.app.handle({ type: 'entryUpdated', entry: billed({ state: 'pending', text: 'Looking for this request…' }) });
+  assert.equal(h.q('chat-error-arrival')!.getAttribute('data-arrival'), 'pending');
+  h.app.handle({
+    type: 'entryUpdated',
+    entry: billed({
+      state: 'arrived',
+      text: 'The gateway logged this request: billed $0.04 (12 in / 345 out tokens).',
+    }),
+  });
+  assert.equal(h.q('chat-error-arrival')!.getAttribute('data-arrival'), 'arrived');
+  assert.match(h.q('chat-error-arrival')!.textContent, /billed \$0\.04/);
 });
 
 test(

@@ -24,6 +24,8 @@ import { disableStreaming, SECTION } from '../gateways/settings';
 import type { TokenStore } from '../gateways/tokenStore';
 import { CHAT_VIEW_ID } from '../../host/commandIds';
 import { generateAndSaveImage } from '../media/mediaCommon';
+import type { ArrivalSource } from '../../host/usage/arrivals';
+import type { ReportedError } from '../support/supportCommand';
 
 /** The model named for an `/image` reply before one is configured (the request then says what to set). */
 const IMAGE_MODEL_PLACEHOLDER = 'gpt-image-1';
@@ -43,6 +45,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     private readonly service: GatewayService,
     tokens: TokenStore,
     private readonly log: vscode.LogOutputChannel,
+    arrivals: ArrivalSource,
   ) {
     super();
     this.imagesDir = vscode.Uri.joinPath(context.storageUri ?? context.globalStorageUri, CHAT_IMAGES_FOLDER);
@@ -73,6 +76,8 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       }),
       modelList: () => this.models.current,
       image: this.imageBackend(),
+      // a failed /image that may have been charged: its card says whether the gateway logged it
+      arrivals,
       post: (msg) => void this.view?.webview.postMessage(msg),
       src: (file) => this.view?.webview.asWebviewUri(vscode.Uri.joinPath(this.imagesDir, file)).toString(),
       // Windows without a workspace share the global storage: none of them removes the others' images.
@@ -277,6 +282,11 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       case 'showLog':
         await vscode.commands.executeCommand(CommandId.ShowLog);
         return;
+      case 'copySupportReport': {
+        const reported: ReportedError | undefined = this.chat.errorOf(msg.entryId);
+        await vscode.commands.executeCommand(CommandId.CopySupportReport, reported);
+        return;
+      }
       case 'disableStreaming':
         await disableStreaming();
         this.chat.streamingChanged(false);

@@ -7,6 +7,7 @@ import { MAX_CONTEXT_CHARS } from '../../host/chat/history';
 import { ChatViewProvider } from './chatViewProvider';
 import type { Registrar } from '../lazy/registrar';
 import type { SelectionContext } from '../../shared/chatProtocol';
+import type { ArrivalSource } from '../../host/usage/arrivals';
 
 export function registerChat(
   context: vscode.ExtensionContext,
@@ -14,8 +15,9 @@ export function registerChat(
   service: GatewayService,
   tokens: TokenStore,
   log: vscode.LogOutputChannel,
+  arrivals: ArrivalSource,
 ): ChatViewProvider {
-  const provider = new ChatViewProvider(context, service, tokens, log);
+  const provider = new ChatViewProvider(context, service, tokens, log, arrivals);
   context.subscriptions.push(
     provider,
     hub.webviewView(CHAT_VIEW_ID, provider),

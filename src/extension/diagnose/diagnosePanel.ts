@@ -39,6 +39,11 @@ export class DiagnoseController {
   private get report(): DiagnosisReport | undefined {
     return this.shown && 'report' in this.shown ? this.shown.report : undefined;
   }
+  /** the last diagnosis this window ran (for Copy Support Report) */
+  private last: DiagnosisReport | undefined;
+  get lastReport(): DiagnosisReport | undefined {
+    return this.last;
+  }
   private readonly runs = new SingleRun<void>();
 
   constructor(
@@ -141,6 +146,7 @@ export class DiagnoseController {
       },
     );
     this.shown = { report };
+    this.last = report;
     this.show(diagnoseBody(report), DIAGNOSE_CSS, DIAGNOSE_SCRIPT);
   }
 
@@ -253,6 +259,9 @@ export class DiagnoseController {
         return this.shown && 'all' in this.shown ? this.runAll() : this.run();
       case 'rerunMedia':
         return this.run(true);
+      case 'supportReport':
+        await vscode.commands.executeCommand(CommandId.CopySupportReport);
+        return;
       case 'fix': {
         const action = this.report?.checks[msg.index]?.fixAction;
         if (!action) return;

@@ -67,7 +67,7 @@ export async function generateImageFromSelection(
     showImagePreview(context, { file, prompt, model, size: size.trim() || undefined });
     return file;
   } catch (e) {
-    await showGatewayError(vscode.l10n.t('Image generation'), e);
+    await showGatewayError(vscode.l10n.t('Image generation'), e, service);
     return undefined;
   }
 }
@@ -154,7 +154,7 @@ export async function editImage(
     });
     return file;
   } catch (e) {
-    await showGatewayError(vscode.l10n.t('Image edit'), e);
+    await showGatewayError(vscode.l10n.t('Image edit'), e, service);
     return undefined;
   }
 }

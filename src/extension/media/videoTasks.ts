@@ -164,7 +164,7 @@ async function generate(
     return stored;
   } catch (e) {
     // The notification says when the call may have been billed (it is never sent twice).
-    await showGatewayError(vscode.l10n.t('Creating the video task'), e);
+    await showGatewayError(vscode.l10n.t('Creating the video task'), e, service);
     return undefined;
   }
 }

@@ -16,6 +16,7 @@ import type {
   SelectionContext,
 } from '../../shared/chatProtocol';
 import { t } from '../../gateway/l10n';
+import { billedArrival, billedSentence, type ArrivalSource } from '../usage/arrivals';
 import { ChatStore, restoreEntries, restoreOptions, type SaveUrgency, type StateStore } from './chatStore';
 import { DeltaBatcher } from './deltaBatcher';
 import type { ChatImageFiles, ImageFiles } from './imageFiles';
@@ -42,6 +43,13 @@ export interface ChatViewInit {
    * start (false for a folder shared by windows without a workspace)
    */
   ownsImageFolder?: boolean;
+  /**
+   * the gateways' usage logs: a billed call that failed (its card's billing note) is looked up there a
+   * few seconds later, and its card says whether it was billed
+   */
+  arrivals?: ArrivalSource;
+  /** the waits before each lookup (tests make them instant) */
+  sleep?: (ms: number) => Promise<void>;
   streamSaveMs?: number;
   newId?: () => string;
   now?: () => number;
@@ -80,6 +88,9 @@ export class ChatView {
   private bufferNoticeShown: boolean;
   /** the start-up sweep of image files the saved chat no longer names (awaited by tests) */
   readonly restored: Promise<void>;
+  /** the lookups of failed billed calls under way, by entry id (awaited by tests; stopped by New Chat) */
+  readonly billedChecks = new Map<string, Promise<void>>();
+  private checks = new AbortController();
 
   constructor(private readonly init: ChatViewInit) {
     this.store = new ChatStore(
@@ -115,6 +126,12 @@ export class ChatView {
     });
     // An older saved shape (images inside the transcript) or a transcript over the bounds is rewritten at once.
     if (migrated || this.session.entries.length !== entries.length) this.store.changed('now');
+    // A lookup the last window did not finish is made again.
+    for (const e of this.session.entries)
+      if (e.error?.arrival?.state === 'pending') {
+        delete e.error.arrival;
+        this.checkBilled(e);
+      }
     const keep = new Set(this.session.entries.flatMap((e) => e.images ?? []).flatMap((im) => im.file ?? []));
     this.restored =
       init.ownsImageFolder === false ? Promise.resolve() : init.files.settled().then(() => init.files.sweep(keep));
@@ -126,6 +143,12 @@ export class ChatView {
 
   get entries(): readonly ChatEntry[] {
     return this.session.entries;
+  }
+
+  /** A failed reply's error and when it was asked (for Copy Support Report from its card). */
+  errorOf(entryId: string): { error: NonNullable<ChatEntry['error']>; at: number } | undefined {
+    const e = this.session.entries.find((x) => x.id === entryId);
+    return e?.error ? { error: e.error, at: e.createdAt } : undefined;
   }
 
   /** The page loaded and listens: it gets the whole state (any streamed text not yet posted is in it). */
@@ -201,7 +224,40 @@ export class ChatView {
   newChat(): void {
     this.pendingContext = undefined;
     this.queued = undefined;
+    this.stopChecks();
     this.session.clear();
+  }
+
+  private stopChecks(): void {
+    this.checks.abort();
+    this.checks = new AbortController();
+    this.billedChecks.clear();
+  }
+
+  /**
+   * A billed call failed (its card carries the billing note): once the gateway's record should exist,
+   * its usage log is asked, and the card says "billed …" or "no record" (pending meanwhile).
+   */
+  private checkBilled(entry: ChatEntry): void {
+    const err = entry.error;
+    const source = this.init.arrivals;
+    if (!source || !err?.billing || err.arrival || this.billedChecks.has(entry.id)) return;
+    err.arrival = { state: 'pending', text: t("Looking for this request in the gateway's usage log…") };
+    const signal = this.checks.signal;
+    const query = {
+      requestId: err.requestId,
+      sentAt: entry.createdAt,
+      durationMs: entry.durationMs,
+    };
+    const check = billedArrival(source, entry.gateway?.id, query, { sleep: this.init.sleep, signal }).then((a) => {
+      if (signal.aborted) return;
+      this.billedChecks.delete(entry.id);
+      if (!this.session.entries.includes(entry)) return;
+      err.arrival = { state: a.state, text: billedSentence(a) };
+      this.post({ type: 'entryUpdated', entry });
+      this.store.changed('now');
+    });
+    this.billedChecks.set(entry.id, check);
   }
 
   setOptions(o: ChatOptions): void {
@@ -228,6 +284,7 @@ export class ChatView {
 
   /** The view goes away: the request under way stops, what is unsaved is saved. */
   dispose(): void {
+    this.stopChecks();
     this.session.stop();
     this.queued = undefined;
     this.deltas.clear();
@@ -242,7 +299,10 @@ export class ChatView {
       this.deltas.clear();
       this.reasoning.clear();
       this.post({ type: 'reset', state: this.snapshot() });
-    } else this.post(e);
+    } else {
+      if (e.type === 'entryUpdated' && e.entry.status === 'error') this.checkBilled(e.entry);
+      this.post(e);
+    }
     const urgency = saveUrgency(e);
     if (urgency) this.store.changed(urgency);
     if (e.type === 'busy' && !e.busy && this.queued) queueMicrotask(() => this.sendQueued());

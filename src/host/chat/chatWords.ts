@@ -134,6 +134,7 @@ function errorCard() {
     modelSurface: t('{0} ({1} surface)'),
     requestId: t('Request id'),
     billing: t('Billing'),
+    loggedByGateway: t('Usage log'),
     retries: t('Retries'),
     retriedGaveUp: t('Retried with backoff; gave up after {0} attempts.'),
     stream: t('Stream'),
@@ -143,6 +144,7 @@ function errorCard() {
     retryPlain: t('Retry Without Streaming (billed again)'),
     runDiagnose: t('Run Diagnose'),
     requestLog: t('Request Log'),
+    copySupportReport: t('Copy Support Report'),
   };
 }
 

@@ -91,7 +91,7 @@ export function diagnoseBody(r: DiagnosisReport): string {
   const counts = t('{0} failed, {1} warnings, {2} passed', r.summary.fail, r.summary.warn, r.summary.pass);
   return `<h2>${esc(t('Model Relay diagnosis'))}</h2>
 <p data-testid="diagnosis-summary">${esc(t('Base URL'))} <code>${esc(r.baseUrl || t('(not set)'))}</code> · ${esc(t('token'))} ${token}${r.tokenName ? ` (${esc(r.tokenName)})` : ''} · ${esc(t('proxy:'))} ${esc(r.proxy)} · <b>${esc(counts)}</b></p>
-<p class="actions"><button data-testid="copy-report" data-cmd="copy">${icon('copy')}<span>${esc(t('Copy report'))}</span></button> <button data-testid="rerun" data-cmd="rerun">${icon('refresh')}<span>${esc(t('Run again'))}</span></button> <button data-testid="rerun-media" data-cmd="rerunMedia">${icon('play')}<span>${esc(t('Run with image and video checks (billed)'))}</span></button></p>
+<p class="actions"><button data-testid="copy-report" data-cmd="copy">${icon('copy')}<span>${esc(t('Copy report'))}</span></button> <button data-testid="rerun" data-cmd="rerun">${icon('refresh')}<span>${esc(t('Run again'))}</span></button> <button data-testid="rerun-media" data-cmd="rerunMedia">${icon('play')}<span>${esc(t('Run with image and video checks (billed)'))}</span></button> <button data-testid="support-report" data-cmd="supportReport">${icon('report')}<span>${esc(t('Copy Support Report'))}</span></button></p>
 ${checksTable(r)}`;
 }
 
