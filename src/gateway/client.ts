@@ -3,7 +3,7 @@
  * functions (chat/, media/). Pure Node (no vscode): base URL + backups, a token getter, an
  * optional undici dispatcher (proxy), injected sleep/now for tests.
  * A settings change resets only what it changes (`configure`): a new base URL or backups resets
- * failover, the model capabilities and the account; a new token (noticed through the getter,
+ * failover, the model capabilities, the account and the usage log; a new token (noticed through the getter,
  * `TokenScope`) forgets its balance and its group's capabilities; anything else resets nothing.
  * Chat goes to the surface the gateway's refusals taught for the model (chat/surfaceLearning.ts):
  * remembered per client, i.e. per gateway, until its model list changes.
@@ -47,7 +47,9 @@ import {
 import type { PollOutcome, VideoTask } from './media/videos';
 import { MODELS_PATH, parseModelList, type Capability, type ModelInfo } from './models';
 import { Account } from './economy/account';
+import { CriticalBudget } from './economy/criticalBudget';
 import { TokenScope } from './economy/tokenScope';
+import { UsageLog } from './economy/usageLog';
 
 export interface GatewayClientOptions extends Omit<TransportOptions, 'primaryRecheckMs'> {
   timeouts?: Partial<Timeouts>;
@@ -113,6 +115,8 @@ export class GatewayClient {
   private readonly scope: TokenScope;
   /** balance, expiry, prices and groups, as the gateway tells this token */
   readonly account: Account;
+  /** the gateway's own usage log for this token: arrival evidence, spend, the effective group */
+  readonly usage: UsageLog;
 
   constructor(private readonly opts: GatewayClientOptions) {
     this.sleep = opts.sleep ?? realSleep;
@@ -148,7 +152,17 @@ export class GatewayClient {
       this.surfaces.forget();
     });
     const accountTimeout = () => Math.min(this.timeouts.chatMs, ACCOUNT_TIMEOUT_MS);
-    this.account = new Account(this.transport, this.now, accountTimeout, this.scope);
+    // The balance and the usage log share the gateway's critical rate limit: one budget for both.
+    const critical = new CriticalBudget(this.now);
+    this.account = new Account(this.transport, this.now, accountTimeout, this.scope, critical);
+    this.usage = new UsageLog(
+      this.transport,
+      this.now,
+      accountTimeout,
+      this.scope,
+      critical,
+      async (signal) => (await this.account.status(signal))?.units,
+    );
   }
 
   /**
@@ -168,6 +182,7 @@ export class GatewayClient {
       this.baseUrlVerbatim = verbatim;
       this.transport.setEndpoints(this.baseUrl, this.backupUrls, this.baseUrlVerbatim);
       this.account.reset();
+      this.usage.reset();
       this.scope.renew();
     }
     if ('dispatcher' in c) this.transport.setDispatcher(c.dispatcher);

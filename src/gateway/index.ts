@@ -249,6 +249,11 @@ export {
   type GatewayStatus,
   type Units,
 } from './economy/units';
+export { UsageLog, USAGE_LOG_TIMING } from './economy/usageLog';
+export { CriticalBudget, CRITICAL_BUDGET, type CriticalRoute } from './economy/criticalBudget';
+export { arrivalIn } from './economy/arrival';
+export { parseRecord, parseRecords, parseOther, USAGE_LOG_PATH, USAGE_LOG_BOUNDS } from './economy/usageLogParse';
+export type { Arrival, UsageLogRead, UsageRecord } from './economy/usageTypes';
 export { noChannelGroup, quotaRefusalFrom, tokenStateFrom } from './errors/gatewayWords';
 export { describeQuota, type QuotaRow, type QuotaWords } from './economy/describe';
 export { t, translating, useTranslations, type Translations } from './l10n';

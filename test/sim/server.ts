@@ -43,6 +43,7 @@ import {
   errorType,
   estimateQuota,
   findToken,
+  groupRatioOf,
   langOf,
   middlewareError,
   modelRefusal,
@@ -57,6 +58,14 @@ import {
   type TokenEconomy,
   type TokenState,
 } from './economy';
+import {
+  append as appendLogEntry,
+  defaultUsageLog,
+  entryOf,
+  logAnswer,
+  type GatewayLogEntry,
+  type UsageLogConfig,
+} from './usageLog';
 
 export type Profile = 'strict' | 'real';
 /** responses: served on /v1/responses (a model with it but without chat is Responses-only, as OpenAI's codex and o3-pro) */
@@ -98,6 +107,8 @@ export interface SimConfig extends EconomyConfig {
   replyText?: string | undefined;
   /** the gateway served under a path prefix, as behind a reverse proxy's `location /v1/` (e.g. '/v1'): other paths get 404 */
   mount?: string | undefined;
+  /** the gateway's own usage log (real profile, new-api flavors): delay, auth vintage, request ids, error records */
+  usageLog: UsageLogConfig;
   /** 'demo': markdown answers in the prompt's language, paced, with token-sized usage (demo.ts); 'echo' (the default): `Echo: <prompt>` */ replies?:
     'echo' | 'demo' | undefined;
 }
@@ -183,6 +194,10 @@ export interface Simulator {
    * Each digest is kept once (bounded by the distinct credentials, not the requests); reset() clears it.
    */
   credentials: string[];
+  /** the gateway's own usage log (real profile, new-api flavors), oldest first; GET /api/log/token serves it */
+  gatewayLog: GatewayLogEntry[];
+  /** the requests to the routes behind the critical rate limit (/api/usage/token/ and /api/log/token), 429s included */
+  criticalRequests(): number;
   tokens: { [name: string]: string };
   fault(f: Fault): void;
   clearFaults(): void;
@@ -360,6 +375,7 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
     ],
     maxBodyBytes: 1024 * 1024,
     video: { pollsUntilInProgress: 1, pollsUntilDone: 3, outcome: 'completed' },
+    usageLog: defaultUsageLog(),
     ...defaultEconomy(),
   };
 }
@@ -491,6 +507,20 @@ interface Ctx {
   faults: Fault[];
   record: UsageRecord;
   native: boolean;
+  /** the token that passed auth (for the gateway's usage log) */
+  tok?: SimToken | undefined;
+  /** what the call was billed (for the gateway's usage log) */
+  billed?: GatewayBill | undefined;
+  /** when the response's headers went out (first-response time) */
+  firstByteMs?: number | undefined;
+}
+interface GatewayBill {
+  quota: number;
+  prompt: number;
+  completion: number;
+  modelRatio: number;
+  completionRatio: number;
+  groupRatio: number;
 }
 
 const KNOWN_PATHS: Array<[string, RegExp]> = [
@@ -513,6 +543,8 @@ export async function startSimulator(
   let faults: Fault[] = [];
   const log: UsageRecord[] = [];
   const credentials: string[] = [];
+  /** the gateway's own usage log (GET /api/log/token), oldest first */
+  const gatewayLog: GatewayLogEntry[] = [];
   const files = new Map<string, Buffer>();
   const videos = new Map<string, VideoTaskState>();
   const rate = new Map<string, number[]>();
@@ -569,6 +601,7 @@ export async function startSimulator(
 
   const headersFor = (c: Ctx): Record<string, string> => {
     const h: Record<string, string> = {};
+    c.firstByteMs ??= Date.now();
     if (config.profile === 'real') h['X-Oneapi-Request-Id'] = c.rid;
     else {
       h['x-request-id'] = c.rid;
@@ -580,6 +613,27 @@ export async function startSimulator(
   const finish = (c: Ctx, status: number) => {
     c.record.status = status;
     c.record.durationMs = Date.now() - c.started;
+    writeGatewayLog(c, status);
+  };
+
+  /** new-api writes a usage-log record once a relayed request finished: billed (type 2) or failed (type 5). */
+  const writeGatewayLog = (c: Ctx, status: number) => {
+    if (config.profile !== 'real' || config.gateway === 'one-api' || !c.tok || !c.record.model) return;
+    if (c.req.method !== 'POST' || !c.path.startsWith('/v1/')) return;
+    const end = Date.now();
+    const entry = entryOf(config.usageLog, {
+      tok: c.tok,
+      model: c.record.model,
+      status,
+      requestId: c.rid,
+      startedMs: c.started,
+      endMs: end,
+      firstByteMs: c.firstByteMs,
+      stream: c.record.stream,
+      path: c.path,
+      billed: c.billed,
+    });
+    if (entry) appendLogEntry(gatewayLog, entry);
   };
 
   const sendJson = (c: Ctx, status: number, body: unknown, extra: Record<string, string> = {}) => {
@@ -747,6 +801,7 @@ export async function startSimulator(
     }
     c.record.tokenName = tok.name;
     c.record.group = tok.group;
+    c.tok = tok;
     return tok;
   };
 
@@ -873,9 +928,19 @@ export async function startSimulator(
     return !refused;
   };
   /** Bills a successful call to the token and the wallet (both profiles; only the real one shows it). */
-  const charge = (tok: SimToken, model: string, usage?: { prompt: number; completion: number }) => {
+  const charge = (c: Ctx, tok: SimToken, model: string, usage?: { prompt: number; completion: number }) => {
     const m = config.models.find((x) => x.id === model);
-    if (m) bill(config, tok, chargeQuota(config, m, tok.group, usage));
+    if (!m) return;
+    const quota = chargeQuota(config, m, tok.group, usage);
+    bill(config, tok, quota);
+    c.billed = {
+      quota,
+      prompt: usage?.prompt ?? 0,
+      completion: usage?.completion ?? 0,
+      modelRatio: m.ratio ?? 0,
+      completionRatio: m.completionRatio ?? 1,
+      groupRatio: groupRatioOf(config, tok.group),
+    };
   };
 
   const parseJson = (c: Ctx, body: Buffer): Record<string, unknown> | undefined => {
@@ -1017,7 +1082,7 @@ export async function startSimulator(
       completion_tokens: completionTokens,
       total_tokens: promptTokens + completionTokens,
     };
-    charge(tok, body.model, { prompt: promptTokens, completion: completionTokens });
+    charge(c, tok, body.model, { prompt: promptTokens, completion: completionTokens });
     const id = config.profile === 'real' ? `chatcmpl-${c.rid}` : `chatcmpl-${randomBytes(12).toString('hex')}`;
     const created = Math.floor(Date.now() / 1000);
     const model = body.model;
@@ -1098,7 +1163,7 @@ export async function startSimulator(
       (messages as Array<{ content?: unknown }>).reduce((n, m) => n + promptTokensOf(textOfContent(m.content)), 0) +
       systemWords +
       3;
-    charge(tok, body.model, { prompt: inputTokens, completion: outTokens });
+    charge(c, tok, body.model, { prompt: inputTokens, completion: outTokens });
     const id = `msg_${randomBytes(12).toString('hex')}`;
     const model = body.model;
     const stopReason = nativeStopReason(plan, r.truncated);
@@ -1176,7 +1241,7 @@ export async function startSimulator(
     });
     const input = inputWords(body) + 3;
     const output = outputTokens(plan, r.parts.length);
-    charge(tok, body.model, { prompt: input, completion: output });
+    charge(c, tok, body.model, { prompt: input, completion: output });
     const include = Array.isArray(body.include) ? body.include : [];
     const parts: ResponseParts = {
       id: `resp_${randomBytes(16).toString('hex')}`,
@@ -1553,8 +1618,20 @@ export async function startSimulator(
     }
 
     // The economy's routes (/api/*, /v1/dashboard/billing/*): served by the real profile only.
-    const econ =
-      config.profile === 'real'
+    const logRoute =
+      config.profile === 'real' && config.gateway !== 'one-api' && method === 'GET' && path === '/api/log/token';
+    const econ = logRoute
+      ? logAnswer(
+          {
+            authorization: req.headers['authorization'],
+            queryKey: url.searchParams.get('key') ?? undefined,
+            acceptLanguage: req.headers['accept-language'],
+            ip: req.socket.remoteAddress ?? '',
+            nowMs: Date.now(),
+          },
+          { cfg: config, tokens: config.tokens, critical, log: config.usageLog, entries: gatewayLog },
+        )
+      : config.profile === 'real'
         ? economyAnswer(
             {
               method,
@@ -1647,7 +1724,7 @@ export async function startSimulator(
           code: 'invalid_size',
         });
       if (!checkModel(c, tok, body.model, 'image') || !affordable(c, tok, body.model)) return;
-      charge(tok, body.model);
+      charge(c, tok, body.model);
       return imageResult(c, body.model, body.prompt, body.response_format);
     }
     if (path === '/v1/images/edits') {
@@ -1661,7 +1738,7 @@ export async function startSimulator(
       if (typeof prompt !== 'string' || !prompt.trim())
         return sendError(c, 400, { message: "'prompt' is a required property" });
       if (!affordable(c, tok, model as string)) return;
-      charge(tok, model as string);
+      charge(c, tok, model as string);
       return imageResult(c, model as string, `${prompt}:${(image as Blob).size}`, 'b64_json');
     }
     if (path === '/v1/videos' && method === 'POST') {
@@ -1690,7 +1767,7 @@ export async function startSimulator(
           ? sendJson(c, 400, { code: 'invalid_seconds', message: 'seconds must be between 0 and 3600', data: null })
           : sendError(c, 400, { message: 'Invalid seconds' });
       if (!affordable(c, tok, fields.model)) return;
-      charge(tok, fields.model);
+      charge(c, tok, fields.model);
       const id = `${config.profile === 'real' ? 'task_' : 'video_'}${randomBytes(16).toString('hex')}`;
       const t: VideoTaskState = {
         id,
@@ -1815,6 +1892,8 @@ export async function startSimulator(
     config,
     log,
     credentials,
+    gatewayLog,
+    criticalRequests: () => log.filter((r) => r.path === '/api/usage/token/' || r.path === '/api/log/token').length,
     tokens: Object.fromEntries(config.tokens.map((t) => [t.name, t.value])),
     fault(f) {
       faults.push({ ...f });
@@ -1825,6 +1904,7 @@ export async function startSimulator(
     reset() {
       faults = [];
       log.length = 0;
+      gatewayLog.length = 0;
       credentials.length = 0;
       rate.clear();
       critical.clear();

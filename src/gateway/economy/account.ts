@@ -21,6 +21,7 @@ import {
   TOKEN_USAGE_PATH,
   type Quota,
 } from './quota';
+import { CriticalBudget } from './criticalBudget';
 import type { TokenScope } from './tokenScope';
 import { parseStatus, STATUS_PATH, type GatewayStatus } from './units';
 
@@ -31,7 +32,6 @@ export const ACCOUNT_TTL = {
   quota: 5 * MINUTE,
   pricing: 30 * MINUTE,
   missing: 30 * MINUTE,
-  rateLimited: 5 * MINUTE,
 };
 
 interface Cached<T> {
@@ -48,7 +48,6 @@ export class Account {
   private pricingCache: Cached<Map<string, ModelPrice> | undefined> | undefined;
   /** the token-usage route is missing (one-api, old new-api): go straight to the billing pair */
   private usageRouteMissingAt: number | undefined;
-  private usageBlockedUntil = 0;
   /** moves on with every reset (another gateway): a read begun before it writes nothing */
   private epoch = 0;
   /** one read at a time per document (per gateway, and per token for the balance): concurrent callers share it */
@@ -60,6 +59,8 @@ export class Account {
     private readonly now: () => number,
     private readonly timeoutMs: () => number,
     private readonly scope: TokenScope,
+    /** the critical rate limit's budget, shared with the usage log (one per gateway) */
+    readonly critical: CriticalBudget = new CriticalBudget(now),
   ) {
     scope.onForget(() => this.forgetToken());
   }
@@ -69,7 +70,7 @@ export class Account {
     this.epoch++;
     this.statusCache = this.pricingCache = undefined;
     this.usageRouteMissingAt = undefined;
-    this.usageBlockedUntil = 0;
+    this.critical.reset();
     this.forgetToken();
   }
 
@@ -140,7 +141,7 @@ export class Account {
    */
   async quota(o: { maxAgeMs?: number; signal?: AbortSignal } = {}): Promise<Quota | undefined> {
     const gen = await this.scope.current();
-    if (this.fresh(this.quotaCache, o.maxAgeMs ?? ACCOUNT_TTL.quota) || this.now() < this.usageBlockedUntil)
+    if (this.fresh(this.quotaCache, o.maxAgeMs ?? ACCOUNT_TTL.quota) || this.critical.paused())
       return this.quotaCache?.value;
     return this.shared(`quota#${gen}@${this.epoch}`, () => this.readQuota(gen, o.signal));
   }
@@ -149,10 +150,12 @@ export class Account {
     const epoch = this.epoch;
     const units = (await this.status(signal))?.units;
     try {
-      const usage =
-        this.usageRouteMissingAt === undefined || this.now() - this.usageRouteMissingAt > ACCOUNT_TTL.missing
-          ? await this.usageRoute(epoch, signal)
-          : 'missing';
+      const routeKnown =
+        this.usageRouteMissingAt === undefined || this.now() - this.usageRouteMissingAt > ACCOUNT_TTL.missing;
+      // The route shares the critical budget with the usage log: over it, the last answer stands.
+      if (routeKnown && !this.critical.take('balance'))
+        return this.scope.holds(gen) ? this.quotaCache?.value : undefined;
+      const usage = routeKnown ? await this.usageRoute(epoch, signal) : 'missing';
       const value: Quota | undefined =
         usage === 'missing'
           ? await this.billing(units, signal)
@@ -162,7 +165,7 @@ export class Account {
     } catch (e) {
       if (isGatewayError(e) && e.kind === 'rate_limited') {
         // The limit is per client IP: it holds for any token on this gateway.
-        if (epoch === this.epoch) this.usageBlockedUntil = this.now() + ACCOUNT_TTL.rateLimited;
+        if (epoch === this.epoch) this.critical.limited();
         return this.scope.holds(gen) ? this.quotaCache?.value : undefined;
       }
       throw e;

@@ -58,4 +58,11 @@ export type Arrival =
   | { state: 'no-record'; checkedAt: number }
   /** too soon: the record is written after the response finished (allow a few seconds) */
   | { state: 'pending' }
-  | { state: 'unknown'; reason: 'unsupported' | 'no-request-id' | 'no-ids-in-log' | 'limited' | 'failed' };
+  /**
+   * cannot tell: the gateway has no log for a token, the request has no id, the log carries no ids, reads
+   * are paused by the rate limit or failed, or the request is older than the newest 1000 records (`rolled-out`)
+   */
+  | {
+      state: 'unknown';
+      reason: 'unsupported' | 'no-request-id' | 'no-ids-in-log' | 'limited' | 'failed' | 'rolled-out';
+    };

@@ -99,6 +99,13 @@ export interface SendOptions {
   sideEffecting?: boolean;
   /** never retried: a rate-limited account endpoint's budget is small */
   noRetry?: boolean;
+  /**
+   * The token goes in the query (`?key=…`, an older gateway's read-only route) instead of a header. The
+   * query is on the wire only: the request log, error contexts and messages see the path without it.
+   */
+  tokenInQuery?: boolean;
+  /** the largest JSON answer `json()` accepts (default 64 MB) */
+  maxBytes?: number;
   /** Called where the transport waits before a retry (never for an error it does not retry). */
   onRetry?: ((notice: RetryNotice) => void) | undefined;
 }
@@ -296,7 +303,7 @@ export class Transport {
     );
     const headers = requestHeaders({
       surface: o.surface,
-      token,
+      token: o.tokenInQuery ? undefined : token,
       accept: o.accept ?? (o.stream ? 'text/event-stream' : 'application/json'),
       json: o.json,
       extraHeaders: this.opts.extraHeaders,
@@ -310,7 +317,7 @@ export class Transport {
     };
     const body = await builtBody(o.body, context).catch(failed);
     const a = await sendOnce({
-      url,
+      url: o.tokenInQuery ? `${url}${url.includes('?') ? '&' : '?'}key=${encodeURIComponent(token)}` : url,
       method: o.method,
       headers,
       body,
@@ -365,11 +372,12 @@ export class Transport {
     const rid = { status: res.status, ...(res.requestId ? { requestId: res.requestId } : {}) };
     let text: string | undefined = '';
     try {
-      text = await readWholeText(res.body, JSON_BODY_LIMIT);
+      text = await readWholeText(res.body, o.maxBytes ?? JSON_BODY_LIMIT);
     } catch (e) {
       fail(bodyReadError(e, res, res.context, o));
     }
-    if (text === undefined) return fail(bodyTooLargeError(JSON_BODY_LIMIT, `${o.method} ${o.path}`, res.context, rid));
+    if (text === undefined)
+      return fail(bodyTooLargeError(o.maxBytes ?? JSON_BODY_LIMIT, `${o.method} ${o.path}`, res.context, rid));
     if (looksLikeHtml(text, headerValue(res.headers, 'content-type')))
       fail(errorFromResponse({ status: res.status, headers: res.headers, body: text, context: res.context }));
     let data: unknown;

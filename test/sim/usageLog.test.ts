@@ -1,0 +1,180 @@
+/**
+ * The simulator's gateway usage log (GET /api/log/token): a record per relayed request with the response's
+ * request id and the billed quota, visible after a delay, per vintage (Bearer / ?key= / without request ids /
+ * one-api's 404), and the critical rate limit it shares with /api/usage/token/.
+ */
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'undici';
+import { defaultConfig, startSimulator, type Simulator } from './server';
+import { defaultEconomy, type GatewayFlavor } from './economy';
+import { defaultUsageLog } from './usageLog';
+
+const FLAVORS: GatewayFlavor[] = ['new-api', 'new-api-2025', 'one-api'];
+const sims = {} as Record<GatewayFlavor, Simulator>;
+
+before(async () => {
+  for (const gateway of FLAVORS) sims[gateway] = await startSimulator({ profile: 'real', gateway });
+});
+after(async () => {
+  for (const sim of Object.values(sims)) await sim.close();
+});
+beforeEach(() => {
+  for (const [name, sim] of Object.entries(sims)) {
+    sim.reset();
+    Object.assign(sim.config, {
+      ...defaultEconomy(),
+      gateway: name,
+      models: defaultConfig().models,
+      usageLog: { ...defaultUsageLog(), delayMs: 0 },
+    });
+  }
+});
+
+type Headers = Record<string, string>;
+async function call(sim: Simulator, path: string, init: { method?: string; headers?: Headers; body?: string } = {}) {
+  const r = await request(`${sim.url}${path}`, {
+    method: (init.method ?? 'GET') as 'GET',
+    headers: init.headers,
+    body: init.body,
+  });
+  const text = await r.body.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: r.statusCode, headers: r.headers, text, json };
+}
+const bearer = (sim: Simulator, name = 'production'): Headers => ({
+  authorization: `Bearer ${sim.tokens[name]}`,
+  'content-type': 'application/json',
+});
+const post = (sim: Simulator, path: string, body: unknown) =>
+  call(sim, path, { method: 'POST', headers: bearer(sim), body: JSON.stringify(body) });
+const readLog = (sim: Simulator) => call(sim, '/api/log/token', { headers: bearer(sim) });
+const rid = (r: { headers: Record<string, unknown> }) => String(r.headers['x-oneapi-request-id']);
+
+test('every relayed request leaves a record: request id, billed quota, tokens, stream, group, `other` as a string; newest first', async () => {
+  const sim = sims['new-api'];
+  const msgs = [{ role: 'user', content: 'one two three' }];
+  const before = sim.tokenState('production').usedQuota;
+  const chat = await post(sim, '/v1/chat/completions', { model: 'gpt-4o-mini', messages: msgs });
+  const stream = await post(sim, '/v1/chat/completions', { model: 'gpt-4o-mini', messages: msgs, stream: true });
+  const native = await post(sim, '/v1/messages', { model: 'claude-sonnet-4-5', max_tokens: 50, messages: msgs });
+  const responses = await post(sim, '/v1/responses', { model: 'gpt-4o-mini', input: 'hello there' });
+  const image = await post(sim, '/v1/images/generations', { model: 'gpt-image-1', prompt: 'a cat' });
+  const video = await post(sim, '/v1/videos', { model: 'sora-2', prompt: 'a cat' });
+  const sent = [chat, stream, native, responses, image, video];
+  for (const r of sent) assert.equal(r.status, 200, r.text);
+  const log = await readLog(sim);
+  assert.equal(log.status, 200);
+  assert.equal(log.json.success, true);
+  const data = log.json.data as any[];
+  assert.deepEqual(
+    data.map((d) => d.request_id),
+    sent.map(rid).reverse(),
+    'newest first, with the X-Oneapi-Request-Id of each response',
+  );
+  assert.deepEqual(
+    data.map((d) => d.id),
+    [1, 2, 3, 4, 5, 6],
+  );
+  const spent = sim.tokenState('production').usedQuota - before;
+  assert.equal(
+    data.reduce((n, d) => n + d.quota, 0),
+    spent,
+    'the records add up to what was billed',
+  );
+  const [v, img, , , s, c] = data;
+  assert.equal(v.model_name, 'sora-2');
+  assert.equal(v.quota, 0.5 * 500_000);
+  assert.equal(img.quota, 0.04 * 500_000);
+  assert.equal(c.type, 2);
+  assert.equal(c.is_stream, false);
+  assert.equal(s.is_stream, true);
+  assert.ok(c.prompt_tokens > 0 && c.completion_tokens > 0);
+  assert.equal(c.quota, Math.round((c.prompt_tokens + c.completion_tokens * 4) * 0.075));
+  assert.equal(c.token_name, 'production');
+  assert.equal(c.group, 'default');
+  assert.ok(Math.abs(c.created_at - Date.now() / 1000) < 5);
+  assert.equal(typeof c.other, 'string');
+  const other = JSON.parse(c.other);
+  assert.equal(other.request_path, '/v1/chat/completions');
+  assert.equal(typeof other.frt, 'number');
+  assert.equal(other.model_ratio, 0.075);
+  assert.equal(JSON.parse(data[3].other).request_path, '/v1/messages');
+});
+
+test('a record becomes visible after the configured delay', async () => {
+  const sim = sims['new-api'];
+  sim.config.usageLog.delayMs = 400;
+  const r = await post(sim, '/v1/chat/completions', {
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'x' }],
+  });
+  assert.deepEqual((await readLog(sim)).json.data, []);
+  await new Promise((res) => setTimeout(res, 450));
+  assert.equal((await readLog(sim)).json.data[0].request_id, rid(r));
+});
+
+test('a failed relay leaves a type-5 record when the gateway logs errors, none when it does not', async () => {
+  const sim = sims['new-api'];
+  const bad = await post(sim, '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [] });
+  assert.equal(bad.status, 400);
+  const [rec] = (await readLog(sim)).json.data;
+  assert.equal(rec.type, 5);
+  assert.equal(rec.quota, 0);
+  assert.equal(rec.request_id, rid(bad));
+  sim.reset();
+  sim.config.usageLog.errorLog = false;
+  await post(sim, '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [] });
+  assert.deepEqual((await readLog(sim)).json.data, []);
+});
+
+test('vintages: Bearer (2026) refuses ?key=; ?key= (older) reads an empty list for a Bearer header; without request ids; one-api 404', async () => {
+  const now = sims['new-api'];
+  const key = encodeURIComponent(now.tokens.production);
+  const refused = await call(now, `/api/log/token?key=${key}`);
+  assert.equal(refused.status, 401);
+  assert.deepEqual(refused.json, { success: false, message: 'Token not provided' });
+
+  const old = sims['new-api-2025'];
+  const r = await post(old, '/v1/chat/completions', {
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'x' }],
+  });
+  assert.deepEqual(
+    (await readLog(old)).json,
+    { success: true, message: '', data: [] },
+    'the key is read from the query',
+  );
+  const byQuery = await call(old, `/api/log/token?key=${encodeURIComponent(old.tokens.production)}`);
+  assert.equal(byQuery.json.data[0].request_id, rid(r));
+  assert.ok(!old.log.some((l) => l.path.includes(old.tokens.production)), 'the log keeps paths without the query');
+
+  old.config.usageLog.requestIds = false;
+  const noIds = await call(old, `/api/log/token?key=${encodeURIComponent(old.tokens.production)}`);
+  assert.equal(noIds.json.data.length, 1);
+  assert.ok(!('request_id' in noIds.json.data[0]));
+
+  const one = sims['one-api'];
+  const missing = await readLog(one);
+  assert.equal(missing.status, 404);
+  assert.equal(missing.json.error.message, 'Invalid URL (GET /api/log/token)');
+});
+
+test('the log shares the critical rate limit with /api/usage/token/: an empty 429 without Retry-After; both are counted', async () => {
+  const sim = sims['new-api'];
+  sim.config.criticalRateLimit = { max: 3, windowMs: 60_000 };
+  assert.equal((await call(sim, '/api/usage/token/', { headers: bearer(sim) })).status, 200);
+  assert.equal((await readLog(sim)).status, 200);
+  assert.equal((await call(sim, '/api/usage/token/', { headers: bearer(sim) })).status, 200);
+  const limited = await readLog(sim);
+  assert.equal(limited.status, 429);
+  assert.equal(limited.text, '');
+  assert.equal(limited.headers['retry-after'], undefined);
+  assert.equal((await call(sim, '/api/usage/token/', { headers: bearer(sim) })).status, 429);
+  assert.equal(sim.criticalRequests(), 5);
+});
