@@ -64,7 +64,7 @@ export class UsagePanel implements vscode.Disposable {
         (m = new UsageViewModel(sourceOf(this.service), {
           lang: vscode.env.language,
           onState: (state) => {
-            if (this.models.get(this.currentKey()) === m) void this.post({ type: 'state', state });
+            if (this.models.get(this.currentKey()) === m) void this.post({ type: 'state', json: JSON.stringify(state) });
           },
         })),
       );
@@ -129,7 +129,7 @@ export class UsagePanel implements vscode.Disposable {
     switch (msg.type) {
       case 'ready': {
         const st = m.state();
-        if (st) await this.post({ type: 'state', state: st });
+        if (st) await this.post({ type: 'state', json: JSON.stringify(st) });
         return m.refresh();
       }
       case 'refresh':

@@ -71,8 +71,6 @@ export class UsagePage {
     this.dayTitle = dayTitle;
     this.modelTitle = modelTitle;
     charts.append(dayBox, modelBox);
-    this.perDay = new BarChart(dayCanvas, false, '--vscode-charts-blue');
-    this.perModel = new BarChart(modelCanvas, true, '--vscode-charts-purple');
     const filterRow = el('div', 'usage-filter');
     const label = el('label', undefined, s.filterLabel);
     const input = el('input');
@@ -88,6 +86,9 @@ export class UsagePage {
     const wrap = el('div', 'usage-table-wrap');
     wrap.append(this.table.element);
     root.append(header, this.status, this.totals, charts, filterRow, wrap);
+    // made (empty) in the page, while the host reads: the figures only fill them
+    this.perDay = new BarChart(dayCanvas, false, '--vscode-charts-blue');
+    this.perModel = new BarChart(modelCanvas, true, '--vscode-charts-purple');
   }
 
   private chartBox(id: string): [HTMLElement, HTMLCanvasElement, HTMLElement] {
@@ -106,24 +107,39 @@ export class UsagePage {
     return [box, canvas, h2];
   }
 
+  // one formatter per language: building an Intl formatter per cell costs more than the whole table
+  private timeFormat = new Intl.DateTimeFormat('en', { dateStyle: 'short', timeStyle: 'medium' });
+  private intFormat = new Intl.NumberFormat('en');
+
   private time(ms: number): string {
-    return new Date(ms).toLocaleString(this.lang, { dateStyle: 'short', timeStyle: 'medium' });
+    return this.timeFormat.format(ms);
   }
 
   private int(n: number): string {
-    return n.toLocaleString(this.lang);
+    return this.intFormat.format(n);
+  }
+
+  private setLang(lang: string): void {
+    if (lang === this.lang) return;
+    this.lang = lang;
+    try {
+      this.timeFormat = new Intl.DateTimeFormat(lang, { dateStyle: 'short', timeStyle: 'medium' });
+      this.intFormat = new Intl.NumberFormat(lang);
+    } catch {
+      /* a language Intl does not know: keep English */
+    }
   }
 
   show(st: UsageViewState): void {
     this.state = st;
-    this.lang = st.lang;
+    this.setLang(st.lang);
     const estimate = st.source === 'estimate';
     this.estimate.hidden = !estimate;
     const unit = st.unit ? ` (${st.unit})` : '';
     const tag = estimate ? ` · ${this.s.estimate}` : '';
     this.dayTitle.textContent = `${this.s.perDay}${unit}${tag}`;
     this.modelTitle.textContent = `${this.s.perModel}${unit}${tag}`;
-    const next = st.nextReadAt ? ` ${fill(this.s.nextRead, new Date(st.nextReadAt).toLocaleTimeString(st.lang))}` : '';
+    const next = st.nextReadAt ? ` ${fill(this.s.nextRead, this.timeFormat.format(st.nextReadAt))}` : '';
     this.status.textContent = `${st.status}${next}`;
     this.refresh.disabled = st.reading;
     this.totals.replaceChildren();
@@ -173,7 +189,8 @@ if (root) {
   const page = new UsagePage(root, readStrings(root), api);
   window.addEventListener('message', (ev: MessageEvent<UsageHostMessage>) => {
     const msg = ev.data;
-    if (msg && typeof msg === 'object' && msg.type === 'state') page.show(msg.state);
+    if (msg && typeof msg === 'object' && msg.type === 'state' && typeof msg.json === 'string')
+      page.show(JSON.parse(msg.json) as UsageViewState);
   });
   api.postMessage({ type: 'ready' });
 }

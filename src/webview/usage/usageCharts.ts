@@ -1,7 +1,7 @@
 /**
  * The Usage view's two charts (spend per day, spend per model) with chart.js 4: only the bar
  * controller and the elements it draws are registered, so esbuild leaves the rest out. Colours are the
- * theme's, read from VS Code's CSS variables when drawn (a canvas cannot use var()). No animation.
+ * theme's, read from VS Code's CSS variables (a canvas cannot use var()). No animation.
  */
 import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip, type TooltipItem } from 'chart.js';
 
@@ -16,50 +16,69 @@ function themeColour(name: string, fallback: string): string {
   return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
 }
 
-function options(horizontal: boolean, unit: string) {
-  const fg = themeColour('--vscode-foreground', '#cccccc');
-  const grid = themeColour('--vscode-widget-border', themeColour('--vscode-panel-border', 'rgba(128,128,128,0.35)'));
-  const axis = { ticks: { color: fg }, grid: { color: grid } };
+interface Theme {
+  fg: string;
+  grid: string;
+  bar: string;
+}
+
+function theme(barVar: string): Theme {
   return {
-    indexAxis: horizontal ? ('y' as const) : ('x' as const),
-    animation: false as const,
-    responsive: true,
-    maintainAspectRatio: false,
-    plugins: {
-      tooltip: {
-        callbacks: {
-          label: (c: TooltipItem<'bar'>) => `${horizontal ? c.parsed.x : c.parsed.y} ${unit}`,
-        },
-      },
-    },
-    scales: { x: { ...axis, beginAtZero: true }, y: { ...axis, beginAtZero: true } },
+    fg: themeColour('--vscode-foreground', '#cccccc'),
+    grid: themeColour('--vscode-widget-border', themeColour('--vscode-panel-border', 'rgba(128,128,128,0.35)')),
+    bar: themeColour(barVar, themeColour('--vscode-charts-blue', '#3794ff')),
   };
 }
 
-/** One bar chart on a canvas; `update` redraws it with new figures and the theme's colours. */
+/**
+ * One bar chart on a canvas. The theme's colours are read when it is made and when VS Code changes
+ * the theme (the body's class), not on every update: reading computed styles forces a style pass.
+ */
 export class BarChart {
-  private chart: Chart<'bar'> | undefined;
+  private readonly chart: Chart<'bar'>;
+  private unit = '';
 
-  constructor(
-    private readonly canvas: HTMLCanvasElement,
-    private readonly horizontal: boolean,
-    private readonly colourVar: string,
-  ) {}
+  constructor(canvas: HTMLCanvasElement, horizontal: boolean, barVar: string) {
+    const axis = () => ({ ticks: { color: '' }, grid: { color: '' }, beginAtZero: true });
+    this.chart = new Chart(canvas, {
+      type: 'bar',
+      data: { labels: [], datasets: [{ data: [] }] },
+      options: {
+        indexAxis: horizontal ? 'y' : 'x',
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        plugins: {
+          tooltip: {
+            callbacks: {
+              label: (c: TooltipItem<'bar'>) => `${horizontal ? c.parsed.x : c.parsed.y} ${this.unit}`,
+            },
+          },
+        },
+        scales: { x: axis(), y: axis() },
+      },
+    });
+    this.paint(theme(barVar));
+    new MutationObserver(() => {
+      this.paint(theme(barVar));
+      this.chart.update('none');
+    }).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+  }
+
+  private paint(t: Theme): void {
+    const o = this.chart.options;
+    for (const axis of [o.scales?.x, o.scales?.y]) {
+      if (!axis) continue;
+      axis.ticks = { ...axis.ticks, color: t.fg };
+      axis.grid = { ...axis.grid, color: t.grid };
+    }
+    this.chart.data.datasets[0].backgroundColor = t.bar;
+  }
 
   update(s: Series, unit: string): void {
-    const colour = themeColour(this.colourVar, themeColour('--vscode-charts-blue', '#3794ff'));
-    if (!this.chart) {
-      this.chart = new Chart(this.canvas, {
-        type: 'bar',
-        data: { labels: s.labels, datasets: [{ data: s.values, backgroundColor: colour }] },
-        options: options(this.horizontal, unit),
-      });
-      return;
-    }
+    this.unit = unit;
     this.chart.data.labels = s.labels;
     this.chart.data.datasets[0].data = s.values;
-    this.chart.data.datasets[0].backgroundColor = colour;
-    this.chart.options = options(this.horizontal, unit);
     this.chart.update('none');
   }
 }

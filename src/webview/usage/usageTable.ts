@@ -58,6 +58,10 @@ function compare(a: UsageRow, b: UsageRow, key: Key): number {
   return Number(x) - Number(y);
 }
 
+/** Rows in the first paint (several screens); the rest are added a batch per task right after. */
+const FIRST_ROWS = 120;
+const MORE_ROWS = 300;
+
 export class UsageTable {
   readonly element: HTMLTableElement;
   private readonly head: HTMLTableRowElement;
@@ -67,6 +71,8 @@ export class UsageTable {
   private filter = '';
   /** indices into `rows` of what is shown, in the order shown */
   private shownIdx: number[] = [];
+  /** a new render stops the rows an older one is still adding */
+  private generation = 0;
 
   constructor(
     private readonly doc: Document,
@@ -136,17 +142,27 @@ export class UsageTable {
       if (k === key) th.setAttribute('aria-sort', dir === 1 ? 'ascending' : 'descending');
       else th.removeAttribute('aria-sort');
     }
-    const frag = this.doc.createDocumentFragment();
-    for (const i of idx) frag.append(this.rowElement(this.rows[i]));
+    const gen = ++this.generation;
+    const first = this.doc.createDocumentFragment();
+    for (const i of idx.slice(0, FIRST_ROWS)) first.append(this.rowElement(this.rows[i]));
     if (!idx.length) {
       const tr = this.doc.createElement('tr');
       const td = this.doc.createElement('td');
       td.colSpan = COLUMNS.length;
       td.textContent = this.s.noRecords;
       tr.append(td);
-      frag.append(tr);
+      first.append(tr);
     }
-    this.body.replaceChildren(frag);
+    this.body.replaceChildren(first);
+    // the rows below the first screens follow in the next tasks, so the page paints at once
+    const more = (from: number) => {
+      if (gen !== this.generation || from >= idx.length) return;
+      const frag = this.doc.createDocumentFragment();
+      for (const i of idx.slice(from, from + MORE_ROWS)) frag.append(this.rowElement(this.rows[i]));
+      this.body.append(frag);
+      setTimeout(() => more(from + MORE_ROWS), 0);
+    };
+    setTimeout(() => more(FIRST_ROWS), 0);
     this.onShown(idx.length, this.rows.length);
   }
 
