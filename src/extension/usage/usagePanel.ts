@@ -64,7 +64,8 @@ export class UsagePanel implements vscode.Disposable {
         (m = new UsageViewModel(sourceOf(this.service), {
           lang: vscode.env.language,
           onState: (state) => {
-            if (this.models.get(this.currentKey()) === m) void this.post({ type: 'state', json: JSON.stringify(state) });
+            if (this.models.get(this.currentKey()) === m)
+              void this.post({ type: 'state', json: JSON.stringify(state) });
           },
         })),
       );
