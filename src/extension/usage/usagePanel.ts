@@ -6,7 +6,6 @@
  */
 import * as vscode from 'vscode';
 import { CommandId } from '../../host/commandIds';
-import type { UsageLogRead } from '../../gateway/economy/usageTypes';
 import type { UsageSource } from '../../host/usage/usageData';
 import { usageHtml, usageStrings } from '../../host/usage/usageHtml';
 import { UsageViewModel } from '../../host/usage/usageView';
@@ -14,15 +13,10 @@ import type { UsageHostMessage, UsagePageMessage } from '../../shared/usageProto
 import type { Registrar } from '../lazy/registrar';
 import type { GatewayService } from '../gateways/gatewayService';
 
-/** The gateway's usage log through the client's reader (`GatewayClient.usageLog`); without one, no log. */
-function readLog(service: GatewayService): Promise<UsageLogRead> {
-  const reader = (service.client as { usageLog?: { read(): Promise<UsageLogRead> } }).usageLog;
-  return reader ? reader.read() : Promise.resolve({ state: 'unsupported' });
-}
-
 function sourceOf(service: GatewayService): UsageSource {
   return {
-    readLog: () => readLog(service),
+    // the core's reader: once a minute, one shared read, the critical budget shared with the balance
+    readLog: () => service.client.usage.read(),
     local: () => service.requests.all(),
     host: () => {
       const base = service.client.endpoints().base;
