@@ -15,6 +15,8 @@ export interface UsageRow {
   /** the cost as the gateway shows money (`$0.0123`, `¥0.09`, `1.2K tokens`), or '' */
   costText: string;
   latencyMs: number | undefined;
+  /** the latency in words: the gateway counts whole seconds (`use_time`), the local log milliseconds */
+  latencyText: string;
   firstResponseMs: number | undefined;
   stream: boolean;
   group: string;

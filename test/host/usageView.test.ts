@@ -109,6 +109,7 @@ test('the gateway log: rows in its unit, "sent from here" by request id, totals 
     ],
   );
   assert.equal(st.rows[0]!.latencyMs, 2000);
+  assert.equal(st.rows[0]!.latencyText, '2 s', 'the gateway counts whole seconds');
   assert.equal(st.rows[0]!.firstResponseMs, 340);
   assert.equal(st.totals.today.text, '$0.54');
   assert.equal(st.totals.last7Days.text, '$1.54');
@@ -174,6 +175,7 @@ test('a gateway without the log: an estimate from the local requests of this gat
     ],
   );
   assert.equal(st.rows[3]!.tokensIn, 1_000_000);
+  assert.equal(st.rows[3]!.latencyText, '812 ms', 'the local log counts milliseconds');
   assert.equal(st.rows[2]!.tokensIn, undefined, 'an image answer without usage has no token counts');
   assert.equal(st.totals.today.text, '$0.25');
   assert.equal(st.totals.today.requests, 4);

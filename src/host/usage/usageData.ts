@@ -101,6 +101,11 @@ function row(r: UsageRecord, ours: ReadonlySet<string>, estimated: boolean): Usa
     cost: known ? r.cost.amount : undefined,
     costText: known && estimated && r.kind === 'consume' ? `≈ ${text}` : text,
     latencyMs: Math.round(r.useTimeS * 1000),
+    latencyText: estimated
+      ? t('{0} ms', String(Math.round(r.useTimeS * 1000)))
+      : r.useTimeS < 1
+        ? t('under 1 s')
+        : t('{0} s', String(r.useTimeS)),
     firstResponseMs: r.firstResponseMs,
     stream: r.stream,
     group: r.group,

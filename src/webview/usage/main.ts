@@ -110,6 +110,7 @@ export class UsagePage {
   // one formatter per language: building an Intl formatter per cell costs more than the whole table
   private timeFormat = new Intl.DateTimeFormat('en', { dateStyle: 'short', timeStyle: 'medium' });
   private intFormat = new Intl.NumberFormat('en');
+  private clockFormat = new Intl.DateTimeFormat('en', { timeStyle: 'medium' });
 
   private time(ms: number): string {
     return this.timeFormat.format(ms);
@@ -125,6 +126,7 @@ export class UsagePage {
     try {
       this.timeFormat = new Intl.DateTimeFormat(lang, { dateStyle: 'short', timeStyle: 'medium' });
       this.intFormat = new Intl.NumberFormat(lang);
+      this.clockFormat = new Intl.DateTimeFormat(lang, { timeStyle: 'medium' });
     } catch {
       /* a language Intl does not know: keep English */
     }
@@ -139,7 +141,7 @@ export class UsagePage {
     const tag = estimate ? ` · ${this.s.estimate}` : '';
     this.dayTitle.textContent = `${this.s.perDay}${unit}${tag}`;
     this.modelTitle.textContent = `${this.s.perModel}${unit}${tag}`;
-    const next = st.nextReadAt ? ` ${fill(this.s.nextRead, this.timeFormat.format(st.nextReadAt))}` : '';
+    const next = st.nextReadAt ? ` ${fill(this.s.nextRead, this.clockFormat.format(st.nextReadAt))}` : '';
     this.status.textContent = `${st.status}${next}`;
     this.refresh.disabled = st.reading;
     this.totals.replaceChildren();

@@ -39,10 +39,11 @@ export class BarChart {
   private unit = '';
 
   constructor(canvas: HTMLCanvasElement, horizontal: boolean, barVar: string) {
-    const axis = () => ({ ticks: { color: '' }, grid: { color: '' }, beginAtZero: true });
+    const t = theme(barVar);
+    const axis = () => ({ ticks: { color: t.fg }, grid: { color: t.grid }, beginAtZero: true });
     this.chart = new Chart(canvas, {
       type: 'bar',
-      data: { labels: [], datasets: [{ data: [] }] },
+      data: { labels: [], datasets: [{ data: [], backgroundColor: t.bar }] },
       options: {
         indexAxis: horizontal ? 'y' : 'x',
         animation: false,
@@ -58,10 +59,9 @@ export class BarChart {
         scales: { x: axis(), y: axis() },
       },
     });
-    this.paint(theme(barVar));
     new MutationObserver(() => {
       this.paint(theme(barVar));
-      this.chart.update('none');
+      this.chart.update();
     }).observe(document.body, { attributes: true, attributeFilter: ['class'] });
   }
 

@@ -37,7 +37,7 @@ const COLUMNS: Column[] = [
   { key: 'tokensIn', label: (s) => s.colIn, numeric: true, text: (r, _s, f) => num(r.tokensIn, f) },
   { key: 'tokensOut', label: (s) => s.colOut, numeric: true, text: (r, _s, f) => num(r.tokensOut, f) },
   { key: 'cost', label: (s) => s.colCost, numeric: true, text: (r, s) => (r.error && !r.cost ? s.error : r.costText) },
-  { key: 'latencyMs', label: (s) => s.colLatency, numeric: true, text: (r, _s, f) => ms(r.latencyMs, f) },
+  { key: 'latencyMs', label: (s) => s.colLatency, numeric: true, text: (r) => r.latencyText },
   { key: 'firstResponseMs', label: (s) => s.colFirst, numeric: true, text: (r, _s, f) => ms(r.firstResponseMs, f) },
   { key: 'stream', label: (s) => s.colStream, numeric: false, text: (r, s) => (r.stream ? s.yes : s.no) },
   { key: 'group', label: (s) => s.colGroup, numeric: false, text: (r) => r.group },
