@@ -41,8 +41,8 @@ async function open(extra = {}) {
   return scenario;
 }
 
-/** A few chats and an image from the chat panel; waits until the gateway's log shows them all. */
-async function spend(vs, sim, prompts) {
+/** A few chats (and an image) from the chat panel; waits until the gateway's log shows them all (`logged`). */
+async function spend(vs, sim, prompts, logged = true) {
   await vs.runCommand('Model Relay: Open Chat');
   const chat = webviewFrame(vs.page);
   await chat
@@ -55,6 +55,7 @@ async function spend(vs, sim, prompts) {
     await chat.locator('[data-testid="chat-input"]').press('Enter');
     await done.nth(i).waitFor({ timeout: 60_000 });
   }
+  if (!logged) return;
   // the gateway writes its record a moment after the response (the simulator: 1.5 s)
   const end = Date.now() + 30_000;
   while (Date.now() < end) {
@@ -149,3 +150,20 @@ test(
     await shot(vs, 'usage-zh');
   },
 );
+
+test('one-api (no usage log): the same view from the requests sent from here, labelled estimate', async () => {
+  const { vs, sim } = await open({ simOptions: { profile: 'real', gateway: 'one-api' } });
+  await spend(vs, sim, ['what is a relay?', 'and a gateway?'], false);
+  const page = await showUsage(vs, 2);
+  assert.ok(await page.locator('.usage-estimate').isVisible(), 'the estimate label');
+  assert.match(await page.locator('.usage-status').innerText(), /no usage log: an estimate/);
+  assert.match(await page.locator('#usage-per-day-title').innerText(), /estimate/);
+  const text = await page.locator('#usage-table tbody').innerText();
+  assert.match(text, /gpt-4o-mini/);
+  assert.match(text, /\d+ ms/, 'the local latency in milliseconds');
+  assert.equal(
+    await page.locator('#usage-table tbody tr').count(),
+    2,
+    'a row per chat (no model list or balance read)',
+  );
+});
