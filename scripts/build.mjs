@@ -43,6 +43,8 @@ const entries = [
   },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-core.js', platform: 'node', format: 'cjs', define: cliDefine },
   { entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife' },
+  // The Usage view's page with the chart.js parts it registers (tree-shaken).
+  { entryPoints: ['src/webview/usage/main.ts'], outfile: 'dist/usage.js', platform: 'browser', format: 'iife' },
 ];
 // The Chinese bundle (VS Code's l10n format, read by vscode.l10n, @vscode/l10n and relay-doctor) is the
 // union of the per-area sources in l10n/zh-cn/*.json; a key defined twice with different texts fails the build.

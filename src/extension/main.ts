@@ -30,6 +30,7 @@ import { registerParticipant } from './lm/participant';
 import { registerTools } from './lm/agentTools';
 import { ToolCallOrigins } from '../host/lm/lmGateways';
 import { DiagnoseController } from './diagnose/diagnosePanel';
+import { registerUsage } from './usage/usagePanel';
 import { NativeCliSetup } from './tools/nativeCli';
 import { KeptBaseUrl } from '../host/gateways/baseUrlChoice';
 import { registerChat } from './chat/registerChat';
@@ -79,6 +80,7 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   const diagnoseMarkdown = (signal: AbortSignal) => diagnose.markdown(signal);
   registerAllCommands(context, hub, { service, tokens, kept, cli, chatSetup }, log, diagnose);
   registerVideo(context, hub, service);
+  registerUsage(context, hub, service);
   // The gateway tools run on the gateway whose model called them (the provider remembers its replies' calls).
   const toolOrigins = new ToolCallOrigins();
   registerLanguageModels(context, hub, service, log, toolOrigins);
@@ -169,6 +171,7 @@ async function showActions(): Promise<void> {
     { label: `$(globe) ${vscode.l10n.t('Configure Base URL')}`, command: CommandId.ConfigureBaseUrl },
     { label: `$(list-unordered) ${vscode.l10n.t('List Models')}`, command: CommandId.ListModels },
     { label: `$(pulse) ${vscode.l10n.t('Diagnose Connection')}`, command: CommandId.Diagnose },
+    { label: `$(graph) ${vscode.l10n.t('Show Usage')}`, command: CommandId.ShowUsage },
     { label: `$(output) ${vscode.l10n.t('Show Request Log')}`, command: CommandId.ShowLog },
     { label: `$(trash) ${vscode.l10n.t('Remove Token')}`, command: CommandId.RemoveToken },
   ];

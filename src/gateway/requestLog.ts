@@ -23,6 +23,31 @@ export interface RequestRecord {
   buffered?: boolean;
   /** the gateway's name, when the client is one of a GatewaySet's (several gateways) */
   gateway?: string;
+  /** the tokens the reply said it used, when it said (a chat's final usage, an image answer's `usage`) */
+  usage?: TokenUsage;
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+const count = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : undefined;
+
+/** Tokens in / out as the reply reports them (either side may be missing), or undefined when it says neither. */
+export function tokenUsage(input: unknown, output: unknown): TokenUsage | undefined {
+  const i = count(input);
+  const o = count(output);
+  return i === undefined && o === undefined ? undefined : { promptTokens: i ?? 0, completionTokens: o ?? 0 };
+}
+
+/** The `usage` of a JSON answer: OpenAI's prompt/completion tokens or the input/output tokens of images and /v1/messages. */
+export function usageOfBody(data: unknown): TokenUsage | undefined {
+  const u = data && typeof data === 'object' ? (data as { usage?: unknown }).usage : undefined;
+  if (!u || typeof u !== 'object') return undefined;
+  const o = u as Record<string, unknown>;
+  return tokenUsage(o.prompt_tokens ?? o.input_tokens, o.completion_tokens ?? o.output_tokens);
 }
 
 export type RequestLogSink = (record: RequestRecord) => void;
@@ -43,7 +68,7 @@ export interface AttemptFacts {
 export type RecordEnd = (
   status: number | undefined,
   requestId: string | undefined,
-  extra: { errorKind?: ErrorKind | undefined; buffered?: boolean | undefined },
+  extra: { errorKind?: ErrorKind | undefined; buffered?: boolean | undefined; usage?: TokenUsage | undefined },
 ) => void;
 
 /** Starts the record of one attempt; the returned function ends it (the first call only). */
@@ -64,6 +89,7 @@ export function recordAttempt(sink: RequestLogSink | undefined, f: AttemptFacts,
       requestId,
     };
     if (extra.buffered !== undefined) r.buffered = extra.buffered;
+    if (extra.usage) r.usage = extra.usage;
     try {
       sink?.(r);
     } catch {

@@ -39,6 +39,7 @@ export enum CommandId {
   OpenChat = 'modelRelay.openChat',
   NewChat = 'modelRelay.newChat',
   AskAboutSelection = 'modelRelay.askAboutSelection',
+  ShowUsage = 'modelRelay.showUsage',
   Diagnose = 'modelRelay.diagnose',
   DiagnoseAllGateways = 'modelRelay.diagnoseAllGateways',
   CheckLanguageModels = 'modelRelay.checkLanguageModels',

@@ -26,6 +26,7 @@ import { ReplyAssembler } from './assemble';
 import { streamEventParser } from './deltaShape';
 import { sendChat, sendOptions, surfaceAdapter, toResult, validate, type ChatSettings } from './chat';
 import type { EventSourceMessage } from 'eventsource-parser';
+import { tokenUsage } from '../requestLog';
 import type { ChatEvent, ChatRequest, ChatResult, SurfaceAdapter, SurfaceEvent, Usage } from './types';
 
 /** A non-stream answer to a stream request (an HTML page, or JSON from a gateway that ignored `stream`). */
@@ -322,7 +323,8 @@ async function* runStream(transport: Transport, req: ChatRequest, settings: Chat
       ? yield* readEvents(res, adapter, settings, clock, idle, acceptEmpty)
       : yield* notAStream(res, adapter, ct, () => clock.now() - clock.started, acceptEmpty);
     completed = true;
-    res.finish(result.streamIgnored ? {} : { buffered: result.buffered });
+    const usage = result.usage && tokenUsage(result.usage.inputTokens, result.usage.outputTokens);
+    res.finish(result.streamIgnored ? { usage } : { buffered: result.buffered, usage });
     yield [{ type: 'done', result }];
   } catch (e) {
     const err = streamFailure(e, res, !!req.signal?.aborted, idle.fired(), settings.overallMs);

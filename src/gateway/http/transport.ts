@@ -21,7 +21,7 @@ import { errorFromNetwork } from '../errors/fromNetwork';
 import { errorFromResponse } from '../errors/fromResponse';
 import type { ErrorContext, ErrorKind, GatewayError, Surface } from '../errors/gatewayError';
 import type { Capability } from '../models';
-import { recordAttempt, type RequestLogSink } from '../requestLog';
+import { recordAttempt, usageOfBody, type RequestLogSink, type TokenUsage } from '../requestLog';
 import {
   bodyReadError,
   headerValue,
@@ -121,7 +121,7 @@ export interface OpenResponse {
   attempt: number;
   context: ErrorContext;
   /** Ends the request log record for this response (once). */
-  finish(extra: { errorKind?: ErrorKind; buffered?: boolean; status?: number }): void;
+  finish(extra: { errorKind?: ErrorKind; buffered?: boolean; status?: number; usage?: TokenUsage | undefined }): void;
   /** Stops the underlying request (closes the connection). */
   abort: () => void;
   /** true when our own timeout (not the caller) stopped the request */
@@ -390,7 +390,7 @@ export class Transport {
     } catch {
       fail(protocolError('invalid_json', `${o.method} ${o.path}`, res.context, rid));
     }
-    res.finish({});
+    res.finish({ usage: usageOfBody(data) });
     return { data, res };
   }
 }

@@ -213,7 +213,10 @@ export function quotaWords(f: Pick<StatusFacts, 'masked' | 'quota' | 'warnBelow'
   return f.masked && f.quota ? describeQuota(f.quota, f.warnBelow, f.now) : undefined;
 }
 
-/** "Balance  $7.50", and under it one row per figure: label and value, as the core words them. */
+/**
+ * "Balance  $7.50", and under it one row per figure: label and value, as the core words them. A click
+ * opens the Usage view (where the money went).
+ */
 export function balanceRow(q: QuotaWords): StatusRow {
   return {
     id: 'balance',
@@ -221,6 +224,7 @@ export function balanceRow(q: QuotaWords): StatusRow {
     description: q.short,
     icon: q.level === 'error' ? 'error' : q.level === 'warning' ? 'warning' : 'credit-card',
     tooltip: q.lines.join('\n'),
+    command: { command: CommandId.ShowUsage, title: t('Show Usage') },
     children: q.rows
       .filter((r) => r.id !== 'source')
       .map((r) => ({

@@ -1,0 +1,169 @@
+// E2E for the Usage view in a real VS Code against the simulator's new-api profile (its own usage log,
+// GET /api/log/token): after a few chats and an image, Show Usage draws spend per day and per model and
+// lists a row per record, each marked as sent from here; the table is the charts' text alternative
+// (column headers, sortable with the keyboard, a labelled filter, named buttons); the log is read once
+// for the opening (the critical rate limit); screenshots in English and Chinese into media/screenshots/.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot, startScenario, webviewFrame } from './harness.mjs';
+
+const shotsDir = join(repoRoot, 'media', 'screenshots');
+mkdirSync(shotsDir, { recursive: true });
+const viewport = { width: 1280, height: 800 };
+const settings = {
+  'modelRelay.models.chat': 'gpt-4o-mini',
+  'modelRelay.models.image': 'gpt-image-1',
+  'workbench.colorTheme': 'Default Dark Modern',
+};
+const cjkFont = spawnSync('fc-list', [':lang=zh', 'family'], { encoding: 'utf8' }).stdout?.trim();
+const zh = Object.assign(
+  {},
+  ...readdirSync(join(repoRoot, 'l10n/zh-cn'))
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => JSON.parse(readFileSync(join(repoRoot, 'l10n/zh-cn', f), 'utf8'))),
+);
+
+const scenarios = [];
+after(async () => {
+  for (const s of scenarios) await s.stop();
+});
+
+async function open(extra = {}) {
+  const scenario = await startScenario({ simOptions: { profile: 'real' }, settings, viewport, ...extra });
+  scenarios.push(scenario);
+  await scenario.vs.page
+    .locator('.statusbar-item', { hasText: 'production' })
+    .first()
+    .waitFor({ state: 'visible', timeout: 60_000 });
+  return scenario;
+}
+
+/** A few chats (and an image) from the chat panel; waits until the gateway's log shows them all (`logged`). */
+async function spend(vs, sim, prompts, logged = true) {
+  await vs.runCommand('Model Relay: Open Chat');
+  const chat = webviewFrame(vs.page);
+  await chat
+    .locator('[data-testid="chat-model"] option[value="gpt-4o-mini"]')
+    .waitFor({ state: 'attached', timeout: 60_000 });
+  await chat.locator('[data-testid="chat-model"]').selectOption('gpt-4o-mini');
+  const done = chat.locator('[data-testid="chat-message"][data-role="assistant"][data-status="done"]');
+  for (const [i, text] of prompts.entries()) {
+    await chat.locator('[data-testid="chat-input"]').fill(text);
+    await chat.locator('[data-testid="chat-input"]').press('Enter');
+    await done.nth(i).waitFor({ timeout: 60_000 });
+  }
+  if (!logged) return;
+  // the gateway writes its record a moment after the response (the simulator: 1.5 s)
+  const end = Date.now() + 30_000;
+  while (Date.now() < end) {
+    const visible = sim.gatewayLog.filter((e) => e.visibleAt <= Date.now()).length;
+    if (visible >= prompts.length) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  assert.ok(sim.gatewayLog.length >= prompts.length, `the gateway logged ${sim.gatewayLog.length} records`);
+}
+
+/** Show Usage, and the page once its table has `rows` rows. */
+async function showUsage(vs, rows) {
+  await vs.runCommand('Model Relay: Show Usage');
+  const page = webviewFrame(vs.page);
+  const body = page.locator('#usage-table tbody tr');
+  const end = Date.now() + 60_000;
+  while ((await body.count()) < rows && Date.now() < end) await new Promise((r) => setTimeout(r, 250));
+  assert.ok((await body.count()) >= rows, `the table shows ${await body.count()} rows`);
+  return page;
+}
+
+/** Whether a canvas shows bars: pixels in the theme colour its bars are drawn with (not only axes and grid). */
+const drawn = (page, id, colourVar) =>
+  page.locator(`#${id}`).evaluate((c, v) => {
+    const hex = getComputedStyle(document.body).getPropertyValue(v).trim();
+    const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(hex);
+    if (!m) throw new Error(`${v} is ${hex}`);
+    const [r, g, b] = m.slice(1).map((x) => parseInt(x, 16));
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let k = 0; k < d.length; k += 4)
+      if (Math.abs(d[k] - r) < 12 && Math.abs(d[k + 1] - g) < 12 && Math.abs(d[k + 2] - b) < 12 && d[k + 3] > 200) n++;
+    return n > 100;
+  }, colourVar);
+
+async function shot(vs, name) {
+  await vs.page.mouse.move(viewport.width - 60, viewport.height - 80);
+  await vs.page.waitForTimeout(300);
+  return vs.screenshot(join(shotsDir, `${name}.png`));
+}
+
+test('the Usage view: bars per day and per model, a row per record sent from here, accessible table', async () => {
+  const { vs, sim } = await open();
+  await spend(vs, sim, ['what is a relay?', 'and a gateway?', 'thanks', '/image a lighthouse at dusk']);
+  const before = sim.log.filter((r) => r.path === '/api/log/token').length;
+  const page = await showUsage(vs, 4);
+  const rows = page.locator('#usage-table tbody tr');
+  const text = await page.locator('#usage-table tbody').innerText();
+  assert.match(text, /gpt-4o-mini/);
+  assert.match(text, /gpt-image-1/);
+  assert.equal(await page.locator('#usage-table tbody td:last-child', { hasText: '✓' }).count(), await rows.count());
+  assert.ok(await drawn(page, 'usage-per-day', '--vscode-charts-blue'), 'spend per day has bars');
+  assert.ok(await drawn(page, 'usage-per-model', '--vscode-charts-purple'), 'spend per model has bars');
+  assert.ok(await page.locator('.usage-estimate').isHidden(), 'the gateway log: no estimate label');
+  assert.match(await page.locator('.usage-status').innerText(), /usage log, read at/);
+  assert.match(await page.locator('.usage-totals').innerText(), /Today\s*\$\d/);
+  assert.equal(sim.log.filter((r) => r.path === '/api/log/token').length - before, 1, 'one read for the opening');
+  // the table is the charts' text alternative, usable with the keyboard
+  assert.equal(await page.locator('#usage-table thead th[scope="col"]').count(), 10);
+  for (const id of ['usage-per-day', 'usage-per-model']) {
+    assert.equal(await page.locator(`#${id}`).getAttribute('role'), 'img');
+    assert.ok(await page.locator(`#${id}`).getAttribute('aria-labelledby'));
+  }
+  assert.equal(await page.locator('label[for="usage-filter"]').count(), 1);
+  const model = page.locator('#usage-table thead button[data-key="model"]');
+  await model.focus();
+  await vs.page.keyboard.press('Enter');
+  assert.equal(await page.locator('#usage-table thead th[aria-sort]').getAttribute('aria-sort'), 'ascending');
+  assert.match(await rows.first().innerText(), /gpt-4o-mini/);
+  await vs.page.keyboard.press('Enter');
+  assert.match(await rows.first().innerText(), /gpt-image-1/, 'descending: the image first');
+  await page.locator('#usage-filter').fill('image');
+  assert.equal(await rows.count(), 1);
+  await page.locator('#usage-filter').fill('');
+  // Refresh within the minute reads nothing and says when the next read is possible
+  await page.locator('button', { hasText: 'Refresh' }).click();
+  await page.locator('.usage-status', { hasText: 'Next read possible at' }).waitFor({ timeout: 10_000 });
+  assert.equal(sim.log.filter((r) => r.path === '/api/log/token').length - before, 1, 'no second read');
+  await shot(vs, 'usage');
+});
+
+test(
+  "Chinese: the Usage view in VS Code's Chinese display language",
+  { skip: !cjkFont && 'no Chinese font' },
+  async () => {
+    const { vs, sim } = await open({ locale: 'zh-cn' });
+    await spend(vs, sim, ['什么是中转网关？', '再来一个问题', '/image 黄昏时的灯塔']);
+    const page = await showUsage(vs, 3);
+    assert.equal(await page.locator('h1').innerText(), zh['Model Relay: Usage']);
+    assert.match(await page.locator('.usage-totals').innerText(), new RegExp(zh.Today));
+    assert.ok(await drawn(page, 'usage-per-day', '--vscode-charts-blue'));
+    await shot(vs, 'usage-zh');
+  },
+);
+
+test('one-api (no usage log): the same view from the requests sent from here, labelled estimate', async () => {
+  const { vs, sim } = await open({ simOptions: { profile: 'real', gateway: 'one-api' } });
+  await spend(vs, sim, ['what is a relay?', 'and a gateway?'], false);
+  const page = await showUsage(vs, 2);
+  assert.ok(await page.locator('.usage-estimate').isVisible(), 'the estimate label');
+  assert.match(await page.locator('.usage-status').innerText(), /no usage log: an estimate/);
+  assert.match(await page.locator('#usage-per-day-title').innerText(), /estimate/);
+  const text = await page.locator('#usage-table tbody').innerText();
+  assert.match(text, /gpt-4o-mini/);
+  assert.match(text, /\d+ ms/, 'the local latency in milliseconds');
+  assert.equal(
+    await page.locator('#usage-table tbody tr').count(),
+    2,
+    'a row per chat (no model list or balance read)',
+  );
+});
