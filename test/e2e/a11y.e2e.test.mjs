@@ -5,7 +5,7 @@
 // window: column headers, a status word beside each icon, and every check's fix fully visible.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startScenario, webviewFrame } from './harness.mjs';
+import { axeSerious, startScenario, webviewFrame } from './harness.mjs';
 
 const MODELS = {
   'modelRelay.models.chat': 'gpt-4o-mini',
@@ -221,6 +221,7 @@ describe('chat with the keyboard only', () => {
     }
     assert.ok(report.font, 'the codicon font loaded under the CSP');
     assert.ok(report.codiconWidth >= 12, `the refresh icon is drawn (${report.codiconWidth}px wide)`);
+    assert.deepEqual(await axeSerious(vs.page), [], 'axe-core finds no serious issue in the chat');
   });
 });
 
@@ -325,5 +326,6 @@ describe('the diagnosis panel in a 500 px window', () => {
     assert.equal(r.unnamed, 0, 'every button has a name');
     assert.equal(r.emoji, false, 'no emoji or glyph icons');
     assert.ok(r.codicons >= r.statuses.length, 'codicons are used');
+    assert.deepEqual(await axeSerious(vs.page), [], 'axe-core finds no serious issue in the diagnosis panel');
   });
 });

@@ -608,3 +608,33 @@ export async function startScenario({
 export function webviewFrame(page) {
   return page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
 }
+
+/** The active webview's inner document as a Playwright Frame (to evaluate in it, e.g. axe-core). */
+export async function webviewDocument(page) {
+  const outer = await page.locator('iframe.webview.ready').last().elementHandle();
+  const outerFrame = await outer?.contentFrame();
+  const inner = await outerFrame?.locator('#active-frame').elementHandle();
+  const frame = await inner?.contentFrame();
+  if (!frame) throw new Error('no webview document');
+  return frame;
+}
+
+const axeSource = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+
+/**
+ * axe-core's serious and critical findings in the active webview (its WCAG 2.x A/AA rules). The script
+ * goes in through the debugging protocol, as the webview's CSP rightly refuses any script without its nonce.
+ */
+export async function axeSerious(page) {
+  const frame = await webviewDocument(page);
+  if (!(await frame.evaluate('typeof window.axe')).startsWith('object')) await frame.evaluate(axeSource);
+  return frame.evaluate(async () => {
+    const r = await window.axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+      resultTypes: ['violations'],
+    });
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+}

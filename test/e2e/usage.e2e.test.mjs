@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot, startScenario, webviewFrame } from './harness.mjs';
+import { axeSerious, repoRoot, startScenario, webviewFrame } from './harness.mjs';
 
 const shotsDir = join(repoRoot, 'media', 'screenshots');
 mkdirSync(shotsDir, { recursive: true });
@@ -115,6 +115,7 @@ test('the Usage view: bars per day and per model, a row per record sent from her
   assert.equal(sim.log.filter((r) => r.path === '/api/log/token').length - before, 1, 'one read for the opening');
   // the table is the charts' text alternative, usable with the keyboard
   assert.equal(await page.locator('#usage-table thead th[scope="col"]').count(), 10);
+  assert.deepEqual(await axeSerious(vs.page), [], 'axe-core finds no serious issue in the Usage view');
   for (const id of ['usage-per-day', 'usage-per-model']) {
     assert.equal(await page.locator(`#${id}`).getAttribute('role'), 'img');
     assert.ok(await page.locator(`#${id}`).getAttribute('aria-labelledby'));

@@ -147,6 +147,11 @@ test('quota words: money, expired, exhausted, unlimited, the warning threshold',
   assert.equal(formatAmount(27.375, 'CNY'), '¥27.38');
   assert.equal(formatAmount(1_875_000, 'tokens'), '1.9M tokens');
   assert.equal(formatAmount(0.004, 'USD'), '$0.0040');
+  // a chat reply's fraction of a cent keeps two significant digits (it printed $0.0000)
+  assert.equal(formatAmount(0.000021, 'USD'), '$0.000021');
+  assert.equal(formatAmount(0.00035, 'CNY'), '¥0.00035');
+  assert.equal(formatAmount(0.0000001, 'USD'), '<$0.000001');
+  assert.equal(formatAmount(0, 'USD'), '$0.00');
 });
 
 test('pricing: per token (ratio × group × 1e6 / quota_per_unit), per call (price × group), tiered, groups; a reply cost', () => {

@@ -124,6 +124,11 @@ export function formatAmount(amount: number, unit: string): string {
             : String(Math.round(amount));
     return t('{0} tokens', short);
   }
-  const digits = Math.abs(amount) > 0 && Math.abs(amount) < 0.01 ? 4 : 2;
-  return `${SYMBOLS[unit] ?? unit}${amount.toFixed(digits)}`;
+  const symbol = SYMBOLS[unit] ?? unit;
+  const abs = Math.abs(amount);
+  if (abs === 0 || abs >= 0.01) return `${symbol}${amount.toFixed(2)}`;
+  // A single chat reply often costs a fraction of a cent: two significant digits, down to a millionth.
+  if (abs < 0.0000005) return `${amount < 0 ? '-' : ''}<${symbol}0.000001`;
+  const digits = Math.min(6, Math.max(4, 1 - Math.floor(Math.log10(abs))));
+  return `${symbol}${amount.toFixed(digits)}`;
 }
