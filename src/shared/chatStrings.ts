@@ -128,6 +128,8 @@ export const CHAT_STRING_KEYS = [
   'insert',
   'copyTitle',
   'insertTitle',
+  'code',
+  'codeOf',
 ] as const;
 
 export type ChatStringKey = (typeof CHAT_STRING_KEYS)[number];

@@ -102,6 +102,9 @@ export function createMarkdownRenderer(win: Window, opts: MarkdownRendererOption
     label.className = 'code-lang';
     label.textContent = lang;
     bar.append(label, button(doc, 'copy', s, 'chat-code-copy'), button(doc, 'insert', s, 'chat-code-insert'));
+    // A long line scrolls the block sideways: focusable, so the keyboard can scroll it too (WCAG 2.1.1).
+    pre.setAttribute('tabindex', '0');
+    pre.setAttribute('aria-label', lang ? fill(s.codeOf, lang) : s.code);
     pre.replaceWith(block);
     block.append(bar, pre);
   }

@@ -56,6 +56,8 @@ export class MessageView {
       const title = el(d, 'div', 'msg-context-title');
       title.textContent = `${c.fileName} (${lines}, ${c.language})`;
       const pre = d.createElement('pre');
+      pre.setAttribute('tabindex', '0');
+      pre.setAttribute('aria-label', title.textContent);
       const code = d.createElement('code');
       code.textContent = c.code;
       pre.append(code);

@@ -113,6 +113,8 @@ function messages() {
     insert: t('Insert'),
     copyTitle: t('Copy the code'),
     insertTitle: t('Insert the code at the cursor of the active editor'),
+    code: t('Code'),
+    codeOf: t('{0} code'),
   };
 }
 
