@@ -56,7 +56,7 @@ function rig(logged: (requestId: string) => boolean) {
         return { bytes: r.images[0]!.bytes };
       },
     },
-    arrivals: arrivalSource(() => ({ reader: usage })),
+    arrivals: arrivalSource(() => usage),
     // the gateway writes its record while the chat waits before looking
     sleep: async (ms) => {
       waits.push(ms);

@@ -11,16 +11,13 @@ import {
   billedArrival,
   billedSentence,
   lookUpArrivals,
+  type ArrivalReader,
   type ArrivalSource,
 } from '../../src/host/usage/arrivals';
 import { FakeUsageLog, NOW, rec, usageRecord } from '../fakes/usageLog';
 
-function sourceOver(logs: Record<string, FakeUsageLog | null>): ArrivalSource {
-  return arrivalSource((g) => {
-    const name = g ?? 'Main';
-    if (!(name in logs)) return undefined;
-    return { reader: logs[name] ?? undefined };
-  });
+function sourceOver(logs: Record<string, ArrivalReader>): ArrivalSource {
+  return arrivalSource((g) => logs[g ?? 'Main']);
 }
 
 test('a whole log is looked up with one read per gateway: arrived, no record, unknown, and rows never asked', async () => {
@@ -36,7 +33,9 @@ test('a whole log is looked up with one read per gateway: arrived, no record, un
     rec(6, { gateway: 'Old' }),
     rec(7, { gateway: 'One' }),
   ];
-  const found = await lookUpArrivals(records, sourceOver({ Main: main, Other: other, One: null }));
+  // one-api: no usage log (its reader says so)
+  const oneApi: ArrivalReader = { arrival: async () => ({ state: 'unknown', reason: 'unsupported' }) };
+  const found = await lookUpArrivals(records, sourceOver({ Main: main, Other: other, One: oneApi }));
   assert.deepEqual(
     found.map((a) => a?.state),
     ['arrived', 'no-record', 'arrived', 'unknown', undefined, 'arrived', 'unknown', 'unknown'],
@@ -75,7 +74,7 @@ test('a failed billed call is looked up once its record should exist, again whil
   waits.length = 0;
   // the gateway writes the record only 10 s after the response: the first look is too soon
   const log = new FakeUsageLog([], () => now, 10_000);
-  const source = arrivalSource(() => ({ reader: log }));
+  const source = arrivalSource(() => log);
   q.sentAt = now;
   const writing = sleep;
   const b = await billedArrival(source, undefined, q, {

@@ -17,7 +17,7 @@ function rig(records = 3) {
   const usage = new FakeUsageLog([usageRecord('req-0')], () => NOW);
   const view = new RequestLogView(
     log,
-    arrivalSource(() => ({ reader: usage })),
+    arrivalSource(() => usage),
     () => NOW,
   );
   return { log, usage, view };

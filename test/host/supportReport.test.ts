@@ -96,7 +96,7 @@ test('the support report holds no token, no bare key, no URL credentials or quer
   const usage = new FakeUsageLog([usageRecord('req-1')], () => NOW);
   const text = await supportReport(
     input(),
-    arrivalSource(() => ({ reader: usage })),
+    arrivalSource(() => usage),
   );
   for (const secret of [
     TOKEN,
@@ -118,7 +118,7 @@ test('the support report says what an operator needs: versions, gateway, the fai
   const usage = new FakeUsageLog([usageRecord('req-1')], () => NOW);
   const text = await supportReport(
     input(),
-    arrivalSource(() => ({ reader: usage })),
+    arrivalSource(() => usage),
   );
   assert.match(text, /^# Model Relay support report/);
   assert.match(text, /- Model Relay: 1\.4\.0/);

@@ -3,14 +3,12 @@
  * gateway by the name it had (or its id); no name, the active gateway. Each gateway client's reader
  * shares one read among concurrent questions and reads at most once a minute.
  */
-import { arrivalSource, type ArrivalReader, type ArrivalSource } from '../../host/usage/arrivals';
+import { arrivalSource, type ArrivalSource } from '../../host/usage/arrivals';
 import type { GatewayService } from '../gateways/gatewayService';
 
 export function gatewayArrivals(service: GatewayService): ArrivalSource {
   return arrivalSource((gateway) => {
     const client = gateway === undefined ? service.client : service.gateways.byName(gateway)?.client;
-    if (!client) return undefined;
-    // The usage-log reader (GatewayClient.usage, issue 24), where the client has it.
-    return { reader: (client as { usage?: ArrivalReader }).usage };
+    return client?.usage;
   });
 }

@@ -34,18 +34,15 @@ export interface ArrivalReader {
 
 /**
  * The source over the gateways' readers: `readerOf(gateway)` finds the reader of the gateway a record
- * names (undefined: the active one); a gateway no longer configured (renamed, removed) cannot be
- * asked, and a client without a reader is a gateway without the endpoint.
+ * names (undefined: the active one); a gateway no longer configured (renamed, removed) cannot be asked.
+ * A gateway without the endpoint is the reader's to say (unknown: unsupported).
  */
-export function arrivalSource(
-  readerOf: (gateway: string | undefined) => { reader: ArrivalReader | undefined } | undefined,
-): ArrivalSource {
+export function arrivalSource(readerOf: (gateway: string | undefined) => ArrivalReader | undefined): ArrivalSource {
   return async (gateway, q) => {
     if (!q.requestId) return { state: 'unknown', reason: 'no-request-id' };
-    const found = readerOf(gateway);
-    if (!found) return { state: 'unknown', reason: 'failed' };
-    if (!found.reader) return { state: 'unknown', reason: 'unsupported' };
-    return found.reader.arrival(q.requestId, q.sentAt, q.durationMs);
+    const reader = readerOf(gateway);
+    if (!reader) return { state: 'unknown', reason: 'failed' };
+    return reader.arrival(q.requestId, q.sentAt, q.durationMs);
   };
 }
 
@@ -125,11 +122,8 @@ export function billedWords(a: Extract<Arrival, { state: 'arrived' }>): string {
   );
 }
 
-/**
- * Why an arrival is unknown, in a few words (by the reason's name: a reason the reader adds later reads
- * as "cannot tell" until it has its words).
- */
-function unknownWhy(reason: string): string {
+/** Why an arrival is unknown, in a few words. */
+function unknownWhy(reason: Extract<Arrival, { state: 'unknown' }>['reason']): string {
   switch (reason) {
     case 'unsupported':
       return t('this gateway does not let a token read its usage log');
@@ -143,8 +137,6 @@ function unknownWhy(reason: string): string {
       return t('the usage log could not be read');
     case 'rolled-out':
       return t('the request is older than the newest records the gateway shows');
-    default:
-      return t('the usage log cannot tell');
   }
 }
 
