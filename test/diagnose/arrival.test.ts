@@ -5,7 +5,7 @@
  */
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { runDiagnosis, type DiagnosisInput, type DiagnosisReport } from '../../src/gateway';
+import { formatAmount, runDiagnosis, type DiagnosisInput, type DiagnosisReport } from '../../src/gateway';
 import { startSimulator, type Simulator } from '../sim/server';
 import { defaultUsageLog } from '../sim/usageLog';
 
@@ -45,7 +45,11 @@ test('the gateway logged the generation call: request id, time, billed amount, g
   const quota = sims.newApi.gatewayLog.find((e) => e.request_id === gen.requestId)!.quota;
   assert.match(
     a.cause,
-    new RegExp(`request ${gen.requestId} at .*, billed \\$${(quota / 500_000).toFixed(4)}, group default\\.`),
+    new RegExp(
+      `request ${gen.requestId} at .*, billed \\$${formatAmount(quota / 500_000, 'USD')
+        .slice(1)
+        .replace('.', '\\.')}, group default\\.`,
+    ),
   );
   assert.ok(a.details?.some((d) => d === 'request path: /v1/chat/completions'));
   assert.equal(sims.newApi.log.filter((l) => l.path === '/api/log/token').length, 1, 'one read');

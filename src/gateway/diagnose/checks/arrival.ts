@@ -121,9 +121,11 @@ async function run(ctx: DiagnosisContext): Promise<Outcome> {
   const url = `${ctx.usedBase ?? ''}${USAGE_LOG_PATH}`;
   // The gateway writes the record after the response: wait a bounded moment, then read once.
   await (ctx.input.sleep ?? realSleep)(waitMs, ctx.signal);
+  // The wait above was the grace: the record is due now (a timer may fire a millisecond before its time,
+  // and a grace counted again from the call's end then called the record "not due yet").
   const a = await client.usage.arrival(rid, endedAt - call.durationMs, call.durationMs, {
     signal: ctx.signal,
-    graceMs: waitMs,
+    graceMs: 0,
   });
   if (a.state === 'arrived') return arrived(a.record, url);
   const o = otherwise(a, rid, Math.round(waitMs / 1000), url);
