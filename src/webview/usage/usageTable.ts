@@ -59,8 +59,8 @@ function compare(a: UsageRow, b: UsageRow, key: Key): number {
 }
 
 /** Rows in the first paint (several screens); the rest are added a batch per task right after. */
-const FIRST_ROWS = 120;
-const MORE_ROWS = 300;
+const FIRST_ROWS = 60;
+const MORE_ROWS = 100;
 
 export class UsageTable {
   readonly element: HTMLTableElement;
@@ -154,15 +154,18 @@ export class UsageTable {
       first.append(tr);
     }
     this.body.replaceChildren(first);
-    // the rows below the first screens follow in the next tasks, so the page paints at once
+    // The rows below the first screens follow a batch per frame, each after the frame has been drawn:
+    // a timer alone ran every batch before the first frame (timers outrank rendering), so the first
+    // paint waited for the whole table.
+    const afterPaint = (fn: () => void) => requestAnimationFrame(() => setTimeout(fn, 0));
     const more = (from: number) => {
       if (gen !== this.generation || from >= idx.length) return;
       const frag = this.doc.createDocumentFragment();
       for (const i of idx.slice(from, from + MORE_ROWS)) frag.append(this.rowElement(this.rows[i]));
       this.body.append(frag);
-      setTimeout(() => more(from + MORE_ROWS), 0);
+      afterPaint(() => more(from + MORE_ROWS));
     };
-    setTimeout(() => more(FIRST_ROWS), 0);
+    afterPaint(() => more(FIRST_ROWS));
     this.onShown(idx.length, this.rows.length);
   }
 
