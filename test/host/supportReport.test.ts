@@ -149,6 +149,14 @@ test('without a diagnosis, failures or a usage log the report says so', async ()
   assert.ok(!text.includes('The error reported'));
 });
 
+test('a stored record without a surface (an older version, a client call without one) shows a dash, not a crash', async () => {
+  const old = { ...rec(3, { status: 503, errorKind: 'server_error' }), surface: undefined } as unknown as ReturnType<
+    typeof rec
+  >;
+  const text = await supportReport(input({ diagnosis: undefined, error: undefined, records: [old] }), undefined);
+  assert.match(text, /\| — \| gpt-4o-mini|\| — \|/);
+});
+
 test('a usage log that does not answer in time leaves the report unknown, not waiting', async () => {
   const never = () => new Promise<never>(() => undefined);
   const text = await supportReport(input(), never, 20);

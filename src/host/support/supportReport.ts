@@ -67,9 +67,9 @@ function scrubber(secrets: readonly (string | undefined)[]): (s: string) => stri
   return (s) => redactSecrets(s, secrets).replace(/(\bhttps?:\/\/[^\s?#)|]+)[?#][^\s)|]*/gi, '$1');
 }
 
-/** A Markdown table cell: no pipes or line breaks. */
-function cell(s: string): string {
-  return s.replace(/[|\r\n]+/g, ' ').trim() || '—';
+/** A Markdown table cell: no pipes or line breaks (a field a stored record lacks is a dash, not a crash). */
+function cell(s: string | undefined): string {
+  return (s ?? '').replace(/[|\r\n]+/g, ' ').trim() || '—';
 }
 
 function utc(ms: number | string): string {
