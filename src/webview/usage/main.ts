@@ -31,6 +31,8 @@ function fill(template: string, ...args: string[]): string {
   return template.replace(/\{(\d+)\}/g, (m, i: string) => args[Number(i)] ?? m);
 }
 
+const CLOCK: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' };
+
 export class UsagePage {
   private readonly status = el('p', 'usage-status');
   private readonly estimate: HTMLElement;
@@ -110,7 +112,8 @@ export class UsagePage {
   // one formatter per language: building an Intl formatter per cell costs more than the whole table
   private timeFormat = new Intl.DateTimeFormat('en', { dateStyle: 'short', timeStyle: 'medium' });
   private intFormat = new Intl.NumberFormat('en');
-  private clockFormat = new Intl.DateTimeFormat('en', { timeStyle: 'medium' });
+  // the same 24-hour clock as the host's status line ("read at 20:38"), with seconds
+  private clockFormat = new Intl.DateTimeFormat('en', CLOCK);
 
   private time(ms: number): string {
     return this.timeFormat.format(ms);
@@ -126,7 +129,7 @@ export class UsagePage {
     try {
       this.timeFormat = new Intl.DateTimeFormat(lang, { dateStyle: 'short', timeStyle: 'medium' });
       this.intFormat = new Intl.NumberFormat(lang);
-      this.clockFormat = new Intl.DateTimeFormat(lang, { timeStyle: 'medium' });
+      this.clockFormat = new Intl.DateTimeFormat(lang, CLOCK);
     } catch {
       /* a language Intl does not know: keep English */
     }
