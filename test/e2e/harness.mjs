@@ -417,32 +417,50 @@ export async function launchVSCode({
         const input = page.locator('.quick-input-widget input');
         // F1 goes to whatever has focus: a webview (a preview, the chat) that holds it under load may
         // not pass the key on, so when the palette does not open, focus is taken back and F1 pressed again
-        const opened = Date.now() + timeout;
-        for (let tries = 0; ; tries++) {
-          if (tries > 0)
-            await page.evaluate(() => {
-              if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
-            });
-          await page.keyboard.press('F1');
-          const open = await input
-            .waitFor({ state: 'visible', timeout: Math.max(1, Math.min(3_000, opened - Date.now())) })
-            .then(
-              () => true,
-              () => false,
-            );
-          if (open) break;
-          if (Date.now() >= opened)
-            throw new Error(
-              `runCommand(${JSON.stringify(title)}): the command palette did not open within ${timeout} ms`,
-            );
-        }
+        const openPalette = async () => {
+          const opened = Date.now() + timeout;
+          for (let tries = 0; ; tries++) {
+            if (tries > 0)
+              await page.evaluate(() => {
+                if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
+              });
+            await page.keyboard.press('F1');
+            const open = await input
+              .waitFor({ state: 'visible', timeout: Math.max(1, Math.min(3_000, opened - Date.now())) })
+              .then(
+                () => true,
+                () => false,
+              );
+            if (open) break;
+            if (Date.now() >= opened)
+              throw new Error(
+                `runCommand(${JSON.stringify(title)}): the command palette did not open within ${timeout} ms`,
+              );
+          }
+        };
+        await openPalette();
         const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
         // the palette lists the commands known when the filter changes: an extension whose
         // contributions arrive later (just after startup) needs the filter typed again
         const end = Date.now() + timeout;
         for (;;) {
-          await input.fill('>');
-          await input.fill(`>${title}`);
+          // a quick input closing late (the one Escape just dismissed, a picker re-shown by its command)
+          // can close the palette right after it opened: open it again rather than type into nothing
+          const typed = await input
+            .fill('>', { timeout: 2_000 })
+            .then(() => input.fill(`>${title}`, { timeout: 2_000 }))
+            .then(
+              () => true,
+              () => false,
+            );
+          if (!typed) {
+            if (Date.now() >= end)
+              throw new Error(
+                `runCommand(${JSON.stringify(title)}): the command palette kept closing for ${timeout} ms`,
+              );
+            await openPalette();
+            continue;
+          }
           const found = await row
             .waitFor({ state: 'visible', timeout: Math.max(1, Math.min(2_500, end - Date.now())) })
             .then(
