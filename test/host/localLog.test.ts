@@ -3,26 +3,7 @@ import { test } from 'node:test';
 import type { RequestRecord } from '../../src/gateway';
 import { LOCAL_LOG_KEY, LocalRequestLog } from '../../src/host/usage/localLog';
 import { InMemoryMemento } from '../fakes/state';
-
-function rec(i: number, extra: Partial<RequestRecord> = {}): RequestRecord {
-  return {
-    time: new Date(1_700_000_000_000 + i * 1000).toISOString(),
-    surface: 'compatible',
-    capability: 'chat',
-    host: '127.0.0.1:1',
-    method: 'POST',
-    path: '/v1/chat/completions',
-    model: 'gpt-4o-mini',
-    status: 200,
-    errorKind: undefined,
-    durationMs: 10,
-    maskedToken: 'sk-abc...wxyz',
-    requestId: `req-${i}`,
-    attempt: 1,
-    stream: true,
-    ...extra,
-  };
-}
+import { rec } from '../fakes/usageLog';
 
 test('the local request log keeps the newest records, bounded, in one write per burst', async () => {
   const state = new InMemoryMemento();

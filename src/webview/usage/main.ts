@@ -12,6 +12,7 @@ import {
   type UsageStrings,
   type UsageViewState,
 } from '../../shared/usageProtocol';
+import { fill } from '../../shared/chatStrings';
 import { BarChart } from './usageCharts';
 import { UsageTable } from './usageTable';
 
@@ -25,10 +26,6 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: 
   if (cls) e.className = cls;
   if (text !== undefined) e.textContent = text;
   return e;
-}
-
-function fill(template: string, ...args: string[]): string {
-  return template.replace(/\{(\d+)\}/g, (m, i: string) => args[Number(i)] ?? m);
 }
 
 const CLOCK: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' };
