@@ -1,0 +1,45 @@
+/**
+ * Code completions (issue 25): the shared shape of one completion request and its answer. The core
+ * (`src/gateway/completions/`) asks the gateway either by fill-in-the-middle on `POST /v1/completions`
+ * (`prompt` + `suffix`) or by a short chat request on the model's surface that returns only the
+ * insertion; the host's engine (`src/host/completions/`) decides when to ask and never sees the wire.
+ */
+
+/** How a model is asked for an insertion. */
+export type CompletionMode = 'fim' | 'chat';
+
+export interface CompletionRequest {
+  model: string;
+  /** the text before the cursor (already cut to the context budget) */
+  prefix: string;
+  /** the text after the cursor (already cut to the context budget) */
+  suffix: string;
+  /** VS Code's language id, e.g. "typescript" */
+  languageId: string;
+  /** the file's name relative to its workspace folder (never an absolute path outside it) */
+  fileName: string;
+  /** default: 128 */
+  maxTokens?: number;
+  /** forced mode; default: the model's (FIM-capable family or `overrides[id].fim`, else chat) */
+  mode?: CompletionMode;
+  /** aborting closes the socket at once */
+  signal?: AbortSignal;
+}
+
+export interface CompletionResult {
+  /** the text to insert at the cursor (may span lines; never repeats the prefix or the suffix) */
+  text: string;
+  mode: CompletionMode;
+  model: string;
+  /** tokens the gateway reported (or estimated when it reported none) */
+  usage?: { input: number; output: number; estimated?: boolean };
+  /** the gateway's request id (X-Oneapi-Request-Id), for the request log and the usage log */
+  requestId?: string;
+  /** wall time of the HTTP exchange, ms */
+  durationMs: number;
+}
+
+/** What the host's engine needs from the core: one call per shown suggestion at most. */
+export interface CompletionClient {
+  complete(req: CompletionRequest): Promise<CompletionResult>;
+}

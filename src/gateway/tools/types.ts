@@ -1,0 +1,114 @@
+/**
+ * Terminal coding tools (issue 26): Claude Code, Codex CLI, Gemini CLI and opencode set up against
+ * the active gateway and token. The shared shapes of a tool's state, the resolved configuration (as
+ * the tool itself resolves it, in its precedence order), a setup plan (file edits shown as a diff
+ * before they are written, plus variables for new terminals) and a probe's outcome.
+ *
+ * Rules: a token is never written to any file (files name a variable; the value goes only into new
+ * terminals through VS Code's non-persistent environment collection); a file that does not parse, or
+ * changed on disk between the diff and the write, or is read-only, or is a symlink out of the home
+ * folder, is left untouched and named with the reason.
+ */
+
+export type ToolId = 'claude-code' | 'codex' | 'gemini-cli' | 'opencode';
+
+export const TOOL_IDS: readonly ToolId[] = ['claude-code', 'codex', 'gemini-cli', 'opencode'];
+
+/**
+ * not-installed: no executable on PATH (nor a config folder); not-set-up: installed, nothing points
+ * it at this gateway; set-up: it resolves to this gateway with our variable; overridden: set up, but a
+ * higher-precedence source (a settings file, a stale variable, a login) wins; unavailable: cannot be
+ * set up for this gateway (e.g. Codex without a model served on the Responses API) — `why` says so.
+ */
+export type ToolStateKind = 'not-installed' | 'not-set-up' | 'set-up' | 'overridden' | 'unavailable';
+
+/** Where a setting comes from, in the tool's own words (a file path, "terminal environment", a login). */
+export interface ToolSource {
+  kind: 'terminal' | 'file' | 'login' | 'default';
+  /** a path (for files), else a human label */
+  where: string;
+  /** the key inside it, e.g. "env.ANTHROPIC_BASE_URL" or "model_providers.relay.base_url" */
+  key?: string;
+}
+
+/** What the tool will really use, after its own precedence. Tokens only masked. */
+export interface ResolvedToolConfig {
+  baseUrl?: { value: string; from: ToolSource };
+  /** the credential: which header it is sent in, masked value, where it comes from, whether it is this gateway's token */
+  auth?: {
+    header: 'authorization' | 'x-api-key' | 'x-goog-api-key';
+    masked: string;
+    from: ToolSource;
+    matches?: string;
+  };
+  model?: { value: string; from: ToolSource };
+  /** sources that beat ours (with the conflicting keys), e.g. a project .claude/settings.json env block */
+  overrides: Array<{ from: ToolSource; keys: string[]; fixable: boolean }>;
+  /** e.g. a claude.ai login kept beside the gateway token */
+  conflicts: Array<{ what: string; fix: string }>;
+  /** files that could not be read or parsed, with the reason */
+  problems: string[];
+}
+
+export interface ToolStatus {
+  tool: ToolId;
+  /** "Claude Code", "Codex CLI", "Gemini CLI", "opencode" */
+  label: string;
+  state: ToolStateKind;
+  installed?: { path: string; version?: string };
+  /** why (for unavailable / overridden / not-set-up), a whole sentence */
+  why?: string;
+  resolved?: ResolvedToolConfig;
+}
+
+/** One file change, shown as a diff before it is written. */
+export interface FileEdit {
+  path: string;
+  /** the file's text when read (undefined: the file does not exist yet) */
+  before: string | undefined;
+  after: string;
+  /** sha256 of `before` and its mtime, checked again right before the write */
+  beforeHash?: string;
+  mtimeMs?: number;
+  /** one sentence: what changes and why */
+  summary: string;
+}
+
+/** What setting a tool up (or removing its setup) will change. */
+export interface ToolPlan {
+  tool: ToolId;
+  action: 'set-up' | 'remove' | 'fix-override';
+  edits: FileEdit[];
+  /**
+   * variables for new integrated terminals; `{ token: true }` means "this gateway's token" (the
+   * value is filled in only in the terminal environment, never in a file or a message)
+   */
+  terminalEnv: Record<string, string | { token: true }>;
+  /** variables to take out of new terminals (remove) */
+  removeEnv?: string[];
+  /** whole sentences shown beside the diff */
+  notes: string[];
+}
+
+/** The outcome of writing one edit. */
+export type EditOutcome =
+  | { path: string; written: true; backup?: string }
+  | {
+      path: string;
+      written: false;
+      reason: 'parse-error' | 'changed-on-disk' | 'read-only' | 'symlink-outside-home' | 'io-error';
+      message: string;
+    };
+
+/** A probe: the request that tool will send, with the configured model. */
+export interface ToolProbeResult {
+  tool: ToolId;
+  ok: boolean;
+  /** e.g. "POST /v1/messages?beta=true" */
+  request: string;
+  status?: number;
+  /** on failure: cause and fix in that tool's terms */
+  cause?: string;
+  fix?: string;
+  durationMs: number;
+}
