@@ -112,3 +112,34 @@ export interface ToolProbeResult {
   fix?: string;
   durationMs: number;
 }
+
+/** Everything the tools module reads, injected so tests never touch the real home or PATH. */
+export interface ToolsEnvironment {
+  /** the environment a new integrated terminal gets (process env + the extension's additions) */
+  env: Record<string, string | undefined>;
+  homeDir: string;
+  /** the first workspace folder (project-level settings files), if any */
+  workspaceDir?: string;
+  /** finds an executable on PATH; undefined when absent */
+  which(command: string): Promise<string | undefined>;
+}
+
+/** The gateway a tool is set up against. The token's value is never part of this. */
+export interface ToolGateway {
+  /** the root address as the extension calls it (no /v1) */
+  baseUrl: string;
+  /** display name of the gateway (opencode's provider name, Codex's provider name) */
+  name: string;
+  /** the masked token the terminals get, to recognise it ("sk-abc...wxyz") */
+  maskedToken: string;
+  /** the variable Model Relay puts into new terminals holding the token, e.g. "MODEL_RELAY_API_KEY" */
+  tokenVariable: string;
+  /** the token's models with what they are served on (from the model list / learnt surfaces) */
+  models: Array<{ id: string; surfaces: Array<'compatible' | 'native' | 'responses' | 'gemini'> }>;
+}
+
+/** What the user picked in Set Up Tools… (models for the tool; Claude Code's mapping). */
+export interface ToolChoices {
+  model?: string;
+  claudeModels?: { opus?: string; sonnet?: string; haiku?: string };
+}
