@@ -14,7 +14,7 @@ import {
 } from '../../src/host/gateways/gatewayList';
 import { parseSettings, relaySettings, type SettingKey } from '../../src/host/gateways/settingsSchema';
 
-const none = { chat: '', native: '', image: '', imageEdit: '', video: '' };
+const none = { chat: '', native: '', image: '', imageEdit: '', video: '', completion: '' };
 const old: LegacyGatewaySettings = {
   baseUrl: 'https://api.relay.example.com',
   backupUrls: ['https://backup.relay.example.com'],

@@ -101,3 +101,42 @@ export async function writeEditorSetting(key: string, value: unknown): Promise<v
 export function editorFlag(key: string): boolean {
   return vscode.workspace.getConfiguration().get<unknown>(key) === true;
 }
+
+const COMPLETIONS_ENABLED = 'completions.enabled';
+
+/** `modelRelay.completions.enabled` for a document (its language's override first), or without one. */
+export function completionsEnabledFor(scope?: vscode.ConfigurationScope): boolean {
+  return vscode.workspace.getConfiguration(SECTION, scope).get<unknown>(COMPLETIONS_ENABLED) === true;
+}
+
+/** Whether inline suggestions are on anywhere: in general, or for some language. */
+export function completionsEnabledAnywhere(): boolean {
+  if (completionsEnabledFor()) return true;
+  const languages = vscode.workspace.getConfiguration(SECTION).inspect(COMPLETIONS_ENABLED)?.languageIds ?? [];
+  return languages.some((languageId) => completionsEnabledFor({ languageId }));
+}
+
+/**
+ * Turns inline suggestions on or off where the value for `languageId` comes from: its language
+ * override if it has one (user or workspace), else the workspace's value if set, else user settings.
+ */
+export async function writeCompletionsEnabled(value: boolean, languageId: string | undefined): Promise<void> {
+  const cfg = vscode.workspace.getConfiguration(SECTION, languageId ? { languageId } : undefined);
+  const i = cfg.inspect(COMPLETIONS_ENABLED);
+  const { Global, Workspace } = vscode.ConfigurationTarget;
+  if (languageId && i?.workspaceLanguageValue !== undefined)
+    return cfg.update(COMPLETIONS_ENABLED, value, Workspace, true);
+  if (languageId && i?.globalLanguageValue !== undefined) return cfg.update(COMPLETIONS_ENABLED, value, Global, true);
+  await cfg.update(COMPLETIONS_ENABLED, value, i?.workspaceValue !== undefined ? Workspace : Global);
+}
+
+/** Writes `modelRelay.completions.model` (the completion model of the gateway made from the old settings) to user settings. */
+export async function writeDefaultCompletionModel(model: string): Promise<void> {
+  await vscode.workspace
+    .getConfiguration(SECTION)
+    .update('completions.model', model || undefined, vscode.ConfigurationTarget.Global);
+}
+
+export function affectsCompletions(e: vscode.ConfigurationChangeEvent): boolean {
+  return e.affectsConfiguration(`${SECTION}.completions`) || e.affectsConfiguration(`${SECTION}.gateways`);
+}

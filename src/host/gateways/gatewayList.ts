@@ -24,7 +24,7 @@ export interface LegacyGatewaySettings {
   backupUrls: string[];
   extraHeaders: Record<string, string>;
   defaultSurface: 'compatible' | 'native' | 'responses';
-  models: { chat: string; native: string; image: string; imageEdit: string; video: string };
+  models: { chat: string; native: string; image: string; imageEdit: string; video: string; completion?: string };
 }
 
 export interface GatewayList {
@@ -90,6 +90,7 @@ export function settingsFor<S extends LegacyGatewaySettings>(s: S, g: GatewayPro
       image: m.image ?? '',
       imageEdit: m.imageEdit ?? '',
       video: m.video ?? '',
+      completion: m.completion ?? '',
     },
   };
 }

@@ -20,6 +20,7 @@ import {
   type Surface,
 } from '../../gateway';
 import { fallbackList, gatewayList } from './gatewayList';
+import { COMPLETION_DEFAULTS, type CompletionSettingValues } from '../completions/completionSettings';
 
 const setting = <T extends z.ZodType>(schema: T, defaultValue: z.infer<T>) => ({ schema, default: defaultValue });
 const num = (min: number, max: number) => z.number().min(min).max(max);
@@ -70,6 +71,16 @@ export const SETTINGS = {
   'videos.defaultSeconds': setting(num(1, 3600), DEFAULT_VIDEO_SECONDS),
   'nativeCli.baseUrlVariable': setting(str, DEFAULT_CLI_VARIABLES.baseUrl),
   'nativeCli.tokenVariable': setting(str, DEFAULT_CLI_VARIABLES.token),
+  /** per language (language-overridable); read for the document asked about */
+  'completions.enabled': setting(z.boolean(), COMPLETION_DEFAULTS.enabled),
+  /** the gateway made from the old settings; the others: `gateways[].models.completion` */
+  'completions.model': setting(str, COMPLETION_DEFAULTS.model),
+  'completions.contextTokens': setting(z.number().int().min(64).max(32_000), COMPLETION_DEFAULTS.contextTokens),
+  'completions.maxTokens': setting(z.number().int().min(1).max(2048), COMPLETION_DEFAULTS.maxTokens),
+  'completions.exclude': setting(z.array(str).max(200), COMPLETION_DEFAULTS.exclude),
+  'completions.maxFileSize': setting(z.number().int().min(1024).max(100_000_000), COMPLETION_DEFAULTS.maxFileSize),
+  'completions.maxCostPerHour': setting(z.number().min(0).max(1e9).nullable(), COMPLETION_DEFAULTS.maxCostPerHour),
+  'completions.maxTokensPerHour': setting(z.number().int().min(0).max(1e10), COMPLETION_DEFAULTS.maxTokensPerHour),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -106,7 +117,7 @@ export interface RelaySettings {
   /** backup domains, same path rules (user scope only) */
   backupUrls: string[];
   defaultSurface: Surface;
-  models: { chat: string; native: string; image: string; imageEdit: string; video: string };
+  models: { chat: string; native: string; image: string; imageEdit: string; video: string; completion: string };
   /** per model id, for VS Code's chat */
   modelOverrides: Record<string, z.infer<typeof modelOverride>>;
   maxTokens: number;
@@ -134,6 +145,8 @@ export interface RelaySettings {
   images: { outputFolder: string; defaultSize: string };
   videos: { outputFolder: string; defaultSeconds: number };
   nativeCli: { baseUrlVariable: string; tokenVariable: string };
+  /** inline suggestions' limits and exclusions (whether they are on is read per language, the model per gateway) */
+  completions: CompletionSettingValues;
 }
 
 /** The settings as the extension uses them (model ids trimmed, empty backups dropped). */
@@ -150,6 +163,7 @@ export function relaySettings(v: SettingValues): RelaySettings {
       image: t(v['models.image']),
       imageEdit: t(v['models.imageEdit']),
       video: t(v['models.video']),
+      completion: t(v['completions.model']),
     },
   };
   const list = gatewayList(gateway, v.gateways);
@@ -185,6 +199,14 @@ export function relaySettings(v: SettingValues): RelaySettings {
     nativeCli: {
       baseUrlVariable: v['nativeCli.baseUrlVariable'] || DEFAULT_CLI_VARIABLES.baseUrl,
       tokenVariable: v['nativeCli.tokenVariable'] || DEFAULT_CLI_VARIABLES.token,
+    },
+    completions: {
+      contextTokens: v['completions.contextTokens'],
+      maxTokens: v['completions.maxTokens'],
+      exclude: v['completions.exclude'],
+      maxFileSize: v['completions.maxFileSize'],
+      maxCostPerHour: v['completions.maxCostPerHour'],
+      maxTokensPerHour: v['completions.maxTokensPerHour'],
     },
   };
 }
