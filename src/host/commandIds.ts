@@ -47,6 +47,9 @@ export enum CommandId {
   GetStarted = 'modelRelay.getStarted',
   RecordHttpArchive = 'modelRelay.recordHttpArchive',
   StopHttpArchive = 'modelRelay.stopHttpArchive',
+  ToggleInlineSuggestions = 'modelRelay.toggleInlineSuggestions',
+  ChooseCompletionModel = 'modelRelay.chooseCompletionModel',
+  ShowInlineSuggestionStatus = 'modelRelay.showInlineSuggestionStatus',
 }
 
 /** contributes.views: tree views and the chat's webview view */

@@ -55,11 +55,11 @@ test('an item replaces the line up to the cursor with the typed text plus the su
   assert.equal(lineItem('x', 1, ''), undefined, 'nothing to show');
 });
 
-test("with the suggest widget open the item takes the widget's range and extends its text", () => {
+test("with the suggest widget open the item takes the widget's range, its text the widget's item plus the completion", () => {
   const line = '  console.lo';
-  const item = lineItem(line, line.length, "('done');", { startCharacter: 10, endCharacter: 12, text: 'log' });
+  const item = lineItem(line, line.length, "log('done');", { startCharacter: 10, endCharacter: 12 });
   assert.deepEqual(item, { insertText: "log('done');", startCharacter: 10, endCharacter: 12 });
-  assert.equal(lineItem(line, 5, 'x', { startCharacter: 10, endCharacter: 12, text: 'log' }), undefined);
+  assert.equal(lineItem(line, 5, 'x', { startCharacter: 10, endCharacter: 12 }), undefined);
 });
 
 const stats = (o: Partial<HourStats> = {}): HourStats => ({

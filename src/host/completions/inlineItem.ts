@@ -3,7 +3,8 @@
  * item's range stays on the cursor's line and replaces `[line start, cursor]` with the typed text
  * plus the suggestion, so VS Code keeps showing it while the user types into it or deletes back
  * (a zero-width insert at the cursor would be dropped at the first backspace); with the suggest
- * widget open, the item takes the widget's range and extends its text, or VS Code does not show it.
+ * widget open, the item takes the widget's range and its text extends the widget's item (the engine
+ * gives it so: the selected item's text followed by the completion), or VS Code does not show it.
  * Plain Node: character positions on one line.
  */
 
@@ -14,32 +15,28 @@ export interface LineItem {
   endCharacter: number;
 }
 
-export interface SelectedInfo {
-  /** the widget's range on the cursor's line */
+/** The suggest widget's range on the cursor's line, which the suggestion replaces. */
+export interface ReplacedRange {
   startCharacter: number;
   endCharacter: number;
-  text: string;
 }
 
 /**
- * The item for `suggestion` (text to insert at the cursor; after the widget's selected text when one
- * is selected). `lineText` is the cursor's line, `cursor` the cursor's character on it. Undefined when
- * there is nothing to show (an empty suggestion, or a widget range that is not on the cursor's line).
+ * The item for `suggestion`: the text to insert at the cursor, or, with `replaced` (the suggest
+ * widget's selected item), the text that replaces that range. `lineText` is the cursor's line,
+ * `cursor` the cursor's character on it. Undefined when there is nothing to show (an empty
+ * suggestion, or a range that does not reach the cursor).
  */
 export function lineItem(
   lineText: string,
   cursor: number,
   suggestion: string,
-  selected?: SelectedInfo,
+  replaced?: ReplacedRange,
 ): LineItem | undefined {
   if (!suggestion) return undefined;
-  if (selected) {
-    if (selected.startCharacter > cursor || selected.endCharacter < selected.startCharacter) return undefined;
-    return {
-      insertText: selected.text + suggestion,
-      startCharacter: selected.startCharacter,
-      endCharacter: selected.endCharacter,
-    };
+  if (replaced) {
+    if (replaced.startCharacter > cursor || replaced.endCharacter < replaced.startCharacter) return undefined;
+    return { insertText: suggestion, startCharacter: replaced.startCharacter, endCharacter: replaced.endCharacter };
   }
   const at = Math.min(Math.max(cursor, 0), lineText.length);
   return { insertText: lineText.slice(0, at) + suggestion, startCharacter: 0, endCharacter: at };

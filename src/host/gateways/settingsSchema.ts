@@ -36,6 +36,8 @@ const modelOverride = z.object({
   imageInput: z.boolean().optional(),
   thinkingBudget: z.number().int().min(1024).optional(),
   replayReasoning: z.boolean().optional(),
+  /** inline suggestions: fill-in-the-middle on /v1/completions (true) or a short chat request (false); unset: by family */
+  fim: z.boolean().optional(),
 });
 
 export const SETTINGS = {

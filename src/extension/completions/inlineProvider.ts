@@ -1,0 +1,142 @@
+/**
+ * The InlineCompletionItemProvider (issue 25): a thin adapter from VS Code's call to the engine
+ * (src/host/completions/engine.ts, which decides when to ask, aborts, caches, caps and pauses). It
+ * answers only where suggestions are on for the document's language and the workspace is trusted,
+ * builds the engine's DocumentSnapshot (without copying a file over the size limit), hands VS Code's
+ * cancellation token on as it is, and turns the engine's Suggestion into an item on the cursor's
+ * line (src/host/completions/inlineItem.ts) whose command tells the engine it was accepted. It never
+ * shows an error: the engine's state (the status bar) says what went wrong.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { lineItem } from '../../host/completions/inlineItem';
+import type {
+  DocumentSnapshot,
+  EngineState,
+  HourStats,
+  ProvideContext,
+  Suggestion,
+} from '../../host/completions/types';
+
+/** What the provider and the status bar need of the engine (src/host/completions/engine.ts). */
+export interface Engine {
+  provide(
+    doc: DocumentSnapshot,
+    offset: number,
+    ctx: ProvideContext,
+    token: vscode.CancellationToken,
+  ): Promise<Suggestion | undefined>;
+  shown(s: Suggestion): void;
+  accepted(s: Suggestion): void;
+  state(): EngineState;
+  stats(): HourStats;
+  reset(): void;
+}
+
+/** Run by VS Code when a suggestion is accepted (not contributed: only items carry it). */
+export const ACCEPTED_COMMAND = 'modelRelay.completions.accepted';
+
+/** The schemes that get suggestions: files on disk (local or remote) and new untitled files. */
+export const COMPLETION_SELECTOR: vscode.DocumentSelector = [
+  { scheme: 'file' },
+  { scheme: 'vscode-remote' },
+  { scheme: 'untitled' },
+];
+
+/** The document as the engine sees it; a file larger than `maxFileSize` characters is not read. */
+export function snapshotOf(doc: vscode.TextDocument, maxFileSize: number): DocumentSnapshot {
+  const folder = vscode.workspace.getWorkspaceFolder(doc.uri);
+  // relative to its folder (never an absolute path outside it); untitled or outside: its name only
+  const relativePath = folder
+    ? path.posix.relative(folder.uri.path, doc.uri.path)
+    : path.posix.basename(doc.uri.path) || doc.fileName;
+  const base = {
+    id: doc.uri.toString(),
+    relativePath,
+    languageId: doc.languageId,
+    version: doc.version,
+    // checked by the engine before it returns: nothing computed for older text
+    currentVersion: () => doc.version,
+  };
+  const last = doc.lineAt(doc.lineCount - 1).range.end;
+  const chars = doc.offsetAt(last);
+  // each character is at least one byte: past the limit without reading the text
+  if (chars > maxFileSize) return { ...base, text: '', size: chars };
+  const text = doc.getText();
+  return { ...base, text, size: Buffer.byteLength(text, 'utf8') };
+}
+
+/** A range of offsets as characters on `line`, when it lies on it. */
+function rangeOnLine(
+  doc: vscode.TextDocument,
+  line: number,
+  r: { startOffset: number; endOffset: number },
+): { startCharacter: number; endCharacter: number } | undefined {
+  const start = doc.positionAt(r.startOffset);
+  const end = doc.positionAt(r.endOffset);
+  return start.line === line && end.line === line
+    ? { startCharacter: start.character, endCharacter: end.character }
+    : undefined;
+}
+
+export class RelayInlineCompletions implements vscode.InlineCompletionItemProvider {
+  constructor(
+    private readonly engine: Engine,
+    /** on for this document (its language's setting) in a trusted workspace */
+    private readonly allowed: (doc: vscode.TextDocument) => boolean,
+    private readonly maxFileSize: () => number,
+    /** after each answer (the status bar's figures) */
+    private readonly answered: () => void = () => undefined,
+  ) {}
+
+  async provideInlineCompletionItems(
+    doc: vscode.TextDocument,
+    position: vscode.Position,
+    context: vscode.InlineCompletionContext,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.InlineCompletionItem[] | undefined> {
+    if (token.isCancellationRequested || !this.allowed(doc)) return undefined;
+    try {
+      const sel = context.selectedCompletionInfo;
+      const onLine = !sel || (sel.range.start.line === position.line && sel.range.end.line === position.line);
+      if (!onLine) return undefined;
+      const ctx: ProvideContext = {
+        trigger: context.triggerKind === vscode.InlineCompletionTriggerKind.Invoke ? 'invoke' : 'automatic',
+        ...(sel
+          ? {
+              selected: {
+                startOffset: doc.offsetAt(sel.range.start),
+                endOffset: doc.offsetAt(sel.range.end),
+                text: sel.text,
+              },
+            }
+          : {}),
+      };
+      const s = await this.engine.provide(this.snapshot(doc), doc.offsetAt(position), ctx, token);
+      // a reply for text that has changed since is never shown
+      if (!s || token.isCancellationRequested || s.version !== doc.version) return undefined;
+      // with the suggest widget's item selected, the engine's text replaces the widget's range
+      const replaced = s.range && rangeOnLine(doc, position.line, s.range);
+      if (s.range && !replaced) return undefined;
+      const item = lineItem(doc.lineAt(position.line).text, position.character, s.insertText, replaced);
+      if (!item) return undefined;
+      this.engine.shown(s);
+      return [
+        new vscode.InlineCompletionItem(
+          item.insertText,
+          new vscode.Range(position.line, item.startCharacter, position.line, item.endCharacter),
+          { command: ACCEPTED_COMMAND, title: vscode.l10n.t('Accept Inline Suggestion'), arguments: [s] },
+        ),
+      ];
+    } catch {
+      // never an error per keystroke: the engine pauses and the status bar tells why
+      return undefined;
+    } finally {
+      this.answered();
+    }
+  }
+
+  private snapshot(doc: vscode.TextDocument): DocumentSnapshot {
+    return snapshotOf(doc, this.maxFileSize());
+  }
+}
