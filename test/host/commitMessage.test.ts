@@ -8,6 +8,8 @@
  * stops it and keeps what was typed, a failure puts the draft back and throws.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startSimulator, type Simulator } from '../sim/server';
 import { makeClient } from '../gateway/helpers';
@@ -354,4 +356,20 @@ test('stream: a gateway error puts the draft back and is thrown as the classifie
     (e) => e instanceof GatewayError,
   );
   assert.equal(b.value, 'draft');
+});
+
+test('one button: the Source Control title (stable) for Git repositories; no proposed scm/inputBox entry', () => {
+  const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as {
+    enabledApiProposals?: string[];
+    contributes: { menus: Record<string, Array<{ command: string; when?: string; group?: string }>> };
+  };
+  const places = Object.entries(pkg.contributes.menus).flatMap(([menu, items]) =>
+    items.filter((i) => i.command === 'modelRelay.generateCommitMessage').map((i) => ({ menu, ...i })),
+  );
+  // VS Code drops a proposed menu's entries, with an error in the extension's status, unless the
+  // extension is allowed the proposal (`enabledApiProposals`, never on the Marketplace).
+  assert.deepEqual(places, [
+    { menu: 'scm/title', command: 'modelRelay.generateCommitMessage', when: 'scmProvider == git', group: 'navigation' },
+  ]);
+  assert.equal(pkg.enabledApiProposals, undefined);
 });

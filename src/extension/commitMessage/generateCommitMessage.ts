@@ -1,7 +1,7 @@
 /**
- * "Model Relay: Generate Commit Message" — the sparkle in the Source Control title (or, where VS Code
- * lets this extension use the proposed `scm/inputBox` menu, in the input box; a context key shows
- * exactly one): reads the repository's staged diff (all changes when nothing is staged) and its last
+ * "Model Relay: Generate Commit Message" — the sparkle in the Source Control title (a stable menu; the
+ * input box's own `scm/inputBox` menu is a proposal VS Code refuses, with an error, to any extension
+ * not allowed it, so it is not contributed): reads the repository's staged diff (all changes when nothing is staged) and its last
  * ten commit messages through the Git extension, and streams the message into the input box behind a
  * cancellable notification. The request, the style, the budget and what happens to the box's text
  * are src/host/commitMessage/; this file talks to Git and VS Code.
@@ -28,9 +28,6 @@ import { pickRepository, UNTRACKED, type GitRepository } from './gitRepository';
 
 /** Set while a message is being written: the button is disabled meanwhile. */
 const GENERATING_KEY = 'modelRelay.generatingCommitMessage';
-/** True where this build may contribute to the proposed `scm/inputBox` menu: the button moves into the box. */
-const INPUT_BOX_MENU_KEY = 'modelRelay.scmInputBoxMenu';
-const INPUT_BOX_PROPOSAL = 'contribSourceControlInputBoxMenu';
 const RECENT_COMMITS = 10;
 
 /** The change to describe: staged, else everything; undefined when there is nothing. */
@@ -180,9 +177,4 @@ export function registerCommitMessage(
 ): void {
   const command = new CommitMessageCommand(service, log);
   context.subscriptions.push(hub.command(CommandId.GenerateCommitMessage, (arg) => command.run(arg)));
-  // The input box's own menu is a proposal: VS Code honours it only for a build allowed to use it.
-  const proposals = (context.extension?.packageJSON as { enabledApiProposals?: unknown } | undefined)
-    ?.enabledApiProposals;
-  const inputBoxMenu = Array.isArray(proposals) && proposals.includes(INPUT_BOX_PROPOSAL);
-  void vscode.commands.executeCommand('setContext', INPUT_BOX_MENU_KEY, inputBoxMenu);
 }
