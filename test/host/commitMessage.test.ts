@@ -47,6 +47,9 @@ test('exclusions: the default list catches keys, certificates, env files and .gi
     ['README.md', undefined],
   ];
   for (const [path, pattern] of table) assert.equal(ex.match(path), pattern, path);
+  // The same list written VS Code's way (`**/` in front) excludes the same paths.
+  const vscodeWay = new PathExclusions(DEFAULT_EXCLUDE.map((g) => (g.startsWith('**/') ? g : `**/${g}`)));
+  for (const [path, pattern] of table) assert.equal(vscodeWay.excludes(path), pattern !== undefined, `**/ ${path}`);
 });
 
 test('exclusions: anchored patterns, folders, alternatives, character classes', () => {
