@@ -185,3 +185,65 @@ test('strict: a 5xx on a completion is never re-sent (it may have been billed), 
   assert.deepEqual(sleeps, []);
   assert.deepEqual(client.fimRefusedModels(), []);
 });
+
+test('strict: the chat way is not re-sent on a 5xx either, and the failure names no token', async () => {
+  const s = sims.strict;
+  s.fault({ kind: 'status', status: 503, path: '/v1/chat/completions' });
+  const { client, sleeps } = makeClient(s);
+  const e = await thrown(() => client.complete({ ...FIB, model: 'gpt-4o-mini' }));
+  assert.equal(e.kind, 'server_error');
+  assert.equal(e.mayHaveBeenBilled, true);
+  assert.deepEqual(
+    s.log.map((r) => r.path),
+    ['/v1/chat/completions'],
+  );
+  assert.deepEqual(sleeps, []);
+  const token = s.tokens.production;
+  for (const words of [e.message, e.reason, e.fix, JSON.stringify(e)]) assert.ok(!String(words).includes(token));
+});
+
+test('real: a wrong token on a completion is classified (401) with the token masked', async () => {
+  const s = sims.real;
+  const { client } = makeClient(s, { token: () => 'sk-WrongWrongWrongWrongWrongWrong0123456789' });
+  const e = await thrown(() => client.complete(FIB));
+  assert.equal(e.kind, 'unauthorized');
+  assert.ok(!`${e.message} ${e.reason} ${e.fix}`.includes('WrongWrongWrongWrong'));
+  assert.equal(e.maskedToken, 'sk-Wro...6789');
+});
+
+test('no model, or a bad max tokens: an input error before anything is sent', async () => {
+  const s = sims.strict;
+  const { client } = makeClient(s);
+  const none = await thrown(() => client.complete({ ...FIB, model: ' ' }));
+  assert.equal(none.kind, 'bad_request');
+  assert.equal(none.notSent, true);
+  assert.match(none.fix, /modelRelay\.completions\.model/);
+  const bad = await thrown(() => client.complete({ ...FIB, maxTokens: 0 }));
+  assert.equal(bad.kind, 'bad_request');
+  assert.equal(s.log.length, 0);
+});
+
+test('strict: at the very start of a file (empty prefix) a FIM model is asked the chat way, nothing learnt', async () => {
+  const s = sims.strict;
+  s.config.replyText = 'import os';
+  const { client } = makeClient(s);
+  const r = await client.complete({ ...FIB, prefix: '', suffix: '\nprint(os.name)\n' });
+  assert.equal(r.mode, 'chat');
+  assert.equal(r.text, 'import os');
+  assert.equal(s.completionStats().requests, 0, 'new-api refuses an empty prompt: not asked');
+  assert.deepEqual(client.fimRefusedModels(), []);
+  s.config.replyText = undefined;
+});
+
+test('real: a new token forgets the refusals learnt with the old one', async () => {
+  const s = sims.real;
+  s.config.replyText = 'return a';
+  let token = s.tokens.production;
+  const { client } = makeClient(s, { token: () => token });
+  await client.complete({ ...FIB, model: 'qwen3-coder-30b-a3b-instruct' });
+  assert.deepEqual(client.fimRefusedModels(), ['qwen3-coder-30b-a3b-instruct']);
+  token = s.tokens.test;
+  await client.complete({ ...FIB, model: 'gpt-4o-mini' });
+  assert.deepEqual(client.fimRefusedModels(), []);
+  s.config.replyText = undefined;
+});
