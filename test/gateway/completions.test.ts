@@ -247,3 +247,15 @@ test('real: a new token forgets the refusals learnt with the old one', async () 
   assert.deepEqual(client.fimRefusedModels(), []);
   s.config.replyText = undefined;
 });
+
+test('strict: a completion that times out is not re-sent (it may have been billed); the socket is closed', async () => {
+  const s = sims.strict;
+  s.config.completions = { latencyMs: 3_000 };
+  const { client } = makeClient(s, { timeouts: { chatMs: 200 } });
+  const e = await thrown(() => client.complete(FIB));
+  assert.equal(e.kind, 'timeout');
+  assert.equal(e.mayHaveBeenBilled, true);
+  for (let i = 0; i < 100 && s.completionStats().aborted === 0; i++) await new Promise((r) => setTimeout(r, 5));
+  assert.deepEqual(s.completionStats(), { requests: 1, answered: 0, refused: 0, aborted: 1, fim: 0 });
+  assert.equal(s.log.length, 1);
+});
