@@ -101,6 +101,16 @@ test('cleanChatAnswer: fences, a repeated cursor line, the suffix overlap and re
     ['total = ', ' + tax', 'price', 'price'],
     ['value = ', '1 + 2', 'x1', 'x1'],
     ['', 'fn main() {}', '// entry point\n', '// entry point'],
+    ['def fib(a):\n    ', '\n', 'def fib(a):\n    return a', 'return a'],
+    [
+      'import os\n\ndef fib(a):\n    if a < 2:\n        ',
+      '',
+      '```python\ndef fib(a):\n    if a < 2:\n        return a\n```',
+      'return a',
+    ],
+    ['x = 1\ny = ', '', 'x = 1\ny = 2', '2'],
+    ['x = 1\ny = ', '', 'y = 2', '2'],
+    ['x = 1\n', '', 'x = 1 is set; now:\nz = 3', 'x = 1 is set; now:\nz = 3'],
   ];
   for (const [prefix, suffix, reply, want] of table)
     assert.equal(cleanChatAnswer(reply, prefix, suffix), want, JSON.stringify(reply));
