@@ -124,7 +124,7 @@ test('real: a vLLM coder refuses suffix: the same insertion is asked the chat wa
   s.config.replyText = undefined;
 });
 
-test('strict: a listed model the family table calls FIM but the gateway serves as chat (404) is learnt; a new model list forgets it', async () => {
+test("strict: an override fim:true on a chat model wins over the family; the gateway's 404 is learnt once; another model list forgets it", async () => {
   const s = sims.strict;
   const { client } = makeClient(s);
   const completions = client.completions(() => ({ 'gpt-4o-mini': { fim: true } }));
@@ -156,7 +156,7 @@ test('strict: an override fim:false sends a FIM family the chat way; a forced mo
 
 test('real: aborting closes the socket at once: the simulator records the request aborted, nothing billed', async () => {
   const s = sims.real;
-  s.config.completions = { latencyMs: 5_000 };
+  s.config.completions = { latencyMs: 10_000 };
   const { client, records } = makeClient(s);
   const before = s.tokenState('production');
   const controller = new AbortController();
@@ -165,9 +165,9 @@ test('real: aborting closes the socket at once: the simulator records the reques
   setTimeout(() => controller.abort(), 50);
   const e = await thrown(() => pending);
   assert.equal(e.kind, 'aborted');
-  for (let i = 0; i < 100 && s.completionStats().aborted === 0; i++) await new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; i < 400 && s.completionStats().aborted === 0; i++) await new Promise((r) => setTimeout(r, 5));
   assert.equal(s.completionStats().aborted, 1);
-  assert.ok(Date.now() - started < 1_000, 'the gateway saw the socket close long before its answer');
+  assert.ok(Date.now() - started < 3_000, 'the gateway saw the socket close long before its answer');
   assert.equal(s.log.at(-1)!.aborted, true);
   assert.deepEqual(s.tokenState('production'), before, 'not billed');
   assert.equal(records.length, 1);
@@ -250,12 +250,12 @@ test('real: a new token forgets the refusals learnt with the old one', async () 
 
 test('strict: a completion that times out is not re-sent (it may have been billed); the socket is closed', async () => {
   const s = sims.strict;
-  s.config.completions = { latencyMs: 3_000 };
+  s.config.completions = { latencyMs: 10_000 };
   const { client } = makeClient(s, { timeouts: { chatMs: 200 } });
   const e = await thrown(() => client.complete(FIB));
   assert.equal(e.kind, 'timeout');
   assert.equal(e.mayHaveBeenBilled, true);
-  for (let i = 0; i < 100 && s.completionStats().aborted === 0; i++) await new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; i < 400 && s.completionStats().aborted === 0; i++) await new Promise((r) => setTimeout(r, 5));
   assert.deepEqual(s.completionStats(), { requests: 1, answered: 0, refused: 0, aborted: 1, fim: 0 });
   assert.equal(s.log.length, 1);
 });
