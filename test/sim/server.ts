@@ -1203,12 +1203,16 @@ export async function startSimulator(
     c.res.once('close', onClose);
     if (!closed && ms > 0)
       await new Promise<void>((resolve) => {
-        wake = resolve;
         const t = setTimeout(() => {
           timers.delete(t);
           resolve();
         }, ms);
         timers.add(t);
+        wake = () => {
+          clearTimeout(t);
+          timers.delete(t);
+          resolve();
+        };
       });
     c.res.off('close', onClose);
     if (!closed) return false;

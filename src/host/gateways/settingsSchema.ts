@@ -36,6 +36,7 @@ const modelOverride = z.object({
   imageInput: z.boolean().optional(),
   thinkingBudget: z.number().int().min(1024).optional(),
   replayReasoning: z.boolean().optional(),
+  fim: z.boolean().optional(),
 });
 
 export const SETTINGS = {
