@@ -93,15 +93,24 @@ export async function readClaudeSettings(
   return { files, problems };
 }
 
-/** Where a variable's value comes from after Claude Code's precedence: the highest settings file's env block, else the shell. */
+/** A settings file's env value as Claude Code puts it into its environment (numbers and booleans as text). */
+function envValue(fileEnv: unknown, key: string): string | undefined {
+  const v = isObject(fileEnv) ? fileEnv[key] : undefined;
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v).trim() : undefined;
+}
+
+/**
+ * Where a variable's value comes from after Claude Code's precedence: the highest settings file's
+ * env block, else the shell. An empty value set in a file blanks the shell's: the variable is unset.
+ */
 function lookup(
   key: string,
   files: ClaudeSettingsFile[],
   env: ToolsEnvironment,
 ): { value: string; from: ToolSource } | undefined {
   for (const f of [...files].reverse()) {
-    const v = strAt(f.settings, 'env', key);
-    if (v !== undefined) return { value: v, from: { kind: 'file', where: f.path, key: `env.${key}` } };
+    const v = envValue(f.settings?.env, key);
+    if (v !== undefined) return v ? { value: v, from: { kind: 'file', where: f.path, key: `env.${key}` } } : undefined;
   }
   const v = env.env[key]?.trim();
   return v ? { value: v, from: { ...TERMINAL(), key } } : undefined;
@@ -159,12 +168,13 @@ function conflictingKeys(f: ClaudeSettingsFile, env: ToolsEnvironment, gateway: 
   const keys: string[] = [];
   const fileEnv = isObject(f.settings?.env) ? f.settings.env : {};
   for (const key of Object.keys(fileEnv)) {
-    const v = strAt(fileEnv, key);
+    const v = envValue(fileEnv, key);
     if (v === undefined) continue;
     if (key === CLAUDE_BASE_URL) {
       if (!gateway || !sameUrl(v, gatewayRoot(gateway))) keys.push(key);
     } else if (key === CLAUDE_AUTH_TOKEN || key === CLAUDE_API_KEY) {
-      if (!tokenMatch(v, gateway)) keys.push(key);
+      // an empty API key only blanks a stale one from the shell
+      if (!tokenMatch(v, gateway) && !(key === CLAUDE_API_KEY && v === '')) keys.push(key);
     } else if (MODEL_KEYS.includes(key)) {
       const mine = env.env[key]?.trim();
       if (mine && mine !== v) keys.push(key);
@@ -342,7 +352,7 @@ export async function planClaudeFixOverride(override: {
   let after = r.text;
   const removed: string[] = [];
   for (const key of override.keys) {
-    if (strAt(p.value, 'env', key) === undefined) continue;
+    if (envValue(isObject(p.value) ? p.value.env : undefined, key) === undefined) continue;
     after = editJsonc(after, ['env', key], undefined);
     removed.push(key);
   }
