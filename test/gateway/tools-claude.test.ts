@@ -239,3 +239,20 @@ test('claude code: an empty value in a settings file blanks the terminal variabl
     s.done();
   }
 });
+
+test('claude code: /v1 in the base URL and a stale API key beside the auth token are named with their fix', async () => {
+  const s = sandbox({ ANTHROPIC_BASE_URL: `${ROOT}/v1`, ANTHROPIC_AUTH_TOKEN: TOKEN, ANTHROPIC_API_KEY: OTHER_TOKEN });
+  try {
+    const st = await toolStatus('claude-code', s.env, gateway());
+    assert.equal(st.state, 'not-set-up');
+    const c = st.resolved!.conflicts;
+    assert.ok(
+      c.some((x) => /\/v1\/v1\/messages/.test(x.what) && x.fix.includes(`root address ${ROOT}.`)),
+      JSON.stringify(c),
+    );
+    assert.ok(c.some((x) => /auth conflict/.test(x.what) && x.fix.includes('ANTHROPIC_API_KEY')));
+    assert.ok(!JSON.stringify(st).includes(OTHER_TOKEN));
+  } finally {
+    s.done();
+  }
+});
