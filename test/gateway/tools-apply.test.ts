@@ -139,3 +139,22 @@ test('apply refuses a symlink that leads out of the home folder, and writes thro
     s.done();
   }
 });
+
+test('apply refuses a file inside a folder that is a symlink out of the home folder', async () => {
+  const s = sandbox();
+  try {
+    s.put('outside/codex/config.toml', 'a = 1\n');
+    symlinkSync(join(s.root, 'outside/codex'), join(s.home, '.codex'));
+    const path = join(s.home, '.codex/config.toml');
+    const [o] = await applyEdits([edit(path, 'a = 1\n', 'a = 2\n')], { homeDir: s.home, secrets: [] });
+    assert.equal(!o.written && o.reason, 'symlink-outside-home');
+    const [o2] = await applyEdits([edit(join(s.home, '.codex/new.toml'), undefined, 'a = 2\n')], {
+      homeDir: s.home,
+      secrets: [],
+    });
+    assert.equal(!o2.written && o2.reason, 'symlink-outside-home');
+    assert.equal(s.get('outside/codex/config.toml'), 'a = 1\n');
+  } finally {
+    s.done();
+  }
+});

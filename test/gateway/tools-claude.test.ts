@@ -219,3 +219,40 @@ test('claude code: not installed, unavailable, not set up', async () => {
     s.done();
   }
 });
+
+test('claude code: an empty value in a settings file blanks the terminal variable, and its Fix removes it', async () => {
+  const s = sandbox({ ...ours });
+  try {
+    s.put(
+      join(s.ws, '.claude/settings.local.json'),
+      JSON.stringify({ env: { ANTHROPIC_AUTH_TOKEN: '', ANTHROPIC_API_KEY: '' } }),
+    );
+    const st = await toolStatus('claude-code', s.env, gateway());
+    assert.equal(st.state, 'overridden');
+    assert.equal(st.resolved?.auth, undefined);
+    assert.deepEqual(st.resolved?.overrides[0].keys, ['ANTHROPIC_AUTH_TOKEN'], 'an empty API key is harmless');
+    const plan = await planFixOverride('claude-code', s.env, st.resolved!.overrides[0]);
+    assert.ok(typeof plan !== 'string');
+    await applyEdits(plan.edits, { homeDir: s.home, secrets: [TOKEN] });
+    assert.equal((await toolStatus('claude-code', s.env, gateway())).state, 'set-up');
+  } finally {
+    s.done();
+  }
+});
+
+test('claude code: /v1 in the base URL and a stale API key beside the auth token are named with their fix', async () => {
+  const s = sandbox({ ANTHROPIC_BASE_URL: `${ROOT}/v1`, ANTHROPIC_AUTH_TOKEN: TOKEN, ANTHROPIC_API_KEY: OTHER_TOKEN });
+  try {
+    const st = await toolStatus('claude-code', s.env, gateway());
+    assert.equal(st.state, 'not-set-up');
+    const c = st.resolved!.conflicts;
+    assert.ok(
+      c.some((x) => /\/v1\/v1\/messages/.test(x.what) && x.fix.includes(`root address ${ROOT}.`)),
+      JSON.stringify(c),
+    );
+    assert.ok(c.some((x) => /auth conflict/.test(x.what) && x.fix.includes('ANTHROPIC_API_KEY')));
+    assert.ok(!JSON.stringify(st).includes(OTHER_TOKEN));
+  } finally {
+    s.done();
+  }
+});

@@ -188,3 +188,15 @@ test('codex is offered only with a model on the Responses API; a file that does 
     s.done();
   }
 });
+
+test('codex: a gateway name with quotes, backslashes and control characters stays one valid TOML string', async () => {
+  const s = sandbox({ MODEL_RELAY_API_KEY: TOKEN });
+  try {
+    const name = 'My "relay" \\ test\u007f\ttab';
+    const plan = await planSetUp('codex', s.env, gateway({ name }), {});
+    const toml = parse(plan.edits[0].after) as { model_providers: Record<string, { name: string }> };
+    assert.equal(toml.model_providers['model-relay'].name, name);
+  } finally {
+    s.done();
+  }
+});

@@ -158,3 +158,19 @@ test('gemini cli: another sign-in method in settings overrides the key; its Fix 
     s.done();
   }
 });
+
+test('opencode: a provider pointing at the root address without /v1 is named with its fix', async () => {
+  const s = sandbox({ MY_KEY: TOKEN });
+  try {
+    s.put(
+      join(s.home, '.config/opencode/opencode.json'),
+      JSON.stringify({ model: 'gw/x', provider: { gw: { options: { baseURL: ROOT, apiKey: '{env:MY_KEY}' } } } }),
+    );
+    const r = await resolveOpencode(s.env, gateway());
+    assert.equal(r.auth?.matches, 'Example Relay');
+    assert.ok(r.conflicts.some((c) => /without \/v1/.test(c.what) && c.fix.includes(`${ROOT}/v1`)));
+    assert.equal((await toolStatus('opencode', s.env, gateway())).state, 'not-set-up');
+  } finally {
+    s.done();
+  }
+});

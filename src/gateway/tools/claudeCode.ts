@@ -6,7 +6,6 @@
  * `ANTHROPIC_API_KEY` (x-api-key) > `apiKeyHelper` > `CLAUDE_CODE_OAUTH_TOKEN` > the claude.ai login.
  * Setting it up changes no file: the variables go into new terminals only.
  */
-import { join } from 'node:path';
 import { t } from '../l10n';
 import { maskToken } from '../mask';
 import {
@@ -20,7 +19,14 @@ import {
   type ToolModule,
   type ToolReading,
 } from './common';
-import { editJsonc, isObject, parseJsonc, readConfigText, strAt, type Json } from './configFile';
+import {
+  claudeConfigDir,
+  envValue,
+  loginPresent,
+  readClaudeSettings,
+  type ClaudeSettingsFile,
+} from './claudeCodeFiles';
+import { editJsonc, isObject, parseJsonc, readConfigText, strAt } from './configFile';
 import type { FileEdit, ResolvedToolConfig, ToolGateway, ToolPlan, ToolSource, ToolsEnvironment } from './types';
 
 export const CLAUDE_BASE_URL = 'ANTHROPIC_BASE_URL';
@@ -37,71 +43,18 @@ const MODEL_KEYS = [CLAUDE_MODEL, ...Object.values(CLAUDE_TIER_MODELS)];
 /** Every variable a Claude Code setup puts into new terminals. */
 export const CLAUDE_SETUP_VARIABLES = [CLAUDE_BASE_URL, CLAUDE_AUTH_TOKEN, CLAUDE_QUIET, ...MODEL_KEYS];
 
-export type ClaudeFileKind = 'user' | 'project' | 'project-local' | 'managed';
-
-export interface ClaudeSettingsFile {
-  kind: ClaudeFileKind;
-  path: string;
-  /** the parsed settings (undefined: absent, unreadable or not JSON — see problems) */
-  settings?: Json;
-}
-
-/** The folder of the user's settings and login: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
-export function claudeConfigDir(env: ToolsEnvironment): string {
-  return env.env.CLAUDE_CONFIG_DIR?.trim() || join(env.homeDir, '.claude');
-}
-
-function managedSettingsPath(env: ToolsEnvironment): string | undefined {
-  const injected = env.systemFiles?.claudeManagedSettings;
-  if (injected !== undefined) return injected ?? undefined;
-  if (process.platform === 'darwin') return '/Library/Application Support/ClaudeCode/managed-settings.json';
-  if (process.platform === 'win32') return 'C:\\Program Files\\ClaudeCode\\managed-settings.json';
-  return '/etc/claude-code/managed-settings.json';
-}
-
-/** The settings files Claude Code reads, lowest precedence first. */
-export function claudeSettingsPaths(env: ToolsEnvironment): Array<{ kind: ClaudeFileKind; path: string }> {
-  const files: Array<{ kind: ClaudeFileKind; path: string }> = [
-    { kind: 'user', path: join(claudeConfigDir(env), 'settings.json') },
-  ];
-  if (env.workspaceDir) {
-    files.push({ kind: 'project', path: join(env.workspaceDir, '.claude', 'settings.json') });
-    files.push({ kind: 'project-local', path: join(env.workspaceDir, '.claude', 'settings.local.json') });
-  }
-  const managed = managedSettingsPath(env);
-  if (managed) files.push({ kind: 'managed', path: managed });
-  return files;
-}
-
-export async function readClaudeSettings(
-  env: ToolsEnvironment,
-): Promise<{ files: ClaudeSettingsFile[]; problems: string[] }> {
-  const files: ClaudeSettingsFile[] = [];
-  const problems: string[] = [];
-  for (const f of claudeSettingsPaths(env)) {
-    const r = await readConfigText(f.path);
-    if (r.error) problems.push(r.error);
-    if (r.text === undefined) continue;
-    const p = parseJsonc(r.text);
-    if (p.error !== undefined || !isObject(p.value)) {
-      problems.push(t('{0} is not valid JSON, so Claude Code ignores it or fails to start.', f.path));
-      files.push({ kind: f.kind, path: f.path });
-      continue;
-    }
-    files.push({ kind: f.kind, path: f.path, settings: p.value });
-  }
-  return { files, problems };
-}
-
-/** Where a variable's value comes from after Claude Code's precedence: the highest settings file's env block, else the shell. */
+/**
+ * Where a variable's value comes from after Claude Code's precedence: the highest settings file's
+ * env block, else the shell. An empty value set in a file blanks the shell's: the variable is unset.
+ */
 function lookup(
   key: string,
   files: ClaudeSettingsFile[],
   env: ToolsEnvironment,
 ): { value: string; from: ToolSource } | undefined {
   for (const f of [...files].reverse()) {
-    const v = strAt(f.settings, 'env', key);
-    if (v !== undefined) return { value: v, from: { kind: 'file', where: f.path, key: `env.${key}` } };
+    const v = envValue(f.settings?.env, key);
+    if (v !== undefined) return v ? { value: v, from: { kind: 'file', where: f.path, key: `env.${key}` } } : undefined;
   }
   const v = env.env[key]?.trim();
   return v ? { value: v, from: { ...TERMINAL(), key } } : undefined;
@@ -113,20 +66,6 @@ function settingOf(key: string, files: ClaudeSettingsFile[]): { value: string; f
     if (v !== undefined) return { value: v, from: { kind: 'file', where: f.path, key } };
   }
   return undefined;
-}
-
-/** A claude.ai login kept on this machine (`oauthAccount` in `.claude.json`, or stored credentials). */
-async function loginPresent(env: ToolsEnvironment): Promise<string | undefined> {
-  const dir = env.env.CLAUDE_CONFIG_DIR?.trim();
-  const state = dir ? join(dir, '.claude.json') : join(env.homeDir, '.claude.json');
-  const r = await readConfigText(state);
-  if (r.text !== undefined) {
-    const p = parseJsonc(r.text);
-    if (isObject(p.value) && isObject(p.value.oauthAccount)) return state;
-  }
-  const creds = join(claudeConfigDir(env), '.credentials.json');
-  const c = await readConfigText(creds);
-  return c.text !== undefined && c.text.trim() !== '' ? creds : undefined;
 }
 
 function resolveAuth(files: ClaudeSettingsFile[], env: ToolsEnvironment, gateway: ToolGateway | undefined) {
@@ -159,18 +98,61 @@ function conflictingKeys(f: ClaudeSettingsFile, env: ToolsEnvironment, gateway: 
   const keys: string[] = [];
   const fileEnv = isObject(f.settings?.env) ? f.settings.env : {};
   for (const key of Object.keys(fileEnv)) {
-    const v = strAt(fileEnv, key);
+    const v = envValue(fileEnv, key);
     if (v === undefined) continue;
     if (key === CLAUDE_BASE_URL) {
       if (!gateway || !sameUrl(v, gatewayRoot(gateway))) keys.push(key);
     } else if (key === CLAUDE_AUTH_TOKEN || key === CLAUDE_API_KEY) {
-      if (!tokenMatch(v, gateway)) keys.push(key);
+      // an empty API key only blanks a stale one from the shell
+      if (!tokenMatch(v, gateway) && !(key === CLAUDE_API_KEY && v === '')) keys.push(key);
     } else if (MODEL_KEYS.includes(key)) {
       const mine = env.env[key]?.trim();
       if (mine && mine !== v) keys.push(key);
     }
   }
   return keys;
+}
+
+const where = (s: ToolSource) => (s.kind === 'file' ? s.where : t('terminal environment'));
+
+/** The relay users' common mistakes: /v1 in the base URL; a stale API key beside the auth token. */
+function mistakes(
+  r: ResolvedToolConfig,
+  files: ClaudeSettingsFile[],
+  env: ToolsEnvironment,
+  gateway: ToolGateway | undefined,
+): ResolvedToolConfig['conflicts'] {
+  const out: ResolvedToolConfig['conflicts'] = [];
+  const base = r.baseUrl;
+  if (base && base.from.kind !== 'default' && /\/v1(\/messages)?\/?$/i.test(base.value)) {
+    const root = gateway ? gatewayRoot(gateway) : base.value.replace(/\/v1(\/messages)?\/?$/i, '');
+    out.push({
+      what: t(
+        '{0} is {1} ({2}): Claude Code appends /v1/messages itself, so it calls /v1/v1/messages and gets 404.',
+        CLAUDE_BASE_URL,
+        base.value,
+        where(base.from),
+      ),
+      fix: t('Set {0} to the root address {1}.', CLAUDE_BASE_URL, root),
+    });
+  }
+  const key = lookup(CLAUDE_API_KEY, files, env);
+  if (r.auth?.from.key?.endsWith(CLAUDE_AUTH_TOKEN) && key && maskToken(key.value) !== r.auth.masked)
+    out.push({
+      what: t(
+        'Both {0} ({1}) and {2} ({3}) are set; Claude Code uses {0} and warns about an auth conflict.',
+        CLAUDE_AUTH_TOKEN,
+        where(r.auth.from),
+        CLAUDE_API_KEY,
+        where(key.from),
+      ),
+      fix: t(
+        "Unset {0} in {1}; Claude Code's /status shows which credential is in use.",
+        CLAUDE_API_KEY,
+        where(key.from),
+      ),
+    });
+  return out;
 }
 
 export async function resolveClaudeCode(
@@ -192,6 +174,7 @@ export async function resolveClaudeCode(
     if (keys.length)
       resolved.overrides.push({ from: { kind: 'file', where: f.path }, keys, fixable: f.kind !== 'managed' });
   }
+  resolved.conflicts.push(...mistakes(resolved, files, env, gateway));
   const login = await loginPresent(env);
   if (login && resolved.auth && resolved.auth.from.key !== 'apiKeyHelper') {
     resolved.conflicts.push({
@@ -250,7 +233,8 @@ async function read(env: ToolsEnvironment, gateway: ToolGateway | undefined): Pr
   }
   return {
     state: 'not-set-up',
-    why: t('Claude Code will call {0} with {1}, not this gateway.', ...describe(resolved)),
+    why:
+      resolved.conflicts[0]?.what ?? t('Claude Code will call {0} with {1}, not this gateway.', ...describe(resolved)),
     resolved,
     removable,
   };
@@ -342,7 +326,7 @@ export async function planClaudeFixOverride(override: {
   let after = r.text;
   const removed: string[] = [];
   for (const key of override.keys) {
-    if (strAt(p.value, 'env', key) === undefined) continue;
+    if (envValue(isObject(p.value) ? p.value.env : undefined, key) === undefined) continue;
     after = editJsonc(after, ['env', key], undefined);
     removed.push(key);
   }
@@ -371,3 +355,5 @@ export const claudeCode: ToolModule = {
   planSetUp,
   planRemove,
 };
+
+export { claudeConfigDir, claudeSettingsPaths, readClaudeSettings } from './claudeCodeFiles';

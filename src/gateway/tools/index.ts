@@ -7,3 +7,4 @@ export { resolveCodex, codexConfigPath, codexHome } from './codex';
 export { resolveGeminiCli, geminiSettingsPaths, geminiEnvFileCandidates } from './geminiCli';
 export { resolveOpencode, opencodeConfigPaths, opencodeTargetFile } from './opencode';
 export { PROVIDER_ID, tokenMatch } from './common';
+export { whichOnPath, nodeToolsEnvironment } from './toolsEnvironment';

@@ -158,6 +158,15 @@ export async function resolveOpencode(
       fixable: false,
     });
   }
+  if (gateway && base && sameUrl(base, gatewayV1(gateway).slice(0, -3)))
+    r.conflicts.push({
+      what: t(
+        '{0} is the root address {1} without /v1, so opencode calls {1}/chat/completions, which answers 404.',
+        `provider.${id}.options.baseURL`,
+        base,
+      ),
+      fix: t('Set baseURL to {0}.', gatewayV1(gateway)),
+    });
   return { ...r, providerId: id };
 }
 
@@ -199,7 +208,7 @@ async function read(env: ToolsEnvironment, gateway: ToolGateway | undefined): Pr
     };
   return {
     state: 'not-set-up',
-    why: resolved.problems[0] ?? t('opencode has no provider for this gateway.'),
+    why: resolved.conflicts[0]?.what ?? resolved.problems[0] ?? t('opencode has no provider for this gateway.'),
     resolved,
     removable,
   };

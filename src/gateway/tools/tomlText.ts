@@ -16,9 +16,8 @@ export function parseToml(text: string): { value: Json; error?: undefined } | { 
 
 /** A TOML basic string. */
 export function tomlString(s: string): string {
-  return JSON.stringify(s)
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
+  // JSON's escapes are TOML's; DEL is a control character TOML does not allow raw
+  return JSON.stringify(s).replace(/\u007f/g, '\\u007F');
 }
 
 /** A bare key when it can be one, else quoted. */
