@@ -14,6 +14,8 @@ import { chat } from './chat/chat';
 import { chatStream, type ChatEventStream } from './chat/stream';
 import { SurfaceMemory, chatLearning, chatStreamLearning, explainSurfaceRefusal } from './chat/surfaceLearning';
 import type { ChatRequest, ChatResult, SurfaceMove } from './chat/types';
+import { FimRefusals, GatewayCompletions, type CompletionOverride } from './completions/completions';
+import type { CompletionClient, CompletionMode, CompletionRequest, CompletionResult } from './completions/types';
 import {
   ACCOUNT_TIMEOUT_MS,
   DEFAULT_CONCURRENCY,
@@ -111,6 +113,8 @@ export class GatewayClient {
   private readonly capabilities = new Map<string, Capability[]>();
   /** the surfaces this gateway's refusals taught (model → surface), until its model list changes */
   private readonly surfaces = new SurfaceMemory();
+  /** the models this gateway refused fill-in-the-middle for (asked the chat way), until its model list changes */
+  private readonly fimRefusals = new FimRefusals();
   /** which token the balance and the capabilities belong to */
   private readonly scope: TokenScope;
   /** balance, expiry, prices and groups, as the gateway tells this token */
@@ -150,6 +154,7 @@ export class GatewayClient {
     this.scope.onForget(() => {
       this.capabilities.clear();
       this.surfaces.forget();
+      this.fimRefusals.forget();
     });
     const accountTimeout = () => Math.min(this.timeouts.chatMs, ACCOUNT_TIMEOUT_MS);
     // The balance and the usage log share the gateway's critical rate limit: one budget for both.
@@ -259,6 +264,36 @@ export class GatewayClient {
     return this.surfaces.entries();
   }
 
+  /**
+   * A code-completion client on this gateway (issue 25): FIM on /v1/completions or a short chat,
+   * per model; `overrides` is read at each request (`modelRelay.models.overrides`: `fim`, `surface`).
+   * Every client made here shares this gateway's memory of FIM refusals.
+   */
+  completions(overrides?: () => Readonly<Record<string, CompletionOverride>>): CompletionClient & {
+    modeOf(model: string): CompletionMode;
+  } {
+    return new GatewayCompletions({
+      transport: this.transport,
+      chat: (r) => this.chat(r),
+      refusals: this.fimRefusals,
+      capabilitiesOf: (m) => this.capabilitiesOf(m),
+      timeoutMs: () => this.timeouts.chatMs,
+      now: this.now,
+      current: () => this.scope.current(),
+      overrides,
+    });
+  }
+
+  /** One code completion by the model's family (no overrides): `completions().complete(req)`. */
+  complete(req: CompletionRequest): Promise<CompletionResult> {
+    return this.completions().complete(req);
+  }
+
+  /** The models this gateway refused FIM for (their completions are asked the chat way), oldest first. */
+  fimRefusedModels(): string[] {
+    return this.fimRefusals.models();
+  }
+
   async listModels(signal?: AbortSignal): Promise<ModelInfo[]> {
     const gen = await this.scope.current();
     const { data, res } = await this.transport.json({
@@ -275,6 +310,7 @@ export class GatewayClient {
       for (const m of models) if (m.capabilities) this.capabilities.set(m.id, m.capabilities);
       // Another list may route a model elsewhere: what its refusals taught is forgotten.
       this.surfaces.listed(models);
+      this.fimRefusals.listed(models);
     }
     return models;
   }

@@ -75,7 +75,19 @@ export {
   type Sleep,
   type TransportOptions,
 } from './http/transport';
-export { formatRecord, type RequestLogSink, type RequestRecord } from './requestLog';
+export { formatRecord, type RequestLogSink, type RequestPurpose, type RequestRecord } from './requestLog';
+export {
+  COMPLETION_TIMEOUT_MS,
+  DEFAULT_COMPLETION_MAX_TOKENS,
+  FimRefusals,
+  GatewayCompletions,
+  type CompletionOverride,
+} from './completions/completions';
+export { cleanChatAnswer, CHAT_COMPLETION_SYSTEM } from './completions/chatMode';
+export { COMPLETIONS_PATH, FIM_STOP, fimRefused } from './completions/fim';
+export { completionModeOf, fimByFamily } from './completions/fimFamily';
+export type { CompletionClient, CompletionMode, CompletionRequest, CompletionResult } from './completions/types';
+export { estimateTokens } from './tokenEstimate';
 export {
   CHAT_CAPABILITIES,
   canChat,

@@ -25,7 +25,12 @@ export interface RequestRecord {
   gateway?: string;
   /** the tokens the reply said it used, when it said (a chat's final usage, an image answer's `usage`) */
   usage?: TokenUsage;
+  /** what the request was for, when not the capability's usual use: 'completion' (an inline code completion) */
+  purpose?: RequestPurpose;
 }
+
+/** Requests made for a feature that the log and the Usage view tell apart (code completions: many small calls). */
+export type RequestPurpose = 'completion';
 
 export interface TokenUsage {
   promptTokens: number;
@@ -63,6 +68,7 @@ export interface AttemptFacts {
   token: string;
   attempt: number;
   stream: boolean;
+  purpose?: RequestPurpose | undefined;
 }
 
 export type RecordEnd = (
@@ -78,7 +84,7 @@ export function recordAttempt(sink: RequestLogSink | undefined, f: AttemptFacts,
   return (status, requestId, extra) => {
     if (finished) return;
     finished = true;
-    const { token, ...facts } = f;
+    const { token, purpose, ...facts } = f;
     const r: RequestRecord = {
       time: new Date(started).toISOString(),
       ...facts,
@@ -90,6 +96,7 @@ export function recordAttempt(sink: RequestLogSink | undefined, f: AttemptFacts,
     };
     if (extra.buffered !== undefined) r.buffered = extra.buffered;
     if (extra.usage) r.usage = extra.usage;
+    if (purpose) r.purpose = purpose;
     try {
       sink?.(r);
     } catch {
@@ -101,5 +108,5 @@ export function recordAttempt(sink: RequestLogSink | undefined, f: AttemptFacts,
 /** Formats a record as one log line, e.g. for an output channel. */
 export function formatRecord(r: RequestRecord): string {
   const status = r.status ?? r.errorKind ?? '-';
-  return `${r.time} ${r.method} ${r.host}${r.path} [${r.surface}] model=${r.model ?? '-'} status=${status} ${r.durationMs}ms token=${r.maskedToken}${r.requestId ? ` req=${r.requestId}` : ''}${r.attempt > 1 ? ` attempt=${r.attempt}` : ''}${r.stream ? ' stream' : ''}${r.buffered ? ' BUFFERED' : ''}${r.gateway !== undefined ? ` gateway=${r.gateway}` : ''}`;
+  return `${r.time} ${r.method} ${r.host}${r.path} [${r.surface}] model=${r.model ?? '-'} status=${status} ${r.durationMs}ms token=${r.maskedToken}${r.requestId ? ` req=${r.requestId}` : ''}${r.attempt > 1 ? ` attempt=${r.attempt}` : ''}${r.stream ? ' stream' : ''}${r.purpose ? ` ${r.purpose}` : ''}${r.buffered ? ' BUFFERED' : ''}${r.gateway !== undefined ? ` gateway=${r.gateway}` : ''}`;
 }

@@ -66,14 +66,29 @@ import {
   type GatewayLogEntry,
   type UsageLogConfig,
 } from './usageLog';
+import {
+  CHAT_MODEL_REFUSAL,
+  SUFFIX_REFUSAL,
+  answerOf,
+  completionFrames,
+  completionObject,
+  defaultCompletions,
+  emptyStats,
+  planCompletion,
+  type CompletionStats,
+  type CompletionsConfig,
+  type FimSupport,
+} from './completions';
 
 export type Profile = 'strict' | 'real';
 /** responses: served on /v1/responses (a model with it but without chat is Responses-only, as OpenAI's codex and o3-pro) */
-export type Capability = 'chat' | 'native' | 'responses' | 'image' | 'image-edit' | 'video';
+export type Capability = 'chat' | 'native' | 'responses' | 'image' | 'image-edit' | 'video' | 'completions';
 export interface SimModel extends ModelPricing {
   id: string;
   capabilities: Capability[];
   ownedBy?: string;
+  /** how it serves POST /v1/completions (completions.ts): with `suffix` (FIM), a prompt only (vLLM), or not (a chat model) */
+  fim?: FimSupport;
 }
 export interface SimGroup {
   name: string;
@@ -111,6 +126,8 @@ export interface SimConfig extends EconomyConfig {
   usageLog: UsageLogConfig;
   /** 'demo': markdown answers in the prompt's language, paced, with token-sized usage (demo.ts); 'echo' (the default): `Echo: <prompt>` */ replies?:
     'echo' | 'demo' | undefined;
+  /** POST /v1/completions: the latency before the first byte, a fixed middle (completions.ts) */
+  completions: CompletionsConfig;
 }
 export type Fault = { host?: number; path?: string; count?: number } & (
   | { kind: 'latency'; ms: number }
@@ -179,6 +196,8 @@ export interface UsageRecord {
   durationMs: number;
   headers: Record<string, string>;
   closedEarly?: boolean;
+  /** the client closed the connection before the answer was complete (POST /v1/completions; status 499) */
+  aborted?: boolean;
   /** body bytes written (hugeError) */ bytesSent?: number;
 }
 export interface Simulator {
@@ -208,6 +227,8 @@ export interface Simulator {
   setToken(name: string, patch: Partial<SimToken>): void;
   /** the token's economy now */
   tokenState(name: string): TokenState;
+  /** POST /v1/completions since the last reset: requests, answered, refused, aborted, fim (also GET /__sim/completions) */
+  completionStats(): CompletionStats;
 }
 
 /** The digest a simulator keeps of a credential it received (sha256, hex). */
@@ -233,6 +254,19 @@ function recordCredentials(req: IncomingMessage, into: string[]): void {
 }
 
 const mask = (t: string) => (t.length > 12 ? `${t.slice(0, 6)}...${t.slice(-4)}` : '***');
+
+/**
+ * Code models for POST /v1/completions (completions.ts): DeepSeek V3 (FIM on its channel's /beta/completions),
+ * Qwen2.5-Coder as SiliconFlow serves it (FIM), Qwen3-Coder self-hosted on vLLM (a prompt, no `suffix`), and
+ * Codestral, whose FIM route (/v1/fim/completions) new-api does not relay: a chat model there.
+ */
+const CODE_MODELS: SimModel[] = [
+  { id: 'deepseek-chat', fim: 'suffix' as const, ownedBy: 'deepseek', ratio: 0.135, completionRatio: 4 },
+  { id: 'qwen2.5-coder-32b-instruct', fim: 'suffix' as const, ownedBy: 'qwen', ratio: 0.09, completionRatio: 1 },
+  { id: 'qwen3-coder-30b-a3b-instruct', fim: 'prompt' as const, ownedBy: 'qwen', ratio: 0.075, completionRatio: 4 },
+  { id: 'codestral-latest', ownedBy: 'mistral', ratio: 0.15, completionRatio: 3 },
+].map((m) => ({ ...m, capabilities: ['chat' as const], enableGroups: ['default', 'vip'] }));
+const CODE_MODEL_IDS = CODE_MODELS.map((m) => m.id);
 
 /** The reasoning models with their vendors' replay rules (agentic.ts). */
 const REPLAYING_MODELS = ['deepseek-v4-pro', 'kimi-k2-thinking', 'deepseek-r1'];
@@ -323,6 +357,7 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
         billingMode: 'tiered_expr',
         enableGroups: ['default'],
       },
+      ...CODE_MODELS.map((m) => ({ ...m })),
     ],
     groups: [
       {
@@ -338,6 +373,7 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
           ...REPLAYING_MODELS,
           'gpt-5.5-codex',
           'o3-pro',
+          ...CODE_MODEL_IDS,
         ],
         usable: [
           'gpt-4o-mini',
@@ -349,6 +385,7 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
           ...REPLAYING_MODELS,
           'gpt-5.5-codex',
           'o3-pro',
+          ...CODE_MODEL_IDS,
         ],
       },
       { name: 'chat-only', visible: ['gpt-4o-mini'] },
@@ -376,6 +413,7 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
     maxBodyBytes: 1024 * 1024,
     video: { pollsUntilInProgress: 1, pollsUntilDone: 3, outcome: 'completed' },
     usageLog: defaultUsageLog(),
+    completions: defaultCompletions(),
     ...defaultEconomy(),
   };
 }
@@ -527,6 +565,7 @@ const KNOWN_PATHS: Array<[string, RegExp]> = [
   ['POST', /^\/v1\/chat\/completions$/],
   ['POST', /^\/v1\/messages$/],
   ['POST', /^\/v1\/responses$/],
+  ['POST', /^\/v1\/completions$/],
   ['GET', /^\/v1\/models$/],
   ['POST', /^\/v1\/images\/generations$/],
   ['POST', /^\/v1\/images\/edits$/],
@@ -542,6 +581,8 @@ export async function startSimulator(
   const config: SimConfig = { ...defaultConfig(cfgOver.profile ?? 'strict'), ...cfgOver };
   let faults: Fault[] = [];
   const log: UsageRecord[] = [];
+  let completionStats = emptyStats();
+  const startCompletions = { ...config.completions };
   const credentials: string[] = [];
   /** the gateway's own usage log (GET /api/log/token), oldest first */
   const gatewayLog: GatewayLogEntry[] = [];
@@ -886,7 +927,18 @@ export async function startSimulator(
       }
       return false;
     }
-    if (!m.capabilities.includes(cap)) {
+    if (cap === 'completions' ? !m.fim : !m.capabilities.includes(cap)) {
+      if (cap === 'completions' && m.capabilities.some((x) => x === 'chat' || x === 'native' || x === 'responses')) {
+        // OpenAI's own refusal of a chat model on the legacy endpoint, relayed as it is (new-api adds its request id).
+        sendError(c, 404, {
+          message: CHAT_MODEL_REFUSAL,
+          oaType: 'invalid_request_error',
+          code: null,
+          param: 'model',
+          keepType: true,
+        });
+        return false;
+      }
       if (cap === 'chat' && m.capabilities.includes('responses')) {
         // OpenAI's own refusal, relayed as it is (new-api adds its request id).
         sendError(c, 400, {
@@ -912,6 +964,7 @@ export async function startSimulator(
         image: 'image generation',
         'image-edit': 'image editing',
         video: 'video generation',
+        completions: 'completions',
       };
       sendError(c, 400, { message: `model ${model} does not support ${names[cap]}`, code: 'invalid_model' });
       return false;
@@ -1133,6 +1186,62 @@ export async function startSimulator(
       const err = `data: ${JSON.stringify({ error: { message: withId(mid?.message ?? 'upstream error: the model is overloaded', c), type: mid?.errorType ?? 'server_error', param: null, code: mid?.code ?? null } })}\n\n`;
       return config.profile === 'real' ? [err, chunk([], { usage }), 'data: [DONE]\n\n'] : [err];
     });
+  };
+
+  /** Waits `ms` before the first byte; true when the client closed the connection meanwhile (recorded aborted, status 499). */
+  const closedWhileWaiting = async (c: Ctx, ms: number): Promise<boolean> => {
+    let closed = c.res.destroyed || c.req.socket.destroyed;
+    let wake = () => {};
+    const onClose = () => {
+      closed = true;
+      wake();
+    };
+    c.res.once('close', onClose);
+    if (!closed && ms > 0)
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        const t = setTimeout(() => {
+          timers.delete(t);
+          resolve();
+        }, ms);
+        timers.add(t);
+      });
+    c.res.off('close', onClose);
+    if (!closed) return false;
+    c.record.aborted = true;
+    c.record.closedEarly = true;
+    finish(c, 499);
+    return true;
+  };
+
+  /** POST /v1/completions (completions.ts): FIM for code models, vLLM's `suffix` refusal, OpenAI's chat-model refusal. */
+  const completionsEndpoint = async (c: Ctx, tok: SimToken, body: Record<string, unknown>) => {
+    if (!checkModel(c, tok, body.model, 'completions')) return;
+    const plan = planCompletion(body);
+    if (typeof plan === 'string')
+      return config.profile === 'real'
+        ? sendJson(c, 400, {
+            error: { message: withId(plan, c), type: errorType(config), param: '', code: 'invalid_request' },
+          })
+        : sendError(c, 400, { message: plan, code: 'invalid_request' });
+    const m = config.models.find((x) => x.id === body.model);
+    if (plan.suffix && m?.fim === 'prompt')
+      // vLLM's own error, relayed by new-api in OpenAI's shape.
+      return sendError(c, 400, { message: SUFFIX_REFUSAL, oaType: 'BadRequestError', code: '400', keepType: true });
+    if (!affordable(c, tok, body.model, plan.maxTokens)) return;
+    c.record.stream = plan.stream;
+    if (await closedWhileWaiting(c, config.completions?.latencyMs ?? 0)) return;
+    const id = config.profile === 'real' ? `cmpl-${c.rid}` : `cmpl-${randomBytes(12).toString('hex')}`;
+    const a = answerOf(plan, body.model, id, config.completions?.text);
+    charge(c, tok, body.model, { prompt: a.usage.prompt_tokens, completion: a.usage.completion_tokens });
+    if (plan.suffix) completionStats.fim++;
+    if (!plan.stream) return sendJson(c, 200, completionObject(a));
+    // new-api synthesizes the usage for channels that lose stream_options; OpenAI sends it when asked.
+    const includeUsage = config.profile === 'real' ? plan.includeUsage !== false : plan.includeUsage === true;
+    await streamEvents(c, completionFrames(a, includeUsage), () => [
+      `data: ${JSON.stringify({ error: { message: withId('upstream error: the model is overloaded', c), type: 'server_error', param: null, code: null } })}\n\n`,
+    ]);
+    if (c.record.closedEarly) c.record.aborted = true;
   };
 
   const messagesEndpoint = async (c: Ctx, tok: SimToken, body: Record<string, unknown>) => {
@@ -1416,6 +1525,7 @@ export async function startSimulator(
       if (path === '/__sim/faults' && method === 'DELETE') return ok((api.clearFaults(), { ok: true }));
       if (path === '/__sim/reset' && method === 'POST') return ok((api.reset(), { ok: true }));
       if (path === '/__sim/log' && method === 'GET') return ok(log);
+      if (path === '/__sim/completions' && method === 'GET') return ok(completionStats);
       if (path === '/__sim/token' && method === 'PUT') {
         const { name, patch } = body as { name: string; patch: Partial<SimToken> };
         return ok((api.setToken(name, patch), api.tokenState(name)));
@@ -1710,6 +1820,15 @@ export async function startSimulator(
       if (body) await responsesEndpoint(c, tok, body);
       return;
     }
+    if (path === '/v1/completions') {
+      completionStats.requests++;
+      const body = parseJson(c, raw);
+      if (body) await completionsEndpoint(c, tok, body);
+      if (c.record.aborted) completionStats.aborted++;
+      else if (c.record.status === 200) completionStats.answered++;
+      else if (c.record.status >= 400 && c.record.status < 500) completionStats.refused++;
+      return;
+    }
     const many = find(c.faults, 'manyModels');
     if (path === '/v1/models' && many) return manyModels(c, many.models);
     if (path === '/v1/models') return models(c, tok);
@@ -1909,6 +2028,8 @@ export async function startSimulator(
       rate.clear();
       critical.clear();
       videos.clear();
+      completionStats = emptyStats();
+      config.completions = { ...startCompletions };
       for (const t of config.tokens) {
         const start = startEconomy.tokens.get(t.name);
         if (start) Object.assign(t, start, { modelLimits: start.modelLimits && [...start.modelLimits] });
@@ -1921,6 +2042,7 @@ export async function startSimulator(
       Object.assign(t, patch);
     },
     tokenState: (name) => stateOf(tokenNamed(name)),
+    completionStats: () => ({ ...completionStats }),
     async close() {
       for (const t of timers) clearTimeout(t);
       timers.clear();

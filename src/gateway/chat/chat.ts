@@ -146,6 +146,9 @@ export function sendOptions(
     ...(stream ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
     ...(settings.overallMs !== undefined ? { deadlineMs: settings.overallMs } : {}),
     onRetry: req.onRetry,
+    ...(req.purpose ? { purpose: req.purpose } : {}),
+    // A completion is billed and wanted now: never re-sent (one that never left fails over to a backup).
+    ...(req.purpose === 'completion' ? { sideEffecting: true, noRetry: true } : {}),
   };
 }
 

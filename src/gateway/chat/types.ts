@@ -1,6 +1,7 @@
 /** The one chat interface both surfaces are translated into. */
 import type { Surface } from '../errors/gatewayError';
 import type { RetryNotice } from '../http/retryPolicy';
+import type { RequestPurpose } from '../requestLog';
 
 export type Role = 'user' | 'assistant';
 
@@ -94,6 +95,11 @@ export interface ChatRequest {
   acceptEmptyReply?: boolean | undefined;
   /** Called where the core waits before retrying this request (429, 5xx, connection failures). */
   onRetry?: ((notice: RetryNotice) => void) | undefined;
+  /**
+   * 'completion': an inline code completion (completions/): labelled so in the request log, and never
+   * re-sent (a late suggestion is a lost one, and a billed call is not repeated).
+   */
+  purpose?: RequestPurpose | undefined;
 }
 
 export interface Usage {

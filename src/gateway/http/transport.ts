@@ -21,7 +21,7 @@ import { errorFromNetwork } from '../errors/fromNetwork';
 import { errorFromResponse } from '../errors/fromResponse';
 import type { ErrorContext, ErrorKind, GatewayError, Surface } from '../errors/gatewayError';
 import type { Capability } from '../models';
-import { recordAttempt, usageOfBody, type RequestLogSink, type TokenUsage } from '../requestLog';
+import { recordAttempt, usageOfBody, type RequestLogSink, type RequestPurpose, type TokenUsage } from '../requestLog';
 import {
   bodyReadError,
   headerValue,
@@ -109,6 +109,8 @@ export interface SendOptions {
   maxBytes?: number;
   /** Called where the transport waits before a retry (never for an error it does not retry). */
   onRetry?: ((notice: RetryNotice) => void) | undefined;
+  /** what the request is for, in its request-log record (e.g. 'completion') */
+  purpose?: RequestPurpose | undefined;
 }
 
 export interface OpenResponse {
@@ -299,6 +301,7 @@ export class Transport {
         token,
         attempt: tryNo,
         stream: !!o.stream,
+        purpose: o.purpose,
       },
       this.now,
     );
