@@ -10,7 +10,7 @@ import { contextWindows } from '../../src/host/completions/context';
 import { HourWindow, BUCKET_MS } from '../../src/host/completions/hourWindow';
 import { contextSkip, ExcludeMatcher } from '../../src/host/completions/skipRules';
 import { DEBOUNCE, TypingPace } from '../../src/host/completions/typingPace';
-import { estimateTokens } from '../../src/host/lm/tokenEstimate';
+import { estimateTokens } from '../../src/gateway/tokenEstimate';
 
 /** keystroke gaps (ms) typed before asking → the wait */
 const debounceTable: Array<[string, number[], number]> = [

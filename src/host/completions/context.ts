@@ -2,10 +2,10 @@
  * The context a completion request sends: the text before the cursor (prefix) and after it (suffix),
  * cut by the token budget `contextTokens` — PREFIX_SHARE of it for the prefix, the rest (and what
  * the prefix left unused, near the top of a file) for the suffix. Cut at whole lines where a line
- * fits, counted with the host's script-aware estimate (src/host/lm/tokenEstimate.ts) line by line,
+ * fits, counted with the host's script-aware estimate (src/gateway/tokenEstimate.ts) line by line,
  * so the cost is one pass over the windows' own characters, never over the whole file.
  */
-import { estimateTokens } from '../lm/tokenEstimate';
+import { estimateTokens } from '../../gateway/tokenEstimate';
 
 export const PREFIX_SHARE = 0.7;
 /** characters scanned per budget token at most (blank lines count little; this bounds the scan) */

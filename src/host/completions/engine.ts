@@ -19,7 +19,7 @@
 import { GatewayError } from '../../gateway';
 import type { CompletionClient, CompletionResult } from '../../gateway/completions/types';
 import { t } from '../../gateway/l10n';
-import { estimateTokens } from '../lm/tokenEstimate';
+import { estimateTokens } from '../../gateway/tokenEstimate';
 import { CompletionCache, cacheKey, PREFIX_TAIL, SUFFIX_HEAD } from './cache';
 import { contextWindows, type ContextWindows } from './context';
 import { HourWindow, type HourDelta } from './hourWindow';
