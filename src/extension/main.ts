@@ -36,6 +36,7 @@ import { KeptBaseUrl } from '../host/gateways/baseUrlChoice';
 import { registerChat } from './chat/registerChat';
 import { registerHarRecording } from './support/harRecording';
 import { registerSupport } from './support/registerSupport';
+import { registerCommitMessage } from './commitMessage/generateCommitMessage';
 import type { CommandHandler, Registrar } from './lazy/registrar';
 import { useTranslations } from '../gateway/l10n';
 import { LocalRequestLog } from '../host/usage/localLog';
@@ -89,6 +90,7 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   const arrivals = registerSupport(context, hub, service, log, diagnose);
   registerChat(context, hub, service, tokens, log, arrivals);
   registerHarRecording(context, hub);
+  registerCommitMessage(context, hub, service, log);
   const missing = hub.unimplemented();
   if (missing.length)
     log.error(vscode.l10n.t('Contributed in package.json but not implemented: {0}', missing.join(', ')));

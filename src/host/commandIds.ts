@@ -47,6 +47,7 @@ export enum CommandId {
   GetStarted = 'modelRelay.getStarted',
   RecordHttpArchive = 'modelRelay.recordHttpArchive',
   StopHttpArchive = 'modelRelay.stopHttpArchive',
+  GenerateCommitMessage = 'modelRelay.generateCommitMessage',
 }
 
 /** contributes.views: tree views and the chat's webview view */

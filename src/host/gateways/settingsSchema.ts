@@ -20,6 +20,7 @@ import {
   type Surface,
 } from '../../gateway';
 import { fallbackList, gatewayList } from './gatewayList';
+import { DEFAULT_EXCLUDE } from '../pathExclusions';
 
 const setting = <T extends z.ZodType>(schema: T, defaultValue: z.infer<T>) => ({ schema, default: defaultValue });
 const num = (min: number, max: number) => z.number().min(min).max(max);
@@ -70,6 +71,10 @@ export const SETTINGS = {
   'videos.defaultSeconds': setting(num(1, 3600), DEFAULT_VIDEO_SECONDS),
   'nativeCli.baseUrlVariable': setting(str, DEFAULT_CLI_VARIABLES.baseUrl),
   'nativeCli.tokenVariable': setting(str, DEFAULT_CLI_VARIABLES.token),
+  'completions.model': setting(str, ''),
+  /** files whose contents never leave the machine (inline suggestions and commit messages) */
+  'completions.exclude': setting(z.array(str), [...DEFAULT_EXCLUDE]),
+  'commitMessage.model': setting(str, ''),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -134,6 +139,10 @@ export interface RelaySettings {
   images: { outputFolder: string; defaultSize: string };
   videos: { outputFolder: string; defaultSeconds: number };
   nativeCli: { baseUrlVariable: string; tokenVariable: string };
+  /** inline suggestions' model and the files never sent (src/host/pathExclusions.ts) */
+  completions: { model: string; exclude: string[] };
+  /** Generate Commit Message's model ('' : the completion model, else the chat's) */
+  commitMessage: { model: string };
 }
 
 /** The settings as the extension uses them (model ids trimmed, empty backups dropped). */
@@ -186,5 +195,7 @@ export function relaySettings(v: SettingValues): RelaySettings {
       baseUrlVariable: v['nativeCli.baseUrlVariable'] || DEFAULT_CLI_VARIABLES.baseUrl,
       tokenVariable: v['nativeCli.tokenVariable'] || DEFAULT_CLI_VARIABLES.token,
     },
+    completions: { model: t(v['completions.model']), exclude: v['completions.exclude'] },
+    commitMessage: { model: t(v['commitMessage.model']) },
   };
 }
