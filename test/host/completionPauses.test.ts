@@ -195,3 +195,23 @@ test('aborts are not errors, and an unexpected failure pauses with words, not a 
   assert.match((st as { cause: string }).cause, /boom/);
   assert.ok(!(rig.client.failWith() instanceof GatewayError));
 });
+
+test('the cap gives one notice even when replies still in flight add to the hour after it', async () => {
+  const rig = new Rig({ maxTokensPerHour: 100 });
+  rig.client.latencyMs = 100;
+  const a = rig.editor();
+  const c = rig.editor('y = ');
+  c.id = 'file:///w/src/c.ts';
+  void a.type('m'); // asks at 150, answered at 250: 110 tokens, the cap
+  await rig.clock.advance(100);
+  void c.type('n'); // asks at 250, answered at 350
+  await rig.clock.advance(200);
+  void a.type('o'); // 300: paused
+  await rig.clock.advance(100);
+  assert.equal(rig.client.answered, 2, 'c was in flight when the cap was reached');
+  void a.type('p'); // 400: still paused, now 220 tokens in the hour
+  await rig.clock.advance(1000);
+  assert.equal(rig.client.requests.length, 2);
+  assert.equal(rig.engine.state().kind, 'paused-cap');
+  assert.equal(rig.states.filter((s) => s.kind === 'paused-cap').length, 1, 'one notice');
+});

@@ -199,9 +199,14 @@ export class CompletionEngine {
     return state.kind === 'paused-cap' || this.errors.blocked(this.deps.clock.now());
   }
 
+  /**
+   * Reports a change. While the cap holds its first words stay (the hour's figures still move, e.g.
+   * with replies in flight when it was reached): one notice per pause.
+   */
   private setState(next: EngineState): void {
     const a = this.current as Partial<Record<string, unknown>>;
     const b = next as Partial<Record<string, unknown>>;
+    if (a.kind === 'paused-cap' && b.kind === 'paused-cap') return;
     if (a.kind === b.kind && a.reason === b.reason && a.cause === b.cause && a.fix === b.fix) return;
     this.current = next;
     this.deps.onState(next);
