@@ -13,8 +13,8 @@
 //   engine's decisions (wait, ask, abort, keep) see the session's own rhythm: a request is aborted
 //   exactly when the next keystroke comes within its wait or its 150 ms. Our own code's time is not
 //   scaled: in the engine's view it is COMPRESS times longer (a penalty, not a help).
-// - The typist: VS Code asks the provider on every keystroke and cancels the previous request's
-//   token. When a suggestion is shown and the recording types exactly its text next, the typist
+// - The typist: VS Code asks the provider on every keystroke (each keystroke its own event-loop task,
+//   as in the extension host) and cancels the previous request's token. When a suggestion is shown and the recording types exactly its text next, the typist
 //   presses Tab (7 times in 10, seeded; else types through it); the Tab replaces those keystrokes.
 // - Shown: a suggestion the provider returned, shown when it resolved. "Older than the current text":
 //   shown although the document's version had moved on since its keystroke (must be 0).
@@ -115,8 +115,10 @@ function tokenSource() {
 /** The simulator's own time per request id: its server's 'request' event to the response's 'finish'. */
 function watchSimulatorTime() {
   const times = new Map();
+  const counts = { connections: 0 };
   const emit = http.Server.prototype.emit;
   http.Server.prototype.emit = function (event, req, res) {
+    if (event === 'connection') counts.connections++;
     if (event === 'request' && req.url === '/v1/completions') {
       const t0 = performance.now();
       let id;
@@ -132,7 +134,7 @@ function watchSimulatorTime() {
     }
     return emit.apply(this, arguments);
   };
-  return { times, restore: () => (http.Server.prototype.emit = emit) };
+  return { times, counts, restore: () => (http.Server.prototype.emit = emit) };
 }
 
 /** How many of the next recorded keystrokes (same file, inserts only) spell exactly `text`, else 0. */
@@ -187,8 +189,9 @@ async function replay(session, provider, compress) {
   });
   for (let i = 0; i < events.length; i++) {
     const ev = events[i];
+    // each keystroke is its own event-loop task, as in the extension host, even when the replay runs late
     const wait = t0 + ev.at / compress - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    await new Promise((r) => setTimeout(r, Math.max(0, wait)));
     const d = docs[ev.file];
     const shown = shownNow.get(ev.file);
     const k = shown && shown.s.version === d.version ? upcomingMatch(events, i, ev.file, shown.s.insertText) : 0;
@@ -339,8 +342,9 @@ export async function keystrokeReplayFigures({ outDir, quick = false, row }) {
     const run = async (provider) => {
       sim.reset();
       sim.config.completions = { ...sim.config.completions, latencyMs: MODEL_LATENCY_MS / compress };
+      const connections = simTime.counts.connections;
       const seen = await replay(session, provider, compress);
-      return { seen, sim: sim.completionStats() };
+      return { seen, sim: sim.completionStats(), connections: simTime.counts.connections - connections };
     };
     // warm the connection and the code paths once, outside the figures
     await newClient().complete({
@@ -396,6 +400,7 @@ function report({ a, b, ours, naive, compress, session, row }) {
       engineMs: { p50: r2(quantile(a.seen.engine, 0.5)), p95: r2(quantile(a.seen.engine, 0.95)) },
       clientAndSocketMs: { p50: r2(quantile(a.seen.client, 0.5)), p95: r2(quantile(a.seen.client, 0.95)) },
       stale: a.seen.stale,
+      connections: a.connections,
       states: ours.states.map((s) => s.kind),
     },
     naive: {
@@ -404,6 +409,7 @@ function report({ a, b, ours, naive, compress, session, row }) {
       shown: b.seen.shown,
       tabs: b.seen.tabs,
       repliesForOlderText: naive.counts.olderReplies,
+      connections: b.connections,
       sentPer100: per100(naiveSent, b.seen.keystrokes),
       addedMs: { p50: r2(quantile(b.seen.added, 0.5)), p95: r2(quantile(b.seen.added, 0.95)) },
     },
@@ -424,7 +430,7 @@ function report({ a, b, ours, naive, compress, session, row }) {
       .map(([k, v]) => `${k} ${v}`)
       .join(
         ', ',
-      )}; Tab ${a.seen.tabs}) · cache hits ${st.cacheHits} · added latency p50 ${r2(addedP50)} ms, p95 ${r2(addedP95)} ms (network only p95 ${r2(netP95)} ms; of it the engine p50 ${figures.ours.engineMs.p50} / p95 ${figures.ours.engineMs.p95} ms, the client and the socket p50 ${figures.ours.clientAndSocketMs.p50} / p95 ${figures.ours.clientAndSocketMs.p95} ms) · debounce wait p50 ${figures.ours.debounceWaitMs.p50} ms (session time) · load average ${r2(loadavg()[0])}`,
+      )}; Tab ${a.seen.tabs}) · cache hits ${st.cacheHits} · added latency p50 ${r2(addedP50)} ms, p95 ${r2(addedP95)} ms (network only p95 ${r2(netP95)} ms; of it the engine p50 ${figures.ours.engineMs.p50} / p95 ${figures.ours.engineMs.p95} ms, the client and the socket p50 ${figures.ours.clientAndSocketMs.p50} / p95 ${figures.ours.clientAndSocketMs.p95} ms; ${a.connections} connections for ${oursSent} requests) · debounce wait p50 ${figures.ours.debounceWaitMs.p50} ms (session time) · load average ${r2(loadavg()[0])}`,
     figures.ours.addedMs,
     `p95 added ≤ ${GOALS.addedP95Ms} ms`,
     addedP95 <= GOALS.addedP95Ms,
