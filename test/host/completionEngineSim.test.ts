@@ -69,7 +69,7 @@ test('a pause in typing gets the simulator’s fill-in-the-middle answer, once',
 
 test('a keystroke while the model thinks: the socket is closed at once, nothing billed, no reply shown', async () => {
   sim.reset();
-  sim.config.completions = { ...sim.config.completions, latencyMs: 2000 };
+  sim.config.completions = { ...sim.config.completions, latencyMs: 5000 };
   try {
     const { ask, engine } = setup(sim.tokens.production!);
     const first = ask('const value = ');
@@ -81,7 +81,7 @@ test('a keystroke while the model thinks: the socket is closed at once, nothing 
     assert.equal(await first, undefined);
     for (let i = 0; i < 100 && sim.completionStats().aborted === 0; i++) await new Promise((r) => setTimeout(r, 5));
     assert.equal(sim.completionStats().aborted, 1, 'the simulator saw the connection close');
-    assert.ok(Date.now() - t0 < 500, `closed after ${Date.now() - t0} ms, not when the answer was due`);
+    assert.ok(Date.now() - t0 < 2000, `closed after ${Date.now() - t0} ms, not when the answer was due`);
     assert.equal(sim.completionStats().answered, 0);
     assert.equal(engine.stats().aborted, 1);
     sim.config.completions = { ...sim.config.completions, latencyMs: 5 };
