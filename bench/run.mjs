@@ -3,7 +3,8 @@
 // alternating runs in one run of this script, printed as a table and written to bench/results.json.
 // Sections 1–8 run in this process; 9 and 10 time whole processes (bench/process.mjs, with the
 // clients in bench/clients/); 11 is the real-host activation (code-server); 12 the chat's saved state
-// (bench/chatState.mjs); 13 the model lists of three gateways, one silent (bench/gatewaysList.mjs).
+// (bench/chatState.mjs); 13 the model lists of three gateways, one silent (bench/gatewaysList.mjs);
+// 17 a recorded typing session replayed through the inline-completion engine (bench/keystrokeReplay.mjs).
 //   node bench/run.mjs [--quick] [--live] [--only=throughput,wholeProcess,…]
 // BENCH_OUT=<dir> reads the compiled tests and sources from <dir> instead of out/.
 import { createRequire } from 'node:module';
@@ -21,6 +22,7 @@ import { webviewFigures } from './webviewRender.mjs';
 import { usageRenderFigures } from './usageRender.mjs';
 import { gatewaysListFigures } from './gatewaysList.mjs';
 import { requestBuildingFigures, tokenCountingFigures } from './lmScale.mjs';
+import { keystrokeReplayFigures } from './keystrokeReplay.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -750,6 +752,10 @@ async function usageView() {
   );
 }
 
+// ---------------------------------------------------------------------------------------------
+// 17. Inline completions: 2,000 recorded keystrokes replayed through the engine and a naive provider (bench/keystrokeReplay.mjs)
+const keystrokeReplay = () => keystrokeReplayFigures({ outDir, quick: QUICK, row });
+
 const sections = {
   throughput,
   parseCost,
@@ -767,6 +773,7 @@ const sections = {
   tokenCounting,
   requestBuilding,
   usageView,
+  keystrokeReplay,
 };
 try {
   for (const [name, fn] of Object.entries(sections)) {

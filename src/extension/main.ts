@@ -37,6 +37,7 @@ import { registerChat } from './chat/registerChat';
 import { registerHarRecording } from './support/harRecording';
 import { registerSupport } from './support/registerSupport';
 import { registerCompletions } from './completions/registerCompletions';
+import { registerCommitMessage } from './commitMessage/generateCommitMessage';
 import type { CommandHandler, Registrar } from './lazy/registrar';
 import { useTranslations } from '../gateway/l10n';
 import { LocalRequestLog } from '../host/usage/localLog';
@@ -91,6 +92,7 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   registerChat(context, hub, service, tokens, log, arrivals);
   registerHarRecording(context, hub);
   registerCompletions(context, hub, service, tokens);
+  registerCommitMessage(context, hub, service, log);
   const missing = hub.unimplemented();
   if (missing.length)
     log.error(vscode.l10n.t('Contributed in package.json but not implemented: {0}', missing.join(', ')));

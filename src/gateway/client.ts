@@ -15,7 +15,7 @@ import { chatStream, type ChatEventStream } from './chat/stream';
 import { SurfaceMemory, chatLearning, chatStreamLearning, explainSurfaceRefusal } from './chat/surfaceLearning';
 import type { ChatRequest, ChatResult, SurfaceMove } from './chat/types';
 import { FimRefusals, GatewayCompletions, type CompletionOverride } from './completions/completions';
-import type { CompletionClient, CompletionMode, CompletionRequest, CompletionResult } from './completions/types';
+import type { CompletionRequest, CompletionResult } from './completions/types';
 import {
   ACCOUNT_TIMEOUT_MS,
   DEFAULT_CONCURRENCY,
@@ -269,9 +269,7 @@ export class GatewayClient {
    * per model; `overrides` is read at each request (`modelRelay.models.overrides`: `fim`, `surface`).
    * Every client made here shares this gateway's memory of FIM refusals.
    */
-  completions(overrides?: () => Readonly<Record<string, CompletionOverride>>): CompletionClient & {
-    modeOf(model: string): CompletionMode;
-  } {
+  completions(overrides?: () => Readonly<Record<string, CompletionOverride>>): GatewayCompletions {
     return new GatewayCompletions({
       transport: this.transport,
       chat: (r) => this.chat(r),

@@ -50,6 +50,7 @@ export enum CommandId {
   ToggleInlineSuggestions = 'modelRelay.toggleInlineSuggestions',
   ChooseCompletionModel = 'modelRelay.chooseCompletionModel',
   ShowInlineSuggestionStatus = 'modelRelay.showInlineSuggestionStatus',
+  GenerateCommitMessage = 'modelRelay.generateCommitMessage',
 }
 
 /** contributes.views: tree views and the chat's webview view */

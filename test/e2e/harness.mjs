@@ -574,7 +574,8 @@ export async function launchVSCode({
 /**
  * One scenario's world: a fresh simulator, a fresh workspace (with `files`), and VS Code with the
  * base URL set to the simulator and a demo token seeded into SecretStorage. `stop()` ends all three.
- * `extraExtensions`: unpacked extension folders installed beside the vsix (see launchVSCode); `locale`: the display language (see launchVSCode).
+ * `extraExtensions`: unpacked extension folders installed beside the vsix (see launchVSCode); `locale`: the display language (see launchVSCode);
+ * `prepare(workspace)`: runs after `files` are written and before VS Code opens the folder (e.g. `git init` and commits).
  */
 export async function startScenario({
   settings = {},
@@ -585,6 +586,7 @@ export async function startScenario({
   extraExtensions = [],
   viewport,
   locale,
+  prepare,
 } = {}) {
   const { createRequire } = await import('node:module');
   const require = createRequire(import.meta.url);
@@ -596,6 +598,13 @@ export async function startScenario({
     writeFileSync(join(workspace, name), content);
   }
   let vs;
+  try {
+    await prepare?.(workspace);
+  } catch (e) {
+    await sim.close();
+    rmSync(workspace, { recursive: true, force: true });
+    throw e;
+  }
   try {
     vs = await launchVSCode({
       workspaceDir: workspace,

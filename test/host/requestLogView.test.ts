@@ -85,3 +85,19 @@ test('the log shows the newest rows only, aligned, and says how many there are',
   );
   view.dispose();
 });
+
+test('a code completion is told apart in the Request column, on either path', () => {
+  const log = new LocalRequestLog(new InMemoryMemento());
+  log.add(rec(0, { path: '/v1/completions', purpose: 'completion', requestId: 'req-fim' }));
+  log.add(rec(1, { path: '/v1/chat/completions', purpose: 'completion', requestId: 'req-chatway' }));
+  log.add(rec(2, { path: '/v1/chat/completions', requestId: 'req-chat' }));
+  const view = new RequestLogView(
+    log,
+    arrivalSource(() => new FakeUsageLog([], () => NOW)),
+    () => NOW,
+  );
+  const text = view.text();
+  assert.match(row(text, 'req-fim'), /POST \/v1\/completions \(code completion\)/);
+  assert.match(row(text, 'req-chatway'), /POST \/v1\/chat\/completions \(code completion\)/);
+  assert.doesNotMatch(row(text, 'req-chat'), /code completion/);
+});

@@ -48,7 +48,16 @@ for (const profile of ['strict', 'real'] as const) {
     assert.equal(rec.path, '/v1/completions');
     assert.equal(rec.status, 200);
     assert.equal(rec.model, 'deepseek-chat');
-    if (profile === 'real') assert.ok(rec.requestId && r.id.endsWith(rec.requestId));
+    if (profile === 'real') {
+      assert.ok(rec.requestId && r.id.endsWith(rec.requestId));
+      // new-api's usage log: a billed record (type 2) with the tokens, like every relayed request.
+      const entry = sim().gatewayLog.at(-1)!;
+      assert.equal(entry.type, 2);
+      assert.equal(entry.model_name, 'deepseek-chat');
+      assert.equal(entry.request_id, rec.requestId);
+      assert.deepEqual([entry.prompt_tokens, entry.completion_tokens], [r.usage!.prompt_tokens, 2]);
+      assert.ok(entry.quota > 0);
+    }
     assert.deepEqual(sim().completionStats(), { requests: 1, answered: 1, refused: 0, aborted: 0, fim: 1 });
   });
 
@@ -103,17 +112,49 @@ for (const profile of ['strict', 'real'] as const) {
     await openai(s).completions.create(FIB);
     assert.ok(Date.now() - started >= 290, 'waited the latency');
     const before = s.tokenState('production');
+    s.config.completions = { latencyMs: 5_000 };
+    const asked = Date.now();
     const gone = await openai(s)
       .completions.create(FIB, { signal: AbortSignal.timeout(50) })
       .catch((x: unknown) => x);
     assert.ok(gone instanceof Error);
-    for (let i = 0; i < 50 && s.completionStats().aborted === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 300 && s.completionStats().aborted === 0; i++) await new Promise((r) => setTimeout(r, 10));
     const rec = s.log.at(-1)!;
     assert.equal(rec.aborted, true);
     assert.equal(rec.status, 499);
-    assert.ok(Date.now() - started < 300 + 250, 'recorded when the socket closed, not after the latency');
+    assert.ok(Date.now() - asked < 2_500, 'recorded when the socket closed, not after the latency');
     assert.equal(s.completionStats().aborted, 1);
     assert.deepEqual(s.tokenState('production'), before, 'an aborted request is not billed');
-    s.config.completions = { latencyMs: 5 };
+    if (profile === 'real') {
+      const entry = s.gatewayLog.at(-1)!;
+      assert.equal(entry.type, 5, 'an error record, nothing billed');
+      assert.equal(entry.quota, 0);
+      assert.equal(entry.request_id, rec.requestId);
+    }
   });
 }
+
+test('a stream the client leaves half-way is recorded aborted (billed: the answer had begun)', async () => {
+  const s = sims.real;
+  s.fault({ kind: 'slowChunks', ms: 200, path: '/v1/completions' });
+  const controller = new AbortController();
+  const stream = await openai(s).completions.create(
+    { ...FIB, stop: undefined, stream: true },
+    { signal: controller.signal },
+  );
+  let first = '';
+  try {
+    for await (const chunk of stream) {
+      first = chunk.choices[0]?.text ?? '';
+      controller.abort();
+    }
+  } catch {
+    /* the SDK reports the abort */
+  }
+  assert.equal(first, 'return');
+  for (let i = 0; i < 100 && s.completionStats().aborted === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  const rec = s.log.at(-1)!;
+  assert.equal(rec.aborted, true);
+  assert.equal(rec.closedEarly, true);
+  assert.equal(s.completionStats().aborted, 1);
+});

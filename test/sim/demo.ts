@@ -177,3 +177,37 @@ export const demoTokens = (text: string): number => (text.trim() ? demoPieces(te
 
 /** Milliseconds between streamed events in demo mode, so the answer visibly streams. */
 export const DEMO_PACE_MS = 12;
+
+/**
+ * The reply to a commit-message request (Model Relay's Generate Commit Message: "Write the commit
+ * message for the change below", the repository's style, a `<diff>`): a one-line subject in that
+ * style — a Conventional Commits type (and scope) where the style asks for one, the language, the
+ * capitalisation and the closing period it names — saying what the diff does to which file. Undefined
+ * for any other prompt. Used in every replies mode: the echo of a diff would be no commit message.
+ */
+export function commitMessageReply(prompt: string): string | undefined {
+  if (!/commit message/i.test(prompt) || !/^diff --git /m.test(prompt)) return undefined;
+  const style = /^Style: (.*)$/m.exec(prompt)?.[1] ?? '';
+  const files = [...prompt.matchAll(/^diff --git (?:"?a\/)?(.+?)"? (?:"?b\/)(.+?)"?$/gm)].map((m) => m[2]);
+  const added = (prompt.match(/^new file mode/gm) ?? []).length;
+  const deleted = (prompt.match(/^deleted file mode/gm) ?? []).length;
+  const first = files[0] ?? 'files';
+  const name = first.split('/').pop() ?? first;
+  const zh = /write in Chinese/.test(style);
+  const kind = added === files.length ? 'add' : deleted === files.length ? 'remove' : 'update';
+  const more = files.length - 1;
+  const what = zh
+    ? `${{ add: '新增', remove: '删除', update: '更新' }[kind]} ${name}${more ? ` 等 ${files.length} 个文件` : ''}`
+    : `${kind} ${name}${more ? ` and ${more} more file${more > 1 ? 's' : ''}` : ''}`;
+  let subject = /start the description with a capital letter/.test(style)
+    ? what[0].toUpperCase() + what.slice(1)
+    : what;
+  if (/end the subject with a period/.test(style)) subject += zh ? '。' : '.';
+  if (!/Conventional Commits/.test(style)) return subject;
+  const types = /types used here: ([a-z, ]+)\)/.exec(style)?.[1].split(', ') ?? [];
+  const type = files.every((f) => /\.md$/i.test(f)) ? 'docs' : kind === 'add' ? 'feat' : (types[0] ?? 'chore');
+  const scope = /type\(scope\)/.test(style)
+    ? `(${first.includes('/') ? first.split('/')[0] : name.replace(/\.[^.]+$/, '')})`
+    : '';
+  return `${type}${scope}: ${subject}`;
+}

@@ -41,11 +41,13 @@ async function main(): Promise<void> {
     '  try:',
     `    curl -s ${sim.url}/v1/chat/completions -H "Authorization: Bearer ${sim.tokens.production}" -H "Content-Type: application/json" -d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hello"}]}'`,
     `    curl -sN ${sim.url}/v1/messages -H "x-api-key: ${sim.tokens.production}" -H "native-version: 2023-06-01" -H "Content-Type: application/json" -d '{"model":"claude-sonnet-4-5","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"hello"}]}'`,
+    `    curl -s ${sim.url}/v1/completions -H "Authorization: Bearer ${sim.tokens.production}" -H "Content-Type: application/json" -d '{"model":"deepseek-chat","prompt":"def fib(a):\\n    ","suffix":"\\n    return fib(a-1) + fib(a-2)","max_tokens":64,"stop":["\\n\\n"]}'`,
     ...(profile === 'real'
       ? [`    curl -s ${sim.url}/api/usage/token/ -H "Authorization: Bearer ${sim.tokens.production}"`]
       : []),
     '',
     `  replies: PUT ${sim.url}/__sim/config '{"replies":"echo"}' (or "demo")`,
+    `  completions: PUT ${sim.url}/__sim/config '{"completions":{"latencyMs":150}}' · GET /__sim/completions (requests, aborted…)`,
     `  faults: POST ${sim.url}/__sim/faults '{"kind":"status","status":503,"count":2}' · DELETE /__sim/faults · GET /__sim/log`,
     '  Ctrl-C stops it.',
   ];

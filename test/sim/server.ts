@@ -23,7 +23,7 @@ import {
   planCompatible,
   planNative,
 } from './agentic';
-import { DEMO_PACE_MS, demoPieces, demoReply, demoTokens, type DemoContext } from './demo';
+import { DEMO_PACE_MS, commitMessageReply, demoPieces, demoReply, demoTokens, type DemoContext } from './demo';
 import {
   failureEvent,
   inputWords,
@@ -1032,7 +1032,11 @@ export async function startSimulator(
   ) => {
     const lastUser = [...messages].reverse().find((m) => m.role === 'user');
     const prompt = textOfContent(lastUser?.content);
-    const full = shape(config.replyText ?? (config.replies === 'demo' ? demoReply(prompt, demo) : `Echo: ${prompt}`));
+    const full = shape(
+      config.replyText ??
+        commitMessageReply(prompt) ??
+        (config.replies === 'demo' ? demoReply(prompt, demo) : `Echo: ${prompt}`),
+    );
     const parts = config.replies === 'demo' ? demoPieces(full) : (full.match(/\s*\S+/g) ?? ['']);
     const truncated = maxTokens !== undefined && parts.length > maxTokens;
     const kept = truncated ? parts.slice(0, maxTokens) : parts;
@@ -1199,12 +1203,16 @@ export async function startSimulator(
     c.res.once('close', onClose);
     if (!closed && ms > 0)
       await new Promise<void>((resolve) => {
-        wake = resolve;
         const t = setTimeout(() => {
           timers.delete(t);
           resolve();
         }, ms);
         timers.add(t);
+        wake = () => {
+          clearTimeout(t);
+          timers.delete(t);
+          resolve();
+        };
       });
     c.res.off('close', onClose);
     if (!closed) return false;

@@ -49,6 +49,27 @@ function unfenced(text: string): string {
   return text.replace(/^\s*```[^\n`]*\n/, '').replace(/\n?```\s*$/, '');
 }
 
+/** Lines before the cursor's a reply may repeat (a model that copies the context back). */
+const ECHO_LINES = 10;
+
+/** The reply without a copy of the lines before the cursor it starts with (through the cursor's line), if any. */
+function withoutEchoedLines(text: string, prefix: string): string {
+  let start = prefix.lastIndexOf('\n');
+  const starts: number[] = [];
+  for (let n = 0; n < ECHO_LINES && start > 0; n++) {
+    start = prefix.lastIndexOf('\n', start - 1);
+    starts.push(start + 1);
+  }
+  // The longest copy first: from ten lines back down to the line before the cursor's.
+  for (const s of starts.reverse()) {
+    const tail = prefix.slice(s);
+    const lead = /^\s*/.exec(text)?.[0] ?? '';
+    const bare = tail.trimStart();
+    if (bare.trim() !== '' && text.slice(lead.length).startsWith(bare)) return text.slice(lead.length + bare.length);
+  }
+  return text;
+}
+
 /** The reply without a repeat of the cursor's line (whole, without its indentation, or the indentation alone). */
 function withoutPrefixRepeat(text: string, prefix: string): string {
   const line = prefix.slice(prefix.lastIndexOf('\n') + 1);
@@ -81,7 +102,7 @@ export function withoutSuffixOverlap(text: string, suffix: string): string {
 export function cleanChatAnswer(reply: string, prefix: string, suffix: string): string {
   let text = reply.replace(/<think>[\s\S]*?<\/think>\s*/g, '').replace(/\r\n/g, '\n');
   text = unfenced(text).split(CURSOR).join('');
-  text = withoutPrefixRepeat(text, prefix);
+  text = withoutPrefixRepeat(withoutEchoedLines(text, prefix), prefix);
   text = withoutSuffixOverlap(text.trimEnd(), suffix);
   return text.trimEnd();
 }

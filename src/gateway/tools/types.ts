@@ -59,6 +59,8 @@ export interface ToolStatus {
   /** why (for unavailable / overridden / not-set-up), a whole sentence */
   why?: string;
   resolved?: ResolvedToolConfig;
+  /** Model Relay's own setup is present (terminal variables or a block it added), so Remove Setup has something to take back */
+  removable?: boolean;
 }
 
 /** One file change, shown as a diff before it is written. */
@@ -67,6 +69,8 @@ export interface FileEdit {
   /** the file's text when read (undefined: the file does not exist yet) */
   before: string | undefined;
   after: string;
+  /** the edit takes back a file Model Relay created, leaving it empty: delete the file instead of writing '' */
+  deleteFile?: boolean;
   /** sha256 of `before` and its mtime, checked again right before the write */
   beforeHash?: string;
   mtimeMs?: number;
@@ -88,6 +92,8 @@ export interface ToolPlan {
   removeEnv?: string[];
   /** whole sentences shown beside the diff */
   notes: string[];
+  /** set when the plan cannot be carried out for this gateway (e.g. Codex without a Responses model): a whole sentence; edits and terminalEnv are then empty */
+  unavailable?: string;
 }
 
 /** The outcome of writing one edit. */
@@ -96,7 +102,7 @@ export type EditOutcome =
   | {
       path: string;
       written: false;
-      reason: 'parse-error' | 'changed-on-disk' | 'read-only' | 'symlink-outside-home' | 'io-error';
+      reason: 'parse-error' | 'changed-on-disk' | 'read-only' | 'symlink-outside-home' | 'contains-token' | 'io-error';
       message: string;
     };
 
@@ -122,6 +128,13 @@ export interface ToolsEnvironment {
   workspaceDir?: string;
   /** finds an executable on PATH; undefined when absent */
   which(command: string): Promise<string | undefined>;
+  /** the installed tool's version (e.g. by running `<path> --version`); the core never spawns by itself */
+  version?(path: string): Promise<string | undefined>;
+  /**
+   * system-wide files the tools read above the user's (Claude Code's managed-settings.json, Gemini
+   * CLI's system settings.json): undefined = the platform's default location, null = none (tests)
+   */
+  systemFiles?: { claudeManagedSettings?: string | null; geminiSystemSettings?: string | null };
 }
 
 /** The gateway a tool is set up against. The token's value is never part of this. */

@@ -24,6 +24,11 @@ export interface DocumentSnapshot {
   text: string;
   /** byte size of the document, for the size limit */
   size: number;
+  /**
+   * the document's version now (the glue passes `() => document.version`); when given, the engine
+   * checks it before returning a suggestion, so one computed for older text is never returned
+   */
+  currentVersion?: () => number;
 }
 
 export interface CompletionSettings {
@@ -64,10 +69,16 @@ export interface Suggestion {
   /** the document version it was computed for */
   version: number;
   source: 'network' | 'cache' | 'typed-through';
+  /**
+   * set when the suggest widget's item was selected (`ProvideContext.selected`): `insertText` then
+   * replaces this range (the selected item's text followed by the completion), as VS Code requires
+   */
+  range?: { startOffset: number; endOffset: number };
 }
 
 export type EngineState =
-  | { kind: 'off' }
+  /** reason: the setting is off, no model is chosen, or no gateway client (no base URL or token) */
+  | { kind: 'off'; reason?: 'disabled' | 'no-model' | 'no-gateway' }
   | { kind: 'on' }
   | { kind: 'paused-error'; cause: string; fix: string }
   | { kind: 'paused-cap'; cause: string; fix: string }
@@ -91,4 +102,6 @@ export interface CompletionEngineDeps {
   /** price of the model in the gateway's display unit per token (input, output); undefined when unknown */
   price(model: string): { input: number; output: number } | undefined;
   onState(state: EngineState): void;
+  /** an amount in the gateway's display unit as the user reads it (e.g. `$0.12`); default: the bare number */
+  formatCost?(amount: number): string;
 }

@@ -83,6 +83,7 @@ export const SETTINGS = {
   'completions.maxFileSize': setting(z.number().int().min(1024).max(100_000_000), COMPLETION_DEFAULTS.maxFileSize),
   'completions.maxCostPerHour': setting(z.number().min(0).max(1e9).nullable(), COMPLETION_DEFAULTS.maxCostPerHour),
   'completions.maxTokensPerHour': setting(z.number().int().min(0).max(1e10), COMPLETION_DEFAULTS.maxTokensPerHour),
+  'commitMessage.model': setting(str, ''),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -149,6 +150,8 @@ export interface RelaySettings {
   nativeCli: { baseUrlVariable: string; tokenVariable: string };
   /** inline suggestions' limits and exclusions (whether they are on is read per language, the model per gateway) */
   completions: CompletionSettingValues;
+  /** Generate Commit Message's model ('' : the completion model, else the chat's) */
+  commitMessage: { model: string };
 }
 
 /** The settings as the extension uses them (model ids trimmed, empty backups dropped). */
@@ -210,5 +213,6 @@ export function relaySettings(v: SettingValues): RelaySettings {
       maxCostPerHour: v['completions.maxCostPerHour'],
       maxTokensPerHour: v['completions.maxTokensPerHour'],
     },
+    commitMessage: { model: t(v['commitMessage.model']) },
   };
 }

@@ -17,6 +17,8 @@ export interface ModelOverride {
   thinkingBudget?: number | undefined;
   /** compatible surface: send the reasoning of tool-call turns back (unset: as the model's family needs) */
   replayReasoning?: boolean | undefined;
+  /** code completions: fill-in-the-middle on /v1/completions (true) or a short chat (false); unset: by family */
+  fim?: boolean | undefined;
 }
 
 export interface ModelProfile {

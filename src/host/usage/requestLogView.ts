@@ -128,7 +128,8 @@ export class RequestLogView {
       String(r.status ?? r.errorKind ?? '—') + (r.attempt > 1 ? ` (#${r.attempt})` : ''),
       this.cell(r),
       r.model ?? '—',
-      `${r.method} ${r.path}`,
+      // A code completion is told apart (many small calls; the chat way's shares the chat path).
+      r.purpose === 'completion' ? t('{0} (code completion)', `${r.method} ${r.path}`) : `${r.method} ${r.path}`,
       r.gateway && r.gateway !== r.host ? `${r.gateway} (${r.host})` : r.host,
       r.surface,
       `${r.durationMs} ms`,

@@ -1,0 +1,359 @@
+/**
+ * Claude Code, resolved as the tool resolves it (its settings.md, authentication.md, model-config.md):
+ * managed settings > `.claude/settings.local.json` > `.claude/settings.json` > the user's
+ * `settings.json` (in `$CLAUDE_CONFIG_DIR`, default `~/.claude`); a key in any settings file's `env`
+ * block beats the same variable in the shell. Credentials: `ANTHROPIC_AUTH_TOKEN` (Bearer) >
+ * `ANTHROPIC_API_KEY` (x-api-key) > `apiKeyHelper` > `CLAUDE_CODE_OAUTH_TOKEN` > the claude.ai login.
+ * Setting it up changes no file: the variables go into new terminals only.
+ */
+import { t } from '../l10n';
+import { maskToken } from '../mask';
+import {
+  emptyResolved,
+  gatewayRoot,
+  hasSurface,
+  sameUrl,
+  TERMINAL,
+  tokenMatch,
+  unavailablePlan,
+  type ToolModule,
+  type ToolReading,
+} from './common';
+import {
+  claudeConfigDir,
+  envValue,
+  loginPresent,
+  readClaudeSettings,
+  type ClaudeSettingsFile,
+} from './claudeCodeFiles';
+import { editJsonc, isObject, parseJsonc, readConfigText, strAt } from './configFile';
+import type { FileEdit, ResolvedToolConfig, ToolGateway, ToolPlan, ToolSource, ToolsEnvironment } from './types';
+
+export const CLAUDE_BASE_URL = 'ANTHROPIC_BASE_URL';
+export const CLAUDE_AUTH_TOKEN = 'ANTHROPIC_AUTH_TOKEN';
+export const CLAUDE_API_KEY = 'ANTHROPIC_API_KEY';
+export const CLAUDE_MODEL = 'ANTHROPIC_MODEL';
+export const CLAUDE_TIER_MODELS = {
+  opus: 'ANTHROPIC_DEFAULT_OPUS_MODEL',
+  sonnet: 'ANTHROPIC_DEFAULT_SONNET_MODEL',
+  haiku: 'ANTHROPIC_DEFAULT_HAIKU_MODEL',
+} as const;
+export const CLAUDE_QUIET = 'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC';
+const MODEL_KEYS = [CLAUDE_MODEL, ...Object.values(CLAUDE_TIER_MODELS)];
+/** Every variable a Claude Code setup puts into new terminals. */
+export const CLAUDE_SETUP_VARIABLES = [CLAUDE_BASE_URL, CLAUDE_AUTH_TOKEN, CLAUDE_QUIET, ...MODEL_KEYS];
+
+/**
+ * Where a variable's value comes from after Claude Code's precedence: the highest settings file's
+ * env block, else the shell. An empty value set in a file blanks the shell's: the variable is unset.
+ */
+function lookup(
+  key: string,
+  files: ClaudeSettingsFile[],
+  env: ToolsEnvironment,
+): { value: string; from: ToolSource } | undefined {
+  for (const f of [...files].reverse()) {
+    const v = envValue(f.settings?.env, key);
+    if (v !== undefined) return v ? { value: v, from: { kind: 'file', where: f.path, key: `env.${key}` } } : undefined;
+  }
+  const v = env.env[key]?.trim();
+  return v ? { value: v, from: { ...TERMINAL(), key } } : undefined;
+}
+
+function settingOf(key: string, files: ClaudeSettingsFile[]): { value: string; from: ToolSource } | undefined {
+  for (const f of [...files].reverse()) {
+    const v = strAt(f.settings, key);
+    if (v !== undefined) return { value: v, from: { kind: 'file', where: f.path, key } };
+  }
+  return undefined;
+}
+
+function resolveAuth(files: ClaudeSettingsFile[], env: ToolsEnvironment, gateway: ToolGateway | undefined) {
+  const token = lookup(CLAUDE_AUTH_TOKEN, files, env);
+  if (token)
+    return {
+      header: 'authorization' as const,
+      masked: maskToken(token.value),
+      from: token.from,
+      matches: tokenMatch(token.value, gateway),
+    };
+  const key = lookup(CLAUDE_API_KEY, files, env);
+  if (key)
+    return {
+      header: 'x-api-key' as const,
+      masked: maskToken(key.value),
+      from: key.from,
+      matches: tokenMatch(key.value, gateway),
+    };
+  const helper = settingOf('apiKeyHelper', files);
+  if (helper)
+    return { header: 'authorization' as const, masked: t('(from the apiKeyHelper script)'), from: helper.from };
+  const oauth = lookup('CLAUDE_CODE_OAUTH_TOKEN', files, env);
+  if (oauth) return { header: 'authorization' as const, masked: maskToken(oauth.value), from: oauth.from };
+  return undefined;
+}
+
+/** The settings-file keys that steer Claude Code away from this gateway (or from the terminal's own choices). */
+function conflictingKeys(f: ClaudeSettingsFile, env: ToolsEnvironment, gateway: ToolGateway | undefined): string[] {
+  const keys: string[] = [];
+  const fileEnv = isObject(f.settings?.env) ? f.settings.env : {};
+  for (const key of Object.keys(fileEnv)) {
+    const v = envValue(fileEnv, key);
+    if (v === undefined) continue;
+    if (key === CLAUDE_BASE_URL) {
+      if (!gateway || !sameUrl(v, gatewayRoot(gateway))) keys.push(key);
+    } else if (key === CLAUDE_AUTH_TOKEN || key === CLAUDE_API_KEY) {
+      // an empty API key only blanks a stale one from the shell
+      if (!tokenMatch(v, gateway) && !(key === CLAUDE_API_KEY && v === '')) keys.push(key);
+    } else if (MODEL_KEYS.includes(key)) {
+      const mine = env.env[key]?.trim();
+      if (mine && mine !== v) keys.push(key);
+    }
+  }
+  return keys;
+}
+
+const where = (s: ToolSource) => (s.kind === 'file' ? s.where : t('terminal environment'));
+
+/** The relay users' common mistakes: /v1 in the base URL; a stale API key beside the auth token. */
+function mistakes(
+  r: ResolvedToolConfig,
+  files: ClaudeSettingsFile[],
+  env: ToolsEnvironment,
+  gateway: ToolGateway | undefined,
+): ResolvedToolConfig['conflicts'] {
+  const out: ResolvedToolConfig['conflicts'] = [];
+  const base = r.baseUrl;
+  if (base && base.from.kind !== 'default' && /\/v1(\/messages)?\/?$/i.test(base.value)) {
+    const root = gateway ? gatewayRoot(gateway) : base.value.replace(/\/v1(\/messages)?\/?$/i, '');
+    out.push({
+      what: t(
+        '{0} is {1} ({2}): Claude Code appends /v1/messages itself, so it calls /v1/v1/messages and gets 404.',
+        CLAUDE_BASE_URL,
+        base.value,
+        where(base.from),
+      ),
+      fix: t('Set {0} to the root address {1}.', CLAUDE_BASE_URL, root),
+    });
+  }
+  const key = lookup(CLAUDE_API_KEY, files, env);
+  if (r.auth?.from.key?.endsWith(CLAUDE_AUTH_TOKEN) && key && maskToken(key.value) !== r.auth.masked)
+    out.push({
+      what: t(
+        'Both {0} ({1}) and {2} ({3}) are set; Claude Code uses {0} and warns about an auth conflict.',
+        CLAUDE_AUTH_TOKEN,
+        where(r.auth.from),
+        CLAUDE_API_KEY,
+        where(key.from),
+      ),
+      fix: t(
+        "Unset {0} in {1}; Claude Code's /status shows which credential is in use.",
+        CLAUDE_API_KEY,
+        where(key.from),
+      ),
+    });
+  return out;
+}
+
+export async function resolveClaudeCode(
+  env: ToolsEnvironment,
+  gateway: ToolGateway | undefined,
+): Promise<ResolvedToolConfig & { login?: string }> {
+  const { files, problems } = await readClaudeSettings(env);
+  const resolved = emptyResolved();
+  resolved.problems.push(...problems);
+  const base = lookup(CLAUDE_BASE_URL, files, env);
+  resolved.baseUrl = base ?? {
+    value: 'https://api.anthropic.com',
+    from: { kind: 'default', where: t('built-in default') },
+  };
+  resolved.auth = resolveAuth(files, env, gateway);
+  resolved.model = lookup(CLAUDE_MODEL, files, env) ?? settingOf('model', files);
+  for (const f of files) {
+    const keys = conflictingKeys(f, env, gateway);
+    if (keys.length)
+      resolved.overrides.push({ from: { kind: 'file', where: f.path }, keys, fixable: f.kind !== 'managed' });
+  }
+  resolved.conflicts.push(...mistakes(resolved, files, env, gateway));
+  const login = await loginPresent(env);
+  if (login && resolved.auth && resolved.auth.from.key !== 'apiKeyHelper') {
+    resolved.conflicts.push({
+      what: t(
+        'A claude.ai login is kept beside the gateway credential ({0}); Claude Code warns that auth may not work as expected.',
+        login,
+      ),
+      fix: t('Run /logout in Claude Code, then /status to confirm.'),
+    });
+  }
+  if (!resolved.auth && login)
+    resolved.auth = { header: 'authorization', masked: t('(claude.ai login)'), from: { kind: 'login', where: login } };
+  return { ...resolved, login };
+}
+
+/** The address and credential Claude Code will use, as the two arguments of a sentence. */
+function describe(r: ResolvedToolConfig): [string, string] {
+  const auth = r.auth ? `${r.auth.masked} (${r.auth.from.key ?? r.auth.from.where})` : t('no credential');
+  return [r.baseUrl?.value ?? '', auth];
+}
+
+function ownTerminal(env: ToolsEnvironment, gateway: ToolGateway | undefined): boolean {
+  return (
+    !!gateway &&
+    sameUrl(env.env[CLAUDE_BASE_URL], gatewayRoot(gateway)) &&
+    !!tokenMatch(env.env[CLAUDE_AUTH_TOKEN], gateway)
+  );
+}
+
+async function read(env: ToolsEnvironment, gateway: ToolGateway | undefined): Promise<ToolReading> {
+  const resolved = await resolveClaudeCode(env, gateway);
+  const removable = ownTerminal(env, gateway);
+  if (gateway && !hasSurface(gateway, 'native'))
+    return {
+      state: 'unavailable',
+      why: t(
+        'The gateway serves no model on the Anthropic Messages API (/v1/messages) for this token, which is the only API Claude Code speaks.',
+      ),
+      resolved,
+      removable,
+    };
+  const atGateway = !!gateway && sameUrl(resolved.baseUrl?.value, gatewayRoot(gateway)) && !!resolved.auth?.matches;
+  if (atGateway && resolved.overrides.length === 0)
+    return { state: 'set-up', why: resolved.conflicts[0]?.what, resolved, removable };
+  const winner = resolved.overrides.find((o) => o.keys.some((k) => k === CLAUDE_BASE_URL || k === CLAUDE_AUTH_TOKEN));
+  if (removable || atGateway) {
+    const o = winner ?? resolved.overrides[0];
+    return {
+      state: 'overridden',
+      why: o
+        ? t('{0} sets {1} in its env block, which beats the terminal variables.', o.from.where, o.keys.join(', '))
+        : t('Claude Code will call {0} with {1}.', ...describe(resolved)),
+      resolved,
+      removable,
+    };
+  }
+  return {
+    state: 'not-set-up',
+    why:
+      resolved.conflicts[0]?.what ?? t('Claude Code will call {0} with {1}, not this gateway.', ...describe(resolved)),
+    resolved,
+    removable,
+  };
+}
+
+function modelNotes(gateway: ToolGateway, picked: Array<[string, string | undefined]>, out: ToolPlan): void {
+  const native = new Set(gateway.models.filter((m) => m.surfaces.includes('native')).map((m) => m.id));
+  for (const [variable, model] of picked) {
+    if (!model) continue;
+    if (native.has(model)) out.terminalEnv[variable] = model;
+    else
+      out.notes.push(
+        t('{0} is not served on the Anthropic Messages API for this token, so {1} is left unset.', model, variable),
+      );
+  }
+}
+
+async function planSetUp(
+  env: ToolsEnvironment,
+  gateway: ToolGateway,
+  choices: { model?: string; claudeModels?: { opus?: string; sonnet?: string; haiku?: string } },
+): Promise<ToolPlan> {
+  if (!hasSurface(gateway, 'native'))
+    return unavailablePlan(
+      'claude-code',
+      'set-up',
+      t(
+        'The gateway serves no model on the Anthropic Messages API (/v1/messages) for this token, which is the only API Claude Code speaks.',
+      ),
+    );
+  const plan: ToolPlan = {
+    tool: 'claude-code',
+    action: 'set-up',
+    edits: [],
+    terminalEnv: { [CLAUDE_BASE_URL]: gatewayRoot(gateway), [CLAUDE_AUTH_TOKEN]: { token: true }, [CLAUDE_QUIET]: '1' },
+    notes: [
+      t(
+        'New terminals get {0} (the root address, never /v1) and the token as {1}; no file is changed.',
+        CLAUDE_BASE_URL,
+        CLAUDE_AUTH_TOKEN,
+      ),
+    ],
+  };
+  modelNotes(
+    gateway,
+    [
+      [CLAUDE_MODEL, choices.model],
+      [CLAUDE_TIER_MODELS.opus, choices.claudeModels?.opus],
+      [CLAUDE_TIER_MODELS.sonnet, choices.claudeModels?.sonnet],
+      [CLAUDE_TIER_MODELS.haiku, choices.claudeModels?.haiku],
+    ],
+    plan,
+  );
+  const resolved = await resolveClaudeCode(env, gateway);
+  for (const o of resolved.overrides)
+    plan.notes.push(
+      t(
+        '{0} overrides {1}; use its Fix to remove those keys, or the setup has no effect.',
+        o.from.where,
+        o.keys.join(', '),
+      ),
+    );
+  for (const c of resolved.conflicts) plan.notes.push(`${c.what} ${c.fix}`);
+  return plan;
+}
+
+function planRemove(): Promise<ToolPlan> {
+  return Promise.resolve({
+    tool: 'claude-code',
+    action: 'remove',
+    edits: [],
+    terminalEnv: {},
+    removeEnv: [...CLAUDE_SETUP_VARIABLES],
+    notes: [t('New terminals no longer get the Claude Code variables; no file is changed.')],
+  });
+}
+
+/** Removes just the conflicting keys from one settings file's env block. */
+export async function planClaudeFixOverride(override: {
+  from: ToolSource;
+  keys: string[];
+}): Promise<ToolPlan | string> {
+  const path = override.from.where;
+  const r = await readConfigText(path);
+  if (r.error) return r.error;
+  if (r.text === undefined) return t('{0} no longer exists.', path);
+  const p = parseJsonc(r.text);
+  if (p.error !== undefined) return t('{0} is not valid JSON, so it was left untouched.', path);
+  let after = r.text;
+  const removed: string[] = [];
+  for (const key of override.keys) {
+    if (envValue(isObject(p.value) ? p.value.env : undefined, key) === undefined) continue;
+    after = editJsonc(after, ['env', key], undefined);
+    removed.push(key);
+  }
+  if (!removed.length) return t('{0} no longer sets {1}.', path, override.keys.join(', '));
+  const edit: FileEdit = {
+    path,
+    before: r.text,
+    after,
+    beforeHash: r.hash,
+    mtimeMs: r.mtimeMs,
+    summary: t(
+      'Removes {0} from the env block of {1}, so the terminal variables take effect.',
+      removed.join(', '),
+      path,
+    ),
+  };
+  return { tool: 'claude-code', action: 'fix-override', edits: [edit], terminalEnv: {}, notes: [] };
+}
+
+export const claudeCode: ToolModule = {
+  id: 'claude-code',
+  label: () => t('Claude Code'),
+  command: 'claude',
+  configDirs: (env) => [claudeConfigDir(env)],
+  read,
+  planSetUp,
+  planRemove,
+};
+
+export { claudeConfigDir, claudeSettingsPaths, readClaudeSettings } from './claudeCodeFiles';

@@ -1,0 +1,312 @@
+/**
+ * Gemini CLI, resolved as the tool resolves it: `GOOGLE_GEMINI_BASE_URL` (root address, no
+ * /v1beta), `GEMINI_API_KEY` (sent as x-goog-api-key) and `GEMINI_MODEL` from the environment. Values
+ * missing from the environment are filled from the first `.env` file found — `.gemini/.env` then
+ * `.env` in the workspace folder and each parent up to the home folder, then `~/.gemini/.env`, then
+ * `~/.env` — and never override a variable the terminal already has (Gemini CLI's loadEnvironment).
+ * The sign-in method is `security.auth.selectedType` (older builds: `selectedAuthType`) in the
+ * settings files, system > project > user (`$GEMINI_CLI_HOME/.gemini/settings.json`, default `~`).
+ *
+ * Setting it up changes no file: the two variables go into new terminals. An absent selectedType is
+ * left absent (Gemini CLI then preselects "Use Gemini API Key" because GEMINI_API_KEY is set, and
+ * saves that choice itself), so Remove Setup has nothing in a file to take back. A selectedType
+ * naming another sign-in method overrides the key: its Fix sets it to "gemini-api-key".
+ */
+import { dirname, join, resolve } from 'node:path';
+import { t } from '../l10n';
+import { maskToken } from '../mask';
+import {
+  emptyResolved,
+  gatewayRoot,
+  hasSurface,
+  sameUrl,
+  TERMINAL,
+  tokenMatch,
+  unavailablePlan,
+  type ToolModule,
+  type ToolReading,
+} from './common';
+import { editJsonc, isObject, parseJsonc, readConfigText, strAt, type Json } from './configFile';
+import type { FileEdit, ResolvedToolConfig, ToolGateway, ToolPlan, ToolSource, ToolsEnvironment } from './types';
+
+export const GEMINI_BASE_URL = 'GOOGLE_GEMINI_BASE_URL';
+export const GEMINI_API_KEY = 'GEMINI_API_KEY';
+export const GEMINI_MODEL = 'GEMINI_MODEL';
+export const GEMINI_KEY_AUTH = 'gemini-api-key';
+const VARIABLES = [GEMINI_BASE_URL, GEMINI_API_KEY, GEMINI_MODEL, 'GOOGLE_GENAI_USE_VERTEXAI'];
+
+export function geminiUserDir(env: ToolsEnvironment): string {
+  return join(env.env.GEMINI_CLI_HOME?.trim() || env.homeDir, '.gemini');
+}
+
+/** The `.env` files Gemini CLI looks at, in order; it loads only the first that exists. */
+export function geminiEnvFileCandidates(env: ToolsEnvironment): string[] {
+  const home = resolve(env.homeDir);
+  const out: string[] = [];
+  if (env.workspaceDir) {
+    let dir = resolve(env.workspaceDir);
+    for (let i = 0; i < 64; i++) {
+      if (dir === home) break;
+      out.push(join(dir, '.gemini', '.env'), join(dir, '.env'));
+      const up = dirname(dir);
+      if (up === dir) break;
+      dir = up;
+    }
+  }
+  out.push(join(geminiUserDir(env), '.env'), join(home, '.env'));
+  return out;
+}
+
+/** `KEY=value` lines of a dotenv file (quotes removed; `export ` allowed). */
+export function parseDotenv(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const raw of text.split(/\r?\n/)) {
+    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)$/.exec(raw);
+    if (!m) continue;
+    let v = m[2].trim();
+    const q = /^(['"`])([\s\S]*)\1$/.exec(v);
+    if (q) v = q[2];
+    else v = v.replace(/\s+#.*$/, '');
+    out[m[1]] = v;
+  }
+  return out;
+}
+
+async function dotenv(env: ToolsEnvironment): Promise<{ path: string; vars: Record<string, string> } | undefined> {
+  for (const path of geminiEnvFileCandidates(env)) {
+    const r = await readConfigText(path);
+    if (r.text !== undefined) return { path, vars: parseDotenv(r.text) };
+  }
+  return undefined;
+}
+
+function systemSettingsPath(env: ToolsEnvironment): string | undefined {
+  const injected = env.systemFiles?.geminiSystemSettings;
+  if (injected !== undefined) return injected ?? undefined;
+  if (env.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH) return env.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH;
+  if (process.platform === 'darwin') return '/Library/Application Support/GeminiCli/settings.json';
+  if (process.platform === 'win32') return 'C:\\ProgramData\\gemini-cli\\settings.json';
+  return '/etc/gemini-cli/settings.json';
+}
+
+/** Settings files, lowest precedence first. */
+export function geminiSettingsPaths(env: ToolsEnvironment): string[] {
+  const files = [join(geminiUserDir(env), 'settings.json')];
+  if (env.workspaceDir) files.push(join(env.workspaceDir, '.gemini', 'settings.json'));
+  const sys = systemSettingsPath(env);
+  if (sys) files.push(sys);
+  return files;
+}
+
+interface GeminiEnvValue {
+  value: string;
+  from: ToolSource;
+}
+
+function variable(
+  key: string,
+  env: ToolsEnvironment,
+  file: { path: string; vars: Record<string, string> } | undefined,
+): GeminiEnvValue | undefined {
+  const own = env.env[key];
+  if (own !== undefined && own.trim() !== '') return { value: own.trim(), from: { ...TERMINAL(), key } };
+  if (own !== undefined) return undefined;
+  const v = file?.vars[key]?.trim();
+  return v ? { value: v, from: { kind: 'file', where: file!.path, key } } : undefined;
+}
+
+async function selectedType(
+  env: ToolsEnvironment,
+  problems: string[],
+): Promise<{ value: string; path: string; key: string } | undefined> {
+  let found: { value: string; path: string; key: string } | undefined;
+  for (const path of geminiSettingsPaths(env)) {
+    const r = await readConfigText(path);
+    if (r.error) problems.push(r.error);
+    if (r.text === undefined) continue;
+    const p = parseJsonc(r.text);
+    if (p.error !== undefined || !isObject(p.value)) {
+      problems.push(t('{0} is not valid JSON, so Gemini CLI reports an error and ignores it.', path));
+      continue;
+    }
+    const v2 = strAt(p.value, 'security', 'auth', 'selectedType');
+    const v1 = strAt(p.value, 'selectedAuthType');
+    if (v2) found = { value: v2, path, key: 'security.auth.selectedType' };
+    else if (v1) found = { value: v1, path, key: 'selectedAuthType' };
+  }
+  return found;
+}
+
+export async function resolveGeminiCli(
+  env: ToolsEnvironment,
+  gateway: ToolGateway | undefined,
+): Promise<ResolvedToolConfig> {
+  const r = emptyResolved();
+  const file = await dotenv(env);
+  const base = variable(GEMINI_BASE_URL, env, file);
+  r.baseUrl = base ?? {
+    value: 'https://generativelanguage.googleapis.com',
+    from: { kind: 'default', where: t('built-in default') },
+  };
+  const key = variable(GEMINI_API_KEY, env, file);
+  if (key)
+    r.auth = {
+      header: 'x-goog-api-key',
+      masked: maskToken(key.value),
+      from: key.from,
+      matches: tokenMatch(key.value, gateway),
+    };
+  const model = variable(GEMINI_MODEL, env, file);
+  if (model) r.model = model;
+  const sel = await selectedType(env, r.problems);
+  if (sel && sel.value !== GEMINI_KEY_AUTH)
+    r.overrides.push({ from: { kind: 'file', where: sel.path, key: sel.key }, keys: [sel.key], fixable: true });
+  const vertex = variable('GOOGLE_GENAI_USE_VERTEXAI', env, file);
+  if (vertex && /^(true|1)$/i.test(vertex.value))
+    r.conflicts.push({
+      what: t(
+        'GOOGLE_GENAI_USE_VERTEXAI is set ({0}), so Gemini CLI may use Vertex AI instead of the gateway.',
+        vertex.from.where,
+      ),
+      fix: t('Unset GOOGLE_GENAI_USE_VERTEXAI in the terminal that starts Gemini CLI.'),
+    });
+  if (base && /\/v1(beta)?\/?$/.test(base.value))
+    r.conflicts.push({
+      what: t(
+        '{0} is {1}: Gemini CLI appends /v1beta/models/… itself, so it calls /v1beta twice and gets 404.',
+        GEMINI_BASE_URL,
+        base.value,
+      ),
+      fix: t(
+        'Set {0} to the root address {1}.',
+        GEMINI_BASE_URL,
+        gateway ? gatewayRoot(gateway) : base.value.replace(/\/v1(beta)?\/?$/, ''),
+      ),
+    });
+  return r;
+}
+
+const NO_GEMINI = () =>
+  t(
+    'The gateway lists no model with the gemini endpoint type for this token, so Gemini CLI has nothing to call there.',
+  );
+
+async function read(env: ToolsEnvironment, gateway: ToolGateway | undefined): Promise<ToolReading> {
+  const resolved = await resolveGeminiCli(env, gateway);
+  const removable =
+    !!gateway &&
+    sameUrl(env.env[GEMINI_BASE_URL], gatewayRoot(gateway)) &&
+    !!tokenMatch(env.env[GEMINI_API_KEY], gateway);
+  if (gateway && !hasSurface(gateway, 'gemini')) return { state: 'unavailable', why: NO_GEMINI(), resolved, removable };
+  const atGateway = !!gateway && sameUrl(resolved.baseUrl?.value, gatewayRoot(gateway)) && !!resolved.auth?.matches;
+  if (atGateway && resolved.overrides.length) {
+    const o = resolved.overrides[0];
+    return {
+      state: 'overridden',
+      why: t(
+        '{0} in {1} selects another sign-in method, so Gemini CLI does not use GEMINI_API_KEY.',
+        o.from.key ?? '',
+        o.from.where,
+      ),
+      resolved,
+      removable,
+    };
+  }
+  if (atGateway) return { state: 'set-up', why: resolved.conflicts[0]?.what, resolved, removable };
+  return {
+    state: 'not-set-up',
+    why: t('Gemini CLI will call {0}, not this gateway.', resolved.baseUrl?.value ?? ''),
+    resolved,
+    removable,
+  };
+}
+
+async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: { model?: string }): Promise<ToolPlan> {
+  if (!hasSurface(gateway, 'gemini')) return unavailablePlan('gemini-cli', 'set-up', NO_GEMINI());
+  const plan: ToolPlan = {
+    tool: 'gemini-cli',
+    action: 'set-up',
+    edits: [],
+    terminalEnv: { [GEMINI_BASE_URL]: gatewayRoot(gateway), [GEMINI_API_KEY]: { token: true } },
+    notes: [
+      t(
+        'New terminals get {0} (the root address, no /v1beta) and the token as {1}; no file is changed.',
+        GEMINI_BASE_URL,
+        GEMINI_API_KEY,
+      ),
+    ],
+  };
+  if (choices.model) {
+    const ok = gateway.models.some((m) => m.id === choices.model && m.surfaces.includes('gemini'));
+    if (ok) plan.terminalEnv[GEMINI_MODEL] = choices.model;
+    else
+      plan.notes.push(
+        t(
+          '{0} is not listed with the gemini endpoint type for this token, so {1} is left unset.',
+          choices.model,
+          GEMINI_MODEL,
+        ),
+      );
+  }
+  const resolved = await resolveGeminiCli(env, gateway);
+  for (const o of resolved.overrides)
+    plan.notes.push(
+      t(
+        '{0} in {1} selects another sign-in method; use its Fix, or Gemini CLI ignores the key.',
+        o.from.key ?? '',
+        o.from.where,
+      ),
+    );
+  return plan;
+}
+
+function planRemove(): Promise<ToolPlan> {
+  return Promise.resolve({
+    tool: 'gemini-cli',
+    action: 'remove',
+    edits: [],
+    terminalEnv: {},
+    removeEnv: VARIABLES.slice(0, 3),
+    notes: [t('New terminals no longer get the Gemini CLI variables; no file is changed.')],
+  });
+}
+
+/** Sets the sign-in method of one settings file to the API key. */
+export async function planGeminiFixOverride(override: { from: ToolSource }): Promise<ToolPlan | string> {
+  const path = override.from.where;
+  const r = await readConfigText(path);
+  if (r.error) return r.error;
+  if (r.text === undefined) return t('{0} no longer exists.', path);
+  const p = parseJsonc(r.text);
+  if (p.error !== undefined || !isObject(p.value)) return t('{0} is not valid JSON, so it was left untouched.', path);
+  const json: Json = p.value;
+  let after = r.text;
+  if (strAt(json, 'selectedAuthType') !== undefined && strAt(json, 'selectedAuthType') !== GEMINI_KEY_AUTH)
+    after = editJsonc(after, ['selectedAuthType'], GEMINI_KEY_AUTH);
+  if (strAt(json, 'security', 'auth', 'selectedType') !== undefined)
+    after = editJsonc(after, ['security', 'auth', 'selectedType'], GEMINI_KEY_AUTH);
+  if (after === r.text) return t('{0} already selects the API key.', path);
+  const edit: FileEdit = {
+    path,
+    before: r.text,
+    after,
+    beforeHash: r.hash,
+    mtimeMs: r.mtimeMs,
+    summary: t(
+      'Sets the sign-in method in {0} to "{1}", so Gemini CLI sends GEMINI_API_KEY to the gateway.',
+      path,
+      GEMINI_KEY_AUTH,
+    ),
+  };
+  return { tool: 'gemini-cli', action: 'fix-override', edits: [edit], terminalEnv: {}, notes: [] };
+}
+
+export const geminiCli: ToolModule = {
+  id: 'gemini-cli',
+  label: () => t('Gemini CLI'),
+  command: 'gemini',
+  configDirs: (env) => [geminiUserDir(env)],
+  read,
+  planSetUp,
+  planRemove,
+};

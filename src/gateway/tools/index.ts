@@ -1,0 +1,10 @@
+/** Terminal coding tools (issue 26): states, plans and safe writes of their configuration. */
+export * from './types';
+export { toolStatus, toolStatuses, planSetUp, planRemove, planFixOverride, toolLabel, toolCommand } from './tools';
+export { applyEdits, addsSecret, configParseError, BACKUP_SUFFIX, type ApplyOptions } from './apply';
+export { resolveClaudeCode, claudeSettingsPaths, claudeConfigDir, CLAUDE_SETUP_VARIABLES } from './claudeCode';
+export { resolveCodex, codexConfigPath, codexHome } from './codex';
+export { resolveGeminiCli, geminiSettingsPaths, geminiEnvFileCandidates } from './geminiCli';
+export { resolveOpencode, opencodeConfigPaths, opencodeTargetFile } from './opencode';
+export { PROVIDER_ID, tokenMatch } from './common';
+export { whichOnPath, nodeToolsEnvironment } from './toolsEnvironment';

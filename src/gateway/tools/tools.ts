@@ -1,0 +1,131 @@
+/**
+ * The tools module's entry points: each tool's state (read from its own files and the terminal
+ * environment, in its own precedence order), and the plans that set it up, take the setup back, or
+ * fix an override. Plans are shown as a diff, then written by `applyEdits` (./apply).
+ */
+import { t } from '../l10n';
+import { claudeCode, planClaudeFixOverride } from './claudeCode';
+import { codex } from './codex';
+import type { ToolModule } from './common';
+import { geminiCli, planGeminiFixOverride } from './geminiCli';
+import { opencode } from './opencode';
+import type {
+  ResolvedToolConfig,
+  ToolChoices,
+  ToolGateway,
+  ToolId,
+  ToolPlan,
+  ToolsEnvironment,
+  ToolStatus,
+} from './types';
+import { TOOL_IDS } from './types';
+import { stat } from 'node:fs/promises';
+
+const MODULES: Record<ToolId, ToolModule> = {
+  'claude-code': claudeCode,
+  codex,
+  'gemini-cli': geminiCli,
+  opencode,
+};
+
+export function toolLabel(tool: ToolId): string {
+  return MODULES[tool].label();
+}
+
+/** The executable a tool is started with ("claude", "codex", "gemini", "opencode"). */
+export function toolCommand(tool: ToolId): string {
+  return MODULES[tool].command;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** One tool's state. Never throws: a file that cannot be read or parsed is a `problem`. */
+export async function toolStatus(
+  tool: ToolId,
+  env: ToolsEnvironment,
+  gateway: ToolGateway | undefined,
+): Promise<ToolStatus> {
+  const m = MODULES[tool];
+  const path = await env.which(m.command).catch(() => undefined);
+  const reading = await m.read(env, gateway);
+  const status: ToolStatus = {
+    tool,
+    label: m.label(),
+    state: reading.state,
+    resolved: reading.resolved,
+    removable: reading.removable,
+  };
+  if (reading.why) status.why = reading.why;
+  if (!path) {
+    const dir = (await Promise.all(m.configDirs(env).map(async (d) => ((await exists(d)) ? d : undefined)))).find(
+      Boolean,
+    );
+    status.state = 'not-installed';
+    status.why = dir
+      ? t(
+          '{0} is not on the PATH of new terminals ({1} was not found), though its settings folder {2} exists.',
+          m.label(),
+          m.command,
+          dir,
+        )
+      : t('{0} is not installed: {1} was not found on the PATH of new terminals.', m.label(), m.command);
+    return status;
+  }
+  const version = env.version ? await env.version(path).catch(() => undefined) : undefined;
+  status.installed = version ? { path, version } : { path };
+  return status;
+}
+
+/** Every tool's state, in the order of TOOL_IDS. */
+export async function toolStatuses(env: ToolsEnvironment, gateway: ToolGateway | undefined): Promise<ToolStatus[]> {
+  return Promise.all(TOOL_IDS.map((id) => toolStatus(id, env, gateway)));
+}
+
+/** What setting a tool up will change (nothing is written: show `edits` as a diff, then `applyEdits`). */
+export async function planSetUp(
+  tool: ToolId,
+  env: ToolsEnvironment,
+  gateway: ToolGateway,
+  choices: ToolChoices = {},
+): Promise<ToolPlan> {
+  return MODULES[tool].planSetUp(env, gateway, choices);
+}
+
+/**
+ * What taking a tool's setup back will change. The token variable shared by Codex and opencode
+ * stays in `removeEnv` only when the other of the two is not set up by Model Relay.
+ */
+export async function planRemove(tool: ToolId, env: ToolsEnvironment, gateway: ToolGateway): Promise<ToolPlan> {
+  const plan = await MODULES[tool].planRemove(env, gateway);
+  const sharing = (['codex', 'opencode'] as const).filter((id) => id !== tool);
+  if (tool === 'codex' || tool === 'opencode') {
+    const others = await Promise.all(sharing.map((id) => MODULES[id].read(env, gateway)));
+    if (others.some((r) => r.removable))
+      plan.removeEnv = (plan.removeEnv ?? []).filter((v) => v !== gateway.tokenVariable);
+  }
+  return plan;
+}
+
+/**
+ * The edit that removes one override (an entry of `ResolvedToolConfig.overrides` with
+ * `fixable: true`): Claude Code — just the conflicting keys of that settings file's env block;
+ * Gemini CLI — the sign-in method set to the API key. A string is the reason it cannot be fixed.
+ */
+export async function planFixOverride(
+  tool: ToolId,
+  env: ToolsEnvironment,
+  override: ResolvedToolConfig['overrides'][number],
+): Promise<ToolPlan | string> {
+  void env;
+  if (!override.fixable || override.from.kind !== 'file')
+    return t('{0} cannot be changed by Model Relay; change it there yourself.', override.from.where);
+  if (tool === 'claude-code') return planClaudeFixOverride(override);
+  if (tool === 'gemini-cli') return planGeminiFixOverride(override);
+  return t('{0} cannot be changed by Model Relay; change it there yourself.', override.from.where);
+}
