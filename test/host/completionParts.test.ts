@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { CompletionCache, cacheKey, CACHE_ENTRIES } from '../../src/host/completions/cache';
 import { contextWindows } from '../../src/host/completions/context';
 import { HourWindow, BUCKET_MS } from '../../src/host/completions/hourWindow';
-import { contextSkip, ExcludeMatcher } from '../../src/host/completions/skipRules';
+import { contextSkip } from '../../src/host/completions/skipRules';
+import { PathExclusions } from '../../src/host/pathExclusions';
 import { DEBOUNCE, TypingPace } from '../../src/host/completions/typingPace';
 import { estimateTokens } from '../../src/gateway/tokenEstimate';
 
@@ -111,10 +112,9 @@ const excludeTable: Array<[string, readonly string[], boolean]> = [
   ['src/a.ts', ['  ', ''], false],
 ];
 
-test('exclusions: globs over the workspace-relative path, names match at any depth', () => {
-  const m = new ExcludeMatcher();
+test('exclusions (the shared matcher the engine uses): names match at any depth, paths from the root', () => {
   for (const [path, patterns, want] of excludeTable)
-    assert.equal(m.matches(path, patterns), want, `${path} ${patterns}`);
+    assert.equal(new PathExclusions(patterns).excludes(path), want, `${path} ${patterns}`);
 });
 
 test('context windows: prefix and suffix cut by the token budget (70 % / 30 %), at whole lines', () => {

@@ -4,6 +4,7 @@
  * token and calls `provide` again.
  */
 import { CompletionEngine } from '../../src/host/completions/engine';
+import { DEFAULT_EXCLUDE } from '../../src/host/pathExclusions';
 import type {
   CancellationLike,
   CompletionSettings,
@@ -20,7 +21,7 @@ export const SETTINGS: CompletionSettings = {
   model: 'deepseek-chat',
   contextTokens: 1000,
   maxTokens: 64,
-  exclude: ['.env*', '*.pem', '*.key', 'id_rsa*', '**/.git/**'],
+  exclude: [...DEFAULT_EXCLUDE],
   maxFileSize: 1_000_000,
   maxCostPerHour: undefined,
   maxTokensPerHour: 0,

@@ -1,7 +1,8 @@
 /**
  * The inline-completion engine (issue 25): when a suggestion is asked for, and when it is not. Every
  * suggestion from the network is a billed call, so each `provide` goes through, in order:
- * 1. the gates: disabled, no model, no gateway (state `off`); untrusted workspace, excluded path,
+ * 1. the gates: disabled, no model, no gateway (state `off`); untrusted workspace, a path
+ *    `modelRelay.completions.exclude` matches (../pathExclusions.ts, shared with commit messages),
  *    file over `maxFileSize` (state `excluded`);
  * 2. a newer keystroke supersedes: the document's request in flight (or waiting) is aborted at
  *    once — its socket closed through the client's signal — and its reply never returned; at most
@@ -24,7 +25,8 @@ import { CompletionCache, cacheKey, PREFIX_TAIL, SUFFIX_HEAD } from './cache';
 import { contextWindows, type ContextWindows } from './context';
 import { HourWindow, type HourDelta } from './hourWindow';
 import { capState, ErrorPause } from './pauses';
-import { contextSkip, ExcludeMatcher } from './skipRules';
+import { PathExclusions } from '../pathExclusions';
+import { contextSkip } from './skipRules';
 import { TypingPace, DOCS } from './typingPace';
 import type {
   CancellationLike,
@@ -66,7 +68,8 @@ export class CompletionEngine {
   private readonly pace = new TypingPace();
   private readonly cache = new CompletionCache();
   private readonly hour = new HourWindow();
-  private readonly excludes = new ExcludeMatcher();
+  /** `exclude` compiled, with the list it was compiled from */
+  private excludes: { source: readonly string[]; paths: PathExclusions } | undefined;
   private readonly errors = new ErrorPause();
   private readonly inFlight = new Map<string, Pending>();
   private readonly issued = new WeakMap<Suggestion, Issued>();
@@ -172,7 +175,7 @@ export class CompletionEngine {
     if (off) return (this.setState(off), false);
     const reason = !settings.trusted
       ? t('Inline suggestions are off in an untrusted workspace.')
-      : this.excludes.matches(doc.relativePath, settings.exclude)
+      : this.exclusions(settings.exclude).excludes(doc.relativePath)
         ? t('{0} matches modelRelay.completions.exclude.', doc.relativePath)
         : doc.size > settings.maxFileSize
           ? t('The file is larger than modelRelay.completions.maxFileSize ({0} bytes).', String(settings.maxFileSize))
@@ -180,6 +183,14 @@ export class CompletionEngine {
     if (reason) return (this.setState({ kind: 'excluded', reason }), false);
     this.setState(this.baseline(settings));
     return true;
+  }
+
+  /** The exclusion globs (the one matcher commit messages use too), compiled again only when the list changes. */
+  private exclusions(patterns: readonly string[]): PathExclusions {
+    const e = this.excludes;
+    if (e && e.source.length === patterns.length && e.source.every((p, i) => p === patterns[i])) return e.paths;
+    this.excludes = { source: [...patterns], paths: new PathExclusions(patterns) };
+    return this.excludes.paths;
   }
 
   /** The state of an admitted document: the cap, a failing gateway's pause, or on. */

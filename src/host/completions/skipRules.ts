@@ -1,8 +1,7 @@
 /**
- * When no completion is asked for, before any wait or call:
- * - the document: excluded by `modelRelay.completions.exclude` (globs over the workspace-relative
- *   path; a pattern without a slash matches the file's name at any depth, `**` spans folders, dot
- *   files match), or larger than `maxFileSize`;
+ * When no completion is asked for, before any wait or call, by the cursor's context (the document's
+ * gates — `modelRelay.completions.exclude` through the shared ../pathExclusions.ts, size, trust — are
+ * the engine's):
  * - the cursor's context, for automatic triggers only (an explicit request is the user's call):
  *   - `mid-word`: the character after the cursor is a word character (letter, digit, `_`, `$`): a
  *     word continues there, and an insertion would split it;
@@ -14,8 +13,6 @@
  *     would only continue prose, with no code to go on. A comment written above code still gets
  *     suggestions. Languages without a known marker never match.
  */
-import { Minimatch } from 'minimatch';
-
 export type ContextSkip = 'mid-word' | 'blank' | 'comment-only';
 
 export const COMMENT_SCAN = { above: 50, below: 20 } as const;
@@ -112,23 +109,4 @@ function commentOnly(text: string, offset: number, languageId: string): boolean 
       const trimmed = line.trim();
       return !trimmed || isCommentLine(trimmed, c);
     });
-}
-
-/** The compiled `exclude` globs, recompiled only when the list changes. */
-export class ExcludeMatcher {
-  private source: string | undefined;
-  private matchers: Minimatch[] = [];
-
-  matches(relativePath: string, patterns: readonly string[]): boolean {
-    const source = patterns.join('\u0000');
-    if (source !== this.source) {
-      this.source = source;
-      this.matchers = patterns
-        .map((p) => p.trim().replace(/\\/g, '/'))
-        .filter(Boolean)
-        .map((p) => new Minimatch(p, { dot: true, matchBase: true, nocomment: true, nonegate: true }));
-    }
-    const path = relativePath.replace(/\\/g, '/').replace(/^\.\//, '');
-    return this.matchers.some((m) => m.match(path));
-  }
 }
