@@ -6,61 +6,35 @@
  * `?` one character, `{a,b}` either, `[…]` one of). Matching ignores case: excluding `.ENV` too is the
  * safe side. Plain Node, no `vscode`.
  */
+import picomatch from 'picomatch';
 
 /** The default list: key and certificate files, environment files, and anything under a `.git` folder. */
-export const DEFAULT_EXCLUDE: readonly string[] = ['.env*', '*.pem', '*.key', 'id_rsa*', '**/.git/**'];
+export const DEFAULT_EXCLUDE: readonly string[] = ['**/.env*', '**/*.pem', '**/*.key', '**/id_rsa*', '**/.git/**'];
 
-/** One glob as a regular expression over a `/`-separated relative path. */
-export function globRegExp(glob: string): RegExp {
+/**
+ * One pattern as a matcher over a `/`-separated relative path (picomatch, dot files included, case
+ * ignored). A pattern without a `/` is a name at any depth; a folder pattern (`build/`, `**\/.git/**`,
+ * or a bare name that is a folder) also matches everything below it.
+ */
+export function globMatcher(glob: string): (path: string) => boolean {
   const pattern = glob.trim().replace(/\\/g, '/').replace(/^\.\//, '');
   const anchored = pattern.includes('/') && !pattern.endsWith('/') ? pattern.replace(/^\//, '') : `**/${pattern}`;
-  const body = anchored.endsWith('/') ? `${anchored}**` : anchored;
-  let re = '';
-  let braces = 0;
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i];
-    if (c === '*' && body[i + 1] === '*') {
-      const slashAfter = body[i + 2] === '/';
-      re += slashAfter ? '(?:.*/)?' : '.*';
-      i += slashAfter ? 2 : 1;
-    } else if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
-    else if (c === '{') {
-      braces++;
-      re += '(?:';
-    } else if (c === '}' && braces > 0) {
-      braces--;
-      re += ')';
-    } else if (c === ',' && braces > 0) re += '|';
-    else if (c === '[') {
-      const end = body.indexOf(']', i + 1);
-      if (end > i + 1) {
-        const inner = body
-          .slice(i + 1, end)
-          .replace(/^!/, '^')
-          .replace(/\\/g, '\\\\');
-        re += `[${inner}]`;
-        i = end;
-      } else re += '\\[';
-    } else re += c.replace(/[.+^$()|\\\]]/g, '\\$&');
-  }
-  re += ')'.repeat(braces);
-  // A folder pattern (`build/`, `**/.git/**`) also matches everything below it.
-  return new RegExp(`^${re}(?:/.*)?$`, 'i');
+  const body = anchored.endsWith('/') ? anchored.slice(0, -1) : anchored;
+  return picomatch([body, `${body}/**`], { dot: true, nocase: true });
 }
 
 /** Compiled once per list; `match(path)` names the pattern that excludes the path, if any. */
 export class PathExclusions {
-  private readonly compiled: Array<{ glob: string; re: RegExp }>;
+  private readonly compiled: Array<{ glob: string; test: (path: string) => boolean }>;
 
   constructor(patterns: readonly string[]) {
-    this.compiled = patterns.filter((p) => p.trim()).map((glob) => ({ glob, re: globRegExp(glob) }));
+    this.compiled = patterns.filter((p) => p.trim()).map((glob) => ({ glob, test: globMatcher(glob) }));
   }
 
   /** The first pattern that excludes `relativePath` (`/` or `\` separated, relative to the root), or undefined. */
   match(relativePath: string): string | undefined {
     const path = relativePath.replace(/\\/g, '/').replace(/^\.?\//, '');
-    return this.compiled.find((c) => c.re.test(path))?.glob;
+    return this.compiled.find((c) => c.test(path))?.glob;
   }
 
   excludes(relativePath: string): boolean {

@@ -31,13 +31,13 @@ import { GatewayError } from '../../src/gateway';
 test('exclusions: the default list catches keys, certificates, env files and .git, at any depth; nothing else', () => {
   const ex = new PathExclusions(DEFAULT_EXCLUDE);
   const table: Array<[string, string | undefined]> = [
-    ['.env', '.env*'],
-    ['.env.local', '.env*'],
-    ['config/.env.production', '.env*'],
-    ['certs/server.pem', '*.pem'],
-    ['deploy\\tls\\SERVER.KEY', '*.key'],
-    ['home/.ssh/id_rsa', 'id_rsa*'],
-    ['id_rsa.pub', 'id_rsa*'],
+    ['.env', '**/.env*'],
+    ['.env.local', '**/.env*'],
+    ['config/.env.production', '**/.env*'],
+    ['certs/server.pem', '**/*.pem'],
+    ['deploy\\tls\\SERVER.KEY', '**/*.key'],
+    ['home/.ssh/id_rsa', '**/id_rsa*'],
+    ['id_rsa.pub', '**/id_rsa*'],
     ['.git/config', '**/.git/**'],
     ['vendor/lib/.git/HEAD', '**/.git/**'],
     ['src/env.ts', undefined],
@@ -133,10 +133,13 @@ test('budget: an excluded file is named, its hunks never sent; a renamed secret 
   ].join('\n');
   const b = budgetDiff(diff, new PathExclusions(DEFAULT_EXCLUDE));
   assert.ok(!b.text.includes(secret) && !b.text.includes('BEGIN'), 'no excluded line is sent');
-  assert.match(b.text, /diff --git a\/\.env b\/\.env\n\(contents not sent: the file matches the exclusion "\.env\*"\)/);
+  assert.match(
+    b.text,
+    /diff --git a\/\.env b\/\.env\n\(contents not sent: the file matches the exclusion "\*\*\/\.env\*"\)/,
+  );
   assert.deepEqual(b.cut.excluded, [
-    { path: '.env', pattern: '.env*' },
-    { path: 'cert.txt', pattern: '*.pem' },
+    { path: '.env', pattern: '**/.env*' },
+    { path: 'cert.txt', pattern: '**/*.pem' },
   ]);
   assert.deepEqual(b.cut.summarised, ['package-lock.json']);
   assert.ok(!b.text.includes('line 3 '), 'the lock file lines are not sent');

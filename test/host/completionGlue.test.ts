@@ -27,7 +27,7 @@ import {
 } from '../../src/host/completions/completionSettings';
 import { parseSettings, relaySettings, type SettingKey } from '../../src/host/gateways/settingsSchema';
 import { settingsFor } from '../../src/host/gateways/gatewayList';
-import { systemClock } from '../../src/host/completions/systemClock';
+import { systemClock } from '../../src/host/completions/clock';
 import type { EngineState, HourStats } from '../../src/host/completions/types';
 
 const root = resolve(__dirname, '../../..');

@@ -11,7 +11,7 @@ import type { CompletionClient, CompletionMode, GatewayClient, ModelInfo } from 
 import { CommandId } from '../../host/commandIds';
 import { withCompletionModel } from '../../host/completions/completionSettings';
 import { CompletionEngine } from '../../host/completions/engine';
-import { systemClock } from '../../host/completions/systemClock';
+import { systemClock } from '../../host/completions/clock';
 import { completionModelEntries } from '../../host/completions/modelPick';
 import { showGatewayError } from '../errorPresenter';
 import type { GatewayService } from '../gateways/gatewayService';

@@ -5,6 +5,7 @@
  * gateway made from the old settings (id `default`, as `modelRelay.models.chat` is its chat model),
  * `models.completion` of an entry in `modelRelay.gateways` for the others. Plain Node.
  */
+import { DEFAULT_EXCLUDE } from '../pathExclusions';
 import type { CompletionSettings } from './types';
 
 export const COMPLETION_DEFAULTS = {
@@ -14,7 +15,7 @@ export const COMPLETION_DEFAULTS = {
   contextTokens: 1024,
   maxTokens: 128,
   /** anywhere in the workspace: environment files, keys and certificates, anything under .git */
-  exclude: ['**/.env*', '**/*.pem', '**/*.key', '**/id_rsa*', '**/.git/**'],
+  exclude: [...DEFAULT_EXCLUDE],
   /** bytes */
   maxFileSize: 1_000_000,
   /** in the gateway's display unit per hour; null: no money cap */
