@@ -46,6 +46,9 @@ const entries = [
   // The Usage view's page with the chart.js parts it registers (tree-shaken).
   { entryPoints: ['src/webview/usage/main.ts'], outfile: 'dist/usage.js', platform: 'browser', format: 'iife' },
 ];
+// jsonc-parser's main file is a UMD wrapper whose requires esbuild cannot follow: bundle its ES module build.
+for (const e of entries)
+  if (e.platform === 'node') e.alias = { ...e.alias, 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
 // The Chinese bundle (VS Code's l10n format, read by vscode.l10n, @vscode/l10n and relay-doctor) is the
 // union of the per-area sources in l10n/zh-cn/*.json; a key defined twice with different texts fails the build.
 const zhParts = new URL('../l10n/zh-cn/', import.meta.url);

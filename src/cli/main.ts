@@ -15,6 +15,7 @@
  * Or from a gateways file (gatewaysFile.ts) whose gateways name the variables holding their tokens.
  * Nothing it prints ever contains the full token.
  */
+import { whichOnPath } from '../gateway/tools/which';
 import { parseArgs } from 'node:util';
 import type { Dispatcher } from 'undici';
 import {
@@ -146,7 +147,7 @@ async function diagnose(
     ...modelsToCheck(cfg, values, io),
     dispatcher,
     proxy: { env: io.env },
-    cliTool: { env: io.env, workspaceDir: io.cwd },
+    cliTool: { env: io.env, workspaceDir: io.cwd, which: whichOnPath(io.env) },
     ...(progress
       ? { onCheckStart: (_id: string, title: string) => void io.stderr.write(`\r\x1b[2K${t('checking: {0}…', title)}`) }
       : {}),

@@ -50,7 +50,13 @@ function diagnose(sim: Simulator, over: Partial<DiagnosisInput> = {}): Promise<D
     tokenName: 'production',
     models: MODELS,
     timeouts: { requestMs: 3_000, totalMs: 12_000 },
-    cliTool: { env: { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_AUTH_TOKEN: sim.tokens.production }, homeDir: home },
+    // Claude Code's row sends Claude Code's own request: the spec's gateway (strict) refuses it (Bearer and no
+    // native-version header), new-api (real) serves it; the strict runs leave the row uninspected.
+    ...(sim === real
+      ? {
+          cliTool: { env: { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_AUTH_TOKEN: sim.tokens.production }, homeDir: home },
+        }
+      : {}),
     ...over,
   });
 }
@@ -97,7 +103,7 @@ for (const profile of ['strict', 'real'] as const) {
         'stream-compatible',
         'stream-native',
         ...(profile === 'real' ? ['stream-responses'] : []),
-        'cli-tool',
+        'tool-claude-code',
         'wrong-place',
         'proxy',
       ],
@@ -109,7 +115,16 @@ for (const profile of ['strict', 'real'] as const) {
     );
     // The strict profile (the spec's gateway) has no usage log an sk- token can read: arrival is skipped there.
     for (const c of r.checks)
-      assert.equal(c.result, profile === 'strict' && c.id === 'arrival' ? 'skipped' : 'pass', `${c.id}: ${c.cause}`);
+      assert.equal(
+        c.result,
+        profile === 'strict' && (c.id === 'arrival' || c.id === 'tool-claude-code') ? 'skipped' : 'pass',
+        `${c.id}: ${c.cause}`,
+      );
+    if (profile === 'real')
+      assert.match(
+        check(r, 'tool-claude-code').details!.join('\n'),
+        /Probe: POST \/v1\/messages\?beta=true answered 200/,
+      );
     assert.equal(r.ok, true);
     assert.equal(check(r, 'token').httpStatus, 200);
     assert.equal(check(r, 'generate-native').httpStatus, 200);
@@ -386,27 +401,38 @@ test(
   },
 );
 
-test('CLI-tool environment with /v1: warned with the /v1/v1/messages consequence', T, async () => {
-  const r = await diagnose(strict, {
-    cliTool: {
-      env: { ANTHROPIC_BASE_URL: `${strict.url}/v1`, ANTHROPIC_AUTH_TOKEN: strict.tokens['native-cli'] },
-      homeDir: home,
-    },
-    knownTokens: [
-      { name: 'production', value: strict.tokens.production },
-      { name: 'native-cli', value: strict.tokens['native-cli'] },
-    ],
-  });
-  const c = check(r, 'cli-tool');
-  assert.equal(c.result, 'warn');
-  assert.match(
-    c.cause,
-    /ANTHROPIC_BASE_URL in the terminal environment is .*\/v1: it carries \/v1.*\/v1\/v1\/messages/,
-  );
-  assert.deepEqual(c.fixAction, { kind: 'setup-native-cli' });
-  assert.ok(c.details!.some((d) => /"native-cli" token/.test(d)));
-  assert.ok(!JSON.stringify(c).includes(strict.tokens['native-cli']));
-});
+test(
+  'Claude Code with /v1 in ANTHROPIC_BASE_URL: the /v1/v1/messages consequence, proven by its own request',
+  T,
+  async () => {
+    const r = await diagnose(strict, {
+      cliTool: {
+        env: { ANTHROPIC_BASE_URL: `${strict.url}/v1`, ANTHROPIC_AUTH_TOKEN: strict.tokens['native-cli'] },
+        homeDir: home,
+      },
+      knownTokens: [
+        { name: 'production', value: strict.tokens.production },
+        { name: 'native-cli', value: strict.tokens['native-cli'] },
+      ],
+    });
+    const c = check(r, 'tool-claude-code');
+    // Was a warning from reading the variables; Claude Code's own request now proves it: 404 on /v1/v1/messages.
+    assert.equal(c.result, 'fail');
+    assert.equal(c.httpStatus, 404);
+    assert.match(
+      c.cause,
+      /ANTHROPIC_BASE_URL in the terminal environment is .*\/v1: it carries \/v1.*\/v1\/v1\/messages/,
+    );
+    assert.match(
+      c.cause,
+      /ANTHROPIC_BASE_URL ends in \/v1: Claude Code adds \/v1\/messages itself, so it calls \/v1\/v1\/messages\?beta=true/,
+    );
+    assert.match(c.fix, /Remove \/v1 from ANTHROPIC_BASE_URL in the terminal environment/);
+    assert.deepEqual(c.fixAction, { kind: 'setup-native-cli' });
+    assert.ok(c.details!.some((d) => /"native-cli" token/.test(d)));
+    assert.ok(!JSON.stringify(c).includes(strict.tokens['native-cli']));
+  },
+);
 
 test(
   'CLI-tool settings files: a project override with another address, a user file, missing variables, conflicts',

@@ -410,6 +410,7 @@ export function statusBody(cfg: EconomyConfig, serverAddress: string, startTime:
 const ENDPOINT_OF: Record<string, string> = {
   chat: 'openai',
   native: 'anthropic',
+  gemini: 'gemini',
   image: 'image-generation',
   'image-edit': 'image-generation',
   video: 'openai-video',
@@ -420,6 +421,7 @@ const ENDPOINT_PATH: Record<string, string> = {
   'image-generation': '/v1/images/generations',
   'openai-video': '/v1/videos',
   'openai-response': '/v1/responses',
+  gemini: '/v1beta/models/{model}:generateContent',
 };
 const VENDORS: Record<string, { name: string; icon: string }> = {
   openai: { name: 'OpenAI', icon: 'OpenAI' },

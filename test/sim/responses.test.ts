@@ -136,6 +136,59 @@ for (const profile of ['strict', 'real'] as Profile[]) {
     assert.match(JSON.parse(ok.text).output[0].content[0].text, /^I see 1 image \(image\/png/);
   });
 
+  test(`${profile} responses: Codex's tool list (custom with a grammar, web_search, local_shell) is accepted; unknown types refused`, async () => {
+    const codexTools = [
+      { type: 'function', name: 'shell', parameters: { type: 'object', properties: {} }, strict: false },
+      {
+        type: 'custom',
+        name: 'apply_patch',
+        description: 'Use the `apply_patch` tool to edit files.',
+        format: { type: 'grammar', syntax: 'lark', definition: 'start: begin_patch hunk+ end_patch' },
+      },
+      { type: 'web_search' },
+      { type: 'local_shell' },
+    ];
+    const ok = await post(sim(), {
+      model: 'gpt-5.5-codex',
+      instructions: 'You are Codex.',
+      input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'say ok' }] }],
+      tools: codexTools,
+      tool_choice: 'auto',
+      parallel_tool_calls: false,
+      store: false,
+      stream: true,
+      include: ['reasoning.encrypted_content'],
+      reasoning: { effort: 'low', summary: 'auto' },
+    });
+    assert.equal(ok.status, 200, ok.text);
+    assert.match(ok.text, /response\.completed/);
+    // A custom tool's call replayed with its output is a valid turn.
+    const replay = await post(sim(), {
+      input: [
+        { role: 'user', content: 'patch it' },
+        { type: 'custom_tool_call', call_id: 'call_9', name: 'apply_patch', input: '*** Begin Patch' },
+        { type: 'custom_tool_call_output', call_id: 'call_9', output: 'Done!' },
+      ],
+      tools: codexTools,
+    });
+    assert.equal(replay.status, 200, replay.text);
+    await refused(
+      sim(),
+      { input: 'hi', tools: [{ type: 'browser' }] },
+      400,
+      "Invalid value: 'browser'. Supported values are: 'function', 'custom',",
+    );
+    await refused(
+      sim(),
+      {
+        input: 'hi',
+        tools: [{ type: 'custom', name: 'x', format: { type: 'grammar', syntax: 'ebnf', definition: 'a' } }],
+      },
+      400,
+      "Invalid value: 'ebnf'. Supported values are: 'lark' and 'regex'.",
+    );
+  });
+
   test(`${profile} responses: a tool is called, and the stream is typed events framed by their type, without [DONE]`, async () => {
     const r = await post(sim(), { input: 'get_weather now', tools: [tool], stream: true });
     assert.equal(r.status, 200);

@@ -23,6 +23,22 @@ import {
   planCompatible,
   planNative,
 } from './agentic';
+import {
+  GOOGLE_BAD_KEY,
+  GOOGLE_NO_KEY,
+  geminiChunks,
+  geminiFrames,
+  geminiKey,
+  geminiMaxTokens,
+  geminiPrompt,
+  geminiPromptWords,
+  geminiRequestError,
+  geminiResponse,
+  geminiRoute,
+  googleError,
+  googleStatus,
+  type GeminiRoute,
+} from './gemini';
 import { DEMO_PACE_MS, commitMessageReply, demoPieces, demoReply, demoTokens, type DemoContext } from './demo';
 import {
   failureEvent,
@@ -81,8 +97,8 @@ import {
 } from './completions';
 
 export type Profile = 'strict' | 'real';
-/** responses: served on /v1/responses (a model with it but without chat is Responses-only, as OpenAI's codex and o3-pro) */
-export type Capability = 'chat' | 'native' | 'responses' | 'image' | 'image-edit' | 'video' | 'completions';
+/** gemini: served on /v1beta/models/{model}:generateContent (gemini.ts); responses: served on /v1/responses (a model with it but without chat is Responses-only, as OpenAI's codex and o3-pro); completions: /v1/completions (completions.ts) */
+export type Capability = 'chat' | 'native' | 'responses' | 'gemini' | 'image' | 'image-edit' | 'video' | 'completions';
 export interface SimModel extends ModelPricing {
   id: string;
   capabilities: Capability[];
@@ -243,7 +259,7 @@ function recordCredentials(req: IncomingMessage, into: string[]): void {
     const d = credentialDigest(value);
     if (!into.includes(d)) into.push(d);
   };
-  for (const name of ['authorization', 'x-api-key']) {
+  for (const name of ['authorization', 'x-api-key', 'x-goog-api-key']) {
     const raw = req.headers[name];
     for (const v of Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]) {
       keep(v);
@@ -349,6 +365,16 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
         completionRatio: 4,
         enableGroups: ['default', 'vip'],
       },
+      // A Gemini channel's model: new-api lists it with endpoint types ["gemini", "openai"] and serves
+      // Gemini CLI's /v1beta/models/{model}:streamGenerateContent natively (gemini.ts).
+      {
+        id: 'gemini-2.5-flash',
+        capabilities: ['gemini', 'chat'],
+        ownedBy: 'google',
+        ratio: 0.15,
+        completionRatio: 8.33,
+        enableGroups: ['default', 'vip'],
+      },
       // Dynamic pricing, in no group: only /api/pricing shows it.
       {
         id: 'qwen3-max',
@@ -374,6 +400,7 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
           'gpt-5.5-codex',
           'o3-pro',
           ...CODE_MODEL_IDS,
+          'gemini-2.5-flash',
         ],
         usable: [
           'gpt-4o-mini',
@@ -386,6 +413,7 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
           'gpt-5.5-codex',
           'o3-pro',
           ...CODE_MODEL_IDS,
+          'gemini-2.5-flash',
         ],
       },
       { name: 'chat-only', visible: ['gpt-4o-mini'] },
@@ -545,6 +573,8 @@ interface Ctx {
   faults: Fault[];
   record: UsageRecord;
   native: boolean;
+  /** a Gemini route (`/v1beta/models/{model}:…`): the key in x-goog-api-key, Google's error shapes (strict) */
+  gemini?: GeminiRoute | undefined;
   /** the token that passed auth (for the gateway's usage log) */
   tok?: SimToken | undefined;
   /** what the call was billed (for the gateway's usage log) */
@@ -660,7 +690,7 @@ export async function startSimulator(
   /** new-api writes a usage-log record once a relayed request finished: billed (type 2) or failed (type 5). */
   const writeGatewayLog = (c: Ctx, status: number) => {
     if (config.profile !== 'real' || config.gateway === 'one-api' || !c.tok || !c.record.model) return;
-    if (c.req.method !== 'POST' || !c.path.startsWith('/v1/')) return;
+    if (c.req.method !== 'POST' || !(c.path.startsWith('/v1/') || c.path.startsWith('/v1beta/'))) return;
     const end = Date.now();
     const entry = entryOf(config.usageLog, {
       tok: c.tok,
@@ -707,6 +737,8 @@ export async function startSimulator(
     },
     extra: Record<string, string> = {},
   ) => {
+    if (config.profile === 'strict' && c.gemini)
+      return sendJson(c, status, googleError(status, e.message, googleStatus(status)), extra);
     if (config.profile === 'real' && e.keepType && !c.native)
       return sendJson(
         c,
@@ -798,7 +830,11 @@ export async function startSimulator(
     let key: string | undefined;
     const xKey = c.req.headers['x-api-key'];
     const authz = c.req.headers['authorization'];
-    if (c.native && typeof xKey === 'string') key = xKey;
+    if (c.gemini) key = geminiKey(c.req.headers, new URL(c.req.url ?? '/', 'http://sim.local').searchParams);
+    if (c.gemini && !key && typeof authz === 'string' && /^Bearer /i.test(authz)) key = authz.replace(/^Bearer /i, '');
+    if (c.gemini) {
+      /* the key is read */
+    } else if (c.native && typeof xKey === 'string') key = xKey;
     else if (c.native && config.profile === 'real' && typeof authz === 'string' && /^Bearer /i.test(authz))
       key = authz.replace(/^Bearer /i, '');
     else if (!c.native && typeof authz === 'string' && /^Bearer /.test(authz)) key = authz.slice(7);
@@ -820,7 +856,10 @@ export async function startSimulator(
       return undefined;
     }
     if (!tok || statusOf(tok) === 'disabled') {
-      if (c.native) {
+      if (c.gemini) {
+        const g = key ? GOOGLE_BAD_KEY : GOOGLE_NO_KEY;
+        sendJson(c, g.status, g.body);
+      } else if (c.native) {
         sendJson(c, 401, {
           type: 'error',
           error: { type: 'authentication_error', message: 'invalid x-api-key' },
@@ -950,7 +989,7 @@ export async function startSimulator(
         });
         return false;
       }
-      if (cap === 'responses' && config.profile === 'real') {
+      if ((cap === 'responses' || cap === 'gemini') && config.profile === 'real') {
         // new-api: the model's channel (Anthropic, DeepSeek…) has no Responses conversion.
         sendJson(c, 500, {
           error: { message: withId('not implemented', c), type: errorType(config), code: 'convert_request_failed' },
@@ -961,6 +1000,7 @@ export async function startSimulator(
         chat: 'chat completions',
         native: 'native messages',
         responses: 'responses',
+        gemini: 'gemini generateContent',
         image: 'image generation',
         'image-edit': 'image editing',
         video: 'video generation',
@@ -1397,6 +1437,47 @@ export async function startSimulator(
     ]);
   };
 
+  /**
+   * `POST /v1beta/models/{model}:generateContent` / `:streamGenerateContent` (gemini.ts). new-api serves a
+   * Gemini channel's model natively and converts the request for OpenAI-adaptor channels' chat models;
+   * an Anthropic channel's model answers "not implemented".
+   */
+  const geminiEndpoint = async (c: Ctx, tok: SimToken, route: GeminiRoute, body: Record<string, unknown>) => {
+    const m = config.models.find((x) => x.id === route.model);
+    const converted =
+      config.profile === 'real' &&
+      !!m &&
+      !m.capabilities.includes('gemini') &&
+      m.capabilities.includes('chat') &&
+      m.ownedBy !== 'anthropic';
+    if (!checkModel(c, tok, route.model, converted ? 'chat' : 'gemini')) return;
+    const refused = geminiRequestError(body);
+    if (refused) return sendError(c, 400, { message: refused, code: 'invalid_request' });
+    const maxTokens = geminiMaxTokens(body);
+    if (!affordable(c, tok, route.model, maxTokens)) return;
+    const r = reply([{ role: 'user', content: geminiPrompt(body) }], maxTokens, (echo) => echo, {
+      model: route.model,
+      native: false,
+    });
+    const promptTokens = geminiPromptWords(body) + 3;
+    charge(c, tok, route.model, { prompt: promptTokens, completion: r.parts.length });
+    const g = {
+      model: route.model,
+      responseId: randomBytes(12).toString('base64url'),
+      pieces: r.parts,
+      truncated: r.truncated,
+      promptTokens,
+    };
+    c.record.stream = route.stream;
+    if (!route.stream) return sendJson(c, 200, geminiResponse(g));
+    if (!route.sse) return sendJson(c, 200, geminiChunks(g));
+    const mid = find(c.faults, 'midStreamError');
+    const error = googleError(503, mid?.message ?? 'The model is overloaded. Please try again later.', 'UNAVAILABLE');
+    await streamEvents(c, geminiFrames(geminiChunks(g), config.profile === 'strict'), () =>
+      geminiFrames([error], config.profile === 'strict'),
+    );
+  };
+
   const models = (c: Ctx, tok: SimToken) => {
     const group = config.groups.find((g) => g.name === tok.group);
     // Real profile: with model limits, the list is the token's limits (model/token.go, controller/model.go ListModels).
@@ -1584,7 +1665,7 @@ export async function startSimulator(
       record.headers[k] =
         k === 'authorization'
           ? v.replace(/(Bearer\s+)?(\S+)$/i, (_m, b: string | undefined, t: string) => `${b ?? ''}${mask(t)}`)
-          : k === 'x-api-key'
+          : k === 'x-api-key' || k === 'x-goog-api-key'
             ? mask(v)
             : v;
     }
@@ -1791,6 +1872,19 @@ export async function startSimulator(
       return finish(c, econ.status);
     }
 
+    // Gemini CLI's routes: new-api's /v1beta/models/*path (one-api has none: its console page answers).
+    const gem = geminiRoute(method, path, url.searchParams);
+    if (gem && (config.profile === 'strict' || config.gateway !== 'one-api')) {
+      c.gemini = gem;
+      const gtok = auth(c);
+      if (!gtok) return void req.resume();
+      const graw = await readBody(c);
+      if (graw === 'too-large') return tooLarge(c);
+      if (rateLimited(c, gtok)) return;
+      const gbody = parseJson(c, graw);
+      if (gbody) await geminiEndpoint(c, gtok, gem, gbody);
+      return;
+    }
     if (!path.startsWith('/v1/')) {
       req.resume();
       res.writeHead(200, { ...headersFor(c), 'Content-Type': 'text/html; charset=utf-8' });

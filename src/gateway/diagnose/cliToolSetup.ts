@@ -30,6 +30,8 @@ export interface CliToolInput {
   workspaceDir?: string | undefined;
   /** variable names (the extension's modelRelay.nativeCli.* settings) */
   names?: CliVariableNames | undefined;
+  /** finds a command on PATH: when given, Claude Code's request is sent only where `claude` is installed */
+  which?: ((command: string) => Promise<string | undefined>) | undefined;
   /** injected file reader; resolves undefined when the file does not exist */
   readFile?: ((path: string) => Promise<string | undefined>) | undefined;
 }
@@ -85,10 +87,8 @@ async function defaultReadFile(path: string): Promise<string | undefined> {
 export function cliSettingsFiles(
   input: Pick<CliToolInput, 'env' | 'homeDir' | 'workspaceDir'>,
 ): Array<{ kind: Exclude<CliSourceKind, 'terminal'>; path: string }> {
-  const configDir =
-    input.homeDir !== undefined
-      ? join(input.homeDir, '.claude')
-      : input.env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude');
+  // Claude Code reads its user settings from $CLAUDE_CONFIG_DIR when set, whatever the home folder.
+  const configDir = input.env.CLAUDE_CONFIG_DIR?.trim() || join(input.homeDir ?? homedir(), '.claude');
   const files: Array<{ kind: Exclude<CliSourceKind, 'terminal'>; path: string }> = [
     { kind: 'user', path: join(configDir, 'settings.json') },
   ];

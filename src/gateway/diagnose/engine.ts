@@ -9,10 +9,13 @@ import type { Check } from './check';
 import { arrivalCheck } from './checks/arrival';
 import { backgroundTasksCheck } from './checks/backgroundTasks';
 import { baseUrlCheck } from './checks/baseUrl';
-import { cliToolCheck } from './checks/cliTool';
+import { claudeCodeCheck } from './checks/claudeCode';
+import { codexCheck } from './checks/codex';
 import { generateChatCheck, generateNativeCheck, generateResponsesCheck } from './checks/generation';
+import { geminiCliCheck } from './checks/geminiCli';
 import { generateImageCheck, generateImageEditCheck, generateVideoCheck } from './checks/media';
 import { nativePathCheck } from './checks/nativePath';
+import { opencodeCheck } from './checks/opencode';
 import { proxyCheck } from './checks/proxy';
 import { reachabilityCheck } from './checks/reachability';
 import { streamCompatibleCheck, streamNativeCheck, streamResponsesCheck } from './checks/streaming';
@@ -45,7 +48,10 @@ const CHECKS: readonly Check[] = [
   streamCompatibleCheck,
   streamNativeCheck,
   streamResponsesCheck,
-  cliToolCheck,
+  claudeCodeCheck,
+  codexCheck,
+  geminiCliCheck,
+  opencodeCheck,
   backgroundTasksCheck,
   wrongPlaceCheck,
   proxyCheck,

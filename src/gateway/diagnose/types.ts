@@ -9,6 +9,7 @@ import type { ProxySettings } from '../http/proxy';
 import type { Sleep } from '../http/transport';
 import type { CliToolInput } from './cliToolSetup';
 import type { ModelInfo } from '../models';
+import type { ToolGateway, ToolId, ToolStatus } from '../tools/types';
 
 export type CheckResult = 'pass' | 'warn' | 'fail' | 'skipped';
 
@@ -28,7 +29,10 @@ export type CheckId =
   | 'stream-compatible'
   | 'stream-native'
   | 'stream-responses'
-  | 'cli-tool'
+  | 'tool-claude-code'
+  | 'tool-codex'
+  | 'tool-gemini-cli'
+  | 'tool-opencode'
   | 'wrong-place'
   | 'proxy'
   | 'background-tasks';
@@ -47,6 +51,32 @@ export type FixAction =
   | { kind: 'setup-native-cli' }
   /** set VS Code's utility-model settings to a gateway model (Use a Gateway Model for VS Code's Background Tasks) */
   | { kind: 'use-gateway-for-background-tasks' };
+
+/**
+ * Remove the keys of a terminal tool's settings file that override its setup (the tools module's
+ * plan, shown as a diff before it is written, a backup kept). Kept beside `fixAction` so renderers
+ * that do not know it yet show nothing.
+ */
+export interface ToolFixAction {
+  kind: 'fix-tool-override';
+  tool: ToolId;
+  path: string;
+  keys: string[];
+}
+
+/** The terminal tools' rows (issue 26): their states and what the probes need. */
+export interface ToolsDiagnosisInput {
+  /** each tool's state as the tools module resolved it (its toolStatuses), read once per diagnosis */
+  statuses: () => Promise<ToolStatus[]>;
+  /** the environment a new terminal gets: credentials named by a resolved source are read here */
+  env: Record<string, string | undefined>;
+  /** the gateway's models with their surfaces (a probe's default model); default: the token's list */
+  models?: ToolGateway['models'] | undefined;
+  /** the editor can remove a fixable override (a `toolFix` on the row) */
+  fixOverrides?: boolean | undefined;
+  /** send each set-up tool's request (a billed call each); default true */
+  probe?: boolean | undefined;
+}
 
 export interface DiagnosisCheck {
   id: CheckId;
@@ -71,6 +101,8 @@ export interface DiagnosisCheck {
   /** a 429's Retry-After, in ms */
   retryAfterMs?: number | undefined;
   fixAction?: FixAction | undefined;
+  /** a terminal tool's override the editor can remove */
+  toolFix?: ToolFixAction | undefined;
 }
 
 /** A check's outcome worked out by the host (the editor), reported as it is. */
@@ -135,8 +167,13 @@ export interface DiagnosisInput {
   extraHeaders?: Record<string, string> | undefined;
   /** VS Code's `env.remoteName` (e.g. "ssh-remote", "dev-container", "wsl"): the extension runs on that remote machine */
   remoteName?: string | undefined;
-  /** the native command-line tool's environment and settings locations (check 8) */
+  /**
+   * Claude Code's environment and settings locations, read as today's terminal variables (the Claude
+   * Code row, when `tools` gives no state for it)
+   */
   cliTool?: CliToolInput | undefined;
+  /** the terminal tools' states (one row per tool) */
+  tools?: ToolsDiagnosisInput | undefined;
   /**
    * What the editor found about its own chat's background tasks (VS Code's utility-model settings):
    * the core cannot read them, so the extension hands the finding in; absent (relay-doctor), the check is not shown.

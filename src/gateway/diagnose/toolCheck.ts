@@ -1,0 +1,218 @@
+/**
+ * The terminal tools' rows of the diagnosis (issue 26 §2): one check per tool, from the tool's state
+ * as the tools module resolved it (address, credential and model in the tool's own precedence, the
+ * override that wins), then the tool's own request sent once (probes.ts). The checks under checks/
+ * are this, one per tool; Claude Code's also reads today's terminal variables when no tools module
+ * state is given (checks/claudeCode.ts).
+ */
+import { t } from '../l10n';
+import { probeTool, type ToolProbe } from '../tools/probes';
+import { probeTargetOf } from '../tools/probeTarget';
+import { sourceText, toolLabel } from '../tools/probeWords';
+import type { ToolGateway, ToolId, ToolSource, ToolStatus } from '../tools/types';
+import type { Check } from './check';
+import type { DiagnosisContext } from './context';
+import type { Outcome } from './outcomeFromError';
+import type { CheckId, ToolFixAction } from './types';
+
+/** The command each tool is started with (what "not installed" looks for). */
+export const TOOL_COMMANDS: Record<ToolId, string> = {
+  'claude-code': 'claude',
+  codex: 'codex',
+  'gemini-cli': 'gemini',
+  opencode: 'opencode',
+};
+
+const statusCache = new WeakMap<DiagnosisContext, Promise<ToolStatus[]>>();
+
+/** The tools' states, read once per diagnosis. */
+export function statusesOf(ctx: DiagnosisContext): Promise<ToolStatus[]> {
+  const tools = ctx.input.tools!;
+  let p = statusCache.get(ctx);
+  if (!p) statusCache.set(ctx, (p = tools.statuses().catch(() => [])));
+  return p;
+}
+
+/** The gateway's models with the surfaces a probe picks a default from (the token's list, once read). */
+export function probeModels(ctx: DiagnosisContext): ToolGateway['models'] | undefined {
+  if (ctx.input.tools?.models) return ctx.input.tools.models;
+  return ctx.modelList?.map((m) => ({
+    id: m.id,
+    surfaces: [
+      // As the native checks guess: without endpoint types, a claude-… id is served natively.
+      ...(m.capabilities?.includes('native') || (!m.capabilities && /^claude/i.test(m.id))
+        ? (['native'] as const)
+        : []),
+      ...(m.endpointTypes?.includes('gemini') ? (['gemini'] as const) : []),
+      ...(m.capabilities?.includes('responses') ? (['responses'] as const) : []),
+      ...(m.capabilities?.includes('chat') ? (['compatible'] as const) : []),
+    ],
+  }));
+}
+
+/** "~/.claude/settings.json: ANTHROPIC_BASE_URL", "terminal environment: GEMINI_API_KEY". */
+export function sourceWithKey(from: ToolSource): string {
+  const key = from.key?.replace(/^env\./, '');
+  return key ? t('{0}: {1}', sourceText(from), key) : sourceText(from);
+}
+
+/** The lines saying what the tool will use and what overrides it. */
+export function resolvedLines(s: ToolStatus): string[] {
+  const r = s.resolved;
+  if (!r) return [];
+  const lines: string[] = [];
+  if (r.baseUrl) lines.push(t('Address: {0} ({1}).', r.baseUrl.value, sourceWithKey(r.baseUrl.from)));
+  if (r.auth)
+    lines.push(
+      r.auth.matches
+        ? t(
+            'Credential: {0}, sent as {1} ({2}); it is the extension\'s "{3}" token.',
+            r.auth.masked,
+            r.auth.header,
+            sourceWithKey(r.auth.from),
+            r.auth.matches,
+          )
+        : t('Credential: {0}, sent as {1} ({2}).', r.auth.masked, r.auth.header, sourceWithKey(r.auth.from)),
+    );
+  if (r.model) lines.push(t('Model: {0} ({1}).', r.model.value, sourceWithKey(r.model.from)));
+  for (const o of r.overrides)
+    lines.push(t('{0} overrides {1}: its values win over the setup.', sourceText(o.from), o.keys.join(', ')));
+  for (const c of r.conflicts) lines.push(t('{0} Fix: {1}', c.what, c.fix));
+  lines.push(...r.problems);
+  return lines;
+}
+
+/** The probe's line: the request, its status and time (and why its model was picked). */
+export function probeLines(p: ToolProbe): string[] {
+  const lines = p.request ? [t('Probe: {0} answered {1} in {2} ms.', p.request, p.status ?? '—', p.durationMs)] : [];
+  if (p.note) lines.push(p.note);
+  return lines;
+}
+
+/** The Fix for the first override the tools module can remove from its file (shown after its diff). */
+function overrideFix(ctx: DiagnosisContext, s: ToolStatus): ToolFixAction | undefined {
+  if (!ctx.input.tools?.fixOverrides) return undefined;
+  const o = s.resolved?.overrides.find((x) => x.fixable && x.from.kind === 'file');
+  return o ? { kind: 'fix-tool-override', tool: s.tool, path: o.from.where, keys: o.keys } : undefined;
+}
+
+/**
+ * Why no probe is sent: the diagnosis stopped, a 429 halted it, or the gateway refused this
+ * diagnosis's token (nothing more is sent to a gateway that refuses, as for the other checks).
+ */
+export function probeBlocked(ctx: DiagnosisContext): string | undefined {
+  return (
+    ctx.stopped() ??
+    ctx.halt?.cause ??
+    (ctx.tokenRefused ? t('The token was refused (401), so this was not tested.') : undefined)
+  );
+}
+
+/** A tool that is not probed: not installed, not set up, or not available for this gateway. */
+function notProbed(s: ToolStatus): Outcome | undefined {
+  const label = toolLabel(s.tool);
+  if (s.state === 'not-installed')
+    return {
+      result: 'skipped',
+      cause: t('{0} is not installed: no {1} command was found on PATH.', label, TOOL_COMMANDS[s.tool]),
+      fix: '',
+    };
+  if (s.state === 'unavailable')
+    return { result: 'skipped', cause: s.why ?? t('{0} cannot be set up for this gateway.', label), fix: '' };
+  if (s.state === 'not-set-up')
+    return {
+      result: 'skipped',
+      cause: s.why ?? t('{0} is installed but not set up for this gateway.', label),
+      fix: t('Run "Model Relay: Set Up Tools…" and pick {0}.', label),
+      details: resolvedLines(s),
+    };
+  return undefined;
+}
+
+/** The row of a tool the tools module resolved: its settings, the override that wins, its probe. */
+export async function toolOutcome(ctx: DiagnosisContext, s: ToolStatus): Promise<Outcome> {
+  const skipped = notProbed(s);
+  if (skipped) return skipped;
+  const details = [
+    ...(s.installed
+      ? [
+          s.installed.version
+            ? t('Installed: {0} ({1}).', s.installed.path, s.installed.version)
+            : t('Installed: {0}.', s.installed.path),
+        ]
+      : []),
+    ...resolvedLines(s),
+  ];
+  const toolFix = overrideFix(ctx, s);
+  const blocked = probeBlocked(ctx);
+  if (blocked || ctx.input.tools?.probe === false)
+    return {
+      result: s.state === 'overridden' ? 'warn' : 'skipped',
+      cause: blocked ?? s.why ?? t('{0} is set up; its request was not sent (probes are off).', toolLabel(s.tool)),
+      fix: '',
+      details,
+      toolFix,
+    };
+  const target = await probeTargetOf(s, ctx.input.tools?.env ?? {});
+  const p = await probeTool(target, {
+    dispatcher: ctx.dispatcher,
+    signal: ctx.signal,
+    timeoutMs: ctx.requestMs,
+    models: probeModels(ctx),
+    now: ctx.now,
+  });
+  return probeOutcome(s, p, details, toolFix);
+}
+
+/** The row's result from the probe: fail when the tool's request fails; warn when it works but an override or conflict remains. */
+export function probeOutcome(
+  s: ToolStatus,
+  p: ToolProbe,
+  details: string[],
+  toolFix: ToolFixAction | undefined,
+): Outcome {
+  const common = {
+    details: [...details, ...probeLines(p)],
+    ...(p.status ? { httpStatus: p.status } : {}),
+    ...(p.url ? { url: p.url } : {}),
+    ...(p.requestId ? { requestId: p.requestId } : {}),
+    ...(s.resolved?.auth ? { maskedToken: s.resolved.auth.masked } : {}),
+    toolFix,
+  };
+  if (!p.ok) return { ...common, result: 'fail', cause: p.cause ?? '', fix: p.fix ?? '' };
+  const label = toolLabel(s.tool);
+  const worked = t(
+    '{0} will call {1} with the model {2}; that request answered {3}.',
+    label,
+    p.request,
+    p.model ?? '',
+    p.status ?? 200,
+  );
+  const r = s.resolved;
+  if (s.state === 'overridden' || r?.conflicts.length || r?.problems.length)
+    return {
+      ...common,
+      result: 'warn',
+      cause: s.why ?? worked,
+      fix: r?.conflicts[0]?.fix ?? (toolFix ? t('Remove {0} from {1}.', toolFix.keys.join(', '), toolFix.path) : ''),
+    };
+  return { ...common, result: 'pass', cause: worked, fix: '' };
+}
+
+/** The check of one tool from the tools module's state (absent from the diagnosis without that state). */
+export function toolCheck(tool: ToolId, id: CheckId): Check {
+  return {
+    id,
+    applies: (ctx) => !!ctx.input.tools,
+    run: async (ctx) => {
+      const s = (await statusesOf(ctx)).find((x) => x.tool === tool);
+      if (!s)
+        return {
+          result: 'skipped',
+          cause: t('{0} is not installed: no {1} command was found on PATH.', toolLabel(tool), TOOL_COMMANDS[tool]),
+          fix: '',
+        };
+      return toolOutcome(ctx, s);
+    },
+  };
+}

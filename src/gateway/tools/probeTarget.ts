@@ -1,0 +1,94 @@
+/**
+ * What a probe sends, from a tool's resolved configuration: the resolver says where the credential
+ * comes from (a terminal variable, a key in a settings file, opencode's `{env:VAR}`); this reads the
+ * value there, since only masked values travel in a ToolStatus. Codex's `wire_api` is read beside
+ * the provider's `base_url`. Files are read bounded; a file that cannot be read or parsed gives no value.
+ */
+import { readFile } from 'node:fs/promises';
+import { parse as parseToml } from '@decimalturn/toml-patch';
+import { parse as parseJsonc } from 'jsonc-parser';
+import type { ProbeTarget } from './probeRequests';
+import type { ToolSource, ToolStatus } from './types';
+
+/** The largest settings file read for a value. */
+const MAX_FILE_BYTES = 1024 * 1024;
+
+export type ReadText = (path: string) => Promise<string | undefined>;
+
+async function readBounded(path: string): Promise<string | undefined> {
+  try {
+    const text = await readFile(path, 'utf8');
+    return text.length > MAX_FILE_BYTES ? undefined : text;
+  } catch {
+    return undefined;
+  }
+}
+
+function parsed(path: string, text: string): unknown {
+  try {
+    return /\.toml$/i.test(path) ? parseToml(text) : (parseJsonc(text, [], { allowTrailingComma: true }) as unknown);
+  } catch {
+    return undefined;
+  }
+}
+
+function at(doc: unknown, key: string): unknown {
+  let v = doc;
+  for (const part of key.split('.')) {
+    if (!v || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[part];
+  }
+  return v;
+}
+
+/** opencode's `{env:VAR}` reads a variable of the environment. */
+function expand(value: string, env: Record<string, string | undefined>): string | undefined {
+  const m = /^\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(value.trim());
+  return m ? env[m[1]]?.trim() || undefined : value.trim() || undefined;
+}
+
+/** The value at a source: a terminal variable, or a key of a settings file. */
+export async function valueAt(
+  from: ToolSource,
+  env: Record<string, string | undefined>,
+  read: ReadText = readBounded,
+): Promise<string | undefined> {
+  if (!from.key) return undefined;
+  if (from.kind === 'terminal') return env[from.key]?.trim() || undefined;
+  if (from.kind !== 'file') return undefined;
+  const text = await read(from.where);
+  const v = text === undefined ? undefined : at(parsed(from.where, text), from.key);
+  return typeof v === 'string' ? expand(v, env) : undefined;
+}
+
+/** A key beside another one in the same file (Codex's `wire_api` next to the provider's `base_url`). */
+async function sibling(from: ToolSource, name: string, read: ReadText): Promise<string | undefined> {
+  if (from.kind !== 'file' || !from.key) return undefined;
+  const text = await read(from.where);
+  const key = [...from.key.split('.').slice(0, -1), name].join('.');
+  const v = text === undefined ? undefined : at(parsed(from.where, text), key);
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** The probe's target from a tool's status, with the credential's value read where the tool reads it. */
+export async function probeTargetOf(
+  status: ToolStatus,
+  env: Record<string, string | undefined>,
+  read: ReadText = readBounded,
+): Promise<ProbeTarget> {
+  const r = status.resolved;
+  const target: ProbeTarget = { tool: status.tool, baseUrl: r?.baseUrl, model: r?.model };
+  if (r?.auth) {
+    const value = await valueAt(r.auth.from, env, read);
+    if (value) target.credential = { value, header: r.auth.header, from: r.auth.from };
+  }
+  if (status.tool === 'codex' && r?.baseUrl) {
+    const wire = await sibling(r.baseUrl.from, 'wire_api', read);
+    if (wire)
+      target.wireApi = {
+        value: wire,
+        from: { ...r.baseUrl.from, key: r.baseUrl.from.key?.replace(/[^.]+$/, 'wire_api') },
+      };
+  }
+  return target;
+}

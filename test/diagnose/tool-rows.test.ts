@@ -1,0 +1,188 @@
+/**
+ * The terminal tools' Diagnose rows (issue 26 §2) against the simulator's new-api profile: one row
+ * per tool from its resolved state (address, credential, model and the override that wins), the
+ * tool's own request sent once, skipped with the reason when not installed; and Claude Code's
+ * settings read from $CLAUDE_CONFIG_DIR as Claude Code itself does.
+ */
+import { after, before, beforeEach, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runDiagnosis } from '../../src/gateway/diagnose/engine';
+import type { DiagnosisReport } from '../../src/gateway/diagnose/types';
+import { inspectCliTool } from '../../src/gateway/diagnose/cliToolSetup';
+import type { ToolStatus } from '../../src/gateway/tools/types';
+import { startSimulator, type Simulator } from '../sim/server';
+
+let sim: Simulator;
+let dir: string;
+before(async () => {
+  sim = await startSimulator({ profile: 'real', gateway: 'new-api' });
+  dir = await mkdtemp(join(tmpdir(), 'tool-rows-'));
+});
+after(async () => {
+  await sim.close();
+  await rm(dir, { recursive: true, force: true });
+});
+beforeEach(() => sim.reset());
+
+const T = { timeout: 20_000 };
+const masked = 'sk-Pr0...Lk5d';
+
+function statuses(): ToolStatus[] {
+  const toml = join(dir, 'config.toml');
+  const oc = join(dir, 'opencode.json');
+  const project = join(dir, 'project-opencode.json');
+  return [
+    {
+      tool: 'claude-code',
+      label: 'Claude Code',
+      state: 'set-up',
+      installed: { path: '/usr/bin/claude', version: '2.1.240' },
+      resolved: {
+        baseUrl: {
+          value: sim.url,
+          from: { kind: 'terminal', where: 'terminal environment', key: 'ANTHROPIC_BASE_URL' },
+        },
+        auth: {
+          header: 'authorization',
+          masked,
+          matches: 'production',
+          from: { kind: 'terminal', where: 'terminal environment', key: 'ANTHROPIC_AUTH_TOKEN' },
+        },
+        model: {
+          value: 'claude-sonnet-4-5',
+          from: { kind: 'terminal', where: 'terminal environment', key: 'ANTHROPIC_MODEL' },
+        },
+        overrides: [],
+        conflicts: [],
+        problems: [],
+      },
+    },
+    {
+      tool: 'codex',
+      label: 'Codex CLI',
+      state: 'set-up',
+      resolved: {
+        baseUrl: { value: sim.url, from: { kind: 'file', where: toml, key: 'model_providers.relay.base_url' } },
+        auth: {
+          header: 'authorization',
+          masked,
+          from: { kind: 'terminal', where: 'terminal environment', key: 'MODEL_RELAY_API_KEY' },
+        },
+        model: { value: 'gpt-5.5-codex', from: { kind: 'file', where: toml, key: 'model' } },
+        overrides: [],
+        conflicts: [],
+        problems: [],
+      },
+    },
+    { tool: 'gemini-cli', label: 'Gemini CLI', state: 'not-installed' },
+    {
+      tool: 'opencode',
+      label: 'opencode',
+      state: 'overridden',
+      why: 'The project opencode.json sets its own model, which wins over the global setup.',
+      resolved: {
+        baseUrl: { value: `${sim.url}/v1`, from: { kind: 'file', where: oc, key: 'provider.relay.options.baseURL' } },
+        auth: {
+          header: 'authorization',
+          masked,
+          from: { kind: 'file', where: oc, key: 'provider.relay.options.apiKey' },
+        },
+        model: { value: 'gpt-4o-mini', from: { kind: 'file', where: project, key: 'model' } },
+        overrides: [{ from: { kind: 'file', where: project, key: 'model' }, keys: ['model'], fixable: true }],
+        conflicts: [],
+        problems: [],
+      },
+    },
+  ];
+}
+
+function diagnose(over: { fixOverrides?: boolean } = {}): Promise<DiagnosisReport> {
+  return runDiagnosis({
+    baseUrl: sim.url,
+    token: sim.tokens.production,
+    models: { chat: 'gpt-4o-mini', native: 'claude-sonnet-4-5' },
+    timeouts: { requestMs: 3_000, totalMs: 15_000 },
+    tools: {
+      statuses: async () => statuses(),
+      env: { MODEL_RELAY_API_KEY: sim.tokens.production, ANTHROPIC_AUTH_TOKEN: sim.tokens.production },
+      ...over,
+    },
+  });
+}
+
+test(
+  'one row per tool, in order: pass, the tool-worded failure, not installed, overridden with its Fix',
+  T,
+  async () => {
+    await writeFile(
+      join(dir, 'opencode.json'),
+      '{ "provider": { "relay": { "options": { "apiKey": "{env:MODEL_RELAY_API_KEY}" } } } }',
+    );
+    const r = await diagnose({ fixOverrides: true });
+    const rows = r.checks.filter((c) => c.id.startsWith('tool-'));
+    assert.deepEqual(
+      rows.map((c) => [c.id, c.result]),
+      [
+        ['tool-claude-code', 'pass'],
+        ['tool-codex', 'fail'],
+        ['tool-gemini-cli', 'skipped'],
+        ['tool-opencode', 'warn'],
+      ],
+    );
+    const [claude, codex, gemini, opencode] = rows;
+    assert.equal(claude.title, 'Claude Code setup');
+    assert.match(claude.cause, /Claude Code will call POST \/v1\/messages\?beta=true with the model claude-sonnet-4-5/);
+    assert.ok(
+      claude.details!.includes(
+        `Credential: ${masked}, sent as authorization (the terminal environment: ANTHROPIC_AUTH_TOKEN); it is the extension's "production" token.`,
+      ),
+    );
+    assert.ok(claude.details!.some((d) => /^Probe: POST \/v1\/messages\?beta=true answered 200/.test(d)));
+    assert.match(
+      codex.cause,
+      /^model_providers\.relay\.base_url is http:\/\/127\.0\.0\.1:\d+, without \/v1: Codex CLI appends \/responses/,
+    );
+    assert.match(codex.fix, /config\.toml/);
+    assert.match(gemini.cause, /Gemini CLI is not installed: no gemini command was found on PATH\./);
+    assert.equal(opencode.cause, 'The project opencode.json sets its own model, which wins over the global setup.');
+    assert.deepEqual(opencode.toolFix, {
+      kind: 'fix-tool-override',
+      tool: 'opencode',
+      path: join(dir, 'project-opencode.json'),
+      keys: ['model'],
+    });
+    assert.ok(opencode.details!.some((d) => /project-opencode\.json overrides model/.test(d)));
+    // One probe per set-up tool: Claude Code's, Codex's (to the console page) and opencode's.
+    assert.deepEqual(
+      sim.log.filter((l) => l.headers['x-app'] === 'cli' || /codex|opencode/.test(l.headers['user-agent'] ?? ''))
+        .length,
+      3,
+    );
+    assert.ok(!JSON.stringify(r).includes(sim.tokens.production));
+    const noFix = await diagnose();
+    assert.equal(noFix.checks.find((c) => c.id === 'tool-opencode')!.toolFix, undefined);
+  },
+);
+
+test("Claude Code's settings come from $CLAUDE_CONFIG_DIR when it is set, whatever the home folder", T, async () => {
+  const home = await mkdtemp(join(tmpdir(), 'tool-rows-home-'));
+  const config = join(dir, 'claude-config');
+  await mkdir(config, { recursive: true });
+  await writeFile(
+    join(config, 'settings.json'),
+    JSON.stringify({ env: { ANTHROPIC_BASE_URL: 'https://old.example.org' } }),
+  );
+  const f = await inspectCliTool(
+    {
+      env: { CLAUDE_CONFIG_DIR: config, ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_AUTH_TOKEN: sim.tokens.production },
+      homeDir: home,
+    },
+    { base: sim.url, tokens: [{ name: 'production', value: sim.tokens.production }] },
+  );
+  assert.equal(f.effective.baseUrl?.value, 'https://old.example.org');
+  assert.match(f.cause, /claude-config.settings\.json overrides ANTHROPIC_BASE_URL with another address/);
+  await rm(home, { recursive: true, force: true });
+});
