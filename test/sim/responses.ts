@@ -47,6 +47,8 @@ const bad = (message: string, param: string | null = null, code: string | null =
 });
 const digest = (s: string) => createHash('sha256').update(s).digest('hex');
 const idFor = (prefix: string, seed: string) => `${prefix}${digest(seed).slice(0, 32)}`;
+/** The shape of the function-call item ids this upstream issues (idFor('fc_', …)). */
+const ISSUED_CALL_ID = /^fc_[0-9a-f]{32}$/;
 
 // ---------------- encrypted reasoning ----------------
 
@@ -67,13 +69,28 @@ const summaryTexts = (item: Json): string[] =>
 
 // ---------------- validation ----------------
 
+/** The Responses API's built-in tool types (Codex sends web_search and tool_search beside its functions). */
+const HOSTED_TOOLS = new Set([
+  'web_search',
+  'web_search_preview',
+  'file_search',
+  'computer_use_preview',
+  'code_interpreter',
+  'image_generation',
+  'local_shell',
+  'mcp',
+  'tool_search',
+]);
+
 function toolsError(tools: unknown): Refusal | undefined {
   if (tools === undefined) return undefined;
   if (!Array.isArray(tools))
     return bad(`Invalid type for 'tools': expected an array of objects, but got ${typeof tools} instead.`, 'tools');
   for (const [i, t] of tools.entries()) {
     if (!isObj(t) || t.type === undefined) return bad(`Missing required parameter: 'tools[${i}].type'.`, `tools[${i}]`);
-    if (t.type !== 'function')
+    // the hosted tools run upstream (no name to check); `custom` is a free-form tool, as Codex's apply_patch
+    if (HOSTED_TOOLS.has(String(t.type))) continue;
+    if (t.type !== 'function' && t.type !== 'custom')
       return bad(`Invalid value: '${String(t.type)}'. Supported values are: 'function' and 'custom'.`, `tools[${i}]`);
     // The chat-completions shape (`function: {name, …}`) is the commonest mistake: it has no top-level name.
     if (t.name === undefined) return bad(`Missing required parameter: 'tools[${i}].name'.`, `tools[${i}].name`);
@@ -153,7 +170,9 @@ function itemError(item: Json, i: number, next: Json | undefined, open: Set<stri
     return partsError(item.content, `${at}.content`);
   }
   if (type === 'function_call') {
-    if (typeof item.id === 'string')
+    // An id this upstream issued, replayed with the whole item (call_id, name, arguments), is taken as
+    // the item itself — Codex replays its calls so under `store: false`; a foreign id is not found.
+    if (typeof item.id === 'string' && !ISSUED_CALL_ID.test(item.id))
       return {
         status: 404,
         message: `Item with id '${item.id}' not found. ${NOT_PERSISTED}`,
@@ -242,8 +261,11 @@ export function planResponses(body: Json): Plan {
   const note = imageNote(turnImages(turn));
   const outputs = turn.filter((i) => i.type === 'function_call_output');
   if (outputs.length) return { reasoning, replyText: () => withNote(note, resultsText(items, outputs)) };
+  // the model calls function tools (their arguments follow the schema); a custom tool's free text is not planned
   const tools: ToolSpec[] = Array.isArray(body.tools)
-    ? (body.tools as Json[]).map((t) => ({ name: String(t.name), schema: t.parameters }))
+    ? (body.tools as Json[])
+        .filter((t) => t.type === 'function')
+        .map((t) => ({ name: String(t.name), schema: t.parameters }))
     : [];
   if (!tools.length || items.at(-1)?.role !== 'user' || body.tool_choice === 'none')
     return { reasoning, replyText: (echo) => withNote(note, echo) };
