@@ -179,7 +179,7 @@ for (const profile of ['strict', 'real'] as Profile[]) {
     });
     assert.equal(second.status, 200, second.text);
     assert.match(JSON.parse(second.text).output[0].content[0].text, /^Tool get_weather returned: sunny/);
-    await refused(sim(), { input: 'hi', tools: [{ type: 'computer' }] }, 400, "Invalid value: 'computer'.");
+    await refused(sim(), { input: 'hi', tools: [{ type: 'computer' }] }, 400, "Invalid value: 'computer'. Supported values are:");
   });
 
   test(`${profile} responses: a model without reasoning refuses encrypted reasoning content`, async () => {

@@ -69,18 +69,52 @@ const summaryTexts = (item: Json): string[] =>
 
 // ---------------- validation ----------------
 
-/** The Responses API's built-in tool types (Codex sends web_search and tool_search beside its functions). */
-const HOSTED_TOOLS = new Set([
-  'web_search',
-  'web_search_preview',
+/**
+ * The tool types OpenAI's Responses API accepts: `function` and `custom` (named, the model calls them
+ * with JSON arguments or free text; Codex's apply_patch is a custom tool with a grammar) and the
+ * hosted tools (no name; Codex sends `web_search` and `local_shell`).
+ */
+const TOOL_TYPES = [
+  'function',
+  'custom',
   'file_search',
+  'web_search',
+  'web_search_2025_08_26',
+  'web_search_preview',
+  'web_search_preview_2025_03_11',
   'computer_use_preview',
   'code_interpreter',
   'image_generation',
   'local_shell',
+  'shell',
+  'apply_patch',
   'mcp',
   'tool_search',
-]);
+];
+const NAMED_TOOLS = ['function', 'custom'];
+const quoted = (list: string[]) =>
+  `${list
+    .slice(0, -1)
+    .map((v) => `'${v}'`)
+    .join(', ')}, and '${list.at(-1)}'`;
+
+/** A custom tool's `format`: free text, or a grammar (Lark or a regex) its input must match. */
+function customFormatError(format: unknown, at: string): Refusal | undefined {
+  if (format === undefined) return undefined;
+  if (!isObj(format) || (format.type !== 'text' && format.type !== 'grammar'))
+    return bad(`Invalid value for '${at}.type': expected 'text' or 'grammar'.`, `${at}.type`, 'invalid_value');
+  if (format.type === 'grammar') {
+    if (format.syntax !== 'lark' && format.syntax !== 'regex')
+      return bad(
+        `Invalid value: '${String(format.syntax)}'. Supported values are: 'lark' and 'regex'.`,
+        `${at}.syntax`,
+        'invalid_value',
+      );
+    if (typeof format.definition !== 'string' || !format.definition)
+      return bad(`Missing required parameter: '${at}.definition'.`, `${at}.definition`);
+  }
+  return undefined;
+}
 
 function toolsError(tools: unknown): Refusal | undefined {
   if (tools === undefined) return undefined;
@@ -88,10 +122,13 @@ function toolsError(tools: unknown): Refusal | undefined {
     return bad(`Invalid type for 'tools': expected an array of objects, but got ${typeof tools} instead.`, 'tools');
   for (const [i, t] of tools.entries()) {
     if (!isObj(t) || t.type === undefined) return bad(`Missing required parameter: 'tools[${i}].type'.`, `tools[${i}]`);
-    // the hosted tools run upstream (no name to check); `custom` is a free-form tool, as Codex's apply_patch
-    if (HOSTED_TOOLS.has(String(t.type))) continue;
-    if (t.type !== 'function' && t.type !== 'custom')
-      return bad(`Invalid value: '${String(t.type)}'. Supported values are: 'function' and 'custom'.`, `tools[${i}]`);
+    if (!TOOL_TYPES.includes(String(t.type)))
+      return bad(
+        `Invalid value: '${String(t.type)}'. Supported values are: ${quoted(TOOL_TYPES)}.`,
+        `tools[${i}].type`,
+        'invalid_value',
+      );
+    if (!NAMED_TOOLS.includes(String(t.type))) continue;
     // The chat-completions shape (`function: {name, …}`) is the commonest mistake: it has no top-level name.
     if (t.name === undefined) return bad(`Missing required parameter: 'tools[${i}].name'.`, `tools[${i}].name`);
     if (typeof t.name !== 'string' || !TOOL_NAME.test(t.name))
@@ -99,8 +136,12 @@ function toolsError(tools: unknown): Refusal | undefined {
         `Invalid 'tools[${i}].name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
         `tools[${i}].name`,
       );
-    if (t.parameters !== undefined && !isObj(t.parameters))
+    if (t.type === 'function' && t.parameters !== undefined && !isObj(t.parameters))
       return bad(`Invalid type for 'tools[${i}].parameters': expected an object.`, `tools[${i}].parameters`);
+    if (t.type === 'custom') {
+      const e = customFormatError(t.format, `tools[${i}].format`);
+      if (e) return e;
+    }
   }
   return undefined;
 }
@@ -147,7 +188,12 @@ function reasoningError(item: Json, next: Json | undefined, secret: string): Ref
       null,
       'invalid_encrypted_content',
     );
-  const follows = next && (next.type === 'function_call' || next.type === 'reasoning' || next.role === 'assistant');
+  const follows =
+    next &&
+    (next.type === 'function_call' ||
+      next.type === 'custom_tool_call' ||
+      next.type === 'reasoning' ||
+      next.role === 'assistant');
   return follows
     ? undefined
     : bad(`Item '${id}' of type 'reasoning' was provided without its required following item.`);
@@ -183,6 +229,17 @@ function itemError(item: Json, i: number, next: Json | undefined, open: Set<stri
       return bad(`Missing required parameter: '${at}.call_id'.`, `${at}.call_id`);
     open.add(item.call_id);
     return undefined;
+  }
+  if (type === 'custom_tool_call') {
+    if (typeof item.call_id !== 'string' || typeof item.name !== 'string' || typeof item.input !== 'string')
+      return bad(`Missing required parameter: '${at}.call_id'.`, `${at}.call_id`);
+    open.add(item.call_id);
+    return undefined;
+  }
+  if (type === 'custom_tool_call_output') {
+    if (!open.delete(String(item.call_id)))
+      return bad(`No tool call found for custom tool call output with call_id ${String(item.call_id)}.`, 'input');
+    return partsError(item.output, `${at}.output`);
   }
   if (type === 'function_call_output') {
     if (!open.delete(String(item.call_id)))
@@ -231,11 +288,14 @@ const textOfParts = (content: unknown): string =>
         .flatMap((p) => (typeof p.text === 'string' ? [p.text] : []))
         .join(' ');
 
+/** A call the model made: a function's (JSON arguments) or a custom tool's (free-text input). */
+const isCall = (item: Json) => item.type === 'function_call' || item.type === 'custom_tool_call';
+
 /** The items after the model's last output (its message, call or reasoning): this turn's input. */
 function thisTurn(items: Json[]): Json[] {
   let last = -1;
   items.forEach((item, i) => {
-    if (item.role === 'assistant' || item.type === 'function_call' || item.type === 'reasoning') last = i;
+    if (item.role === 'assistant' || isCall(item) || item.type === 'reasoning') last = i;
   });
   return items.slice(last + 1);
 }
@@ -247,7 +307,7 @@ const turnImages = (turn: Json[]): Image[] =>
     .map((p) => dataUrlImage(p.image_url)!);
 
 function resultsText(items: Json[], outputs: Json[]): string {
-  const names = new Map(items.filter((i) => i.type === 'function_call').map((i) => [i.call_id, String(i.name)]));
+  const names = new Map(items.filter(isCall).map((i) => [i.call_id, String(i.name)]));
   return outputs.map((o) => `Tool ${names.get(o.call_id) ?? 'unknown'} returned: ${textOfParts(o.output)}`).join(' ');
 }
 
@@ -259,9 +319,9 @@ export function planResponses(body: Json): Plan {
   const reasoning = isReasoningModel(String(body.model)) ? REASONING : undefined;
   const turn = thisTurn(items);
   const note = imageNote(turnImages(turn));
-  const outputs = turn.filter((i) => i.type === 'function_call_output');
+  const outputs = turn.filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output');
   if (outputs.length) return { reasoning, replyText: () => withNote(note, resultsText(items, outputs)) };
-  // the model calls function tools (their arguments follow the schema); a custom tool's free text is not planned
+  // The simulated model calls function tools only (custom and hosted tools are accepted, never called).
   const tools: ToolSpec[] = Array.isArray(body.tools)
     ? (body.tools as Json[])
         .filter((t) => t.type === 'function')
