@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import {
   DEFAULT_CLI_VARIABLES,
+  DEFAULT_TOOL_TOKEN_VARIABLE,
   DEFAULT_IMAGE_SIZE,
   DEFAULT_MAX_TOKENS,
   DEFAULT_MAX_UPLOAD_BYTES,
@@ -70,6 +71,7 @@ export const SETTINGS = {
   'videos.defaultSeconds': setting(num(1, 3600), DEFAULT_VIDEO_SECONDS),
   'nativeCli.baseUrlVariable': setting(str, DEFAULT_CLI_VARIABLES.baseUrl),
   'nativeCli.tokenVariable': setting(str, DEFAULT_CLI_VARIABLES.token),
+  'tools.tokenVariable': setting(str, DEFAULT_TOOL_TOKEN_VARIABLE),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -87,6 +89,7 @@ export const USER_ONLY: ReadonlySet<SettingKey> = new Set<SettingKey>([
   'maxRetries',
   'nativeCli.baseUrlVariable',
   'nativeCli.tokenVariable',
+  'tools.tokenVariable',
 ]);
 
 /** Every setting validated: a value that does not fit its schema falls back to the default. */
@@ -134,6 +137,8 @@ export interface RelaySettings {
   images: { outputFolder: string; defaultSize: string };
   videos: { outputFolder: string; defaultSeconds: number };
   nativeCli: { baseUrlVariable: string; tokenVariable: string };
+  /** the variable Codex CLI and opencode read the token from (their config files name it) */
+  tools: { tokenVariable: string };
 }
 
 /** The settings as the extension uses them (model ids trimmed, empty backups dropped). */
@@ -186,5 +191,6 @@ export function relaySettings(v: SettingValues): RelaySettings {
       baseUrlVariable: v['nativeCli.baseUrlVariable'] || DEFAULT_CLI_VARIABLES.baseUrl,
       tokenVariable: v['nativeCli.tokenVariable'] || DEFAULT_CLI_VARIABLES.token,
     },
+    tools: { tokenVariable: v['tools.tokenVariable'] || DEFAULT_TOOL_TOKEN_VARIABLE },
   };
 }
