@@ -194,6 +194,11 @@ export class ToolTerminals {
     return this.state?.tools[tool]?.choices;
   }
 
+  /** What new terminals get now (the token filled in): the tools read their environment from it. */
+  current(): Record<string, string> {
+    return this.applied ? (JSON.parse(this.applied) as Record<string, string>) : {};
+  }
+
   /** A set-up tool's variables as remembered (the root address and the token as markers). */
   template(tool: ToolId): Record<string, StoredValue> | undefined {
     return this.state?.tools[tool]?.env;
