@@ -585,6 +585,8 @@ export async function startScenario({
   extraExtensions = [],
   viewport,
   locale,
+  /** more environment for code-server (and so its terminals), e.g. a temporary HOME for the tools */
+  env = {},
 } = {}) {
   const { createRequire } = await import('node:module');
   const require = createRequire(import.meta.url);
@@ -603,7 +605,7 @@ export async function startScenario({
       ...(viewport ? { viewport } : {}),
       ...(locale ? { locale } : {}),
       settings: { 'modelRelay.baseUrl': baseUrl ? baseUrl(sim) : sim.url, ...settings },
-      env: { MODEL_RELAY_SEED_TOKEN: sim.tokens[tokenName], MODEL_RELAY_SEED_TOKEN_NAME: tokenName },
+      env: { ...env, MODEL_RELAY_SEED_TOKEN: sim.tokens[tokenName], MODEL_RELAY_SEED_TOKEN_NAME: tokenName },
     });
   } catch (e) {
     await sim.close();
