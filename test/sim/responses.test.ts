@@ -157,11 +157,12 @@ for (const profile of ['strict', 'real'] as Profile[]) {
     assert.equal(events.at(-1)!.response.output[0].type, 'function_call');
   });
 
-  test(`${profile} responses: Codex's turn — a custom tool and hosted tools beside functions; its call replayed whole with the issued id`, async () => {
+  test(`${profile} responses: Codex's turn — a custom tool, hosted tools and a namespace beside functions; its call replayed whole with the issued id`, async () => {
     const codexTools = [
       tool,
       { type: 'custom', name: 'apply_patch', description: 'patch', format: { type: 'text' } },
       { type: 'tool_search' },
+      { type: 'namespace', name: 'mcp', tools: [] },
       { type: 'web_search', external_web_access: false },
     ];
     const first = await post(sim(), { input: 'get_weather now', tools: codexTools });
@@ -179,7 +180,12 @@ for (const profile of ['strict', 'real'] as Profile[]) {
     });
     assert.equal(second.status, 200, second.text);
     assert.match(JSON.parse(second.text).output[0].content[0].text, /^Tool get_weather returned: sunny/);
-    await refused(sim(), { input: 'hi', tools: [{ type: 'computer' }] }, 400, "Invalid value: 'computer'. Supported values are:");
+    await refused(
+      sim(),
+      { input: 'hi', tools: [{ type: 'computer' }] },
+      400,
+      "Invalid value: 'computer'. Supported values are:",
+    );
   });
 
   test(`${profile} responses: a model without reasoning refuses encrypted reasoning content`, async () => {

@@ -90,6 +90,7 @@ const TOOL_TYPES = [
   'apply_patch',
   'mcp',
   'tool_search',
+  'namespace',
 ];
 const NAMED_TOOLS = ['function', 'custom'];
 const quoted = (list: string[]) =>
