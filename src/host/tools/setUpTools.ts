@@ -220,6 +220,8 @@ export async function pickChoices(tool: ToolId, d: SetUpDeps): Promise<ToolChoic
     return { model: main, claudeModels: { opus: main, sonnet: main, haiku } };
   }
   if (tool === 'codex') {
+    // none served on the Responses API: the plan says why Codex cannot be set up
+    if (!rows('responses').length) return {};
     const model = await d.ui.pick(rows('responses'), t('Codex CLI: model (served on the Responses API)'));
     return model === undefined ? undefined : { model };
   }

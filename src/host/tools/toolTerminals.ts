@@ -170,6 +170,7 @@ export class ToolTerminals {
   private applied: string | undefined;
   /** the base URL and variable names it was made from */
   private appliedSettings: string | undefined;
+  private readonly listeners = new Set<() => void>();
 
   constructor(
     private readonly collection: EnvCollection,
@@ -305,6 +306,13 @@ export class ToolTerminals {
   private async save(state: ToolTerminalsState | undefined): Promise<void> {
     this.state = state;
     await this.memento.update(TOOL_TERMINALS_KEY, state);
+    for (const l of [...this.listeners]) l();
+  }
+
+  /** Called after the set-up tools changed (the Status view's row follows). */
+  onDidChange(listener: () => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
   }
 
   private settingsKey(): string {
