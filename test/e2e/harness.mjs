@@ -315,7 +315,7 @@ export async function launchVSCode({
     {
       detached: true, // its own process group: close() kills code-server and every child it spawned
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env, ...ownerEnv, PATH: `${dirname(NODE24)}:${process.env.PATH}` },
+      env: { ...process.env, ...env, ...ownerEnv, PATH: `${dirname(NODE24)}:${env.PATH ?? process.env.PATH}` },
     },
   );
   liveRuns.set(marker, child.pid);
