@@ -146,6 +146,11 @@ test('a new terminal: claude -p and codex exec reach the simulator with the stor
     assert.equal(r.status, 200);
     assert.equal(r.model, 'o3-pro', 'the model picked in Set Up Tools…');
   }
+  // both replies shown in the terminal for the screenshot
+  await vs.page.keyboard.type(
+    `clear; printf 'claude: '; head -c 160 ${claudeOut}; echo; grep -h agent_message ${codexOut} | head -c 240; echo\n`,
+  );
+  await vs.page.waitForTimeout(2000);
   await vs.screenshot('tools-03-terminal-replies');
 });
 
