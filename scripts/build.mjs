@@ -14,6 +14,8 @@ const cliCoreExternal = {
   },
 };
 const cliDefine = { RELAY_DOCTOR_VERSION: JSON.stringify(version) };
+/** jsonc-parser's `main` is a UMD build whose require('./impl/format') a bundle cannot follow: its ES modules are bundled instead. */
+const alias = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
 const entries = [
   // Activation (dist/extension.js) holds no core: it requires dist/main.js (core, undici, zod) on first use.
   {
@@ -29,6 +31,7 @@ const entries = [
     platform: 'node',
     format: 'cjs',
     external: ['vscode'],
+    alias,
   },
   // The tokenizer (o200k, 2.4 MB) is its own file, required on the first token count, never at activation.
   { entryPoints: ['src/host/lm/tokenizer.ts'], outfile: 'dist/tokenizer.js', platform: 'node', format: 'cjs' },
@@ -41,7 +44,14 @@ const entries = [
     plugins: [cliCoreExternal],
     define: cliDefine,
   },
-  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-core.js', platform: 'node', format: 'cjs', define: cliDefine },
+  {
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli-core.js',
+    platform: 'node',
+    format: 'cjs',
+    define: cliDefine,
+    alias,
+  },
   { entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife' },
   // The Usage view's page with the chart.js parts it registers (tree-shaken).
   { entryPoints: ['src/webview/usage/main.ts'], outfile: 'dist/usage.js', platform: 'browser', format: 'iife' },

@@ -32,6 +32,7 @@ import { ToolCallOrigins } from '../host/lm/lmGateways';
 import { DiagnoseController } from './diagnose/diagnosePanel';
 import { registerUsage } from './usage/usagePanel';
 import { NativeCliSetup } from './tools/nativeCli';
+import { ToolsSetup } from './tools/toolsSetup';
 import { KeptBaseUrl } from '../host/gateways/baseUrlChoice';
 import { registerChat } from './chat/registerChat';
 import { registerHarRecording } from './support/harRecording';
@@ -72,15 +73,17 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   context.subscriptions.push(requests);
   const service = new GatewayService(registry, tokens, log, requests, (baseUrl) => kept.isKept(baseUrl));
   const chatSetup = new ChatSetupWatch();
-  const status = new StatusViewProvider(service, tokens, chatSetup);
+  const cli = new NativeCliSetup(context, service, tokens, log);
+  const tools = new ToolsSetup(service, tokens, cli);
+  context.subscriptions.push(cli, tools);
+  const status = new StatusViewProvider(service, tokens, chatSetup, cli.terminals);
   const item = vscode.window.createStatusBarItem('modelRelay.status', vscode.StatusBarAlignment.Right, 100);
   const bar = new RelayStatusBar(service, tokens, item);
   context.subscriptions.push(service, chatSetup, status, item, bar, hub.tree(STATUS_VIEW_ID, status));
   const diagnose = new DiagnoseController(context, service, tokens);
-  const cli = new NativeCliSetup(context, service, tokens, log);
-  context.subscriptions.push(cli);
   const diagnoseMarkdown = (signal: AbortSignal) => diagnose.markdown(signal);
   registerAllCommands(context, hub, { service, tokens, kept, cli, chatSetup }, log, diagnose);
+  context.subscriptions.push(hub.command(CommandId.SetUpTools, () => tools.run()));
   registerVideo(context, hub, service);
   registerUsage(context, hub, service);
   // The gateway tools run on the gateway whose model called them (the provider remembers its replies' calls).

@@ -36,6 +36,7 @@ export enum CommandId {
   VideoRemove = 'modelRelay.video.remove',
   SetupNativeCli = 'modelRelay.setupNativeCli',
   RemoveNativeCli = 'modelRelay.removeNativeCli',
+  SetUpTools = 'modelRelay.setUpTools',
   OpenChat = 'modelRelay.openChat',
   NewChat = 'modelRelay.newChat',
   AskAboutSelection = 'modelRelay.askAboutSelection',

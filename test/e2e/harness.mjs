@@ -315,7 +315,7 @@ export async function launchVSCode({
     {
       detached: true, // its own process group: close() kills code-server and every child it spawned
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env, ...ownerEnv, PATH: `${dirname(NODE24)}:${process.env.PATH}` },
+      env: { ...process.env, ...env, ...ownerEnv, PATH: `${dirname(NODE24)}:${env.PATH ?? process.env.PATH}` },
     },
   );
   liveRuns.set(marker, child.pid);
@@ -587,6 +587,8 @@ export async function startScenario({
   viewport,
   locale,
   prepare,
+  /** more environment for code-server (and so its terminals), e.g. a temporary HOME for the tools */
+  env = {},
 } = {}) {
   const { createRequire } = await import('node:module');
   const require = createRequire(import.meta.url);
@@ -612,7 +614,7 @@ export async function startScenario({
       ...(viewport ? { viewport } : {}),
       ...(locale ? { locale } : {}),
       settings: { 'modelRelay.baseUrl': baseUrl ? baseUrl(sim) : sim.url, ...settings },
-      env: { MODEL_RELAY_SEED_TOKEN: sim.tokens[tokenName], MODEL_RELAY_SEED_TOKEN_NAME: tokenName },
+      env: { ...env, MODEL_RELAY_SEED_TOKEN: sim.tokens[tokenName], MODEL_RELAY_SEED_TOKEN_NAME: tokenName },
     });
   } catch (e) {
     await sim.close();

@@ -8,6 +8,7 @@
 # A second run is a fast no-op (stamp file + the files it vouches for). Non-interactive (CI=true,
 # no stdin). Progress goes to stderr; stdout is only the KEY=VALUE paths at the end:
 #   NODE24=…  CODE_SERVER=…/out/node/entry.js  CHROMIUM=/usr/bin/chromium
+#   CLAUDE=…  CODEX=…  (the real terminal coding tools, from setup-clis.sh: tools.e2e drives them)
 # The cache: $MODEL_RELAY_E2E_CACHE, default ~/.cache/model-relay-vscode (scripts/start.mjs keeps
 # its profile there too).
 set -euo pipefail
@@ -70,6 +71,8 @@ if ! ready; then
   exec 9>&-
 fi
 
+# the real CLIs the tools e2e drives (cached alike; their own stamp)
+PATH="$NODE24_DIR/bin:$PATH" bash "$(dirname "$0")/setup-clis.sh"
 echo "NODE24=$NODE24"
 echo "CODE_SERVER=$CODE_SERVER"
 echo "CHROMIUM=$(command -v chromium)"

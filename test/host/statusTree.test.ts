@@ -11,7 +11,7 @@ import { GatewaySet, maskToken, type GatewayProfile, type RequestRecord } from '
 import { tokenKeys } from '../../src/host/gateways/activeToken';
 import { TokenStore } from '../../src/host/gateways/tokenStore';
 import { CommandId } from '../../src/host/commandIds';
-import { statusRows, type StatusFacts, type StatusRow } from '../../src/host/status/statusRows';
+import { statusRows, toolsRow, type StatusFacts, type StatusRow } from '../../src/host/status/statusRows';
 import {
   ACTIVE_GATEWAY_NODE,
   GATEWAY_NODE,
@@ -120,7 +120,7 @@ test('two gateways: one node each, the active one expanded, each with the last r
   assert.equal(nodeB.id, 'gateway:b:active');
   assert.deepEqual(
     rows.slice(2).map((r) => r.id),
-    ['models', 'proxy', 'diagnose', 'diagnose-all'],
+    ['models', 'tools', 'proxy', 'diagnose', 'diagnose-all'],
   );
   assert.equal(rows.at(-1)?.command?.command, CommandId.DiagnoseAllGateways);
 
@@ -209,4 +209,11 @@ test('LastRequests: the last request per gateway name; balance reads and records
   assert.equal(last.of('A'), undefined, 'the oldest gateway went first');
   assert.equal(last.of(`G${MAX_LAST_REQUESTS + 4}`)?.model, 'x');
   assert.equal(last.of('G0'), undefined);
+});
+
+test('the "Terminal tools" row names the set-up tools and opens Set Up Tools…', () => {
+  const row = toolsRow(['Claude Code', 'Codex CLI']);
+  assert.equal(row.description, 'Claude Code, Codex CLI');
+  assert.equal(row.command?.command, CommandId.SetUpTools);
+  assert.match(String(toolsRow([]).description), /none set up/);
 });

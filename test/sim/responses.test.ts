@@ -210,6 +210,37 @@ for (const profile of ['strict', 'real'] as Profile[]) {
     assert.equal(events.at(-1)!.response.output[0].type, 'function_call');
   });
 
+  test(`${profile} responses: Codex's turn — a custom tool, hosted tools and a namespace beside functions; its call replayed whole with the issued id`, async () => {
+    const codexTools = [
+      tool,
+      { type: 'custom', name: 'apply_patch', description: 'patch', format: { type: 'text' } },
+      { type: 'tool_search' },
+      { type: 'namespace', name: 'mcp', tools: [] },
+      { type: 'web_search', external_web_access: false },
+    ];
+    const first = await post(sim(), { input: 'get_weather now', tools: codexTools });
+    assert.equal(first.status, 200, first.text);
+    const issued = JSON.parse(first.text).output.find((o: Json) => o.type === 'function_call');
+    assert.equal(issued.name, 'get_weather', 'only a function tool is called');
+    const { id, call_id, name, arguments: args } = issued;
+    const second = await post(sim(), {
+      input: [
+        { role: 'user', content: 'get_weather now' },
+        { type: 'function_call', id, call_id, name, arguments: args },
+        { type: 'function_call_output', call_id, output: 'sunny' },
+      ],
+      tools: codexTools,
+    });
+    assert.equal(second.status, 200, second.text);
+    assert.match(JSON.parse(second.text).output[0].content[0].text, /^Tool get_weather returned: sunny/);
+    await refused(
+      sim(),
+      { input: 'hi', tools: [{ type: 'computer' }] },
+      400,
+      "Invalid value: 'computer'. Supported values are:",
+    );
+  });
+
   test(`${profile} responses: a model without reasoning refuses encrypted reasoning content`, async () => {
     await refused(
       sim(),

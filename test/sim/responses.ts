@@ -47,6 +47,8 @@ const bad = (message: string, param: string | null = null, code: string | null =
 });
 const digest = (s: string) => createHash('sha256').update(s).digest('hex');
 const idFor = (prefix: string, seed: string) => `${prefix}${digest(seed).slice(0, 32)}`;
+/** The shape of the function-call item ids this upstream issues (idFor('fc_', …)). */
+const ISSUED_CALL_ID = /^fc_[0-9a-f]{32}$/;
 
 // ---------------- encrypted reasoning ----------------
 
@@ -87,6 +89,8 @@ const TOOL_TYPES = [
   'shell',
   'apply_patch',
   'mcp',
+  'tool_search',
+  'namespace',
 ];
 const NAMED_TOOLS = ['function', 'custom'];
 const quoted = (list: string[]) =>
@@ -213,7 +217,9 @@ function itemError(item: Json, i: number, next: Json | undefined, open: Set<stri
     return partsError(item.content, `${at}.content`);
   }
   if (type === 'function_call') {
-    if (typeof item.id === 'string')
+    // An id this upstream issued, replayed with the whole item (call_id, name, arguments), is taken as
+    // the item itself — Codex replays its calls so under `store: false`; a foreign id is not found.
+    if (typeof item.id === 'string' && !ISSUED_CALL_ID.test(item.id))
       return {
         status: 404,
         message: `Item with id '${item.id}' not found. ${NOT_PERSISTED}`,

@@ -4,6 +4,7 @@
  * rows and their words are src/host/status; this file reads the facts from the service and the
  * gateways' token stores and turns rows into tree items.
  */
+import { toolLabel, type ToolTerminals } from '../../host/tools/toolTerminals';
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
 import type { StatusRow } from '../../host/status/statusRows';
@@ -50,8 +51,11 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
     private readonly tokens: TokenStore,
     /** whether VS Code's chat needs enabling (a row that runs Chat: Manage Language Models) */
     private readonly chatSetup?: ChatSetupWatch,
+    /** the terminal tools set up (the "Terminal tools" row) */
+    private readonly tools?: ToolTerminals,
   ) {
     super();
+    if (tools) this._register(tools.onDidChange(() => this.emitter.fire(undefined)));
     if (chatSetup) this._register(chatSetup.onDidChange(() => this.emitter.fire(undefined)));
     this._register(
       service.onDidChange(() => {
@@ -120,6 +124,7 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
       proxy: this.service.proxy,
       chatNeedsEnabling: this.chatSetup?.needsEnabling,
       learnt: this.service.client.learntSurfaces(),
+      tools: this.tools?.tools().map(toolLabel),
     });
     return rows.map((r) => new StatusItem(r));
   }

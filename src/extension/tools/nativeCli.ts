@@ -1,19 +1,21 @@
 /**
- * "Set Up Native CLI in Terminals": puts the base-URL and token variables into every new integrated
- * terminal through the environment variable collection, not persisted (the token is never written
- * to disk by VS Code), and keeps them true while the window runs (src/host/tools/cliTerminals.ts):
- * the token removed → cleared, its value or the base URL changed → updated. "Remove Native CLI
- * Setup" clears them.
+ * "Set Up Native CLI in Terminals" (Claude Code's setup without the model picks): puts the base-URL
+ * and token variables into every new integrated terminal through the environment variable
+ * collection, not persisted (the token is never written to disk by VS Code), beside the other set-up
+ * tools' (src/host/tools/toolTerminals.ts), and keeps them true: the token removed → cleared, its
+ * value or the base URL changed → updated; remembered (without the token) for the next window.
+ * "Remove Native CLI Setup" takes back Claude Code's variables only.
  */
 import * as vscode from 'vscode';
 import { maskToken } from '../../gateway';
-import { CliTerminals } from '../../host/tools/cliTerminals';
+import { NATIVE_CLI_TEMPLATE, ToolTerminals } from '../../host/tools/toolTerminals';
 import { Disposable } from '../disposable';
 import type { GatewayService } from '../gateways/gatewayService';
 import type { TokenStore } from '../gateways/tokenStore';
 
 export class NativeCliSetup extends Disposable {
-  private readonly terminals: CliTerminals;
+  /** every set-up tool's variables in new terminals (Set Up Tools… adds to the same collection) */
+  readonly terminals: ToolTerminals;
 
   constructor(
     context: vscode.ExtensionContext,
@@ -22,16 +24,21 @@ export class NativeCliSetup extends Disposable {
     log: vscode.LogOutputChannel,
   ) {
     super();
-    this.terminals = new CliTerminals(context.environmentVariableCollection, {
-      base: () => service.client.endpoints().base,
-      verbatim: () => service.client.endpoints().verbatim,
-      names: () => ({
-        baseUrl: service.current.nativeCli.baseUrlVariable,
-        token: service.current.nativeCli.tokenVariable,
-      }),
-      value: (name) => tokens.value(name),
-    });
+    this.terminals = new ToolTerminals(
+      context.environmentVariableCollection,
+      {
+        base: () => service.client.endpoints().base,
+        verbatim: () => service.client.endpoints().verbatim,
+        names: () => ({
+          baseUrl: service.current.nativeCli.baseUrlVariable,
+          token: service.current.nativeCli.tokenVariable,
+        }),
+        value: (name: string) => tokens.value(name),
+      },
+      context.globalState,
+    );
     const warn = (e: unknown) => log.warn(e instanceof Error ? e.message : String(e));
+    void this.terminals.restore().catch(warn);
     this._register(tokens.onDidChange(() => void this.terminals.follow().catch(warn)));
     this._register(service.onDidChange(() => void this.terminals.followSettings().catch(warn)));
   }
@@ -45,7 +52,13 @@ export class NativeCliSetup extends Disposable {
     }
     const name = preset?.tokenName ?? (await this.pickToken());
     if (!name) return false;
-    const env = await this.terminals.setUp(name);
+    // Claude Code set up with a model mapping keeps it; else today's two variables
+    const env = await this.terminals.setUp(
+      'claude-code',
+      name,
+      this.terminals.template('claude-code') ?? NATIVE_CLI_TEMPLATE,
+      this.terminals.choices('claude-code'),
+    );
     const value = await this.tokens.value(name);
     if (!env || !value) {
       void vscode.window.showErrorMessage(vscode.l10n.t('Model Relay: no token named "{0}".', name));
@@ -69,8 +82,8 @@ export class NativeCliSetup extends Disposable {
     return true;
   }
 
-  remove(): void {
-    this.terminals.clear();
+  async remove(): Promise<void> {
+    await this.terminals.remove('claude-code');
     void vscode.window.showInformationMessage(
       vscode.l10n.t('Model Relay: the native CLI variables are removed from new terminals.'),
     );

@@ -37,6 +37,8 @@ export interface StatusFacts {
   chatNeedsEnabling?: boolean | undefined;
   /** the surfaces the active gateway's refusals taught (GatewayClient.learntSurfaces) */
   learnt?: ReadonlyArray<LearntSurface> | undefined;
+  /** the terminal tools whose variables new terminals get (Set Up Tools…), by name */
+  tools?: readonly string[] | undefined;
 }
 
 /** A model the gateway refused elsewhere, and the surface it answers on. */
@@ -306,6 +308,20 @@ export function vscodeChatRow(): StatusRow {
   };
 }
 
+/** "Terminal tools  Claude Code, Codex CLI": what Set Up Tools… set up; a click opens it. */
+export function toolsRow(tools: readonly string[] = []): StatusRow {
+  return {
+    id: 'tools',
+    label: t('Terminal tools'),
+    description: tools.length ? tools.join(', ') : t('none set up — click to set up Claude Code, Codex and others'),
+    icon: 'terminal',
+    tooltip: t(
+      'Claude Code, Codex CLI, Gemini CLI and opencode pointed at this gateway: Set Up Tools… shows each one’s state and the diff before any file is written.',
+    ),
+    command: { command: CommandId.SetUpTools, title: t('Set Up Tools…') },
+  };
+}
+
 export function proxyWords(p: ProxyChoice): string {
   const shown = String(p.display);
   if (p.source === 'none') return t('none');
@@ -334,6 +350,7 @@ export function statusRows(f: StatusFacts): StatusRow[] {
     ...(q ? [balanceRow(q)] : []),
     lastRequestRow(f.last),
     modelsRow(f.modelCount),
+    toolsRow(f.tools),
     { id: 'proxy', label: t('Proxy'), description: proxyWords(f.proxy), icon: 'cloud' },
     {
       id: 'diagnose',

@@ -20,6 +20,7 @@ import {
   proxyWords,
   quotaWords,
   statusRows,
+  toolsRow,
   vscodeChatRow,
   type LearntSurface,
   type StatusFacts,
@@ -150,6 +151,7 @@ export function statusTree(f: StatusTreeFacts): StatusRow[] {
     ...(f.chatNeedsEnabling ? [vscodeChatRow()] : []),
     ...f.gateways.map((g) => gatewayNode(g, f)),
     modelsRow(f.modelCount),
+    toolsRow(f.tools),
     { id: 'proxy', label: t('Proxy'), description: proxyWords(f.proxy), icon: 'cloud' },
     {
       id: 'diagnose',

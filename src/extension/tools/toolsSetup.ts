@@ -1,0 +1,141 @@
+/**
+ * "Set Up Tools…" (issue 26): Claude Code, Codex CLI, Gemini CLI and opencode pointed at the active
+ * gateway and token. The logic is src/host/tools/setUpTools.ts; the tools' files are read, planned
+ * and written by the core (src/gateway/tools), probed by its probeTool; the variables go into new
+ * terminals through the same collection as Set Up Native CLI (src/host/tools/toolTerminals.ts). This
+ * file binds them to VS Code: the tools' environment (home, workspace, PATH of new terminals), the
+ * gateway's models and the token, and the UI (./toolsUi.ts).
+ */
+import { execFile } from 'node:child_process';
+import { homedir } from 'node:os';
+import * as vscode from 'vscode';
+import { maskToken } from '../../gateway';
+import {
+  applyEdits,
+  planFixOverride,
+  planRemove,
+  planSetUp,
+  toolStatuses,
+  type ResolvedToolConfig,
+  type ToolGateway,
+  type ToolId,
+  type ToolsEnvironment,
+} from '../../gateway/tools';
+import { probeTool } from '../../gateway/tools/probes';
+import { probeTargetOf } from '../../gateway/tools/probeTarget';
+import {
+  setUpTools,
+  fixOverride,
+  toolGatewayModels,
+  type SetUpDeps,
+  type ToolsBackend,
+} from '../../host/tools/setUpTools';
+import { terminalRoot } from '../../host/tools/toolTerminals';
+import { whichOnPath } from '../../host/tools/which';
+import { Disposable } from '../disposable';
+import type { GatewayService } from '../gateways/gatewayService';
+import type { TokenStore } from '../gateways/tokenStore';
+import type { NativeCliSetup } from './nativeCli';
+import { DiffDocuments, vscodeToolsUi } from './toolsUi';
+
+/** A tool's `--version` is given this long. */
+const VERSION_TIMEOUT_MS = 5_000;
+
+export class ToolsSetup extends Disposable {
+  private readonly docs = this._register(new DiffDocuments());
+
+  constructor(
+    private readonly service: GatewayService,
+    private readonly tokens: TokenStore,
+    private readonly cli: NativeCliSetup,
+  ) {
+    super();
+  }
+
+  /** The environment the tools see: a new terminal's (this process's plus the extension's variables). */
+  environment(): ToolsEnvironment {
+    const env = { ...process.env, ...this.cli.terminals.current() };
+    return {
+      env,
+      homeDir: homedir(),
+      workspaceDir: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+      which: (command) => whichOnPath(command, env.PATH),
+      version: (path) =>
+        new Promise((resolve) =>
+          execFile(path, ['--version'], { timeout: VERSION_TIMEOUT_MS, env }, (e, out) =>
+            resolve(e ? undefined : String(out).trim().split('\n')[0]?.slice(0, 80)),
+          ),
+        ),
+    };
+  }
+
+  /** The active gateway as the tools get it; undefined without a base URL or a token. */
+  async gateway(): Promise<{ gateway: ToolGateway; tokenName: string; token: string } | undefined> {
+    const ep = this.service.client.endpoints();
+    const tokenName = this.cli.terminals.following ?? this.tokens.activeName();
+    const token = tokenName ? await this.tokens.value(tokenName) : undefined;
+    if (!ep.base || !tokenName || !token) return undefined;
+    const listed = await this.service.client.listModels().catch(() => []);
+    return {
+      tokenName,
+      token,
+      gateway: {
+        baseUrl: terminalRoot(ep.base, ep.verbatim),
+        name: this.service.gateway?.name ?? 'Model Relay',
+        maskedToken: maskToken(token),
+        tokenVariable: this.service.current.tools.tokenVariable,
+        models: toolGatewayModels(listed, this.service.client.learntSurfaces()),
+      },
+    };
+  }
+
+  private backend(gateway: ToolGateway, token: string): ToolsBackend {
+    const env = () => this.environment();
+    return {
+      statuses: () => toolStatuses(env(), gateway),
+      planSetUp: (tool, choices) => planSetUp(tool, env(), gateway, choices),
+      planRemove: (tool) => planRemove(tool, env(), gateway),
+      planFix: (tool, override) => planFixOverride(tool, env(), override),
+      apply: (plan) => applyEdits(plan.edits, { homeDir: homedir(), secrets: [token] }),
+      probe: async (tool) => {
+        const status = (await toolStatuses(env(), gateway)).find((s) => s.tool === tool)!;
+        return probeTool(await probeTargetOf(status, env().env), { models: gateway.models });
+      },
+    };
+  }
+
+  private async deps(): Promise<SetUpDeps | undefined> {
+    const g = await this.gateway();
+    if (!g) {
+      void vscode.window.showErrorMessage(
+        vscode.l10n.t('Model Relay: set the base URL and add a token first, then set up the tools.'),
+      );
+      return undefined;
+    }
+    return {
+      backend: this.backend(g.gateway, g.token),
+      terminals: this.cli.terminals,
+      ui: vscodeToolsUi(this.docs),
+      gateway: g.gateway,
+      tokenName: g.tokenName,
+    };
+  }
+
+  /** The command: the picker, then the chosen setup, Fix or Remove Setup. */
+  async run(): Promise<boolean> {
+    const d = await this.deps();
+    return d ? setUpTools(d, d.gateway.tokenVariable) : false;
+  }
+
+  /** Diagnose's Fix button: removes just those keys from that file, after the diff. */
+  async fix(tool: ToolId, path: string, keys: string[]): Promise<boolean> {
+    const d = await this.deps();
+    if (!d) return false;
+    const override: ResolvedToolConfig['overrides'][number] = {
+      from: { kind: 'file', where: path },
+      keys,
+      fixable: true,
+    };
+    return fixOverride(tool, override, d);
+  }
+}

@@ -1,0 +1,193 @@
+// E2E with the real terminal tools (issue 26): Claude Code 2.1.331 and Codex CLI 0.169.0 from the
+// e2e cache (setup-clis.sh), in code-server with a temporary HOME for the tools. Set Up Tools… sets
+// each up (Codex's config.toml only after its diff was shown and Apply pressed), then a new integrated
+// terminal runs both non-interactively; both reach the simulator with the stored token and print its
+// reply. A planted ~/.claude/settings.json env override is found and fixed, after which Claude Code
+// reaches the configured gateway again.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { ensureCodeServer, startScenario } from './harness.mjs';
+
+let scenario;
+let sim;
+let vs;
+let workspace;
+let home;
+let out;
+/** the CLIs by their full paths (a login shell may reset PATH) */
+let claudeBin;
+let codexBin;
+
+const masked = (t) => `${t.slice(0, 6)}...${t.slice(-4)}`;
+const PROMPT = 'Reply with the word ok';
+
+before(async () => {
+  const { CLAUDE, CODEX } = ensureCodeServer();
+  assert.ok(CLAUDE && CODEX, 'setup-clis.sh installed both CLIs');
+  [claudeBin, codexBin] = [CLAUDE, CODEX];
+  home = mkdtempSync(join(tmpdir(), 'relay-tools-home-'));
+  out = join(home, 'out');
+  mkdirSync(out);
+  // The user's own Codex config: update check and analytics off (kept through the setup's edit).
+  mkdirSync(join(home, '.codex'));
+  writeFileSync(
+    join(home, '.codex', 'config.toml'),
+    '# my Codex settings\ncheck_for_update_on_startup = false\n\n[analytics]\nenabled = false\n',
+  );
+  scenario = await startScenario({
+    tokenName: 'production',
+    simOptions: { profile: 'real' },
+    env: {
+      HOME: home,
+      PATH: `${dirname(CLAUDE)}:${process.env.PATH}`,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      CODEX_HOME: join(home, '.codex'),
+    },
+  });
+  ({ sim, vs, workspace } = scenario);
+});
+
+after(async () => {
+  await scenario?.stop();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+/** Runs a line in a new integrated terminal and waits for the marker file it writes last. */
+async function inNewTerminal(line, marker, timeout = 180_000) {
+  await vs.runCommand('Terminal: Create New Terminal');
+  const term = vs.page.locator('.terminal-wrapper.active, .terminal-wrapper').last();
+  await term.waitFor({ timeout: 30_000 });
+  await vs.page.waitForTimeout(1500);
+  await term.click();
+  await vs.page.keyboard.type(`${line}; echo done > ${marker}\n`);
+  const start = Date.now();
+  while (!existsSync(marker)) {
+    if (Date.now() - start > timeout) throw new Error(`the terminal did not finish within ${timeout} ms: ${line}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+const since = (n, path) => sim.log.slice(n).filter((r) => r.path.split('?')[0] === path);
+
+test('Set Up Tools…: Claude Code with a model mapping (no file), Codex after its diff and Apply', async () => {
+  await vs.waitForText('Relay: production', 240_000).catch(async (e) => {
+    await vs.screenshot('tools-00-failed-start');
+    throw new Error(`${e.message}\n${vs.logs.join('').slice(-3000)}`);
+  });
+  await vs.runCommand('Model Relay: Set Up Tools…');
+  await vs.page.locator('.quick-input-widget', { hasText: 'Codex CLI' }).waitFor({ timeout: 60_000 });
+  const picker = await vs.pageText();
+  assert.match(picker, /Claude Code/);
+  assert.match(picker, /Gemini CLI/);
+  assert.match(picker, /opencode/);
+  await vs.screenshot('tools-01-set-up-tools-picker');
+  await vs.answerInput('Claude Code');
+  await vs.answerInput('claude-sonnet-4-5', { expect: 'ANTHROPIC_MODEL' });
+  await vs.answerInput('The same model', { expect: 'ANTHROPIC_DEFAULT_HAIKU_MODEL' });
+  await vs.waitForNotification('Claude Code is set up', 60_000);
+
+  await vs.runCommand('Model Relay: Set Up Tools…');
+  await vs.answerInput('Codex CLI', { expect: 'Set Up Tools' });
+  await vs.answerInput('o3-pro', { expect: 'Codex CLI' });
+  const apply = vs.page.getByRole('button', { name: 'Apply' });
+  await apply.waitFor({ timeout: 60_000 }).catch(async (e) => {
+    await vs.screenshot('tools-02-failed-no-apply');
+    throw e;
+  });
+  const config = join(home, '.codex', 'config.toml');
+  assert.ok(!readFileSync(config, 'utf8').includes('model_providers'), 'nothing written before Apply');
+  await vs.page.waitForTimeout(1000); // the diff editor renders behind the modal
+  await vs.screenshot('tools-02-diff-before-write');
+  await apply.click();
+  await vs.waitForNotification('Codex CLI is set up', 60_000);
+  const toml = readFileSync(config, 'utf8');
+  assert.match(toml, /# my Codex settings/, "the user's comment is kept");
+  assert.match(toml, /wire_api = "responses"/);
+  assert.match(toml, new RegExp(`base_url = "${sim.url}/v1"`));
+  assert.ok(!toml.includes(sim.tokens.production), 'the token is never written to the file');
+});
+
+test('a new terminal: claude -p and codex exec reach the simulator with the stored token and print its reply', async () => {
+  const n = sim.log.length;
+  const claudeOut = join(out, 'claude.json');
+  const codexOut = join(out, 'codex.jsonl');
+  await inNewTerminal(
+    `cd ${workspace} && ${claudeBin} -p "${PROMPT}" --output-format json --tools "" > ${claudeOut} 2> ${out}/claude.err; ` +
+      `${codexBin} exec --skip-git-repo-check --ephemeral -s read-only --json "${PROMPT}" > ${codexOut} 2> ${out}/codex.err`,
+    join(out, 'done-1'),
+  );
+  const text = readFileSync(claudeOut, 'utf8');
+  assert.ok(text.trim(), `Claude Code printed nothing: ${readFileSync(join(out, 'claude.err'), 'utf8').slice(-1500)}`);
+  const claude = JSON.parse(text);
+  assert.equal(claude.is_error, false, readFileSync(join(out, 'claude.err'), 'utf8'));
+  assert.match(claude.result, /^Echo: /, "the simulator's reply, printed by Claude Code");
+  const messages = since(n, '/v1/messages');
+  assert.ok(messages.length >= 1, 'Claude Code called /v1/messages');
+  for (const r of messages) {
+    assert.equal(r.tokenMasked, masked(sim.tokens.production), 'with the stored token');
+    assert.equal(r.status, 200);
+  }
+  assert.equal(messages.at(-1).model, 'claude-sonnet-4-5', 'the mapped model');
+
+  const events = readFileSync(codexOut, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+  const reply = events.find((e) => e.type === 'item.completed' && e.item?.type === 'agent_message');
+  assert.ok(reply, `Codex printed a reply: ${readFileSync(codexOut, 'utf8').slice(-800)}`);
+  assert.match(reply.item.text, /^Tool \w+ returned: /, "the simulator's reply after Codex's tool turn");
+  const responses = since(n, '/v1/responses');
+  assert.ok(responses.length >= 1, 'Codex called /v1/responses');
+  for (const r of responses) {
+    assert.equal(r.tokenMasked, masked(sim.tokens.production));
+    assert.equal(r.status, 200);
+    assert.equal(r.model, 'o3-pro', 'the model picked in Set Up Tools…');
+  }
+  // both replies shown in the terminal for the screenshot
+  await vs.page.keyboard.type(
+    `clear; printf 'claude: '; head -c 160 ${claudeOut}; echo; grep -h agent_message ${codexOut} | head -c 240; echo\n`,
+  );
+  await vs.page.waitForTimeout(2000);
+  await vs.screenshot('tools-03-terminal-replies');
+});
+
+test('a planted ~/.claude/settings.json env override is found, fixed after its diff (a backup kept), and Claude Code reaches the gateway again', async () => {
+  const settings = join(home, '.claude', 'settings.json');
+  mkdirSync(dirname(settings), { recursive: true });
+  writeFileSync(
+    settings,
+    '{\n  // mine\n  "theme": "dark",\n  "env": { "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "FOO": "1" }\n}\n',
+  );
+  await vs.runCommand('Model Relay: Set Up Tools…');
+  await vs.page
+    .locator('.quick-input-widget', { hasText: 'Fix Claude Code' })
+    .waitFor({ timeout: 60_000 })
+    .catch(async (e) => {
+      await vs.screenshot('tools-04-failed-no-fix');
+      throw e;
+    });
+  await vs.answerInput('Fix Claude Code');
+  const apply = vs.page.getByRole('button', { name: 'Apply' });
+  await apply.waitFor({ timeout: 60_000 });
+  await vs.screenshot('tools-04-fix-override-diff');
+  await apply.click();
+  await vs.waitForNotification('settings.json written', 60_000);
+  const fixed = readFileSync(settings, 'utf8');
+  assert.ok(!fixed.includes('ANTHROPIC_BASE_URL'), 'just the conflicting key removed');
+  assert.match(fixed, /"FOO": "1"/);
+  assert.match(fixed, /\/\/ mine/, 'the comment is kept');
+  assert.ok(existsSync(`${settings}.model-relay.bak`), 'a backup kept');
+
+  const n = sim.log.length;
+  const claudeOut = join(out, 'claude-2.json');
+  await inNewTerminal(
+    `cd ${workspace} && ${claudeBin} -p "${PROMPT}" --output-format json --tools "" > ${claudeOut} 2> ${out}/claude-2.err`,
+    join(out, 'done-2'),
+  );
+  assert.match(JSON.parse(readFileSync(claudeOut, 'utf8')).result, /^Echo: /);
+  const messages = since(n, '/v1/messages');
+  assert.ok(messages.length >= 1 && messages.every((r) => r.tokenMasked === masked(sim.tokens.production)));
+});
