@@ -190,7 +190,7 @@ test('the Status view title shows at most three inline actions; the rest are in 
 
 test('the walkthrough: each step has a command button, media on disk and a completion event that can happen', () => {
   const [w] = full.contributes.walkthroughs;
-  assert.ok(w && w.steps.length === 7);
+  assert.ok(w && w.steps.length === 8);
   const en = JSON.parse(readFileSync(join(root, 'package.nls.json'), 'utf8')) as Record<string, string>;
   for (const s of w.steps) {
     const description = en[s.description.slice(1, -1)] ?? s.description;
