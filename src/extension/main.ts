@@ -80,7 +80,7 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   const item = vscode.window.createStatusBarItem('modelRelay.status', vscode.StatusBarAlignment.Right, 100);
   const bar = new RelayStatusBar(service, tokens, item);
   context.subscriptions.push(service, chatSetup, status, item, bar, hub.tree(STATUS_VIEW_ID, status));
-  const diagnose = new DiagnoseController(context, service, tokens);
+  const diagnose = new DiagnoseController(context, service, tokens, tools);
   const diagnoseMarkdown = (signal: AbortSignal) => diagnose.markdown(signal);
   registerAllCommands(context, hub, { service, tokens, kept, cli, chatSetup }, log, diagnose);
   context.subscriptions.push(hub.command(CommandId.SetUpTools, () => tools.run()));

@@ -52,6 +52,7 @@ import { Account } from './economy/account';
 import { CriticalBudget } from './economy/criticalBudget';
 import { TokenScope } from './economy/tokenScope';
 import { UsageLog } from './economy/usageLog';
+import { probeTool, type ProbeOptions, type ProbeTarget, type ToolProbe } from './tools/probes';
 
 export interface GatewayClientOptions extends Omit<TransportOptions, 'primaryRecheckMs'> {
   timeouts?: Partial<Timeouts>;
@@ -262,6 +263,16 @@ export class GatewayClient {
   /** Every surface learnt from this gateway's refusals, oldest first. */
   learntSurfaces(): Array<{ model: string; surface: Surface }> {
     return this.surfaces.entries();
+  }
+
+  /** A terminal tool's probe (its own address and credential) through this client's dispatcher, into its request log. */
+  probeTool(target: ProbeTarget, o: Omit<ProbeOptions, 'dispatcher' | 'onRequest'> = {}): Promise<ToolProbe> {
+    return probeTool(target, {
+      now: this.now,
+      ...o,
+      dispatcher: this.transport.dispatcher,
+      ...(this.opts.onRequest ? { onRequest: this.opts.onRequest } : {}),
+    });
   }
 
   /**

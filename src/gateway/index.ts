@@ -257,6 +257,8 @@ export {
   type DiagnosisTimeouts,
   type FixAction,
   type HostFinding,
+  type ToolFixAction,
+  type ToolsDiagnosisInput,
 } from './diagnose/types';
 export { storedTokenShapeProblems, tokenShapeProblem, tokenShapeWarning, type TokenShapeProblem } from './tokenShape';
 export { mergeTurns } from './chat/transcript';

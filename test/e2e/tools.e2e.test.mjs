@@ -2,14 +2,14 @@
 // e2e cache (setup-clis.sh), in code-server with a temporary HOME for the tools. Set Up Tools… sets
 // each up (Codex's config.toml only after its diff was shown and Apply pressed), then a new integrated
 // terminal runs both non-interactively; both reach the simulator with the stored token and print its
-// reply. A planted ~/.claude/settings.json env override is found and fixed, after which Claude Code
-// reaches the configured gateway again.
+// reply. A planted ~/.claude/settings.json env override is found by Diagnose and fixed by its row's
+// Fix button (after the diff), after which Claude Code reaches the configured gateway again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ensureCodeServer, startScenario } from './harness.mjs';
+import { ensureCodeServer, startScenario, webviewFrame } from './harness.mjs';
 
 let scenario;
 let sim;
@@ -31,6 +31,9 @@ before(async () => {
   home = mkdtempSync(join(tmpdir(), 'relay-tools-home-'));
   out = join(home, 'out');
   mkdirSync(out);
+  // Installed as a user would: the CLIs' folder on the login shell's PATH, which VS Code's server
+  // gives the extension host and new terminals (Diagnose looks for the tools there).
+  writeFileSync(join(home, '.profile'), `export PATH="${dirname(CLAUDE)}:$PATH"\n`);
   // The user's own Codex config: update check and analytics off (kept through the setup's edit).
   mkdirSync(join(home, '.codex'));
   writeFileSync(
@@ -154,24 +157,37 @@ test('a new terminal: claude -p and codex exec reach the simulator with the stor
   await vs.screenshot('tools-03-terminal-replies');
 });
 
-test('a planted ~/.claude/settings.json env override is found, fixed after its diff (a backup kept), and Claude Code reaches the gateway again', async () => {
+test("a planted ~/.claude/settings.json env override is found by Diagnose, fixed by its row's button after the diff (a backup kept), and Claude Code reaches the gateway again", async () => {
   const settings = join(home, '.claude', 'settings.json');
   mkdirSync(dirname(settings), { recursive: true });
   writeFileSync(
     settings,
     '{\n  // mine\n  "theme": "dark",\n  "env": { "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "FOO": "1" }\n}\n',
   );
-  await vs.runCommand('Model Relay: Set Up Tools…');
-  await vs.page
-    .locator('.quick-input-widget', { hasText: 'Fix Claude Code' })
-    .waitFor({ timeout: 60_000 })
-    .catch(async (e) => {
-      await vs.screenshot('tools-04-failed-no-fix');
-      throw e;
-    });
-  await vs.answerInput('Fix Claude Code');
+  await vs.runCommand('Model Relay: Diagnose Connection');
+  const p = webviewFrame(vs.page);
+  await p.locator('[data-testid="diagnosis-summary"]').waitFor({ state: 'visible', timeout: 120_000 });
+  // All four tools have a row: Claude Code's shows the override that wins and its Fix.
+  for (const id of ['claude-code', 'codex', 'gemini-cli', 'opencode'])
+    await p.locator(`[data-testid="check-tool-${id}"]`).waitFor({ timeout: 10_000 });
+  const row = p.locator('[data-testid="check-tool-claude-code"]');
+  const text = await row.innerText();
+  if (!/^(fail|warn)$/.test((await row.getAttribute('data-result')) ?? '')) {
+    await vs.screenshot('tools-05-failed-row');
+    assert.fail(`Claude Code's row should fail or warn with the override:\n${text}`);
+  }
+  assert.match(text, /settings\.json/);
+  assert.match(text, /ANTHROPIC_BASE_URL/);
+  const fix = row.locator('[data-testid="fix-tool-claude-code"]');
+  await fix.scrollIntoViewIfNeeded();
+  await vs.screenshot('tools-05-diagnose-fix');
+  await fix.click();
   const apply = vs.page.getByRole('button', { name: 'Apply' });
-  await apply.waitFor({ timeout: 60_000 });
+  await apply.waitFor({ timeout: 60_000 }).catch(async (e) => {
+    await vs.screenshot('tools-05-failed-no-apply');
+    throw e;
+  });
+  assert.match(readFileSync(settings, 'utf8'), /ANTHROPIC_BASE_URL/, 'nothing written before Apply');
   await vs.screenshot('tools-04-fix-override-diff');
   await apply.click();
   await vs.waitForNotification('settings.json written', 60_000);
@@ -180,6 +196,10 @@ test('a planted ~/.claude/settings.json env override is found, fixed after its d
   assert.match(fixed, /"FOO": "1"/);
   assert.match(fixed, /\/\/ mine/, 'the comment is kept');
   assert.ok(existsSync(`${settings}.model-relay.bak`), 'a backup kept');
+  // Diagnose runs again after the fix: Claude Code's probe now reaches the simulator.
+  await webviewFrame(vs.page)
+    .locator('[data-testid="check-tool-claude-code"][data-result="pass"]')
+    .waitFor({ timeout: 120_000 });
 
   const n = sim.log.length;
   const claudeOut = join(out, 'claude-2.json');

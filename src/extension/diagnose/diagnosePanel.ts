@@ -29,6 +29,7 @@ import type { GatewayService } from '../gateways/gatewayService';
 import { disableStreaming, readProxySettings, writeBaseUrl } from '../gateways/settings';
 import type { TokenStore } from '../gateways/tokenStore';
 import { backgroundTasksFindingNow } from '../lm/backgroundTasks';
+import type { ToolsSetup } from '../tools/toolsSetup';
 
 export class DiagnoseController {
   private panel: vscode.WebviewPanel | undefined;
@@ -50,6 +51,8 @@ export class DiagnoseController {
     private readonly context: vscode.ExtensionContext,
     private readonly service: GatewayService,
     private readonly tokens: TokenStore,
+    /** the terminal tools' rows (the states Set Up Tools… reads) and their Fix */
+    private readonly tools?: ToolsSetup,
   ) {}
 
   /** Runs the engine with the extension's settings, token, proxy and the terminal environment. */
@@ -89,6 +92,7 @@ export class DiagnoseController {
       remoteName: vscode.env.remoteName,
       extraHeaders: s.extraHeaders,
       cliTool: { env, homeDir: homedir(), workspaceDir: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath },
+      tools: await this.tools?.diagnosisInput().catch(() => undefined),
       backgroundTasks: await backgroundTasksFindingNow().catch(() => undefined),
       includeMedia,
       signal,
@@ -263,7 +267,14 @@ export class DiagnoseController {
         await vscode.commands.executeCommand(CommandId.CopySupportReport);
         return;
       case 'fix': {
-        const action = this.report?.checks[msg.index]?.fixAction;
+        const check = this.report?.checks[msg.index];
+        const toolFix = check?.toolFix;
+        if (toolFix && !check.fixAction) {
+          // The diff is shown before the write, a backup kept; then the rows are read again.
+          if (await this.tools?.fix(toolFix.tool, toolFix.path, toolFix.keys)) return this.run();
+          return;
+        }
+        const action = check?.fixAction;
         if (!action) return;
         switch (action.kind) {
           case 'set-base-url':

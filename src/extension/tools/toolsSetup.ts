@@ -9,7 +9,7 @@
 import { execFile } from 'node:child_process';
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
-import { maskToken } from '../../gateway';
+import { maskToken, type ToolsDiagnosisInput } from '../../gateway';
 import {
   applyEdits,
   planFixOverride,
@@ -21,7 +21,6 @@ import {
   type ToolId,
   type ToolsEnvironment,
 } from '../../gateway/tools';
-import { probeTool } from '../../gateway/tools/probes';
 import { probeTargetOf } from '../../gateway/tools/probeTarget';
 import {
   setUpTools,
@@ -99,8 +98,27 @@ export class ToolsSetup extends Disposable {
       apply: (plan) => applyEdits(plan.edits, { homeDir: homedir(), secrets: [token] }),
       probe: async (tool) => {
         const status = (await toolStatuses(env(), gateway)).find((s) => s.tool === tool)!;
-        return probeTool(await probeTargetOf(status, env().env), { models: gateway.models });
+        // Through the service's client: its proxy and CA trust, and the request log.
+        return this.service.client.probeTool(await probeTargetOf(status, env().env), { models: gateway.models });
       },
+    };
+  }
+
+  /**
+   * Diagnose's terminal tool rows: the states Set Up Tools… reads (a new terminal's environment, the
+   * token's models with their surfaces), probed through the service's client, with a Fix for an
+   * override. Undefined without a base URL or a token (Claude Code's row then reads the terminal variables).
+   */
+  async diagnosisInput(): Promise<ToolsDiagnosisInput | undefined> {
+    const g = await this.gateway();
+    if (!g) return undefined;
+    const tools = this.environment();
+    return {
+      statuses: () => toolStatuses(tools, g.gateway),
+      env: tools.env,
+      models: g.gateway.models,
+      fixOverrides: true,
+      send: (target, o) => this.service.client.probeTool(target, o),
     };
   }
 

@@ -154,8 +154,8 @@ export async function toolOutcome(ctx: DiagnosisContext, s: ToolStatus): Promise
       toolFix,
     };
   const target = await probeTargetOf(s, ctx.input.tools?.env ?? {});
-  const p = await probeTool(target, {
-    dispatcher: ctx.dispatcher,
+  const send = ctx.input.tools?.send ?? ((tg, o) => probeTool(tg, { ...o, dispatcher: ctx.dispatcher }));
+  const p = await send(target, {
     signal: ctx.signal,
     timeoutMs: ctx.requestMs,
     models: probeModels(ctx),

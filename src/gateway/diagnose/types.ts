@@ -9,6 +9,7 @@ import type { ProxySettings } from '../http/proxy';
 import type { Sleep } from '../http/transport';
 import type { CliToolInput } from './cliToolSetup';
 import type { ModelInfo } from '../models';
+import type { ProbeOptions, ProbeTarget, ToolProbe } from '../tools/probes';
 import type { ToolGateway, ToolId, ToolStatus } from '../tools/types';
 
 export type CheckResult = 'pass' | 'warn' | 'fail' | 'skipped';
@@ -76,6 +77,12 @@ export interface ToolsDiagnosisInput {
   fixOverrides?: boolean | undefined;
   /** send each set-up tool's request (a billed call each); default true */
   probe?: boolean | undefined;
+  /**
+   * How a probe is sent: the editor's client (GatewayClient.probeTool: its dispatcher and request
+   * log); default: probeTool through the diagnosis's own dispatcher
+   */
+  send?:
+    ((target: ProbeTarget, options: Omit<ProbeOptions, 'dispatcher' | 'onRequest'>) => Promise<ToolProbe>) | undefined;
 }
 
 export interface DiagnosisCheck {

@@ -64,9 +64,12 @@ function columns(): Columns {
 
 /** One check as a table row; `fixButtons` false where the fixes apply to another gateway than the active one. */
 function checkRow(c: DiagnosisCheck, i: number, col: Columns, fixButtons = true): string {
+  const label = c.fixAction
+    ? `${fixLabel(c.fixAction.kind)}${c.fixAction.kind === 'set-base-url' ? `: ${c.fixAction.value}` : ''}`
+    : c.toolFix && t('Remove the override');
   const fixButton =
-    fixButtons && c.fixAction
-      ? `<div><button data-testid="fix-${esc(c.id)}" data-fix="${i}">${icon('wrench')}<span>${esc(fixLabel(c.fixAction.kind))}${c.fixAction.kind === 'set-base-url' ? `: ${esc(c.fixAction.value)}` : ''}</span></button></div>`
+    fixButtons && label
+      ? `<div><button data-testid="fix-${esc(c.id)}" data-fix="${i}">${icon('wrench')}<span>${esc(label)}</span></button></div>`
       : '';
   return `<tr class="${c.result}" data-testid="check-${esc(c.id)}" data-result="${c.result}">
 <td class="status" data-label="${esc(col.status)}"><span class="status-icon">${icon(ICON[c.result])}</span> <span class="status-text" data-testid="status-text">${esc(statusWord(c.result))}</span></td>
