@@ -147,7 +147,7 @@ async function diagnose(
     ...modelsToCheck(cfg, values, io),
     dispatcher,
     proxy: { env: io.env },
-    cliTool: { env: io.env, workspaceDir: io.cwd, which: whichOnPath(io.env) },
+    cliTool: { env: io.env, workspaceDir: io.cwd, which: (command) => whichOnPath(command, io.env) },
     ...(progress
       ? { onCheckStart: (_id: string, title: string) => void io.stderr.write(`\r\x1b[2K${t('checking: {0}…', title)}`) }
       : {}),
