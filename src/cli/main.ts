@@ -5,6 +5,7 @@
  *   relay-doctor models [--json]                                          with prices and groups where published
  *   relay-doctor quota [--json]
  *   relay-doctor usage [--json] [--since 24h|7d|30d]
+ *   relay-doctor tools [--json]                                           exit 1 when a set-up terminal tool would fail
  *   relay-doctor chat --surface compatible|native|responses --model M [--max-tokens N] [--no-stream] "prompt"
  *   relay-doctor diagnose --all --gateways FILE [--json]                 exit 1 when any gateway or fallback target failed
  *   relay-doctor diagnose|models|quota|chat --gateways FILE --gateway NAME …
@@ -15,6 +16,7 @@
  * Or from a gateways file (gatewaysFile.ts) whose gateways name the variables holding their tokens.
  * Nothing it prints ever contains the full token.
  */
+import { nodeToolsEnvironment, toolStatuses } from '../gateway/tools';
 import { whichOnPath } from '../gateway/tools/which';
 import { parseArgs } from 'node:util';
 import type { Dispatcher } from 'undici';
@@ -35,6 +37,7 @@ import { diagnoseAll, fileSecrets, fileTerms } from './gatewaysCommand';
 import { pickGateway, readGatewaysFile, type GatewaysFile } from './gatewaysFile';
 import { baseUrlWarnings, errorText, retryLine, surfaceMoveLine, terminalSafe, type CliTerms } from './output';
 import { models } from './modelsCommand';
+import { toolGatewayOf, toolsCommand } from './toolsCommand';
 import { quota } from './quotaCommand';
 import { isSince, usageCommand } from './usageCommand';
 import { chatEventBatches } from '../gateway/chat/stream';
@@ -54,7 +57,7 @@ export interface CliIo {
   stderr: { write(s: string): unknown; isTTY?: boolean | undefined };
 }
 
-type Command = 'diagnose' | 'models' | 'quota' | 'usage' | 'chat';
+type Command = 'diagnose' | 'models' | 'quota' | 'usage' | 'chat' | 'tools';
 
 function parse(command: Command, args: string[]) {
   const options = {
@@ -77,6 +80,7 @@ function parse(command: Command, args: string[]) {
     quota: ['json', 'gateways', 'gateway', 'help'],
     usage: ['json', 'since', 'gateways', 'gateway', 'help'],
     chat: ['surface', 'model', 'max-tokens', 'no-stream', 'gateways', 'gateway', 'help'],
+    tools: ['json', 'gateways', 'gateway', 'help'],
   };
   let parsed;
   try {
@@ -147,7 +151,16 @@ async function diagnose(
     ...modelsToCheck(cfg, values, io),
     dispatcher,
     proxy: { env: io.env },
-    cliTool: { env: io.env, workspaceDir: io.cwd, which: whichOnPath(io.env) },
+    cliTool: { env: io.env, workspaceDir: io.cwd, which: (command) => whichOnPath(command, io.env) },
+    // Codex, Gemini CLI and opencode (and Claude Code) from the tools module, against this gateway
+    tools: {
+      env: io.env,
+      statuses: (models) =>
+        toolStatuses(
+          nodeToolsEnvironment({ env: io.env, workspaceDir: io.cwd }),
+          cfg.token ? toolGatewayOf(cfg, models ?? []) : undefined,
+        ),
+    },
     ...(progress
       ? { onCheckStart: (_id: string, title: string) => void io.stderr.write(`\r\x1b[2K${t('checking: {0}…', title)}`) }
       : {}),
@@ -283,11 +296,24 @@ async function runCommand(
       );
     case 'chat':
       return chat(cfg, target.file, values, positionals, io, dispatcher);
+    case 'tools':
+      return toolsCommand({ cfg, client: clientFor(cfg, dispatcher, io), dispatcher }, values.json === true, io);
     default: {
       const _exhaustive: never = command;
       throw new UsageError(t('Unknown command "{0}".', String(_exhaustive)));
     }
   }
+}
+
+/** Why a command that needs the token cannot run: its variable is not set. */
+function missingToken(cfg: CliConfig | undefined): string {
+  return cfg?.profile
+    ? t(
+        '{0} is not set. Export the token of gateway "{1}" in it (never as an argument or in the file).',
+        cfg.tokenName,
+        cfg.profile.name,
+      )
+    : t('{0} is not set. Export the token in the environment (never as an argument).', ENV_TOKEN);
 }
 
 /** Runs the program; returns the exit code. */
@@ -312,7 +338,8 @@ export async function main(io: CliIo): Promise<number> {
       command !== 'models' &&
       command !== 'quota' &&
       command !== 'usage' &&
-      command !== 'chat'
+      command !== 'chat' &&
+      command !== 'tools'
     )
       throw new UsageError(t('Unknown command "{0}".', command));
     const parsed = parse(command, rest);
@@ -322,19 +349,18 @@ export async function main(io: CliIo): Promise<number> {
     }
     if (command !== 'chat' && parsed.positionals.length)
       throw new UsageError(t('"{0}" takes no arguments (got "{1}").', command, parsed.positionals[0]));
-    const target = await targetOf(command, parsed.values, io);
+    const target = await targetOf(command, parsed.values, io).catch((e: unknown) => {
+      // `tools` without a gateway still reads the tools' states (nothing is sent), and says why.
+      if (command === 'tools' && e instanceof UsageError && parsed.values.gateways === undefined) return e;
+      throw e;
+    });
+    if (target instanceof UsageError)
+      return await toolsCommand({ why: target.message }, parsed.values.json === true, io);
     secrets = target.file ? fileSecrets(target.file, io.env) : [target.cfg?.token ?? ''].filter(Boolean);
     if (target.file && target.cfg?.profile) terms = fileTerms(target.file, target.cfg.profile);
-    if (command !== 'diagnose' && !target.cfg?.token)
-      throw new UsageError(
-        target.cfg?.profile
-          ? t(
-              '{0} is not set. Export the token of gateway "{1}" in it (never as an argument or in the file).',
-              target.cfg.tokenName,
-              target.cfg.profile.name,
-            )
-          : t('{0} is not set. Export the token in the environment (never as an argument).', ENV_TOKEN),
-      );
+    if (command === 'tools' && !target.cfg?.token)
+      return await toolsCommand({ why: missingToken(target.cfg) }, parsed.values.json === true, io);
+    if (command !== 'diagnose' && !target.cfg?.token) throw new UsageError(missingToken(target.cfg));
     const proxy = describeProxy({ env: io.env });
     if (proxy.invalid)
       io.stderr.write(

@@ -6,13 +6,24 @@
  * with tokens masked.
  */
 import type { Dispatcher } from 'undici';
-import { redactSecrets } from '../gateway/mask';
+import type { GatewayClient } from '../gateway';
+import { DEFAULT_TOOL_TOKEN_VARIABLE } from '../gateway/defaults';
+import { maskToken, redactSecrets } from '../gateway/mask';
 import { t } from '../gateway/l10n';
 import { probeTool, type ToolProbe } from '../gateway/tools/probes';
 import { probeTargetOf } from '../gateway/tools/probeTarget';
 import { toolLabel } from '../gateway/tools/probeWords';
 import type { ToolGateway, ToolStatus } from '../gateway/tools/types';
-import { TOOL_COMMANDS, probeLines, probeOutcome, resolvedLines } from '../gateway/diagnose/toolCheck';
+import {
+  TOOL_COMMANDS,
+  misaimed,
+  modelSurfaces,
+  probeLines,
+  probeOutcome,
+  resolvedLines,
+} from '../gateway/diagnose/toolCheck';
+import { nodeToolsEnvironment, toolStatuses } from '../gateway/tools';
+import type { CliConfig } from './config';
 import type { CheckResult } from '../gateway/diagnose/types';
 
 /** One tool's row: its state, what it will use, and its probe's outcome. */
@@ -44,6 +55,18 @@ export interface ToolsRun {
 
 function notProbedRow(s: ToolStatus): ToolRow {
   const label = toolLabel(s.tool);
+  const wrong = misaimed(s);
+  if (wrong)
+    return {
+      tool: s.tool,
+      label,
+      state: s.state,
+      result: wrong.result,
+      cause: wrong.cause,
+      fix: wrong.fix,
+      details: wrong.details ?? [],
+      probe: null,
+    };
   const base = {
     tool: s.tool,
     label,
@@ -122,3 +145,57 @@ export function toolsJson(r: ToolsReport, secrets: ReadonlyArray<string | undefi
 
 /** Exit code: 1 when a set-up tool would fail, else 0. */
 export const toolsExitCode = (r: ToolsReport): number => (r.ok ? 0 : 1);
+
+/**
+ * The gateway the tools are compared with: relay-doctor's (its address, its token masked, the
+ * variable Model Relay gives new terminals), with the token's models and their surfaces.
+ */
+export function toolGatewayOf(cfg: CliConfig, models: ToolGateway['models']): ToolGateway {
+  return {
+    baseUrl: cfg.baseUrl,
+    name: cfg.profile?.name ?? new URL(cfg.baseUrl).host,
+    maskedToken: maskToken(cfg.token),
+    tokenVariable: DEFAULT_TOOL_TOKEN_VARIABLE,
+    models,
+  };
+}
+
+export interface ToolsCommandIo {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  stdout: { write(s: string): unknown };
+  stderr: { write(s: string): unknown };
+}
+
+/**
+ * Runs `relay-doctor tools`: the tools' states against the gateway (its model list read once), each
+ * set-up tool probed. `gateway` is undefined when none is configured (`why` says so on stderr): the
+ * states are read all the same, and no tool is set up for a gateway, so nothing is sent.
+ */
+export async function toolsCommand(
+  gateway: { cfg: CliConfig; client: GatewayClient; dispatcher: Dispatcher } | { why: string },
+  json: boolean,
+  io: ToolsCommandIo,
+): Promise<number> {
+  const environment = nodeToolsEnvironment({ env: io.env, workspaceDir: io.cwd });
+  let tg: ToolGateway | undefined;
+  if ('cfg' in gateway) tg = toolGatewayOf(gateway.cfg, modelSurfaces(await gateway.client.listModels()));
+  else
+    io.stderr.write(`relay-doctor: ${t('{0} The tools are read without a gateway: none is probed.', gateway.why)}\n`);
+  const statuses = await toolStatuses(environment, tg);
+  const report = await toolsReport({
+    statuses,
+    env: io.env,
+    dispatcher: 'cfg' in gateway ? gateway.dispatcher : undefined,
+    models: tg?.models,
+  });
+  // the gateway's token, and any credential the terminal holds (a tool's own variable)
+  const secrets = [
+    ...('cfg' in gateway ? [gateway.cfg.token] : []),
+    ...Object.entries(io.env)
+      .filter(([k, v]) => v && /KEY|TOKEN|SECRET/i.test(k))
+      .map(([, v]) => v),
+  ];
+  io.stdout.write(json ? toolsJson(report, secrets) : renderTools(report, secrets));
+  return toolsExitCode(report);
+}

@@ -5,17 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  applyEdits,
-  nodeToolsEnvironment,
-  planRemove,
-  planSetUp,
-  toolStatuses,
-  TOOL_IDS,
-  whichOnPath,
-} from '../../src/gateway/tools';
+import { applyEdits, planRemove, planSetUp, toolStatuses, TOOL_IDS } from '../../src/gateway/tools';
 import { gateway, OTHER_TOKEN, ROOT, sandbox, TOKEN } from './toolsFixture';
 
 test('a token never lands in a plan, a status or a file, for every tool and every choice', async () => {
@@ -98,27 +89,6 @@ test('statuses are read without a gateway: nothing is set up, nothing unavailabl
       ],
     );
     assert.equal(all[0].resolved?.baseUrl?.value, ROOT);
-  } finally {
-    s.done();
-  }
-});
-
-test('whichOnPath finds an executable file on PATH, skipping folders, non-executables and empty entries', async () => {
-  const s = sandbox();
-  try {
-    const a = s.put('bin-a/claude', 'not executable');
-    chmodSync(a, 0o644);
-    s.put('bin-b/claude/x', ''); // a folder named claude
-    const c = s.put('bin-c/claude', '#!/bin/sh\n');
-    chmodSync(c, 0o755);
-    const PATH = ['', join(s.root, 'bin-a'), join(s.root, 'bin-b'), join(s.root, 'bin-c')].join(':');
-    assert.equal(await whichOnPath('claude', { PATH }, 'linux'), c);
-    assert.equal(await whichOnPath('codex', { PATH }, 'linux'), undefined);
-    const w = s.put('win/codex.CMD', '');
-    assert.equal(await whichOnPath('codex', { Path: join(s.root, 'win'), PATHEXT: '.EXE;.CMD' }, 'win32'), w);
-    const env = nodeToolsEnvironment({ env: { PATH }, homeDir: s.home });
-    assert.equal(await env.which('claude'), c);
-    assert.equal(env.homeDir, s.home);
   } finally {
     s.done();
   }

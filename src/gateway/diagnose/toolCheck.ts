@@ -10,6 +10,7 @@ import { probeTool, type ToolProbe } from '../tools/probes';
 import { probeTargetOf } from '../tools/probeTarget';
 import { sourceText, toolLabel } from '../tools/probeWords';
 import type { ToolGateway, ToolId, ToolSource, ToolStatus } from '../tools/types';
+import type { ModelInfo } from '../models';
 import type { Check } from './check';
 import type { DiagnosisContext } from './context';
 import type { Outcome } from './outcomeFromError';
@@ -29,17 +30,23 @@ const statusCache = new WeakMap<DiagnosisContext, Promise<ToolStatus[]>>();
 export function statusesOf(ctx: DiagnosisContext): Promise<ToolStatus[]> {
   const tools = ctx.input.tools!;
   let p = statusCache.get(ctx);
-  if (!p) statusCache.set(ctx, (p = tools.statuses().catch(() => [])));
+  if (!p) statusCache.set(ctx, (p = tools.statuses(probeModels(ctx)).catch(() => [])));
   return p;
 }
 
 /** The gateway's models with the surfaces a probe picks a default from (the token's list, once read). */
 export function probeModels(ctx: DiagnosisContext): ToolGateway['models'] | undefined {
   if (ctx.input.tools?.models) return ctx.input.tools.models;
-  return ctx.modelList?.map((m) => ({
+  return ctx.modelList && modelSurfaces(ctx.modelList);
+}
+
+/** Each listed model with the surfaces it is served on (as the native checks guess: without endpoint types, a claude-… id is native). */
+export function modelSurfaces(
+  list: ReadonlyArray<Pick<ModelInfo, 'id' | 'capabilities' | 'endpointTypes'>>,
+): ToolGateway['models'] {
+  return list.map((m) => ({
     id: m.id,
     surfaces: [
-      // As the native checks guess: without endpoint types, a claude-… id is served natively.
       ...(m.capabilities?.includes('native') || (!m.capabilities && /^claude/i.test(m.id))
         ? (['native'] as const)
         : []),
@@ -108,8 +115,21 @@ export function probeBlocked(ctx: DiagnosisContext): string | undefined {
   );
 }
 
+/**
+ * A tool that sends this gateway's token but, by a known mistake (an address with /v1, a key that
+ * steers it elsewhere), will not reach it: set up for this gateway and failing, said without a
+ * request (its address may not be the gateway's, so its token is not sent there).
+ */
+export function misaimed(s: ToolStatus): Outcome | undefined {
+  const conflict = s.resolved?.conflicts[0];
+  if (s.state !== 'not-set-up' || !s.resolved?.auth?.matches || !conflict) return undefined;
+  return { result: 'fail', cause: conflict.what, fix: conflict.fix, details: resolvedLines(s) };
+}
+
 /** A tool that is not probed: not installed, not set up, or not available for this gateway. */
 function notProbed(s: ToolStatus): Outcome | undefined {
+  const wrong = misaimed(s);
+  if (wrong) return wrong;
   const label = toolLabel(s.tool);
   if (s.state === 'not-installed')
     return {

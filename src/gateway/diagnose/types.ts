@@ -67,8 +67,11 @@ export interface ToolFixAction {
 
 /** The terminal tools' rows (issue 26): their states and what the probes need. */
 export interface ToolsDiagnosisInput {
-  /** each tool's state as the tools module resolved it (its toolStatuses), read once per diagnosis */
-  statuses: () => Promise<ToolStatus[]>;
+  /**
+   * each tool's state as the tools module resolved it (its toolStatuses), read once per diagnosis;
+   * given the gateway's models with their surfaces when known (`models`, else the token's list)
+   */
+  statuses: (models?: ToolGateway['models']) => Promise<ToolStatus[]>;
   /** the environment a new terminal gets: credentials named by a resolved source are read here */
   env: Record<string, string | undefined>;
   /** the gateway's models with their surfaces (a probe's default model); default: the token's list */

@@ -7,4 +7,5 @@ export { resolveCodex, codexConfigPath, codexHome } from './codex';
 export { resolveGeminiCli, geminiSettingsPaths, geminiEnvFileCandidates } from './geminiCli';
 export { resolveOpencode, opencodeConfigPaths, opencodeTargetFile } from './opencode';
 export { PROVIDER_ID, tokenMatch } from './common';
-export { whichOnPath, nodeToolsEnvironment } from './toolsEnvironment';
+export { nodeToolsEnvironment } from './toolsEnvironment';
+export { whichOnPath } from './which';
