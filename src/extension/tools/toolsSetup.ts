@@ -30,7 +30,7 @@ import {
   type ToolsBackend,
 } from '../../host/tools/setUpTools';
 import { terminalRoot } from '../../host/tools/toolTerminals';
-import { whichOnPath } from '../../host/tools/which';
+import { whichOnPath } from '../../gateway/tools/which';
 import { Disposable } from '../disposable';
 import type { GatewayService } from '../gateways/gatewayService';
 import type { TokenStore } from '../gateways/tokenStore';
@@ -58,7 +58,7 @@ export class ToolsSetup extends Disposable {
       env,
       homeDir: homedir(),
       workspaceDir: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
-      which: (command) => whichOnPath(command, env.PATH),
+      which: (command) => whichOnPath(command, env),
       version: (path) =>
         new Promise((resolve) =>
           execFile(path, ['--version'], { timeout: VERSION_TIMEOUT_MS, env }, (e, out) =>
