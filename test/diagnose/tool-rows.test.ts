@@ -137,7 +137,7 @@ test(
     assert.match(claude.cause, /Claude Code will call POST \/v1\/messages\?beta=true with the model claude-sonnet-4-5/);
     assert.ok(
       claude.details!.includes(
-        `Credential: ${masked}, sent as authorization (the terminal environment: ANTHROPIC_AUTH_TOKEN); it is the extension's "production" token.`,
+        `Credential: ${masked}, sent as authorization (the terminal environment: ANTHROPIC_AUTH_TOKEN); it is the token Model Relay uses for "production".`,
       ),
     );
     assert.ok(claude.details!.some((d) => /^Probe: POST \/v1\/messages\?beta=true answered 200/.test(d)));

@@ -73,7 +73,7 @@ export function resolvedLines(s: ToolStatus): string[] {
     lines.push(
       r.auth.matches
         ? t(
-            'Credential: {0}, sent as {1} ({2}); it is the extension\'s "{3}" token.',
+            'Credential: {0}, sent as {1} ({2}); it is the token Model Relay uses for "{3}".',
             r.auth.masked,
             r.auth.header,
             sourceWithKey(r.auth.from),
@@ -91,7 +91,11 @@ export function resolvedLines(s: ToolStatus): string[] {
 
 /** The probe's line: the request, its status and time (and why its model was picked). */
 export function probeLines(p: ToolProbe): string[] {
-  const lines = p.request ? [t('Probe: {0} answered {1} in {2} ms.', p.request, p.status ?? '—', p.durationMs)] : [];
+  const lines = !p.request
+    ? []
+    : p.status
+      ? [t('Probe: {0} answered {1} in {2} ms.', p.request, p.status, p.durationMs)]
+      : [t('Probe: {0} got no answer ({1} ms).', p.request, p.durationMs)];
   if (p.note) lines.push(p.note);
   return lines;
 }
@@ -199,7 +203,9 @@ export function probeOutcome(
     ...(s.resolved?.auth ? { maskedToken: s.resolved.auth.masked } : {}),
     toolFix,
   };
-  if (!p.ok) return { ...common, result: 'fail', cause: p.cause ?? '', fix: p.fix ?? '' };
+  // An override the row can remove decides where the request went: removing it is the fix.
+  const removal = toolFix ? t('Remove {0} from {1}.', toolFix.keys.join(', '), toolFix.path) : undefined;
+  if (!p.ok) return { ...common, result: 'fail', cause: p.cause ?? '', fix: removal ?? p.fix ?? '' };
   const label = toolLabel(s.tool);
   const worked = t(
     '{0} will call {1} with the model {2}; that request answered {3}.',
@@ -214,7 +220,7 @@ export function probeOutcome(
       ...common,
       result: 'warn',
       cause: s.why ?? worked,
-      fix: r?.conflicts[0]?.fix ?? (toolFix ? t('Remove {0} from {1}.', toolFix.keys.join(', '), toolFix.path) : ''),
+      fix: r?.conflicts[0]?.fix ?? removal ?? '',
     };
   return { ...common, result: 'pass', cause: worked, fix: '' };
 }
