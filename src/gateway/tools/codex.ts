@@ -26,9 +26,9 @@ import {
   type ToolModule,
   type ToolReading,
 } from './common';
-import { isObject, readConfigText, strAt, type ConfigText, type Json } from './configFile';
+import { isObject, fileEdit, readConfigText, strAt, type ConfigText, type Json } from './configFile';
 import { blockSpan, parseToml, restoreRootKeys, setRootKeys, tableBlock } from './tomlText';
-import type { FileEdit, ResolvedToolConfig, ToolChoices, ToolGateway, ToolPlan, ToolsEnvironment } from './types';
+import type { ResolvedToolConfig, ToolChoices, ToolGateway, ToolPlan, ToolsEnvironment } from './types';
 
 export function codexHome(env: ToolsEnvironment): string {
   return env.env.CODEX_HOME?.trim() || join(env.homeDir, '.codex');
@@ -273,18 +273,6 @@ export function addCodexSetup(
   return { text: out, record };
 }
 
-function editOf(file: ConfigText, after: string, summary: string, deleteFile?: boolean): FileEdit {
-  return {
-    path: file.path,
-    before: file.text,
-    after,
-    beforeHash: file.hash,
-    mtimeMs: file.mtimeMs,
-    summary,
-    ...(deleteFile ? { deleteFile } : {}),
-  };
-}
-
 async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: ToolChoices): Promise<ToolPlan> {
   if (!hasSurface(gateway, 'responses')) return unavailablePlan('codex', 'set-up', NO_RESPONSES());
   if (!validVariable(gateway.tokenVariable))
@@ -335,7 +323,7 @@ async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: T
   return {
     tool: 'codex',
     action: 'set-up',
-    edits: [editOf(cfg.file, added.text, summary)],
+    edits: [fileEdit(cfg.file, added.text, summary)],
     terminalEnv: { [gateway.tokenVariable]: { token: true } },
     notes,
   };
@@ -356,7 +344,7 @@ async function planRemove(env: ToolsEnvironment, gateway: ToolGateway): Promise<
   if (!back.record) return { ...plan, notes: [t('{0} has no block added by Model Relay.', cfg.file.path)] };
   const deleteFile = !!back.record.created && back.text.trim() === '';
   plan.edits.push(
-    editOf(
+    fileEdit(
       cfg.file,
       back.text,
       t(

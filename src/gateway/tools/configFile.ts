@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import * as jsonc from 'jsonc-parser';
 import { t } from '../l10n';
+import type { FileEdit } from './types';
 
 /** A settings file larger than this is not a settings file we should touch. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -132,4 +133,17 @@ export function editJsonc(text: string, path: jsonc.JSONPath, value: unknown): s
     formattingOptions: value === undefined ? undefined : formatting(text),
   });
   return jsonc.applyEdits(text, edits);
+}
+
+/** The edit of a file read as `file`: shown as a diff, its hash and mtime checked again before the write. */
+export function fileEdit(file: ConfigText, after: string, summary: string, deleteFile?: boolean): FileEdit {
+  return {
+    path: file.path,
+    before: file.text,
+    after,
+    beforeHash: file.hash,
+    mtimeMs: file.mtimeMs,
+    summary,
+    ...(deleteFile ? { deleteFile } : {}),
+  };
 }

@@ -26,8 +26,17 @@ import {
   type ToolModule,
   type ToolReading,
 } from './common';
-import { editJsonc, isObject, parseJsonc, readConfigText, strAt, type ConfigText, type Json } from './configFile';
-import type { FileEdit, ResolvedToolConfig, ToolChoices, ToolGateway, ToolPlan, ToolsEnvironment } from './types';
+import {
+  editJsonc,
+  isObject,
+  parseJsonc,
+  fileEdit,
+  readConfigText,
+  strAt,
+  type ConfigText,
+  type Json,
+} from './configFile';
+import type { ResolvedToolConfig, ToolChoices, ToolGateway, ToolPlan, ToolsEnvironment } from './types';
 
 export const OPENCODE_NPM = '@ai-sdk/openai-compatible';
 const OPENCODE_SCHEMA = 'https://opencode.ai/config.json';
@@ -227,18 +236,6 @@ function providerBlock(gateway: ToolGateway, chosen: string | undefined): Json {
   };
 }
 
-function editOf(file: ConfigText, after: string, summary: string, deleteFile?: boolean): FileEdit {
-  return {
-    path: file.path,
-    before: file.text,
-    after,
-    beforeHash: file.hash,
-    mtimeMs: file.mtimeMs,
-    summary,
-    ...(deleteFile ? { deleteFile } : {}),
-  };
-}
-
 async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: ToolChoices): Promise<ToolPlan> {
   if (!hasSurface(gateway, 'compatible')) return unavailablePlan('opencode', 'set-up', NO_CHAT());
   if (!validVariable(gateway.tokenVariable))
@@ -282,7 +279,7 @@ async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: T
   return {
     tool: 'opencode',
     action: 'set-up',
-    edits: [editOf(file, after, summary)],
+    edits: [fileEdit(file, after, summary)],
     terminalEnv: { [gateway.tokenVariable]: { token: true } },
     notes,
   };
@@ -317,7 +314,12 @@ async function planRemove(env: ToolsEnvironment, gateway: ToolGateway): Promise<
     Object.keys(left).every((k) => k === '$schema') &&
     (left.$schema ?? OPENCODE_SCHEMA) === OPENCODE_SCHEMA;
   plan.edits.push(
-    editOf(file, deleteFile ? '' : after, t('Removes the provider Model Relay added from {0}.', file.path), deleteFile),
+    fileEdit(
+      file,
+      deleteFile ? '' : after,
+      t('Removes the provider Model Relay added from {0}.', file.path),
+      deleteFile,
+    ),
   );
   return plan;
 }
