@@ -19,8 +19,14 @@ export class FakeCompletionClient implements CompletionClient {
   reply: (req: CompletionRequest) => string = () => 'completion()';
   usage: ((req: CompletionRequest) => CompletionResult['usage']) | undefined = () => ({ input: 100, output: 10 });
   failWith: (() => unknown) | undefined;
+  /** warm() calls, each with how many requests had been made before it */
+  readonly warms: number[] = [];
 
   constructor(private readonly clock: FakeClock) {}
+
+  warm(): void {
+    this.warms.push(this.requests.length);
+  }
 
   async complete(req: CompletionRequest): Promise<CompletionResult> {
     this.requests.push(req);

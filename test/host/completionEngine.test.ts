@@ -7,6 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { errorFromResponse } from '../../src/gateway';
 import { Rig } from './completionRig';
 
 test('the debounce: the wait after the last keystroke follows the typing speed; none for an explicit request', async () => {
@@ -274,6 +275,45 @@ test('backspace and retype of a recent prefix: served from the cache, no request
   void ed.type('p');
   assert.equal(await rig.settleAll(ed), undefined);
   assert.equal(rig.client.requests.length, 3);
+});
+
+test('a connection is asked for when the debounce starts, so the request does not wait for a handshake', async () => {
+  const rig = new Rig();
+  rig.client.reply = (req) => `/*${req.prefix.slice(-2)}*/`;
+  const ed = rig.editor();
+  void ed.type('m');
+  assert.deepEqual(rig.client.warms, [0], 'at the keystroke, before the request');
+  void ed.type('a'); // superseded during the wait: asked again (one spare at most is the core's business)
+  assert.equal((await rig.settleAll(ed))?.insertText, '/*ma*/');
+  assert.deepEqual(rig.client.warms, [0, 0]);
+  void ed.type('x');
+  await rig.settleAll(ed);
+  assert.deepEqual(rig.client.warms, [0, 0, 1]);
+  const table: Array<[string, () => unknown]> = [
+    ['backspace to a cached prefix', () => ed.backspace()],
+    ['retype from the cache', () => ed.type('x')],
+    ['mid-word', () => (ed.edit('bc'), (ed.offset -= 1), ed.ask())],
+    ['an explicit request (no wait to use)', () => ((ed.offset += 1), ed.edit(' q'), ed.ask({ trigger: 'invoke' }))],
+  ];
+  for (const [name, act] of table) {
+    const before = rig.client.warms.length;
+    void act();
+    await rig.settleAll(ed);
+    assert.equal(rig.client.warms.length, before, name);
+  }
+  assert.equal(rig.client.requests.length, 3, 'the explicit request was sent, unwarmed');
+  // paused by the gateway's back-off (a 401): no connection either
+  const paused = new Rig();
+  paused.client.failWith = () => errorFromResponse({ status: 401, headers: {}, body: '{}', context: {} });
+  const e2 = paused.editor();
+  void e2.type('m');
+  await paused.settleAll(e2);
+  assert.equal(paused.client.requests.length, 1);
+  const warmed = paused.client.warms.length;
+  void e2.type('n');
+  await paused.settleAll(e2);
+  assert.equal(paused.client.warms.length, warmed, 'no connection while paused');
+  assert.equal(paused.client.requests.length, 1);
 });
 
 test('the gates: no request, and the state says why', async () => {

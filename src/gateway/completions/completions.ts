@@ -13,6 +13,7 @@ import type { Surface } from '../errors/gatewayError';
 import type { Transport } from '../http/transport';
 import { t } from '../l10n';
 import type { Capability, ModelInfo } from '../models';
+import { preconnect } from '../http/spareConnection';
 import { estimateTokens } from '../tokenEstimate';
 import {
   CHAT_COMPLETION_SYSTEM,
@@ -126,6 +127,15 @@ export class GatewayCompletions implements CompletionClient {
   modeOf(model: string): CompletionMode {
     if (this.c.refusals.has(model)) return 'chat';
     return completionModeOf(model, this.c.overrides?.()[model]?.fim);
+  }
+
+  /**
+   * A completion is coming: a connection to the preferred gateway is opened now, unless one is free
+   * (no request, no token sent; none through a proxy's tunnel). See http/spareConnection.ts.
+   */
+  warm(): void {
+    const base = this.c.transport.activeBase;
+    if (base) preconnect(this.c.transport.dispatcher, base);
   }
 
   async complete(req: CompletionRequest): Promise<CompletionResult> {

@@ -42,4 +42,9 @@ export interface CompletionResult {
 /** What the host's engine needs from the core: one call per shown suggestion at most. */
 export interface CompletionClient {
   complete(req: CompletionRequest): Promise<CompletionResult>;
+  /**
+   * A request is coming (the engine's debounce started): open a connection to the gateway now, so
+   * the request does not wait for a handshake. Sends nothing; cheap when one is ready.
+   */
+  warm?(): void;
 }

@@ -4,9 +4,10 @@
  * http.systemCertificates) and the process environment here and hands the resulting dispatcher to
  * the client. Which CAs are trusted is trust.ts's. Never a global dispatcher.
  */
-import { Agent, Dispatcher, ProxyAgent } from 'undici';
+import { Dispatcher, ProxyAgent } from 'undici';
 import { t } from '../l10n';
 import { stripUrlCredentials } from '../mask';
+import { preconnect, registerPreconnect, WarmAgent } from './spareConnection';
 import { trustContext, trustingConnector, type TrustSettings } from './trust';
 
 export interface ProxySettings extends TrustSettings {
@@ -145,11 +146,15 @@ class NoProxyRouter extends Dispatcher {
   private readonly made: { http?: ProxyAgent; https?: ProxyAgent } = {};
 
   constructor(
-    private readonly direct: Agent,
+    private readonly direct: WarmAgent,
     private readonly makeProxy: (scheme: 'http' | 'https') => ProxyAgent,
     private readonly noProxy: string | undefined,
   ) {
     super();
+    // a spare connection only where requests go direct; a proxy's tunnels are its own
+    registerPreconnect(this, (origin) => {
+      if (bypassesProxy(hostPort(origin), noProxy)) preconnect(direct, origin);
+    });
   }
 
   private proxy(scheme: 'http' | 'https'): ProxyAgent {
@@ -199,7 +204,7 @@ class NoProxyRouter extends Dispatcher {
 export function createDispatcher(s: ProxySettings): Dispatcher {
   const env = s.env ?? process.env;
   const chosen = describeProxy(s);
-  const direct = new Agent({ connect: trustingConnector({ ...s, env }, chosen.strictSSL) });
+  const direct = new WarmAgent(trustingConnector({ ...s, env }, chosen.strictSSL));
   // A proxy that cannot be used (e.g. `proxy.corp:8080`, no scheme): direct, and every caller says so.
   if (chosen.source === 'none' || chosen.invalid) return direct;
   const setting = chosen.source === 'setting' ? s.proxy!.trim() : undefined;

@@ -7,8 +7,9 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import * as tls from 'node:tls';
-import { Agent, buildConnector } from 'undici';
+import { buildConnector } from 'undici';
 import { t } from '../l10n';
+import { WarmAgent } from './spareConnection';
 
 export interface TrustSettings {
   /** VS Code's `http.systemCertificates` (default true): trust the operating system's store too */
@@ -154,7 +155,10 @@ export function trustingConnector(s: TrustSettings, rejectUnauthorized = true): 
   };
 }
 
-/** A direct agent (no proxy) that trusts {@link trustedCertificates}: the fallback when a caller gives no dispatcher. */
-export function trustingAgent(s: TrustSettings = {}): Agent {
-  return new Agent({ connect: trustingConnector(s) });
+/**
+ * A direct agent (no proxy) that trusts {@link trustedCertificates}: the fallback when a caller gives
+ * no dispatcher. It can open a connection ahead of a request (spareConnection.ts).
+ */
+export function trustingAgent(s: TrustSettings = {}): WarmAgent {
+  return new WarmAgent(trustingConnector(s));
 }

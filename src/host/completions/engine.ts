@@ -298,7 +298,11 @@ export class CompletionEngine {
     this.inFlight.set(doc.id, pending);
     const sub = token.onCancellationRequested(() => pending.controller.abort());
     try {
-      if (ctx.trigger === 'automatic') await this.deps.clock.sleep(this.pace.debounceMs(doc.id), signal);
+      if (ctx.trigger === 'automatic') {
+        // a connection (the last one may have closed with its aborted request) opens during the wait
+        this.deps.client()?.warm?.();
+        await this.deps.clock.sleep(this.pace.debounceMs(doc.id), signal);
+      }
       if (signal.aborted || this.paused(req.settings)) return undefined;
       const client = this.deps.client();
       if (!client) return (this.setState({ kind: 'off', reason: 'no-gateway' }), undefined);

@@ -1,0 +1,227 @@
+/**
+ * The warm spare connection (src/gateway/http/spareConnection.ts): opened ahead of a request through
+ * the agent's own connector, handed over to the next request that needs a connection, never when a
+ * free one exists, never through a proxy, closed when unused, when the server closes it first or when
+ * the agent closes — and nothing is ever sent on it before the request. Real HTTP (and TLS) servers on
+ * 127.0.0.1 count the connections.
+ */
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { buildConnector, request } from 'undici';
+import { createDispatcher, GatewayClient } from '../../src/gateway';
+import { preconnect, SpareConnections, WarmAgent } from '../../src/gateway/http/spareConnection';
+import { trustingAgent } from '../../src/gateway/http/trust';
+import { startHttpsSimulator, type HttpsSimulator } from '../sim/tls';
+
+interface Counted {
+  url: string;
+  server: http.Server;
+  /** connections accepted, in order, with the bytes each had received when it closed or now */
+  connections: Array<{ socket: Socket; bytesBeforeRequest: number; requests: number; closed: boolean }>;
+  /** the local port of the connection each request came on */
+  requestPorts: number[];
+  close(): Promise<void>;
+}
+
+/** An HTTP server that answers `{"ok":true}` after `delayMs` and records its connections. */
+async function countingServer(delayMs = 0): Promise<Counted> {
+  const c: Counted = { url: '', server: http.createServer(), connections: [], requestPorts: [], close: async () => {} };
+  c.server.on('connection', (socket: Socket) => {
+    const entry = { socket, bytesBeforeRequest: 0, requests: 0, closed: false };
+    c.connections.push(entry);
+    socket.on('close', () => (entry.closed = true));
+  });
+  c.server.on('request', (req, res) => {
+    const entry = c.connections.find((e) => e.socket === req.socket)!;
+    entry.requests++;
+    c.requestPorts.push(req.socket.remotePort!);
+    req.resume();
+    const t = setTimeout(() => res.end('{"ok":true}'), delayMs);
+    res.on('close', () => clearTimeout(t));
+  });
+  await new Promise<void>((r) => c.server.listen(0, '127.0.0.1', r));
+  c.url = `http://127.0.0.1:${(c.server.address() as AddressInfo).port}`;
+  c.close = () =>
+    new Promise<void>((r) => {
+      c.server.closeAllConnections();
+      c.server.close(() => r());
+    });
+  return c;
+}
+
+/** Waits (bounded) until `cond` holds. */
+async function until(cond: () => boolean, what: string, ms = 2_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+async function get(url: string, dispatcher: WarmAgent | ReturnType<typeof createDispatcher>, signal?: AbortSignal) {
+  const res = await request(url, { dispatcher, signal });
+  return res.body.text();
+}
+
+let s: Counted;
+before(async () => {
+  s = await countingServer();
+});
+after(async () => {
+  await s.close();
+});
+
+test('a spare opened ahead carries the next request; nothing is sent on it before', async () => {
+  const agent = trustingAgent();
+  try {
+    const start = s.connections.length;
+    preconnect(agent, s.url);
+    await until(() => s.connections.length === start + 1, 'the spare connection');
+    const spare = s.connections.at(-1)!;
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(spare.socket.bytesRead, 0, 'no byte before the request');
+    assert.equal(await get(`${s.url}/a`, agent), '{"ok":true}');
+    assert.equal(s.connections.length, start + 1, 'no second connection');
+    assert.equal(spare.requests, 1, 'the request came on the spare');
+    assert.deepEqual(agent.spares.counts, { prepared: 1, handedOver: 1, expired: 0 });
+  } finally {
+    await agent.close();
+  }
+});
+
+test('no spare while the agent holds a free connection', async () => {
+  const agent = trustingAgent();
+  try {
+    const start = s.connections.length;
+    await get(`${s.url}/first`, agent);
+    assert.equal(s.connections.length, start + 1);
+    // undici counts the connection free once the response's tick is over
+    const free = () => (agent.stats as Record<string, { free: number }>)[s.url]?.free ?? 0;
+    await until(() => free() === 1, 'the connection to be free');
+    preconnect(agent, s.url);
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(s.connections.length, start + 1, 'the kept-alive connection is enough');
+    assert.equal(agent.spares.counts.prepared, 0);
+    await get(`${s.url}/second`, agent);
+    assert.equal(s.connections.length, start + 1);
+  } finally {
+    await agent.close();
+  }
+});
+
+test('one spare per origin however often it is asked for; closed unused after its time, not handed over then', async () => {
+  const spares = new SpareConnections(buildConnector({}), 60);
+  const start = s.connections.length;
+  for (let i = 0; i < 5; i++) spares.prepare(new URL(s.url));
+  assert.equal(spares.size, 1);
+  await until(() => s.connections.length === start + 1, 'the spare');
+  await until(() => s.connections[start].closed, 'the unused spare to close');
+  assert.equal(spares.counts.expired, 1);
+  assert.equal(spares.size, 0);
+  // undici asks the connector: nothing spare to hand over, so a new connection
+  const agent = new WarmAgent(spares.connector);
+  try {
+    await get(`${s.url}/after`, agent);
+    assert.equal(s.connections.length, start + 2);
+    assert.equal(spares.counts.handedOver, 0);
+  } finally {
+    await agent.close();
+  }
+});
+
+test('a spare the server closed first is not handed over: the request connects anew and succeeds', async () => {
+  const hangUp = await countingServer();
+  hangUp.server.once('connection', (socket: Socket) => setTimeout(() => socket.destroy(), 5));
+  const agent = trustingAgent();
+  try {
+    preconnect(agent, hangUp.url);
+    await until(() => hangUp.connections[0]?.closed === true, 'the server to close the spare');
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(agent.spares.size, 0, 'dropped when it closed');
+    assert.equal(await get(`${hangUp.url}/x`, agent), '{"ok":true}');
+    assert.equal(hangUp.connections.length, 2);
+    assert.equal(agent.spares.counts.handedOver, 0);
+  } finally {
+    await agent.close();
+    await hangUp.close();
+  }
+});
+
+test('closing the agent closes its spare; an idle spare does not keep the process alive', async () => {
+  const agent = trustingAgent();
+  const start = s.connections.length;
+  preconnect(agent, s.url);
+  await until(() => s.connections.length === start + 1, 'the spare');
+  await new Promise((r) => setTimeout(r, 10));
+  const tcp = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
+  const withSpare = tcp();
+  await agent.close();
+  await until(() => s.connections[start].closed, 'the spare to close with the agent');
+  assert.equal(agent.spares.size, 0);
+  assert.ok(tcp() <= withSpare, 'no socket left behind');
+  preconnect(agent, s.url); // a closed agent opens nothing
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(s.connections.length, start + 1);
+});
+
+test('through a proxy no spare is opened to the gateway; a no_proxy host gets one', async () => {
+  const proxied = createDispatcher({ proxy: 'http://127.0.0.1:9', env: {} });
+  const bypass = createDispatcher({ proxy: 'http://127.0.0.1:9', env: { NO_PROXY: '127.0.0.1' } });
+  try {
+    const start = s.connections.length;
+    preconnect(proxied, s.url);
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(s.connections.length, start, 'the proxy route opens nothing ahead');
+    preconnect(bypass, s.url);
+    await until(() => s.connections.length === start + 1, 'the direct spare');
+    assert.equal(await get(`${s.url}/direct`, bypass), '{"ok":true}');
+    assert.equal(s.connections.length, start + 1, 'the direct request took it');
+  } finally {
+    await proxied.close();
+    await bypass.close();
+  }
+});
+
+test('over TLS the spare is made with the agent’s trust, and carries the request (one handshake)', async () => {
+  let hs: HttpsSimulator | undefined;
+  try {
+    hs = await startHttpsSimulator({ profile: 'real' });
+    const dispatcher = createDispatcher({ env: { NODE_EXTRA_CA_CERTS: hs.ca.caFile }, systemCaFiles: [] });
+    const client = new GatewayClient({
+      baseUrl: hs.url,
+      token: () => hs!.sim.tokens.production,
+      dispatcher,
+      retry: { maxRetries: 0 },
+    });
+    const completions = client.completions();
+    completions.warm();
+    await until(() => hs!.front.handshakes === 1, 'the TLS handshake of the spare');
+    const r = await completions.complete({
+      model: 'deepseek-chat',
+      prefix: 'function add(a, b) {\n  return a',
+      suffix: '\n}\n',
+      languageId: 'typescript',
+      fileName: 'a.ts',
+    });
+    assert.ok(r.text.length > 0);
+    assert.equal(hs.front.handshakes, 1, 'the request used the spare: no second handshake');
+    await dispatcher.close();
+  } finally {
+    await hs?.close();
+  }
+});
+
+test('warm() on a client with its own default agent opens a spare to the preferred gateway', async () => {
+  const client = new GatewayClient({
+    baseUrl: `${s.url}/v1`,
+    token: () => 'sk-test-0000000000000000',
+    retry: { maxRetries: 0 },
+  });
+  const start = s.connections.length;
+  client.completions().warm();
+  await until(() => s.connections.length === start + 1, 'the spare');
+  assert.equal(s.connections[start].socket.bytesRead, 0, 'no token, no byte sent ahead');
+  await (client as unknown as { transport: { dispatcher: WarmAgent } }).transport.dispatcher.close();
+});
