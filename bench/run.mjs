@@ -4,7 +4,8 @@
 // Sections 1–8 run in this process; 9 and 10 time whole processes (bench/process.mjs, with the
 // clients in bench/clients/); 11 is the real-host activation (code-server); 12 the chat's saved state
 // (bench/chatState.mjs); 13 the model lists of three gateways, one silent (bench/gatewaysList.mjs);
-// 17 a recorded typing session replayed through the inline-completion engine (bench/keystrokeReplay.mjs).
+// 17 a recorded typing session replayed through the inline-completion engine (bench/keystrokeReplay.mjs);
+// 18 the first suggestion after a typing pause, over TLS with a 20 ms round trip (bench/pauseReconnect.mjs).
 //   node bench/run.mjs [--quick] [--live] [--only=throughput,wholeProcess,…]
 // BENCH_OUT=<dir> reads the compiled tests and sources from <dir> instead of out/.
 import { createRequire } from 'node:module';
@@ -23,6 +24,7 @@ import { usageRenderFigures } from './usageRender.mjs';
 import { gatewaysListFigures } from './gatewaysList.mjs';
 import { requestBuildingFigures, tokenCountingFigures } from './lmScale.mjs';
 import { keystrokeReplayFigures } from './keystrokeReplay.mjs';
+import { pauseReconnectFigures } from './pauseReconnect.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -756,6 +758,10 @@ async function usageView() {
 // 17. Inline completions: 2,000 recorded keystrokes replayed through the engine and a naive provider (bench/keystrokeReplay.mjs)
 const keystrokeReplay = () => keystrokeReplayFigures({ outDir, quick: QUICK, row });
 
+// ---------------------------------------------------------------------------------------------
+// 18. The first suggestion after a pause longer than the gateway's keep-alive, with and without the connection opened during the debounce (bench/pauseReconnect.mjs)
+const pauseReconnect = () => pauseReconnectFigures({ outDir, quick: QUICK, row });
+
 const sections = {
   throughput,
   parseCost,
@@ -774,6 +780,7 @@ const sections = {
   requestBuilding,
   usageView,
   keystrokeReplay,
+  pauseReconnect,
 };
 try {
   for (const [name, fn] of Object.entries(sections)) {
