@@ -225,3 +225,20 @@ test('warm() on a client with its own default agent opens a spare to the preferr
   assert.equal(s.connections[start].socket.bytesRead, 0, 'no token, no byte sent ahead');
   await (client as unknown as { transport: { dispatcher: WarmAgent } }).transport.dispatcher.close();
 });
+
+test('a spare the server wrote to before any request is not handed over', async () => {
+  const chatty = await countingServer();
+  chatty.server.once('connection', (socket: Socket) => socket.write('HTTP/1.1 408 Request Timeout\r\n\r\n'));
+  const agent = trustingAgent();
+  try {
+    preconnect(agent, chatty.url);
+    await until(() => chatty.connections.length === 1, 'the spare');
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(await get(`${chatty.url}/x`, agent), '{"ok":true}');
+    assert.equal(agent.spares.counts.handedOver, 0);
+    assert.equal(chatty.connections.length, 2, 'a new connection carried the request');
+  } finally {
+    await agent.close();
+    await chatty.close();
+  }
+});

@@ -124,12 +124,11 @@ export class SpareConnections {
     // an idle spare must not keep a CLI (or a test) running
     socket.unref();
     const lost = () => this.drop(key, spare);
+    // (no 'data' listener: it would put the socket in flowing mode before undici reads it)
     spare.watchers = [
       ['close', lost],
       ['end', lost],
       ['error', lost],
-      // a server that speaks first (an error page, a close notice) is not a connection to reuse
-      ['data', lost],
     ];
     for (const [event, fn] of spare.watchers) socket.on(event, fn);
     const remaining = Math.max(0, this.ttlMs - (this.now() - spare.at));
@@ -148,6 +147,8 @@ export class SpareConnections {
       s.readyState === 'open' &&
       !s.readableEnded &&
       !s.writableEnded &&
+      // a server that spoke first (an error page, a close notice) is not a connection to reuse
+      s.readableLength === 0 &&
       this.now() - spare.at < this.ttlMs
     );
   }
