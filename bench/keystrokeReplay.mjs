@@ -22,8 +22,8 @@
 //   minus the engine's intentional wait (the debounce, reported on its own) minus the simulator's own
 //   time for that request (from its server's 'request' event to the response's 'finish', matched by
 //   the X-Oneapi-Request-Id); what remains is our code both sides of the request (engine, client,
-//   JSON) plus the loopback exchange (the kernel, the simulator process waking, its HTTP parsing). For a suggestion from the cache or typed through, all of
-//   keystroke → suggestion. The simulator runs in a process of its own (fixtures/simulatorProcess.mjs),
+//   JSON) plus the loopback exchange (the kernel, the simulator process waking, its HTTP parsing).
+//   For a suggestion from the cache or typed through, all of keystroke → suggestion. The simulator runs in a process of its own (fixtures/simulatorProcess.mjs),
 //   as a gateway is another machine: its garbage collections do not stall our requests; its times
 //   come over IPC after each phase, so the figures are computed once the phase is over.
 // - Connections: the engine asks the client to open one while it waits (GatewayCompletions.warm, the
@@ -36,10 +36,11 @@
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mulberry32 } from './fixtures/seededRandom.mjs';
 import { startSimulatorProcess } from './fixtures/simulatorProcess.mjs';
+import { isMain, runAlone } from './fixtures/standalone.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const MODEL = 'deepseek-chat';
@@ -431,14 +432,4 @@ function report({ a, b, ours, naive, compress, session, row }) {
 }
 
 // standalone: node bench/keystrokeReplay.mjs [--quick]
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const rows = [];
-  const figures = await keystrokeReplayFigures({
-    outDir: resolve(here, '..', process.env.BENCH_OUT ?? 'out'),
-    quick: process.argv.includes('--quick'),
-    row: (section, metric, values, target, ok) => rows.push({ section, metric, target, ok }),
-  });
-  console.log(rows[0]?.section);
-  for (const r of rows) console.log(`${r.ok ? 'MET   ' : 'MISSED'}  ${r.metric}   [goal: ${r.target}]`);
-  console.log(JSON.stringify(figures, null, 2));
-}
+if (isMain(import.meta.url)) await runAlone(keystrokeReplayFigures);

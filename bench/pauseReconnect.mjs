@@ -11,10 +11,9 @@
 //   node bench/pauseReconnect.mjs [--quick]   (or through bench/run.mjs --only=pauseReconnect)
 import { createRequire } from 'node:module';
 import net from 'node:net';
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { isMain, runAlone } from './fixtures/standalone.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const ONE_WAY_MS = 10;
 const MODEL_LATENCY_MS = 30;
 /** longer than the simulator's keep-alive (Node's default, 5 s) */
@@ -117,13 +116,4 @@ export async function pauseReconnectFigures({ outDir, quick = false, row }) {
 }
 
 // standalone: node bench/pauseReconnect.mjs [--quick]
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const rows = [];
-  const figures = await pauseReconnectFigures({
-    outDir: resolve(here, '..', process.env.BENCH_OUT ?? 'out'),
-    quick: process.argv.includes('--quick'),
-    row: (section, metric, values, target, ok) => rows.push({ section, metric, target, ok }),
-  });
-  for (const r of rows) console.log(`${r.ok ? 'MET   ' : 'MISSED'}  ${r.section}  ${r.metric}   [goal: ${r.target}]`);
-  console.log(JSON.stringify(figures, null, 2));
-}
+if (isMain(import.meta.url)) await runAlone(pauseReconnectFigures);

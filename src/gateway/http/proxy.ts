@@ -153,7 +153,7 @@ class NoProxyRouter extends Dispatcher {
     super();
     // a spare connection only where requests go direct; a proxy's tunnels are its own
     registerPreconnect(this, (origin) => {
-      if (bypassesProxy(hostPort(origin), noProxy)) preconnect(direct, origin);
+      if (this.goesDirect(origin)) preconnect(direct, origin);
     });
   }
 
@@ -165,10 +165,15 @@ class NoProxyRouter extends Dispatcher {
     return [this.made.http, this.made.https].filter((p): p is ProxyAgent => !!p);
   }
 
+  /** Whether requests to `u` bypass the proxy (the no-proxy list names its host). */
+  private goesDirect(u: URL): boolean {
+    return bypassesProxy(hostPort(u), this.noProxy);
+  }
+
   private route(origin: string | URL | undefined): Dispatcher {
     if (!origin) return this.direct;
     const u = typeof origin === 'string' ? new URL(origin) : origin;
-    if (bypassesProxy(hostPort(u), this.noProxy)) return this.direct;
+    if (this.goesDirect(u)) return this.direct;
     return this.proxy(u.protocol === 'https:' ? 'https' : 'http');
   }
 

@@ -66,7 +66,6 @@ export class SpareConnections {
   constructor(
     private readonly connect: Connector,
     private readonly ttlMs = SPARE_TTL_MS,
-    private readonly now: () => number = Date.now,
   ) {}
 
   /** undici's `connect` option: a usable spare for these options, else a new connection. */
@@ -89,7 +88,7 @@ export class SpareConnections {
       const [oldestKey, oldest] = this.spares.entries().next().value!;
       this.drop(oldestKey, oldest);
     }
-    const spare: Spare = { at: this.now() };
+    const spare: Spare = { at: Date.now() };
     this.spares.set(key, spare);
     this.counts.prepared++;
     try {
@@ -131,7 +130,7 @@ export class SpareConnections {
       ['error', lost],
     ];
     for (const [event, fn] of spare.watchers) socket.on(event, fn);
-    const remaining = Math.max(0, this.ttlMs - (this.now() - spare.at));
+    const remaining = Math.max(0, this.ttlMs - (Date.now() - spare.at));
     spare.timer = setTimeout(() => {
       this.counts.expired++;
       this.drop(key, spare);
@@ -149,7 +148,7 @@ export class SpareConnections {
       !s.writableEnded &&
       // a server that spoke first (an error page, a close notice) is not a connection to reuse
       s.readableLength === 0 &&
-      this.now() - spare.at < this.ttlMs
+      Date.now() - spare.at < this.ttlMs
     );
   }
 
