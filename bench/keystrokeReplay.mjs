@@ -28,7 +28,8 @@
 //   come over IPC after each phase, so the figures are computed once the phase is over.
 // - Connections: the engine asks the client to open one while it waits (GatewayCompletions.warm, the
 //   core's spare connection, src/gateway/http/spareConnection.ts), so a request after an aborted one
-//   does not wait for a handshake.
+//   does not wait for a handshake. The request itself is prepared during the wait (the context
+//   windows, the token, the body) and released at its end (CompletionRequest.sendAfter).
 // - Billed: what the simulator billed (answered; an abort before its first byte is not billed there,
 //   as new-api does not bill a request its upstream never answered) and, stricter, every request sent.
 //   The goal is checked on requests sent (an abort after the gateway forwarded it may be billed).
@@ -239,8 +240,13 @@ function enginePovider(engineMod, client, compress) {
   const timed = {
     warm: () => client.warm(),
     async complete(req) {
-      const sent = performance.now();
-      const r = await client.complete(req);
+      // prepared from the call, on the wire from the release (the engine's debounce end)
+      let sent = performance.now();
+      const released = req.sendAfter?.then(() => {
+        sent = performance.now();
+      });
+      released?.catch(() => {});
+      const r = await client.complete({ ...req, ...(released ? { sendAfter: released } : {}) });
       calls.set(req.signal, { sent, back: performance.now(), requestId: r.requestId });
       return r;
     },
@@ -271,7 +277,7 @@ function enginePovider(engineMod, client, compress) {
       if (call) {
         asked.waitMs = waits.get(asked.signal) ?? 0;
         asked.requestId = call.requestId;
-        // the engine's part: before the call (after its wait) and after it; the rest is the client and the socket
+        // the engine's part: before the release (outside its wait) and after the answer; the rest is the client and the socket
         asked.engineMs = call.sent - asked.at - asked.waitMs + (performance.now() - call.back);
         asked.sent = call.sent;
         asked.back = call.back;

@@ -1,5 +1,6 @@
 /**
- * A fake CompletionClient for the inline-completion engine's rules (issue 25), on a FakeClock: each
+ * A fake CompletionClient for the inline-completion engine's rules (issue 25), on a FakeClock: a
+ * request is recorded once its `sendAfter` (the debounce) resolved, as the core sends it then; each
  * request takes `latencyMs` of fake time, answers `reply(req)` (or throws `failWith`), and an abort
  * through the request's signal ends it at once with the core's `aborted` error. It records every
  * request, the aborted ones and the most in flight at once. The wire itself is tested against the
@@ -10,6 +11,8 @@ import type { CompletionClient, CompletionRequest, CompletionResult } from '../.
 import type { FakeClock } from './clock';
 
 export class FakeCompletionClient implements CompletionClient {
+  /** every call, prepared before its release; `requests` holds the ones released (sent) */
+  readonly prepared: CompletionRequest[] = [];
   readonly requests: CompletionRequest[] = [];
   aborted = 0;
   answered = 0;
@@ -19,6 +22,8 @@ export class FakeCompletionClient implements CompletionClient {
   reply: (req: CompletionRequest) => string = () => 'completion()';
   usage: ((req: CompletionRequest) => CompletionResult['usage']) | undefined = () => ({ input: 100, output: 10 });
   failWith: (() => unknown) | undefined;
+  /** thrown while preparing, before the release (as the core's no-token or no-base-URL errors are) */
+  failBeforeSend: (() => unknown) | undefined;
   /** warm() calls, each with how many requests had been made before it */
   readonly warms: number[] = [];
 
@@ -29,6 +34,10 @@ export class FakeCompletionClient implements CompletionClient {
   }
 
   async complete(req: CompletionRequest): Promise<CompletionResult> {
+    // as the core does: prepared now, on the wire (recorded) once released; a failed release sends nothing
+    this.prepared.push(req);
+    if (this.failBeforeSend) throw this.failBeforeSend();
+    if (req.sendAfter) await req.sendAfter;
     this.requests.push(req);
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);

@@ -154,6 +154,50 @@ test('strict: an override fim:false sends a FIM family the chat way; a forced mo
   assert.deepEqual(client.fimRefusedModels(), [], 'a forced question learns nothing');
 });
 
+test('strict: a completion with sendAfter is prepared at once and sent only when released; a failed release sends nothing', async () => {
+  const s = sims.strict;
+  let tokenReads = 0;
+  const { client, records } = makeClient(s, {
+    token: () => (tokenReads++, s.tokens.production),
+  });
+  const logged = s.log.length;
+  const gate = () => {
+    let open!: () => void;
+    let fail!: (e: unknown) => void;
+    const p = new Promise<void>((res, rej) => ((open = res), (fail = rej)));
+    return { p, open, fail };
+  };
+  const ways: Array<[string, (req: CompletionRequest) => Promise<unknown>]> = [
+    ['fim', (req) => client.complete(req)],
+    ['chat', (req) => client.completions(() => ({ 'deepseek-chat': { fim: false } })).complete(req)],
+  ];
+  for (const [way, ask] of ways) {
+    const g = gate();
+    const reads = tokenReads;
+    const pending = ask({ ...FIB, sendAfter: g.p });
+    for (let i = 0; i < 100 && tokenReads === reads; i++) await new Promise((r) => setTimeout(r, 2));
+    await new Promise((r) => setTimeout(r, 30));
+    assert.ok(tokenReads > reads, `${way}: the token is read while waiting`);
+    assert.equal(s.log.length, logged + (way === 'chat' ? 1 : 0), `${way}: nothing on the wire before the release`);
+    const released = Date.now();
+    g.open();
+    const r = (await pending) as { text: string; durationMs: number };
+    assert.ok(r.text.length > 0);
+    assert.equal(s.log.length, logged + (way === 'chat' ? 2 : 1), `${way}: one request after the release`);
+    assert.ok(r.durationMs <= Date.now() - released + 1, `${way}: the exchange is timed from the release`);
+  }
+  for (const [way, ask] of ways) {
+    const g = gate();
+    const before = [s.log.length, records.length];
+    const pending = ask({ ...FIB, sendAfter: g.p });
+    const superseded = new Error('superseded');
+    setTimeout(() => g.fail(superseded), 20);
+    assert.equal(await thrown(() => pending), superseded, `${way}: rejected with the release's own reason`);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual([s.log.length, records.length], before, `${way}: nothing sent, nothing recorded`);
+  }
+});
+
 test('real: aborting closes the socket at once: the simulator records the request aborted, nothing billed', async () => {
   const s = sims.real;
   s.config.completions = { latencyMs: 10_000 };

@@ -8,6 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { errorFromResponse } from '../../src/gateway';
+import { settle } from '../fakes/clock';
 import { Rig } from './completionRig';
 
 test('the debounce: the wait after the last keystroke follows the typing speed; none for an explicit request', async () => {
@@ -314,6 +315,57 @@ test('a connection is asked for when the debounce starts, so the request does no
   await paused.settleAll(e2);
   assert.equal(paused.client.warms.length, warmed, 'no connection while paused');
   assert.equal(paused.client.requests.length, 1);
+});
+
+test('the request is prepared when the debounce starts and sent at its end, only when still wanted', async () => {
+  // prepared at the keystroke (context, body, token: work the wait hides), on the wire after the wait
+  const rig = new Rig();
+  const ed = rig.editor();
+  const first = ed.type('m');
+  await rig.clock.advance(0);
+  assert.equal(rig.client.prepared.length, 1, 'prepared at the keystroke');
+  assert.equal(rig.client.prepared[0].prefix, ed.text, 'with its context windows');
+  assert.equal(rig.client.requests.length, 0, 'not sent during the wait');
+  assert.equal(rig.engine.stats().requests, 0);
+  // superseded during the wait: the prepared call ends, nothing was sent, nothing counted as aborted
+  await rig.clock.advance(100);
+  const second = ed.type('a');
+  assert.equal(await first, undefined);
+  await rig.clock.advance(149);
+  assert.equal(rig.client.requests.length, 0);
+  await rig.clock.advance(1);
+  assert.equal(rig.client.requests.length, 1, 'sent at the end of its wait');
+  assert.equal(rig.client.requests[0].prefix.at(-1), 'a');
+  assert.equal((await rig.settleAll(ed)) !== undefined && (await second) !== undefined, true);
+  assert.deepEqual([rig.engine.stats().requests, rig.engine.stats().aborted], [1, 0]);
+
+  // a pause that begins during the wait (another document's request fails 401): not released
+  const paused = new Rig();
+  const other = paused.editor('const b = ', undefined);
+  other.id = 'file:///w/src/b.ts';
+  other.relativePath = 'src/b.ts';
+  void other.type('x'); // sent at 150, fails at 300
+  await paused.clock.advance(200);
+  paused.client.failWith = () => errorFromResponse({ status: 401, headers: {}, body: '{}', context: {} });
+  const waiting = paused.editor();
+  const asked = waiting.type('m'); // its wait ends at 350, after the failure
+  await paused.settleAll(waiting);
+  assert.equal(await asked, undefined);
+  assert.equal(paused.client.prepared.length, 2);
+  assert.equal(paused.client.requests.length, 1, 'only the failed one went out');
+  assert.equal(paused.engine.state().kind, 'paused-error');
+  assert.equal(paused.engine.stats().requests, 1);
+
+  // the client fails while preparing (no token): the state says so at once, no request is counted
+  const early = new Rig();
+  early.client.failBeforeSend = () => errorFromResponse({ status: 401, headers: {}, body: '{}', context: {} });
+  const e3 = early.editor();
+  void e3.type('m');
+  await early.clock.advance(0);
+  await settle();
+  assert.equal(early.engine.state().kind, 'paused-error', 'before the wait is over');
+  await early.settleAll(e3);
+  assert.deepEqual([early.client.requests.length, early.engine.stats().requests], [0, 0]);
 });
 
 test('the gates: no request, and the state says why', async () => {

@@ -140,14 +140,20 @@ export class GatewayCompletions implements CompletionClient {
 
   async complete(req: CompletionRequest): Promise<CompletionResult> {
     const maxTokens = validate(req);
+    // Before `sendAfter` (the debounce) resolves: the token's scope, the mode, the body and the
+    // headers; the exchange's time is counted from the release.
+    let started = this.c.now();
+    const released = req.sendAfter?.then(() => {
+      started = this.c.now();
+    });
+    released?.catch(() => {}); // awaited below; a failure before that must not leave it unhandled
     await this.c.current();
-    const started = this.c.now();
     const timeoutMs = Math.min(this.c.timeoutMs(), COMPLETION_TIMEOUT_MS);
     // new-api refuses an empty prompt: at the very start of a file the chat way is asked (nothing learnt).
     const mode = req.mode ?? (req.prefix === '' ? 'chat' : this.modeOf(req.model));
     if (mode === 'fim') {
       try {
-        const a = await fimCall(this.c.transport, req, maxTokens, timeoutMs);
+        const a = await fimCall(this.c.transport, { ...req, sendAfter: released }, maxTokens, timeoutMs);
         const text = withoutSuffixOverlap(a.text, req.suffix);
         return {
           text,
@@ -163,9 +169,11 @@ export class GatewayCompletions implements CompletionClient {
         this.c.refusals.learn(req.model);
       }
     }
+    await released;
     return this.chatWay(req, maxTokens, started);
   }
 
+  /** The chat way, once released (the chat's own request is built at send time). */
   private async chatWay(req: CompletionRequest, maxTokens: number, started: number): Promise<CompletionResult> {
     const surface = this.c.overrides?.()[req.model]?.surface ?? listedSurface(this.c.capabilitiesOf(req.model));
     const r = await this.c.chat(chatCompletionRequest(req, surface, maxTokens));

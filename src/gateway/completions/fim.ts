@@ -86,13 +86,18 @@ export function parseFimAnswer(
   };
 }
 
-/** One FIM request: sent once (billed), read bounded; refusals and failures thrown as classified GatewayErrors. */
+/**
+ * One FIM request: built at once, sent once (billed) when `sendAfter` allows, read bounded; refusals
+ * and failures thrown as classified GatewayErrors.
+ */
 export async function fimCall(
   transport: Transport,
   req: CompletionRequest,
   maxTokens: number,
   timeoutMs: number,
 ): Promise<FimAnswer> {
+  const body = JSON.stringify(fimBody(req, maxTokens));
+  if (req.sendAfter) await req.sendAfter; // built during the debounce, sent at its end
   const { data, res } = await transport.json({
     method: 'POST',
     path: COMPLETIONS_PATH,
@@ -100,7 +105,7 @@ export async function fimCall(
     capability: 'chat',
     purpose: 'completion',
     model: req.model,
-    body: JSON.stringify(fimBody(req, maxTokens)),
+    body,
     json: true,
     signal: req.signal,
     timeoutMs,

@@ -24,6 +24,12 @@ export interface CompletionRequest {
   mode?: CompletionMode;
   /** aborting closes the socket at once */
   signal?: AbortSignal;
+  /**
+   * Send only once this resolves (the engine's debounce): everything before the wire — the token, the
+   * body, the headers — is done meanwhile, so the wait hides that work. When it rejects nothing is
+   * sent and `complete` rejects with its reason.
+   */
+  sendAfter?: Promise<unknown>;
 }
 
 export interface CompletionResult {

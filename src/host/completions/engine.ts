@@ -11,8 +11,8 @@
  * 4. the cursor's context (skipRules.ts: mid-word, blank, comment-only) for automatic triggers;
  * 5. the cache of recent answers by context (cache.ts), so backspace and retype cost nothing;
  * 6. the pauses (pauses.ts): the spending cap over the last hour, a failing gateway's back-off;
- * 7. the debounce adapted to typing speed (typingPace.ts; none for an explicit request), then one
- *    request with the context cut by the token budget (context.ts).
+ * 7. one request with the context cut by the token budget (context.ts), prepared during the debounce
+ *    adapted to typing speed (typingPace.ts; none for an explicit request) and sent at its end.
  * A reply is returned only while it still belongs to the current text: not after its token was
  * cancelled or a newer provide came, and not when `doc.currentVersion()` moved on. Time comes from the
  * injected Clock, so every rule is tested on a fake clock (test/host/completionEngine*.test.ts).
@@ -42,11 +42,15 @@ import type {
 /** characters kept around a shown suggestion to recognise typing through it */
 const AROUND = 64;
 
-/** One request (or its debounce) for a document. */
+/** One request (or its debounce) for a document; `sent`: released (counted), `settled`: its call ended. */
 interface Pending {
   readonly controller: AbortController;
   sent: boolean;
+  settled: boolean;
 }
+
+/** The debounce ended without the request going out (superseded, paused, or the call already over). */
+class NotReleased extends Error {}
 
 /** What the engine remembers of a suggestion it returned, until it is shown or dropped. */
 interface Issued {
@@ -293,27 +297,28 @@ export class CompletionEngine {
     token: CancellationLike,
     req: { view: View; key: string; settings: CompletionSettings },
   ): Promise<Suggestion | undefined> {
-    const pending: Pending = { controller: new AbortController(), sent: false };
+    const client = this.deps.client();
+    if (!client) return (this.setState({ kind: 'off', reason: 'no-gateway' }), undefined);
+    const pending: Pending = { controller: new AbortController(), sent: false, settled: false };
     const signal = pending.controller.signal;
     this.inFlight.set(doc.id, pending);
     const sub = token.onCancellationRequested(() => pending.controller.abort());
     try {
-      if (ctx.trigger === 'automatic') {
-        // a connection (the last one may have closed with its aborted request) opens during the wait
-        this.deps.client()?.warm?.();
-        await this.deps.clock.sleep(this.pace.debounceMs(doc.id), signal);
-      }
-      if (signal.aborted || this.paused(req.settings)) return undefined;
-      const client = this.deps.client();
-      if (!client) return (this.setState({ kind: 'off', reason: 'no-gateway' }), undefined);
       const windows = contextWindows(req.view.text, req.view.offset, req.settings.contextTokens);
-      const text = await this.send(client, doc, windows, req.settings, pending);
+      // prepared during the debounce (an explicit request has none) and released at its end if still
+      // wanted; a connection (the last one may have closed with its aborted request) opens meanwhile
+      const automatic = ctx.trigger === 'automatic';
+      if (automatic) client.warm?.();
+      const wait = automatic ? this.deps.clock.sleep(this.pace.debounceMs(doc.id), signal) : Promise.resolve();
+      const release = wait.then(() => this.mayRelease(pending, req.settings));
+      release.catch(() => {}); // the client awaits it; when it failed before, nobody else does
+      const text = await this.send(client, doc, windows, req.settings, pending, release);
       if (text === undefined) return undefined;
       this.cache.set(req.key, text);
       if (signal.aborted || (doc.currentVersion && doc.currentVersion() !== doc.version)) return undefined;
       return this.suggestion(doc, offset, ctx, text, 'network');
     } catch (e) {
-      if (signal.aborted) return undefined;
+      if (signal.aborted || e instanceof NotReleased) return undefined;
       throw e;
     } finally {
       sub.dispose();
@@ -321,17 +326,23 @@ export class CompletionEngine {
     }
   }
 
-  /** One request; its answer's text, or undefined when aborted or failed (then paused). */
+  /** At the debounce's end the request goes out (counted), unless superseded, paused meanwhile, or over. */
+  private mayRelease(pending: Pending, settings: CompletionSettings): void {
+    if (pending.controller.signal.aborted || pending.settled || this.paused(settings)) throw new NotReleased();
+    pending.sent = true;
+    this.count({ requests: 1 });
+  }
+
+  /** One request; its answer's text, or undefined when not sent, aborted or failed (then paused). */
   private async send(
     client: CompletionClient,
     doc: DocumentSnapshot,
     windows: ContextWindows,
     settings: CompletionSettings,
     pending: Pending,
+    release: Promise<void>,
   ): Promise<string | undefined> {
     const model = settings.model!;
-    pending.sent = true;
-    this.count({ requests: 1 });
     let result: CompletionResult;
     try {
       result = await client.complete({
@@ -342,8 +353,10 @@ export class CompletionEngine {
         fileName: doc.relativePath,
         maxTokens: settings.maxTokens,
         signal: pending.controller.signal,
+        sendAfter: release,
       });
     } catch (e) {
+      if (!pending.sent && (e instanceof NotReleased || pending.controller.signal.aborted)) return undefined;
       if (pending.controller.signal.aborted || isAbort(e)) {
         // the gateway may already have forwarded it: its prompt counts towards the cap
         this.count({ aborted: 1, ...this.spend(model, windows.tokens, 0) });
@@ -351,6 +364,8 @@ export class CompletionEngine {
       }
       this.setState(this.errors.fail(e, this.deps.clock.now()));
       return undefined;
+    } finally {
+      pending.settled = true;
     }
     const usage = result.usage ?? { input: windows.tokens, output: estimateTokens(result.text) };
     this.count(this.spend(model, usage.input, usage.output));
