@@ -304,14 +304,15 @@ export class CompletionEngine {
     this.inFlight.set(doc.id, pending);
     const sub = token.onCancellationRequested(() => pending.controller.abort());
     try {
-      const windows = contextWindows(req.view.text, req.view.offset, req.settings.contextTokens);
-      // prepared during the debounce (an explicit request has none) and released at its end if still
-      // wanted; a connection (the last one may have closed with its aborted request) opens meanwhile
+      // The wait starts first: the request is prepared during the debounce (an explicit request has
+      // none) and released at its end if still wanted; a connection (the last one may have closed
+      // with its aborted request) opens meanwhile.
       const automatic = ctx.trigger === 'automatic';
-      if (automatic) client.warm?.();
       const wait = automatic ? this.deps.clock.sleep(this.pace.debounceMs(doc.id), signal) : Promise.resolve();
       const release = wait.then(() => this.mayRelease(pending, req.settings));
       release.catch(() => {}); // the client awaits it; when it failed before, nobody else does
+      if (automatic) client.warm?.();
+      const windows = contextWindows(req.view.text, req.view.offset, req.settings.contextTokens);
       const text = await this.send(client, doc, windows, req.settings, pending, release);
       if (text === undefined) return undefined;
       this.cache.set(req.key, text);
