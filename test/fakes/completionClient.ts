@@ -22,7 +22,7 @@ export class FakeCompletionClient implements CompletionClient {
   reply: (req: CompletionRequest) => string = () => 'completion()';
   usage: ((req: CompletionRequest) => CompletionResult['usage']) | undefined = () => ({ input: 100, output: 10 });
   failWith: (() => unknown) | undefined;
-  /** thrown while preparing, before the release (as the core's no-token or no-base-URL errors are) */
+  /** thrown while preparing, before the release (as the core's input errors, or a failing token store, are) */
   failBeforeSend: (() => unknown) | undefined;
   /** warm() calls, each with how many requests had been made before it */
   readonly warms: number[] = [];

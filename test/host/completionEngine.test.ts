@@ -356,7 +356,7 @@ test('the request is prepared when the debounce starts and sent at its end, only
   assert.equal(paused.engine.state().kind, 'paused-error');
   assert.equal(paused.engine.stats().requests, 1);
 
-  // the client fails while preparing (no token): the state says so at once, no request is counted
+  // the client fails while preparing (e.g. its token store fails): the state says so at once, no request is counted
   const early = new Rig();
   early.client.failBeforeSend = () => errorFromResponse({ status: 401, headers: {}, body: '{}', context: {} });
   const e3 = early.editor();
