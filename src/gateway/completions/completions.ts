@@ -140,8 +140,8 @@ export class GatewayCompletions implements CompletionClient {
 
   async complete(req: CompletionRequest): Promise<CompletionResult> {
     const maxTokens = validate(req);
-    // Before `sendAfter` (the debounce) resolves: the token's scope, the mode, the body and the
-    // headers; the exchange's time is counted from the release.
+    // Before `sendAfter` (the debounce) resolves: the token's scope, the mode and the FIM body; the
+    // exchange's time is counted from the release.
     let started = this.c.now();
     const released = req.sendAfter?.then(() => {
       started = this.c.now();

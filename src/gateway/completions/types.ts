@@ -25,9 +25,9 @@ export interface CompletionRequest {
   /** aborting closes the socket at once */
   signal?: AbortSignal;
   /**
-   * Send only once this resolves (the engine's debounce): everything before the wire — the token, the
-   * body, the headers — is done meanwhile, so the wait hides that work. When it rejects nothing is
-   * sent and `complete` rejects with its reason.
+   * Send only once this resolves (the engine's debounce): the token's scope, the mode and the body
+   * are prepared meanwhile, so the wait hides that work. When it rejects nothing is sent and
+   * `complete` rejects with its reason.
    */
   sendAfter?: Promise<unknown>;
 }

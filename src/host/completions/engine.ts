@@ -319,7 +319,7 @@ export class CompletionEngine {
       if (signal.aborted || (doc.currentVersion && doc.currentVersion() !== doc.version)) return undefined;
       return this.suggestion(doc, offset, ctx, text, 'network');
     } catch (e) {
-      if (signal.aborted || e instanceof NotReleased) return undefined;
+      if (signal.aborted) return undefined;
       throw e;
     } finally {
       sub.dispose();
