@@ -131,6 +131,49 @@ test('one spare per origin however often it is asked for; closed unused after it
   }
 });
 
+test('typing through suggestions: after each aborted request the spare carries the next one, no other connection is made', async () => {
+  const slow = await countingServer(200);
+  const agent = trustingAgent();
+  try {
+    for (let i = 0; i < 6; i++) {
+      // a suggestion in flight, superseded by a keystroke: its socket is closed with the abort
+      const ac = new AbortController();
+      const inFlight = get(`${slow.url}/typing-${i}`, agent, ac.signal).catch(() => 'aborted');
+      await until(() => slow.connections.filter((c) => c.requests > 0).length === i + 1, `request ${i} to arrive`);
+      ac.abort();
+      assert.equal(await inFlight, 'aborted');
+      // the engine asks for a connection while it waits for the next one
+      preconnect(agent, slow.url);
+      await until(() => slow.connections.length === i + 2, `the spare after abort ${i}`);
+    }
+    const origin = new URL(slow.url).origin;
+    assert.ok(agent.stats[origin], 'the origin keeps its pool through the aborts');
+    const done = await request(`${slow.url}/last`, { dispatcher: agent });
+    assert.equal(await done.body.text(), '{"ok":true}');
+    assert.equal(slow.connections.length, 7, 'one connection per request: the first, then each spare');
+    assert.deepEqual(
+      slow.connections.map((c) => c.requests),
+      [1, 1, 1, 1, 1, 1, 1],
+    );
+    assert.deepEqual(agent.spares.counts, { prepared: 6, handedOver: 6, expired: 0 });
+  } finally {
+    await agent.close();
+    await slow.close();
+  }
+});
+
+test('a closed agent refuses new requests with a classified undici error, and its pools are closed', async () => {
+  const agent = trustingAgent();
+  const start = s.connections.length;
+  assert.equal(await get(`${s.url}/before`, agent), '{"ok":true}');
+  await agent.close();
+  await until(() => s.connections[start].closed, 'the kept-alive connection to close with the agent');
+  await assert.rejects(get(`${s.url}/after`, agent), { name: 'ClientClosedError' });
+  const destroyed = trustingAgent();
+  await destroyed.destroy();
+  await assert.rejects(get(`${s.url}/after`, destroyed), { name: 'ClientDestroyedError' });
+});
+
 test('a spare the server closed first is not handed over: the request connects anew and succeeds', async () => {
   const hangUp = await countingServer();
   hangUp.server.once('connection', (socket: Socket) => setTimeout(() => socket.destroy(), 5));

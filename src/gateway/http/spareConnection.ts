@@ -17,7 +17,8 @@
  * origins. Proxied requests go through the proxy agent's tunnels and get no spare.
  */
 import type { Socket } from 'node:net';
-import { Agent, type buildConnector, type Dispatcher } from 'undici';
+import { Dispatcher, errors, Pool, type buildConnector } from 'undici';
+import type PoolStats from 'undici/types/pool-stats';
 
 /** How long an unused spare is kept before it is closed. */
 export const SPARE_TTL_MS = 4_000;
@@ -180,12 +181,6 @@ export class SpareConnections {
   }
 }
 
-/** The free connections an agent holds for `origin` (undici's pool statistics; 0 when unknown). */
-function freeConnections(agent: Agent, origin: string): number {
-  const stats = (agent as unknown as { stats?: Record<string, { free?: number }> }).stats;
-  return stats?.[origin]?.free ?? 0;
-}
-
 const preconnectors = new WeakMap<Dispatcher, (origin: URL) => void>();
 
 /** Says how `dispatcher` opens a connection ahead of a request (a router delegates to its direct agent). */
@@ -207,26 +202,91 @@ export function preconnect(dispatcher: Dispatcher, origin: string | URL): void {
   }
 }
 
-/** An undici agent over `connect` that can open a spare connection ahead of a request ({@link preconnect}). */
-export class WarmAgent extends Agent {
-  readonly spares: SpareConnections;
+/** At most this many origins keep a pool (beyond it, the least recently used idle one is closed). */
+const MAX_ORIGINS = 16;
 
-  constructor(connect: Connector, options: Omit<Agent.Options, 'connect'> = {}) {
-    const spares = new SpareConnections(connect);
-    super({ ...options, connect: spares.connector });
-    this.spares = spares;
+/**
+ * An undici agent over `connect` that keeps one pool per origin and can open a spare connection
+ * ahead of a request ({@link preconnect}).
+ *
+ * undici's own `Agent` closes an origin's pool when its last connection closes, and a suggestion
+ * superseded by typing closes its connection (two requests in three in the keystroke bench). The
+ * closing pool's client then connected once more, taking the spare, and the next request built a new
+ * pool and client and opened a connection of its own: a handshake on the request's path after every
+ * aborted suggestion, and two connections per request. Here a pool stays for the agent's life and
+ * its client reconnects when a request comes, through the spare when there is one. Pools are bounded
+ * ({@link MAX_ORIGINS}); an idle one holds no socket once undici's keep-alive timeout has passed.
+ */
+export class WarmAgent extends Dispatcher {
+  readonly spares: SpareConnections;
+  private readonly options: Pool.Options;
+  /** by origin, least recently used first */
+  private readonly pools = new Map<string, Pool>();
+  private state: 'open' | 'closed' | 'destroyed' = 'open';
+
+  constructor(connect: Connector, options: Omit<Pool.Options, 'connect'> = {}) {
+    super();
+    this.spares = new SpareConnections(connect);
+    this.options = { ...options, connect: this.spares.connector };
     registerPreconnect(this, (origin) => {
-      if (this.closed || this.destroyed) return;
-      if (freeConnections(this, origin.origin) > 0) return;
-      spares.prepare(origin);
+      if (this.state !== 'open') return;
+      if ((this.pools.get(origin.origin)?.stats.free ?? 0) > 0) return;
+      this.spares.prepare(origin);
     });
+  }
+
+  /** Each origin's pool statistics, as undici's Agent gives them. */
+  get stats(): Record<string, PoolStats> {
+    return Object.fromEntries([...this.pools].map(([origin, pool]) => [origin, pool.stats]));
+  }
+
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    if (this.state === 'destroyed') throw new errors.ClientDestroyedError();
+    if (this.state === 'closed') throw new errors.ClientClosedError();
+    const o = options.origin;
+    if (!o || (typeof o !== 'string' && !(o instanceof URL)))
+      throw new errors.InvalidArgumentError('opts.origin must be a non-empty string or URL.');
+    const key = typeof o === 'string' ? o : o.origin;
+    let pool = this.pools.get(key);
+    if (pool) {
+      this.pools.delete(key); // most recently used last
+    } else {
+      pool = this.poolFor(key);
+    }
+    this.pools.set(key, pool);
+    this.trim();
+    return pool.dispatch(options, handler);
+  }
+
+  private poolFor(origin: string): Pool {
+    const pool = new Pool(origin, this.options);
+    // the pool's events, told as undici's Agent tells them (this agent first among the targets)
+    pool.on('connect', (url, targets) => this.emit('connect', url, [this, ...targets]));
+    pool.on('disconnect', (url, targets, err) => this.emit('disconnect', url, [this, ...targets], err));
+    pool.on('connectionError', (url, targets, err) => this.emit('connectionError', url, [this, ...targets], err));
+    pool.on('drain', (url) => this.emit('drain', url));
+    return pool;
+  }
+
+  /** Closes the least recently used idle pools beyond {@link MAX_ORIGINS} (a busy one is kept). */
+  private trim(): void {
+    for (const [origin, pool] of this.pools) {
+      if (this.pools.size <= MAX_ORIGINS) return;
+      const st = pool.stats;
+      if (st.running > 0 || st.pending > 0 || st.queued > 0) continue;
+      this.pools.delete(origin);
+      void pool.close().catch(() => {});
+    }
   }
 
   override close(): Promise<void>;
   override close(callback: () => void): void;
   override close(callback?: () => void): Promise<void> | void {
+    if (this.state === 'open') this.state = 'closed';
     this.spares.clear();
-    return callback ? super.close(callback) : super.close();
+    const done = Promise.all([...this.pools.values()].map((p) => p.close())).then(() => undefined);
+    if (!callback) return done;
+    void done.then(callback, callback);
   }
 
   override destroy(): Promise<void>;
@@ -234,9 +294,12 @@ export class WarmAgent extends Agent {
   override destroy(err: Error | null, callback: () => void): void;
   override destroy(callback: () => void): void;
   override destroy(a?: Error | null | (() => void), b?: () => void): Promise<void> | void {
+    this.state = 'destroyed';
     this.spares.clear();
-    if (typeof a === 'function') return super.destroy(a);
-    if (b) return super.destroy(a ?? null, b);
-    return super.destroy(a ?? null);
+    const err = typeof a === 'function' ? null : (a ?? null);
+    const done = Promise.all([...this.pools.values()].map((p) => p.destroy(err))).then(() => undefined);
+    const callback = typeof a === 'function' ? a : b;
+    if (!callback) return done;
+    void done.then(callback, callback);
   }
 }
