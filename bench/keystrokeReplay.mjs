@@ -28,7 +28,8 @@
 //   come over IPC after each phase, so the figures are computed once the phase is over.
 // - Connections: the engine asks the client to open one while it waits (GatewayCompletions.warm, the
 //   core's spare connection, src/gateway/http/spareConnection.ts), so a request after an aborted one
-//   does not wait for a handshake. The request itself is prepared during the wait (the context
+//   does not wait for a handshake; the core's agent keeps its pool when an abort closes the last
+//   connection, so the spare is the one that carries it (the row reports connections per request). The request itself is prepared during the wait (the context
 //   windows, the token, the body) and released at its end (CompletionRequest.sendAfter).
 // - Billed: what the simulator billed (answered; an abort before its first byte is not billed there,
 //   as new-api does not bill a request its upstream never answered) and, stricter, every request sent.
