@@ -174,6 +174,63 @@ test('a closed agent refuses new requests with a classified undici error, and it
   await assert.rejects(get(`${s.url}/after`, destroyed), { name: 'ClientDestroyedError' });
 });
 
+/** `connect` after `delayMs`, counting its calls (a handshake that takes its time). */
+function slowConnector(delayMs: number, fail?: Error) {
+  const real = buildConnector({});
+  const c = {
+    calls: 0,
+    connect: ((opts, callback) => {
+      c.calls++;
+      setTimeout(() => (fail ? callback(fail, null) : real(opts, callback)), delayMs);
+    }) as buildConnector.connector,
+  };
+  return c;
+}
+
+test('a request that needs a connection while the spare is still opening waits for it: one connection, not two', async () => {
+  const slow = slowConnector(40);
+  const agent = new WarmAgent(slow.connect);
+  try {
+    const start = s.connections.length;
+    preconnect(agent, s.url);
+    assert.equal(await get(`${s.url}/during-handshake`, agent), '{"ok":true}');
+    assert.equal(slow.calls, 1, 'the spare’s connection only');
+    assert.equal(s.connections.length, start + 1);
+    assert.deepEqual(agent.spares.counts, { prepared: 1, handedOver: 1, expired: 0 });
+  } finally {
+    await agent.close();
+  }
+});
+
+test('a spare that fails while a request waits for it gives the request its error, without a second attempt', async () => {
+  const slow = slowConnector(40, Object.assign(new Error('connect ECONNREFUSED (test)'), { code: 'ECONNREFUSED' }));
+  const agent = new WarmAgent(slow.connect);
+  try {
+    preconnect(agent, s.url);
+    await assert.rejects(get(`${s.url}/refused`, agent), { code: 'ECONNREFUSED' });
+    assert.equal(slow.calls, 1);
+    assert.equal(agent.spares.counts.handedOver, 0);
+  } finally {
+    await agent.close();
+  }
+});
+
+test('a spare dropped while a request waits for it: the request connects anew and succeeds', async () => {
+  const slow = slowConnector(40);
+  const agent = new WarmAgent(slow.connect);
+  try {
+    preconnect(agent, s.url);
+    const answer = get(`${s.url}/after-drop`, agent);
+    await until(() => slow.calls === 1, 'the spare to be opening');
+    await new Promise((r) => setTimeout(r, 5)); // the request is waiting on it
+    agent.spares.clear();
+    assert.equal(await answer, '{"ok":true}');
+    assert.equal(slow.calls, 2, 'the dropped spare, then the request’s own');
+  } finally {
+    await agent.close();
+  }
+});
+
 test('a spare the server closed first is not handed over: the request connects anew and succeeds', async () => {
   const hangUp = await countingServer();
   hangUp.server.once('connection', (socket: Socket) => setTimeout(() => socket.destroy(), 5));
@@ -250,6 +307,51 @@ test('over TLS the spare is made with the agent’s trust, and carries the reque
     });
     assert.ok(r.text.length > 0);
     assert.equal(hs.front.handshakes, 1, 'the request used the spare: no second handshake');
+    await dispatcher.close();
+  } finally {
+    await hs?.close();
+  }
+});
+
+test('over TLS, typing through suggestions: one handshake per request, each the spare’s opened during the wait', async () => {
+  let hs: HttpsSimulator | undefined;
+  try {
+    hs = await startHttpsSimulator({ profile: 'real' });
+    const sim = hs.sim;
+    sim.config.completions = { ...sim.config.completions, latencyMs: 5_000 };
+    const dispatcher = createDispatcher({ env: { NODE_EXTRA_CA_CERTS: hs.ca.caFile }, systemCaFiles: [] });
+    const completions = new GatewayClient({
+      baseUrl: hs.url,
+      token: () => sim.tokens.production,
+      dispatcher,
+      retry: { maxRetries: 0 },
+    }).completions();
+    const ask = (signal?: AbortSignal) =>
+      completions.complete({
+        model: 'deepseek-chat',
+        prefix: 'function add(a, b) {\n  return a',
+        suffix: '\n}\n',
+        languageId: 'typescript',
+        fileName: 'a.ts',
+        signal,
+      });
+    for (let i = 0; i < 4; i++) {
+      completions.warm(); // the debounce starts
+      await until(() => hs!.front.handshakes >= i + 1, `the spare's handshake ${i}`);
+      const ac = new AbortController();
+      const superseded = ask(ac.signal).then(
+        () => 'answered',
+        () => 'aborted',
+      );
+      await until(() => sim.completionStats().requests === i + 1, `request ${i} at the gateway`);
+      ac.abort(); // the next keystroke
+      assert.equal(await superseded, 'aborted');
+    }
+    sim.config.completions = { ...sim.config.completions, latencyMs: 0 };
+    completions.warm();
+    await until(() => hs!.front.handshakes >= 5, 'the last spare');
+    assert.ok((await ask()).text.length > 0);
+    assert.equal(hs.front.handshakes, 5, 'five requests, five handshakes: none on a request’s path');
     await dispatcher.close();
   } finally {
     await hs?.close();

@@ -8,7 +8,7 @@
  * it: {@link preconnect} opens one through the agent's own connector — the same trust, TLS options
  * and server name as any request of this agent — unless the agent already holds a free one for that
  * origin. The next time undici's pool needs a new connection to the origin, the connector hands the
- * spare over instead of connecting.
+ * spare over instead of connecting, or, while the spare's handshake is still under way, waits for it.
  *
  * Nothing is sent on a spare: no request, no token; only the handshake. A spare lives at most
  * {@link SPARE_TTL_MS} (below the idle limits servers put on a connection that has not sent a request:
@@ -35,6 +35,11 @@ interface Spare {
   timer?: ReturnType<typeof setTimeout>;
   /** listeners that drop the spare if its connection ends before it is used */
   watchers?: Array<[string, (...args: unknown[]) => void]>;
+  /**
+   * connections undici asked for while the spare's handshake was under way: the first gets the
+   * socket, or the spare's error (the same options would fail alike); any other connects anew
+   */
+  waiting?: Array<(got?: { socket: Socket } | { error: Error }) => void>;
 }
 
 const defaultPort = (protocol: string) => (protocol === 'https:' ? '443' : '80');
@@ -69,9 +74,26 @@ export class SpareConnections {
     private readonly ttlMs = SPARE_TTL_MS,
   ) {}
 
-  /** undici's `connect` option: a usable spare for these options, else a new connection. */
+  /**
+   * undici's `connect` option: a usable spare for these options; the spare still in its handshake
+   * (the connection asked for is the one it is making: undici's client reconnects as soon as an
+   * aborted request's socket closes, while the spare the engine asked for is on its way, and over
+   * TLS that made two handshakes per aborted suggestion); else a new connection.
+   */
   readonly connector: Connector = (opts, callback) => {
-    const spare = opts.httpSocket ? undefined : this.take(keyOf(opts));
+    if (opts.httpSocket) return this.connect(opts, callback);
+    const key = keyOf(opts);
+    const opening = this.spares.get(key);
+    if (opening && !opening.socket) {
+      (opening.waiting ??= []).push((got) => {
+        if (!got) return this.connect(opts, callback);
+        if ('error' in got) return callback(got.error, null);
+        this.counts.handedOver++;
+        callback(null, got.socket);
+      });
+      return;
+    }
+    const spare = this.take(key);
     if (!spare) return this.connect(opts, callback);
     this.counts.handedOver++;
     // undici expects the callback after connect() returns, as a real handshake would
@@ -94,15 +116,24 @@ export class SpareConnections {
     this.counts.prepared++;
     try {
       this.connect(opts, (err, socket) => {
+        const waiting = spare.waiting;
+        spare.waiting = undefined;
+        const [first, ...rest] = waiting ?? [];
+        for (const w of rest) w(); // connected anew
         if (err || !socket) {
           if (this.spares.get(key) === spare) this.spares.delete(key);
+          first?.({ error: err ?? new Error('the connection could not be made') });
           return;
         }
         if (this.spares.get(key) !== spare) {
+          // dropped while opening (the agent closed, or a newer spare took its place)
           socket.destroy();
+          first?.();
           return;
         }
-        this.keep(key, spare, socket);
+        if (!first) return this.keep(key, spare, socket);
+        this.spares.delete(key);
+        first({ socket });
       });
     } catch {
       this.spares.delete(key);
