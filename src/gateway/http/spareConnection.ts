@@ -281,11 +281,12 @@ export class WarmAgent extends Dispatcher {
     let pool = this.pools.get(key);
     if (pool) {
       this.pools.delete(key); // most recently used last
+      this.pools.set(key, pool);
     } else {
       pool = this.poolFor(key);
+      this.pools.set(key, pool);
+      this.trim(); // only a new origin can pass the bound
     }
-    this.pools.set(key, pool);
-    this.trim();
     return pool.dispatch(options, handler);
   }
 
