@@ -395,7 +395,7 @@ test('the gates: no request, and the state says why', async () => {
       rig: () => new Rig({ maxFileSize: 100 }),
       text: 'x'.repeat(101),
       state: 'excluded',
-      reason: /100 bytes/,
+      reason: /100 characters/,
     },
     { name: 'mid-word', rig: () => new Rig(), text: 'const value = items.len|gth;', state: 'on' },
     { name: 'blank file', rig: () => new Rig(), text: '\n\n   |\n', state: 'on' },

@@ -63,16 +63,21 @@ export class Editor {
     public languageId = 'typescript',
   ) {}
 
+  /** set: each snapshot holds only this many characters each side of the cursor, as the glue gives a large file */
+  window: number | undefined;
+
   snapshot(): DocumentSnapshot {
-    return {
+    const base = {
       id: this.id,
       relativePath: this.relativePath,
       languageId: this.languageId,
       version: this.version,
-      text: this.text,
-      size: Buffer.byteLength(this.text),
+      size: this.text.length,
       currentVersion: () => this.version,
     };
+    if (this.window === undefined) return { ...base, text: this.text };
+    const start = Math.max(0, this.offset - this.window);
+    return { ...base, text: this.text.slice(start, this.offset + this.window), textStart: start };
   }
 
   /** VS Code asking again (an edit already happened, or an explicit trigger). */

@@ -33,9 +33,10 @@ class Position {
 class Range {
   readonly start: Position;
   readonly end: Position;
-  constructor(a: number, b: number, c: number, d: number) {
-    this.start = new Position(a, b);
-    this.end = new Position(c, d);
+  // vscode.Range's two forms: (start, end) positions or four numbers
+  constructor(a: number | Position, b: number | Position, c?: number, d?: number) {
+    this.start = typeof a === 'number' ? new Position(a, b as number) : a;
+    this.end = typeof b === 'number' ? new Position(c!, d!) : b;
   }
 }
 class InlineCompletionItem {
@@ -59,7 +60,18 @@ function doc(path: string, text: string, languageId = 'typescript', version = 1)
     lineCount: lines.length,
     lineAt: (n: number) => ({ text: lines[n], range: { end: new Position(n, lines[n].length) } }),
     offsetAt,
-    getText: () => text,
+    positionAt: (offset: number) => {
+      let line = 0;
+      while (line < lines.length - 1 && offset > lines[line].length) offset -= lines[line++].length + 1;
+      return new Position(line, offset);
+    },
+    /** every read, by its length: the glue reads a window of a large document, never all of it */
+    reads: [] as number[],
+    getText(range?: Range) {
+      const got = range ? text.slice(offsetAt(range.start), offsetAt(range.end)) : text;
+      this.reads.push(got.length);
+      return got;
+    },
   };
 }
 
@@ -147,6 +159,32 @@ test('on: a typed line gets an item from /v1/completions on the cursor line; its
     assert.equal(await x.providers[0].provideInlineCompletionItems(moved, new Position(0, 9), ctx, token()), undefined);
   } finally {
     x.done();
+  }
+});
+
+test('a large document: the glue reads only the text around the cursor, and the prompt still ends at the cursor', async () => {
+  const own = await startSimulator({ profile: 'real', completions: { latencyMs: 5 } });
+  const prev = sim;
+  sim = own;
+  const x = await activated({
+    'modelRelay.completions.enabled': true,
+    'modelRelay.completions.model': 'deepseek-chat',
+    'modelRelay.completions.contextTokens': 256,
+  });
+  try {
+    const filler = Array.from({ length: 6_000 }, (_, i) => `const value${i} = compute(${i});\n`).join('');
+    const text = `${filler}function area(widget) {\n  \n}\n${filler}`;
+    const line = filler.split('\n').length; // the empty line inside the function (0-based)
+    const d = doc('/ws/src/big.ts', text);
+    const items = await x.providers[0].provideInlineCompletionItems(d, new Position(line, 2), ctx, token());
+    // the simulator's middle names the last name before the cursor: the prompt ended where the cursor is
+    assert.equal(items?.[0]?.insertText, '  return widget');
+    assert.ok(text.length > 300_000, `${text.length}`);
+    assert.ok(d.reads.length > 0 && Math.max(...d.reads) <= 2 * 8_192, `reads ${d.reads.join(', ')}`);
+  } finally {
+    x.done();
+    sim = prev;
+    await own.close();
   }
 });
 

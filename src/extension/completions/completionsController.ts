@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import { formatAmount } from '../../gateway';
 import { CommandId } from '../../host/commandIds';
 import { completionSettings, perTokenPrice } from '../../host/completions/completionSettings';
+import { windowChars } from '../../host/completions/context';
 import {
   completionDetails,
   completionMenu,
@@ -147,7 +148,10 @@ export class CompletionsController extends Disposable {
       const provider = new RelayInlineCompletions(
         this.engine,
         (doc) => this.allowed(doc),
-        () => this.service.current.completions.maxFileSize,
+        () => {
+          const c = this.service.current.completions;
+          return { maxFileSize: c.maxFileSize, windowChars: windowChars(c.contextTokens) };
+        },
         () => this.update(),
       );
       this.registration = vscode.languages.registerInlineCompletionItemProvider(COMPLETION_SELECTOR, provider);

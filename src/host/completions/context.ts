@@ -11,6 +11,18 @@ export const PREFIX_SHARE = 0.7;
 /** characters scanned per budget token at most (blank lines count little; this bounds the scan) */
 const CHARS_PER_TOKEN_BOUND = 16;
 
+/** at least this many characters each side of the cursor in a snapshot (the engine's own looks: the comment scan, the cache key) */
+const MIN_WINDOW_CHARS = 8_192;
+
+/**
+ * How many characters on each side of the cursor a document snapshot must hold for `contextTokens`:
+ * the windows never reach further (the scan bound), so the glue reads this much of a large document
+ * instead of copying all of it on every keystroke.
+ */
+export function windowChars(contextTokens: number): number {
+  return Math.max(MIN_WINDOW_CHARS, Math.max(1, Math.floor(contextTokens)) * CHARS_PER_TOKEN_BOUND);
+}
+
 export interface ContextWindows {
   prefix: string;
   suffix: string;

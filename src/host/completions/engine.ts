@@ -28,6 +28,7 @@ import { capState, ErrorPause } from './pauses';
 import { PathExclusions } from '../pathExclusions';
 import { contextSkip } from './skipRules';
 import { TypingPace, DOCS } from './typingPace';
+import { between, viewOf, type View } from './view';
 import type {
   CancellationLike,
   CompletionEngineDeps,
@@ -60,12 +61,6 @@ interface Issued {
   before: string;
   after: string;
   shown: boolean;
-}
-
-/** The text a completion is computed for: the document, or the document with the suggest widget's item applied. */
-interface View {
-  text: string;
-  offset: number;
 }
 
 export class CompletionEngine {
@@ -182,7 +177,10 @@ export class CompletionEngine {
       : this.exclusions(settings.exclude).excludes(doc.relativePath)
         ? t('{0} matches modelRelay.completions.exclude.', doc.relativePath)
         : doc.size > settings.maxFileSize
-          ? t('The file is larger than modelRelay.completions.maxFileSize ({0} bytes).', String(settings.maxFileSize))
+          ? t(
+              'The file is longer than modelRelay.completions.maxFileSize ({0} characters).',
+              String(settings.maxFileSize),
+            )
           : undefined;
     if (reason) return (this.setState({ kind: 'excluded', reason }), false);
     this.setState(this.baseline(settings));
@@ -240,19 +238,18 @@ export class CompletionEngine {
     if (!last) return undefined;
     const { s, at } = last;
     const typed = offset - at.offset;
-    const text = doc.text;
     if (
       typed <= 0 ||
       typed >= s.insertText.length ||
       s.range ||
-      text.slice(at.offset - at.before.length, at.offset) !== at.before ||
-      text.slice(at.offset, offset) !== s.insertText.slice(0, typed) ||
-      text.slice(offset, offset + at.after.length) !== at.after
+      between(doc, at.offset - at.before.length, at.offset) !== at.before ||
+      between(doc, at.offset, offset) !== s.insertText.slice(0, typed) ||
+      between(doc, offset, offset + at.after.length) !== at.after
     )
       return undefined;
     const rest = s.insertText.slice(typed);
     this.cache.set(
-      cacheKey(doc.id, text.slice(Math.max(0, offset - PREFIX_TAIL), offset), text.slice(offset, offset + SUFFIX_HEAD)),
+      cacheKey(doc.id, between(doc, offset - PREFIX_TAIL, offset), between(doc, offset, offset + SUFFIX_HEAD)),
       rest,
     );
     return this.suggestion(doc, offset, { trigger: 'automatic' }, rest, 'typed-through');
@@ -280,8 +277,8 @@ export class CompletionEngine {
     this.issued.set(s, {
       docId: doc.id,
       offset,
-      before: doc.text.slice(Math.max(0, offset - AROUND), offset),
-      after: doc.text.slice(offset, offset + AROUND),
+      before: between(doc, offset - AROUND, offset),
+      after: between(doc, offset, offset + AROUND),
       shown: false,
     });
     return s;
@@ -386,14 +383,4 @@ export class CompletionEngine {
 
 function isAbort(e: unknown): boolean {
   return (e instanceof GatewayError && e.kind === 'aborted') || (e instanceof Error && e.name === 'AbortError');
-}
-
-/** The text to complete: with the suggest widget's item selected, as if that item were inserted. */
-function viewOf(doc: DocumentSnapshot, offset: number, ctx: ProvideContext): View {
-  const sel = ctx.selected;
-  if (!sel) return { text: doc.text, offset };
-  return {
-    text: doc.text.slice(0, sel.startOffset) + sel.text + doc.text.slice(sel.endOffset),
-    offset: sel.startOffset + sel.text.length,
-  };
 }

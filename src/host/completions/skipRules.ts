@@ -5,8 +5,9 @@
  * - the cursor's context, for automatic triggers only (an explicit request is the user's call):
  *   - `mid-word`: the character after the cursor is a word character (letter, digit, `_`, `$`): a
  *     word continues there, and an insertion would split it;
- *   - `blank`: the document holds nothing but whitespace: there is nothing to continue, and
- *     `/v1/completions` gateways refuse an empty prompt;
+ *   - `blank`: the text the engine was given (the document, or for a large one the window around
+ *     the cursor that holds every character the context could send) is only whitespace: there is
+ *     nothing to continue, and `/v1/completions` gateways refuse an empty prompt;
  *   - `comment-only`: the cursor is in a line comment (its line, up to the cursor, starts with the
  *     language's line-comment marker) and every non-blank line from COMMENT_SCAN.above lines above to
  *     COMMENT_SCAN.below lines below is a comment too (a license header, a file of notes): the model

@@ -21,8 +21,14 @@ export interface DocumentSnapshot {
   languageId: string;
   /** increases on every edit */
   version: number;
+  /**
+   * the document's text, or the part of it around the cursor (the glue reads a window wide enough
+   * for the context budget, `windowChars` in context.ts, so a keystroke in a large file costs no copy of it)
+   */
   text: string;
-  /** byte size of the document, for the size limit */
+  /** the document offset where `text` starts (0 or absent: `text` starts the document) */
+  textStart?: number;
+  /** the document's length in characters (UTF-16 code units, as offsets count), for the size limit */
   size: number;
   /**
    * the document's version now (the glue passes `() => document.version`); when given, the engine
@@ -39,7 +45,7 @@ export interface CompletionSettings {
   maxTokens: number;
   /** glob patterns (workspace-relative) that never get suggestions */
   exclude: string[];
-  /** bytes; larger files get none */
+  /** characters; longer files get none */
   maxFileSize: number;
   /** in the gateway's display unit; undefined: no cap */
   maxCostPerHour: number | undefined;
