@@ -5,6 +5,7 @@
  * tool would fail. `--json` prints `{ tools: [{ tool, label, state, result, cause, fix, probe, … }] }`
  * with tokens masked.
  */
+import { CredentialScope } from '../gateway/http/egress';
 import type { Dispatcher } from 'undici';
 import type { GatewayClient } from '../gateway';
 import { DEFAULT_TOOL_TOKEN_VARIABLE } from '../gateway/defaults';
@@ -46,6 +47,8 @@ export interface ToolsReport {
 
 export interface ToolsRun {
   statuses: ToolStatus[];
+  /** the gateway's origins: a tool aimed anywhere else is reported, and nothing is sent to it */
+  scope: CredentialScope;
   env: Record<string, string | undefined>;
   dispatcher?: Dispatcher | undefined;
   models?: ToolGateway['models'] | undefined;
@@ -100,6 +103,7 @@ export async function toolsReport(run: ToolsRun): Promise<ToolsReport> {
     }
     const target = await probeTargetOf(s, run.env);
     const p = await probeTool(target, {
+      scope: run.scope,
       dispatcher: run.dispatcher,
       models: run.models,
       timeoutMs: run.timeoutMs,
@@ -185,6 +189,7 @@ export async function toolsCommand(
   const statuses = await toolStatuses(environment, tg);
   const report = await toolsReport({
     statuses,
+    scope: 'cfg' in gateway ? gateway.client.credentialScope : new CredentialScope('', []),
     env: io.env,
     dispatcher: 'cfg' in gateway ? gateway.dispatcher : undefined,
     models: tg?.models,

@@ -31,6 +31,7 @@ import {
   verbatimBaseUrl,
   type EndpointFinding,
 } from './endpoint';
+import type { CredentialScope } from './http/egress';
 import { Limiter } from './http/limiter';
 import type { BurstThresholds } from './http/sseStream';
 import { Transport, realSleep, type Sleep, type TransportOptions } from './http/transport';
@@ -133,10 +134,11 @@ export class GatewayClient {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...(opts.timeouts ?? {}) };
     this.imageLimiter = new Limiter(opts.concurrency?.image ?? DEFAULT_CONCURRENCY.image);
     this.videoLimiter = new Limiter(opts.concurrency?.video ?? DEFAULT_CONCURRENCY.video);
-    const { baseUrl, token, dispatcher, extraHeaders, retry, random, onRequest, onRetry } = opts;
+    const { gatewayName, baseUrl, token, dispatcher, extraHeaders, retry, random, onRequest, onRetry } = opts;
     const explain = async (err: GatewayError, t: string) =>
       explainSurfaceRefusal(await this.account.explainRefusal(err, t));
     this.transport = new Transport({
+      gatewayName,
       baseUrl,
       backupUrls: this.backupUrls,
       baseUrlVerbatim: this.baseUrlVerbatim,
@@ -265,11 +267,18 @@ export class GatewayClient {
     return this.surfaces.entries();
   }
 
+  /** The origins this gateway's token may go to: its configured base URL and backups (egress.ts). */
+  get credentialScope(): CredentialScope {
+    return this.transport.credentialScope;
+  }
+
   /** A terminal tool's probe (its own address and credential) through this client's dispatcher, into its request log. */
-  probeTool(target: ProbeTarget, o: Omit<ProbeOptions, 'dispatcher' | 'onRequest'> = {}): Promise<ToolProbe> {
+  probeTool(target: ProbeTarget, o: Omit<ProbeOptions, 'dispatcher' | 'onRequest' | 'scope'> = {}): Promise<ToolProbe> {
     return probeTool(target, {
       now: this.now,
       ...o,
+      // this gateway's own origins, whatever the caller passed: the tool's address must be one of them
+      scope: this.transport.credentialScope,
       dispatcher: this.transport.dispatcher,
       ...(this.opts.onRequest ? { onRequest: this.opts.onRequest } : {}),
     });

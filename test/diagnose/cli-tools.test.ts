@@ -5,6 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { CredentialScope } from '../../src/gateway/http/egress';
 import { renderTools, toolsExitCode, toolsJson, toolsReport } from '../../src/cli/toolsCommand';
 import type { ToolStatus } from '../../src/gateway/tools/types';
 import { startSimulator, type Simulator } from '../sim/server';
@@ -46,7 +47,11 @@ const others: ToolStatus[] = [
 test('a working set-up tool: exit 0; the others skipped with their reason; --json rows', async () => {
   sim.reset();
   const env = { GEMINI_API_KEY: sim.tokens.production };
-  const r = await toolsReport({ statuses: [...others, gemini(sim.url)], env });
+  const r = await toolsReport({
+    statuses: [...others, gemini(sim.url)],
+    env,
+    scope: new CredentialScope('sim', [sim.url]),
+  });
   assert.equal(toolsExitCode(r), 0);
   assert.deepEqual(
     r.tools.map((x) => [x.tool, x.result]),
@@ -73,6 +78,7 @@ test('a set-up tool that would fail: exit 1, with the cause and fix in its terms
   const r = await toolsReport({
     statuses: [gemini(`${sim.url}/v1beta`)],
     env: { GEMINI_API_KEY: sim.tokens.production },
+    scope: new CredentialScope('sim', [sim.url]),
   });
   assert.equal(toolsExitCode(r), 1);
   assert.match(r.tools[0].cause, /^GOOGLE_GEMINI_BASE_URL ends in \/v1beta/);

@@ -10,6 +10,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { observeHttp, type ExchangeFacts } from '../../src/gateway/http/har';
+import { CredentialScope } from '../../src/gateway/http/egress';
 import { probeTool, type ProbeTarget } from '../../src/gateway/tools/probes';
 import { probeTargetOf } from '../../src/gateway/tools/probeTarget';
 import type { ToolSource } from '../../src/gateway/tools/types';
@@ -78,12 +79,15 @@ function recordSent(): { sent: ExchangeFacts[]; stop: () => void } {
   return { sent, stop };
 }
 
+/** The simulator is the gateway: its origin is the only one the token may go to. */
+const here = (url = sim.url) => ({ scope: new CredentialScope('sim', [url]) });
+
 const assertNoToken = (r: unknown) => assert.ok(!JSON.stringify(r).includes(sim.tokens.production.slice(3)));
 
 test("each tool's probe sends that tool's request: path, headers and body shape, streamed, with a tiny limit", async () => {
   const rec = recordSent();
   try {
-    const c = await probeTool(claude());
+    const c = await probeTool(claude(), here());
     assert.equal(c.ok, true, c.cause);
     assert.equal(c.request, 'POST /v1/messages?beta=true');
     const ch = sim.log.at(-1)!.headers;
@@ -96,11 +100,11 @@ test("each tool's probe sends that tool's request: path, headers and body shape,
     const cb = JSON.parse(String(rec.sent.at(-1)!.body));
     assert.deepEqual([cb.model, cb.stream, cb.max_tokens <= 16], ['claude-sonnet-4-5', true, true]);
 
-    const x = await probeTool(claude({ header: 'x-api-key' }));
+    const x = await probeTool(claude({ header: 'x-api-key' }), here());
     assert.equal(x.ok, true, x.cause);
     assert.equal(sim.log.at(-1)!.headers['x-api-key'], 'sk-Pr0...Lk5d');
 
-    const k = await probeTool(codex());
+    const k = await probeTool(codex(), here());
     assert.equal(k.ok, true, k.cause);
     assert.equal(k.request, 'POST /v1/responses');
     assert.equal(sim.log.at(-1)!.headers.authorization, 'Bearer sk-Pr0...Lk5d');
@@ -111,14 +115,17 @@ test("each tool's probe sends that tool's request: path, headers and body shape,
     assert.equal(kb.input[0].content[0].type, 'input_text');
     assert.ok(kb.reasoning);
 
-    const g = await probeTool(gemini(), { models: [{ id: 'gemini-2.5-flash', surfaces: ['gemini', 'compatible'] }] });
+    const g = await probeTool(gemini(), {
+      ...here(),
+      models: [{ id: 'gemini-2.5-flash', surfaces: ['gemini', 'compatible'] }],
+    });
     assert.equal(g.ok, true, g.cause);
     assert.equal(g.request, 'POST /v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
     assert.match(g.note ?? '', /GEMINI_MODEL.*gemini-2\.5-flash/);
     assert.equal(sim.log.at(-1)!.headers['x-goog-api-key'], 'sk-Pr0...Lk5d');
     assert.equal(JSON.parse(String(rec.sent.at(-1)!.body)).generationConfig.maxOutputTokens, 16);
 
-    const o = await probeTool(opencode());
+    const o = await probeTool(opencode(), here());
     assert.equal(o.ok, true, o.cause);
     assert.equal(o.request, 'POST /v1/chat/completions');
     assert.equal(JSON.parse(String(rec.sent.at(-1)!.body)).stream, true);
@@ -193,7 +200,7 @@ const FAILURES: Array<{ name: string; target: () => ProbeTarget; status?: number
 
 for (const f of FAILURES) {
   test(`probe failure in the tool's terms — ${f.name}`, async () => {
-    const r = await probeTool(f.target());
+    const r = await probeTool(f.target(), here());
     assert.equal(r.ok, false);
     if (f.status) assert.equal(r.status, f.status);
     for (const re of f.cause) assert.match(r.cause ?? '', re);
@@ -206,10 +213,13 @@ for (const f of FAILURES) {
 test('one-api: Gemini CLI finds no Gemini API there', async () => {
   const one = await startSimulator({ profile: 'real', gateway: 'one-api' });
   try {
-    const r = await probeTool({
-      ...gemini({ model: 'gemini-2.5-flash' }),
-      baseUrl: { value: one.url, from: terminal('GOOGLE_GEMINI_BASE_URL') },
-    });
+    const r = await probeTool(
+      {
+        ...gemini({ model: 'gemini-2.5-flash' }),
+        baseUrl: { value: one.url, from: terminal('GOOGLE_GEMINI_BASE_URL') },
+      },
+      here(one.url),
+    );
     assert.equal(r.ok, false);
     assert.match(r.cause ?? '', /^This gateway does not serve the Gemini API .* with a web page/);
   } finally {
@@ -219,12 +229,12 @@ test('one-api: Gemini CLI finds no Gemini API there', async () => {
 
 test('a probe is never retried: a 500 is one request; a missing variable sends nothing; a cancelled probe says so', async () => {
   sim.fault({ kind: 'status', status: 500, count: 3 });
-  const r = await probeTool(claude());
+  const r = await probeTool(claude(), here());
   assert.equal(r.ok, false);
   assert.equal(r.status, 500);
   assert.equal(sim.log.length, 1);
   sim.reset();
-  const noKey = await probeTool({ ...codex(), credential: undefined });
+  const noKey = await probeTool({ ...codex(), credential: undefined }, here());
   assert.match(
     noKey.cause ?? '',
     /The variable env_key that env_key names|MODEL_RELAY_API_KEY|not set in this terminal/,
@@ -232,7 +242,7 @@ test('a probe is never retried: a 500 is one request; a missing variable sends n
   assert.equal(sim.log.length, 0);
   const ac = new AbortController();
   sim.fault({ kind: 'latency', ms: 2000 });
-  const pending = probeTool(claude(), { signal: ac.signal });
+  const pending = probeTool(claude(), { ...here(), signal: ac.signal });
   setTimeout(() => ac.abort(), 50);
   const cancelled = await pending;
   assert.equal(cancelled.ok, false);

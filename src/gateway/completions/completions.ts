@@ -13,7 +13,6 @@ import type { Surface } from '../errors/gatewayError';
 import type { Transport } from '../http/transport';
 import { t } from '../l10n';
 import type { Capability, ModelInfo } from '../models';
-import { preconnect } from '../http/spareConnection';
 import { estimateTokens } from '../tokenEstimate';
 import {
   CHAT_COMPLETION_SYSTEM,
@@ -134,8 +133,7 @@ export class GatewayCompletions implements CompletionClient {
    * (no request, no token sent; none through a proxy's tunnel). See http/spareConnection.ts.
    */
   warm(): void {
-    const base = this.c.transport.activeBase;
-    if (base) preconnect(this.c.transport.dispatcher, base);
+    this.c.transport.preconnect();
   }
 
   async complete(req: CompletionRequest): Promise<CompletionResult> {

@@ -7,8 +7,9 @@ import type { Dispatcher } from 'undici';
 import { GatewayClient } from '../client';
 import { DEFAULT_DIAGNOSIS_TIMEOUTS } from '../defaults';
 import { t } from '../l10n';
-import { normalizeBaseUrl, type NormalizedBase } from '../endpoint';
+import { hostOf, normalizeBaseUrl, type NormalizedBase } from '../endpoint';
 import type { GatewayError } from '../errors/gatewayError';
+import { CredentialScope } from '../http/egress';
 import { bypassesProxy, createDispatcher, describeProxy, hostPort, type ProxyChoice } from '../http/proxy';
 import { maskToken } from '../mask';
 import type { Capability, ModelInfo } from '../models';
@@ -142,11 +143,21 @@ export class DiagnosisContext {
     this.dispatcher = input.dispatcher ?? (this.ownedDispatcher = createDispatcher(input.proxy ?? { env: {} }));
   }
 
+  /** Where the token may go: the base URL and backups this diagnosis was given (the user's configuration), nothing else. */
+  get credentialScope(): CredentialScope {
+    return (this.scope ??= new CredentialScope(
+      this.input.gatewayName ?? (this.n.base ? hostOf(this.n.base) : ''),
+      [this.n.base, ...this.backups].filter((b): b is string => !!b),
+    ));
+  }
+  private scope: CredentialScope | undefined;
+
   /** The client every check after reachability uses: the host that works, no retries, short timeouts. */
   get client(): GatewayClient | undefined {
     if (!this.usedBase) return undefined;
     const requestMs = this.requestMs;
     return (this.ownClient ??= new GatewayClient({
+      gatewayName: this.credentialScope.gateway,
       baseUrl: this.usedBase,
       token: () => this.token,
       dispatcher: this.dispatcher,

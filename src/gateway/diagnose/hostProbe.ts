@@ -7,6 +7,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP, connect as netConnect } from 'node:net';
 import { connect as tlsConnect, type SecureContext } from 'node:tls';
 import type { Dispatcher } from 'undici';
+import type { CredentialScope } from '../http/egress';
 import { headerProblems, requestHeaders } from '../http/headers';
 import { headerValue, readText, sendOnce, type Attempt, type Headers } from '../http/attempt';
 import { hostOf, joinUrl } from '../endpoint';
@@ -48,6 +49,8 @@ export interface HostProbe {
 
 export interface ProbeOptions {
   token: string | undefined;
+  /** the origins the token may go to (the gateway's base and backups): the probed base must be one */
+  scope: CredentialScope;
   dispatcher: Dispatcher | undefined;
   viaProxy: boolean;
   strictSSL: boolean;
@@ -227,16 +230,12 @@ export async function probeHost(base: string, o: ProbeOptions): Promise<HostProb
   const started = o.now();
   let a: Attempt | undefined;
   try {
-    const headers = requestHeaders({
-      surface: 'compatible',
-      token: o.token,
-      accept: 'application/json',
-      extraHeaders: o.extraHeaders,
-    });
     a = await sendOnce({
       url,
       method: 'GET',
-      headers,
+      headers: requestHeaders({ surface: 'compatible', accept: 'application/json' }),
+      credential: { secret: o.token, scheme: 'bearer', scope: o.scope, headers: o.extraHeaders },
+      addressFrom: host,
       dispatcher: o.dispatcher ?? (ownAgent ??= trustingAgent()),
       signal: o.signal,
       timeoutMs: o.timeoutMs,

@@ -180,6 +180,7 @@ export async function toolOutcome(ctx: DiagnosisContext, s: ToolStatus): Promise
   const target = await probeTargetOf(s, ctx.input.tools?.env ?? {});
   const send = ctx.input.tools?.send ?? ((tg, o) => probeTool(tg, { ...o, dispatcher: ctx.dispatcher }));
   const p = await send(target, {
+    scope: ctx.credentialScope,
     signal: ctx.signal,
     timeoutMs: ctx.requestMs,
     models: probeModels(ctx),

@@ -152,6 +152,8 @@ export interface DiagnosisInput {
   /** the base URL exactly as configured (not normalised) */
   baseUrl: string;
   backupUrls?: readonly string[] | undefined;
+  /** the gateway's name, in a refusal to send its token elsewhere (default: the base URL's host) */
+  gatewayName?: string | undefined;
   token: string | undefined;
   /** shown in the report next to the masked token, e.g. "production" */
   tokenName?: string | undefined;

@@ -54,7 +54,8 @@ export type ErrorDetail =
   | 'event_too_large'
   | 'body_too_large'
   | 'request_not_built'
-  | 'convert_request_failed';
+  | 'convert_request_failed'
+  | 'credential_elsewhere';
 
 export interface ErrorContext {
   surface?: Surface | undefined;

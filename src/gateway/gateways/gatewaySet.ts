@@ -142,6 +142,7 @@ export class GatewaySet {
     const id = p.id;
     return new GatewayClient({
       ...shared,
+      gatewayName: p.name,
       baseUrl: p.baseUrl,
       baseUrlVerbatim: verbatim?.(p.baseUrl) ?? false,
       backupUrls: p.backupUrls ?? [],

@@ -1,12 +1,16 @@
 /**
- * One HTTP request, sent once: the overall timer, the caller's abort signal wired to our own
- * controller, cleanup of both, and bounded body reads. The transport (gateway calls), the image
- * download (result URLs on a CDN) and the diagnose host probe all send through here; retries,
- * failover and request records are the transport's business, not this file's.
+ * One HTTP request, sent once: the credential gate (egress.ts: a credential leaves only for its
+ * gateway's origins), the HTTP recorder (har.ts), the overall timer, the caller's abort signal wired
+ * to our own controller, cleanup of both, and bounded body reads. Every request of the product
+ * leaves through here — the transport (gateway calls), the image download (result URLs on a CDN),
+ * the diagnose host probe and the tools' probes; retries, failover and request records are the
+ * transport's business, not this file's.
  */
 import { request, type Dispatcher } from 'undici';
 import { errorFromNetwork } from '../errors/fromNetwork';
 import type { ErrorContext } from '../errors/gatewayError';
+import { admitRequest, type Credential } from './egress';
+import { watchExchange } from './har';
 
 export type Headers = Record<string, string | string[] | undefined>;
 export type ResponseBody = Dispatcher.ResponseData['body'];
@@ -15,8 +19,13 @@ export type SendBody = string | Dispatcher.RequestOptions['body'] | undefined;
 export interface AttemptOptions {
   url: string;
   method: 'GET' | 'POST' | 'DELETE';
+  /** headers without any credential: `credential` is attached by the gate, and only where it may go */
   headers: Record<string, string>;
   body?: SendBody;
+  /** the credential and the gateway it belongs to (none: a request that carries nothing, e.g. a CDN download) */
+  credential?: Credential | undefined;
+  /** where the URL came from, named in a refusal: "the base URL of production", "./.claude/settings.json (env.ANTHROPIC_BASE_URL)" */
+  addressFrom?: string | undefined;
   dispatcher: Dispatcher;
   signal?: AbortSignal | undefined;
   /** until the response headers arrive, and (unless `keepOpen`) until the body has been read */
@@ -45,10 +54,20 @@ export interface Attempt {
 
 /** Sends one request; network failures, timeouts and aborts become a classified GatewayError. */
 export async function sendOnce(o: AttemptOptions): Promise<Attempt> {
+  // Refused before a byte is sent: a credential bound for an origin outside its gateway.
+  const out = admitRequest(o, o.context);
   const controller = new AbortController();
   let timedOut = false;
   const onCallerAbort = () => controller.abort(o.signal?.reason);
   if (o.signal?.aborted) throw errorFromNetwork(o.signal.reason, o.context, { aborted: true });
+  const secret = o.credential?.secret;
+  const watch = watchExchange({
+    method: o.method,
+    url: out.url,
+    headers: out.headers,
+    body: o.body,
+    secrets: secret ? [secret] : [],
+  });
   o.signal?.addEventListener('abort', onCallerAbort, { once: true });
   const expire = () => {
     timedOut = true;
@@ -62,15 +81,16 @@ export async function sendOnce(o: AttemptOptions): Promise<Attempt> {
     o.signal?.removeEventListener('abort', onCallerAbort);
   };
   try {
-    const res = await request(o.url, {
+    const res = await request(out.url, {
       method: o.method,
-      headers: o.headers,
+      headers: out.headers,
       body: o.body,
       signal: controller.signal,
       headersTimeout: o.timeoutMs,
       bodyTimeout: o.idleTimeoutMs ?? o.timeoutMs,
       dispatcher: o.dispatcher,
     });
+    watch?.answered(res.statusCode, res.headers, res.body);
     return {
       status: res.statusCode,
       headers: res.headers,
@@ -83,11 +103,13 @@ export async function sendOnce(o: AttemptOptions): Promise<Attempt> {
   } catch (e) {
     release();
     const code = (e as { code?: string }).code;
-    throw errorFromNetwork(e, o.context, {
+    const err = errorFromNetwork(e, o.context, {
       aborted: !timedOut && !!o.signal?.aborted,
       timedOut: timedOut || code === 'UND_ERR_HEADERS_TIMEOUT',
       timeoutMs: o.timeoutMs,
     });
+    watch?.failed(err.message);
+    throw err;
   }
 }
 

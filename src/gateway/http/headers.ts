@@ -1,14 +1,12 @@
-/** Request headers per surface (spec section 9): the one place the auth and version headers are spelt. */
+/** Request headers per surface (spec section 9): the version headers, and which way the token travels (egress.ts attaches it). */
 import type { Surface } from '../errors/gatewayError';
 import { t } from '../l10n';
+import type { CredentialScheme } from './egress';
 
 /** The native messages surface's version header value. */
 export const NATIVE_VERSION = '2023-06-01';
 
 export const USER_AGENT = 'model-relay-vscode/0.1';
-
-/** Headers a caller's extra headers may never set (auth is ours; host and length are the transport's). */
-const RESERVED = new Set(['authorization', 'x-api-key', 'host', 'content-length']);
 
 /** An HTTP header name (RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -26,29 +24,26 @@ export function headerProblems(h: Record<string, string> | undefined): string[] 
 
 export interface HeaderInput {
   surface: Surface;
-  /** none: no auth header (a probe without a token) */
-  token: string | undefined;
   accept: string;
   json?: boolean | undefined;
-  extraHeaders?: Record<string, string> | undefined;
 }
 
-/** Auth per surface: `Authorization: Bearer` (compatible) or `x-api-key` + version headers (native). */
+/**
+ * The headers of a gateway request that carry no credential: the agent, what is accepted, the body's
+ * type, and the native surface's version headers. The token and the profile's extra headers are
+ * attached by the credential gate (egress.ts), only where they may go.
+ */
 export function requestHeaders(o: HeaderInput): Record<string, string> {
   const h: Record<string, string> = { 'user-agent': USER_AGENT, accept: o.accept };
-  for (const [k, v] of Object.entries(o.extraHeaders ?? {})) {
-    const lk = k.toLowerCase();
-    if (!RESERVED.has(lk)) h[lk] = v;
-  }
-  if (o.token === undefined) {
-    /* no auth */
-  } else if (o.surface === 'native') {
-    h['x-api-key'] = o.token;
+  if (o.surface === 'native') {
     h['native-version'] = NATIVE_VERSION;
     h['anthropic-version'] = NATIVE_VERSION;
-  } else {
-    h['authorization'] = `Bearer ${o.token}`;
   }
   if (o.json) h['content-type'] = 'application/json';
   return h;
+}
+
+/** How the token travels on a surface: `x-api-key` on native messages, else `Authorization: Bearer`. */
+export function credentialScheme(surface: Surface, inQuery = false): CredentialScheme {
+  return inQuery ? 'query-key' : surface === 'native' ? 'x-api-key' : 'bearer';
 }

@@ -19,7 +19,14 @@ import {
 } from '../errors/factories';
 import { errorFromNetwork } from '../errors/fromNetwork';
 import { errorFromResponse } from '../errors/fromResponse';
-import type { ErrorContext, ErrorKind, GatewayError, Surface } from '../errors/gatewayError';
+import {
+  isGatewayError,
+  type ErrorContext,
+  type ErrorKind,
+  type GatewayError,
+  type Surface,
+} from '../errors/gatewayError';
+import { t } from '../l10n';
 import type { Capability } from '../models';
 import { recordAttempt, usageOfBody, type RequestLogSink, type RequestPurpose, type TokenUsage } from '../requestLog';
 import {
@@ -32,8 +39,8 @@ import {
   type ResponseBody,
   type SendBody,
 } from './attempt';
-import { watchExchange, type ExchangeWatch } from './har';
-import { headerProblems, requestHeaders } from './headers';
+import { CredentialScope, type Credential } from './egress';
+import { credentialScheme, headerProblems, requestHeaders } from './headers';
 import {
   failsOver,
   mayHaveArrived,
@@ -42,6 +49,7 @@ import {
   type RetryNotice,
   type RetryOptions,
 } from './retryPolicy';
+import { preconnect } from './spareConnection';
 import { trustingAgent } from './trust';
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -53,6 +61,8 @@ const ERROR_BODY_LIMIT = 256 * 1024;
 const JSON_BODY_LIMIT = 64 * 1024 * 1024;
 
 export interface TransportOptions {
+  /** the gateway's name, in a refusal to send its token elsewhere */
+  gatewayName?: string | undefined;
   baseUrl: string;
   backupUrls?: readonly string[];
   /** The primary base URL is called as given (`verbatimBaseUrl`: "Keep what I typed"), not normalised. */
@@ -133,6 +143,8 @@ export interface OpenResponse {
 interface HostState {
   base: string;
   host: string;
+  /** "the base URL of production" / "backup domain 2 of production", named in a refusal */
+  from: string;
 }
 
 /** The body to send, built here if it is a factory; a failure to build it never left the machine (not sent, not billed). */
@@ -146,6 +158,8 @@ async function builtBody(body: RequestBody, context: ErrorContext): Promise<Send
 
 export class Transport {
   private hosts: HostState[] = [];
+  /** where this gateway's credentials may go: exactly its configured bases (egress.ts) */
+  private scope = new CredentialScope('', []);
   private preferred = 0;
   private failedOverAt = 0;
   private retry: RetryOptions;
@@ -165,11 +179,17 @@ export class Transport {
   /** Replaces the primary and backup bases (normalised by the endpoint rules; the primary kept as given when `verbatim`). */
   setEndpoints(baseUrl: string, backupUrls: readonly string[], verbatim = false): void {
     const list: HostState[] = [];
+    const name = this.opts.gatewayName || t('the gateway');
     for (const [i, u] of [baseUrl, ...backupUrls].entries()) {
       const base = (i === 0 && verbatim && verbatimBaseUrl(u)) || normalizeBaseUrl(u).base;
-      if (base && !list.some((h) => h.base === base)) list.push({ base, host: hostOf(base) });
+      const from = i === 0 ? t('the base URL of {0}', name) : t('backup domain {0} of {1}', String(i), name);
+      if (base && !list.some((h) => h.base === base)) list.push({ base, host: hostOf(base), from });
     }
     this.hosts = list;
+    this.scope = new CredentialScope(
+      name,
+      list.map((h) => h.base),
+    );
     this.preferred = 0;
     this.failedOverAt = 0;
   }
@@ -207,6 +227,20 @@ export class Transport {
 
   get bases(): string[] {
     return this.hosts.map((h) => h.base);
+  }
+
+  /** The origins this gateway's credentials may go to (its configured bases): what a probe of another program is checked against. */
+  get credentialScope(): CredentialScope {
+    return this.scope;
+  }
+
+  /**
+   * Opens a spare connection to the preferred base, for a request about to come (spareConnection.ts):
+   * only to one of this gateway's own origins (nothing is sent on it; the handshake names the host).
+   */
+  preconnect(): void {
+    const base = this.activeBase;
+    if (base && this.scope.allows(base)) preconnect(this.dispatcher, base);
   }
 
   async token(): Promise<string | undefined> {
@@ -285,6 +319,16 @@ export class Transport {
     return { error: last! };
   }
 
+  /** This gateway's token and extra headers, for the gate to attach at one of its origins. */
+  private credential(token: string, o: SendOptions): Credential {
+    return {
+      secret: token,
+      scheme: credentialScheme(o.surface, o.tokenInQuery),
+      scope: this.scope,
+      headers: this.opts.extraHeaders,
+    };
+  }
+
   private async once(o: SendOptions, idx: number, token: string, tryNo: number): Promise<OpenResponse> {
     const host = this.hosts[idx];
     const url = joinUrl(host.base, o.path);
@@ -307,34 +351,31 @@ export class Transport {
     );
     const headers = requestHeaders({
       surface: o.surface,
-      token: o.tokenInQuery ? undefined : token,
       accept: o.accept ?? (o.stream ? 'text/event-stream' : 'application/json'),
       json: o.json,
-      extraHeaders: this.opts.extraHeaders,
     });
     if (o.signal?.aborted) throw errorFromNetwork(o.signal.reason, context, { aborted: true });
     // No answer (the body could not be built, or the request failed on the way): recorded, then thrown.
-    const failed = (err: GatewayError, watch?: ExchangeWatch): never => {
+    const failed = (err: GatewayError): never => {
       err.host = host.host;
-      watch?.failed(err.message);
       record(undefined, undefined, { errorKind: err.kind });
       throw err;
     };
     const body = await builtBody(o.body, context).catch(failed);
-    const watch = watchExchange({ method: o.method, url, headers, body, secrets: [token] });
     const a = await sendOnce({
-      url: o.tokenInQuery ? `${url}${url.includes('?') ? '&' : '?'}key=${encodeURIComponent(token)}` : url,
+      url,
       method: o.method,
       headers,
       body,
+      credential: this.credential(token, o),
+      addressFrom: host.from,
       dispatcher: this.dispatcher,
       signal: o.signal,
       timeoutMs: o.timeoutMs,
       idleTimeoutMs: o.idleTimeoutMs,
       deadlineMs: o.deadlineMs,
       context,
-    }).catch((e: unknown) => failed(errorFromNetwork(e, context), watch));
-    watch?.answered(a.status, a.headers, a.body);
+    }).catch((e: unknown) => failed(isGatewayError(e) ? e : errorFromNetwork(e, context)));
     const requestId = requestIdFrom(a.headers);
     if (a.status < 200 || a.status >= 300) {
       const text = await readText(a.body, ERROR_BODY_LIMIT).catch(() => ''); // broke off: classify by status alone

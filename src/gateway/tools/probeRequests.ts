@@ -6,6 +6,7 @@
  */
 import { joinUrl } from '../endpoint';
 import type { Surface } from '../errors/gatewayError';
+import type { CredentialScheme } from '../http/egress';
 import type { ToolId, ToolSource } from './types';
 
 /** The versions the probes present themselves as (the tools' identifying headers). */
@@ -41,7 +42,9 @@ export interface ProbeRequest {
   url: string;
   /** what the report shows: method and the path the tool calls (with its query), e.g. "POST /v1/messages?beta=true" */
   request: string;
+  /** the tool's headers without its credential: the gate attaches that, the way `scheme` says */
   headers: Record<string, string>;
+  scheme: CredentialScheme;
   body: string;
   /** the surface whose error words apply */
   surface: Surface;
@@ -59,21 +62,21 @@ function pathOf(url: string): string {
   }
 }
 
-function authHeader(c: NonNullable<ProbeTarget['credential']>): Record<string, string> {
-  return c.header === 'authorization' ? { authorization: `Bearer ${c.value}` } : { [c.header]: c.value };
+/** How the tool sends its credential (attached by the credential gate, egress.ts, only at its gateway's origins). */
+export function schemeOf(c: NonNullable<ProbeTarget['credential']>): CredentialScheme {
+  return c.header === 'authorization' ? 'bearer' : c.header;
 }
 
 /** Reasoning models get Codex's reasoning block and encrypted reasoning (it sends them only for those). */
 const codexReasons = (model: string) => /^(o\d|gpt-5)|codex/i.test(model);
 
 /** `POST {base}/v1/messages?beta=true`, streamed, with Claude Code's headers. */
-function claudeCode(base: string, model: string, cred: NonNullable<ProbeTarget['credential']>) {
+function claudeCode(base: string, model: string) {
   const url = joinUrl(base, '/v1/messages?beta=true');
   return {
     url,
     surface: 'native' as const,
     headers: {
-      ...authHeader(cred),
       'anthropic-version': '2023-06-01',
       'anthropic-beta': CLAUDE_CODE_BETAS,
       'x-app': 'cli',
@@ -93,13 +96,12 @@ function claudeCode(base: string, model: string, cred: NonNullable<ProbeTarget['
 }
 
 /** `POST {base_url}/responses`, streamed, in Codex's body shape. */
-function codex(base: string, model: string, cred: NonNullable<ProbeTarget['credential']>) {
+function codex(base: string, model: string) {
   const reasons = codexReasons(model);
   return {
     url: joinUrl(base, '/responses'),
     surface: 'responses' as const,
     headers: {
-      authorization: `Bearer ${cred.value}`,
       originator: 'codex_cli_rs',
       'user-agent': `codex_cli_rs/${PROBE_CLIENT_VERSIONS.codex}`,
       'content-type': 'application/json',
@@ -123,12 +125,11 @@ function codex(base: string, model: string, cred: NonNullable<ProbeTarget['crede
 }
 
 /** `POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse` with `x-goog-api-key`. */
-function geminiCli(base: string, model: string, cred: NonNullable<ProbeTarget['credential']>) {
+function geminiCli(base: string, model: string) {
   return {
     url: joinUrl(base, `/v1beta/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`),
     surface: 'compatible' as const,
     headers: {
-      'x-goog-api-key': cred.value,
       'user-agent': `GeminiCLI/${PROBE_CLIENT_VERSIONS['gemini-cli']}/${model}`,
       'x-goog-api-client': 'google-genai-sdk/1.30.0 gl-node/v22',
       'content-type': 'application/json',
@@ -143,12 +144,11 @@ function geminiCli(base: string, model: string, cred: NonNullable<ProbeTarget['c
 }
 
 /** `POST {baseURL}/chat/completions` (@ai-sdk/openai-compatible), streamed, with Bearer. */
-function opencode(base: string, model: string, cred: NonNullable<ProbeTarget['credential']>) {
+function opencode(base: string, model: string) {
   return {
     url: joinUrl(base, '/chat/completions'),
     surface: 'compatible' as const,
     headers: {
-      authorization: `Bearer ${cred.value}`,
       'user-agent': `opencode/${PROBE_CLIENT_VERSIONS.opencode} ai-sdk/openai-compatible`,
       'content-type': 'application/json',
       accept: 'text/event-stream',
@@ -173,11 +173,12 @@ export function probeRequest(
   model: string,
   cred: NonNullable<ProbeTarget['credential']>,
 ): ProbeRequest {
-  const b = BUILDERS[tool](base.trim(), model, cred);
+  const b = BUILDERS[tool](base.trim(), model);
   return {
     url: b.url,
     request: `POST ${pathOf(b.url)}`,
     headers: b.headers,
+    scheme: schemeOf(cred),
     body: JSON.stringify(b.body),
     surface: b.surface,
     succeeded: b.succeeded,

@@ -6,6 +6,7 @@
 import { normalizeBaseUrl } from '../endpoint';
 import type { GatewayError } from '../errors/gatewayError';
 import { saidText } from '../diagnose/outcomeFromError';
+import { originOf, type CredentialScope } from '../http/egress';
 import { t } from '../l10n';
 import { maskToken } from '../mask';
 import type { ProbeTarget } from './probeRequests';
@@ -75,6 +76,33 @@ function extraVersion(value: string): string | undefined {
 
 function rootOf(value: string): string {
   return normalizeBaseUrl(value).base ?? value.replace(/\/(v1beta|v1)\/*$/i, '');
+}
+
+/**
+ * The tool's address is outside its gateway's origins: nothing is sent (a repository's file must not
+ * take the token elsewhere). Says where the address came from and how to remove it.
+ */
+export function elsewhereWords(target: ProbeTarget, url: string, scope: CredentialScope): Words {
+  const n = names(target);
+  const origin = originOf(url) ?? url;
+  return {
+    cause: t(
+      '{0} would send your token to {1} (named by {2} in {3}), which is not an address of {4} ({5}): the probe was not sent.',
+      n.tool,
+      origin,
+      n.base,
+      n.baseFrom,
+      scope.gateway,
+      scope.origins.join(', '),
+    ),
+    fix: t(
+      'Remove {0} from {1} (or point it at {2}); if {3} is your gateway, add it as the base URL or a backup domain in your user settings.',
+      n.base,
+      n.baseFrom,
+      scope.origins[0] ?? '',
+      origin,
+    ),
+  };
 }
 
 /** Why the probe was not sent (nothing to send, or a setting the tool itself refuses). */

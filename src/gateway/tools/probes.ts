@@ -11,14 +11,14 @@ import { looksLikeHtml, requestIdFrom } from '../errors/errorBody';
 import { errorFromNetwork } from '../errors/fromNetwork';
 import { errorFromResponse } from '../errors/fromResponse';
 import { isGatewayError, type ErrorContext } from '../errors/gatewayError';
+import type { CredentialScope } from '../http/egress';
 import { bodyReadError, headerValue, readText, sendOnce } from '../http/attempt';
-import { watchExchange } from '../http/har';
 import { trustingAgent } from '../http/trust';
 import { t } from '../l10n';
 import { redactSecrets } from '../mask';
 import { recordAttempt, type RequestLogSink } from '../requestLog';
 import { probeRequest, type ProbeRequest, type ProbeTarget } from './probeRequests';
-import { failureWords, names, preflight, unfinishedWords, type Words } from './probeWords';
+import { elsewhereWords, failureWords, names, preflight, unfinishedWords, type Words } from './probeWords';
 import type { ToolGateway, ToolProbeResult } from './types';
 
 export type { ProbeTarget } from './probeRequests';
@@ -27,6 +27,11 @@ export type { ProbeTarget } from './probeRequests';
 const PROBE_READ_LIMIT = 256 * 1024;
 
 export interface ProbeOptions {
+  /**
+   * The origins of the gateway whose tools are probed (its configured base URL and backups): a probe
+   * whose address is elsewhere sends nothing (egress.ts), whatever credential the tool holds.
+   */
+  scope: CredentialScope;
   /** the dispatcher the client's requests use (proxy, CA trust); default: a private trusting agent */
   dispatcher?: Dispatcher | undefined;
   signal?: AbortSignal | undefined;
@@ -105,18 +110,13 @@ async function send(req: ProbeRequest, target: ProbeTarget, o: ProbeOptions) {
     },
     now,
   );
-  const watch = watchExchange({
-    method: 'POST',
-    url: req.url,
-    headers: req.headers,
-    body: req.body,
-    secrets: [secret],
-  });
   const a = await sendOnce({
     url: req.url,
     method: 'POST',
     headers: req.headers,
     body: req.body,
+    credential: { secret, scheme: req.scheme, scope: o.scope },
+    addressFrom: names(target).baseFrom,
     dispatcher: o.dispatcher!,
     signal: o.signal,
     timeoutMs,
@@ -124,11 +124,9 @@ async function send(req: ProbeRequest, target: ProbeTarget, o: ProbeOptions) {
     context,
   }).catch((e: unknown) => {
     const err = isGatewayError(e) ? e : errorFromNetwork(e, context);
-    watch?.failed(err.message);
-    record(undefined, undefined, { errorKind: err.kind });
+    if (err.detail !== 'credential_elsewhere') record(undefined, undefined, { errorKind: err.kind });
     throw err;
   });
-  watch?.answered(a.status, a.headers, a.body);
   const requestId = requestIdFrom(a.headers);
   let text: string;
   try {
@@ -154,7 +152,7 @@ async function send(req: ProbeRequest, target: ProbeTarget, o: ProbeOptions) {
  * it is configured, its headers, its body shape, the configured model) and says pass, or the cause
  * and fix in that tool's terms. Never throws; never retried.
  */
-export async function probeTool(target: ProbeTarget, o: ProbeOptions = {}): Promise<ToolProbe> {
+export async function probeTool(target: ProbeTarget, o: ProbeOptions): Promise<ToolProbe> {
   const now = o.now ?? Date.now;
   const started = now();
   const picked = withModel(target, o.models);
@@ -177,6 +175,9 @@ export async function probeTool(target: ProbeTarget, o: ProbeOptions = {}): Prom
   if (not) return done({ ok: false, request: '', ...not });
   const req = probeRequest(tg.tool, tg.baseUrl!.value, tg.model!.value, tg.credential!);
   const base = { request: req.request, url: req.url, model: tg.model!.value };
+  // The tool's address is not one of its gateway's origins: its credential is not sent there (the gate
+  // would refuse it too); the row says where the address came from and how to remove it.
+  if (!o.scope.allows(req.url)) return done({ ok: false, ...base, ...elsewhereWords(tg, req.url, o.scope) });
   const path = req.request.slice('POST '.length);
   const own = o.dispatcher ? undefined : trustingAgent();
   try {

@@ -71,6 +71,7 @@ async function fromTerminalVariables(ctx: DiagnosisContext): Promise<Outcome> {
   const native = ctx.models.native;
   const listed = probeModels(ctx) ?? [];
   const p = await probeTool(target, {
+    scope: ctx.credentialScope,
     dispatcher: ctx.dispatcher,
     signal: ctx.signal,
     timeoutMs: ctx.requestMs,

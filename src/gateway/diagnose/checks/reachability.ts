@@ -86,6 +86,7 @@ async function run(ctx: DiagnosisContext): Promise<Outcome> {
     bases.map((b) =>
       probeHost(b, {
         token: ctx.token,
+        scope: ctx.credentialScope,
         dispatcher: ctx.dispatcher,
         viaProxy: ctx.viaProxyFor(b),
         strictSSL,
