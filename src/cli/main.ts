@@ -142,6 +142,7 @@ async function diagnose(
   const json = values.json === true;
   const progress = !json && io.stderr.isTTY;
   const report = await runDiagnosis({
+    gatewayName: cfg.profile?.name,
     baseUrl: cfg.baseUrl,
     backupUrls: cfg.backupUrls,
     token: cfg.token,
@@ -175,6 +176,7 @@ async function diagnose(
 function clientFor(cfg: CliConfig, dispatcher: Dispatcher, io: CliIo): GatewayClient {
   io.stderr.write(baseUrlWarnings(cfg.baseUrl, cfg.profile ? t('gateway "{0}"', cfg.profile.name) : undefined));
   return new GatewayClient({
+    gatewayName: cfg.profile?.name,
     baseUrl: cfg.baseUrl,
     backupUrls: cfg.backupUrls,
     token: () => cfg.token,

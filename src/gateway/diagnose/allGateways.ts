@@ -228,6 +228,7 @@ async function diagnoseOne(profile: GatewayProfile, o: GatewayRunOptions): Promi
   let list: readonly ModelInfo[] | undefined;
   const { chat, native, image, imageEdit, video } = profile.models ?? {};
   const diagnosis: DiagnosisInput = {
+    gatewayName: profile.name,
     baseUrl: profile.baseUrl,
     backupUrls: profile.backupUrls,
     extraHeaders: profile.extraHeaders,

@@ -7,7 +7,7 @@ import type { Dispatcher } from 'undici';
 import { GatewayClient } from '../client';
 import { DEFAULT_DIAGNOSIS_TIMEOUTS } from '../defaults';
 import { t } from '../l10n';
-import { hostOf, normalizeBaseUrl, type NormalizedBase } from '../endpoint';
+import { normalizeBaseUrl, type NormalizedBase } from '../endpoint';
 import type { GatewayError } from '../errors/gatewayError';
 import { CredentialScope } from '../http/egress';
 import { bypassesProxy, createDispatcher, describeProxy, hostPort, type ProxyChoice } from '../http/proxy';
@@ -146,7 +146,7 @@ export class DiagnosisContext {
   /** Where the token may go: the base URL and backups this diagnosis was given (the user's configuration), nothing else. */
   get credentialScope(): CredentialScope {
     return (this.scope ??= new CredentialScope(
-      this.input.gatewayName ?? (this.n.base ? hostOf(this.n.base) : ''),
+      this.input.gatewayName ?? t('the gateway'),
       [this.n.base, ...this.backups].filter((b): b is string => !!b),
     ));
   }
