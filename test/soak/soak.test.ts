@@ -34,6 +34,7 @@ import {
 } from '../../src/gateway';
 import { credentialDigest, defaultConfig, makePng, startSimulator, type Fault, type Simulator } from '../sim/server';
 import { deadPort } from '../gateway/helpers';
+import { startElsewhere, type Elsewhere } from '../sim/elsewhere';
 
 const RUNS = Number(process.env.SOAK_RUNS) || 200;
 const KINDS: readonly ErrorKind[] = [
@@ -60,6 +61,7 @@ const ACTIONS = [
   'imageEdit',
   'videoCreate',
   'videoDownload',
+  'toolProbe',
 ] as const;
 type Action = (typeof ACTIONS)[number];
 const BILLED: Partial<Record<Action, RegExp>> = {
@@ -69,6 +71,8 @@ const BILLED: Partial<Record<Action, RegExp>> = {
   videoCreate: /^\/v1\/videos$/,
 };
 const PASSWORD = 'S0akPassw0rd';
+/** A redirect's or a tool file's address that stands for the "elsewhere" server (known once it listens). */
+const ELSEWHERE = 'elsewhere:';
 /** Per case: nothing may take longer than this (timeouts below are short on purpose). */
 const CASE_DEADLINE_MS = 8_000;
 
@@ -93,7 +97,8 @@ const faultArb: fc.Arbitrary<Fault> = fc.oneof(
   fc.record({
     kind: fc.constant('redirect' as const),
     status: fc.constantFrom(301, 302, 307),
-    location: fc.constantFrom('https://elsewhere.example.com/v1/x', '/console'),
+    // ELSEWHERE: the recording server below (a redirect to an address that is not the gateway)
+    location: fc.constantFrom('https://elsewhere.example.com/v1/x', '/console', ELSEWHERE),
   }),
   fc.record({
     kind: fc.constant('hugeError' as const),
@@ -128,6 +133,11 @@ const caseArb = fc.record({
   profile: fc.constantFrom('strict', 'real') as fc.Arbitrary<'strict' | 'real'>,
   /** chat actions: the second gateway is the fallback route, with its own faults */
   fallback: fc.boolean(),
+  /** toolProbe: where the tool's file points, and whether that file is the repository's or the user's */
+  toolAddress: fc.constantFrom('base', 'backup', 'elsewhere', 'second') as fc.Arbitrary<
+    'base' | 'backup' | 'elsewhere' | 'second'
+  >,
+  toolFile: fc.constantFrom('/repo/.claude/settings.json', '/home/u/.claude/settings.json'),
   secondFaults: fc.array(fc.record({ fault: faultArb, count: fc.integer({ min: 1, max: 3 }) }), { maxLength: 2 }),
 });
 type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
@@ -135,10 +145,12 @@ type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 let sims: Record<'strict' | 'real', Simulator>;
 /** The second gateway: another simulator whose tokens are its own. */
 let second: Simulator;
+/** Not a gateway: records every credential it is sent (none may ever arrive). */
+let away: Elsewhere;
 let dir: string;
 let dead: number;
 let png: string;
-const figures = { cases: 0, errors: new Map<string, number>(), billedCalls: 0, slowestMs: 0 };
+const figures = { cases: 0, errors: new Map<string, number>(), billedCalls: 0, slowestMs: 0, elsewhere: 0 };
 
 before(async () => {
   sims = {
@@ -153,6 +165,7 @@ before(async () => {
     profile: 'strict',
     tokens: defaultConfig().tokens.map((t) => ({ ...t, value: `sk-2nd${t.value.slice(6)}` })),
   });
+  away = await startElsewhere();
   dir = await mkdtemp(join(tmpdir(), 'relay-soak-'));
   dead = await deadPort();
   png = join(dir, 'source.png');
@@ -163,10 +176,11 @@ after(async () => {
   await sims.strict.close();
   await sims.real.close();
   await second.close();
+  await away.close();
   await rm(dir, { recursive: true, force: true });
   if (process.env.SOAK_RUNS) {
     console.log(
-      `soak: ${figures.cases} cases, slowest ${figures.slowestMs} ms, billed calls ${figures.billedCalls}, outcomes ${JSON.stringify(Object.fromEntries([...figures.errors].sort()))}`,
+      `soak: ${figures.cases} cases, slowest ${figures.slowestMs} ms, billed calls ${figures.billedCalls}, requests elsewhere ${figures.elsewhere} (none with a credential), outcomes ${JSON.stringify(Object.fromEntries([...figures.errors].sort()))}`,
     );
   }
 });
@@ -254,6 +268,27 @@ async function act(set: GatewaySet, c: Case, sim: Simulator, out: string[]): Pro
     case 'videoCreate':
       out.push((await client.createVideo({ model: 'sora-2', prompt: 'a clip' })).id);
       return;
+    case 'toolProbe': {
+      // A terminal tool's probe, with the first gateway's token, at the address a tool file names.
+      const base = {
+        base: sim.url,
+        backup: set.profile('first')?.backupUrls?.[0] ?? sim.url,
+        elsewhere: away.url,
+        second: second.url,
+      }[c.toolAddress];
+      const p = await client.probeTool({
+        tool: 'claude-code',
+        baseUrl: { value: base, from: { kind: 'file', where: c.toolFile, key: 'env.ANTHROPIC_BASE_URL' } },
+        credential: {
+          value: sim.tokens.production,
+          header: 'authorization',
+          from: { kind: 'terminal', where: 'terminal environment', key: 'ANTHROPIC_AUTH_TOKEN' },
+        },
+        model: { value: 'claude-sonnet-4-5', from: { kind: 'default', where: 'gateway' } },
+      });
+      out.push(p.cause ?? 'ok');
+      return;
+    }
     case 'videoDownload': {
       sim.clearFaults(); // create and wait unfaulted; the faults apply to the download
       const task = await client.createVideo({ model: 'sora-2', prompt: 'a clip' });
@@ -266,8 +301,13 @@ async function act(set: GatewaySet, c: Case, sim: Simulator, out: string[]): Pro
   }
 }
 
+/** The fault with the "elsewhere" placeholder replaced by the recording server's address. */
+function placed(f: Fault): Fault {
+  return f.kind === 'redirect' && f.location === ELSEWHERE ? { ...f, location: `${away.url}/v1/x` } : f;
+}
+
 function armFaults(sim: Simulator, c: Case): void {
-  for (const f of c.faults) sim.fault({ ...f.fault, count: f.count, ...(f.onBackup ? { host: 1 } : {}) });
+  for (const f of c.faults) sim.fault({ ...placed(f.fault), count: f.count, ...(f.onBackup ? { host: 1 } : {}) });
 }
 
 const CHAT_PATH = /^\/v1\/(chat\/completions|messages)$/;
@@ -305,7 +345,8 @@ async function oneCase(c: Case): Promise<void> {
   sim.reset();
   second.reset();
   armFaults(sim, c);
-  for (const f of c.secondFaults) second.fault({ ...f.fault, count: f.count });
+  for (const f of c.secondFaults) second.fault({ ...placed(f.fault), count: f.count });
+  const awaySeen = away.seen.length;
   const records: RequestRecord[] = [];
   const out: string[] = [];
   const set = gatewaysFor(sim, c, records);
@@ -365,6 +406,13 @@ async function oneCase(c: Case): Promise<void> {
     assert.equal(leaks(t, second.tokens.production), undefined, `the second gateway's token leaked in ${c.action}`);
   }
   checkAcrossGateways(sim, c);
+  // (a) no credential ever reaches an origin outside its gateway: not by a redirect, not by a tool's file
+  assert.deepEqual(
+    away.seen.slice(awaySeen).filter((r) => r.credentials.length),
+    [],
+    `a credential reached an address outside its gateway (${c.action})`,
+  );
+  figures.elsewhere += away.seen.length - awaySeen;
   const billed = BILLED[c.action];
   if (billed) {
     const reached = [...sim.log].filter((l) => l.method === 'POST' && billed.test(l.path) && l.status !== 429);
