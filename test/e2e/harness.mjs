@@ -235,6 +235,8 @@ export async function launchVSCode({
   locale,
   timeoutMs = DEFAULT_TIMEOUT,
   viewport = { width: 1400, height: 900 },
+  /** workspace trust on, and the folder opened in Restricted Mode (untrusted) until the test trusts it */
+  restricted = false,
 } = {}) {
   const { NODE24, CODE_SERVER, CHROMIUM } = ensureCodeServer();
   const base = mkdtempSync(join(tmpdir(), 'relay-e2e-'));
@@ -246,7 +248,10 @@ export async function launchVSCode({
   mkdirSync(extensionsDir, { recursive: true });
   const allSettings = {
     'workbench.startupEditor': 'none',
-    'security.workspace.trust.enabled': false,
+    'security.workspace.trust.enabled': restricted,
+    ...(restricted
+      ? { 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false }
+      : {}),
     'telemetry.telemetryLevel': 'off',
     'extensions.autoUpdate': false,
     'extensions.autoCheckUpdates': false,
@@ -306,7 +311,7 @@ export async function launchVSCode({
       'none',
       '--disable-telemetry',
       '--disable-update-check',
-      '--disable-workspace-trust',
+      ...(restricted ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
       ...(locale ? ['--locale', locale] : []),
       ...args,
@@ -589,6 +594,8 @@ export async function startScenario({
   prepare,
   /** more environment for code-server (and so its terminals), e.g. a temporary HOME for the tools */
   env = {},
+  /** open the workspace untrusted (Restricted Mode): see launchVSCode */
+  restricted = false,
 } = {}) {
   const { createRequire } = await import('node:module');
   const require = createRequire(import.meta.url);
@@ -613,6 +620,7 @@ export async function startScenario({
       extraExtensions,
       ...(viewport ? { viewport } : {}),
       ...(locale ? { locale } : {}),
+      restricted,
       settings: { 'modelRelay.baseUrl': baseUrl ? baseUrl(sim) : sim.url, ...settings },
       env: { ...env, MODEL_RELAY_SEED_TOKEN: sim.tokens[tokenName], MODEL_RELAY_SEED_TOKEN_NAME: tokenName },
     });
