@@ -15,6 +15,7 @@ import { isGatewayError } from '../errors/gatewayError';
 import type { Transport } from '../http/transport';
 import { arrivalIn } from './arrival';
 import type { CriticalBudget } from './criticalBudget';
+import { SharedReads } from './sharedReads';
 import type { TokenScope } from './tokenScope';
 import type { Units } from './units';
 import { parseLogAnswer, parseRecords, USAGE_LOG_BOUNDS, USAGE_LOG_PATH, type LogAnswer } from './usageLogParse';
@@ -58,7 +59,8 @@ export class UsageLog {
   private refusedBothWays = false;
   private missingAt: number | undefined;
   private epoch = 0;
-  private inflight: Promise<UsageLogRead> | undefined;
+  /** one read at a time (per gateway and token), shared by every caller */
+  private readonly reads = new SharedReads();
 
   constructor(
     private readonly transport: Transport,
@@ -82,7 +84,6 @@ export class UsageLog {
   private forgetToken(): void {
     this.lastRead = undefined;
     this.lastOk = undefined;
-    this.inflight = undefined;
     this.refusedBothWays = false;
   }
 
@@ -98,7 +99,8 @@ export class UsageLog {
 
   /**
    * The log, newest first. A read younger than a minute (or `maxAgeMs`, when longer) is answered again;
-   * concurrent callers share one read; a paused or spent budget answers `limited` without asking.
+   * concurrent callers share one read (a caller's abort stops it only when no other caller waits for it);
+   * a paused or spent budget answers `limited` without asking.
    */
   async read(o: { maxAgeMs?: number; signal?: AbortSignal } = {}): Promise<UsageLogRead> {
     const gen = await this.scope.current();
@@ -106,13 +108,7 @@ export class UsageLog {
     if (this.lastRead && this.lastRead.gen === gen && this.now() - this.lastRead.at < maxAge) return this.lastRead.read;
     if (this.missingAt !== undefined && this.now() - this.missingAt < USAGE_LOG_TIMING.missingMs)
       return { state: 'unsupported' };
-    if (!this.inflight) {
-      const mine = this.readNow(gen, o.signal).finally(() => {
-        if (this.inflight === mine) this.inflight = undefined;
-      });
-      this.inflight = mine;
-    }
-    return this.inflight;
+    return this.reads.run(`log#${gen}@${this.epoch}`, (shared) => this.readNow(gen, shared), o.signal);
   }
 
   private async readNow(gen: number, signal?: AbortSignal): Promise<UsageLogRead> {
@@ -196,7 +192,8 @@ export class UsageLog {
       });
       return parseLogAnswer(data) ?? { read: { state: 'unsupported' } };
     } catch (e) {
-      if (!isGatewayError(e)) throw e;
+      // A read every caller left says nothing of the gateway: nothing is kept of it.
+      if (!isGatewayError(e) || e.kind === 'aborted') throw e;
       if (e.kind === 'rate_limited') {
         this.critical.limited();
         return { read: { state: 'limited', until: this.critical.nextAt('log') } };
