@@ -580,7 +580,8 @@ export async function launchVSCode({
  * One scenario's world: a fresh simulator, a fresh workspace (with `files`), and VS Code with the
  * base URL set to the simulator and a demo token seeded into SecretStorage. `stop()` ends all three.
  * `extraExtensions`: unpacked extension folders installed beside the vsix (see launchVSCode); `locale`: the display language (see launchVSCode);
- * `prepare(workspace)`: runs after `files` are written and before VS Code opens the folder (e.g. `git init` and commits).
+ * `prepare(workspace, sim)`: runs after `files` are written and before VS Code opens the folder (e.g. `git init` and
+ * commits, or a simulator fault the extension's first requests meet).
  */
 export async function startScenario({
   settings = {},
@@ -608,7 +609,7 @@ export async function startScenario({
   }
   let vs;
   try {
-    await prepare?.(workspace);
+    await prepare?.(workspace, sim);
   } catch (e) {
     await sim.close();
     rmSync(workspace, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 /** The balance's read schedule: at start, slowly, soon after a billed call but never twice a minute. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Quota } from '../../src/gateway';
+import { GatewayError, type Quota } from '../../src/gateway';
 import { QuotaTracker, QUOTA_TIMING } from '../../src/host/status/quotaSchedule';
 
 function clock() {
@@ -106,5 +106,52 @@ test('a failing read keeps the last figure and the schedule', async () => {
   await c.advance(QUOTA_TIMING.periodMs);
   assert.equal(seen.length, 1);
   assert.equal(c.pending(), 1, 'still scheduled');
+  t.dispose();
+});
+
+test('a read that failed on the way is tried again soon, backing off up to the period; a refusal waits for the period', async () => {
+  const c = clock();
+  const reads: number[] = [];
+  let failure: Error | undefined = new GatewayError({
+    kind: 'network',
+    message: 'reset',
+    reason: 'r',
+    fix: 'f',
+    context: {},
+  });
+  const seen: Array<Quota | undefined> = [];
+  const t = new QuotaTracker(
+    async () => {
+      reads.push(c.now());
+      if (failure) throw failure;
+      return q;
+    },
+    (x) => seen.push(x),
+    QUOTA_TIMING,
+    c,
+  );
+  t.start();
+  await new Promise((r) => setImmediate(r));
+  await c.advance(QUOTA_TIMING.periodMs);
+  const gaps = reads.slice(1).map((at, i) => at - reads[i]);
+  assert.deepEqual(
+    gaps.slice(0, 3),
+    [1, 2, 4].map((n) => n * QUOTA_TIMING.retryMs),
+  );
+  assert.ok(gaps.every((g) => g <= QUOTA_TIMING.periodMs));
+  assert.ok(reads.length <= 6, `bounded: ${reads.length} reads in the first period`);
+  failure = undefined;
+  await c.advance(QUOTA_TIMING.periodMs);
+  assert.deepEqual(seen, [q], 'the figure once a read succeeds');
+
+  // A refusal (the token) is not tried again sooner: the slow schedule.
+  failure = new GatewayError({ kind: 'unauthorized', message: '401', reason: 'r', fix: 'f', context: {} });
+  const n = reads.length;
+  await c.advance(reads.at(-1)! + QUOTA_TIMING.periodMs - c.now());
+  assert.equal(reads.length, n + 1, 'the scheduled read, refused');
+  await c.advance(QUOTA_TIMING.periodMs - 1);
+  assert.equal(reads.length, n + 1, 'nothing sooner than the period after a refusal');
+  await c.advance(1);
+  assert.equal(reads.length, n + 2);
   t.dispose();
 });

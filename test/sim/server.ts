@@ -215,6 +215,8 @@ export interface UsageRecord {
   /** the client closed the connection before the answer was complete (POST /v1/completions; status 499) */
   aborted?: boolean;
   /** body bytes written (hugeError) */ bytesSent?: number;
+  /** the names of the query's parameters, when it had any (never their values: `key` carries a token) */
+  queryNames?: string[];
 }
 export interface Simulator {
   url: string;
@@ -1660,6 +1662,7 @@ export async function startSimulator(
       durationMs: 0,
       headers: {},
     };
+    if (url.search) record.queryNames = [...new Set(url.searchParams.keys())];
     for (const [k, v] of Object.entries(req.headers)) {
       if (typeof v !== 'string') continue;
       record.headers[k] =

@@ -165,6 +165,27 @@ test('vintages: Bearer (2026) refuses ?key=; ?key= (older) reads an empty list f
   assert.equal(missing.json.error.message, 'Invalid URL (GET /api/log/token)');
 });
 
+test("vintage query-refusing: a Bearer header alone or an unknown key is success:false; ?key= reads the records; only the query's names are recorded", async () => {
+  const old = sims['new-api-2025'];
+  old.config.usageLog.auth = 'query-refusing';
+  const r = await post(old, '/v1/chat/completions', {
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'x' }],
+  });
+  const refusal = { success: false, message: '无效的令牌' };
+  const bare = await readLog(old);
+  assert.deepEqual([bare.status, bare.json], [200, refusal], 'no key in the query: refused in a 200');
+  assert.deepEqual((await call(old, '/api/log/token?key=sk-nobody')).json, refusal);
+  const byQuery = await call(old, `/api/log/token?key=${encodeURIComponent(old.tokens.production)}`);
+  assert.equal(byQuery.json.data[0].request_id, rid(r));
+  const logged = old.log.filter((l) => l.path === '/api/log/token');
+  assert.deepEqual(
+    logged.map((l) => l.queryNames),
+    [undefined, ['key'], ['key']],
+  );
+  assert.ok(!JSON.stringify(old.log).includes(old.tokens.production.slice(3)), 'never the key itself');
+});
+
 test('the log shares the critical rate limit with /api/usage/token/: an empty 429 without Retry-After; both are counted', async () => {
   const sim = sims['new-api'];
   sim.config.criticalRateLimit = { max: 3, windowMs: 60_000 };

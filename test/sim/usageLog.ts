@@ -7,6 +7,9 @@
  *   without the header is TokenAuth's 401 `{"success":false,"message":"Token not provided"}`;
  * - `query` (before): `?key=sk-…` looked up by a join, so an unknown or missing key (a Bearer header alone)
  *   is `{"success":true,"data":[]}`, and no critical rate limit;
+ * - `query-refusing` (also before): `?key=sk-…` too, but GetLogByKey finds no token id for an unknown or
+ *   missing key and answers `{"success":false,"message":"无效的令牌"}` (controller/log.go, `tokenId == 0`),
+ *   so a Bearer header alone is refused rather than read as an empty log;
  * - one-api has no such route (RelayNotFound's 404, answered by economy.ts).
  * Pure functions over the records: server.ts keeps them and writes the answers.
  */
@@ -18,7 +21,7 @@ export interface UsageLogConfig {
   /** ms after the response finished before its record is visible (new-api writes it asynchronously) */
   delayMs: number;
   /** which style of auth the route answers: defaults by flavor (new-api: bearer, new-api-2025: query) */
-  auth?: 'bearer' | 'query' | undefined;
+  auth?: 'bearer' | 'query' | 'query-refusing' | undefined;
   /** records carry `request_id` (servers older than early 2026 do not) */
   requestIds: boolean;
   /** ErrorLogEnabled: failed relays leave a type-5 record */
@@ -149,6 +152,12 @@ export function logAnswer(req: LogRequest, world: LogWorld): EconAnswer {
     // GetLogByKey(c.Query("key")): a join on the key, so a missing or unknown key reads an empty list.
     const tok = findToken(world.tokens, req.queryKey);
     return { status: 200, json: logBody(log, world.entries, tok?.value, req.nowMs), key: req.queryKey, token: tok };
+  }
+  if (vintage === 'query-refusing') {
+    // The token id found by the key in the query; none (no key, or an unknown one) is refused in a 200.
+    const tok = findToken(world.tokens, req.queryKey);
+    if (!tok) return { status: 200, json: { success: false, message: '无效的令牌' }, key: req.queryKey };
+    return { status: 200, json: logBody(log, world.entries, tok.value, req.nowMs), key: req.queryKey, token: tok };
   }
   const slot = admit(world.critical.get(req.ip) ?? [], req.nowMs, cfg.criticalRateLimit);
   world.critical.set(req.ip, slot.hits);

@@ -7,6 +7,10 @@
  * limit is per client IP) is kept until the base URL changes (`reset`); the balance belongs to the
  * token and is forgotten when another token is in use (`TokenScope`), and a read that started
  * before either change never writes its answer.
+ * Only answers are kept: a route the gateway does not offer (404 and the like) is an answer, a read
+ * that got none (the network, a timeout, a cancelled read, a 429 or 5xx) is not — it is asked again
+ * after a short back-off (`ACCOUNT_RETRY`), and until then the last answer, however old, stands. (A
+ * failed /api/status kept as "no units" for an hour showed a USD balance as raw quota, "1.9M tokens".)
  */
 import { GatewayError, isGatewayError } from '../errors/gatewayError';
 import { tokenRefusedError } from '../errors/factories';
@@ -22,6 +26,7 @@ import {
   type Quota,
 } from './quota';
 import { CriticalBudget } from './criticalBudget';
+import { SharedReads } from './sharedReads';
 import type { TokenScope } from './tokenScope';
 import { parseStatus, STATUS_PATH, type GatewayStatus } from './units';
 
@@ -34,18 +39,72 @@ export const ACCOUNT_TTL = {
   missing: 30 * MINUTE,
 };
 
+/**
+ * After a read of the status or the prices that got no answer, the next one waits `firstMs`, doubling
+ * with each further failure up to `maxMs`: a blip is over in seconds, a gateway that does not answer is
+ * not asked on every call.
+ */
+export const ACCOUNT_RETRY = { firstMs: 5_000, maxMs: 5 * MINUTE };
+
 interface Cached<T> {
   at: number;
   value: T;
+}
+
+/**
+ * One document the gateway publishes for everyone (its status, its prices): the last answer, and after a
+ * read that got none, when it may be asked again.
+ */
+class Kept<T> {
+  private answer: Cached<T> | undefined;
+  private failed: { count: number; until: number; error: unknown } | undefined;
+
+  constructor(
+    private readonly now: () => number,
+    private readonly ttl: number,
+  ) {}
+
+  /** The last answer while younger than the TTL. */
+  fresh(): Cached<T> | undefined {
+    return this.answer && this.now() - this.answer.at < this.ttl ? this.answer : undefined;
+  }
+
+  /** The last answer, however old (undefined: never answered). */
+  get last(): Cached<T> | undefined {
+    return this.answer;
+  }
+
+  /** Within the back-off after a failed read: the error to give meanwhile. */
+  backingOff(): { error: unknown } | undefined {
+    return this.failed && this.now() < this.failed.until ? this.failed : undefined;
+  }
+
+  answered(value: T): void {
+    this.answer = { at: this.now(), value };
+    this.failed = undefined;
+  }
+
+  /** A read got no answer. A read stopped because every caller left says nothing of the gateway: no back-off. */
+  failedWith(error: unknown): void {
+    if (isGatewayError(error) && error.kind === 'aborted') return;
+    const count = (this.failed?.count ?? 0) + 1;
+    const wait = Math.min(ACCOUNT_RETRY.firstMs * 2 ** (count - 1), ACCOUNT_RETRY.maxMs);
+    this.failed = { count, until: this.now() + wait, error };
+  }
+
+  clear(): void {
+    this.answer = this.failed = undefined;
+  }
 }
 
 /** Statuses that mean "this gateway does not offer that" (or not to an sk- token): show nothing. */
 const ABSENT = new Set([401, 403, 404, 405, 501]);
 
 export class Account {
-  private statusCache: Cached<GatewayStatus | undefined> | undefined;
+  private readonly statusDoc: Kept<GatewayStatus | undefined>;
   private quotaCache: Cached<Quota | undefined> | undefined;
-  private pricingCache: (Cached<Map<string, ModelPrice> | undefined> & { group: string | undefined }) | undefined;
+  /** the prices, as quoted for `group` */
+  private readonly pricingDoc: Kept<{ prices: Map<string, ModelPrice> | undefined; group: string | undefined }>;
   /** the token's effective group, when known (the usage log tells it): prices are quoted for it */
   tokenGroup: () => string | undefined = () => undefined;
   /** the token-usage route is missing (one-api, old new-api): go straight to the billing pair */
@@ -53,7 +112,7 @@ export class Account {
   /** moves on with every reset (another gateway): a read begun before it writes nothing */
   private epoch = 0;
   /** one read at a time per document (per gateway, and per token for the balance): concurrent callers share it */
-  private readonly inflight = new Map<string, Promise<unknown>>();
+  private readonly reads = new SharedReads();
   private explainedAt = -Infinity;
 
   constructor(
@@ -64,13 +123,16 @@ export class Account {
     /** the critical rate limit's budget, shared with the usage log (one per gateway) */
     readonly critical: CriticalBudget = new CriticalBudget(now),
   ) {
+    this.statusDoc = new Kept(now, ACCOUNT_TTL.status);
+    this.pricingDoc = new Kept(now, ACCOUNT_TTL.pricing);
     scope.onForget(() => this.forgetToken());
   }
 
   /** Forget everything the gateway said (another base URL or backups). */
   reset(): void {
     this.epoch++;
-    this.statusCache = this.pricingCache = undefined;
+    this.statusDoc.clear();
+    this.pricingDoc.clear();
     this.usageRouteMissingAt = undefined;
     this.critical.reset();
     this.forgetToken();
@@ -80,18 +142,6 @@ export class Account {
   private forgetToken(): void {
     this.quotaCache = undefined;
     this.explainedAt = -Infinity;
-  }
-
-  private shared<T>(key: string, read: () => Promise<T>): Promise<T> {
-    let p = this.inflight.get(key) as Promise<T> | undefined;
-    if (!p) {
-      const mine: Promise<T> = read().finally(() => {
-        if (this.inflight.get(key) === mine) this.inflight.delete(key);
-      });
-      this.inflight.set(key, mine);
-      p = mine;
-    }
-    return p;
   }
 
   private fresh<T>(c: Cached<T> | undefined, ttl: number): c is Cached<T> {
@@ -122,14 +172,37 @@ export class Account {
     }
   }
 
+  /**
+   * The gateway's units and what it offers (undefined where it has no status document). A read that got no
+   * answer is not kept: the last answer stands (however old), and without one the error is thrown — never
+   * "no units", which would show a USD balance as raw quota. Asked again after ACCOUNT_RETRY's back-off.
+   */
   async status(signal?: AbortSignal): Promise<GatewayStatus | undefined> {
-    if (this.fresh(this.statusCache, ACCOUNT_TTL.status)) return this.statusCache.value;
+    const doc = this.statusDoc;
+    const fresh = doc.fresh();
+    if (fresh) return fresh.value;
+    const waiting = doc.backingOff();
+    if (waiting) {
+      if (doc.last) return doc.last.value;
+      throw waiting.error;
+    }
     const epoch = this.epoch;
-    return this.shared(`status@${epoch}`, async () => {
-      const value = parseStatus(await this.optional(STATUS_PATH, signal).catch(() => undefined));
-      if (epoch === this.epoch) this.statusCache = { at: this.now(), value };
-      return value;
-    });
+    return this.reads.run(
+      `status@${epoch}`,
+      async (shared) => {
+        try {
+          const value = parseStatus(await this.optional(STATUS_PATH, shared));
+          if (epoch === this.epoch) doc.answered(value);
+          return value;
+        } catch (e) {
+          if (epoch !== this.epoch) throw e;
+          doc.failedWith(e);
+          if (doc.last) return doc.last.value;
+          throw e;
+        }
+      },
+      signal,
+    );
   }
 
   /** The last balance read, however old (undefined before the first). */
@@ -145,11 +218,12 @@ export class Account {
     const gen = await this.scope.current();
     if (this.fresh(this.quotaCache, o.maxAgeMs ?? ACCOUNT_TTL.quota) || this.critical.paused())
       return this.quotaCache?.value;
-    return this.shared(`quota#${gen}@${this.epoch}`, () => this.readQuota(gen, o.signal));
+    return this.reads.run(`quota#${gen}@${this.epoch}`, (shared) => this.readQuota(gen, shared), o.signal);
   }
 
   private async readQuota(gen: number, signal?: AbortSignal): Promise<Quota | undefined> {
     const epoch = this.epoch;
+    // Without the status the raw quota has no unit: a failed status read fails the balance read (the last figure stays).
     const units = (await this.status(signal))?.units;
     try {
       const routeKnown =
@@ -193,21 +267,43 @@ export class Account {
     return parseBilling(subscription, await this.optional(BILLING_USAGE_PATH, signal), units);
   }
 
-  /** Prices and groups per model; undefined where the gateway does not publish them (or needs a login). */
+  /**
+   * Prices and groups per model; undefined where the gateway does not publish them (or needs a login). A
+   * read that got no answer is not kept: the last answer for the token's group stands, else it throws.
+   */
   async pricing(signal?: AbortSignal): Promise<Map<string, ModelPrice> | undefined> {
     const group = this.tokenGroup();
-    if (this.fresh(this.pricingCache, ACCOUNT_TTL.pricing) && this.pricingCache.group === group)
-      return this.pricingCache.value;
+    const doc = this.pricingDoc;
+    const lastForGroup = () => (doc.last?.value.group === group ? doc.last : undefined);
+    const fresh = doc.fresh();
+    if (fresh && fresh.value.group === group) return fresh.value.prices;
+    const waiting = doc.backingOff();
+    if (waiting) {
+      const last = lastForGroup();
+      if (last) return last.value.prices;
+      throw waiting.error;
+    }
     const epoch = this.epoch;
-    return this.shared(`pricing@${epoch}:${group ?? ''}`, async () => {
-      const status = await this.status(signal);
-      let value: Map<string, ModelPrice> | undefined;
-      if (status && status.pricing?.enabled !== false && !status.pricing?.requireAuth) {
-        value = parsePricing(await this.optional(PRICING_PATH, signal).catch(() => undefined), status.units, group);
-      }
-      if (epoch === this.epoch) this.pricingCache = { at: this.now(), value, group };
-      return value;
-    });
+    return this.reads.run(
+      `pricing@${epoch}:${group ?? ''}`,
+      async (shared) => {
+        try {
+          const status = await this.status(shared);
+          let prices: Map<string, ModelPrice> | undefined;
+          if (status && status.pricing?.enabled !== false && !status.pricing?.requireAuth)
+            prices = parsePricing(await this.optional(PRICING_PATH, shared), status.units, group);
+          if (epoch === this.epoch) doc.answered({ prices, group });
+          return prices;
+        } catch (e) {
+          if (epoch !== this.epoch) throw e;
+          doc.failedWith(e);
+          const last = lastForGroup();
+          if (last) return last.value.prices;
+          throw e;
+        }
+      },
+      signal,
+    );
   }
 
   /**

@@ -4,8 +4,10 @@
  * Gentle with the gateway: read on demand, at most once a minute, one read at a time shared by every
  * caller, and through the critical budget it shares with the balance (a 429 on either pauses both).
  * Auth: `Authorization: Bearer` (new-api ≥ 2026-02), else `?key=` in the query (older servers, which
- * read a Bearer-only request as an empty log); which one works is remembered for the gateway. The key in
- * a query is on the wire only: the request log and errors see the path without it.
+ * read a Bearer-only request as an empty log, or answer it `success:false`). A key in a URL ends up in
+ * access logs, so the query form is tried only when Bearer gave no usable answer, and what the two
+ * answers showed is remembered for the gateway: one style per read once it is known. The key in a query
+ * is on the wire only: the request log and errors see the path without it.
  * What belongs to the gateway (auth style, the missing route) is kept until `reset`; the records belong
  * to the token and are forgotten when another token is in use.
  */
@@ -13,6 +15,7 @@ import { isGatewayError } from '../errors/gatewayError';
 import type { Transport } from '../http/transport';
 import { arrivalIn } from './arrival';
 import type { CriticalBudget } from './criticalBudget';
+import { SharedReads } from './sharedReads';
 import type { TokenScope } from './tokenScope';
 import type { Units } from './units';
 import { parseLogAnswer, parseRecords, USAGE_LOG_BOUNDS, USAGE_LOG_PATH, type LogAnswer } from './usageLogParse';
@@ -26,6 +29,12 @@ export const USAGE_LOG_TIMING = {
   missingMs: 30 * MINUTE,
   /** the record is written after the response finished: allow this long */
   graceMs: 5_000,
+  /**
+   * Bearer read an empty log that `?key=` did not improve: Bearer is used, and `?key=` tried again after
+   * this long while Bearer's log stays empty (an older server reads any Bearer request as an empty log,
+   * however many records the token has: its records show only once the query form is asked again).
+   */
+  recheckMs: 30 * MINUTE,
 };
 
 type Auth = 'bearer' | 'query';
@@ -38,10 +47,20 @@ export class UsageLog {
   private lastRead: { read: UsageLogRead; at: number; gen: number } | undefined;
   /** the newest successful read for this token (kept when a later read is limited or fails) */
   private lastOk: (UsageLogRead & { state: 'ok' }) | undefined;
-  private auth: Auth | undefined;
+  /**
+   * The auth style learnt for the gateway; `emptyAt`: only an empty log taught it (Bearer and `?key=` both
+   * read an empty log, at that time), so the query form is tried again after `recheckMs` while it stays empty.
+   */
+  private auth: { style: Auth; emptyAt?: number } | undefined;
+  /**
+   * Bearer and `?key=` were both refused (`success:false`) for this token: the query form is not tried
+   * again while Bearer's answer stays a refusal (a disabled token is refused both ways, on every read).
+   */
+  private refusedBothWays = false;
   private missingAt: number | undefined;
   private epoch = 0;
-  private inflight: Promise<UsageLogRead> | undefined;
+  /** one read at a time (per gateway and token), shared by every caller */
+  private readonly reads = new SharedReads();
 
   constructor(
     private readonly transport: Transport,
@@ -65,7 +84,7 @@ export class UsageLog {
   private forgetToken(): void {
     this.lastRead = undefined;
     this.lastOk = undefined;
-    this.inflight = undefined;
+    this.refusedBothWays = false;
   }
 
   /** The last read's answer, however old (undefined before the first). */
@@ -80,7 +99,8 @@ export class UsageLog {
 
   /**
    * The log, newest first. A read younger than a minute (or `maxAgeMs`, when longer) is answered again;
-   * concurrent callers share one read; a paused or spent budget answers `limited` without asking.
+   * concurrent callers share one read (a caller's abort stops it only when no other caller waits for it);
+   * a paused or spent budget answers `limited` without asking.
    */
   async read(o: { maxAgeMs?: number; signal?: AbortSignal } = {}): Promise<UsageLogRead> {
     const gen = await this.scope.current();
@@ -88,19 +108,13 @@ export class UsageLog {
     if (this.lastRead && this.lastRead.gen === gen && this.now() - this.lastRead.at < maxAge) return this.lastRead.read;
     if (this.missingAt !== undefined && this.now() - this.missingAt < USAGE_LOG_TIMING.missingMs)
       return { state: 'unsupported' };
-    if (!this.inflight) {
-      const mine = this.readNow(gen, o.signal).finally(() => {
-        if (this.inflight === mine) this.inflight = undefined;
-      });
-      this.inflight = mine;
-    }
-    return this.inflight;
+    return this.reads.run(`log#${gen}@${this.epoch}`, (shared) => this.readNow(gen, shared), o.signal);
   }
 
   private async readNow(gen: number, signal?: AbortSignal): Promise<UsageLogRead> {
     const epoch = this.epoch;
     const units = await this.units(signal).catch(() => undefined);
-    const fetched = await this.fetchLog(epoch, signal);
+    const fetched = await this.fetchLog(epoch, gen, signal);
     const read: UsageLogRead =
       'read' in fetched
         ? fetched.read
@@ -115,29 +129,47 @@ export class UsageLog {
     return read;
   }
 
-  /** Asks the gateway, with the remembered auth style, or Bearer first and then `?key=` while it is unknown. */
-  private async fetchLog(epoch: number, signal?: AbortSignal): Promise<Fetched> {
-    const first: Auth = this.auth ?? 'bearer';
-    const answer = await this.ask(first, epoch, signal);
-    const learn = (auth: Auth) => {
-      if (epoch === this.epoch) this.auth = auth;
+  /**
+   * Asks the gateway with the auth style learnt for it; while it is unknown, Bearer first and `?key=` only
+   * when Bearer gave no usable answer — an empty log (an older server reads the key from the query only)
+   * or `success:false` (an older new-api without a key). What the two answers show is learnt: records, or an
+   * answer where Bearer was refused, make it `query`; the query form refused makes it `bearer`; an empty log
+   * the query form did not improve makes it `bearer` until `recheckMs` has passed with the log still empty.
+   * Both refused is remembered for the token. So a read asks both ways at most once per answer.
+   */
+  private async fetchLog(epoch: number, gen: number, signal?: AbortSignal): Promise<Fetched> {
+    const known = this.auth;
+    if (known && known.emptyAt === undefined) {
+      const answer = await this.ask(known.style, epoch, signal);
+      return 'read' in answer ? answer : { answer };
+    }
+    const learn = (style: Auth, emptyAt?: number) => {
+      if (epoch === this.epoch) this.auth = emptyAt === undefined ? { style } : { style, emptyAt };
     };
-    if ('read' in answer) return answer;
-    if (this.auth || !answer.ok) return { answer };
-    if (answer.rows.length) {
-      learn(first);
-      return { answer };
-    }
-    // An empty log by Bearer: an older server reads the key from the query only, and finds none in a header.
-    const probe = await this.ask('query', epoch, signal);
-    if ('read' in probe) {
-      // The newer server refuses a key in the query: Bearer was right, and the log is empty.
-      if (!probe.refused) return probe;
+    const bearer = await this.ask('bearer', epoch, signal);
+    if ('read' in bearer) return bearer;
+    if (bearer.ok && bearer.rows.length) {
       learn('bearer');
-      return { answer };
+      return { answer: bearer };
     }
-    if (probe.ok && probe.rows.length) learn('query');
-    return { answer: probe };
+    // Bearer gave no usable answer: the query form, unless it was just tried against the same answer.
+    if (bearer.ok && known?.emptyAt !== undefined && this.now() - known.emptyAt < USAGE_LOG_TIMING.recheckMs)
+      return { answer: bearer };
+    if (!bearer.ok && this.refusedBothWays) return { answer: bearer };
+    const query = await this.ask('query', epoch, signal);
+    if ('read' in query) {
+      // A newer server refuses a key in the query (401): Bearer is the style, and its answer stands.
+      if (!query.refused) return query;
+      learn('bearer');
+      return { answer: bearer };
+    }
+    if (query.ok && (query.rows.length || !bearer.ok)) {
+      learn('query');
+      return { answer: query };
+    }
+    if (bearer.ok) learn('bearer', query.ok ? this.now() : undefined);
+    else if (epoch === this.epoch && this.scope.holds(gen)) this.refusedBothWays = true;
+    return { answer: bearer };
   }
 
   private async ask(
@@ -160,7 +192,8 @@ export class UsageLog {
       });
       return parseLogAnswer(data) ?? { read: { state: 'unsupported' } };
     } catch (e) {
-      if (!isGatewayError(e)) throw e;
+      // A read every caller left says nothing of the gateway: nothing is kept of it.
+      if (!isGatewayError(e) || e.kind === 'aborted') throw e;
       if (e.kind === 'rate_limited') {
         this.critical.limited();
         return { read: { state: 'limited', until: this.critical.nextAt('log') } };

@@ -1,12 +1,22 @@
 /**
  * The token's balance for the status bar and the Status view: when to read it (at start, every
  * ten minutes, and shortly after a billed call — never on a fast timer: the gateway allows about
- * 20 reads per 20 minutes). The words are the core's describeQuota. Plain Node, no `vscode`.
+ * 20 reads per 20 minutes). A read that failed on the way (the network, a timeout, a 5xx — the
+ * gateway said nothing about the token) is tried again sooner, so one blip at start does not leave the
+ * status bar without its balance for ten minutes. The words are the core's describeQuota. Plain Node,
+ * no `vscode`.
  */
-import type { Quota } from '../../gateway';
+import { isGatewayError, type Quota } from '../../gateway';
 
-/** At most one read a minute after billed calls, plus one every ten minutes: within the gateway's 20 per 20 minutes. */
-export const QUOTA_TIMING = { periodMs: 10 * 60_000, afterBilledMs: 5_000, minGapMs: 60_000 };
+/**
+ * At most one read a minute after billed calls, plus one every ten minutes: within the gateway's 20 per 20
+ * minutes. After a read that failed on the way, the next is `retryMs` later, doubling up to the period.
+ */
+export const QUOTA_TIMING = { periodMs: 10 * 60_000, afterBilledMs: 5_000, minGapMs: 60_000, retryMs: 30_000 };
+
+/** A failure that says nothing about the token and may be gone in a moment (a refusal is not tried again sooner). */
+const onTheWay = (e: unknown) =>
+  isGatewayError(e) && (e.kind === 'network' || e.kind === 'timeout' || e.kind === 'server_error');
 
 export interface QuotaTimers {
   now: () => number;
@@ -28,6 +38,8 @@ const realTimers: QuotaTimers = {
 export class QuotaTracker {
   private timer: unknown;
   private lastReadAt = -Infinity;
+  /** reads in a row that failed on the way (the next waits longer) */
+  private failures = 0;
   private disposed = false;
 
   constructor(
@@ -69,9 +81,14 @@ export class QuotaTracker {
     try {
       const q = await this.read(maxAgeMs);
       this.lastReadAt = this.timers.now();
+      this.failures = 0;
       if (!this.disposed) this.onQuota(q);
-    } catch {
-      /* the gateway is unreachable or refuses: the last figure stays, errors show elsewhere */
+    } catch (e) {
+      // The gateway is unreachable or refuses: the last figure stays, errors show elsewhere.
+      if (onTheWay(e)) {
+        const retry = Math.min(this.timing.retryMs * 2 ** this.failures++, this.timing.periodMs);
+        return this.schedule(retry, this.timing.periodMs);
+      }
     }
     this.schedule(this.timing.periodMs, this.timing.periodMs);
   }
