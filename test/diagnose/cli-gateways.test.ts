@@ -51,13 +51,13 @@ beforeEach(() => {
 
 const TOKEN_A = () => a.tokens.production;
 
-function gateways(over: { fallbacks?: unknown; aModels?: Record<string, string> } = {}) {
+function gateways(over: { fallbacks?: unknown; aModels?: Record<string, string>; aBase?: string } = {}) {
   return {
     gateways: [
       {
         id: 'cheap',
         name: 'Cheap Relay',
-        baseUrl: a.url,
+        baseUrl: over.aBase ?? a.url,
         models: over.aModels ?? { chat: 'gpt-4o-mini', native: 'claude-sonnet-4-5' },
         tokenEnv: 'RELAY_A_TOKEN',
       },
@@ -333,18 +333,18 @@ test(
   'chat --gateway NAME: the primary down, the fallback gateway answers; one failover line on stderr, masked',
   T,
   async () => {
-    const file = await fileWith(
-      'chat.json',
-      gateways({ fallbacks: { 'gpt-4o-mini': [{ gateway: 'solid', model: 'gpt-4o-mini' }] } }),
-    );
+    const fallbacks = { 'gpt-4o-mini': [{ gateway: 'solid', model: 'gpt-4o-mini' }] };
+    const file = await fileWith('chat.json', gateways({ fallbacks }));
+    // Down: nothing listens at the primary's address (never sent, so it may move on; a connection that
+    // broke after the request was written may have been billed and never moves: the test after this one).
+    const down = await fileWith('down.json', gateways({ fallbacks, aBase: `http://127.0.0.1:${await deadPort()}` }));
     for (const stream of [true, false]) {
       a.reset();
       b.reset();
-      a.fault({ kind: 'down', path: '/v1/chat/completions' });
       const r = await run([
         'chat',
         '--gateways',
-        file,
+        down,
         '--gateway',
         'Cheap Relay',
         ...(stream ? [] : ['--no-stream']),
@@ -360,14 +360,10 @@ test(
       assert.equal(lines.length, 2, r.stderr);
       assert.match(
         lines[0],
-        /^relay-doctor: gateway "Cheap Relay" \(gpt-4o-mini, token sk-Pr0\.\.\.Lk5d\) could not serve the request: Could not reach 127\.0\.0\.1:\d+ \(UND_ERR_SOCKET\)\. Trying "Solid Relay" \(gpt-4o-mini\)\.$/,
+        /^relay-doctor: gateway "Cheap Relay" \(gpt-4o-mini, token sk-Pr0\.\.\.Lk5d\) could not serve the request: Could not reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\)\. Trying "Solid Relay" \(gpt-4o-mini\)\.$/,
       );
       assert.equal(lines[1], 'relay-doctor: answered by gateway "Solid Relay" with gpt-4o-mini.');
       // Each gateway saw its own token only.
-      assert.ok(
-        a.log.some((l) => l.path === '/v1/chat/completions'),
-        'the primary was asked first',
-      );
       assert.ok(a.log.every((l) => l.tokenName === null || l.tokenName === 'production'));
       assert.deepEqual(
         b.log.filter((l) => l.path === '/v1/chat/completions').map((l) => [l.tokenName, l.status]),
