@@ -392,6 +392,42 @@ test(
 );
 
 test(
+  'chat --gateway NAME: a proxy’s 504 page or a reset after the body was read is sent once — no retry, no failover — and exits 3 saying it may have been billed',
+  T,
+  async () => {
+    const file = await fileWith(
+      'billed.json',
+      gateways({ fallbacks: { 'gpt-4o-mini': [{ gateway: 'solid', model: 'gpt-4o-mini' }] } }),
+    );
+    for (const [fault, stream] of [
+      [{ kind: 'proxyPage' }, true],
+      [{ kind: 'resetAfterBody' }, false],
+    ] as const) {
+      a.reset();
+      b.reset();
+      a.fault({ ...fault, path: '/v1/chat/completions' });
+      const r = await run([
+        'chat',
+        '--gateways',
+        file,
+        '--gateway',
+        'cheap',
+        ...(stream ? [] : ['--no-stream']),
+        'Hello there',
+      ]);
+      assert.equal(r.code, 3, r.stderr);
+      assert.equal(r.stdout, '');
+      assert.equal(a.log.filter((l) => l.path === '/v1/chat/completions').length, 1, `${fault.kind}: sent once`);
+      assert.equal(b.log.length, 0, `${fault.kind}: the fallback gateway was not asked`);
+      assert.doesNotMatch(r.stderr, /retrying in|Trying "Solid Relay"/);
+      assert.match(r.stderr, /billing: This billed call may have reached the gateway and been charged/);
+      assert.match(r.stderr, /retry: run the same command again to send it once more; it may be billed again\./);
+      assert.ok(!r.stderr.includes(TOKEN_A()) && !r.stderr.includes(TOKEN_B), 'no full token');
+    }
+  },
+);
+
+test(
   'diagnose --gateway NAME: the full diagnosis of one gateway, with its models and its token variable',
   T,
   async () => {
