@@ -33,6 +33,6 @@ ${t('Environment:')}
   ${t('HTTPS_PROXY / HTTP_PROXY / NO_PROXY are honoured.')}
   ${t("HTTPS trusts Node's roots, the operating system's certificate store and NODE_EXTRA_CA_CERTS (a corporate or internal CA).")}
 
-${t('Exit codes: 0 success (diagnose: no check failed), 1 a check or request failed, 2 usage error.')}
+${t('Exit codes: 0 success (diagnose: no check failed), 1 a check or request failed, 2 usage error, 3 a request failed after it may have reached the gateway and been billed (it was not sent again).')}
 `;
 }

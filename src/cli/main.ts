@@ -11,6 +11,10 @@
  *   relay-doctor diagnose|models|quota|chat --gateways FILE --gateway NAME …
  *   relay-doctor --version
  *
+ * Exit codes: 0 success, 1 a check or request failed, 2 a usage error, 3 a request failed after it may
+ * have reached the gateway and been billed (`BILLED_EXIT`: never sent again by the client; running the
+ * command again sends it again).
+ *
  * Configuration comes only from the environment: MODEL_RELAY_BASE_URL, MODEL_RELAY_TOKEN,
  * MODEL_RELAY_BACKUP_URLS (comma separated); HTTPS_PROXY / HTTP_PROXY / NO_PROXY are honoured.
  * Or from a gateways file (gatewaysFile.ts) whose gateways name the variables holding their tokens.
@@ -25,6 +29,7 @@ import {
   SURFACES,
   createDispatcher,
   describeProxy,
+  isGatewayError,
   redactSecrets,
   renderTable,
   reportToJson,
@@ -318,6 +323,12 @@ function missingToken(cfg: CliConfig | undefined): string {
     : t('{0} is not set. Export the token in the environment (never as an argument).', ENV_TOKEN);
 }
 
+/**
+ * The exit code of a request that failed after it may have reached the gateway and been billed
+ * (GatewayError.mayHaveBeenBilled): a script that retries on 1 must not retry it blindly.
+ */
+export const BILLED_EXIT = 3;
+
 /** Runs the program; returns the exit code. */
 export async function main(io: CliIo): Promise<number> {
   const [command, ...rest] = io.argv;
@@ -376,7 +387,7 @@ export async function main(io: CliIo): Promise<number> {
       return 2;
     }
     io.stderr.write(errorText(e, secrets, io.stderr.isTTY, terms));
-    return 1;
+    return isGatewayError(e) && e.mayHaveBeenBilled ? BILLED_EXIT : 1;
   } finally {
     await dispatcher?.close().catch(() => undefined);
   }

@@ -66,7 +66,11 @@ export function errorText(
       `  ${t('fix: {0}', cliFix(e.fix, terms))}`,
     ];
     const billing = e.billingNote();
-    if (billing) lines.push(`  ${t('billing: {0}', billing)}`);
+    if (billing) {
+      lines.push(`  ${t('billing: {0}', billing)}`);
+      // The one way it is sent again: the user runs it again (exit code 3 says why it stopped).
+      lines.push(`  ${t('retry: run the same command again to send it once more; it may be billed again.')}`);
+    }
     if (e.url) lines.push(`  url: ${e.url}`);
     if (e.requestId) lines.push(`  ${t('request id: {0}', e.requestId)}`);
     if (e.retryAfterMs !== undefined) lines.push(`  ${t('retry after: {0} s', Math.ceil(e.retryAfterMs / 1000))}`);

@@ -59,7 +59,17 @@ export { NATIVE_VERSION, requestHeaders } from './http/headers';
 export { Limiter } from './http/limiter';
 export { bypassesProxy, createDispatcher, describeProxy, type ProxyChoice, type ProxySettings } from './http/proxy';
 export { describeTrust, trustedCertificates, type TrustSettings, type TrustSummary } from './http/trust';
-export { retryDelayMs, shouldRetry, type RetryNotice, type RetryOptions } from './http/retryPolicy';
+export {
+  costOf,
+  deliveryOf,
+  mayResend,
+  retryDelayMs,
+  shouldRetry,
+  type Cost,
+  type Delivery,
+  type RetryNotice,
+  type RetryOptions,
+} from './http/retryPolicy';
 export {
   DEFAULT_BURST,
   isBurst,

@@ -75,5 +75,7 @@ export enum ToolName {
 export const LM_VENDOR = 'model-relay';
 /** contributes.chatParticipants[0].id */
 export const PARTICIPANT_ID = 'modelRelay.relay';
+/** contributes.chatParticipants[0].name: `@relay` */
+export const PARTICIPANT_NAME = 'relay';
 /** contributes.walkthroughs[0].id (opened as `<publisher>.<name>#<id>`) */
 export const WALKTHROUGH_ID = 'gettingStarted';

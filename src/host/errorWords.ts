@@ -73,6 +73,15 @@ export function errorWithFix(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/**
+ * For a call that may have been billed (it was not sent again): the billing note and that asking again
+ * may be billed again, shown to the user beside the error (never to a model); else undefined.
+ */
+export function billedWarning(e: GatewayError): string | undefined {
+  const note = e.billingNote();
+  return note === undefined ? undefined : t('{0} Asking again may be billed again.', note);
+}
+
 /** The error as one sentence with its cause and fix (e.g. for VS Code's language model API). */
 export function errorSentence(e: GatewayError): string {
   return `${e.message} ${e.reason} ${t('Fix: {0}', e.fix)}`;

@@ -291,6 +291,8 @@ export const webviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('regenerate'), options: chatOptionsSchema }),
   /** after a failed stream: the same question once more, without streaming (the user chose to pay again) */
   z.object({ type: z.literal('retryWithoutStreaming'), options: chatOptionsSchema }),
+  /** after a failure that may have been billed: the same question once more (the user chose to pay again) */
+  z.object({ type: z.literal('retryBilled'), options: chatOptionsSchema }),
   z.object({ type: z.literal('newChat') }),
   /** persist the surface/model/system/temperature/max tokens choice */
   z.object({ type: z.literal('setOptions'), options: chatOptionsSchema }),

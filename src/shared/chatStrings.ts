@@ -117,6 +117,7 @@ export const CHAT_STRING_KEYS = [
   'stream',
   'streamFailedNote',
   'retryPlain',
+  'retryBilled',
   'runDiagnose',
   'requestLog',
   'copySupportReport',

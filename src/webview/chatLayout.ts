@@ -255,6 +255,9 @@ export function onListClick(
   } else if (action === 'retry-without-streaming') {
     const o = options();
     if (o) post({ type: 'retryWithoutStreaming', options: o });
+  } else if (action === 'retry-billed') {
+    const o = options();
+    if (o) post({ type: 'retryBilled', options: o });
   } else if (action === 'diagnose') {
     post({ type: 'runDiagnose' });
   } else if (action === 'show-log') {

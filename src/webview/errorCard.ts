@@ -2,7 +2,8 @@
  * A failed reply's error card: what went wrong (HTTP status or kind), the cause and the fix, the
  * details that help (gateway message, endpoint, masked token, model, request id, billing, retries),
  * whether a failed billed call was logged (and billed) once the gateway's usage log was read, and its
- * actions (Retry Without Streaming after a failed stream, Run Diagnose, Request Log, Copy Support Report), which
+ * actions (Retry Without Streaming after a failed stream, Retry (may be billed again) after a failure that may
+ * have been billed, Run Diagnose, Request Log, Copy Support Report), which
  * ./chatLayout.ts's onListClick turns into messages. Words from the host (`ChatStrings`).
  */
 import type { ChatErrorInfo } from '../shared/chatProtocol';
@@ -51,6 +52,8 @@ export function errorCard(d: Document, err: ChatErrorInfo, s: ChatStrings): HTML
   if (dl.children.length) card.append(dl);
   const actions = el(d, 'div', 'error-actions');
   if (err.streamFailed) actions.append(button(d, 'retry-without-streaming', 'chat-error-retry-plain', s.retryPlain));
+  // A call that may have been billed was not sent again: asking again is the user's choice, said on the button.
+  else if (err.billing) actions.append(button(d, 'retry-billed', 'chat-error-retry-billed', s.retryBilled));
   actions.append(
     button(d, 'diagnose', 'chat-error-diagnose', s.runDiagnose),
     button(d, 'show-log', 'chat-error-show-log', s.requestLog),

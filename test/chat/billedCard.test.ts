@@ -1,6 +1,6 @@
 /**
- * A billed call that failed, in the chat (src/host/chat/chatView.ts): an `/image` the gateway answered
- * with a 500 after it may have done the work (real HTTP against the simulator's new-api profile, which
+ * A billed call that failed, in the chat (src/host/chat/chatView.ts): an `/image` answered with a 500
+ * page after the gateway may have done the work (real HTTP against the simulator's new-api profile, which
  * gives the request id) gets a card with the billing note; once the gateway's usage log is read, the
  * card says "billed …" or "no record", and the saved chat keeps it. A reply that was not billed is never
  * looked up.
@@ -87,7 +87,8 @@ test(
   T,
   async () => {
     const r = rig(() => true);
-    sim.fault({ kind: 'status', status: 500, path: '/v1/images', count: 1 });
+    // a 500 page (not the gateway's own JSON error, which new-api refunds): it may have been billed
+    sim.fault({ kind: 'status', status: 500, body: 'html', path: '/v1/images', count: 1 });
     r.view.send('/image a red fox', opts('compatible'));
     await settle(r.view, r.posted);
     const cards = updates(r.posted);
@@ -108,7 +109,7 @@ test(
 
 test('a failed /image the gateway has no record of says so', T, async () => {
   const r = rig(() => false);
-  sim.fault({ kind: 'status', status: 502, path: '/v1/images', count: 1 });
+  sim.fault({ kind: 'status', status: 502, body: 'html', path: '/v1/images', count: 1 });
   r.view.send('/image a blue fox', opts('compatible'));
   await settle(r.view, r.posted);
   const last = updates(r.posted).at(-1)!;
@@ -131,3 +132,22 @@ test('a failure that was not billed (a chat reply) is never looked up', T, async
   assert.equal(r.usage.questions, 0);
   assert.equal(r.view.billedChecks.size, 0);
 });
+
+test(
+  'a chat answered with a proxy’s 504 page: the card says it may have been billed, and why the log cannot tell',
+  T,
+  async () => {
+    const r = rig(() => true);
+    sim.fault({ kind: 'proxyPage', path: '/v1/chat/completions', count: 1 });
+    r.view.send('hello', opts('compatible'));
+    await settle(r.view, r.posted);
+    const last = updates(r.posted).at(-1)!;
+    assert.equal(last.status, 'error');
+    assert.match(last.error!.billing ?? '', /may have reached the gateway and been charged/);
+    assert.equal(sim.log.length, 1, 'sent once: no retry, no backup, no fallback');
+    // A proxy's page carries no request id of the gateway: the usage log cannot be asked about it, and the card says so.
+    assert.equal(last.error!.arrival!.state, 'unknown');
+    assert.match(last.error!.arrival!.text, /no request id/);
+    assert.equal(r.usage.questions, 0);
+  },
+);

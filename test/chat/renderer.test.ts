@@ -557,6 +557,43 @@ test('a failed stream: the card says nothing was re-sent and offers Retry Withou
   assert.equal(h.q('chat-error-retry-plain'), null);
 });
 
+test('a failure that may have been billed: the card offers Retry (may be billed again), and only then', () => {
+  const h = harness();
+  const billed: ChatEntry = {
+    id: 'b1',
+    role: 'assistant',
+    text: '',
+    createdAt: 1,
+    status: 'error',
+    error: {
+      kind: 'server_error',
+      status: 504,
+      message: 'HTTP 504: an HTML error page came back from /v1/chat/completions ("504 Gateway Time-out").',
+      cause: 'A proxy or CDN in front of the gateway answered with its own error page.',
+      fix: 'Retry later.',
+      detail: 'html_page',
+      billing: 'This billed call may have reached the gateway and been charged. It was not sent again.',
+    },
+  };
+  h.app.handle({ type: 'init', state: snapshot([user('u1', 'one two'), billed]), models });
+  assert.match(h.q('chat-error-billing')!.textContent, /may have reached the gateway/);
+  const retry = h.q('chat-error-retry-billed') as HTMLButtonElement;
+  assert.equal(retry.textContent, 'Retry (may be billed again)');
+  assert.equal(h.q('chat-error-retry-plain'), null, 'not a failed stream');
+  retry.click();
+  const posted = h.posted.at(-1) as Extract<WebviewToHost, { type: 'retryBilled' }>;
+  assert.equal(posted.type, 'retryBilled');
+  assert.equal(posted.options.surface, 'compatible');
+  // A refusal (not billed) offers no billed retry.
+  const refused: ChatEntry = {
+    ...billed,
+    id: 'b2',
+    error: { kind: 'forbidden', status: 403, message: 'HTTP 403', cause: 'c', fix: 'f' },
+  };
+  h.app.handle({ type: 'init', state: snapshot([user('u1', 'one two'), refused]), models });
+  assert.equal(h.q('chat-error-retry-billed'), null);
+});
+
 test('accessible: every button has a name, the input a label, icons are codicons (no glyphs or emoji)', () => {
   const h = harness();
   const err = {

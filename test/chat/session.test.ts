@@ -191,6 +191,38 @@ for (const surface of ['compatible', 'native'] as const) {
   );
 
   test(
+    `${surface}: a proxy's 504 page or a reset after the body was read is sent once; the card says it may have been billed; only the user asks again`,
+    T,
+    async () => {
+      for (const [fault, streaming] of [
+        [{ kind: 'proxyPage' }, true],
+        [{ kind: 'resetAfterBody' }, false],
+      ] as const) {
+        simulator().reset();
+        const r = rig({ streaming });
+        simulator().fault({ ...fault, count: 1 });
+        const failed = (await r.session.send('one two three', opts(surface)))!;
+        assert.equal(failed.status, 'error');
+        assert.match(failed.error!.billing ?? '', /may have reached the gateway and been charged/, fault.kind);
+        assert.equal(failed.error!.streamFailed, undefined, 'not a stream that broke: no plain retry');
+        assert.equal(simulator().log.length, 1, `${fault.kind}: one request in all`);
+        assert.equal(simulator().log[0].answerLost, true);
+        // The user's click: the same question once more, and it is answered.
+        const again = (await r.session.retryBilled(opts(surface)))!;
+        assert.equal(again.status, 'done', JSON.stringify(again.error));
+        assert.equal(again.text, 'Echo: one two three');
+        assert.equal(simulator().log.length, 2);
+        assert.deepEqual(
+          r.session.entries.map((e) => e.role),
+          ['user', 'assistant'],
+          'the failed reply is replaced',
+        );
+        assert.equal(await r.session.retryBilled(opts(surface)), undefined, 'offered only after such a failure');
+      }
+    },
+  );
+
+  test(
     `${surface}: an error the gateway sends inside the stream (quota, context) keeps its meaning and offers no billed plain retry`,
     T,
     async () => {

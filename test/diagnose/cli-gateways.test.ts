@@ -51,13 +51,13 @@ beforeEach(() => {
 
 const TOKEN_A = () => a.tokens.production;
 
-function gateways(over: { fallbacks?: unknown; aModels?: Record<string, string> } = {}) {
+function gateways(over: { fallbacks?: unknown; aModels?: Record<string, string>; aBase?: string } = {}) {
   return {
     gateways: [
       {
         id: 'cheap',
         name: 'Cheap Relay',
-        baseUrl: a.url,
+        baseUrl: over.aBase ?? a.url,
         models: over.aModels ?? { chat: 'gpt-4o-mini', native: 'claude-sonnet-4-5' },
         tokenEnv: 'RELAY_A_TOKEN',
       },
@@ -333,18 +333,18 @@ test(
   'chat --gateway NAME: the primary down, the fallback gateway answers; one failover line on stderr, masked',
   T,
   async () => {
-    const file = await fileWith(
-      'chat.json',
-      gateways({ fallbacks: { 'gpt-4o-mini': [{ gateway: 'solid', model: 'gpt-4o-mini' }] } }),
-    );
+    const fallbacks = { 'gpt-4o-mini': [{ gateway: 'solid', model: 'gpt-4o-mini' }] };
+    const file = await fileWith('chat.json', gateways({ fallbacks }));
+    // Down: nothing listens at the primary's address (never sent, so it may move on; a connection that
+    // broke after the request was written may have been billed and never moves: the test after this one).
+    const down = await fileWith('down.json', gateways({ fallbacks, aBase: `http://127.0.0.1:${await deadPort()}` }));
     for (const stream of [true, false]) {
       a.reset();
       b.reset();
-      a.fault({ kind: 'down', path: '/v1/chat/completions' });
       const r = await run([
         'chat',
         '--gateways',
-        file,
+        down,
         '--gateway',
         'Cheap Relay',
         ...(stream ? [] : ['--no-stream']),
@@ -360,14 +360,10 @@ test(
       assert.equal(lines.length, 2, r.stderr);
       assert.match(
         lines[0],
-        /^relay-doctor: gateway "Cheap Relay" \(gpt-4o-mini, token sk-Pr0\.\.\.Lk5d\) could not serve the request: Could not reach 127\.0\.0\.1:\d+ \(UND_ERR_SOCKET\)\. Trying "Solid Relay" \(gpt-4o-mini\)\.$/,
+        /^relay-doctor: gateway "Cheap Relay" \(gpt-4o-mini, token sk-Pr0\.\.\.Lk5d\) could not serve the request: Could not reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\)\. Trying "Solid Relay" \(gpt-4o-mini\)\.$/,
       );
       assert.equal(lines[1], 'relay-doctor: answered by gateway "Solid Relay" with gpt-4o-mini.');
       // Each gateway saw its own token only.
-      assert.ok(
-        a.log.some((l) => l.path === '/v1/chat/completions'),
-        'the primary was asked first',
-      );
       assert.ok(a.log.every((l) => l.tokenName === null || l.tokenName === 'production'));
       assert.deepEqual(
         b.log.filter((l) => l.path === '/v1/chat/completions').map((l) => [l.tokenName, l.status]),
@@ -392,6 +388,42 @@ test(
     assert.equal(ok.code, 0, ok.stderr);
     assert.equal(ok.stderr, 'relay-doctor: answered by gateway "Cheap Relay" with gpt-4o-mini.\n');
     assert.equal(b.log.length, 0);
+  },
+);
+
+test(
+  'chat --gateway NAME: a proxy’s 504 page or a reset after the body was read is sent once — no retry, no failover — and exits 3 saying it may have been billed',
+  T,
+  async () => {
+    const file = await fileWith(
+      'billed.json',
+      gateways({ fallbacks: { 'gpt-4o-mini': [{ gateway: 'solid', model: 'gpt-4o-mini' }] } }),
+    );
+    for (const [fault, stream] of [
+      [{ kind: 'proxyPage' }, true],
+      [{ kind: 'resetAfterBody' }, false],
+    ] as const) {
+      a.reset();
+      b.reset();
+      a.fault({ ...fault, path: '/v1/chat/completions' });
+      const r = await run([
+        'chat',
+        '--gateways',
+        file,
+        '--gateway',
+        'cheap',
+        ...(stream ? [] : ['--no-stream']),
+        'Hello there',
+      ]);
+      assert.equal(r.code, 3, r.stderr);
+      assert.equal(r.stdout, '');
+      assert.equal(a.log.filter((l) => l.path === '/v1/chat/completions').length, 1, `${fault.kind}: sent once`);
+      assert.equal(b.log.length, 0, `${fault.kind}: the fallback gateway was not asked`);
+      assert.doesNotMatch(r.stderr, /retrying in|Trying "Solid Relay"/);
+      assert.match(r.stderr, /billing: This billed call may have reached the gateway and been charged/);
+      assert.match(r.stderr, /retry: run the same command again to send it once more; it may be billed again\./);
+      assert.ok(!r.stderr.includes(TOKEN_A()) && !r.stderr.includes(TOKEN_B), 'no full token');
+    }
   },
 );
 

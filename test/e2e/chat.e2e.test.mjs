@@ -1,5 +1,5 @@
 // E2E for the chat webview in a real VS Code: streamed replies on both surfaces, Stop closing the
-// connection early, the 403 error card, an attached image (refused for a model without image input,
+// connection early, the 403 error card, a proxy's 504 page (sent once, Retry (may be billed again)), an attached image (refused for a model without image input,
 // then sent), a reasoning model's Thinking section, history surviving a reload, and inert malicious output.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -225,6 +225,27 @@ test('a reasoning model: its reasoning is a collapsed Thinking section above the
   assert.equal(await msg.locator('[data-testid="chat-message-body"]').innerText(), 'Echo: ponder this');
   await vs.screenshot('chat-09-thinking');
   await setPaneExpanded('Video Tasks', true);
+});
+
+test('a proxy’s 504 page: sent once, the card says it may have been billed, and Retry (may be billed again) asks once more', async () => {
+  const before = chatRequests().length;
+  sim.fault({ kind: 'proxyPage', path: '/v1/chat/completions', count: 1 });
+  await send('compatible', 'gpt-4o-mini', 'one billed question');
+  const card = chat().locator('[data-testid="chat-error-card"][data-http-status="504"]');
+  await card.waitFor({ timeout: 30_000 });
+  assert.equal(chatRequests().length, before + 1, 'sent once: no retry, no backup domain');
+  assert.match(await card.locator('[data-testid="chat-error-billing"]').innerText(), /may have reached the gateway/);
+  await card.locator('[data-testid="chat-error-arrival"]').waitFor({ timeout: 15_000 });
+  const retry = card.locator('[data-testid="chat-error-retry-billed"]');
+  assert.equal(await retry.innerText(), 'Retry (may be billed again)');
+  await vs.screenshot('chat-10-billed-card');
+  await retry.click();
+  await assistant()
+    .last()
+    .locator('[data-testid="chat-message-body"]', { hasText: 'Echo: one billed question' })
+    .waitFor({ timeout: 30_000 });
+  assert.equal(chatRequests().length, before + 2, 'the user’s retry is the one more request');
+  assert.equal(await card.count(), 0, 'the failed reply was replaced');
 });
 
 test('reloading the window keeps the history and re-sends nothing', async () => {

@@ -145,7 +145,18 @@ export function fakeVscode(settings: Record<string, unknown> = {}): FakeVscode {
       constructor(public id: string) {}
     },
     MarkdownString: class MarkdownString {
-      constructor(public value = '') {}
+      constructor(
+        public value = '',
+        public supportThemeIcons = false,
+      ) {}
+      appendText(text: string) {
+        this.value += text;
+        return this;
+      }
+      appendMarkdown(text: string) {
+        this.value += text;
+        return this;
+      }
     },
     Disposable,
     StatusBarAlignment: names,

@@ -220,7 +220,7 @@ test('real: aborting closes the socket at once: the simulator records the reques
 
 test('strict: a 5xx on a completion is never re-sent (it may have been billed), and no chat way is tried', async () => {
   const s = sims.strict;
-  s.fault({ kind: 'status', status: 502, path: '/v1/completions' });
+  s.fault({ kind: 'status', status: 502, body: 'html', path: '/v1/completions' });
   const { client, sleeps } = makeClient(s);
   const e = await thrown(() => client.complete(FIB));
   assert.equal(e.kind, 'server_error');
@@ -232,7 +232,7 @@ test('strict: a 5xx on a completion is never re-sent (it may have been billed), 
 
 test('strict: the chat way is not re-sent on a 5xx either, and the failure names no token', async () => {
   const s = sims.strict;
-  s.fault({ kind: 'status', status: 503, path: '/v1/chat/completions' });
+  s.fault({ kind: 'status', status: 503, body: 'html', path: '/v1/chat/completions' });
   const { client, sleeps } = makeClient(s);
   const e = await thrown(() => client.complete({ ...FIB, model: 'gpt-4o-mini' }));
   assert.equal(e.kind, 'server_error');

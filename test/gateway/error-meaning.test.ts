@@ -11,8 +11,7 @@ import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import { startSimulator, type Simulator } from '../sim/server';
 import { collect, makeClient, thrown } from './helpers';
-import { DEFAULT_RETRY, errorFromResponse, GatewayError, shouldRetry, Transport } from '../../src/gateway';
-import { mayHaveArrived } from '../../src/gateway/http/retryPolicy';
+import { DEFAULT_RETRY, deliveryOf, errorFromResponse, GatewayError, shouldRetry, Transport } from '../../src/gateway';
 import type { Surface } from '../../src/gateway';
 
 let strict: Simulator;
@@ -200,38 +199,60 @@ function httpError(status: number, headers: Record<string, string> = {}, body = 
   return errorFromResponse({ status, headers, body, context: {}, now: 0 });
 }
 
-test('retry table: 408 and 409 like 429 (Retry-After honoured), x-should-retry steers, billed calls are never re-sent', () => {
+test('retry table: 408 and 409 like 429 for what cannot be billed, x-should-retry steers, a call that may be billed is re-sent only as the rule allows', () => {
   const o = DEFAULT_RETRY;
-  const rows: Array<[string, GatewayError, boolean, boolean]> = [
-    // [what, error, retried when not billed, retried when billed]
-    ['408', httpError(408), true, false],
-    ['409', httpError(409), true, false],
-    ['408 with Retry-After 2', httpError(408, { 'retry-after': '2' }), true, false],
-    ['409 with Retry-After beyond the limit', httpError(409, { 'retry-after': '3600' }), false, false],
-    ['429', httpError(429), true, true],
-    ['429, x-should-retry: false', httpError(429, { 'x-should-retry': 'false' }), false, false],
-    ['500, x-should-retry: false', httpError(500, { 'x-should-retry': 'false' }), false, false],
-    ['400, x-should-retry: true', httpError(400, { 'x-should-retry': 'true' }), true, false],
-    ['500, x-should-retry: true', httpError(500, { 'x-should-retry': 'true' }), true, false],
-    ['503 model_not_found', httpError(503, {}, '{"error":{"code":"model_not_found","message":"x"}}'), false, false],
-    ['400', httpError(400), false, false],
+  const ownJson = '{"error":{"message":"upstream error","type":"new_api_error","code":""}}';
+  const rows: Array<[string, GatewayError, boolean, boolean, boolean]> = [
+    // [what, error, retried when free (a GET), when billed (chat), when billed per call (an image)]
+    ['408', httpError(408), true, false, false],
+    ['409', httpError(409), true, false, false],
+    ['408 with Retry-After 2', httpError(408, { 'retry-after': '2' }), true, false, false],
+    ['409 with Retry-After beyond the limit', httpError(409, { 'retry-after': '3600' }), false, false, false],
+    ['429', httpError(429), true, true, true],
+    ['429, x-should-retry: false', httpError(429, { 'x-should-retry': 'false' }), false, false, false],
+    ['500, x-should-retry: false', httpError(500, { 'x-should-retry': 'false' }), false, false, false],
+    ['400, x-should-retry: true', httpError(400, { 'x-should-retry': 'true' }), true, true, false],
+    ['500 (no body), x-should-retry: true', httpError(500, { 'x-should-retry': 'true' }), true, false, false],
+    [
+      "500 (the gateway's JSON), x-should-retry: true",
+      httpError(500, { 'x-should-retry': 'true' }, ownJson),
+      true,
+      true,
+      false,
+    ],
+    [
+      '503 model_not_found',
+      httpError(503, {}, '{"error":{"code":"model_not_found","message":"x"}}'),
+      false,
+      false,
+      false,
+    ],
+    ['400', httpError(400), false, false, false],
   ];
-  for (const [what, e, plain, billed] of rows) {
-    assert.equal(shouldRetry(e, 0, o), plain, `${what}: not billed`);
-    assert.equal(shouldRetry(e, 0, o, true), billed, `${what}: billed`);
+  for (const [what, e, free, billed, perCall] of rows) {
+    assert.equal(shouldRetry(e, 0, o, 'free'), free, `${what}: free`);
+    assert.equal(shouldRetry(e, 0, o, 'billed'), billed, `${what}: billed`);
+    assert.equal(shouldRetry(e, 0, o, 'per_call'), perCall, `${what}: billed per call`);
   }
   assert.equal(httpError(408, { 'retry-after': '2' }).retryAfterMs, 2000);
-  assert.equal(mayHaveArrived(httpError(408)), true, 'a billed 408 may have run');
+  assert.equal(deliveryOf(httpError(408)), 'may_be_billed', 'a 408 may have run');
 });
 
-test('408 and 409 are retried against the simulator after the Retry-After wait', async () => {
+test('408 and 409: a model list is retried after the Retry-After wait; a chat is not (the work may still run)', async () => {
   for (const status of [408, 409]) {
     strict.reset();
     strict.fault({ kind: 'status', status, retryAfter: '1', count: 1 });
     const { client, sleeps } = makeClient(strict);
-    const r = await client.chat(hello('compatible'));
-    assert.match(r.text, /Echo/);
+    assert.ok((await client.listModelIds()).length > 0);
     assert.deepEqual(sleeps, [1000], `HTTP ${status}: one retry after Retry-After`);
+    strict.reset();
+    strict.fault({ kind: 'status', status, retryAfter: '1', count: 1 });
+    const chat = makeClient(strict);
+    const err = (await thrown(() => chat.client.chat(hello('compatible')))) as GatewayError;
+    assert.equal(err.status, status);
+    assert.equal(strict.log.length, 1, `HTTP ${status}: a chat is sent once`);
+    assert.equal(err.mayHaveBeenBilled, true);
+    assert.deepEqual(chat.sleeps, []);
   }
 });
 

@@ -204,12 +204,22 @@ test('invalid JSON and a 200 with empty choices are classified protocol errors',
   assert.equal(e2.detail, 'empty_choices');
 });
 
-test('a connection reset before the answer is a network error, retried', async () => {
+test('a connection reset before the answer is a network error; a chat is not re-sent (it may have arrived), a model list is', async () => {
   const { client, records } = makeClient(sims.strict);
   sims.strict.fault({ kind: 'reset', count: 1 });
-  const r = await client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi });
-  assert.equal(r.text, 'Echo: hi');
-  assert.equal(records[0].errorKind, 'network');
+  const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
+  assert.equal(e.kind, 'network');
+  assert.equal(e.mayHaveBeenBilled, true);
+  assert.deepEqual(
+    records.map((r) => r.errorKind),
+    ['network'],
+  );
+  sims.strict.fault({ kind: 'reset', count: 1 });
+  assert.ok((await client.listModelIds()).length > 0);
+  assert.deepEqual(
+    records.slice(1).map((r) => r.errorKind ?? r.status),
+    ['network', 200],
+  );
 });
 
 test('a slow gateway hits the chat timeout', async () => {
@@ -324,7 +334,8 @@ test('3xx: classified as a redirect naming the target host; never followed, neve
 test('an error body is read up to its cap and the connection closed: a 200 MB error page is never read whole', async () => {
   const { client } = makeClient(sims.strict, { retry: { maxRetries: 2 } });
   sims.strict.fault({ kind: 'hugeError', bytes: 200 * 1024 * 1024, status: 502, count: 3 });
-  const e = await thrown(() => client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi }));
+  // (a model list: a proxy's 502 page is retried for it, never for a chat that may have been billed)
+  const e = await thrown(() => client.listModels());
   assert.equal(e.kind, 'server_error');
   const pages = sims.strict.log.filter((l) => l.status === 502);
   assert.equal(pages.length, 3, 'three attempts');

@@ -211,7 +211,8 @@ test('content before completion is not_ready; expired content is expired (strict
 
 test('video creation is not retried after a 5xx (it may have been created), only when never sent', async () => {
   const { client } = makeClient(sim);
-  sim.fault({ kind: 'status', status: 500, path: '/v1/videos', count: 1 });
+  // (a proxy's page: the gateway's own JSON 5xx is refunded, so not "may have been billed", though not re-sent either)
+  sim.fault({ kind: 'status', status: 500, body: 'html', path: '/v1/videos', count: 1 });
   const e = await thrown(() => client.createVideo({ model: 'sora-2', prompt: 'x' }));
   assert.equal(e.kind, 'server_error');
   assert.equal(sim.log.filter((l) => l.method === 'POST').length, 1, 'exactly one POST');
@@ -259,8 +260,9 @@ for (const [what, call] of [
         [...sim.log, ...backup.log].filter((l) => l.method === 'POST' && l.path.startsWith('/v1/images/')).length;
       for (const fault of [
         { kind: 'reset' },
-        { kind: 'status', status: 500 },
-        { kind: 'status', status: 502 },
+        { kind: 'resetAfterBody' },
+        { kind: 'status', status: 500, body: 'html' },
+        { kind: 'proxyPage', status: 502 },
       ] as const) {
         const before = posts();
         sim.fault({ ...fault, path: '/v1/images', count: 1 });
@@ -269,6 +271,12 @@ for (const [what, call] of [
         assert.equal(e.mayHaveBeenBilled, true, JSON.stringify(fault));
         assert.match(e.billingNote(), /not sent again/);
       }
+      // The gateway's own JSON 500 (new-api returns the pre-consumed quota): not billed, and still not re-sent.
+      const before = posts();
+      sim.fault({ kind: 'status', status: 500, path: '/v1/images', count: 1 });
+      const own = await thrown(() => call(client));
+      assert.equal(posts() - before, 1, 'the JSON 500: exactly one POST');
+      assert.equal(own.mayHaveBeenBilled, false, 'the JSON 500 was refunded');
     } finally {
       await backup.close();
     }

@@ -38,12 +38,14 @@ test('error bodies: OpenAI, Anthropic, new-api task, HTML, plain text', () => {
     message: 'm',
     type: 't',
     code: 'c',
+    envelope: true,
   });
   assert.deepEqual(parseErrorBody('{"type":"error","error":{"type":"not_found_error","message":"nf"}}'), {
     html: false,
     message: 'nf',
     type: 'not_found_error',
     code: undefined,
+    envelope: true,
   });
   assert.deepEqual(parseErrorBody('{"code":"task_not_exist","message":"task_not_exist","data":null}'), {
     html: false,
@@ -126,9 +128,9 @@ test('shouldRetry table', () => {
   assert.equal(shouldRetry(mk(429, { retryAfter: '3600' }), 0, o), false, 'a Retry-After beyond the limit is final');
   const refused = new GatewayError({ kind: 'network', message: 'x', reason: 'x', fix: 'x', notSent: true });
   const reset = new GatewayError({ kind: 'network', message: 'x', reason: 'x', fix: 'x', notSent: false });
-  assert.equal(shouldRetry(refused, 0, o, true), true, 'side-effecting: retried when never sent');
-  assert.equal(shouldRetry(reset, 0, o, true), false, 'side-effecting: not retried when it may have arrived');
-  assert.equal(shouldRetry(mk(500), 0, o, true), false, 'side-effecting: never on 5xx');
+  assert.equal(shouldRetry(refused, 0, o, 'per_call'), true, 'side-effecting: retried when never sent');
+  assert.equal(shouldRetry(reset, 0, o, 'per_call'), false, 'side-effecting: not retried when it may have arrived');
+  assert.equal(shouldRetry(mk(500), 0, o, 'per_call'), false, 'side-effecting: never on 5xx');
 });
 
 test('retryDelayMs: Retry-After wins, else full jitter within an exponential cap, never zero', () => {

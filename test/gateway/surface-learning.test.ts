@@ -25,6 +25,8 @@ const refusal = (message: string, status = 400, code?: string) =>
     fix: 'f',
     gatewayMessage: message,
     gatewayCode: code,
+    // said in the gateway's own JSON error, as every refusal here is
+    gatewayJson: true,
     context: { surface: 'compatible', model: CODEX, url: 'http://x/v1/chat/completions' },
   });
 

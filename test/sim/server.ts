@@ -163,6 +163,17 @@ export type Fault = { host?: number; path?: string; count?: number } & (
     }
   /** the connection is cut: before answering; or with `afterEvents`, a stream after that many events and a non-streamed chat answer (compatible) after its headers and half its body */
   | { kind: 'reset'; afterEvents?: number }
+  /**
+   * the connection is cut after the whole request body was read, before any response: the gateway took
+   * the work and may bill it (the record is `answerLost`), though the client saw only a reset
+   */
+  | { kind: 'resetAfterBody' }
+  /**
+   * a proxy in front of the gateway (nginx; with `status` 502 or 520–524, a CDN) reads the whole request,
+   * passes it on, gives up waiting and answers its own HTML error page (504 Gateway Time-out by default),
+   * without any of the gateway's headers: the gateway took the work and may bill it (`answerLost`)
+   */
+  | { kind: 'proxyPage'; status?: number }
   | {
       kind: 'status';
       status: number;
@@ -212,6 +223,12 @@ export interface UsageRecord {
   durationMs: number;
   headers: Record<string, string>;
   closedEarly?: boolean;
+  /**
+   * the whole request reached the gateway, which took the work (and may bill it), but its answer never
+   * reached the client: a proxy's page came back instead, or the connection was cut (faults `proxyPage`,
+   * `resetAfterBody`). With the 2xx answers, the requests that may have been billed.
+   */
+  answerLost?: boolean;
   /** the client closed the connection before the answer was complete (POST /v1/completions; status 499) */
   aborted?: boolean;
   /** body bytes written (hugeError) */ bytesSent?: number;
@@ -548,6 +565,23 @@ function pumpBytes(res: ServerResponse, bytes: number, onProgress: (sent: number
   res.on('close', () => onProgress(sent, sent < bytes));
   pump();
 }
+
+/** What nginx (502, 504) and Cloudflare (520–524) call their error pages. */
+const PROXY_TITLES: Record<number, string> = {
+  502: 'Bad Gateway',
+  504: 'Gateway Time-out',
+  520: 'Web server is returning an unknown error',
+  521: 'Web server is down',
+  522: 'Connection timed out',
+  523: 'Origin is unreachable',
+  524: 'A timeout occurred',
+};
+
+/** A proxy's own error page, as nginx writes it. */
+const proxyPage = (status: number) => {
+  const title = `${status} ${PROXY_TITLES[status] ?? 'Error'}`;
+  return `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
+};
 
 const HTML_PAGE = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Model Relay Gateway Console</title></head><body><div id="root">Model Relay Gateway Console — sign in to manage tokens.</div><script src="/assets/index.js"></script></body></html>`;
 
@@ -1698,6 +1732,35 @@ export async function startSimulator(
       req.resume();
       req.socket.destroy();
       record.status = 0;
+      return;
+    }
+    const lost = find(c.faults, 'resetAfterBody') ?? find(c.faults, 'proxyPage');
+    if (lost) {
+      // The whole request is read (and, behind the proxy, run): whatever the client sees, it may be billed.
+      const chunks: Buffer[] = [];
+      for await (const d of req) chunks.push(d as Buffer);
+      record.answerLost = true;
+      try {
+        const model = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model?: unknown }).model;
+        if (typeof model === 'string') record.model = model;
+      } catch {
+        /* a form or no body: the record keeps no model */
+      }
+      record.durationMs = Date.now() - c.started;
+      if (lost.kind === 'resetAfterBody') {
+        req.socket.destroy();
+        record.status = 0;
+        return;
+      }
+      const status = lost.status ?? 504;
+      const page = proxyPage(status);
+      res.writeHead(status, {
+        Server: 'nginx',
+        'Content-Type': 'text/html',
+        'Content-Length': String(Buffer.byteLength(page)),
+      });
+      res.end(page);
+      record.status = status;
       return;
     }
     const html = find(c.faults, 'html');

@@ -264,6 +264,8 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
         return this.chat.regenerate(msg.options);
       case 'retryWithoutStreaming':
         return this.chat.retryWithoutStreaming(msg.options);
+      case 'retryBilled':
+        return this.chat.retryBilled(msg.options);
       case 'newChat':
         return this.chat.newChat();
       case 'setOptions':

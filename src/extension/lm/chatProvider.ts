@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { abortOn, withAbort } from '../../host/cancellation';
-import { errorSentence } from '../../host/errorWords';
+import { billedWarning, errorSentence } from '../../host/errorWords';
 import { lmErrorCode } from '../../host/lm/lmErrors';
 import { lmModelId, lmRoutes, withFailoverNotices, type ToolCallOrigins } from '../../host/lm/lmGateways';
 import { LmModelLists, type LmListSource } from '../../host/lm/lmModels';
@@ -122,9 +122,13 @@ function listSource(service: GatewayService): LmListSource {
   };
 }
 
-/** The gateway error as VS Code's LanguageModelError where a kind fits, keeping the sentence and the error as cause. */
+/**
+ * The gateway error as VS Code's LanguageModelError where a kind fits, keeping the sentence and the error
+ * as cause. A request that may have been billed says so in it: a provider has no warning part of its own,
+ * and VS Code's chat shows this message to the user (never to the model); its Retry is the user's choice.
+ */
 function lmError(e: GatewayError): Error {
-  const sentence = errorSentence(e);
+  const sentence = [errorSentence(e), billedWarning(e)].filter(Boolean).join(' ');
   const code = lmErrorCode(e);
   const error = code ? vscode.LanguageModelError[code](sentence) : new Error(sentence);
   error.cause = e;

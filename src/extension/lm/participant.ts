@@ -6,8 +6,8 @@
 import * as vscode from 'vscode';
 import { GatewayError, noImageError, surfaceMoveWords, type GatewayClient } from '../../gateway';
 import { abortOn } from '../../host/cancellation';
-import { LM_VENDOR } from '../../host/commandIds';
-import { errorMarkdown } from '../../host/errorWords';
+import { LM_VENDOR, PARTICIPANT_NAME } from '../../host/commandIds';
+import { billedWarning, errorMarkdown } from '../../host/errorWords';
 import { gatewayOfModel } from '../../host/lm/lmGateways';
 import { modelProfile } from '../../host/lm/modelProfile';
 import { savedImageMarkdown } from '../../host/media/mediaWords';
@@ -111,6 +111,44 @@ async function chat(
   }
 }
 
+/** VS Code's own command that opens its chat and, with `{ query }`, sends that message. */
+const OPEN_CHAT = 'workbench.action.chat.open';
+
+/**
+ * A warning under the reply: VS Code's warning part where this VS Code lets the extension push one (it is
+ * proposed API, refused unless enabled), else a line with the warning icon. Either way the user's, not a
+ * model's: @relay sends no history to the gateway.
+ */
+function warn(stream: vscode.ChatResponseStream, text: string): void {
+  const warning = (stream as { warning?: (message: string) => void }).warning;
+  if (typeof warning === 'function')
+    try {
+      warning.call(stream, text);
+      return;
+    } catch {
+      /* proposed API not enabled for this extension: the icon line below */
+    }
+  const md = new vscode.MarkdownString('\n\n$(warning) ', true);
+  md.appendText(text);
+  stream.markdown(md);
+}
+
+/**
+ * A failure that may have been billed (it was not sent again): the warning, and one click to ask the same
+ * thing again, saying it may be billed again.
+ */
+function offerBilledRetry(e: GatewayError, request: vscode.ChatRequest, stream: vscode.ChatResponseStream): void {
+  const warning = billedWarning(e);
+  if (!warning) return;
+  warn(stream, warning);
+  const command = request.command ? `/${request.command} ` : '';
+  stream.button({
+    command: OPEN_CHAT,
+    title: vscode.l10n.t('Retry (may be billed again)'),
+    arguments: [{ query: `@${PARTICIPANT_NAME} ${command}${request.prompt}` }],
+  });
+}
+
 export function registerParticipant(
   context: vscode.ExtensionContext,
   hub: Registrar,
@@ -142,6 +180,7 @@ export function registerParticipant(
     } catch (e) {
       if (e instanceof GatewayError && e.kind === 'aborted') return;
       stream.markdown(errorMarkdown(e));
+      if (e instanceof GatewayError) offerBilledRetry(e, request, stream);
     } finally {
       ac.dispose();
     }

@@ -17,6 +17,7 @@ import { nativeSurface } from './surfaces/native';
 import { responsesSurface } from './surfaces/responses';
 import type { BurstThresholds } from '../http/sseStream';
 import { jsonBytes } from '../http/jsonBody';
+import { mayResend } from '../http/retryPolicy';
 import type { SendOptions, Transport } from '../http/transport';
 
 export function surfaceAdapter(surface: Surface): SurfaceAdapter {
@@ -38,10 +39,11 @@ const withoutReasoningItems = (m: ChatMessage): ChatMessage =>
  * reasoning items it cannot use (encrypted by another upstream account behind a load-balancing
  * gateway, or unusable) are dropped; a model without reasoning that refuses their encrypted
  * content is not asked for it (nor sent any). Sent once: a refusal before any answer was not
- * billed. undefined: not such a refusal, or nothing to change.
+ * billed (the resend rule, http/retryPolicy.ts `mayResend`, is asked all the same). undefined: not
+ * such a refusal, or nothing to change.
  */
 export function replayRefusedRetry(req: ChatRequest, e: unknown): ChatRequest | undefined {
-  if (req.surface !== 'responses' || !(e instanceof GatewayError)) return undefined;
+  if (req.surface !== 'responses' || !(e instanceof GatewayError) || !mayResend(e)) return undefined;
   if (e.status !== 400 && e.status !== 404) return undefined;
   const replayed = req.messages.some(
     (m) => typeof m.content !== 'string' && m.content.some((p) => p.type === 'reasoning_item'),

@@ -7,6 +7,7 @@
  * request was not billed, so the retry is never a second charge.
  */
 import { GatewayError } from '../errors/gatewayError';
+import { mayResend } from '../http/retryPolicy';
 import type { ChatRequest } from './types';
 
 /**
@@ -70,9 +71,12 @@ export function replayRule(model: string, override?: boolean): ReplayRule {
   return { family: rule.family, scope: FIELD_SCOPES.has(rule.scope) ? rule.scope : 'tool_turns', fillEmpty: true };
 }
 
-/** What a 400 says about the field: the vendor wants it back, or refuses it (texts in the reference §1). */
+/**
+ * What a 400 says about the field: the vendor wants it back, or refuses it (texts in the reference §1).
+ * Asked of the resend rule too (http/retryPolicy.ts `mayResend`), which a refusal always passes.
+ */
 export function replayRefusal(e: unknown): 'missing' | 'refused' | undefined {
-  if (!(e instanceof GatewayError) || e.status !== 400) return undefined;
+  if (!(e instanceof GatewayError) || e.status !== 400 || !mayResend(e)) return undefined;
   const said = `${e.gatewayMessage ?? ''} ${e.message}`;
   if (!/reasoning_content/i.test(said)) return undefined;
   if (/intermediate result|remove the .?reasoning_content/i.test(said)) return 'refused';

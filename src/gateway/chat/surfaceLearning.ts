@@ -13,6 +13,7 @@
  * convert it (`convert_request_failed`) is classified where every answer is (errors/fromResponse.ts).
  */
 import { GatewayError, isGatewayError, type Surface } from '../errors/gatewayError';
+import { mayResend } from '../http/retryPolicy';
 import { t } from '../l10n';
 import { surfaceName } from './surfaceWords';
 import type { ModelInfo } from '../models';
@@ -42,10 +43,11 @@ export function saysResponsesOnly(message: string | undefined): boolean {
 /**
  * Whether a failed request on `surface` was refused because the model answers only on the
  * Responses API, before any reply: an HTTP 4xx answer (or new-api's request-conversion failure,
- * raised before anything goes upstream) whose words say so. Never an error inside a 200 answer.
+ * raised before anything goes upstream) whose words say so. Never an error inside a 200 answer, and
+ * never anything the resend rule (http/retryPolicy.ts `mayResend`) says may have been billed.
  */
 export function refusedForResponses(e: unknown, surface: Surface): e is GatewayError {
-  if (surface === 'responses' || !isGatewayError(e) || e.status === undefined) return false;
+  if (surface === 'responses' || !isGatewayError(e) || e.status === undefined || !mayResend(e)) return false;
   const refusedBeforeReply =
     (e.status >= 400 && e.status < 500) || (e.status >= 500 && e.gatewayCode === 'convert_request_failed');
   return refusedBeforeReply && saysResponsesOnly(e.gatewayMessage ?? e.message);
@@ -67,6 +69,7 @@ function reworded(e: GatewayError, reason: string, fix: string): GatewayError {
     gatewayMessage: e.gatewayMessage,
     gatewayType: e.gatewayType,
     gatewayCode: e.gatewayCode,
+    gatewayJson: e.gatewayJson,
     requestId: e.requestId,
     detail: e.detail,
     retryAfterMs: e.retryAfterMs,

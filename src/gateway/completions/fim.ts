@@ -11,6 +11,7 @@ import { protocolError } from '../errors/factories';
 import { errorFromResponse } from '../errors/fromResponse';
 import { isGatewayError, type ErrorContext, type GatewayError } from '../errors/gatewayError';
 import type { Transport } from '../http/transport';
+import { mayResend } from '../http/retryPolicy';
 import type { CompletionRequest } from './types';
 
 export const COMPLETIONS_PATH = '/v1/completions';
@@ -33,10 +34,11 @@ const FIM_REFUSALS: readonly RegExp[] = [
 /**
  * Whether a failed FIM request was refused for what it is (the model or the route does no FIM),
  * before any reply: a 400 or 404 whose words say so. Such a refusal was not billed, so the same
- * insertion may be asked the chat way. Never a 5xx, a timeout or an error inside a 200 answer.
+ * insertion may be asked the chat way (a resend: the rule of http/retryPolicy.ts is asked too). Never
+ * a 5xx, a timeout or an error inside a 200 answer.
  */
 export function fimRefused(e: unknown): e is GatewayError {
-  if (!isGatewayError(e) || (e.status !== 400 && e.status !== 404)) return false;
+  if (!isGatewayError(e) || (e.status !== 400 && e.status !== 404) || !mayResend(e)) return false;
   const words = `${e.gatewayMessage ?? ''}\n${e.message}`;
   return FIM_REFUSALS.some((re) => re.test(words));
 }

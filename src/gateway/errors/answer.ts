@@ -67,6 +67,7 @@ export function readAnswer(input: HttpErrorInput): Answer {
       gatewayMessage,
       gatewayType: parsed.type,
       gatewayCode: parsed.code,
+      gatewayJson: parsed.envelope === true,
       requestId,
       retryAfterMs,
       serverShouldRetry: shouldRetryHeader(headers),

@@ -8,6 +8,12 @@ export interface ParsedErrorBody {
   code?: string | undefined;
   html: boolean;
   title?: string | undefined;
+  /**
+   * The body is a gateway's own JSON error: an `error` object with a message, OpenAI-shaped
+   * (`{"error":{"message":…}}`) or Anthropic-shaped (`{"type":"error","error":{…}}`), as new-api writes
+   * every error it answers with. Not a proxy's page, an empty body, plain text or another JSON.
+   */
+  envelope?: boolean;
 }
 
 export function looksLikeHtml(body: string, contentType?: string | null): boolean {
@@ -41,6 +47,7 @@ export function parseErrorBody(body: string, contentType?: string | null): Parse
           message: str(e.message),
           type: str(e.type),
           code: str(e.code) ?? (typeof e.code === 'number' ? String(e.code) : undefined),
+          envelope: typeof e.message === 'string',
         };
       }
       if (typeof err === 'string') return { html: false, message: err, type: str(o.type), code: str(o.code) };

@@ -42,6 +42,21 @@ const TLS_PROBLEMS: Record<string, TlsProblem> = {
   ERR_SSL_PACKET_LENGTH_TOO_LONG: 'not_tls',
 };
 
+/**
+ * Whether a socket error says nothing of the request was written: undici's SocketError carries the
+ * socket's byte counts, and a connection that failed with 0 bytes written never carried the request
+ * (a reused keep-alive socket counts earlier requests too, so only a fresh one can prove it).
+ */
+function nothingWritten(e: unknown): boolean {
+  let cur: unknown = e;
+  for (let i = 0; i < 4 && cur && typeof cur === 'object'; i++) {
+    const written = (cur as { socket?: { bytesWritten?: unknown } }).socket?.bytesWritten;
+    if (typeof written === 'number') return written === 0;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 function errCode(e: unknown): string | undefined {
   let cur: unknown = e;
   for (let i = 0; i < 4 && cur && typeof cur === 'object'; i++) {
@@ -181,7 +196,7 @@ export function errorFromNetwork(
     ...reason,
     context,
     cause: e,
-    notSent: code !== undefined && NOT_SENT_CODES.has(code),
+    notSent: (code !== undefined && NOT_SENT_CODES.has(code)) || nothingWritten(e),
   });
   if (problem) tlsProblems.set(err, problem);
   return err;

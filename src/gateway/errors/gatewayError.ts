@@ -77,6 +77,8 @@ export interface GatewayErrorInit {
   gatewayMessage?: string | undefined;
   gatewayType?: string | undefined;
   gatewayCode?: string | undefined;
+  /** the answer's body was the gateway's own JSON error (errorBody.ts `envelope`) */
+  gatewayJson?: boolean | undefined;
   requestId?: string | undefined;
   detail?: ErrorDetail | undefined;
   retryAfterMs?: number | undefined;
@@ -85,7 +87,7 @@ export interface GatewayErrorInit {
   context?: ErrorContext;
   /** the underlying error (becomes ES2022 `cause`, token redacted) */
   cause?: unknown;
-  /** true when the request provably never reached the server (connection refused / DNS) */
+  /** true when the request provably never reached the server (connection refused, DNS, TLS, nothing written) */
   notSent?: boolean;
 }
 
@@ -96,6 +98,12 @@ export class GatewayError extends Error {
   readonly gatewayMessage: string | undefined;
   readonly gatewayType: string | undefined;
   readonly gatewayCode: string | undefined;
+  /**
+   * The answer's body was the gateway's own JSON error (`{"error":{…}}`, or Anthropic's
+   * `{"type":"error","error":{…}}`), not a proxy's or CDN's page, an empty body or plain text: the
+   * gateway itself refused the work, in its own words (http/retryPolicy.ts `deliveryOf`).
+   */
+  readonly gatewayJson: boolean;
   readonly requestId: string | undefined;
   readonly detail: ErrorDetail | undefined;
   /** The underlying error (ES2022 `cause`, set by Error itself), token redacted; undefined when there is none. */
@@ -117,7 +125,11 @@ export class GatewayError extends Error {
   host: string | undefined;
   /** How many attempts were made in total. */
   attempts = 1;
-  /** A billed call (image, video) that failed after it may have reached the gateway: never re-sent by the client. */
+  /**
+   * A call that may be billed (chat, completion, image, video) failed after it may have reached the
+   * gateway and been billed (http/retryPolicy.ts `deliveryOf`): never sent again on its own, only when
+   * the user asks. Set by the transport on the error it ends with.
+   */
   mayHaveBeenBilled = false;
 
   constructor(init: GatewayErrorInit) {
@@ -131,6 +143,7 @@ export class GatewayError extends Error {
     this.gatewayMessage = clean(init.gatewayMessage);
     this.gatewayType = init.gatewayType;
     this.gatewayCode = init.gatewayCode;
+    this.gatewayJson = init.gatewayJson ?? false;
     this.requestId = init.requestId;
     this.detail = init.detail;
     this.reason = clean(init.reason)!;
@@ -156,6 +169,7 @@ export class GatewayError extends Error {
       gatewayMessage: this.gatewayMessage,
       gatewayCode: this.gatewayCode,
       gatewayType: this.gatewayType,
+      gatewayJson: this.gatewayJson,
       requestId: this.requestId,
       detail: this.detail,
       surface: this.surface,

@@ -3,9 +3,12 @@
  * model); when that gateway cannot serve it — after its own retries and backup domains — it moves to
  * the next route of `modelRelay.fallbacks`, but only while nothing billable may have happened:
  *
- * - the failure is one another gateway may not have (`failoverWorthy`: the connection, 502/503/504,
- *   503/404 model_not_found or no channel, 429, 401/403 of this gateway's token), never a request
- *   the next gateway would refuse too (400, 413), never the caller's abort;
+ * - the failure is one the rule of http/retryPolicy.ts lets be sent again (`mayResend`: the request
+ *   provably never reached the gateway, or the gateway refused it in its own words) — never a request
+ *   that may have been billed (a reset or timeout after it was written, a proxy's HTML 502/504/52x, a
+ *   408) — and one another gateway may not have (`failoverWorthy`: a connection never made, the
+ *   gateway's own 502/503/504, 503/404 model_not_found or no channel, 429, 401/403 of this gateway's
+ *   token), never a request the next gateway would refuse too (400, 413), never the caller's abort;
  * - no attempt of this call got a 2xx answer from the gateway (the request log of the call says so:
  *   a reply that began, streamed or not, may be billed), and, for a stream, no event was handed on.
  *
@@ -18,6 +21,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { inputError } from '../errors/factories';
+import { mayResend } from '../http/retryPolicy';
 import { isGatewayError, type GatewayError } from '../errors/gatewayError';
 import { t } from '../l10n';
 import type { ChatEvent, ChatRequest, ChatResult } from '../chat/types';
@@ -52,18 +56,21 @@ export function routesFor(primary: Route, fallbacks: Fallbacks, set?: GatewaySet
 
 /**
  * Whether another gateway may serve a request this gateway failed, given the failure (after this
- * gateway's own retries and backups). Anything said inside an answer that began (a 2xx status: an
- * error event in a stream, an error in a 200 body) is not: the reply may have been billed.
+ * gateway's own retries and backups). The rule first: a request that may have been billed here — an
+ * answer that began (an error event in a stream, an error in a 200 body), a connection lost after the
+ * request was written, a proxy's page instead of the gateway's own error — is never sent elsewhere.
  */
 export function failoverWorthy(e: GatewayError): boolean {
-  if (e.status !== undefined && e.status >= 200 && e.status < 300) return false;
+  if (!mayResend(e)) return false;
   switch (e.kind) {
+    // (never sent: the rule lets no other connection failure through)
     case 'network':
     case 'rate_limited':
     case 'unauthorized':
     case 'forbidden':
       return true;
     case 'server_error':
+      // the gateway's own JSON error (the rule): refunded there, and another gateway may be healthy
       return e.status === 502 || e.status === 503 || e.status === 504;
     case 'not_found':
       return isModelNotFound(e);

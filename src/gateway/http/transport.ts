@@ -1,6 +1,6 @@
 /**
- * The HTTP layer under every call: backup-domain failover, retry with backoff, and one request-log
- * record per attempt. Sending itself (headers per surface, timers, abort, bounded reads) is
+ * The HTTP layer under every call: backup-domain failover, retry with backoff — for a request that
+ * may be billed only as the one rule of retryPolicy.ts allows — and one request-log record per attempt. Sending itself (headers per surface, timers, abort, bounded reads) is
  * attempt.ts's; this file decides where to send and whether to try again.
  * Never calls setGlobalDispatcher: the caller's dispatcher is passed to each request.
  */
@@ -42,10 +42,12 @@ import {
 import { CredentialScope, type Credential } from './egress';
 import { credentialScheme, headerProblems, requestHeaders } from './headers';
 import {
+  costOf,
+  deliveryOf,
   failsOver,
-  mayHaveArrived,
   retryDelayMs,
   shouldRetry,
+  type Cost,
   type RetryNotice,
   type RetryOptions,
 } from './retryPolicy';
@@ -106,7 +108,11 @@ export interface SendOptions {
   idleTimeoutMs?: number;
   /** the whole request, a stream's body included, must end within this */
   deadlineMs?: number;
-  /** costs money or creates something: retried / failed over only when provably never sent */
+  /**
+   * Billed per call (an image, a video, a completion): retried or moved to a backup only when it was
+   * provably never sent (or refused with a 429). Any POST may be billed and is re-sent only as the rule
+   * of retryPolicy.ts allows (`costOf`).
+   */
   sideEffecting?: boolean;
   /** never retried: a rate-limited account endpoint's budget is small */
   noRetry?: boolean;
@@ -258,12 +264,14 @@ export class Transport {
     if (this.preferred !== 0 && this.now() - this.failedOverAt > (this.opts.primaryRecheckMs ?? 5 * 60_000))
       this.preferred = 0;
     const tries = { n: 0 };
+    const cost = costOf(o);
     for (let retries = 0; ; retries++) {
-      const round = await this.round(o, token, tries);
+      const round = await this.round(o, token, tries, cost);
       if (!('error' in round)) return round.res;
       const err = round.error;
-      if (o.noRetry || !shouldRetry(err, retries, this.retry, o.sideEffecting)) {
-        if (o.sideEffecting && mayHaveArrived(err)) err.mayHaveBeenBilled = true;
+      if (o.noRetry || !shouldRetry(err, retries, this.retry, cost)) {
+        // The end of the request: one that may have been billed says so (and was sent no further).
+        if (cost !== 'free' && deliveryOf(err) === 'may_be_billed') err.mayHaveBeenBilled = true;
         throw o.capability === 'account' || !this.opts.explain
           ? err
           : await this.opts.explain(err, token).catch(() => err);
@@ -291,11 +299,12 @@ export class Transport {
     }
   }
 
-  /** One round: the preferred host, then the others in order while failover applies. */
+  /** One round: the preferred host, then the others in order while failover applies (`failsOver`: the rule for what may be billed). */
   private async round(
     o: SendOptions,
     token: string,
     tries: { n: number },
+    cost: Cost,
   ): Promise<{ res: OpenResponse } | { error: GatewayError }> {
     const order = this.hosts.map((_, i) => (this.preferred + i) % this.hosts.length);
     let last: GatewayError | undefined;
@@ -312,7 +321,7 @@ export class Transport {
         last = e as GatewayError;
         last.attempts = tries.n;
         if (last.kind === 'aborted') throw last;
-        if (k < order.length - 1 && failsOver(last, o.sideEffecting)) continue;
+        if (k < order.length - 1 && failsOver(last, cost)) continue;
         break;
       }
     }
@@ -412,8 +421,9 @@ export class Transport {
     const res = await this.open(o);
     const fail = (err: GatewayError): never => {
       err.host = res.host;
-      // The gateway answered 2xx: a billed call did its work, whatever became of the body.
-      if (o.sideEffecting && err.detail !== 'html_page') err.mayHaveBeenBilled = true;
+      // The gateway answered 2xx: a call that may be billed did its work, whatever became of the body
+      // (a web page answered 200 ran nothing).
+      if (costOf(o) !== 'free' && deliveryOf(err) === 'may_be_billed') err.mayHaveBeenBilled = true;
       res.finish({ errorKind: err.kind });
       throw err;
     };

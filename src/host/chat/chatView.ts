@@ -221,6 +221,11 @@ export class ChatView {
     void this.session.retryWithoutStreaming(this.options);
   }
 
+  retryBilled(options: ChatOptions): void {
+    this.setOptions(options);
+    void this.session.retryBilled(this.options);
+  }
+
   newChat(): void {
     this.pendingContext = undefined;
     this.queued = undefined;

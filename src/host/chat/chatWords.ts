@@ -144,6 +144,7 @@ function errorCard() {
       'The stream failed ({0}); nothing was sent again. Asking again without streaming is billed again.',
     ),
     retryPlain: t('Retry Without Streaming (billed again)'),
+    retryBilled: t('Retry (may be billed again)'),
     runDiagnose: t('Run Diagnose'),
     requestLog: t('Request Log'),
     copySupportReport: t('Copy Support Report'),

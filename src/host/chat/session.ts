@@ -11,7 +11,9 @@
  *   status `stopped`.
  * - A stream that fails outright (broken off, error event, unreadable) is never re-sent on its own:
  *   it is billed again, so the error card offers "Retry without streaming" (`retryWithoutStreaming`);
- *   when that works the reply says so (notice `fallback`).
+ *   when that works the reply says so (notice `fallback`). Any other failure that may have been billed
+ *   (the core's billing note: a proxy's error page, a connection lost after sending) is not re-sent on
+ *   its own either: the card offers "Retry (may be billed again)" (`retryBilled`).
  * - A stream the core flags `buffered` (one burst at the end: a buffering proxy) gets a
  *   `buffering` notice, once per workspace.
  * - A retry the core makes (429, 5xx, connection) shows on the reply while the core waits: the
@@ -340,6 +342,16 @@ export class ChatSession {
       options,
       t('The stream failed ({0}), so this reply was requested again without streaming, as you asked.', why),
     );
+  }
+
+  /**
+   * The user's answer to a failure that may have been billed (its card's billing note): the same question
+   * once more — the only way such a request is sent again. Only for the last reply, and only then.
+   */
+  async retryBilled(options: ChatOptions): Promise<ChatEntry | undefined> {
+    const last = this.list.at(-1);
+    if (this.busy || last?.role !== 'assistant' || !last.error?.billing) return undefined;
+    return this.regenerate(options);
   }
 
   private finish(run: ReplyRun, r: ChatResult): void {
