@@ -14,6 +14,10 @@
  *   - no token of one gateway ever reached the other (the simulators' credential digests),
  *   - at most one chat request was answered (2xx: may be billed) across both gateways per action,
  *     and no chat request was sent anywhere after it.
+ * And over an address that is no gateway ("elsewhere": a redirect's target, a terminal tool's file)
+ *   (a) no credential ever reaches an origin outside its gateway;
+ *   (b) once a gateway may have billed a request (2xx, or its answer lost: a proxy's page, a cut after
+ *       the body), no other work request follows for the same action, at any gateway.
  * `npm test` runs a few hundred cases; `npm run soak` runs SOAK_RUNS (10,000) and prints figures.
  */
 import { test, before, after } from 'node:test';
@@ -122,6 +126,9 @@ const faultArb: fc.Arbitrary<Fault> = fc.oneof(
   fc.record({ kind: fc.constant('latency' as const), ms: fc.integer({ min: 0, max: 60 }) }),
   fc.record({ kind: fc.constant('echoKey' as const) }),
   fc.record({ kind: fc.constant('okJson' as const) }),
+  // The gateway took the work, but its answer never came back: a proxy's page, or a cut after the body.
+  fc.record({ kind: fc.constant('proxyPage' as const), status: fc.constantFrom(502, 504, 520, 524) }),
+  fc.record({ kind: fc.constant('resetAfterBody' as const) }),
 );
 
 const caseArb = fc.record({
@@ -150,7 +157,14 @@ let away: Elsewhere;
 let dir: string;
 let dead: number;
 let png: string;
-const figures = { cases: 0, errors: new Map<string, number>(), billedCalls: 0, slowestMs: 0, elsewhere: 0 };
+const figures = {
+  cases: 0,
+  errors: new Map<string, number>(),
+  billedCalls: 0,
+  slowestMs: 0,
+  elsewhere: 0,
+  answerLost: 0,
+};
 
 before(async () => {
   sims = {
@@ -180,7 +194,7 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
   if (process.env.SOAK_RUNS) {
     console.log(
-      `soak: ${figures.cases} cases, slowest ${figures.slowestMs} ms, billed calls ${figures.billedCalls}, requests elsewhere ${figures.elsewhere} (none with a credential), outcomes ${JSON.stringify(Object.fromEntries([...figures.errors].sort()))}`,
+      `soak: ${figures.cases} cases, slowest ${figures.slowestMs} ms, billed calls ${figures.billedCalls}, requests elsewhere ${figures.elsewhere} (none with a credential), billed with the answer lost ${figures.answerLost} (none followed by another), outcomes ${JSON.stringify(Object.fromEntries([...figures.errors].sort()))}`,
     );
   }
 });
@@ -276,16 +290,19 @@ async function act(set: GatewaySet, c: Case, sim: Simulator, out: string[]): Pro
         elsewhere: away.url,
         second: second.url,
       }[c.toolAddress];
-      const p = await client.probeTool({
-        tool: 'claude-code',
-        baseUrl: { value: base, from: { kind: 'file', where: c.toolFile, key: 'env.ANTHROPIC_BASE_URL' } },
-        credential: {
-          value: sim.tokens.production,
-          header: 'authorization',
-          from: { kind: 'terminal', where: 'terminal environment', key: 'ANTHROPIC_AUTH_TOKEN' },
+      const p = await client.probeTool(
+        {
+          tool: 'claude-code',
+          baseUrl: { value: base, from: { kind: 'file', where: c.toolFile, key: 'env.ANTHROPIC_BASE_URL' } },
+          credential: {
+            value: sim.tokens.production,
+            header: 'authorization',
+            from: { kind: 'terminal', where: 'terminal environment', key: 'ANTHROPIC_AUTH_TOKEN' },
+          },
+          model: { value: 'claude-sonnet-4-5', from: { kind: 'default', where: 'gateway' } },
         },
-        model: { value: 'claude-sonnet-4-5', from: { kind: 'default', where: 'gateway' } },
-      });
+        { timeoutMs: 1500 },
+      );
       out.push(p.cause ?? 'ok');
       return;
     }
@@ -331,6 +348,29 @@ function checkAcrossGateways(sim: Simulator, c: Case): void {
     assert.equal(chats.at(-1), answered[0], `a chat request was sent after one was answered (${c.action})`);
   if (!c.fallback || !['chat', 'chatStream', 'nativeStream'].includes(c.action))
     assert.equal(second.log.length, 0, 'the second gateway is only asked as a chat fallback');
+}
+
+/** The requests a gateway may bill: the work requests (not reads), whatever their surface or capability. */
+const WORK_PATH = /^\/v1\/(chat\/completions|messages|responses|completions|images\/|videos$)/;
+
+/**
+ * (b) No request that may have been billed is followed by another for the same user action: once a
+ * gateway took a request's work (it answered 2xx, or it ran the work and its answer was lost on the
+ * way: `answerLost`), no work request goes anywhere again — not a retry, a backup, another gateway, a
+ * surface move or a reasoning resend.
+ */
+function checkBilledOnce(sim: Simulator, c: Case): void {
+  const work = [...sim.log, ...second.log]
+    .filter((l) => l.method === 'POST' && WORK_PATH.test(l.path))
+    .sort((x, y) => x.time - y.time);
+  const first = work.findIndex((l) => l.answerLost || (l.status >= 200 && l.status < 300));
+  if (first < 0) return;
+  if (work[first].answerLost) figures.answerLost++;
+  assert.deepEqual(
+    work.slice(first + 1).map((l) => `${l.path} ${l.status}`),
+    [],
+    `${c.action}: a request the gateway may have billed (${work[first].path} ${work[first].status}${work[first].answerLost ? ', answer lost' : ''}) was followed by another`,
+  );
 }
 
 function leaks(text: string, token: string): string | undefined {
@@ -406,6 +446,7 @@ async function oneCase(c: Case): Promise<void> {
     assert.equal(leaks(t, second.tokens.production), undefined, `the second gateway's token leaked in ${c.action}`);
   }
   checkAcrossGateways(sim, c);
+  checkBilledOnce(sim, c);
   // (a) no credential ever reaches an origin outside its gateway: not by a redirect, not by a tool's file
   assert.deepEqual(
     away.seen.slice(awaySeen).filter((r) => r.credentials.length),

@@ -23,6 +23,9 @@ import type { ToolGateway, ToolProbeResult } from './types';
 
 export type { ProbeTarget } from './probeRequests';
 
+/** A probe ends within this many times its timeout, whatever the stream does (a 16-token reply needs far less). */
+const PROBE_DEADLINE_FACTOR = 2;
+
 /** How much of an answer a probe reads (a tiny reply's stream is a few KB). */
 const PROBE_READ_LIMIT = 256 * 1024;
 
@@ -35,7 +38,7 @@ export interface ProbeOptions {
   /** the dispatcher the client's requests use (proxy, CA trust); default: a private trusting agent */
   dispatcher?: Dispatcher | undefined;
   signal?: AbortSignal | undefined;
-  /** time to the answer's head, and the longest silence in the stream. Default 20 s. */
+  /** time to the answer's head, and the longest silence in the stream (the whole probe: twice this). Default 20 s. */
   timeoutMs?: number | undefined;
   now?: (() => number) | undefined;
   /** the extension's request log (the probe is a billed call and shows there) */
@@ -121,6 +124,8 @@ async function send(req: ProbeRequest, target: ProbeTarget, o: ProbeOptions) {
     signal: o.signal,
     timeoutMs,
     idleTimeoutMs: timeoutMs,
+    // the whole exchange too: a gateway that keeps a stream alive with pings and no reply cannot hold the probe open
+    deadlineMs: PROBE_DEADLINE_FACTOR * timeoutMs,
     context,
   }).catch((e: unknown) => {
     const err = isGatewayError(e) ? e : errorFromNetwork(e, context);
