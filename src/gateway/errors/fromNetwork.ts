@@ -57,6 +57,9 @@ function nothingWritten(e: unknown): boolean {
   return false;
 }
 
+/** Socket errors of a connection that was open: once the request was written, it may have arrived. */
+const LOST_AFTER_SENDING = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
 function errCode(e: unknown): string | undefined {
   let cur: unknown = e;
   for (let i = 0; i < 4 && cur && typeof cur === 'object'; i++) {
@@ -190,13 +193,20 @@ export function errorFromNetwork(
         reason: connectionCause(code, host, e),
         fix: t('Check the base URL, your network and proxy settings, or configure a backup domain.'),
       };
+  const notSent = (code !== undefined && NOT_SENT_CODES.has(code)) || nothingWritten(e);
+  // A connection that broke once the request was on its way: the gateway may have it (and bill it).
+  const lost = !notSent && !problem && code !== undefined && LOST_AFTER_SENDING.has(code);
   const err = new GatewayError({
     kind: 'network',
-    message: code ? t('Could not reach {0} ({1}).', host, code) : t('Could not reach {0}.', host),
+    message: lost
+      ? t('The connection to {0} was lost after the request was sent ({1}).', host, code)
+      : code
+        ? t('Could not reach {0} ({1}).', host, code)
+        : t('Could not reach {0}.', host),
     ...reason,
     context,
     cause: e,
-    notSent: (code !== undefined && NOT_SENT_CODES.has(code)) || nothingWritten(e),
+    notSent,
   });
   if (problem) tlsProblems.set(err, problem);
   return err;
