@@ -25,6 +25,8 @@ export type { ProbeTarget } from './probeRequests';
 
 /** How much of an answer a probe reads (a tiny reply's stream is a few KB). */
 const PROBE_READ_LIMIT = 256 * 1024;
+/** A probe's whole exchange lasts at most this many times its timeout. */
+const PROBE_DEADLINE_TIMES = 3;
 
 export interface ProbeOptions {
   /**
@@ -37,6 +39,11 @@ export interface ProbeOptions {
   signal?: AbortSignal | undefined;
   /** time to the answer's head, and the longest silence in the stream. Default 20 s. */
   timeoutMs?: number | undefined;
+  /**
+   * the whole exchange, the stream included: a gateway that keeps the stream alive with comments and
+   * never finishes cannot hold a probe (Set Up Tools, Diagnose) open. At most 3 × timeoutMs.
+   */
+  deadlineMs?: number | undefined;
   now?: (() => number) | undefined;
   /** the extension's request log (the probe is a billed call and shows there) */
   onRequest?: RequestLogSink | undefined;
@@ -88,6 +95,7 @@ async function send(req: ProbeRequest, target: ProbeTarget, o: ProbeOptions) {
     token: secret,
   };
   const timeoutMs = o.timeoutMs ?? DEFAULT_DIAGNOSIS_TIMEOUTS.requestMs;
+  const deadlineMs = Math.min(o.deadlineMs ?? Infinity, PROBE_DEADLINE_TIMES * timeoutMs);
   const now = o.now ?? Date.now;
   let host = '';
   try {
@@ -121,6 +129,8 @@ async function send(req: ProbeRequest, target: ProbeTarget, o: ProbeOptions) {
     signal: o.signal,
     timeoutMs,
     idleTimeoutMs: timeoutMs,
+    // a probe asks for a few tokens: its answer, streamed or not, is over well within this
+    deadlineMs,
     context,
   }).catch((e: unknown) => {
     const err = isGatewayError(e) ? e : errorFromNetwork(e, context);
@@ -129,12 +139,14 @@ async function send(req: ProbeRequest, target: ProbeTarget, o: ProbeOptions) {
   });
   const requestId = requestIdFrom(a.headers);
   let text: string;
+  const streamed = a.status >= 200 && a.status < 300;
   try {
-    if (a.status >= 200 && a.status < 300) a.keepOpen();
+    if (streamed) a.keepOpen();
     text = await readText(a.body, PROBE_READ_LIMIT);
   } catch (e) {
     a.release();
-    const err = bodyReadError(e, a, context, { signal: o.signal, timeoutMs });
+    // a stream is stopped by the deadline only (keepOpen cleared the head's timer)
+    const err = bodyReadError(e, a, context, { signal: o.signal, timeoutMs: streamed ? deadlineMs : timeoutMs });
     record(a.status, requestId, { errorKind: err.kind });
     throw err;
   }
