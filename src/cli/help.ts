@@ -11,11 +11,11 @@ export function usage(): string {
   return `relay-doctor — ${t('diagnose and use a Model Relay gateway from a terminal')}
 
 ${t('Usage:')}
-  relay-doctor diagnose [--chat-model M] [--native-model M] [--json]
+  relay-doctor diagnose [--chat-model M] [--native-model M] [--json] [--trust-project]
   relay-doctor models [--json]      ${t('the models the token sees, with their prices and groups where the gateway publishes them')}
   relay-doctor quota [--json]       ${t('what is left on the token, and when it expires')}
   relay-doctor usage [--json] [--since 24h|7d|30d]  ${t("where the money went: the gateway's usage log per day, per model and per request")}
-  relay-doctor tools [--json]       ${t("Claude Code, Codex CLI, Gemini CLI and opencode: each one's state, and one request from each tool set up for this gateway")}
+  relay-doctor tools [--json] [--trust-project]  ${t("Claude Code, Codex CLI, Gemini CLI and opencode: each one's state, and one request from each tool set up for this gateway")}
   relay-doctor chat --surface compatible|native|responses --model M [--max-tokens N] [--no-stream] "prompt"
   relay-doctor diagnose --all --gateways FILE [--json]
   relay-doctor diagnose|models|quota|usage|chat|tools --gateways FILE --gateway NAME …
@@ -25,6 +25,9 @@ ${t('Several gateways:')}
   --gateways FILE  ${t('several gateways from a JSON file (no tokens in it: each gateway\'s "tokenEnv" names the variable holding its token)')}
   --gateway NAME   ${t('one gateway of the file, by name or id')}
   --all            ${t('every gateway of the file: one summary row each, and the fallback targets checked')}
+
+${t('Project files:')}
+  --trust-project  ${t("read the terminal tools' files in the current folder too (.claude/settings.json, opencode.json, .gemini/…): a cloned repository's files are not read without it")}
 
 ${t('Environment:')}
   ${ENV_BASE_URL}     ${t('the gateway root address (e.g. https://gateway.example.com, no /v1)')}

@@ -1,11 +1,11 @@
 /**
  * relay-doctor: the diagnosis engine and the client core in a terminal or CI.
  *
- *   relay-doctor diagnose [--chat-model M] [--native-model M] [--json]   exit 0 / 1 (a check failed) / 2 (usage)
+ *   relay-doctor diagnose [--chat-model M] [--native-model M] [--json] [--trust-project]   exit 0 / 1 (a check failed) / 2 (usage)
  *   relay-doctor models [--json]                                          with prices and groups where published
  *   relay-doctor quota [--json]
  *   relay-doctor usage [--json] [--since 24h|7d|30d]
- *   relay-doctor tools [--json]                                           exit 1 when a set-up terminal tool would fail
+ *   relay-doctor tools [--json] [--trust-project]                         exit 1 when a set-up terminal tool would fail
  *   relay-doctor chat --surface compatible|native|responses --model M [--max-tokens N] [--no-stream] "prompt"
  *   relay-doctor diagnose --all --gateways FILE [--json]                 exit 1 when any gateway or fallback target failed
  *   relay-doctor diagnose|models|quota|chat --gateways FILE --gateway NAME …
@@ -18,6 +18,8 @@
  * Configuration comes only from the environment: MODEL_RELAY_BASE_URL, MODEL_RELAY_TOKEN,
  * MODEL_RELAY_BACKUP_URLS (comma separated); HTTPS_PROXY / HTTP_PROXY / NO_PROXY are honoured.
  * Or from a gateways file (gatewaysFile.ts) whose gateways name the variables holding their tokens.
+ * The terminal tools' files in the current folder (.claude/settings.json, opencode.json, …) may be a
+ * cloned repository's: `tools` and `diagnose` read them only with --trust-project.
  * Nothing it prints ever contains the full token.
  */
 import { nodeToolsEnvironment, toolStatuses } from '../gateway/tools';
@@ -77,15 +79,16 @@ function parse(command: Command, args: string[]) {
     gateway: { type: 'string' },
     all: { type: 'boolean' },
     since: { type: 'string' },
+    'trust-project': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   } as const;
   const allowed: Record<Command, string[]> = {
-    diagnose: ['json', 'chat-model', 'native-model', 'gateways', 'gateway', 'all', 'help'],
+    diagnose: ['json', 'chat-model', 'native-model', 'gateways', 'gateway', 'all', 'trust-project', 'help'],
     models: ['json', 'gateways', 'gateway', 'help'],
     quota: ['json', 'gateways', 'gateway', 'help'],
     usage: ['json', 'since', 'gateways', 'gateway', 'help'],
     chat: ['surface', 'model', 'max-tokens', 'no-stream', 'gateways', 'gateway', 'help'],
-    tools: ['json', 'gateways', 'gateway', 'help'],
+    tools: ['json', 'gateways', 'gateway', 'trust-project', 'help'],
   };
   let parsed;
   try {
@@ -145,6 +148,8 @@ async function diagnose(
   dispatcher: Dispatcher,
 ): Promise<number> {
   const json = values.json === true;
+  // The current folder's project files (a cloned repository's) are read only with --trust-project.
+  const project = { workspaceDir: io.cwd, workspaceTrusted: values['trust-project'] === true };
   const progress = !json && io.stderr.isTTY;
   const report = await runDiagnosis({
     gatewayName: cfg.profile?.name,
@@ -157,13 +162,13 @@ async function diagnose(
     ...modelsToCheck(cfg, values, io),
     dispatcher,
     proxy: { env: io.env },
-    cliTool: { env: io.env, workspaceDir: io.cwd, which: (command) => whichOnPath(command, io.env) },
+    cliTool: { env: io.env, ...project, which: (command) => whichOnPath(command, io.env) },
     // Codex, Gemini CLI and opencode (and Claude Code) from the tools module, against this gateway
     tools: {
       env: io.env,
       statuses: (models) =>
         toolStatuses(
-          nodeToolsEnvironment({ env: io.env, workspaceDir: io.cwd }),
+          nodeToolsEnvironment({ env: io.env, ...project }),
           cfg.token ? toolGatewayOf(cfg, models ?? []) : undefined,
         ),
     },
@@ -250,6 +255,11 @@ async function chat(
   return 0;
 }
 
+/** `relay-doctor tools`' options: --json, and --trust-project (read the current folder's project files). */
+function toolsOptions(values: Record<string, unknown>): { json: boolean; trustProject: boolean } {
+  return { json: values.json === true, trustProject: values['trust-project'] === true };
+}
+
 /** What a command runs against: one gateway (the environment's, or one of a file), or a whole file (diagnose --all). */
 type Target = { cfg: CliConfig; file?: GatewaysFile | undefined } | { cfg?: undefined; file: GatewaysFile };
 
@@ -304,7 +314,7 @@ async function runCommand(
     case 'chat':
       return chat(cfg, target.file, values, positionals, io, dispatcher);
     case 'tools':
-      return toolsCommand({ cfg, client: clientFor(cfg, dispatcher, io), dispatcher }, values.json === true, io);
+      return toolsCommand({ cfg, client: clientFor(cfg, dispatcher, io), dispatcher }, toolsOptions(values), io);
     default: {
       const _exhaustive: never = command;
       throw new UsageError(t('Unknown command "{0}".', String(_exhaustive)));
@@ -368,11 +378,11 @@ export async function main(io: CliIo): Promise<number> {
       throw e;
     });
     if (target instanceof UsageError)
-      return await toolsCommand({ why: target.message }, parsed.values.json === true, io);
+      return await toolsCommand({ why: target.message }, toolsOptions(parsed.values), io);
     secrets = target.file ? fileSecrets(target.file, io.env) : [target.cfg?.token ?? ''].filter(Boolean);
     if (target.file && target.cfg?.profile) terms = fileTerms(target.file, target.cfg.profile);
     if (command === 'tools' && !target.cfg?.token)
-      return await toolsCommand({ why: missingToken(target.cfg) }, parsed.values.json === true, io);
+      return await toolsCommand({ why: missingToken(target.cfg) }, toolsOptions(parsed.values), io);
     if (command !== 'diagnose' && !target.cfg?.token) throw new UsageError(missingToken(target.cfg));
     const proxy = describeProxy({ env: io.env });
     if (proxy.invalid)

@@ -1,9 +1,10 @@
 /**
- * `relay-doctor tools [--json]` (issue 26 §3): each terminal tool's state as it resolves its own
- * files and the current environment (the tools module's statuses), and, for each set-up tool, its
- * own request sent once (the same rows as Diagnose: diagnose/toolCheck.ts). Exit 1 when a set-up
- * tool would fail. `--json` prints `{ tools: [{ tool, label, state, result, cause, fix, probe, … }] }`
- * with tokens masked.
+ * `relay-doctor tools [--json] [--trust-project]` (issue 26 §3): each terminal tool's state as it
+ * resolves its own files and the current environment (the tools module's statuses; the current
+ * folder's project files only with --trust-project), and, for each set-up tool, its own request sent
+ * once — only to the gateway's own origins (the same rows as Diagnose: diagnose/toolCheck.ts). Exit 1
+ * when a set-up tool would fail. `--json` prints
+ * `{ tools: [{ tool, label, state, result, cause, fix, probe, … }] }` with tokens masked.
  */
 import { CredentialScope } from '../gateway/http/egress';
 import type { Dispatcher } from 'undici';
@@ -178,10 +179,11 @@ export interface ToolsCommandIo {
  */
 export async function toolsCommand(
   gateway: { cfg: CliConfig; client: GatewayClient; dispatcher: Dispatcher } | { why: string },
-  json: boolean,
+  o: { json: boolean; trustProject: boolean },
   io: ToolsCommandIo,
 ): Promise<number> {
-  const environment = nodeToolsEnvironment({ env: io.env, workspaceDir: io.cwd });
+  // The current folder's project files (a cloned repository's) are read only with --trust-project.
+  const environment = nodeToolsEnvironment({ env: io.env, workspaceDir: io.cwd, workspaceTrusted: o.trustProject });
   let tg: ToolGateway | undefined;
   if ('cfg' in gateway) tg = toolGatewayOf(gateway.cfg, modelSurfaces(await gateway.client.listModels()));
   else
@@ -201,6 +203,6 @@ export async function toolsCommand(
       .filter(([k, v]) => v && /KEY|TOKEN|SECRET/i.test(k))
       .map(([, v]) => v),
   ];
-  io.stdout.write(json ? toolsJson(report, secrets) : renderTools(report, secrets));
+  io.stdout.write(o.json ? toolsJson(report, secrets) : renderTools(report, secrets));
   return toolsExitCode(report);
 }

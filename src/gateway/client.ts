@@ -19,6 +19,7 @@ import type { CompletionRequest, CompletionResult } from './completions/types';
 import {
   ACCOUNT_TIMEOUT_MS,
   DEFAULT_CONCURRENCY,
+  DEFAULT_DIAGNOSIS_TIMEOUTS,
   DEFAULT_MAX_TOKENS,
   DEFAULT_TIMEOUTS,
   type Timeouts,
@@ -276,6 +277,9 @@ export class GatewayClient {
   probeTool(target: ProbeTarget, o: Omit<ProbeOptions, 'dispatcher' | 'onRequest' | 'scope'> = {}): Promise<ToolProbe> {
     return probeTool(target, {
       now: this.now,
+      // this client's limits where they are shorter than a probe's own (a caller may set its own)
+      timeoutMs: Math.min(this.timeouts.chatMs, DEFAULT_DIAGNOSIS_TIMEOUTS.requestMs),
+      deadlineMs: this.timeouts.chatOverallMs,
       ...o,
       // this gateway's own origins, whatever the caller passed: the tool's address must be one of them
       scope: this.transport.credentialScope,

@@ -445,12 +445,17 @@ test(
       const tok = `sk-${'a'.repeat(48)}`;
       const expected = { base, tokens: [{ name: 'native-cli', value: tok }] };
       // nothing anywhere
-      const none = await inspectCliTool({ env: {}, homeDir: user, workspaceDir: ws }, expected);
+      const none = await inspectCliTool({ env: {}, homeDir: user, workspaceDir: ws, workspaceTrusted: true }, expected);
       assert.equal(none.result, 'warn');
       assert.match(none.cause, /Neither ANTHROPIC_BASE_URL nor ANTHROPIC_AUTH_TOKEN is set/);
       // right in the terminal
       const ok = await inspectCliTool(
-        { env: { ANTHROPIC_BASE_URL: base, ANTHROPIC_AUTH_TOKEN: tok }, homeDir: user, workspaceDir: ws },
+        {
+          env: { ANTHROPIC_BASE_URL: base, ANTHROPIC_AUTH_TOKEN: tok },
+          homeDir: user,
+          workspaceDir: ws,
+          workspaceTrusted: true,
+        },
         expected,
       );
       assert.equal(ok.result, 'pass', ok.cause);
@@ -461,7 +466,12 @@ test(
         JSON.stringify({ env: { ANTHROPIC_BASE_URL: 'https://old-gateway.example.org' } }),
       );
       const over = await inspectCliTool(
-        { env: { ANTHROPIC_BASE_URL: base, ANTHROPIC_AUTH_TOKEN: tok }, homeDir: user, workspaceDir: ws },
+        {
+          env: { ANTHROPIC_BASE_URL: base, ANTHROPIC_AUTH_TOKEN: tok },
+          homeDir: user,
+          workspaceDir: ws,
+          workspaceTrusted: true,
+        },
         expected,
       );
       assert.equal(over.result, 'warn');
@@ -480,7 +490,7 @@ test(
         JSON.stringify({ env: { ANTHROPIC_BASE_URL: `${base}/v1`, ANTHROPIC_AUTH_TOKEN: other } }),
       );
       const user1 = await inspectCliTool(
-        { env: { ANTHROPIC_API_KEY: tok }, homeDir: user, workspaceDir: ws },
+        { env: { ANTHROPIC_API_KEY: tok }, homeDir: user, workspaceDir: ws, workspaceTrusted: true },
         expected,
       );
       assert.equal(user1.result, 'warn');
@@ -491,7 +501,12 @@ test(
       // a broken settings file is named
       await writeFile(join(ws, '.claude', 'settings.json'), '{ "env": ');
       const broken = await inspectCliTool(
-        { env: { ANTHROPIC_BASE_URL: base, ANTHROPIC_AUTH_TOKEN: tok }, homeDir: join(ws, 'nohome'), workspaceDir: ws },
+        {
+          env: { ANTHROPIC_BASE_URL: base, ANTHROPIC_AUTH_TOKEN: tok },
+          homeDir: join(ws, 'nohome'),
+          workspaceDir: ws,
+          workspaceTrusted: true,
+        },
         expected,
       );
       assert.match(broken.cause, /settings\.json is not valid JSON/);

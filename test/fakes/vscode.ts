@@ -78,6 +78,9 @@ class Uri {
   static file(p: string): Uri {
     return new Uri('file', p);
   }
+  static from(c: { scheme: string; path?: string }): Uri {
+    return new Uri(c.scheme, c.path ?? '');
+  }
   static parse(s: string): Uri {
     return new Uri(s.slice(0, s.indexOf(':')), s.slice(s.indexOf(':') + 1));
   }

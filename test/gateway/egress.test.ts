@@ -142,7 +142,12 @@ test("a repository's tool file that names another address gets no request and no
     tool: 'claude-code',
     baseUrl: {
       value: away.url,
-      from: { kind: 'file', where: '/repo/.claude/settings.json', key: 'env.ANTHROPIC_BASE_URL' },
+      from: {
+        kind: 'file',
+        where: '/repo/.claude/settings.json',
+        key: 'env.ANTHROPIC_BASE_URL',
+        projectPath: './.claude/settings.json',
+      },
     },
     credential: {
       value: sim.tokens.production,
@@ -160,7 +165,7 @@ test("a repository's tool file that names another address gets no request and no
     assert.equal(p.ok, false);
     assert.match(
       p.cause ?? '',
-      /Claude Code would send your token to http:\/\/127\.0\.0\.1:\d+ \(named by ANTHROPIC_BASE_URL in \/repo\/\.claude\/settings\.json\)/,
+      /Claude Code would send your token to http:\/\/127\.0\.0\.1:\d+ \(named in \.\/\.claude\/settings\.json, a project file\)/,
     );
     assert.match(p.cause ?? '', /not an address of production/);
     assert.match(p.fix ?? '', /Remove ANTHROPIC_BASE_URL from \/repo\/\.claude\/settings\.json/);

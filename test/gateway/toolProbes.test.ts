@@ -10,6 +10,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { observeHttp, type ExchangeFacts } from '../../src/gateway/http/har';
+import { GatewayClient } from '../../src/gateway/client';
 import { CredentialScope } from '../../src/gateway/http/egress';
 import { probeTool, type ProbeTarget } from '../../src/gateway/tools/probes';
 import { probeTargetOf } from '../../src/gateway/tools/probeTarget';
@@ -290,4 +291,29 @@ test("the target reads the credential where the tool reads it: a settings file's
   );
   assert.equal(t2.credential?.value, 'sk-fromenv');
   assert.equal(t2.wireApi?.value, 'chat');
+});
+
+test("a stream kept alive with comments and never finished cannot hold a probe open: it ends by the probe's deadline", async () => {
+  sim.fault({ kind: 'keepAlive', everyMs: 25, afterEvents: 0 });
+  const started = Date.now();
+  // the silence limit never fires (a comment every 25 ms); the whole exchange is bounded by 3 × timeoutMs
+  const p = await probeTool(claude(), { ...here(), timeoutMs: 300 });
+  const took = Date.now() - started;
+  assert.ok(took >= 850 && took < 3000, `${took} ms`);
+  assert.equal(p.ok, false);
+  assert.match(p.cause ?? '', /within 0\.9 s|within 900 ms|within 1 s/);
+  assert.ok(!JSON.stringify(p).includes(sim.tokens.production));
+  // a caller's own, shorter limit wins (a client's whole-reply limit)
+  const t2 = Date.now();
+  await probeTool(claude(), { ...here(), timeoutMs: 300, deadlineMs: 400 });
+  assert.ok(Date.now() - t2 < 850, 'the shorter deadline');
+  // through a gateway client: its own chat limits where they are shorter (Set Up Tools' probe)
+  const client = new GatewayClient({
+    baseUrl: sim.url,
+    token: () => sim.tokens.production,
+    timeouts: { chatMs: 300, chatOverallMs: 500 },
+  });
+  const t3 = Date.now();
+  assert.equal((await client.probeTool(claude())).ok, false);
+  assert.ok(Date.now() - t3 < 1000, `${Date.now() - t3} ms`);
 });

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, lstatSync, readdirSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { addsSecret, applyEdits, BACKUP_SUFFIX } from '../../src/gateway/tools';
-import { sha256 } from '../../src/gateway/tools/configFile';
+import { sha256 } from '../../src/gateway/tools/toolFile';
 import type { FileEdit } from '../../src/gateway/tools/types';
 import { sandbox, TOKEN } from './toolsFixture';
 

@@ -55,6 +55,8 @@ export function sandbox(
       env,
       homeDir: home,
       workspaceDir: ws,
+      // the project's files are read (the untrusted case: test/gateway/tools-trust.test.ts)
+      workspaceTrusted: true,
       which: (cmd) => Promise.resolve(installed.includes(cmd) ? `/usr/local/bin/${cmd}` : undefined),
       systemFiles: { claudeManagedSettings: null, geminiSystemSettings: null },
     },

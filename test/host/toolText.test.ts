@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { imageConfirmation, imageToolInput, modelsText } from '../../src/host/lm/toolText';
+import { diagnoseConfirmation, imageConfirmation, imageToolInput, modelsText } from '../../src/host/lm/toolText';
 import { ToolName } from '../../src/host/commandIds';
 
 const models = [
@@ -52,6 +52,15 @@ test('the confirmation names the model and says the call is billed', () => {
     imageConfirmation('gpt-image-1', 'cat', undefined, '$0.04 per call').message,
     /It costs \$0\.04 per call, billed by the gateway\./,
   );
+});
+
+test("the diagnosis tool's confirmation: the token goes to the gateway (named, with its address), and its checks are billed", () => {
+  const c = diagnoseConfirmation('production', 'https://gw.example.com');
+  assert.equal(c.title, 'Diagnose the connection to production?');
+  assert.match(c.message, /send requests with your token to \*\*production\*\* \(https:\/\/gw\.example\.com\)/);
+  assert.match(c.message, /one request from each terminal tool set up for it — only to the gateway's own addresses/);
+  assert.match(c.message, /\n\nThe generation checks and the tools' requests are real calls, which the gateway bills/);
+  assert.match(c.message, /Image and video checks are not run\./);
 });
 
 test('package.json declares the three tools of ToolName, referencable with # (test/host/activation.test.ts proves each is implemented)', () => {

@@ -91,7 +91,13 @@ export class DiagnoseController {
       proxy: readProxySettings(),
       remoteName: vscode.env.remoteName,
       extraHeaders: s.extraHeaders,
-      cliTool: { env, homeDir: homedir(), workspaceDir: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath },
+      cliTool: {
+        env,
+        homeDir: homedir(),
+        workspaceDir: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+        // the project's Claude Code settings are read only in a trusted workspace (read now: a grant counts at once)
+        workspaceTrusted: vscode.workspace.isTrusted === true,
+      },
       tools: await this.tools?.diagnosisInput().catch(() => undefined),
       backgroundTasks: await backgroundTasksFindingNow().catch(() => undefined),
       includeMedia,

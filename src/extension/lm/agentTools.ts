@@ -1,16 +1,23 @@
 /**
  * The gateway as tools for VS Code's agent: `modelRelay_generateImage` (billed: confirmed first,
- * naming the model), `modelRelay_listModels` and `modelRelay_diagnose`. Usable from agent mode and
- * as `#` references; each tool's name, schema and description are in package.json. They work on the
- * active gateway, unless a model of another gateway called them (ToolCallOrigins): then on that
- * gateway, with its token (the diagnosis is the active gateway's).
+ * naming the model), `modelRelay_listModels` and `modelRelay_diagnose` (confirmed first: it sends the
+ * token to the gateway, and its generation checks and tool probes are small billed calls). Usable
+ * from agent mode and as `#` references; each tool's name, schema and description are in
+ * package.json. They work on the active gateway, unless a model of another gateway called them
+ * (ToolCallOrigins): then on that gateway, with its token (the diagnosis is the active gateway's).
  */
 import * as vscode from 'vscode';
 import { GatewayError, noImageError, type Capability, type GatewayClient } from '../../gateway';
 import { withAbort } from '../../host/cancellation';
 import { errorSentence } from '../../host/errorWords';
 import type { ToolCallOrigins } from '../../host/lm/lmGateways';
-import { imageConfirmation, imageToolInput, modelsText, type ImageToolInput } from '../../host/lm/toolText';
+import {
+  diagnoseConfirmation,
+  imageConfirmation,
+  imageToolInput,
+  modelsText,
+  type ImageToolInput,
+} from '../../host/lm/toolText';
 import type { GatewayService } from '../gateways/gatewayService';
 import type { Registrar } from '../lazy/registrar';
 import { saveGeneratedImage } from '../media/mediaCommon';
@@ -133,10 +140,19 @@ class ListModelsTool implements vscode.LanguageModelTool<{ capability?: Capabili
 }
 
 class DiagnoseTool implements vscode.LanguageModelTool<Record<string, never>> {
-  constructor(private readonly diagnoseMarkdown: (signal: AbortSignal) => Promise<string>) {}
+  constructor(
+    private readonly service: GatewayService,
+    private readonly diagnoseMarkdown: (signal: AbortSignal) => Promise<string>,
+  ) {}
 
+  /** Asked before it runs, like the image tool: it sends the token to the gateway and makes small billed calls. */
   prepareInvocation(): vscode.PreparedToolInvocation {
-    return { invocationMessage: vscode.l10n.t('Diagnosing the gateway connection…') };
+    const address = this.service.current.baseUrl;
+    const c = diagnoseConfirmation(this.service.gateway?.name ?? address, address);
+    return {
+      invocationMessage: vscode.l10n.t('Diagnosing the gateway connection…'),
+      confirmationMessages: { title: c.title, message: new vscode.MarkdownString(c.message) },
+    };
   }
 
   async invoke(
@@ -168,6 +184,6 @@ export function registerTools(
   context.subscriptions.push(
     hub.tool(IMAGE_TOOL, new GenerateImageTool(context, service, origins)),
     hub.tool(MODELS_TOOL, new ListModelsTool(service, origins)),
-    hub.tool('modelRelay_diagnose', new DiagnoseTool(diagnoseMarkdown)),
+    hub.tool('modelRelay_diagnose', new DiagnoseTool(service, diagnoseMarkdown)),
   );
 }

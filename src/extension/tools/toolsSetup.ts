@@ -1,27 +1,23 @@
 /**
  * "Set Up Tools…" (issue 26): Claude Code, Codex CLI, Gemini CLI and opencode pointed at the active
  * gateway and token. The logic is src/host/tools/setUpTools.ts; the tools' files are read, planned
- * and written by the core (src/gateway/tools), probed by its probeTool; the variables go into new
- * terminals through the same collection as Set Up Native CLI (src/host/tools/toolTerminals.ts). This
- * file binds them to VS Code: the tools' environment (home, workspace, PATH of new terminals), the
- * gateway's models and the token, and the UI (./toolsUi.ts).
+ * and written by the core (src/gateway/tools) through src/host/tools/toolsBackend.ts, each probe sent
+ * by the service's client (only to the gateway's own origins); the variables go into new terminals
+ * through the same collection as Set Up Native CLI (src/host/tools/toolTerminals.ts). This file binds
+ * them to VS Code: the tools' environment (home, workspace and whether it is trusted, PATH of new
+ * terminals), the gateway's models and the token, and the UI (./toolsUi.ts).
  */
 import { execFile } from 'node:child_process';
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
 import { maskToken, type ToolsDiagnosisInput } from '../../gateway';
 import {
-  applyEdits,
-  planFixOverride,
-  planRemove,
-  planSetUp,
   toolStatuses,
   type ResolvedToolConfig,
   type ToolGateway,
   type ToolId,
   type ToolsEnvironment,
 } from '../../gateway/tools';
-import { probeTargetOf } from '../../gateway/tools/probeTarget';
 import {
   setUpTools,
   fixOverride,
@@ -29,6 +25,7 @@ import {
   type SetUpDeps,
   type ToolsBackend,
 } from '../../host/tools/setUpTools';
+import { coreToolsBackend } from '../../host/tools/toolsBackend';
 import { terminalRoot } from '../../host/tools/toolTerminals';
 import { whichOnPath } from '../../gateway/tools/which';
 import { Disposable } from '../disposable';
@@ -51,13 +48,18 @@ export class ToolsSetup extends Disposable {
     super();
   }
 
-  /** The environment the tools see: a new terminal's (this process's plus the extension's variables). */
+  /**
+   * The environment the tools see: a new terminal's (this process's plus the extension's variables),
+   * and whether the workspace is trusted, read now: nothing keeps a tool's state, so once trust is
+   * granted the next read (Set Up Tools…, Diagnose, #relayDiagnose) includes the project's files.
+   */
   environment(): ToolsEnvironment {
     const env = { ...process.env, ...this.cli.terminals.current() };
     return {
       env,
       homeDir: homedir(),
       workspaceDir: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+      workspaceTrusted: vscode.workspace.isTrusted === true,
       which: (command) => whichOnPath(command, env),
       version: (path) =>
         new Promise((resolve) =>
@@ -89,19 +91,13 @@ export class ToolsSetup extends Disposable {
   }
 
   private backend(gateway: ToolGateway, token: string): ToolsBackend {
-    const env = () => this.environment();
-    return {
-      statuses: () => toolStatuses(env(), gateway),
-      planSetUp: (tool, choices) => planSetUp(tool, env(), gateway, choices),
-      planRemove: (tool) => planRemove(tool, env(), gateway),
-      planFix: (tool, override) => planFixOverride(tool, env(), override),
-      apply: (plan) => applyEdits(plan.edits, { homeDir: homedir(), secrets: [token] }),
-      probe: async (tool) => {
-        const status = (await toolStatuses(env(), gateway)).find((s) => s.tool === tool)!;
-        // Through the service's client: its proxy and CA trust, and the request log.
-        return this.service.client.probeTool(await probeTargetOf(status, env().env), { models: gateway.models });
-      },
-    };
+    // Through the service's client: its credential gate, proxy and CA trust, and the request log.
+    return coreToolsBackend({
+      environment: () => this.environment(),
+      gateway,
+      token,
+      probe: (target, o) => this.service.client.probeTool(target, o),
+    });
   }
 
   /**

@@ -2,9 +2,9 @@
  * Check 8: the native command-line coding tool's setup (spec 5, rules 6–7). Reads the environment
  * the terminal will get and the tool's user-level and project-level settings files (their `env`
  * blocks), works out which address and token the tool will really use, and says what is wrong.
- * File locations, the environment and file reading are injected so tests never touch the real home.
+ * File locations and the environment are injected so tests never touch the real home; the files are
+ * read by the tools' one bounded reader (tools/toolFile.ts), a project file only in a trusted workspace.
  */
-import { readFile as fsReadFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CliVariableNames } from '../cliEnv';
@@ -13,6 +13,7 @@ import { surfaceAdapter } from '../chat/chat';
 import { joinUrl, nativeMessagesUrl, normalizeBaseUrl } from '../endpoint';
 import { t } from '../l10n';
 import { maskToken } from '../mask';
+import { readToolFile } from '../tools/toolFile';
 import type { CheckResult, FixAction } from './types';
 
 /** The variable the tool also accepts as a key; set together with the auth token they can conflict. */
@@ -28,12 +29,12 @@ export interface CliToolInput {
   homeDir?: string | undefined;
   /** workspace folder holding `.claude/settings.json` and `.claude/settings.local.json` */
   workspaceDir?: string | undefined;
+  /** the workspace is trusted: its settings files are read only then (tools/toolFile.ts); absent: not trusted */
+  workspaceTrusted?: boolean | undefined;
   /** variable names (the extension's modelRelay.nativeCli.* settings) */
   names?: CliVariableNames | undefined;
   /** finds a command on PATH: when given, Claude Code's request is sent only where `claude` is installed */
   which?: ((command: string) => Promise<string | undefined>) | undefined;
-  /** injected file reader; resolves undefined when the file does not exist */
-  readFile?: ((path: string) => Promise<string | undefined>) | undefined;
 }
 
 export type CliSourceKind = 'terminal' | 'user' | 'project' | 'project-local';
@@ -74,15 +75,6 @@ function sourceLine(s: CliSource, set: string): string {
   }
 }
 
-async function defaultReadFile(path: string): Promise<string | undefined> {
-  try {
-    return await fsReadFile(path, 'utf8');
-  } catch (e) {
-    if ((e as { code?: string }).code === 'ENOENT' || (e as { code?: string }).code === 'ENOTDIR') return undefined;
-    throw e;
-  }
-}
-
 /** The settings files the tool reads, lowest precedence first (user < project < project-local). */
 export function cliSettingsFiles(
   input: Pick<CliToolInput, 'env' | 'homeDir' | 'workspaceDir'>,
@@ -104,9 +96,10 @@ function str(v: unknown): string | undefined {
 }
 
 /** Reads the terminal environment and each settings file that exists. */
-export async function readCliSources(input: CliToolInput): Promise<{ sources: CliSource[]; problems: string[] }> {
+export async function readCliSources(
+  input: CliToolInput,
+): Promise<{ sources: CliSource[]; problems: Array<{ cause: string; fix: string }> }> {
   const names = input.names ?? DEFAULT_CLI_VARIABLES;
-  const read = input.readFile ?? defaultReadFile;
   const sources: CliSource[] = [
     {
       kind: 'terminal',
@@ -116,21 +109,26 @@ export async function readCliSources(input: CliToolInput): Promise<{ sources: Cl
       apiKey: str(input.env[CLI_API_KEY_VARIABLE]),
     },
   ];
-  const problems: string[] = [];
+  const problems: Array<{ cause: string; fix: string }> = [];
   for (const f of cliSettingsFiles(input)) {
-    let text: string | undefined;
-    try {
-      text = await read(f.path);
-    } catch (e) {
-      problems.push(t('{0} could not be read ({1}).', f.path, (e as { code?: string }).code ?? (e as Error).message));
-      continue;
-    }
+    // bounded, and a project file only in a trusted workspace
+    const { text, error, untrusted } = await readToolFile(input, f.path);
+    if (error)
+      problems.push({
+        cause: error,
+        fix: untrusted
+          ? t('Trust the workspace to include it (relay-doctor: --trust-project).')
+          : t('Make it a regular settings file of at most 1 MiB, or remove it.'),
+      });
     if (text === undefined) continue;
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      problems.push(t('{0} is not valid JSON, so the tool may ignore it or fail to start.', f.path));
+      problems.push({
+        cause: t('{0} is not valid JSON, so the tool may ignore it or fail to start.', f.path),
+        fix: t('Fix the JSON syntax of that settings file, or remove it.'),
+      });
       continue;
     }
     const env = json && typeof json === 'object' ? (json as { env?: unknown }).env : undefined;
@@ -348,8 +346,7 @@ export async function inspectCliTool(
   };
   const { warns, details, baseFrom } = j;
   describeSources(j);
-  for (const p of problems)
-    warns.push({ cause: p, fix: t('Fix the JSON syntax of that settings file, or remove it.') });
+  warns.push(...problems);
   judgeBase(j);
   const tokenInfo = judgeToken(j);
   const baseInfo = baseFrom ? { value: baseFrom.baseUrl!, from: label(baseFrom) } : undefined;

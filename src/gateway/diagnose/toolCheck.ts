@@ -100,10 +100,15 @@ export function probeLines(p: ToolProbe): string[] {
   return lines;
 }
 
-/** The Fix for the first override the tools module can remove from its file (shown after its diff). */
+/**
+ * The Fix for an override the tools module can remove from its file (shown after its diff): the one in
+ * the file that names the tool's address first (that decides where its token would go), else the first.
+ */
 function overrideFix(ctx: DiagnosisContext, s: ToolStatus): ToolFixAction | undefined {
   if (!ctx.input.tools?.fixOverrides) return undefined;
-  const o = s.resolved?.overrides.find((x) => x.fixable && x.from.kind === 'file');
+  const fixable = s.resolved?.overrides.filter((x) => x.fixable && x.from.kind === 'file') ?? [];
+  const base = s.resolved?.baseUrl?.from;
+  const o = fixable.find((x) => base?.kind === 'file' && x.from.where === base.where) ?? fixable[0];
   return o ? { kind: 'fix-tool-override', tool: s.tool, path: o.from.where, keys: o.keys } : undefined;
 }
 

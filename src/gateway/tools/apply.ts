@@ -6,10 +6,11 @@
  * the previous text is kept as `<file>.model-relay.bak` (one per file, replaced each time).
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { chmod, mkdir, open, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, resolve, isAbsolute } from 'node:path';
 import { t } from '../l10n';
-import { parseJsonc, sha256 } from './configFile';
+import { parseJsonc } from './configFile';
+import { readBoundedFile, sha256 } from './toolFile';
 import { parseToml } from './tomlText';
 import type { EditOutcome, FileEdit } from './types';
 
@@ -76,15 +77,6 @@ async function realTarget(path: string): Promise<string> {
   }
 }
 
-async function readCurrent(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as { code?: string }).code === 'ENOENT') return undefined;
-    throw e;
-  }
-}
-
 /** Refuses when a file (or the folder a new file goes into) is read-only by its mode bits. */
 async function readOnly(target: string, exists: boolean): Promise<boolean> {
   if (exists) return ((await stat(target)).mode & 0o222) === 0;
@@ -139,7 +131,10 @@ async function check(
       'symlink-outside-home',
       t('{0} is a link to {1}, outside the home folder, so it was not changed.', path, target),
     );
-  const current = await readCurrent(target);
+  // read again by the bounded reader: the file may have become a FIFO or grown since the diff
+  const now = await readBoundedFile(target);
+  if (now.error) return refuse(path, 'io-error', now.error);
+  const current = now.text;
   const same =
     edit.before === undefined
       ? current === undefined

@@ -10,6 +10,7 @@ import { t } from '../l10n';
 import { maskToken } from '../mask';
 import {
   emptyResolved,
+  fileSource,
   gatewayRoot,
   hasSurface,
   sameUrl,
@@ -26,7 +27,8 @@ import {
   readClaudeSettings,
   type ClaudeSettingsFile,
 } from './claudeCodeFiles';
-import { editJsonc, isObject, parseJsonc, readConfigText, strAt } from './configFile';
+import { editJsonc, isObject, parseJsonc, strAt } from './configFile';
+import { readToolFile } from './toolFile';
 import type { FileEdit, ResolvedToolConfig, ToolGateway, ToolPlan, ToolSource, ToolsEnvironment } from './types';
 
 export const CLAUDE_BASE_URL = 'ANTHROPIC_BASE_URL';
@@ -54,16 +56,20 @@ function lookup(
 ): { value: string; from: ToolSource } | undefined {
   for (const f of [...files].reverse()) {
     const v = envValue(f.settings?.env, key);
-    if (v !== undefined) return v ? { value: v, from: { kind: 'file', where: f.path, key: `env.${key}` } } : undefined;
+    if (v !== undefined) return v ? { value: v, from: fileSource(env, f.path, `env.${key}`) } : undefined;
   }
   const v = env.env[key]?.trim();
   return v ? { value: v, from: { ...TERMINAL(), key } } : undefined;
 }
 
-function settingOf(key: string, files: ClaudeSettingsFile[]): { value: string; from: ToolSource } | undefined {
+function settingOf(
+  key: string,
+  files: ClaudeSettingsFile[],
+  env: ToolsEnvironment,
+): { value: string; from: ToolSource } | undefined {
   for (const f of [...files].reverse()) {
     const v = strAt(f.settings, key);
-    if (v !== undefined) return { value: v, from: { kind: 'file', where: f.path, key } };
+    if (v !== undefined) return { value: v, from: fileSource(env, f.path, key) };
   }
   return undefined;
 }
@@ -85,7 +91,7 @@ function resolveAuth(files: ClaudeSettingsFile[], env: ToolsEnvironment, gateway
       from: key.from,
       matches: tokenMatch(key.value, gateway),
     };
-  const helper = settingOf('apiKeyHelper', files);
+  const helper = settingOf('apiKeyHelper', files, env);
   if (helper)
     return { header: 'authorization' as const, masked: t('(from the apiKeyHelper script)'), from: helper.from };
   const oauth = lookup('CLAUDE_CODE_OAUTH_TOKEN', files, env);
@@ -168,11 +174,10 @@ export async function resolveClaudeCode(
     from: { kind: 'default', where: t('built-in default') },
   };
   resolved.auth = resolveAuth(files, env, gateway);
-  resolved.model = lookup(CLAUDE_MODEL, files, env) ?? settingOf('model', files);
+  resolved.model = lookup(CLAUDE_MODEL, files, env) ?? settingOf('model', files, env);
   for (const f of files) {
     const keys = conflictingKeys(f, env, gateway);
-    if (keys.length)
-      resolved.overrides.push({ from: { kind: 'file', where: f.path }, keys, fixable: f.kind !== 'managed' });
+    if (keys.length) resolved.overrides.push({ from: fileSource(env, f.path), keys, fixable: f.kind !== 'managed' });
   }
   resolved.conflicts.push(...mistakes(resolved, files, env, gateway));
   const login = await loginPresent(env);
@@ -313,12 +318,12 @@ function planRemove(): Promise<ToolPlan> {
 }
 
 /** Removes just the conflicting keys from one settings file's env block. */
-export async function planClaudeFixOverride(override: {
-  from: ToolSource;
-  keys: string[];
-}): Promise<ToolPlan | string> {
+export async function planClaudeFixOverride(
+  env: ToolsEnvironment,
+  override: { from: ToolSource; keys: string[] },
+): Promise<ToolPlan | string> {
   const path = override.from.where;
-  const r = await readConfigText(path);
+  const r = await readToolFile(env, path);
   if (r.error) return r.error;
   if (r.text === undefined) return t('{0} no longer exists.', path);
   const p = parseJsonc(r.text);

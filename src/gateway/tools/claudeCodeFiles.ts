@@ -6,7 +6,8 @@
  */
 import { join } from 'node:path';
 import { t } from '../l10n';
-import { isObject, parseJsonc, readConfigText, type Json } from './configFile';
+import { isObject, parseJsonc, type Json } from './configFile';
+import { readToolFile } from './toolFile';
 import type { ToolsEnvironment } from './types';
 
 export type ClaudeFileKind = 'user' | 'project' | 'project-local' | 'managed';
@@ -51,7 +52,7 @@ export async function readClaudeSettings(
   const files: ClaudeSettingsFile[] = [];
   const problems: string[] = [];
   for (const f of claudeSettingsPaths(env)) {
-    const r = await readConfigText(f.path);
+    const r = await readToolFile(env, f.path);
     if (r.error) problems.push(r.error);
     if (r.text === undefined) continue;
     const p = parseJsonc(r.text);
@@ -75,12 +76,12 @@ export function envValue(fileEnv: unknown, key: string): string | undefined {
 export async function loginPresent(env: ToolsEnvironment): Promise<string | undefined> {
   const dir = env.env.CLAUDE_CONFIG_DIR?.trim();
   const state = dir ? join(dir, '.claude.json') : join(env.homeDir, '.claude.json');
-  const r = await readConfigText(state);
+  const r = await readToolFile(env, state);
   if (r.text !== undefined) {
     const p = parseJsonc(r.text);
     if (isObject(p.value) && isObject(p.value.oauthAccount)) return state;
   }
   const creds = join(claudeConfigDir(env), '.credentials.json');
-  const c = await readConfigText(creds);
+  const c = await readToolFile(env, creds);
   return c.text !== undefined && c.text.trim() !== '' ? creds : undefined;
 }

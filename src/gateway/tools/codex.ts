@@ -14,6 +14,7 @@ import { t } from '../l10n';
 import { maskToken } from '../mask';
 import {
   emptyResolved,
+  fileSource,
   gatewayV1,
   hasSurface,
   modelsOn,
@@ -26,7 +27,8 @@ import {
   type ToolModule,
   type ToolReading,
 } from './common';
-import { isObject, fileEdit, readConfigText, strAt, type ConfigText, type Json } from './configFile';
+import { isObject, fileEdit, strAt, type Json } from './configFile';
+import { readToolFile, type ToolFileText } from './toolFile';
 import { blockSpan, parseToml, restoreRootKeys, setRootKeys, tableBlock } from './tomlText';
 import type { ResolvedToolConfig, ToolChoices, ToolGateway, ToolPlan, ToolsEnvironment } from './types';
 
@@ -70,13 +72,13 @@ function markerLineOf(text: string): { line: string; record: CodexRecord } | und
 }
 
 interface CodexConfig {
-  file: ConfigText;
+  file: ToolFileText;
   toml?: Json;
   parseError?: string;
 }
 
 async function readCodex(env: ToolsEnvironment): Promise<CodexConfig> {
-  const file = await readConfigText(codexConfigPath(env));
+  const file = await readToolFile(env, codexConfigPath(env));
   if (file.text === undefined) return { file };
   const p = parseToml(file.text);
   return p.error !== undefined ? { file, parseError: p.error } : { file, toml: p.value };
@@ -111,11 +113,11 @@ export async function resolveCodex(
     r.problems.push(t('{0} does not parse as TOML ({1}), so Codex refuses to start.', path, cfg.parseError));
   const toml = cfg.toml ?? {};
   const sel = activeSelection(toml);
-  if (sel.model && sel.modelKey) r.model = { value: sel.model, from: { kind: 'file', where: path, key: sel.modelKey } };
+  if (sel.model && sel.modelKey) r.model = { value: sel.model, from: fileSource(env, path, sel.modelKey) };
   const mark = markerLineOf(cfg.file.text ?? '');
   if (sel.providerKey.startsWith('profiles.') && mark?.record.set.model_provider && sel.provider !== mark.record.id)
     r.overrides.push({
-      from: { kind: 'file', where: path, key: sel.providerKey },
+      from: fileSource(env, path, sel.providerKey),
       keys: [sel.providerKey],
       fixable: false,
     });
@@ -125,7 +127,7 @@ export async function resolveCodex(
     if (sel.provider === 'openai') {
       const base = strAt(toml, 'openai_base_url');
       r.baseUrl = base
-        ? { value: base, from: { kind: 'file', where: path, key: 'openai_base_url' } }
+        ? { value: base, from: fileSource(env, path, 'openai_base_url') }
         : { value: 'https://api.openai.com/v1', from: { kind: 'default', where: t('built-in default') } };
       const key = env.env.OPENAI_API_KEY?.trim();
       if (key)
@@ -140,7 +142,7 @@ export async function resolveCodex(
   }
   const at = `model_providers.${sel.provider}`;
   const base = strAt(provider, 'base_url');
-  if (base) r.baseUrl = { value: base, from: { kind: 'file', where: path, key: `${at}.base_url` } };
+  if (base) r.baseUrl = { value: base, from: fileSource(env, path, `${at}.base_url`) };
   const envKey = strAt(provider, 'env_key');
   const value = envKey ? env.env[envKey]?.trim() : undefined;
   if (envKey && value)

@@ -4,7 +4,16 @@
  */
 import { maskToken } from '../mask';
 import { t } from '../l10n';
-import type { ResolvedToolConfig, ToolChoices, ToolGateway, ToolId, ToolPlan, ToolsEnvironment } from './types';
+import { projectPath, type FilePlaces } from './toolFile';
+import type {
+  ResolvedToolConfig,
+  ToolChoices,
+  ToolGateway,
+  ToolId,
+  ToolPlan,
+  ToolsEnvironment,
+  ToolSource,
+} from './types';
 
 /** The key of the provider entry Model Relay adds to Codex's and opencode's configuration. */
 export const PROVIDER_ID = 'model-relay';
@@ -55,6 +64,12 @@ export function validVariable(name: string): boolean {
 
 export function emptyResolved(): ResolvedToolConfig {
   return { overrides: [], conflicts: [], problems: [] };
+}
+
+/** A value's source in a file: a project file carries its path from the workspace folder (toolFile.ts). */
+export function fileSource(places: FilePlaces, where: string, key?: string): ToolSource {
+  const project = projectPath(places, where);
+  return { kind: 'file', where, ...(key !== undefined ? { key } : {}), ...(project ? { projectPath: project } : {}) };
 }
 
 export const TERMINAL = (): { kind: 'terminal'; where: string } => ({

@@ -1,48 +1,10 @@
 /**
- * Reading the tools' configuration files (bounded, classified) and editing their JSONC text so
- * that comments, order and the user's other content stay as they were.
+ * The tools' configuration text (read by toolFile.ts, the one bounded reader) parsed as the tools
+ * parse it, and edited as JSONC so that comments, order and the user's other content stay as they were.
  */
-import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
 import * as jsonc from 'jsonc-parser';
-import { t } from '../l10n';
+import type { ToolFileText } from './toolFile';
 import type { FileEdit } from './types';
-
-/** A settings file larger than this is not a settings file we should touch. */
-export const MAX_CONFIG_BYTES = 1024 * 1024;
-
-export interface ConfigText {
-  path: string;
-  /** undefined: the file does not exist */
-  text: string | undefined;
-  hash?: string;
-  mtimeMs?: number;
-  /** could not be read (the reason, a whole sentence) */
-  error?: string;
-}
-
-export function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
-function code(e: unknown): string {
-  return (e as { code?: string }).code ?? (e as Error).message;
-}
-
-/** Reads a config file: absent → text undefined; unreadable or too large → error. */
-export async function readConfigText(path: string): Promise<ConfigText> {
-  try {
-    const st = await stat(path);
-    if (!st.isFile()) return { path, text: undefined, error: t('{0} is not a regular file.', path) };
-    if (st.size > MAX_CONFIG_BYTES)
-      return { path, text: undefined, error: t('{0} is larger than 1 MiB, so it was not read.', path) };
-    const text = await readFile(path, 'utf8');
-    return { path, text, hash: sha256(text), mtimeMs: st.mtimeMs };
-  } catch (e) {
-    if (code(e) === 'ENOENT' || code(e) === 'ENOTDIR') return { path, text: undefined };
-    return { path, text: undefined, error: t('{0} could not be read ({1}).', path, code(e)) };
-  }
-}
 
 export type Json = Record<string, unknown>;
 
@@ -136,7 +98,7 @@ export function editJsonc(text: string, path: jsonc.JSONPath, value: unknown): s
 }
 
 /** The edit of a file read as `file`: shown as a diff, its hash and mtime checked again before the write. */
-export function fileEdit(file: ConfigText, after: string, summary: string, deleteFile?: boolean): FileEdit {
+export function fileEdit(file: ToolFileText, after: string, summary: string, deleteFile?: boolean): FileEdit {
   return {
     path: file.path,
     before: file.text,

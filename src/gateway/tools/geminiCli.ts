@@ -17,6 +17,7 @@ import { t } from '../l10n';
 import { maskToken } from '../mask';
 import {
   emptyResolved,
+  fileSource,
   gatewayRoot,
   hasSurface,
   sameUrl,
@@ -26,7 +27,8 @@ import {
   type ToolModule,
   type ToolReading,
 } from './common';
-import { editJsonc, isObject, parseJsonc, readConfigText, strAt, type Json } from './configFile';
+import { editJsonc, isObject, parseJsonc, strAt, type Json } from './configFile';
+import { readToolFile } from './toolFile';
 import type { FileEdit, ResolvedToolConfig, ToolGateway, ToolPlan, ToolSource, ToolsEnvironment } from './types';
 
 export const GEMINI_BASE_URL = 'GOOGLE_GEMINI_BASE_URL';
@@ -72,10 +74,18 @@ export function parseDotenv(text: string): Record<string, string> {
   return out;
 }
 
-async function dotenv(env: ToolsEnvironment): Promise<{ path: string; vars: Record<string, string> } | undefined> {
+async function dotenv(
+  env: ToolsEnvironment,
+  problems: string[],
+): Promise<{ path: string; vars: Record<string, string> } | undefined> {
   for (const path of geminiEnvFileCandidates(env)) {
-    const r = await readConfigText(path);
+    const r = await readToolFile(env, path);
     if (r.text !== undefined) return { path, vars: parseDotenv(r.text) };
+    // Gemini CLI loads the first .env there is: one not read here (untrusted, not a regular file) hides the rest
+    if (r.error) {
+      problems.push(r.error);
+      return undefined;
+    }
   }
   return undefined;
 }
@@ -112,7 +122,7 @@ function variable(
   if (own !== undefined && own.trim() !== '') return { value: own.trim(), from: { ...TERMINAL(), key } };
   if (own !== undefined) return undefined;
   const v = file?.vars[key]?.trim();
-  return v ? { value: v, from: { kind: 'file', where: file!.path, key } } : undefined;
+  return v ? { value: v, from: fileSource(env, file!.path, key) } : undefined;
 }
 
 async function selectedType(
@@ -121,7 +131,7 @@ async function selectedType(
 ): Promise<{ value: string; path: string; key: string } | undefined> {
   let found: { value: string; path: string; key: string } | undefined;
   for (const path of geminiSettingsPaths(env)) {
-    const r = await readConfigText(path);
+    const r = await readToolFile(env, path);
     if (r.error) problems.push(r.error);
     if (r.text === undefined) continue;
     const p = parseJsonc(r.text);
@@ -142,7 +152,7 @@ export async function resolveGeminiCli(
   gateway: ToolGateway | undefined,
 ): Promise<ResolvedToolConfig> {
   const r = emptyResolved();
-  const file = await dotenv(env);
+  const file = await dotenv(env, r.problems);
   const base = variable(GEMINI_BASE_URL, env, file);
   r.baseUrl = base ?? {
     value: 'https://generativelanguage.googleapis.com',
@@ -160,7 +170,7 @@ export async function resolveGeminiCli(
   if (model) r.model = model;
   const sel = await selectedType(env, r.problems);
   if (sel && sel.value !== GEMINI_KEY_AUTH)
-    r.overrides.push({ from: { kind: 'file', where: sel.path, key: sel.key }, keys: [sel.key], fixable: true });
+    r.overrides.push({ from: fileSource(env, sel.path, sel.key), keys: [sel.key], fixable: true });
   const vertex = variable('GOOGLE_GENAI_USE_VERTEXAI', env, file);
   if (vertex && /^(true|1)$/i.test(vertex.value))
     r.conflicts.push({
@@ -272,9 +282,12 @@ function planRemove(): Promise<ToolPlan> {
 }
 
 /** Sets the sign-in method of one settings file to the API key. */
-export async function planGeminiFixOverride(override: { from: ToolSource }): Promise<ToolPlan | string> {
+export async function planGeminiFixOverride(
+  env: ToolsEnvironment,
+  override: { from: ToolSource },
+): Promise<ToolPlan | string> {
   const path = override.from.where;
-  const r = await readConfigText(path);
+  const r = await readToolFile(env, path);
   if (r.error) return r.error;
   if (r.text === undefined) return t('{0} no longer exists.', path);
   const p = parseJsonc(r.text);

@@ -15,6 +15,7 @@ import { t } from '../l10n';
 import { maskToken } from '../mask';
 import {
   emptyResolved,
+  fileSource,
   gatewayV1,
   hasSurface,
   modelsOn,
@@ -26,16 +27,8 @@ import {
   type ToolModule,
   type ToolReading,
 } from './common';
-import {
-  editJsonc,
-  isObject,
-  parseJsonc,
-  fileEdit,
-  readConfigText,
-  strAt,
-  type ConfigText,
-  type Json,
-} from './configFile';
+import { editJsonc, isObject, parseJsonc, fileEdit, strAt, type Json } from './configFile';
+import { readToolFile, type ToolFileText } from './toolFile';
 import type { ResolvedToolConfig, ToolChoices, ToolGateway, ToolPlan, ToolsEnvironment } from './types';
 
 export const OPENCODE_NPM = '@ai-sdk/openai-compatible';
@@ -64,11 +57,11 @@ export function opencodeConfigPaths(env: ToolsEnvironment): string[] {
 }
 
 /** The global file to edit: an existing opencode.jsonc, else opencode.json (created when neither exists). */
-export async function opencodeTargetFile(env: ToolsEnvironment): Promise<ConfigText> {
+export async function opencodeTargetFile(env: ToolsEnvironment): Promise<ToolFileText> {
   const g = opencodeGlobalDir(env);
-  const jsoncFile = await readConfigText(join(g, 'opencode.jsonc'));
+  const jsoncFile = await readToolFile(env, join(g, 'opencode.jsonc'));
   if (jsoncFile.text !== undefined || jsoncFile.error) return jsoncFile;
-  return readConfigText(join(g, 'opencode.json'));
+  return readToolFile(env, join(g, 'opencode.json'));
 }
 
 function apiKeyRef(variable: string): string {
@@ -94,7 +87,7 @@ interface Layer {
 async function readLayers(env: ToolsEnvironment, problems: string[]): Promise<Layer[]> {
   const layers: Layer[] = [];
   for (const path of opencodeConfigPaths(env)) {
-    const r = await readConfigText(path);
+    const r = await readToolFile(env, path);
     if (r.error) problems.push(r.error);
     if (r.text === undefined) continue;
     const p = parseJsonc(r.text);
@@ -128,7 +121,7 @@ export async function resolveOpencode(
   const layers = await readLayers(env, r.problems);
   const merged = layers.reduce<Json>((acc, l) => deepMerge(acc, l.json), {});
   const model = strAt(merged, 'model');
-  if (model) r.model = { value: model, from: { kind: 'file', where: lastSetter(layers, 'model') ?? '', key: 'model' } };
+  if (model) r.model = { value: model, from: fileSource(env, lastSetter(layers, 'model') ?? '', 'model') };
   const providers = isObject(merged.provider) ? merged.provider : {};
   const modelProvider = model?.split('/')[0];
   const ours = gateway ? Object.keys(providers).find((id) => isOurProvider(providers[id], gateway)) : undefined;
@@ -138,21 +131,17 @@ export async function resolveOpencode(
   if (base)
     r.baseUrl = {
       value: base,
-      from: {
-        kind: 'file',
-        where: lastSetter(layers, 'provider', id, 'options', 'baseURL') ?? '',
-        key: `provider.${id}.options.baseURL`,
-      },
+      from: fileSource(
+        env,
+        lastSetter(layers, 'provider', id, 'options', 'baseURL') ?? '',
+        `provider.${id}.options.baseURL`,
+      ),
     };
   const apiKey = strAt(providers[id], 'options', 'apiKey');
   const key = resolveKey(apiKey, env);
   const from = key.variable
     ? { kind: 'terminal' as const, where: t('terminal environment'), key: key.variable }
-    : {
-        kind: 'file' as const,
-        where: lastSetter(layers, 'provider', id, 'options', 'apiKey') ?? '',
-        key: `provider.${id}.options.apiKey`,
-      };
+    : fileSource(env, lastSetter(layers, 'provider', id, 'options', 'apiKey') ?? '', `provider.${id}.options.apiKey`);
   if (key.value)
     r.auth = { header: 'authorization', masked: maskToken(key.value), from, matches: tokenMatch(key.value, gateway) };
   else if (key.variable)
@@ -162,7 +151,7 @@ export async function resolveOpencode(
   if (gateway && ours === id && base && !sameUrl(base, gatewayV1(gateway))) {
     const where = lastSetter(layers, 'provider', id, 'options', 'baseURL') ?? '';
     r.overrides.push({
-      from: { kind: 'file', where, key: `provider.${id}.options.baseURL` },
+      from: fileSource(env, where, `provider.${id}.options.baseURL`),
       keys: [`provider.${id}.options.baseURL`],
       fixable: false,
     });

@@ -2,27 +2,17 @@
  * What a probe sends, from a tool's resolved configuration: the resolver says where the credential
  * comes from (a terminal variable, a key in a settings file, opencode's `{env:VAR}`); this reads the
  * value there, since only masked values travel in a ToolStatus. Codex's `wire_api` is read beside
- * the provider's `base_url`. Files are read bounded; a file that cannot be read or parsed gives no value.
+ * the provider's `base_url`. Files are read by the one bounded reader (toolFile.ts; the sources were
+ * found by the resolvers, which read a project file only in a trusted workspace); a file that cannot
+ * be read or parsed gives no value.
  */
-import { readFile } from 'node:fs/promises';
 import { parse as parseToml } from '@decimalturn/toml-patch';
 import { parse as parseJsonc } from 'jsonc-parser';
 import type { ProbeTarget } from './probeRequests';
+import { readBoundedFile } from './toolFile';
 import type { ToolSource, ToolStatus } from './types';
 
-/** The largest settings file read for a value. */
-const MAX_FILE_BYTES = 1024 * 1024;
-
-export type ReadText = (path: string) => Promise<string | undefined>;
-
-async function readBounded(path: string): Promise<string | undefined> {
-  try {
-    const text = await readFile(path, 'utf8');
-    return text.length > MAX_FILE_BYTES ? undefined : text;
-  } catch {
-    return undefined;
-  }
-}
+const read = async (path: string): Promise<string | undefined> => (await readBoundedFile(path)).text;
 
 function parsed(path: string, text: string): unknown {
   try {
@@ -48,11 +38,7 @@ function expand(value: string, env: Record<string, string | undefined>): string 
 }
 
 /** The value at a source: a terminal variable, or a key of a settings file. */
-export async function valueAt(
-  from: ToolSource,
-  env: Record<string, string | undefined>,
-  read: ReadText = readBounded,
-): Promise<string | undefined> {
+export async function valueAt(from: ToolSource, env: Record<string, string | undefined>): Promise<string | undefined> {
   if (!from.key) return undefined;
   if (from.kind === 'terminal') return env[from.key]?.trim() || undefined;
   if (from.kind !== 'file') return undefined;
@@ -62,7 +48,7 @@ export async function valueAt(
 }
 
 /** A key beside another one in the same file (Codex's `wire_api` next to the provider's `base_url`). */
-async function sibling(from: ToolSource, name: string, read: ReadText): Promise<string | undefined> {
+async function sibling(from: ToolSource, name: string): Promise<string | undefined> {
   if (from.kind !== 'file' || !from.key) return undefined;
   const text = await read(from.where);
   const key = [...from.key.split('.').slice(0, -1), name].join('.');
@@ -71,19 +57,15 @@ async function sibling(from: ToolSource, name: string, read: ReadText): Promise<
 }
 
 /** The probe's target from a tool's status, with the credential's value read where the tool reads it. */
-export async function probeTargetOf(
-  status: ToolStatus,
-  env: Record<string, string | undefined>,
-  read: ReadText = readBounded,
-): Promise<ProbeTarget> {
+export async function probeTargetOf(status: ToolStatus, env: Record<string, string | undefined>): Promise<ProbeTarget> {
   const r = status.resolved;
   const target: ProbeTarget = { tool: status.tool, baseUrl: r?.baseUrl, model: r?.model };
   if (r?.auth) {
-    const value = await valueAt(r.auth.from, env, read);
+    const value = await valueAt(r.auth.from, env);
     if (value) target.credential = { value, header: r.auth.header, from: r.auth.from };
   }
   if (status.tool === 'codex' && r?.baseUrl) {
-    const wire = await sibling(r.baseUrl.from, 'wire_api', read);
+    const wire = await sibling(r.baseUrl.from, 'wire_api');
     if (wire)
       target.wireApi = {
         value: wire,

@@ -79,19 +79,28 @@ function rootOf(value: string): string {
 }
 
 /**
+ * Where an address came from, for a sentence that says whose file it is: "./.claude/settings.json, a
+ * project file" (one a repository brings), "/home/u/.claude/settings.json, a user file", "the terminal
+ * environment".
+ */
+export function placeText(from: ToolSource | undefined): string {
+  if (from?.kind !== 'file') return sourceText(from);
+  return from.projectPath ? t('{0}, a project file', from.projectPath) : t('{0}, a user file', from.where);
+}
+
+/**
  * The tool's address is outside its gateway's origins: nothing is sent (a repository's file must not
- * take the token elsewhere). Says where the address came from and how to remove it.
+ * take the token elsewhere). Says where the address came from, whose file that is, and how to remove it.
  */
 export function elsewhereWords(target: ProbeTarget, url: string, scope: CredentialScope): Words {
   const n = names(target);
   const origin = originOf(url) ?? url;
   return {
     cause: t(
-      '{0} would send your token to {1} (named by {2} in {3}), which is not an address of {4} ({5}): the probe was not sent.',
+      '{0} would send your token to {1} (named in {2}), which is not an address of {3} ({4}): the probe was not sent.',
       n.tool,
       origin,
-      n.base,
-      n.baseFrom,
+      placeText(target.baseUrl?.from),
       scope.gateway,
       scope.origins.join(', '),
     ),

@@ -23,11 +23,10 @@ import type { ToolGateway, ToolProbeResult } from './types';
 
 export type { ProbeTarget } from './probeRequests';
 
-/** A probe ends within this many times its timeout, whatever the stream does (a 16-token reply needs far less). */
-const PROBE_DEADLINE_FACTOR = 2;
-
 /** How much of an answer a probe reads (a tiny reply's stream is a few KB). */
 const PROBE_READ_LIMIT = 256 * 1024;
+/** A probe's whole exchange lasts at most this many times its timeout. */
+const PROBE_DEADLINE_TIMES = 3;
 
 export interface ProbeOptions {
   /**
@@ -38,8 +37,13 @@ export interface ProbeOptions {
   /** the dispatcher the client's requests use (proxy, CA trust); default: a private trusting agent */
   dispatcher?: Dispatcher | undefined;
   signal?: AbortSignal | undefined;
-  /** time to the answer's head, and the longest silence in the stream (the whole probe: twice this). Default 20 s. */
+  /** time to the answer's head, and the longest silence in the stream. Default 20 s. */
   timeoutMs?: number | undefined;
+  /**
+   * the whole exchange, the stream included: a gateway that keeps the stream alive with comments and
+   * never finishes cannot hold a probe (Set Up Tools, Diagnose) open. At most 3 × timeoutMs.
+   */
+  deadlineMs?: number | undefined;
   now?: (() => number) | undefined;
   /** the extension's request log (the probe is a billed call and shows there) */
   onRequest?: RequestLogSink | undefined;
@@ -91,6 +95,7 @@ async function send(req: ProbeRequest, target: ProbeTarget, o: ProbeOptions) {
     token: secret,
   };
   const timeoutMs = o.timeoutMs ?? DEFAULT_DIAGNOSIS_TIMEOUTS.requestMs;
+  const deadlineMs = Math.min(o.deadlineMs ?? Infinity, PROBE_DEADLINE_TIMES * timeoutMs);
   const now = o.now ?? Date.now;
   let host = '';
   try {
@@ -124,8 +129,8 @@ async function send(req: ProbeRequest, target: ProbeTarget, o: ProbeOptions) {
     signal: o.signal,
     timeoutMs,
     idleTimeoutMs: timeoutMs,
-    // the whole exchange too: a gateway that keeps a stream alive with pings and no reply cannot hold the probe open
-    deadlineMs: PROBE_DEADLINE_FACTOR * timeoutMs,
+    // a probe asks for a few tokens: its answer, streamed or not, is over well within this
+    deadlineMs,
     context,
   }).catch((e: unknown) => {
     const err = isGatewayError(e) ? e : errorFromNetwork(e, context);
@@ -134,12 +139,14 @@ async function send(req: ProbeRequest, target: ProbeTarget, o: ProbeOptions) {
   });
   const requestId = requestIdFrom(a.headers);
   let text: string;
+  const streamed = a.status >= 200 && a.status < 300;
   try {
-    if (a.status >= 200 && a.status < 300) a.keepOpen();
+    if (streamed) a.keepOpen();
     text = await readText(a.body, PROBE_READ_LIMIT);
   } catch (e) {
     a.release();
-    const err = bodyReadError(e, a, context, { signal: o.signal, timeoutMs });
+    // a stream is stopped by the deadline only (keepOpen cleared the head's timer)
+    const err = bodyReadError(e, a, context, { signal: o.signal, timeoutMs: streamed ? deadlineMs : timeoutMs });
     record(a.status, requestId, { errorKind: err.kind });
     throw err;
   }

@@ -122,10 +122,9 @@ export async function planFixOverride(
   env: ToolsEnvironment,
   override: ResolvedToolConfig['overrides'][number],
 ): Promise<ToolPlan | string> {
-  void env;
   if (!override.fixable || override.from.kind !== 'file')
     return t('{0} cannot be changed by Model Relay; change it there yourself.', override.from.where);
-  if (tool === 'claude-code') return planClaudeFixOverride(override);
-  if (tool === 'gemini-cli') return planGeminiFixOverride(override);
+  if (tool === 'claude-code') return planClaudeFixOverride(env, override);
+  if (tool === 'gemini-cli') return planGeminiFixOverride(env, override);
   return t('{0} cannot be changed by Model Relay; change it there yourself.', override.from.where);
 }

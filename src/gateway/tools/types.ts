@@ -29,6 +29,11 @@ export interface ToolSource {
   where: string;
   /** the key inside it, e.g. "env.ANTHROPIC_BASE_URL" or "model_providers.relay.base_url" */
   key?: string;
+  /**
+   * a project file (one a repository brings: in the workspace folder, toolFile.ts `projectPath`): its
+   * path from the workspace folder, "./.claude/settings.json"; absent for the user's own files
+   */
+  projectPath?: string;
 }
 
 /** What the tool will really use, after its own precedence. Tokens only masked. */
@@ -126,6 +131,11 @@ export interface ToolsEnvironment {
   homeDir: string;
   /** the first workspace folder (project-level settings files), if any */
   workspaceDir?: string;
+  /**
+   * whether the workspace is trusted (VS Code's `workspace.isTrusted`, relay-doctor's
+   * `--trust-project`): the tools' project files are read only when it is (toolFile.ts)
+   */
+  workspaceTrusted: boolean;
   /** finds an executable on PATH; undefined when absent */
   which(command: string): Promise<string | undefined>;
   /** the installed tool's version (e.g. by running `<path> --version`); the core never spawns by itself */

@@ -1,6 +1,7 @@
 /**
  * What the language-model tools answer, as text a model reads well: the token's models per
- * capability, and the confirmation before a billed image call. Plain Node, no `vscode`.
+ * capability, and the confirmations before a billed image call and before a diagnosis (which sends the
+ * token to the gateway and makes small billed calls). Plain Node, no `vscode`.
  */
 import type { Capability, ModelInfo } from '../../gateway';
 import { t } from '../../gateway/l10n';
@@ -87,5 +88,17 @@ export function imageConfirmation(
   return {
     title: t('Generate an image with {0}?', model),
     message: `${size ? t("Model Relay will ask the gateway's **{0}** for one image ({1}) from this prompt:", model, size) : t("Model Relay will ask the gateway's **{0}** for one image from this prompt:", model)}\n\n> ${shown.replace(/\n/g, '\n> ')}\n\n${price ? t('It costs {0}, billed by the gateway.', price) : t('The gateway bills this call.')}`,
+  };
+}
+
+/**
+ * The confirmation the diagnosis tool asks for: it sends requests with the token to the gateway, and
+ * its generation checks and the tools' requests are small billed calls (image and video checks are
+ * never run from the agent).
+ */
+export function diagnoseConfirmation(gateway: string, address: string): { title: string; message: string } {
+  return {
+    title: t('Diagnose the connection to {0}?', gateway),
+    message: `${t("Model Relay will send requests with your token to **{0}** ({1}): its model list, a short generation on each surface the token's models need, and one request from each terminal tool set up for it — only to the gateway's own addresses.", gateway, address)}\n\n${t("The generation checks and the tools' requests are real calls, which the gateway bills (a few tokens each). Image and video checks are not run.")}`,
   };
 }

@@ -4,10 +4,17 @@
  * the env blocks of ~/.claude/settings.json or $CLAUDE_CONFIG_DIR/settings.json, and the project's);
  * then Claude Code's own request, sent once with what it will use.
  */
-import { CLI_API_KEY_VARIABLE, inspectCliTool, readCliSources, type CliSource } from '../cliToolSetup';
+import {
+  CLI_API_KEY_VARIABLE,
+  inspectCliTool,
+  readCliSources,
+  type CliSource,
+  type CliToolInput,
+} from '../cliToolSetup';
 import { DEFAULT_CLI_VARIABLES } from '../../defaults';
 import { t } from '../../l10n';
 import { probeTool } from '../../tools/probes';
+import { fileSource } from '../../tools/common';
 import type { ProbeTarget } from '../../tools/probeRequests';
 import type { ToolSource } from '../../tools/types';
 import type { Check } from '../check';
@@ -15,26 +22,26 @@ import type { DiagnosisContext } from '../context';
 import type { Outcome } from '../outcomeFromError';
 import { probeBlocked, probeLines, probeModels, statusesOf, toolOutcome } from '../toolCheck';
 
-function sourceOf(s: CliSource, variable: string): ToolSource {
-  return s.kind === 'terminal'
-    ? { kind: 'terminal', where: t('terminal environment'), key: variable }
-    : { kind: 'file', where: s.where, key: `env.${variable}` };
+/** A source as the probe's words name it: a project file carries its path from the workspace folder. */
+function sourceOf(input: CliToolInput, s: CliSource, variable: string): ToolSource {
+  if (s.kind === 'terminal') return { kind: 'terminal', where: t('terminal environment'), key: variable };
+  return fileSource(input, s.where, `env.${variable}`);
 }
 
 /** What Claude Code will send, from the sources as it ranks them (a later one overrides an earlier one). */
-function terminalTarget(ctx: DiagnosisContext, sources: CliSource[]): ProbeTarget {
-  const names = ctx.input.cliTool?.names ?? DEFAULT_CLI_VARIABLES;
+function terminalTarget(input: CliToolInput, sources: CliSource[]): ProbeTarget {
+  const names = input.names ?? DEFAULT_CLI_VARIABLES;
   const last = (has: (s: CliSource) => unknown) => [...sources].reverse().find(has);
   const base = last((s) => s.baseUrl);
   const token = last((s) => s.token);
   const key = last((s) => s.apiKey);
-  const model = ctx.input.cliTool?.env.ANTHROPIC_MODEL?.trim();
+  const model = input.env.ANTHROPIC_MODEL?.trim();
   return {
     tool: 'claude-code',
-    baseUrl: base && { value: base.baseUrl!, from: sourceOf(base, names.baseUrl) },
+    baseUrl: base && { value: base.baseUrl!, from: sourceOf(input, base, names.baseUrl) },
     credential: token
-      ? { value: token.token!, header: 'authorization', from: sourceOf(token, names.token) }
-      : key && { value: key.apiKey!, header: 'x-api-key', from: sourceOf(key, CLI_API_KEY_VARIABLE) },
+      ? { value: token.token!, header: 'authorization', from: sourceOf(input, token, names.token) }
+      : key && { value: key.apiKey!, header: 'x-api-key', from: sourceOf(input, key, CLI_API_KEY_VARIABLE) },
     model: model
       ? { value: model, from: { kind: 'terminal', where: t('terminal environment'), key: 'ANTHROPIC_MODEL' } }
       : undefined,
@@ -58,7 +65,7 @@ async function fromTerminalVariables(ctx: DiagnosisContext): Promise<Outcome> {
     fixAction: f.fixAction,
     maskedToken: f.effective.token?.masked,
   };
-  const target = terminalTarget(ctx, (await readCliSources(input.cliTool!)).sources);
+  const target = terminalTarget(input.cliTool!, (await readCliSources(input.cliTool!)).sources);
   if (!target.baseUrl || !target.credential || probeBlocked(ctx)) return found;
   if (input.cliTool!.which && !(await input.cliTool!.which('claude')))
     return {
