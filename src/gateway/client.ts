@@ -32,6 +32,7 @@ import {
   verbatimBaseUrl,
   type EndpointFinding,
 } from './endpoint';
+import { inAction, iterateInAction, newAction } from './http/action';
 import type { CredentialScope } from './http/egress';
 import { Limiter } from './http/limiter';
 import type { BurstThresholds } from './http/sseStream';
@@ -250,12 +251,21 @@ export class GatewayClient {
 
   /** A non-streamed chat on the model's surface (moved once to /v1/responses when refused for it). */
   chat(req: ChatRequest): Promise<ChatResult> {
-    return chatLearning(req, this.learning(), (r) => chat(this.transport, r, this.chatSettings()));
+    return inAction(() => chatLearning(req, this.learning(), (r) => chat(this.transport, r, this.chatSettings())));
   }
 
   /** A streamed chat on the model's surface (moved once to /v1/responses when refused for it before any reply). */
   chatStream(req: ChatRequest): ChatEventStream {
-    return chatStreamLearning(req, this.learning(), (r) => chatStream(this.transport, r, this.chatSettings()));
+    // one user action (http/action.ts), entered again at every step of the stream
+    const action = newAction();
+    const stream = inAction(
+      () => chatStreamLearning(req, this.learning(), (r) => chatStream(this.transport, r, this.chatSettings())),
+      action,
+    );
+    return {
+      [Symbol.asyncIterator]: () => iterateInAction(() => stream, action)[Symbol.asyncIterator](),
+      batches: () => iterateInAction(() => stream.batches(), action),
+    };
   }
 
   /** The surface this gateway's refusals taught for a model (until its model list changes), if any. */

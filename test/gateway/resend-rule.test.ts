@@ -32,6 +32,7 @@ import {
   type RequestRecord,
   type ToolSpec,
 } from '../../src/gateway';
+import { MAX_SENDS_PER_ACTION } from '../../src/gateway/http/action';
 import { failsOver } from '../../src/gateway/http/retryPolicy';
 import { startSimulator, type Fault, type Simulator, type UsageRecord } from '../sim/server';
 import { collect, deadPort, makeClient } from './helpers';
@@ -432,3 +433,46 @@ for (const c of COMBOS) {
     });
   }
 }
+
+// ---- the one cap: however the layers stack, one user action sends at most MAX_SENDS_PER_ACTION ----
+
+test('the one cap over every layer: the gateway’s own JSON 503s everywhere (each one a resend the rule allows) end after MAX_SENDS_PER_ACTION requests, streamed and not, across backups and gateways', async () => {
+  for (const streamed of [false, true]) {
+    a.reset();
+    b.reset();
+    // Refused in the gateway's own words on every host: each failure alone would allow another try.
+    for (const s of [a, b]) s.fault({ kind: 'status', status: 503, body: 'json', count: 1000 });
+    const set = new GatewaySet(
+      [
+        { id: 'a', name: 'Alpha', baseUrl: a.urls[0], backupUrls: [a.urls[1]] },
+        { id: 'b', name: 'Beta', baseUrl: b.url },
+      ],
+      {
+        token: () => a.tokens.production,
+        retry: { maxRetries: 8 },
+        sleep: async () => {},
+        random: () => 0.5,
+      },
+    );
+    const routes = routesFor(
+      { gateway: 'a', model: 'gpt-4o-mini' },
+      { 'gpt-4o-mini': [{ gateway: 'b', model: 'gpt-4o-mini' }] },
+      set,
+    );
+    const ask = { surface: 'compatible' as const, messages: hi };
+    const e = await (streamed ? collect(chatStreamAcross(set, routes, ask)) : chatAcross(set, routes, ask)).then(
+      () => undefined,
+      (x: unknown) => x,
+    );
+    assert.ok(e instanceof GatewayError && e.status === 503, `the gateway's own error ends it: ${String(e)}`);
+    // Without the cap: 9 rounds over A's two hosts (each 503 moves to the backup), then 9 at B: 27 requests.
+    assert.equal(received().length, MAX_SENDS_PER_ACTION, received().map(where).join(', '));
+    assert.equal(received().filter(mayBill).length, 0, 'none of them may have been billed');
+  }
+  // Outside a chat action (a direct client call) the same cap holds for the client's own stream.
+  a.reset();
+  a.fault({ kind: 'status', status: 500, body: 'json', count: 1000 });
+  const { client } = makeClient(a, { retry: { maxRetries: 20 }, sleep: async () => {} });
+  await assert.rejects(collect(client.chatStream({ surface: 'compatible', model: 'gpt-4o-mini', messages: hi })));
+  assert.equal(posts(a).length, MAX_SENDS_PER_ACTION);
+});

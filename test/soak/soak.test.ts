@@ -38,6 +38,7 @@ import {
 } from '../../src/gateway';
 import { credentialDigest, defaultConfig, makePng, startSimulator, type Fault, type Simulator } from '../sim/server';
 import { deadPort } from '../gateway/helpers';
+import { MAX_SENDS_PER_ACTION } from '../../src/gateway/http/action';
 import { startElsewhere, type Elsewhere } from '../sim/elsewhere';
 
 const RUNS = Number(process.env.SOAK_RUNS) || 200;
@@ -363,6 +364,7 @@ function checkBilledOnce(sim: Simulator, c: Case): void {
   const work = [...sim.log, ...second.log]
     .filter((l) => l.method === 'POST' && WORK_PATH.test(l.path))
     .sort((x, y) => x.time - y.time);
+  assert.ok(work.length <= MAX_SENDS_PER_ACTION, `${c.action}: ${work.length} work requests for one action`);
   const first = work.findIndex((l) => l.answerLost || (l.status >= 200 && l.status < 300));
   if (first < 0) return;
   if (work[first].answerLost) figures.answerLost++;

@@ -9,7 +9,7 @@
  *   408) — and one another gateway may not have (`failoverWorthy`: a connection never made, the
  *   gateway's own 502/503/504, 503/404 model_not_found or no channel, 429, 401/403 of this gateway's
  *   token), never a request the next gateway would refuse too (400, 413), never the caller's abort;
- * - no attempt of this call got a 2xx answer from the gateway (the request log of the call says so:
+ * - no attempt of this call got a 2xx answer from the gateway (its user action says so, http/action.ts:
  *   a reply that began, streamed or not, may be billed), and, for a stream, no event was handed on.
  *
  * A stream that broke mid-way is thrown as today and never re-sent. Each route's client uses only
@@ -19,13 +19,12 @@
  * media calls go to the gateway the user chose (GatewayClient's own backup domains still apply when a
  * request provably never left). Nothing here handles them.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { inputError } from '../errors/factories';
 import { mayResend } from '../http/retryPolicy';
 import { isGatewayError, type GatewayError } from '../errors/gatewayError';
 import { t } from '../l10n';
 import type { ChatEvent, ChatRequest, ChatResult } from '../chat/types';
-import type { RequestRecord } from '../requestLog';
+import { inAction, newAction, type UserAction } from '../http/action';
 import type { GatewaySet } from './gatewaySet';
 import type { Fallbacks } from './profile';
 
@@ -91,24 +90,6 @@ function isModelNotFound(e: GatewayError): boolean {
   return e.gatewayCode === 'model_not_found' || /model|channel|渠道/i.test(e.gatewayMessage ?? '');
 }
 
-/** What the request log tells of one call while it runs: whether any attempt got a 2xx answer. */
-interface CallWatch {
-  answered: boolean;
-}
-const watching = new AsyncLocalStorage<CallWatch>();
-
-/**
- * Called by a GatewaySet for each request record: marks the running cross-gateway call as answered.
- * Only a billable request's 2xx counts: the account lookups that explain a 401 (token usage,
- * status) and model lists answer 200 without anything billed, and must not pin the call to a
- * gateway that refused its token.
- */
-export function noteAnswer(status: number | undefined, capability?: RequestRecord['capability']): void {
-  if (capability === 'account' || capability === 'models') return;
-  const w = watching.getStore();
-  if (w && status !== undefined && status >= 200 && status < 300) w.answered = true;
-}
-
 interface Hop {
   route: Route;
   named: NamedRoute;
@@ -133,8 +114,9 @@ function hopsOf(set: GatewaySet, routes: readonly Route[], model: string | undef
 }
 
 /** Whether the failure of one hop moves the call on to the next. */
-function movesOn(e: unknown, watch: CallWatch, signal: AbortSignal | undefined): e is GatewayError {
-  return isGatewayError(e) && !watch.answered && !signal?.aborted && failoverWorthy(e);
+function movesOn(e: unknown, action: UserAction, signal: AbortSignal | undefined): e is GatewayError {
+  // asked inside the action: the rule's cap counts what this action has sent
+  return isGatewayError(e) && !action.answered && !signal?.aborted && inAction(() => failoverWorthy(e), action);
 }
 
 const named = (result: ChatResult, hop: Hop): ChatResult => ({
@@ -153,23 +135,25 @@ export async function* chatStreamAcross(
   req: Omit<ChatRequest, 'model'>,
 ): AsyncIterable<ChatEvent | FailoverEvent> {
   const hops = hopsOf(set, routes, routes[0]?.model);
+  // One user action over every hop: its requests count against one cap, and a reply that began pins it.
+  const action = newAction();
   for (let i = 0; i < hops.length; i++) {
     const hop = hops[i];
-    const watch: CallWatch = { answered: false };
-    const events = watching.run(watch, () =>
-      hop.client.chatStream({ ...req, model: hop.route.model })[Symbol.asyncIterator](),
+    const events = inAction(
+      () => hop.client.chatStream({ ...req, model: hop.route.model })[Symbol.asyncIterator](),
+      action,
     );
     let handedOn = false;
     try {
       for (;;) {
-        const next = await watching.run(watch, () => events.next());
+        const next = await inAction(() => events.next(), action);
         if (next.done) return;
         handedOn = true;
         const ev = next.value;
         yield ev.type === 'done' ? { type: 'done', result: named(ev.result, hop) } : ev;
       }
     } catch (e) {
-      if (handedOn || i === hops.length - 1 || !movesOn(e, watch, req.signal)) throw e;
+      if (handedOn || i === hops.length - 1 || !movesOn(e, action, req.signal)) throw e;
       yield { type: 'failover', from: hop.named, to: hops[i + 1].named, error: e };
     } finally {
       if (handedOn) await events.return?.();
@@ -185,14 +169,14 @@ export async function chatAcross(
 ): Promise<{ result: ChatResult; failovers: FailoverEvent[] }> {
   const hops = hopsOf(set, routes, routes[0]?.model);
   const failovers: FailoverEvent[] = [];
+  const action = newAction();
   for (let i = 0; ; i++) {
     const hop = hops[i];
-    const watch: CallWatch = { answered: false };
     try {
-      const result = await watching.run(watch, () => hop.client.chat({ ...req, model: hop.route.model }));
+      const result = await inAction(() => hop.client.chat({ ...req, model: hop.route.model }), action);
       return { result: named(result, hop), failovers };
     } catch (e) {
-      if (i === hops.length - 1 || !movesOn(e, watch, req.signal)) throw e;
+      if (i === hops.length - 1 || !movesOn(e, action, req.signal)) throw e;
       failovers.push({ type: 'failover', from: hop.named, to: hops[i + 1].named, error: e });
     }
   }

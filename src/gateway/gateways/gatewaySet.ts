@@ -11,7 +11,6 @@
  */
 import { GatewayClient, type ClientConfiguration, type GatewayClientOptions } from '../client';
 import type { RequestLogSink } from '../requestLog';
-import { noteAnswer } from './failover';
 import type { GatewayProfile } from './profile';
 
 /** What every gateway's client shares; the endpoints, headers and token come from each profile. */
@@ -149,11 +148,7 @@ export class GatewaySet {
       extraHeaders: p.extraHeaders ?? {},
       // Only this gateway's token, whatever the set holds: the binding of a token to its hosts.
       token: () => token(id),
-      onRequest: (r) => {
-        // A cross-gateway call learns here whether its request got an answer (then it never moves on).
-        noteAnswer(r.status, r.capability);
-        onRequest?.({ ...r, gateway: this.members.get(id)?.profile.name ?? id });
-      },
+      onRequest: (r) => onRequest?.({ ...r, gateway: this.members.get(id)?.profile.name ?? id }),
     });
   }
 }

@@ -16,6 +16,7 @@
  * retried after a 408 or 409, a proxy's 5xx page or a connection lost after sending.
  */
 import { tlsProblem } from '../errors/fromNetwork';
+import { actionSpent } from './action';
 import type { GatewayError } from '../errors/gatewayError';
 
 /** What a request's `onRetry` hears, fired where the transport waits before trying again. */
@@ -68,9 +69,13 @@ export function deliveryOf(err: GatewayError): Delivery {
   return err.gatewayJson ? 'refused' : 'may_be_billed';
 }
 
-/** The one rule: whether a failed request that may be billed may be sent again without the user asking. */
+/**
+ * The one rule: whether a failed request that may be billed may be sent again without the user asking —
+ * never when it may have been billed, and never once its user action has sent MAX_SENDS_PER_ACTION
+ * work requests (http/action.ts: the one cap over every layer that sends again).
+ */
 export function mayResend(err: GatewayError): boolean {
-  return deliveryOf(err) !== 'may_be_billed';
+  return deliveryOf(err) !== 'may_be_billed' && !actionSpent();
 }
 
 /**

@@ -39,6 +39,7 @@ import {
   type ResponseBody,
   type SendBody,
 } from './attempt';
+import { noteAnswered, noteSend } from './action';
 import { CredentialScope, type Credential } from './egress';
 import { credentialScheme, headerProblems, requestHeaders } from './headers';
 import {
@@ -371,6 +372,7 @@ export class Transport {
       throw err;
     };
     const body = await builtBody(o.body, context).catch(failed);
+    noteSend(o.method); // a work request (a POST: billed) counts against its user action's cap
     const a = await sendOnce({
       url,
       method: o.method,
@@ -394,6 +396,8 @@ export class Transport {
       record(a.status, err.requestId ?? requestId, { errorKind: err.kind });
       throw err;
     }
+    // The reply began: it may be billed, and its user action is never moved elsewhere (failover.ts).
+    noteAnswered(o.method);
     // Non-streamed: the overall timer stays armed until the caller has read the body (finish()).
     // Streams: only the idle timeout applies from here on.
     if (o.stream) a.keepOpen();
