@@ -57,16 +57,22 @@ const nothingElsewhere = () => {
   assert.equal(away.sawCredential(sim.tokens.production), false);
 };
 
-/** Runs Diagnose and returns Claude Code's row (its result and text). */
-async function diagnoseClaudeRow(name) {
+/** Runs Diagnose and returns Claude Code's row (its result and text) once its text matches `expect`. */
+async function diagnoseClaudeRow(name, expect) {
   await vs.runCommand('Model Relay: Diagnose Connection');
   const p = webviewFrame(vs.page);
   await p.locator('[data-testid="diagnosis-summary"]').waitFor({ state: 'visible', timeout: 120_000 });
   const row = p.locator('[data-testid="check-tool-claude-code"]');
-  await row.waitFor({ timeout: 30_000 });
+  // the panel may still show the previous run's row while this run goes on: wait for this run's words
+  let text = '';
+  for (const end = Date.now() + 120_000; Date.now() < end; await vs.page.waitForTimeout(500)) {
+    text = await row.innerText({ timeout: 5_000 }).catch(() => '');
+    if (expect.test(text)) break;
+  }
   await row.scrollIntoViewIfNeeded();
   await vs.screenshot(name);
-  return { result: await row.getAttribute('data-result'), text: await row.innerText() };
+  assert.match(text, expect, `Claude Code's row:\n${text}`);
+  return { result: await row.getAttribute('data-result'), text };
 }
 
 test('untrusted: Set Up Tools and Diagnose do not read the project file, and send nothing there', async () => {
@@ -80,8 +86,7 @@ test('untrusted: Set Up Tools and Diagnose do not read the project file, and sen
   await vs.answerInput('claude-sonnet-4-5', { expect: 'ANTHROPIC_MODEL' });
   await vs.answerInput('The same model', { expect: 'ANTHROPIC_DEFAULT_HAIKU_MODEL' });
   await vs.waitForNotification('Claude Code is set up', 60_000);
-  const row = await diagnoseClaudeRow('hostile-01-untrusted-diagnose');
-  assert.match(row.text, /not read \(untrusted workspace\)/, row.text);
+  const row = await diagnoseClaudeRow('hostile-01-untrusted-diagnose', /not read \(untrusted workspace\)/);
   assert.match(row.text, /\.claude[/\\]settings\.json/);
   nothingElsewhere();
 });
@@ -91,14 +96,13 @@ test('trusted: the file is read; Diagnose and Set Up Tools say Claude Code would
   const trust = vs.page.getByRole('button', { name: /^Trust( Folder)?$/ }).first();
   await trust.waitFor({ timeout: 30_000 });
   await trust.click();
-  await vs.page
-    .getByText('Restricted Mode', { exact: false })
-    .first()
-    .waitFor({ state: 'hidden', timeout: 30_000 })
-    .catch(() => undefined);
-  const row = await diagnoseClaudeRow('hostile-02-trusted-diagnose');
+  await vs.waitForText('You trust this folder', 30_000);
+  await vs.page.keyboard.press('Escape'); // the trust editor is a modal editor: close it
+  const row = await diagnoseClaudeRow(
+    'hostile-02-trusted-diagnose',
+    new RegExp(`Claude Code would send your token to ${away.url.replace(/[.]/g, '\\.')}`),
+  );
   assert.equal(row.result, 'fail', row.text);
-  assert.match(row.text, new RegExp(`Claude Code would send your token to ${away.url.replace(/[.]/g, '\\.')}`));
   assert.match(row.text, /\.claude[/\\]settings\.json, a project file/);
   assert.match(row.text, /Remove ANTHROPIC_BASE_URL/);
   nothingElsewhere();

@@ -13,6 +13,7 @@ import { sendOnce } from '../../src/gateway/http/attempt';
 import { isGatewayError, type GatewayError } from '../../src/gateway/errors/gatewayError';
 import { probeTool, type ProbeTarget } from '../../src/gateway/tools/probes';
 import { GatewayClient } from '../../src/gateway/client';
+import { probeLines } from '../../src/gateway/diagnose/toolCheck';
 import { startElsewhere, type Elsewhere } from '../sim/elsewhere';
 import { startSimulator, type Simulator } from '../sim/server';
 
@@ -163,6 +164,8 @@ test("a repository's tool file that names another address gets no request and no
   const viaClient = await client.probeTool(target, { scope: new CredentialScope('x', [away.url]) } as never);
   for (const p of [direct, viaClient]) {
     assert.equal(p.ok, false);
+    assert.equal(p.sent, false);
+    assert.deepEqual(probeLines(p), ['Probe: POST /v1/messages?beta=true was not sent.']);
     assert.match(
       p.cause ?? '',
       /Claude Code would send your token to http:\/\/127\.0\.0\.1:\d+ \(named in \.\/\.claude\/settings\.json, a project file\)/,

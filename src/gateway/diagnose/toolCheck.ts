@@ -93,9 +93,11 @@ export function resolvedLines(s: ToolStatus): string[] {
 export function probeLines(p: ToolProbe): string[] {
   const lines = !p.request
     ? []
-    : p.status
-      ? [t('Probe: {0} answered {1} in {2} ms.', p.request, p.status, p.durationMs)]
-      : [t('Probe: {0} got no answer ({1} ms).', p.request, p.durationMs)];
+    : p.sent === false
+      ? [t('Probe: {0} was not sent.', p.request)]
+      : p.status
+        ? [t('Probe: {0} answered {1} in {2} ms.', p.request, p.status, p.durationMs)]
+        : [t('Probe: {0} got no answer ({1} ms).', p.request, p.durationMs)];
   if (p.note) lines.push(p.note);
   return lines;
 }

@@ -189,7 +189,8 @@ export async function probeTool(target: ProbeTarget, o: ProbeOptions): Promise<T
   const base = { request: req.request, url: req.url, model: tg.model!.value };
   // The tool's address is not one of its gateway's origins: its credential is not sent there (the gate
   // would refuse it too); the row says where the address came from and how to remove it.
-  if (!o.scope.allows(req.url)) return done({ ok: false, ...base, ...elsewhereWords(tg, req.url, o.scope) });
+  if (!o.scope.allows(req.url))
+    return done({ ok: false, ...base, sent: false, ...elsewhereWords(tg, req.url, o.scope) });
   const path = req.request.slice('POST '.length);
   const own = o.dispatcher ? undefined : trustingAgent();
   try {

@@ -118,6 +118,8 @@ export interface ToolProbeResult {
   /** e.g. "POST /v1/messages?beta=true" */
   request: string;
   status?: number;
+  /** false: not sent at all (the tool's address is not one of its gateway's) */
+  sent?: false;
   /** on failure: cause and fix in that tool's terms */
   cause?: string;
   fix?: string;
