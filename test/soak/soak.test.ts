@@ -9,12 +9,13 @@
  *   - no full token, bare key or URL password is in any record, error, output or file,
  *   - at most one billed request that may have reached the gateway is made per user action,
  *   - no partial file is left behind.
- * Chat actions run across two gateways (a second simulator with its own tokens and faults, as the
- * fallback route of chatAcross / chatStreamAcross), and every run also checks that
+ * Chat actions run across one to three gateways (other simulators with their own tokens and faults, as
+ * the fallback routes of chatAcross / chatStreamAcross), and every run also checks that
  *   - no token of one gateway ever reached the other (the simulators' credential digests),
  *   - at most one chat request was answered (2xx: may be billed) across both gateways per action,
  *     and no chat request was sent anywhere after it.
- * And over an address that is no gateway ("elsewhere": a redirect's target, a terminal tool's file)
+ * And over an address that is no gateway ("elsewhere": a redirect's target, the address a terminal tool's
+ * settings file names — the repository's, read only in a trusted workspace, or the user's)
  *   (a) no credential ever reaches an origin outside its gateway;
  *   (b) once a gateway may have billed a request (2xx, or its answer lost: a proxy's page, a cut after
  *       the body), no other work request follows for the same action, at any gateway.
@@ -23,7 +24,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -39,6 +40,9 @@ import {
 import { credentialDigest, defaultConfig, makePng, startSimulator, type Fault, type Simulator } from '../sim/server';
 import { deadPort } from '../gateway/helpers';
 import { MAX_SENDS_PER_ACTION } from '../../src/gateway/http/action';
+import { maskToken } from '../../src/gateway/mask';
+import { nodeToolsEnvironment, toolStatuses } from '../../src/gateway/tools';
+import { probeTargetOf } from '../../src/gateway/tools/probeTarget';
 import { startElsewhere, type Elsewhere } from '../sim/elsewhere';
 
 const RUNS = Number(process.env.SOAK_RUNS) || 200;
@@ -139,23 +143,29 @@ const caseArb = fc.record({
   }),
   backup: fc.constantFrom('none', 'up', 'down', 'credentials') as fc.Arbitrary<'none' | 'up' | 'down' | 'credentials'>,
   profile: fc.constantFrom('strict', 'real') as fc.Arbitrary<'strict' | 'real'>,
-  /** chat actions: the second gateway is the fallback route, with its own faults */
-  fallback: fc.boolean(),
+  /** chat actions: how many other gateways follow as fallback routes (the second, then the third), each with its own faults */
+  fallbacks: fc.integer({ min: 0, max: 2 }),
+  /** toolProbe: whether the workspace holding the project file is trusted */
+  trusted: fc.boolean(),
   /** toolProbe: where the tool's file points, and whether that file is the repository's or the user's */
   toolAddress: fc.constantFrom('base', 'backup', 'elsewhere', 'second') as fc.Arbitrary<
     'base' | 'backup' | 'elsewhere' | 'second'
   >,
-  toolFile: fc.constantFrom('/repo/.claude/settings.json', '/home/u/.claude/settings.json'),
+  toolFile: fc.constantFrom('project', 'user') as fc.Arbitrary<'project' | 'user'>,
   secondFaults: fc.array(fc.record({ fault: faultArb, count: fc.integer({ min: 1, max: 3 }) }), { maxLength: 2 }),
 });
 type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 
 let sims: Record<'strict' | 'real', Simulator>;
-/** The second gateway: another simulator whose tokens are its own. */
+/** The second and third gateways: other simulators whose tokens are their own. */
 let second: Simulator;
+let third: Simulator;
 /** Not a gateway: records every credential it is sent (none may ever arrive). */
 let away: Elsewhere;
 let dir: string;
+/** toolProbe: a repository's folder and a home folder, each with a .claude/settings.json written per case */
+let workspace: string;
+let home: string;
 let dead: number;
 let png: string;
 const figures = {
@@ -165,6 +175,8 @@ const figures = {
   slowestMs: 0,
   elsewhere: 0,
   answerLost: 0,
+  toolsNotSent: 0,
+  projectNotRead: 0,
 };
 
 before(async () => {
@@ -180,8 +192,16 @@ before(async () => {
     profile: 'strict',
     tokens: defaultConfig().tokens.map((t) => ({ ...t, value: `sk-2nd${t.value.slice(6)}` })),
   });
+  third = await startSimulator({
+    profile: 'real',
+    tokens: defaultConfig().tokens.map((t) => ({ ...t, value: `sk-3rd${t.value.slice(6)}` })),
+  });
   away = await startElsewhere();
   dir = await mkdtemp(join(tmpdir(), 'relay-soak-'));
+  workspace = join(dir, 'repo');
+  home = join(dir, 'home');
+  await mkdir(join(dir, 'bin'), { recursive: true });
+  await writeFile(join(dir, 'bin', 'claude'), '#!/bin/sh\nexit 3\n', { mode: 0o755 }); // found on the PATH, never run
   dead = await deadPort();
   png = join(dir, 'source.png');
   await writeFile(png, makePng('soak'));
@@ -191,11 +211,12 @@ after(async () => {
   await sims.strict.close();
   await sims.real.close();
   await second.close();
+  await third.close();
   await away.close();
   await rm(dir, { recursive: true, force: true });
   if (process.env.SOAK_RUNS) {
     console.log(
-      `soak: ${figures.cases} cases, slowest ${figures.slowestMs} ms, billed calls ${figures.billedCalls}, requests elsewhere ${figures.elsewhere} (none with a credential), billed with the answer lost ${figures.answerLost} (none followed by another), outcomes ${JSON.stringify(Object.fromEntries([...figures.errors].sort()))}`,
+      `soak: ${figures.cases} cases, slowest ${figures.slowestMs} ms, billed calls ${figures.billedCalls}, requests elsewhere ${figures.elsewhere} (none with a credential), tool probes not sent ${figures.toolsNotSent}, project files not read (untrusted) ${figures.projectNotRead}, billed with the answer lost ${figures.answerLost} (none followed by another), outcomes ${JSON.stringify(Object.fromEntries([...figures.errors].sort()))}`,
     );
   }
 });
@@ -213,9 +234,11 @@ function gatewaysFor(sim: Simulator, c: Case, records: RequestRecord[]): Gateway
   const profiles = [
     { id: 'first', name: 'First', baseUrl: sim.url, backupUrls: backups },
     { id: 'second', name: 'Second', baseUrl: second.url },
+    { id: 'third', name: 'Third', baseUrl: third.url },
   ];
   return new GatewaySet(profiles, {
-    token: (id) => (id === 'first' ? sim.tokens.production : second.tokens.production),
+    token: (id) =>
+      id === 'first' ? sim.tokens.production : id === 'second' ? second.tokens.production : third.tokens.production,
     onRequest: (r) => records.push(r),
     sleep: async (_ms, signal) => {
       if (signal?.aborted) throw new Error('aborted');
@@ -233,7 +256,10 @@ function gatewaysFor(sim: Simulator, c: Case, records: RequestRecord[]): Gateway
 
 /** A chat's routes: the first gateway, then (with `fallback`) the same model at the second. */
 function routesOf(c: Case, model: string): Route[] {
-  return [{ gateway: 'first', model }, ...(c.fallback ? [{ gateway: 'second', model }] : [])];
+  return [
+    { gateway: 'first', model },
+    ...['second', 'third'].slice(0, c.fallbacks).map((gateway) => ({ gateway, model })),
+  ];
 }
 
 async function act(set: GatewaySet, c: Case, sim: Simulator, out: string[]): Promise<void> {
@@ -284,27 +310,45 @@ async function act(set: GatewaySet, c: Case, sim: Simulator, out: string[]): Pro
       out.push((await client.createVideo({ model: 'sora-2', prompt: 'a clip' })).id);
       return;
     case 'toolProbe': {
-      // A terminal tool's probe, with the first gateway's token, at the address a tool file names.
-      const base = {
+      // Claude Code set up for the first gateway in the terminal; a settings file (the repository's or the
+      // user's) names another address; the real resolvers read it as Claude Code would (a project file only
+      // in a trusted workspace), and the probe goes where they say, with the terminal's token.
+      const address = {
         base: sim.url,
         backup: set.profile('first')?.backupUrls?.[0] ?? sim.url,
         elsewhere: away.url,
         second: second.url,
       }[c.toolAddress];
-      const p = await client.probeTool(
-        {
-          tool: 'claude-code',
-          baseUrl: { value: base, from: { kind: 'file', where: c.toolFile, key: 'env.ANTHROPIC_BASE_URL' } },
-          credential: {
-            value: sim.tokens.production,
-            header: 'authorization',
-            from: { kind: 'terminal', where: 'terminal environment', key: 'ANTHROPIC_AUTH_TOKEN' },
-          },
-          model: { value: 'claude-sonnet-4-5', from: { kind: 'default', where: 'gateway' } },
-        },
-        { timeoutMs: 1500 },
-      );
-      out.push(p.cause ?? 'ok');
+      const file =
+        c.toolFile === 'project' ? join(workspace, '.claude/settings.json') : join(home, '.claude/settings.json');
+      await rm(join(workspace, '.claude'), { recursive: true, force: true });
+      await rm(join(home, '.claude'), { recursive: true, force: true });
+      await mkdir(join(file, '..'), { recursive: true });
+      await writeFile(file, JSON.stringify({ env: { ANTHROPIC_BASE_URL: address } }));
+      const env = {
+        PATH: join(dir, 'bin'),
+        ANTHROPIC_BASE_URL: sim.url,
+        ANTHROPIC_AUTH_TOKEN: sim.tokens.production,
+        ANTHROPIC_MODEL: 'claude-sonnet-4-5',
+      };
+      const environment = nodeToolsEnvironment({
+        env,
+        homeDir: home,
+        workspaceDir: workspace,
+        workspaceTrusted: c.trusted,
+      });
+      const gateway = {
+        baseUrl: sim.url,
+        name: 'First',
+        maskedToken: maskToken(sim.tokens.production),
+        tokenVariable: 'ANTHROPIC_AUTH_TOKEN',
+        models: [{ id: 'claude-sonnet-4-5', surfaces: ['native' as const] }],
+      };
+      const status = (await toolStatuses(environment, gateway)).find((x) => x.tool === 'claude-code')!;
+      const p = await client.probeTool(await probeTargetOf(status, env), { timeoutMs: 1500 });
+      out.push(p.cause ?? 'ok', ...(status.resolved?.problems ?? []));
+      if (p.sent === false) figures.toolsNotSent++;
+      if (status.resolved?.problems.some((x) => /untrusted workspace/.test(x))) figures.projectNotRead++;
       return;
     }
     case 'videoDownload': {
@@ -330,25 +374,33 @@ function armFaults(sim: Simulator, c: Case): void {
 
 const CHAT_PATH = /^\/v1\/(chat\/completions|messages)$/;
 
-/** No gateway saw a token of the other; at most one chat answered (2xx) across both, and nothing sent after it. */
+/** No gateway saw a token of another; at most one chat answered (2xx) across all three, and nothing sent after it. */
 function checkAcrossGateways(sim: Simulator, c: Case): void {
-  for (const t of Object.values(sim.tokens))
-    assert.ok(
-      !second.credentials.includes(credentialDigest(t)),
-      `the second gateway saw a token of the first (${c.action})`,
-    );
-  for (const t of Object.values(second.tokens))
-    assert.ok(
-      !sim.credentials.includes(credentialDigest(t)),
-      `the first gateway saw a token of the second (${c.action})`,
-    );
-  const chats = [...sim.log, ...second.log].filter((l) => CHAT_PATH.test(l.path)).sort((x, y) => x.time - y.time);
+  const gateways = [
+    { name: 'first', s: sim },
+    { name: 'second', s: second },
+    { name: 'third', s: third },
+  ];
+  for (const owner of gateways)
+    for (const t of Object.values(owner.s.tokens))
+      for (const other of gateways)
+        if (other !== owner)
+          assert.ok(
+            !other.s.credentials.includes(credentialDigest(t)),
+            `the ${other.name} gateway saw a token of the ${owner.name} (${c.action})`,
+          );
+  const chats = gateways
+    .flatMap((g) => g.s.log)
+    .filter((l) => CHAT_PATH.test(l.path))
+    .sort((x, y) => x.time - y.time);
   const answered = chats.filter((l) => l.status >= 200 && l.status < 300);
   assert.ok(answered.length <= 1, `${answered.length} chat requests were answered for one ${c.action}`);
   if (answered.length)
     assert.equal(chats.at(-1), answered[0], `a chat request was sent after one was answered (${c.action})`);
-  if (!c.fallback || !['chat', 'chatStream', 'nativeStream'].includes(c.action))
+  const chat = ['chat', 'chatStream', 'nativeStream'].includes(c.action);
+  if (!chat || c.fallbacks < 1)
     assert.equal(second.log.length, 0, 'the second gateway is only asked as a chat fallback');
+  if (!chat || c.fallbacks < 2) assert.equal(third.log.length, 0, 'the third gateway is only asked as a chat fallback');
 }
 
 /** The requests a gateway may bill: the work requests (not reads), whatever their surface or capability. */
@@ -361,7 +413,7 @@ const WORK_PATH = /^\/v1\/(chat\/completions|messages|responses|completions|imag
  * surface move or a reasoning resend.
  */
 function checkBilledOnce(sim: Simulator, c: Case): void {
-  const work = [...sim.log, ...second.log]
+  const work = [...sim.log, ...second.log, ...third.log]
     .filter((l) => l.method === 'POST' && WORK_PATH.test(l.path))
     .sort((x, y) => x.time - y.time);
   assert.ok(work.length <= MAX_SENDS_PER_ACTION, `${c.action}: ${work.length} work requests for one action`);
@@ -386,8 +438,10 @@ async function oneCase(c: Case): Promise<void> {
   const sim = sims[c.profile];
   sim.reset();
   second.reset();
+  third.reset();
   armFaults(sim, c);
-  for (const f of c.secondFaults) second.fault({ ...placed(f.fault), count: f.count });
+  // the fallbacks' own faults: the second's, and the same ones at the third
+  for (const f of c.secondFaults) for (const g of [second, third]) g.fault({ ...placed(f.fault), count: f.count });
   const awaySeen = away.seen.length;
   const records: RequestRecord[] = [];
   const out: string[] = [];
@@ -446,6 +500,7 @@ async function oneCase(c: Case): Promise<void> {
   for (const t of texts) {
     assert.equal(leaks(t, token), undefined, `a secret leaked in ${c.action}`);
     assert.equal(leaks(t, second.tokens.production), undefined, `the second gateway's token leaked in ${c.action}`);
+    assert.equal(leaks(t, third.tokens.production), undefined, `the third gateway's token leaked in ${c.action}`);
   }
   checkAcrossGateways(sim, c);
   checkBilledOnce(sim, c);
