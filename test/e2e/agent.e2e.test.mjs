@@ -239,10 +239,14 @@ test('the three Model Relay tools: listed in vscode.lm.tools and invoked through
   assert.ok(existsSync(file) && statSync(file).size > 0, `${file} exists`);
   if (out.dataPartExists) assert.ok(img.hasImage, `an image data part came back (parts: ${JSON.stringify(img.parts)})`);
   // invokeTool without a chat session: VS Code shows the tool's confirmation as a modal dialog
-  assert.equal(out.dialogs.length, 1, `one confirmation (the billed image): ${JSON.stringify(out.dialogs)}`);
-  assert.match(out.dialogs[0].text, /gpt-image-1/);
-  assert.match(out.dialogs[0].text, /a red square/);
+  // two confirmations: #relayDiagnose (it sends requests with the token, some billed), then the billed image
+  assert.equal(out.dialogs.length, 2, `two confirmations (diagnose, image): ${JSON.stringify(out.dialogs)}`);
+  assert.match(out.dialogs[0].text, /Diagnose the connection/);
+  assert.match(out.dialogs[0].text, /with your token/);
   assert.match(out.dialogs[0].text, /bill/i);
+  assert.match(out.dialogs[1].text, /gpt-image-1/);
+  assert.match(out.dialogs[1].text, /a red square/);
+  assert.match(out.dialogs[1].text, /bill/i);
   const gens = during(out, '/v1/images/generations', img.startedAt, img.finishedAt);
   assert.equal(gens.length, 1, 'one image generation for the invocation');
   assert.equal(gens[0].status, 200);
