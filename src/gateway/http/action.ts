@@ -26,11 +26,6 @@ export interface UserAction {
 
 const scope = new AsyncLocalStorage<UserAction>();
 
-/** The action the running code belongs to, if any. */
-export function currentAction(): UserAction | undefined {
-  return scope.getStore();
-}
-
 /** Runs `fn` in the current action, or in a new one when there is none (an action is never nested). */
 export function inAction<T>(fn: () => T, action: UserAction | undefined = scope.getStore()): T {
   return action ? scope.run(action, fn) : scope.run({ sends: 0, answered: false }, fn);

@@ -75,7 +75,7 @@ export function isCredentialHeader(name: string): boolean {
 }
 
 /** The refusal: the address, where it came from, and what to do. Never sent, never retried, never failed over. */
-export function credentialElsewhereError(
+function credentialElsewhereError(
   url: string,
   addressFrom: string,
   scope: CredentialScope,
