@@ -9,7 +9,7 @@
 import { CredentialScope } from '../gateway/http/egress';
 import type { Dispatcher } from 'undici';
 import type { GatewayClient } from '../gateway';
-import { DEFAULT_TOOL_TOKEN_VARIABLE } from '../gateway/defaults';
+import { toolIdentity } from '../gateway/tools/common';
 import { maskToken, redactSecrets } from '../gateway/mask';
 import { t } from '../gateway/l10n';
 import { probeTool, type ToolProbe } from '../gateway/tools/probes';
@@ -156,11 +156,14 @@ export const toolsExitCode = (r: ToolsReport): number => (r.ok ? 0 : 1);
  * variable Model Relay gives new terminals), with the token's models and their surfaces.
  */
 export function toolGatewayOf(cfg: CliConfig, models: ToolGateway['models']): ToolGateway {
+  const id = cfg.profile?.id ?? 'default';
   return {
+    id,
     baseUrl: cfg.baseUrl,
+    ...(cfg.profile?.backupUrls?.length ? { backupUrls: [...cfg.profile.backupUrls] } : {}),
     name: cfg.profile?.name ?? new URL(cfg.baseUrl).host,
     maskedToken: maskToken(cfg.token),
-    tokenVariable: DEFAULT_TOOL_TOKEN_VARIABLE,
+    ...toolIdentity(id),
     models,
   };
 }

@@ -42,6 +42,8 @@ function toolGateway(): ToolGateway {
     baseUrl: sim.url,
     name: 'production',
     maskedToken: maskToken(sim.tokens.production),
+    id: 'example',
+    providerId: 'model-relay',
     tokenVariable: 'MODEL_RELAY_API_KEY',
     models: [
       { id: 'claude-sonnet-4-5', surfaces: ['native', 'compatible'] },

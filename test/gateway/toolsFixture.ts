@@ -14,6 +14,8 @@ export function gateway(over: Partial<ToolGateway> = {}): ToolGateway {
     baseUrl: ROOT,
     name: 'Example Relay',
     maskedToken: maskToken(TOKEN),
+    id: 'example',
+    providerId: 'model-relay',
     tokenVariable: 'MODEL_RELAY_API_KEY',
     models: [
       { id: 'claude-sonnet-4-5', surfaces: ['compatible', 'native'] },

@@ -19,6 +19,8 @@ const gateway = {
   baseUrl: 'https://gw.example.com',
   name: 'gw',
   maskedToken: 'sk-abc...wxyz',
+  id: 'example',
+  providerId: 'model-relay',
   tokenVariable: 'MODEL_RELAY_API_KEY',
   models: [
     { id: 'claude-sonnet-4-5', surfaces: ['native' as const] },

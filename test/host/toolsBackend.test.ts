@@ -38,6 +38,8 @@ async function setUpClaudeCode(s: Sandbox): Promise<{ set: boolean; said: string
     baseUrl: sim.url,
     name: 'production',
     maskedToken: maskToken(sim.tokens.production),
+    id: 'example',
+    providerId: 'model-relay',
     tokenVariable: 'MODEL_RELAY_API_KEY',
     models: [{ id: 'claude-sonnet-4-5', surfaces: ['native', 'compatible'] }],
   };

@@ -339,6 +339,8 @@ async function act(set: GatewaySet, c: Case, sim: Simulator, out: string[]): Pro
       });
       const gateway = {
         baseUrl: sim.url,
+        id: 'first',
+        providerId: 'model-relay-first',
         name: 'First',
         maskedToken: maskToken(sim.tokens.production),
         tokenVariable: 'ANTHROPIC_AUTH_TOKEN',

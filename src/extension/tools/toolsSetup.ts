@@ -28,6 +28,7 @@ import {
 import { coreToolsBackend } from '../../host/tools/toolsBackend';
 import { terminalRoot } from '../../host/tools/toolTerminals';
 import { whichOnPath } from '../../gateway/tools/which';
+import { toolIdentity } from '../../gateway/tools/common';
 import { Disposable } from '../disposable';
 import type { GatewayService } from '../gateways/gatewayService';
 import type { TokenStore } from '../gateways/tokenStore';
@@ -81,10 +82,11 @@ export class ToolsSetup extends Disposable {
       tokenName,
       token,
       gateway: {
+        id: this.service.gateway?.id ?? 'default',
         baseUrl: terminalRoot(ep.base, ep.verbatim),
         name: this.service.gateway?.name ?? 'Model Relay',
         maskedToken: maskToken(token),
-        tokenVariable: this.service.current.tools.tokenVariable,
+        ...toolIdentity(this.service.gateway?.id ?? 'default'),
         models: toolGatewayModels(listed, this.service.client.learntSurfaces()),
       },
     };

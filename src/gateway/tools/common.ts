@@ -7,6 +7,8 @@ import { t } from '../l10n';
 import { projectPath, type FilePlaces } from './toolFile';
 import type {
   ResolvedToolConfig,
+  ToolAim,
+  ToolGatewayRef,
   ToolChoices,
   ToolGateway,
   ToolId,
@@ -15,8 +17,25 @@ import type {
   ToolSource,
 } from './types';
 
-/** The key of the provider entry Model Relay adds to Codex's and opencode's configuration. */
+/**
+ * The key of the provider entry Model Relay added to Codex's and opencode's configuration before
+ * entries were per gateway: still recognised as Model Relay's (Remove Setup takes it back).
+ */
 export const PROVIDER_ID = 'model-relay';
+
+/** A gateway's own names in the tools: `model-relay-<id>` and `MODEL_RELAY_<ID>_KEY`. */
+export function toolIdentity(gatewayId: string): { providerId: string; tokenVariable: string } {
+  const id = gatewayId.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || 'default';
+  return {
+    providerId: `${PROVIDER_ID}-${id}`,
+    tokenVariable: `MODEL_RELAY_${id.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}_KEY`,
+  };
+}
+
+/** Whether `id` is a provider entry Model Relay added (per gateway, or the older shared one). */
+export function isOurProviderId(id: string): boolean {
+  return id === PROVIDER_ID || id.startsWith(`${PROVIDER_ID}-`);
+}
 
 /** An address without trailing slashes, scheme and host lower-cased (paths keep their case). */
 export function canonicalUrl(url: string): string {
@@ -41,6 +60,47 @@ export function gatewayRoot(gateway: ToolGateway): string {
 /** The gateway's OpenAI-style base (what Codex and opencode take). */
 export function gatewayV1(gateway: ToolGateway): string {
   return `${gatewayRoot(gateway)}/v1`;
+}
+
+/** The roots a gateway may be called at: its base URL, then its backups. */
+function rootsOf(g: ToolGatewayRef): string[] {
+  return [g.baseUrl, ...(g.backupUrls ?? [])].map((u) => u.trim().replace(/\/+$/, '')).filter(Boolean);
+}
+
+/**
+ * Where an address a tool resolved points: one of this gateway's roots with the path the tool
+ * needs (`suffix`: '' for Claude Code and Gemini CLI, '/v1' for the OpenAI-style tools), another
+ * configured gateway's (named), or elsewhere. An address at the right origin with the wrong path is
+ * "this" too only when `loose` (the tool's mistake is then said as a conflict, e.g. /v1 twice).
+ */
+export function aimOf(
+  url: string | undefined,
+  gateway: ToolGateway | undefined,
+  suffix: '' | '/v1',
+  loose = false,
+): ToolAim {
+  if (!url || !gateway) return { at: 'elsewhere' };
+  const hits = (g: ToolGatewayRef) =>
+    rootsOf(g).some((root) => sameUrl(url, `${root}${suffix}`) || (loose && sameOrigin(url, root)));
+  if (hits(gateway)) return { at: 'this' };
+  const other = gateway.others?.find(hits);
+  return other ? { at: 'other', gateway: other.name, gatewayId: other.id } : { at: 'elsewhere' };
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}
+
+/** The other gateway whose token `value` is (compared masked), if any: a tool must not send it here. */
+export function otherGatewayToken(value: string | undefined, gateway: ToolGateway | undefined): string | undefined {
+  if (!value || !gateway) return undefined;
+  const m = maskToken(value);
+  if (m === gateway.maskedToken) return undefined;
+  return gateway.others?.find((o) => o.maskedTokens?.includes(m))?.name;
 }
 
 /** The gateway's name when `value` is its token (compared masked: the core never holds the token). */

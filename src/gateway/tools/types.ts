@@ -66,6 +66,8 @@ export interface ToolStatus {
   resolved?: ResolvedToolConfig;
   /** Model Relay's own setup is present (terminal variables or a block it added), so Remove Setup has something to take back */
   removable?: boolean;
+  /** where the address it will call points: the state is decided by it, never by the token */
+  aim?: ToolAim;
 }
 
 /** One file change, shown as a diff before it is written. */
@@ -149,19 +151,46 @@ export interface ToolsEnvironment {
   systemFiles?: { claudeManagedSettings?: string | null; geminiSystemSettings?: string | null };
 }
 
-/** The gateway a tool is set up against. The token's value is never part of this. */
-export interface ToolGateway {
+/** A gateway as the tools see it: its id, name and the roots (base URL, backups) a tool may call. */
+export interface ToolGatewayRef {
+  /** the gateway's id (`modelRelay.gateways[].id`; "default" for the single base-URL setting) */
+  id: string;
+  /** display name */
+  name: string;
   /** the root address as the extension calls it (no /v1) */
   baseUrl: string;
-  /** display name of the gateway (opencode's provider name, Codex's provider name) */
-  name: string;
+  /** the backup domains' roots, as the user configured them */
+  backupUrls?: string[];
+}
+
+/**
+ * The gateway a tool is set up against. The token's value is never part of this. Its identity
+ * (`providerId`, `tokenVariable`) is per gateway (common.ts `toolIdentity`), so two gateways can
+ * be set up side by side and a tool's file names the gateway it calls.
+ */
+export interface ToolGateway extends ToolGatewayRef {
   /** the masked token the terminals get, to recognise it ("sk-abc...wxyz") */
   maskedToken: string;
-  /** the variable Model Relay puts into new terminals holding the token, e.g. "MODEL_RELAY_API_KEY" */
+  /** the variable Model Relay puts into new terminals holding the token, e.g. "MODEL_RELAY_MAIN_KEY" */
   tokenVariable: string;
+  /** the provider entry Model Relay adds to Codex's and opencode's files, e.g. "model-relay-main" */
+  providerId: string;
   /** the token's models with what they are served on (from the model list / learnt surfaces) */
   models: Array<{ id: string; surfaces: Array<'compatible' | 'native' | 'responses' | 'gemini'> }>;
+  /**
+   * the models could not be listed (the network, a refusal): said as that failure, never as "the
+   * gateway serves no model on …"; a whole sentence
+   */
+  modelsError?: string;
+  /** the other configured gateways: a tool aimed at one of them is "set up for <name>", not for this one */
+  others?: Array<ToolGatewayRef & { maskedTokens?: string[] }>;
 }
+
+/**
+ * Where a tool's resolved address points (common.ts `aimOf`): one of this gateway's roots (base URL
+ * or a backup, with the path the tool needs), another configured gateway's (named), or elsewhere.
+ */
+export type ToolAim = { at: 'this' } | { at: 'other'; gateway: string; gatewayId: string } | { at: 'elsewhere' };
 
 /** What the user picked in Set Up Tools… (models for the tool; Claude Code's mapping). */
 export interface ToolChoices {
