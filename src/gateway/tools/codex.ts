@@ -11,17 +11,17 @@
  */
 import { join } from 'node:path';
 import { t } from '../l10n';
-import { maskToken } from '../mask';
 import {
+  authOf,
   emptyResolved,
   fileSource,
   gatewayV1,
-  hasSurface,
+  judge,
   modelsOn,
   PROVIDER_ID,
   sameUrl,
+  surfaceMissing,
   TERMINAL,
-  tokenMatch,
   unavailablePlan,
   validVariable,
   type ToolModule,
@@ -130,13 +130,7 @@ export async function resolveCodex(
         ? { value: base, from: fileSource(env, path, 'openai_base_url') }
         : { value: 'https://api.openai.com/v1', from: { kind: 'default', where: t('built-in default') } };
       const key = env.env.OPENAI_API_KEY?.trim();
-      if (key)
-        r.auth = {
-          header: 'authorization',
-          masked: maskToken(key),
-          from: { ...TERMINAL(), key: 'OPENAI_API_KEY' },
-          matches: tokenMatch(key, gateway),
-        };
+      if (key) r.auth = authOf('authorization', key, { ...TERMINAL(), key: 'OPENAI_API_KEY' }, gateway);
     }
     return r;
   }
@@ -145,13 +139,7 @@ export async function resolveCodex(
   if (base) r.baseUrl = { value: base, from: fileSource(env, path, `${at}.base_url`) };
   const envKey = strAt(provider, 'env_key');
   const value = envKey ? env.env[envKey]?.trim() : undefined;
-  if (envKey && value)
-    r.auth = {
-      header: 'authorization',
-      masked: maskToken(value),
-      from: { ...TERMINAL(), key: envKey },
-      matches: tokenMatch(value, gateway),
-    };
+  if (envKey && value) r.auth = authOf('authorization', value, { ...TERMINAL(), key: envKey }, gateway);
   else if (envKey)
     r.problems.push(
       t(
@@ -187,40 +175,28 @@ async function read(env: ToolsEnvironment, gateway: ToolGateway | undefined): Pr
   const resolved = await resolveCodex(env, gateway);
   const cfg = await readCodex(env);
   const ours = markerLineOf(cfg.file.text ?? '');
-  const removable = !!ours;
-  if (gateway && !hasSurface(gateway, 'responses'))
-    return { state: 'unavailable', why: NO_RESPONSES(), resolved, removable };
-  const atGateway = !!gateway && sameUrl(resolved.baseUrl?.value, gatewayV1(gateway));
-  if (atGateway && resolved.auth?.matches && resolved.conflicts.length === 0)
-    return { state: 'set-up', resolved, removable };
-  if (resolved.overrides.length)
-    return {
-      state: 'overridden',
-      why: t(
+  return judge({
+    label: t('Codex CLI'),
+    resolved,
+    gateway,
+    suffix: '/v1',
+    surface: 'responses',
+    none: NO_RESPONSES,
+    removable: !!ours,
+    overridden: () =>
+      t(
         '{0} selects another provider in the active profile, which beats the top-level model_provider.',
         resolved.overrides[0].from.key ?? '',
       ),
-      resolved,
-      removable,
-    };
-  const why = resolved.problems[0] ?? resolved.conflicts[0]?.what;
-  if (ours && !atGateway)
-    return {
-      state: 'not-set-up',
-      why: t(
-        'The {0} provider is in {1}, but the active model_provider is another; run codex with -c model_provider={0}, or pick a model in Set Up Tools to make it the default.',
-        ours.record.id,
-        cfg.file.path,
-      ),
-      resolved,
-      removable,
-    };
-  return {
-    state: 'not-set-up',
-    why: why ?? t('Codex will call {0}, not this gateway.', resolved.baseUrl?.value ?? ''),
-    resolved,
-    removable,
-  };
+    idle: () =>
+      ours
+        ? t(
+            'The {0} provider is in {1}, but the active model_provider is another; run codex with -c model_provider={0}, or pick a model in Set Up Tools to make it the default.',
+            ours.record.id,
+            cfg.file.path,
+          )
+        : undefined,
+  });
 }
 
 /** The text with Model Relay's block and root keys taken back (unchanged when there is none). */
@@ -276,7 +252,8 @@ export function addCodexSetup(
 }
 
 async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: ToolChoices): Promise<ToolPlan> {
-  if (!hasSurface(gateway, 'responses')) return unavailablePlan('codex', 'set-up', NO_RESPONSES());
+  const missing = surfaceMissing(gateway, 'responses', NO_RESPONSES);
+  if (missing) return unavailablePlan('codex', 'set-up', missing);
   if (!validVariable(gateway.tokenVariable))
     return unavailablePlan(
       'codex',

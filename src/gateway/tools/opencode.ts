@@ -12,16 +12,16 @@
  */
 import { join } from 'node:path';
 import { t } from '../l10n';
-import { maskToken } from '../mask';
 import {
+  authOf,
   emptyResolved,
   fileSource,
   gatewayV1,
-  hasSurface,
+  judge,
   modelsOn,
   PROVIDER_ID,
   sameUrl,
-  tokenMatch,
+  surfaceMissing,
   unavailablePlan,
   validVariable,
   type ToolModule,
@@ -142,8 +142,7 @@ export async function resolveOpencode(
   const from = key.variable
     ? { kind: 'terminal' as const, where: t('terminal environment'), key: key.variable }
     : fileSource(env, lastSetter(layers, 'provider', id, 'options', 'apiKey') ?? '', `provider.${id}.options.apiKey`);
-  if (key.value)
-    r.auth = { header: 'authorization', masked: maskToken(key.value), from, matches: tokenMatch(key.value, gateway) };
+  if (key.value) r.auth = authOf('authorization', key.value, from, gateway);
   else if (key.variable)
     r.problems.push(
       t('{0} reads the variable {1}, which new terminals do not have.', `provider.${id}.options.apiKey`, key.variable),
@@ -179,37 +178,25 @@ async function read(env: ToolsEnvironment, gateway: ToolGateway | undefined): Pr
   const p = target.text !== undefined ? parseJsonc(target.text) : undefined;
   const provider = isObject(p?.value) && isObject(p.value.provider) ? p.value.provider : {};
   const removable = !!gateway && Object.values(provider).some((b) => isOurProvider(b, gateway));
-  if (gateway && !hasSurface(gateway, 'compatible'))
-    return { state: 'unavailable', why: NO_CHAT(), resolved, removable };
-  if (resolved.overrides.length)
-    return {
-      state: 'overridden',
-      why: t(
+  return judge({
+    label: 'opencode',
+    resolved,
+    gateway,
+    suffix: '/v1',
+    surface: 'compatible',
+    none: NO_CHAT,
+    removable,
+    overridden: () =>
+      t(
         '{0} in {1} points the provider elsewhere and beats the global configuration.',
         resolved.overrides[0].from.key ?? '',
         resolved.overrides[0].from.where,
       ),
-      resolved,
-      removable,
-    };
-  if (gateway && sameUrl(resolved.baseUrl?.value, gatewayV1(gateway)) && resolved.auth?.matches)
-    return { state: 'set-up', resolved, removable };
-  if (removable)
-    return {
-      state: 'set-up',
-      why: t(
-        'The {0} provider is in the configuration; choose one of its models in opencode with /models.',
-        PROVIDER_ID,
-      ),
-      resolved,
-      removable,
-    };
-  return {
-    state: 'not-set-up',
-    why: resolved.conflicts[0]?.what ?? resolved.problems[0] ?? t('opencode has no provider for this gateway.'),
-    resolved,
-    removable,
-  };
+    idle: () =>
+      removable
+        ? t('The {0} provider is in the configuration; choose one of its models in opencode with /models.', PROVIDER_ID)
+        : undefined,
+  });
 }
 
 function providerBlock(gateway: ToolGateway, chosen: string | undefined): Json {
@@ -226,7 +213,8 @@ function providerBlock(gateway: ToolGateway, chosen: string | undefined): Json {
 }
 
 async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: ToolChoices): Promise<ToolPlan> {
-  if (!hasSurface(gateway, 'compatible')) return unavailablePlan('opencode', 'set-up', NO_CHAT());
+  const missing = surfaceMissing(gateway, 'compatible', NO_CHAT);
+  if (missing) return unavailablePlan('opencode', 'set-up', missing);
   if (!validVariable(gateway.tokenVariable))
     return unavailablePlan(
       'opencode',

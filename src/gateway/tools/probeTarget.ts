@@ -60,9 +60,16 @@ async function sibling(from: ToolSource, name: string): Promise<string | undefin
 export async function probeTargetOf(status: ToolStatus, env: Record<string, string | undefined>): Promise<ProbeTarget> {
   const r = status.resolved;
   const target: ProbeTarget = { tool: status.tool, baseUrl: r?.baseUrl, model: r?.model };
-  if (r?.auth) {
+  if (r?.auth?.from.key === 'apiKeyHelper') target.helper = r.auth.from;
+  else if (r?.auth) {
     const value = await valueAt(r.auth.from, env);
-    if (value) target.credential = { value, header: r.auth.header, from: r.auth.from };
+    if (value)
+      target.credential = {
+        value,
+        header: r.auth.header,
+        from: r.auth.from,
+        ...(r.auth.foreign ? { foreign: r.auth.foreign } : {}),
+      };
   }
   if (status.tool === 'codex' && r?.baseUrl) {
     const wire = await sibling(r.baseUrl.from, 'wire_api');

@@ -131,6 +131,31 @@ export function preflight(target: ProbeTarget): Words | undefined {
       cause: t('{0} has no gateway address ({1} is not set), so it does not call this gateway.', n.tool, n.base),
       fix: t('Run "Model Relay: Set Up Tools…" for {0}, or set {1}.', n.tool, n.base),
     };
+  if (target.helper)
+    return {
+      cause: t(
+        '{0} gets its key from the apiKeyHelper script named in {1}; Model Relay does not run it, so the probe was not sent.',
+        n.tool,
+        sourceText(target.helper),
+      ),
+      fix: t(
+        'Run the tool once in a terminal to test it, or remove apiKeyHelper and run "Model Relay: Set Up Tools…".',
+      ),
+    };
+  if (target.credential?.foreign)
+    return {
+      cause: t(
+        '{0} carries the token of the gateway "{1}" ({2}), and its address is this gateway\'s: it would send that token to the wrong gateway, so the probe was not sent.',
+        n.tool,
+        target.credential.foreign,
+        sourceText(target.credential.from),
+      ),
+      fix: t(
+        'Run "Model Relay: Set Up Tools…" for {0} on this gateway, or point it back at "{1}".',
+        n.tool,
+        target.credential.foreign,
+      ),
+    };
   if (!target.credential)
     return target.tool === 'codex'
       ? {

@@ -60,6 +60,7 @@ export async function toolStatus(
     state: reading.state,
     resolved: reading.resolved,
     removable: reading.removable,
+    ...(reading.aim ? { aim: reading.aim } : {}),
   };
   if (reading.why) status.why = reading.why;
   if (!path) {

@@ -45,6 +45,8 @@ export interface ResolvedToolConfig {
     masked: string;
     from: ToolSource;
     matches?: string;
+    /** the name of another configured gateway whose token this is: never sent to this one */
+    foreign?: string;
   };
   model?: { value: string; from: ToolSource };
   /** sources that beat ours (with the conflicting keys), e.g. a project .claude/settings.json env block */
