@@ -1,16 +1,18 @@
 /**
- * "Set Up Tools…" (issue 26): Claude Code, Codex CLI, Gemini CLI and opencode pointed at the active
- * gateway and token. The logic is src/host/tools/setUpTools.ts; the tools' files are read, planned
- * and written by the core (src/gateway/tools) through src/host/tools/toolsBackend.ts, each probe sent
- * by the service's client (only to the gateway's own origins); the variables go into new terminals
- * through the same collection as Set Up Native CLI (src/host/tools/toolTerminals.ts). This file binds
- * them to VS Code: the tools' environment (home, workspace and whether it is trusted, PATH of new
- * terminals), the gateway's models and the token, and the UI (./toolsUi.ts).
+ * "Set Up Tools…" (issues 26, 37): the terminal tools pointed at the active gateway, each bound to
+ * that gateway and the token picked for it. The logic is src/host/tools/setUpTools.ts; the tools'
+ * files are read, planned and written by the core (src/gateway/tools) through
+ * src/host/tools/toolsBackend.ts, each probe sent by the service's client (only to the gateway's own
+ * origins); the variables go into new terminals through src/host/tools/toolTerminals.ts, each tool's
+ * from its own gateway's settings and token store. "Set Up Native CLI" is Set Up Tools → Claude
+ * Code (its command kept for old keybindings). This file binds them to VS Code: the tools'
+ * environment (home, workspace and whether it is trusted, PATH of new terminals), the gateway's
+ * models, tokens and other gateways, and the UI (./toolsUi.ts).
  */
 import { execFile } from 'node:child_process';
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
-import { maskToken, type ToolsDiagnosisInput } from '../../gateway';
+import { maskToken, redactSecrets, type ToolsDiagnosisInput } from '../../gateway';
 import {
   toolStatuses,
   type ResolvedToolConfig,
@@ -20,19 +22,21 @@ import {
 } from '../../gateway/tools';
 import {
   setUpTools,
+  setUpTool,
+  removeTool,
   fixOverride,
   toolGatewayModels,
   type SetUpDeps,
   type ToolsBackend,
 } from '../../host/tools/setUpTools';
 import { coreToolsBackend } from '../../host/tools/toolsBackend';
-import { terminalRoot } from '../../host/tools/toolTerminals';
+import { terminalRoot } from '../../gateway/cliEnv';
+import { ToolTerminals } from '../../host/tools/toolTerminals';
 import { whichOnPath } from '../../gateway/tools/which';
 import { toolIdentity } from '../../gateway/tools/common';
 import { Disposable } from '../disposable';
 import type { GatewayService } from '../gateways/gatewayService';
 import type { TokenStore } from '../gateways/tokenStore';
-import type { NativeCliSetup } from './nativeCli';
 import { DiffDocuments, vscodeToolsUi } from './toolsUi';
 
 /** A tool's `--version` is given this long. */
@@ -40,13 +44,40 @@ const VERSION_TIMEOUT_MS = 5_000;
 
 export class ToolsSetup extends Disposable {
   private readonly docs = this._register(new DiffDocuments());
+  /** every set-up tool's variables in new terminals, each from its own gateway */
+  readonly terminals: ToolTerminals;
 
   constructor(
+    context: vscode.ExtensionContext,
     private readonly service: GatewayService,
     private readonly tokens: TokenStore,
-    private readonly cli: NativeCliSetup,
+    log: vscode.LogOutputChannel,
   ) {
     super();
+    const registry = service.registry;
+    this.terminals = new ToolTerminals(
+      context.environmentVariableCollection,
+      {
+        root: (id) => {
+          if (!registry.get(id) && id !== registry.activeId()) return undefined;
+          const ep = service.clientOf(id).endpoints();
+          return ep.base ? terminalRoot(ep.base, ep.verbatim) : undefined;
+        },
+        value: (id, name) => registry.tokensOf(id).value(name),
+        activeId: () => registry.activeId(),
+        name: (id) => registry.get(id)?.name,
+        legacyNames: () => ({
+          baseUrl: service.current.nativeCli.baseUrlVariable,
+          token: service.current.nativeCli.tokenVariable,
+        }),
+      },
+      context.globalState,
+    );
+    const warn = (e: unknown) => log.warn(e instanceof Error ? e.message : String(e));
+    void this.terminals.restore().catch(warn);
+    // a token added, removed or replaced in any window (SecretStorage is shared), a gateway switched
+    this._register(tokens.onDidChange(() => void this.terminals.follow().catch(warn)));
+    this._register(service.onDidChange(() => void this.terminals.followSettings().catch(warn)));
   }
 
   /**
@@ -55,7 +86,7 @@ export class ToolsSetup extends Disposable {
    * granted the next read (Set Up Tools…, Diagnose, #relayDiagnose) includes the project's files.
    */
   environment(): ToolsEnvironment {
-    const env = { ...process.env, ...this.cli.terminals.current() };
+    const env = { ...process.env, ...this.terminals.current() };
     return {
       env,
       homeDir: homedir(),
@@ -71,25 +102,54 @@ export class ToolsSetup extends Disposable {
     };
   }
 
-  /** The active gateway as the tools get it; undefined without a base URL or a token. */
+  /** The active gateway as the tools get it (its other gateways beside it); undefined without a base URL or a token. */
   async gateway(): Promise<{ gateway: ToolGateway; tokenName: string; token: string } | undefined> {
     const ep = this.service.client.endpoints();
-    const tokenName = this.cli.terminals.following ?? this.tokens.activeName();
+    const tokenName = this.tokens.activeName();
     const token = tokenName ? await this.tokens.value(tokenName) : undefined;
     if (!ep.base || !tokenName || !token) return undefined;
-    const listed = await this.service.client.listModels().catch(() => []);
+    let modelsError: string | undefined;
+    const listed = await this.service.client.listModels().catch((e: unknown) => {
+      modelsError = e instanceof Error ? e.message : String(e);
+      return [];
+    });
+    const id = this.service.registry.activeId();
     return {
       tokenName,
       token,
       gateway: {
-        id: this.service.gateway?.id ?? 'default',
+        id,
         baseUrl: terminalRoot(ep.base, ep.verbatim),
+        backupUrls: ep.backups,
         name: this.service.gateway?.name ?? 'Model Relay',
         maskedToken: maskToken(token),
-        ...toolIdentity(this.service.gateway?.id ?? 'default'),
+        ...toolIdentity(id),
         models: toolGatewayModels(listed, this.service.client.learntSurfaces()),
+        ...(modelsError ? { modelsError: redactSecrets(modelsError, [token]) } : {}),
+        others: await this.otherGateways(id),
       },
     };
+  }
+
+  /** The other configured gateways, with their tokens masked: a tool aimed at one is named as set up for it. */
+  private async otherGateways(active: string): Promise<NonNullable<ToolGateway['others']>> {
+    const registry = this.service.registry;
+    return Promise.all(
+      registry
+        .gateways()
+        .filter((g) => g.id !== active)
+        .map(async (g) => {
+          const ep = this.service.clientOf(g.id).endpoints();
+          const list = await registry.tokensOf(g.id).list().catch(() => []);
+          return {
+            id: g.id,
+            name: g.name,
+            baseUrl: ep.base ? terminalRoot(ep.base, ep.verbatim) : g.baseUrl,
+            backupUrls: ep.backups,
+            maskedTokens: list.map((x) => x.masked),
+          };
+        }),
+    );
   }
 
   private backend(gateway: ToolGateway, token: string): ToolsBackend {
@@ -130,17 +190,31 @@ export class ToolsSetup extends Disposable {
     }
     return {
       backend: this.backend(g.gateway, g.token),
-      terminals: this.cli.terminals,
+      terminals: this.terminals,
       ui: vscodeToolsUi(this.docs),
       gateway: g.gateway,
       tokenName: g.tokenName,
+      tokens: await this.tokens.list(),
+      claudeNames: {
+        baseUrl: this.service.current.nativeCli.baseUrlVariable,
+        token: this.service.current.nativeCli.tokenVariable,
+      },
     };
   }
 
-  /** The command: the picker, then the chosen setup, Fix or Remove Setup. */
-  async run(): Promise<boolean> {
+  /** The command: the picker, then the chosen setup, Fix or Remove Setup; with `tool`, that tool's setup at once. */
+  async run(tool?: ToolId): Promise<boolean> {
     const d = await this.deps();
-    return d ? setUpTools(d, d.gateway.tokenVariable) : false;
+    if (!d) return false;
+    return tool ? setUpTool(tool, d) : setUpTools(d, d.gateway.tokenVariable);
+  }
+
+  /** Remove Setup of one tool (the old "Remove Native CLI Setup" is Claude Code's). */
+  async remove(tool: ToolId): Promise<boolean> {
+    const d = await this.deps();
+    if (d) return removeTool(tool, d);
+    await this.terminals.remove(tool);
+    return true;
   }
 
   /** Diagnose's Fix button: removes just those keys from that file, after the diff. */

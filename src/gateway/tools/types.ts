@@ -198,4 +198,9 @@ export type ToolAim = { at: 'this' } | { at: 'other'; gateway: string; gatewayId
 export interface ToolChoices {
   model?: string;
   claudeModels?: { opus?: string; sonnet?: string; haiku?: string };
+  /**
+   * Claude Code: its address and token variables under other names (the modelRelay.nativeCli.*
+   * settings, for a wrapper script that reads those): Claude Code itself then does not see them
+   */
+  variableNames?: { baseUrl: string; token: string };
 }

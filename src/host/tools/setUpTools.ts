@@ -38,11 +38,12 @@ export interface ToolsBackend {
   probe?(tool: ToolId, choices: ToolChoices): Promise<ToolProbeResult>;
 }
 
-/** Where the variables go: the terminals (src/host/tools/toolTerminals.ts). */
+/** Where the variables go: the terminals (src/host/tools/toolTerminals.ts), each tool bound to its gateway. */
 export interface ToolsTerminals {
   tools(): ToolId[];
   setUp(
     tool: ToolId,
+    gatewayId: string,
     tokenName: string,
     env: Record<string, TerminalValue>,
     choices: ToolChoices,
@@ -192,11 +193,74 @@ export interface SetUpDeps {
   terminals: ToolsTerminals;
   ui: ToolsUi;
   gateway: ToolGateway;
-  /** the token new terminals get (its name) */
+  /** the token new terminals get by default (its name): the gateway's active one */
   tokenName: string;
+  /** the gateway's tokens (names and masked values): with several, the user picks the tool's own */
+  tokens?: ReadonlyArray<{ name: string; masked: string }>;
+  /** Claude Code's variables under other names (modelRelay.nativeCli.*), offered as a choice when set */
+  claudeNames?: { baseUrl: string; token: string };
+}
+
+/** The suggested name of a token dedicated to the terminal tools (Add Token suggests it too). */
+export const TOOL_TOKEN_NAME = 'native-cli';
+
+/** The token for the tool: the only one, else the user's pick (a dedicated one first); undefined: cancelled. */
+export async function pickToken(d: SetUpDeps): Promise<string | undefined> {
+  const list = d.tokens ?? [];
+  if (list.length < 2) return d.tokenName;
+  const rank = (n: string) => (n === TOOL_TOKEN_NAME ? 0 : n === d.tokenName ? 1 : 2);
+  const rows = [...list]
+    .sort((a, b) => rank(a.name) - rank(b.name))
+    .map((x) => ({
+      label: x.name,
+      description: x.masked,
+      detail:
+        x.name === TOOL_TOKEN_NAME
+          ? t('recommended: a dedicated token for the terminal tools (its usage and limits stay separate)')
+          : x.name === d.tokenName
+            ? t('the token this gateway uses now')
+            : undefined,
+      value: x.name,
+    }));
+  return d.ui.pick(rows, t('Token for the tool on "{0}"', d.gateway.name));
+}
+
+/** Claude Code's two variables under the names chosen (a plan names ANTHROPIC_BASE_URL / ANTHROPIC_AUTH_TOKEN). */
+export function claudeVariables(
+  env: Record<string, TerminalValue>,
+  names: ToolChoices['variableNames'],
+): Record<string, TerminalValue> {
+  if (!names) return env;
+  const to: Record<string, string> = { ANTHROPIC_BASE_URL: names.baseUrl, ANTHROPIC_AUTH_TOKEN: names.token };
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [to[k] ?? k, v]));
 }
 
 const models = (g: ToolGateway, surface: ToolSurface) => g.models.filter((m) => m.surfaces.includes(surface));
+
+/**
+ * Claude Code's variable names, when modelRelay.nativeCli.* names others (a wrapper script reads
+ * those): Claude Code's own names, or the configured ones. undefined: Claude Code's; null: cancelled.
+ */
+async function pickClaudeNames(d: SetUpDeps): Promise<ToolChoices['variableNames'] | null | undefined> {
+  const n = d.claudeNames;
+  if (!n || (n.baseUrl === 'ANTHROPIC_BASE_URL' && n.token === 'ANTHROPIC_AUTH_TOKEN')) return undefined;
+  const picked = await d.ui.pick(
+    [
+      {
+        label: 'ANTHROPIC_BASE_URL, ANTHROPIC_AUTH_TOKEN',
+        detail: t('What Claude Code reads: it calls the gateway from any new terminal.'),
+        value: 'claude',
+      },
+      {
+        label: `${n.baseUrl}, ${n.token}`,
+        detail: t('The names in the modelRelay.nativeCli settings, for a script of yours that reads them.'),
+        value: 'renamed',
+      },
+    ],
+    t('Claude Code: variable names'),
+  );
+  return picked === undefined ? null : picked === 'renamed' ? { ...n } : undefined;
+}
 
 /** The models for the tool, picked by the user; undefined: cancelled. */
 export async function pickChoices(tool: ToolId, d: SetUpDeps): Promise<ToolChoices | undefined> {
@@ -209,7 +273,10 @@ export async function pickChoices(tool: ToolId, d: SetUpDeps): Promise<ToolChoic
       t('Claude Code: model (ANTHROPIC_MODEL, and the opus and sonnet mapping)'),
     );
     if (main === undefined) return undefined;
-    if (!main) return {};
+    const names = await pickClaudeNames(d);
+    if (names === null) return undefined;
+    const renamed = names ? { variableNames: names } : {};
+    if (!main) return renamed;
     const same = { label: t('The same model'), value: main };
     const haiku = await d.ui.pick(
       [same, ...native.filter((r) => r.value !== main)],
@@ -217,7 +284,7 @@ export async function pickChoices(tool: ToolId, d: SetUpDeps): Promise<ToolChoic
       t('Claude Code runs titles and other background tasks with it; it must be in the token’s group too.'),
     );
     if (haiku === undefined) return undefined;
-    return { model: main, claudeModels: { opus: main, sonnet: main, haiku } };
+    return { model: main, claudeModels: { opus: main, sonnet: main, haiku }, ...renamed };
   }
   if (tool === 'codex') {
     // none served on the Responses API: the plan says why Codex cannot be set up
@@ -251,10 +318,14 @@ export async function setUpTool(tool: ToolId, d: SetUpDeps): Promise<boolean> {
     d.ui.error(plan.unavailable);
     return false;
   }
+  const tokenName = await pickToken(d);
+  if (!tokenName) return false;
   const outcomes = await writeAgreed(plan, t('Set up {0}', LABELS[tool]), d);
   if (!outcomes) return false;
   if (outcomes.some((o) => !o.written)) return false;
-  const env = await d.terminals.setUp(tool, d.tokenName, plan.terminalEnv, choices);
+  const terminalEnv =
+    tool === 'claude-code' ? claudeVariables(plan.terminalEnv, choices.variableNames) : plan.terminalEnv;
+  const env = await d.terminals.setUp(tool, d.gateway.id, tokenName, terminalEnv, choices);
   if (!env) {
     d.ui.error(t('Model Relay: set the base URL and add a token first.'));
     return false;
