@@ -140,7 +140,10 @@ export class ToolsSetup extends Disposable {
         .filter((g) => g.id !== active)
         .map(async (g) => {
           const ep = this.service.clientOf(g.id).endpoints();
-          const list = await registry.tokensOf(g.id).list().catch(() => []);
+          const list = await registry
+            .tokensOf(g.id)
+            .list()
+            .catch(() => []);
           return {
             id: g.id,
             name: g.name,
