@@ -152,8 +152,13 @@ function geminiCli(base: string, model: string) {
   };
 }
 
-/** `POST {baseURL}/chat/completions` (@ai-sdk/openai-compatible), streamed, with Bearer. */
-function opencode(base: string, model: string) {
+/**
+ * `POST {baseURL}/chat/completions` (@ai-sdk/openai-compatible), streamed, with Bearer. opencode's
+ * `model` is `<provider>/<model id>`: the request carries the model id (which may hold a `/` itself).
+ */
+function opencode(base: string, configured: string) {
+  const slash = configured.indexOf('/');
+  const model = slash > 0 ? configured.slice(slash + 1) : configured;
   return {
     url: joinUrl(base, '/chat/completions'),
     surface: 'compatible' as const,
