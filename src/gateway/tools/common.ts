@@ -25,7 +25,11 @@ export const PROVIDER_ID = 'model-relay';
 
 /** A gateway's own names in the tools: `model-relay-<id>` and `MODEL_RELAY_<ID>_KEY`. */
 export function toolIdentity(gatewayId: string): { providerId: string; tokenVariable: string } {
-  const id = gatewayId.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || 'default';
+  const id =
+    gatewayId
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'default';
   return {
     providerId: `${PROVIDER_ID}-${id}`,
     tokenVariable: `MODEL_RELAY_${id.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}_KEY`,
@@ -137,6 +141,13 @@ export const TERMINAL = (): { kind: 'terminal'; where: string } => ({
   where: t('terminal environment'),
 });
 
+/** A tool's setting names for its address, its credential and its model. */
+export interface ToolKeys {
+  base: string;
+  cred: string;
+  model: string;
+}
+
 /** The state of one tool, before `installed` is filled in. */
 export interface ToolReading {
   state: 'not-set-up' | 'set-up' | 'overridden' | 'unavailable';
@@ -145,11 +156,19 @@ export interface ToolReading {
   removable: boolean;
 }
 
-/** One tool's module: how it resolves its configuration, and the plans that change it. */
+/**
+ * One tool's module: what it is called, how it is started and what it reads (the one table of tools:
+ * every label, command and setting name is read from here, through tools.ts), how it resolves its
+ * configuration, and the plans that change it. Adding a tool is its module and one line in tools.ts.
+ */
 export interface ToolModule {
   id: ToolId;
+  /** its name, in the user's language */
   label: () => string;
+  /** the executable it is started with ("not installed" when it is not on PATH) */
   command: string;
+  /** the setting names it reads its address, credential and model from (what a sentence names when a source gives no key) */
+  keys: ToolKeys;
   /** folders whose presence shows the tool was used here (settings folder) */
   configDirs(env: ToolsEnvironment): string[];
   read(env: ToolsEnvironment, gateway: ToolGateway | undefined): Promise<ToolReading>;

@@ -16,6 +16,7 @@ import {
 import { DEFAULT_CLI_VARIABLES } from '../../gateway/defaults';
 import { t } from '../../gateway/l10n';
 import { maskToken } from '../../gateway/mask';
+import { toolLabel } from '../../gateway/tools/tools';
 import { TOOL_IDS, type ToolChoices, type ToolId } from '../../gateway/tools/types';
 
 /** A value for a new terminal: text, or this gateway's token (filled in only in the terminal environment). */
@@ -57,14 +58,6 @@ const MAX_ID = 200;
 const MAX_VALUE = 2000;
 const MAX_VARIABLES = 16;
 const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-const TOOL_LABELS: Record<ToolId, string> = {
-  'claude-code': 'Claude Code',
-  codex: 'Codex CLI',
-  'gemini-cli': 'Gemini CLI',
-  opencode: 'opencode',
-};
-export const toolLabel = (tool: ToolId): string => TOOL_LABELS[tool];
 
 /** The root address the tools get (never /v1, unless the user kept the base URL as typed). */
 export function terminalRoot(base: string, verbatim: boolean): string {
