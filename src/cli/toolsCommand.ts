@@ -13,18 +13,9 @@ import { toolIdentity } from '../gateway/tools/common';
 import { maskToken, redactSecrets } from '../gateway/mask';
 import { t } from '../gateway/l10n';
 import { probeTool, type ToolProbe } from '../gateway/tools/probes';
-import { probeTargetOf } from '../gateway/tools/probeTarget';
-import { toolLabel } from '../gateway/tools/probeWords';
 import type { ToolGateway, ToolStatus } from '../gateway/tools/types';
-import {
-  TOOL_COMMANDS,
-  misaimed,
-  modelSurfaces,
-  probeLines,
-  probeOutcome,
-  resolvedLines,
-} from '../gateway/diagnose/toolCheck';
-import { nodeToolsEnvironment, toolStatuses } from '../gateway/tools';
+import { modelSurfaces, toolRow, type ToolRowOutcome } from '../gateway/diagnose/toolCheck';
+import { nodeToolsEnvironment, toolLabel, toolStatuses } from '../gateway/tools';
 import type { CliConfig } from './config';
 import type { CheckResult } from '../gateway/diagnose/types';
 
@@ -57,40 +48,17 @@ export interface ToolsRun {
   signal?: AbortSignal | undefined;
 }
 
-function notProbedRow(s: ToolStatus): ToolRow {
-  const label = toolLabel(s.tool);
-  const wrong = misaimed(s);
-  if (wrong)
-    return {
-      tool: s.tool,
-      label,
-      state: s.state,
-      result: wrong.result,
-      cause: wrong.cause,
-      fix: wrong.fix,
-      details: wrong.details ?? [],
-      probe: null,
-    };
-  const base = {
-    tool: s.tool,
-    label,
-    state: s.state,
-    result: 'skipped' as const,
-    details: resolvedLines(s),
-    probe: null,
-  };
-  if (s.state === 'not-installed')
-    return {
-      ...base,
-      cause: t('{0} is not installed: no {1} command was found on PATH.', label, TOOL_COMMANDS[s.tool]),
-      fix: '',
-    };
-  if (s.state === 'unavailable')
-    return { ...base, cause: s.why ?? t('{0} cannot be set up for this gateway.', label), fix: '' };
+/** A row as relay-doctor prints it: the tool's state and the row Diagnose shows for it (diagnose/toolCheck.ts). */
+function rowOf(s: ToolStatus, { outcome: o, probe }: ToolRowOutcome): ToolRow {
   return {
-    ...base,
-    cause: s.why ?? t('{0} is installed but not set up for this gateway.', label),
-    fix: t('Run "Model Relay: Set Up Tools…" and pick {0}.', label),
+    tool: s.tool,
+    label: toolLabel(s.tool),
+    state: s.state,
+    result: o.result,
+    cause: o.cause,
+    fix: o.fix,
+    details: o.details ?? [],
+    probe: probe ?? null,
   };
 }
 
@@ -98,29 +66,18 @@ function notProbedRow(s: ToolStatus): ToolRow {
 export async function toolsReport(run: ToolsRun): Promise<ToolsReport> {
   const rows: ToolRow[] = [];
   for (const s of run.statuses) {
-    if (s.state !== 'set-up' && s.state !== 'overridden') {
-      rows.push(notProbedRow(s));
-      continue;
-    }
-    const target = await probeTargetOf(s, run.env);
-    const p = await probeTool(target, {
-      scope: run.scope,
-      dispatcher: run.dispatcher,
-      models: run.models,
-      timeoutMs: run.timeoutMs,
-      signal: run.signal,
+    const row = await toolRow(s, {
+      env: run.env,
+      send: (target) =>
+        probeTool(target, {
+          scope: run.scope,
+          dispatcher: run.dispatcher,
+          models: run.models,
+          timeoutMs: run.timeoutMs,
+          signal: run.signal,
+        }),
     });
-    const o = probeOutcome(s, p, resolvedLines(s), undefined);
-    rows.push({
-      tool: s.tool,
-      label: toolLabel(s.tool),
-      state: s.state,
-      result: o.result,
-      cause: o.cause,
-      fix: o.fix,
-      details: o.details ?? [],
-      probe: p,
-    });
+    rows.push(rowOf(s, row));
   }
   return { tools: rows, ok: rows.every((r) => r.result !== 'fail') };
 }
@@ -134,9 +91,8 @@ export function renderTools(r: ToolsReport, secrets: ReadonlyArray<string | unde
     lines.push(`${WORD[row.result]}  ${row.label} (${row.state})`);
     lines.push(`      ${row.cause}`);
     if (row.fix) lines.push(`      ${t('Fix: {0}', row.fix)}`);
+    // the details end with the probe's lines (the request, its status and time)
     for (const d of row.details) lines.push(`      · ${d}`);
-    if (row.probe && !row.details.some((d) => probeLines(row.probe!).includes(d)))
-      for (const d of probeLines(row.probe)) lines.push(`      · ${d}`);
     lines.push('');
   }
   lines.push(r.ok ? t('Every set-up tool answered.') : t('A set-up tool would fail: see above.'));

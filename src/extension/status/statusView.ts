@@ -4,7 +4,7 @@
  * rows and their words are src/host/status; this file reads the facts from the service and the
  * gateways' token stores and turns rows into tree items.
  */
-import { toolLabel } from '../../gateway/tools/probeWords';
+import { toolLabel } from '../../gateway/tools';
 import type { ToolTerminals } from '../../host/tools/toolTerminals';
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';

@@ -168,16 +168,16 @@ export class ToolsSetup extends Disposable {
   /**
    * Diagnose's terminal tool rows: the states Set Up Tools… reads (a new terminal's environment, the
    * token's models with their surfaces), probed through the service's client, with a Fix for an
-   * override. Undefined without a base URL or a token (Claude Code's row then reads the terminal variables).
+   * override. Without a base URL or a token the states are read all the same, against no gateway:
+   * no tool is set up for it, so none is probed.
    */
-  async diagnosisInput(): Promise<ToolsDiagnosisInput | undefined> {
+  async diagnosisInput(): Promise<ToolsDiagnosisInput> {
     const g = await this.gateway();
-    if (!g) return undefined;
     const tools = this.environment();
     return {
-      statuses: () => toolStatuses(tools, g.gateway),
+      statuses: () => toolStatuses(tools, g?.gateway),
       env: tools.env,
-      models: g.gateway.models,
+      models: g?.gateway.models,
       fixOverrides: true,
       send: (target, o) => this.service.client.probeTool(target, o),
     };

@@ -9,13 +9,9 @@ import type { Check } from './check';
 import { arrivalCheck } from './checks/arrival';
 import { backgroundTasksCheck } from './checks/backgroundTasks';
 import { baseUrlCheck } from './checks/baseUrl';
-import { claudeCodeCheck } from './checks/claudeCode';
-import { codexCheck } from './checks/codex';
 import { generateChatCheck, generateNativeCheck, generateResponsesCheck } from './checks/generation';
-import { geminiCliCheck } from './checks/geminiCli';
 import { generateImageCheck, generateImageEditCheck, generateVideoCheck } from './checks/media';
 import { nativePathCheck } from './checks/nativePath';
-import { opencodeCheck } from './checks/opencode';
 import { proxyCheck } from './checks/proxy';
 import { reachabilityCheck } from './checks/reachability';
 import { streamCompatibleCheck, streamNativeCheck, streamResponsesCheck } from './checks/streaming';
@@ -23,6 +19,8 @@ import { tokenCheck } from './checks/token';
 import { visibilityCheck } from './checks/visibility';
 import { wrongPlaceCheck } from './checks/wrongPlace';
 import { DiagnosisContext } from './context';
+import { toolCheck } from './toolCheck';
+import { TOOL_IDS } from '../tools/types';
 import { t } from '../l10n';
 import { redactSecrets, stripUrlCredentials } from '../mask';
 import type { Outcome } from './outcomeFromError';
@@ -48,10 +46,8 @@ const CHECKS: readonly Check[] = [
   streamCompatibleCheck,
   streamNativeCheck,
   streamResponsesCheck,
-  claudeCodeCheck,
-  codexCheck,
-  geminiCliCheck,
-  opencodeCheck,
+  // one row per terminal tool of the tools module
+  ...TOOL_IDS.map(toolCheck),
   backgroundTasksCheck,
   wrongPlaceCheck,
   proxyCheck,

@@ -324,6 +324,7 @@ export const claudeCode: ToolModule = {
   id: 'claude-code',
   label: () => t('Claude Code'),
   command: 'claude',
+  keys: { base: CLAUDE_BASE_URL, cred: CLAUDE_AUTH_TOKEN, model: CLAUDE_MODEL },
   configDirs: (env) => [claudeConfigDir(env)],
   read,
   planSetUp,

@@ -341,6 +341,7 @@ export const codex: ToolModule = {
   id: 'codex',
   label: () => t('Codex CLI'),
   command: 'codex',
+  keys: { base: 'base_url', cred: 'env_key', model: 'model' },
   configDirs: (env) => [codexHome(env)],
   read,
   planSetUp,

@@ -159,6 +159,13 @@ export function authOf(
   };
 }
 
+/** A tool's setting names for its address, its credential and its model. */
+export interface ToolKeys {
+  base: string;
+  cred: string;
+  model: string;
+}
+
 /** The state of one tool, before `installed` is filled in. */
 export interface ToolReading {
   state: 'not-set-up' | 'set-up' | 'overridden' | 'unavailable';
@@ -223,12 +230,9 @@ export function judge(j: Judged): ToolReading {
   if (resolved.auth?.matches && aimOf(url, gateway, j.suffix, true).at !== 'this')
     return {
       state: 'overridden',
-      why: t(
-        "{0} would send this gateway's token to {1} (named in {2}).",
-        label,
-        url,
-        resolved.baseUrl?.from.where ?? '',
-      ),
+      why:
+        overridden ??
+        t("{0} would send this gateway's token to {1} (named in {2}).", label, url, resolved.baseUrl?.from.where ?? ''),
       ...base,
     };
   if (aim.at === 'other')
@@ -251,11 +255,19 @@ export function judge(j: Judged): ToolReading {
   };
 }
 
-/** One tool's module: how it resolves its configuration, and the plans that change it. */
+/**
+ * One tool's module: what it is called, how it is started and what it reads (the one table of tools:
+ * every label, command and setting name is read from here, through tools.ts), how it resolves its
+ * configuration, and the plans that change it. Adding a tool is its module and one line in tools.ts.
+ */
 export interface ToolModule {
   id: ToolId;
+  /** its name, in the user's language */
   label: () => string;
+  /** the executable it is started with ("not installed" when it is not on PATH) */
   command: string;
+  /** the setting names it reads its address, credential and model from (what a sentence names when a source gives no key) */
+  keys: ToolKeys;
   /** folders whose presence shows the tool was used here (settings folder) */
   configDirs(env: ToolsEnvironment): string[];
   read(env: ToolsEnvironment, gateway: ToolGateway | undefined): Promise<ToolReading>;

@@ -303,6 +303,7 @@ export const geminiCli: ToolModule = {
   id: 'gemini-cli',
   label: () => t('Gemini CLI'),
   command: 'gemini',
+  keys: { base: GEMINI_BASE_URL, cred: GEMINI_API_KEY, model: GEMINI_MODEL },
   configDirs: (env) => [geminiUserDir(env)],
   read,
   planSetUp,

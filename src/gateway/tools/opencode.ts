@@ -305,6 +305,7 @@ export const opencode: ToolModule = {
   id: 'opencode',
   label: () => 'opencode',
   command: 'opencode',
+  keys: { base: 'baseURL', cred: 'apiKey', model: 'model' },
   configDirs: (env) => [opencodeGlobalDir(env)],
   read,
   planSetUp,

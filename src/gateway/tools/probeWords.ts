@@ -10,29 +10,13 @@ import { originOf, type CredentialScope } from '../http/egress';
 import { t } from '../l10n';
 import { maskToken } from '../mask';
 import type { ProbeTarget } from './probeRequests';
-import type { ToolId, ToolSource } from './types';
+import { toolKeys, toolLabel } from './tools';
+import type { ToolSource } from './types';
 
 export interface Words {
   cause: string;
   fix: string;
 }
-
-const LABELS: Record<ToolId, string> = {
-  'claude-code': 'Claude Code',
-  codex: 'Codex CLI',
-  'gemini-cli': 'Gemini CLI',
-  opencode: 'opencode',
-};
-
-export const toolLabel = (tool: ToolId) => LABELS[tool];
-
-/** The setting names each tool reads, when the source does not name its key. */
-const KEYS: Record<ToolId, { base: string; cred: string; model: string }> = {
-  'claude-code': { base: 'ANTHROPIC_BASE_URL', cred: 'ANTHROPIC_AUTH_TOKEN', model: 'ANTHROPIC_MODEL' },
-  codex: { base: 'base_url', cred: 'env_key', model: 'model' },
-  'gemini-cli': { base: 'GOOGLE_GEMINI_BASE_URL', cred: 'GEMINI_API_KEY', model: 'GEMINI_MODEL' },
-  opencode: { base: 'baseURL', cred: 'apiKey', model: 'model' },
-};
 
 /** Where a value came from, for a sentence: the file's path, or the terminal environment. */
 export function sourceText(from: ToolSource | undefined): string {
@@ -54,11 +38,11 @@ function keyOf(from: ToolSource | undefined, fallback: string): string {
 }
 
 export function names(target: ProbeTarget) {
-  const k = KEYS[target.tool];
+  const k = toolKeys(target.tool);
   const credFallback =
     target.tool === 'claude-code' && target.credential?.header === 'x-api-key' ? 'ANTHROPIC_API_KEY' : k.cred;
   return {
-    tool: LABELS[target.tool],
+    tool: toolLabel(target.tool),
     base: keyOf(target.baseUrl?.from, k.base),
     baseFrom: sourceText(target.baseUrl?.from),
     cred: keyOf(target.credential?.from, credFallback),

@@ -6,7 +6,7 @@
 import { t } from '../l10n';
 import { claudeCode, planClaudeFixOverride } from './claudeCode';
 import { codex } from './codex';
-import type { ToolModule } from './common';
+import type { ToolKeys, ToolModule } from './common';
 import { geminiCli, planGeminiFixOverride } from './geminiCli';
 import { opencode } from './opencode';
 import type {
@@ -21,6 +21,12 @@ import type {
 import { TOOL_IDS } from './types';
 import { stat } from 'node:fs/promises';
 
+/**
+ * The tools, by id: the one registration of a tool. Its label, command and setting names are read
+ * from its module through the functions below (nothing else keeps a table of tools; Diagnose has a
+ * row per tool, its title from the label). The probes' words read them here too, so a tool module
+ * never imports probes.ts or probeWords.ts (that cycle would leave this table half-built at load).
+ */
 const MODULES: Record<ToolId, ToolModule> = {
   'claude-code': claudeCode,
   codex,
@@ -28,6 +34,7 @@ const MODULES: Record<ToolId, ToolModule> = {
   opencode,
 };
 
+/** A tool's name in the user's language ("Claude Code", "Codex CLI", …). */
 export function toolLabel(tool: ToolId): string {
   return MODULES[tool].label();
 }
@@ -35,6 +42,11 @@ export function toolLabel(tool: ToolId): string {
 /** The executable a tool is started with ("claude", "codex", "gemini", "opencode"). */
 export function toolCommand(tool: ToolId): string {
   return MODULES[tool].command;
+}
+
+/** The setting names a tool reads its address, credential and model from. */
+export function toolKeys(tool: ToolId): ToolKeys {
+  return MODULES[tool].keys;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -9,6 +9,7 @@
  */
 import type { ModelInfo, Surface } from '../../gateway';
 import { t } from '../../gateway/l10n';
+import { toolLabel } from '../../gateway/tools/tools';
 import type {
   EditOutcome,
   ResolvedToolConfig,
@@ -74,13 +75,6 @@ export type ToolAction =
   | { kind: 'remove'; tool: ToolId }
   | { kind: 'fix'; tool: ToolId; override: ResolvedToolConfig['overrides'][number] };
 
-const LABELS: Record<ToolId, string> = {
-  'claude-code': 'Claude Code',
-  codex: 'Codex CLI',
-  'gemini-cli': 'Gemini CLI',
-  opencode: 'opencode',
-};
-
 /** A state in words. */
 export function stateWords(s: ToolStatus): string {
   switch (s.state) {
@@ -126,7 +120,7 @@ export function toolRows(
   tokenVariable: string,
 ): Array<PickRow<ToolAction>> {
   const rows: Array<PickRow<ToolAction>> = statuses.map((s) => ({
-    label: s.label || LABELS[s.tool],
+    label: toolLabel(s.tool),
     description: stateWords(s),
     detail: [s.why, s.state === 'unavailable' ? undefined : changeWords(s.tool, tokenVariable)]
       .filter(Boolean)
@@ -137,7 +131,7 @@ export function toolRows(
     for (const o of s.resolved?.overrides ?? [])
       if (o.fixable)
         rows.push({
-          label: t('Fix {0}: remove {1} from {2}', s.label || LABELS[s.tool], o.keys.join(', '), o.from.where),
+          label: t('Fix {0}: remove {1} from {2}', toolLabel(s.tool), o.keys.join(', '), o.from.where),
           detail: t(
             '{0} beats the setup; the diff is shown before the file is changed, and a backup kept.',
             o.from.where,
@@ -147,10 +141,10 @@ export function toolRows(
   for (const s of statuses)
     if (s.removable || inTerminals.includes(s.tool))
       rows.push({
-        label: t('Remove Setup: {0}', s.label || LABELS[s.tool]),
+        label: t('Remove Setup: {0}', toolLabel(s.tool)),
         detail: t(
           "Takes back exactly what Model Relay added for {0} (its variables in new terminals, its block in the tool's file).",
-          s.label || LABELS[s.tool],
+          toolLabel(s.tool),
         ),
         value: { kind: 'remove', tool: s.tool },
       });
@@ -293,7 +287,7 @@ export async function pickChoices(tool: ToolId, d: SetUpDeps): Promise<ToolChoic
     return model === undefined ? undefined : { model };
   }
   const surface: ToolSurface = tool === 'gemini-cli' ? 'gemini' : 'compatible';
-  const model = await d.ui.pick([none, ...rows(surface)], t('{0}: model', LABELS[tool]));
+  const model = await d.ui.pick([none, ...rows(surface)], t('{0}: model', toolLabel(tool)));
   if (model === undefined) return undefined;
   return model ? { model } : {};
 }
@@ -320,7 +314,7 @@ export async function setUpTool(tool: ToolId, d: SetUpDeps): Promise<boolean> {
   }
   const tokenName = await pickToken(d);
   if (!tokenName) return false;
-  const outcomes = await writeAgreed(plan, t('Set up {0}', LABELS[tool]), d);
+  const outcomes = await writeAgreed(plan, t('Set up {0}', toolLabel(tool)), d);
   if (!outcomes) return false;
   if (outcomes.some((o) => !o.written)) return false;
   const terminalEnv =
@@ -335,7 +329,7 @@ export async function setUpTool(tool: ToolId, d: SetUpDeps): Promise<boolean> {
     .info(
       t(
         '{0} is set up: new terminals get {1}. Existing terminals keep their old environment.',
-        LABELS[tool],
+        toolLabel(tool),
         Object.keys(env).join(', '),
       ),
       open,
@@ -356,18 +350,18 @@ async function reportProbe(tool: ToolId, choices: ToolChoices, d: SetUpDeps): Pr
   }));
   if (r.ok)
     void d.ui.info(
-      t('{0} probe passed: {1} answered {2} in {3} ms.', LABELS[tool], r.request, r.status ?? '', r.durationMs),
+      t('{0} probe passed: {1} answered {2} in {3} ms.', toolLabel(tool), r.request, r.status ?? '', r.durationMs),
     );
-  else d.ui.error(t('{0} probe failed ({1}): {2} {3}', LABELS[tool], r.request, r.cause ?? '', r.fix ?? ''));
+  else d.ui.error(t('{0} probe failed ({1}): {2} {3}', toolLabel(tool), r.request, r.cause ?? '', r.fix ?? ''));
 }
 
 /** Remove Setup: the plan's file edits (diff first), then the tool's variables out of new terminals. */
 export async function removeTool(tool: ToolId, d: SetUpDeps): Promise<boolean> {
   const plan = await d.backend.planRemove(tool);
-  const outcomes = await writeAgreed(plan, t('Remove Setup: {0}', LABELS[tool]), d);
+  const outcomes = await writeAgreed(plan, t('Remove Setup: {0}', toolLabel(tool)), d);
   if (!outcomes) return false;
   await d.terminals.remove(tool);
-  void d.ui.info(t('Model Relay: the setup of {0} is removed.', LABELS[tool]));
+  void d.ui.info(t('Model Relay: the setup of {0} is removed.', toolLabel(tool)));
   return true;
 }
 
@@ -382,7 +376,7 @@ export async function fixOverride(
     d.ui.error(plan);
     return false;
   }
-  const outcomes = await writeAgreed(plan, t('Fix {0}', LABELS[tool]), d);
+  const outcomes = await writeAgreed(plan, t('Fix {0}', toolLabel(tool)), d);
   return !!outcomes?.length && outcomes.every((o) => o.written);
 }
 
@@ -399,7 +393,7 @@ export async function setUpTools(d: SetUpDeps, tokenVariable: string): Promise<b
   if (action.kind === 'fix') return fixOverride(action.tool, action.override, d);
   const status = statuses.find((s) => s.tool === action.tool);
   if (status?.state === 'unavailable') {
-    d.ui.error(status.why ?? t('{0} cannot be set up for this gateway.', LABELS[action.tool]));
+    d.ui.error(status.why ?? t('{0} cannot be set up for this gateway.', toolLabel(action.tool)));
     return false;
   }
   for (const c of status?.resolved?.conflicts ?? []) void d.ui.info(`${c.what} ${c.fix}`);

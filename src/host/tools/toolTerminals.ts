@@ -17,7 +17,7 @@
 import { applyCliEnvironment, type CliVariableNames, type EnvCollection } from '../../gateway/cliEnv';
 import { t } from '../../gateway/l10n';
 import { maskToken } from '../../gateway/mask';
-import { toolLabel } from '../../gateway/tools/probeWords';
+import { toolLabel } from '../../gateway/tools/tools';
 import { TOOL_IDS, type ToolChoices, type ToolId } from '../../gateway/tools/types';
 import { readToolTerminalsState, type StoredValue, type ToolEntry, type ToolTerminalsState } from './toolState';
 
