@@ -311,7 +311,11 @@ async function runCommand(
     case 'chat':
       return chat(cfg, target.file, values, positionals, io, dispatcher);
     case 'tools':
-      return toolsCommand({ cfg, client: clientFor(cfg, dispatcher, io), dispatcher }, toolsOptions(values), io);
+      return toolsCommand(
+        { cfg, client: clientFor(cfg, dispatcher, io), dispatcher, file: target.file },
+        toolsOptions(values),
+        io,
+      );
     default: {
       const _exhaustive: never = command;
       throw new UsageError(t('Unknown command "{0}".', String(_exhaustive)));

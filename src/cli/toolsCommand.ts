@@ -17,6 +17,7 @@ import type { ToolGateway, ToolStatus } from '../gateway/tools/types';
 import { modelSurfaces, toolRow, type ToolRowOutcome } from '../gateway/diagnose/toolCheck';
 import { nodeToolsEnvironment, toolLabel, toolStatuses } from '../gateway/tools';
 import type { CliConfig } from './config';
+import type { GatewaysFile } from './gatewaysFile';
 import type { CheckResult } from '../gateway/diagnose/types';
 
 /** One tool's row: its state, what it will use, and its probe's outcome. */
@@ -111,8 +112,26 @@ export const toolsExitCode = (r: ToolsReport): number => (r.ok ? 0 : 1);
  * The gateway the tools are compared with: relay-doctor's (its address, its token masked, the
  * variable Model Relay gives new terminals), with the token's models and their surfaces.
  */
-export function toolGatewayOf(cfg: CliConfig, models: ToolGateway['models']): ToolGateway {
+export function toolGatewayOf(
+  cfg: CliConfig,
+  models: ToolGateway['models'],
+  file?: GatewaysFile,
+  env: Record<string, string | undefined> = {},
+): ToolGateway {
   const id = cfg.profile?.id ?? 'default';
+  // the file's other gateways: a tool aimed at one of them is named as set up for it
+  const others = (file?.gateways ?? [])
+    .filter((g) => g.id !== id)
+    .map((g) => {
+      const token = env[file!.tokenEnv.get(g.id) ?? '']?.trim();
+      return {
+        id: g.id,
+        name: g.name,
+        baseUrl: g.baseUrl,
+        backupUrls: g.backupUrls ?? [],
+        maskedTokens: token ? [maskToken(token)] : [],
+      };
+    });
   return {
     id,
     baseUrl: cfg.baseUrl,
@@ -121,6 +140,7 @@ export function toolGatewayOf(cfg: CliConfig, models: ToolGateway['models']): To
     maskedToken: maskToken(cfg.token),
     ...toolIdentity(id),
     models,
+    ...(others.length ? { others } : {}),
   };
 }
 
@@ -137,15 +157,25 @@ export interface ToolsCommandIo {
  * states are read all the same, and no tool is set up for a gateway, so nothing is sent.
  */
 export async function toolsCommand(
-  gateway: { cfg: CliConfig; client: GatewayClient; dispatcher: Dispatcher } | { why: string },
+  gateway: { cfg: CliConfig; client: GatewayClient; dispatcher: Dispatcher; file?: GatewaysFile } | { why: string },
   o: { json: boolean; trustProject: boolean },
   io: ToolsCommandIo,
 ): Promise<number> {
   // The current folder's project files (a cloned repository's) are read only with --trust-project.
   const environment = nodeToolsEnvironment({ env: io.env, workspaceDir: io.cwd, workspaceTrusted: o.trustProject });
   let tg: ToolGateway | undefined;
-  if ('cfg' in gateway) tg = toolGatewayOf(gateway.cfg, modelSurfaces(await gateway.client.listModels()));
-  else
+  if ('cfg' in gateway) {
+    // a list that cannot be read is said as that failure (the tools are judged by their address all the same)
+    let modelsError: string | undefined;
+    const listed = await gateway.client.listModels().catch((e: unknown) => {
+      modelsError = redactSecrets(e instanceof Error ? e.message : String(e), [gateway.cfg.token]);
+      return [];
+    });
+    tg = {
+      ...toolGatewayOf(gateway.cfg, modelSurfaces(listed), gateway.file, io.env),
+      ...(modelsError ? { modelsError } : {}),
+    };
+  } else
     io.stderr.write(`relay-doctor: ${t('{0} The tools are read without a gateway: none is probed.', gateway.why)}\n`);
   const statuses = await toolStatuses(environment, tg);
   const report = await toolsReport({
