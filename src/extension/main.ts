@@ -74,7 +74,12 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   const service = new GatewayService(registry, tokens, log, requests, (baseUrl) => kept.isKept(baseUrl));
   const chatSetup = new ChatSetupWatch();
   const cli = new NativeCliSetup(context, service, tokens, log);
-  const tools = new ToolsSetup(service, tokens, cli);
+  const tools = new ToolsSetup(
+    service,
+    tokens,
+    cli,
+    vscode.Uri.joinPath(context.globalStorageUri, 'tool-backups').fsPath,
+  );
   context.subscriptions.push(cli, tools);
   const status = new StatusViewProvider(service, tokens, chatSetup, cli.terminals);
   const item = vscode.window.createStatusBarItem('modelRelay.status', vscode.StatusBarAlignment.Right, 100);
