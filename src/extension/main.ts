@@ -72,7 +72,13 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   context.subscriptions.push(requests);
   const service = new GatewayService(registry, tokens, log, requests, (baseUrl) => kept.isKept(baseUrl));
   const chatSetup = new ChatSetupWatch();
-  const tools = new ToolsSetup(context, service, tokens, log);
+  const tools = new ToolsSetup(
+    context,
+    service,
+    tokens,
+    log,
+    vscode.Uri.joinPath(context.globalStorageUri, 'tool-backups').fsPath,
+  );
   context.subscriptions.push(tools);
   const status = new StatusViewProvider(service, tokens, chatSetup, tools.terminals);
   const item = vscode.window.createStatusBarItem('modelRelay.status', vscode.StatusBarAlignment.Right, 100);

@@ -199,7 +199,7 @@ test(
       const plan = await planSetUp('opencode', s.env, gateway(), {});
       const target = plan.edits[0].path;
       plant(target, 'fifo');
-      const [out] = await applyEdits(plan.edits, { homeDir: s.home, secrets: [TOKEN] });
+      const [out] = await applyEdits(plan.edits, { homeDir: s.home, backupDir: s.env.backupDir, secrets: [TOKEN] });
       assert.equal(out.written, false);
       assert.match(out.written ? '' : out.message, SAYS.fifo);
     } finally {

@@ -98,7 +98,7 @@ async function setUp(s: Sandbox, w: { reg: GatewayRegistry; terminals: ToolTermi
   const gw = await toolGateway(w.reg);
   const plan = await planSetUp(tool, { ...s.env, env: w.terminals.current() }, gw, CHOICES[tool]);
   assert.equal(plan.unavailable, undefined, plan.unavailable);
-  const out = await applyEdits(plan.edits, { homeDir: s.home, secrets: [] });
+  const out = await applyEdits(plan.edits, { homeDir: s.home, secrets: [], backupDir: s.env.backupDir });
   assert.ok(
     out.every((o) => o.written),
     JSON.stringify(out),

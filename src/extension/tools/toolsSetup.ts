@@ -9,7 +9,6 @@
  * environment (home, workspace and whether it is trusted, PATH of new terminals), the gateway's
  * models, tokens and other gateways, and the UI (./toolsUi.ts).
  */
-import { execFile } from 'node:child_process';
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
 import { maskToken, redactSecrets, type ToolsDiagnosisInput } from '../../gateway';
@@ -32,15 +31,12 @@ import {
 import { coreToolsBackend } from '../../host/tools/toolsBackend';
 import { terminalRoot } from '../../gateway/cliEnv';
 import { ToolTerminals } from '../../host/tools/toolTerminals';
-import { whichOnPath } from '../../gateway/tools/which';
+import { nodeToolsEnvironment } from '../../gateway/tools/toolsEnvironment';
 import { toolIdentity } from '../../gateway/tools/common';
 import { Disposable } from '../disposable';
 import type { GatewayService } from '../gateways/gatewayService';
 import type { TokenStore } from '../gateways/tokenStore';
 import { DiffDocuments, vscodeToolsUi } from './toolsUi';
-
-/** A tool's `--version` is given this long. */
-const VERSION_TIMEOUT_MS = 5_000;
 
 export class ToolsSetup extends Disposable {
   private readonly docs = this._register(new DiffDocuments());
@@ -52,6 +48,8 @@ export class ToolsSetup extends Disposable {
     private readonly service: GatewayService,
     private readonly tokens: TokenStore,
     log: vscode.LogOutputChannel,
+    /** where the texts of the tools' files Model Relay replaces are kept: the extension's global storage */
+    private readonly backupDir: string,
   ) {
     super();
     const registry = service.registry;
@@ -84,21 +82,19 @@ export class ToolsSetup extends Disposable {
    * The environment the tools see: a new terminal's (this process's plus the extension's variables),
    * and whether the workspace is trusted, read now: nothing keeps a tool's state, so once trust is
    * granted the next read (Set Up Tools…, Diagnose, #relayDiagnose) includes the project's files.
+   * The PATH search and the `--version` runner are the core's (relay-doctor's too); the originals of
+   * the files Model Relay changes are kept in the extension's global storage, outside any repository.
    */
-  environment(): ToolsEnvironment {
-    const env = { ...process.env, ...this.terminals.current() };
+  environment(): ToolsEnvironment & { backupDir: string } {
+    const workspaceDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     return {
-      env,
-      homeDir: homedir(),
-      workspaceDir: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
-      workspaceTrusted: vscode.workspace.isTrusted === true,
-      which: (command) => whichOnPath(command, env),
-      version: (path) =>
-        new Promise((resolve) =>
-          execFile(path, ['--version'], { timeout: VERSION_TIMEOUT_MS, env }, (e, out) =>
-            resolve(e ? undefined : String(out).trim().split('\n')[0]?.slice(0, 80)),
-          ),
-        ),
+      ...nodeToolsEnvironment({
+        env: { ...process.env, ...this.terminals.current() },
+        homeDir: homedir(),
+        ...(workspaceDir ? { workspaceDir } : {}),
+        workspaceTrusted: vscode.workspace.isTrusted === true,
+      }),
+      backupDir: this.backupDir,
     };
   }
 

@@ -13,6 +13,7 @@
  * naming another sign-in method overrides the key: its Fix sets it to "gemini-api-key".
  */
 import { dirname, join, resolve } from 'node:path';
+import { parse as parseDotenvText } from 'dotenv';
 import { t } from '../l10n';
 import {
   aimOf,
@@ -59,19 +60,12 @@ export function geminiEnvFileCandidates(env: ToolsEnvironment): string[] {
   return out;
 }
 
-/** `KEY=value` lines of a dotenv file (quotes removed; `export ` allowed). */
+/**
+ * A `.env` file's variables as Gemini CLI reads them: by `dotenv`'s own parser, the one Gemini CLI
+ * uses (quotes removed, `# comment` after a value dropped, `export ` allowed, a later key winning).
+ */
 export function parseDotenv(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const raw of text.split(/\r?\n/)) {
-    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)$/.exec(raw);
-    if (!m) continue;
-    let v = m[2].trim();
-    const q = /^(['"`])([\s\S]*)\1$/.exec(v);
-    if (q) v = q[2];
-    else v = v.replace(/\s+#.*$/, '');
-    out[m[1]] = v;
-  }
-  return out;
+  return parseDotenvText(text);
 }
 
 async function dotenv(

@@ -5,21 +5,26 @@
  * `.opencode/opencode.jsonc` / `.json` in the project. A provider is `provider.<id>` with `npm`,
  * `options.baseURL` and `options.apiKey` (`"{env:VAR}"` reads a variable); `model` is `<id>/<model>`.
  *
- * Setting it up adds `provider.model-relay` to the global file (JSONC edit: comments and order kept)
- * with `apiKey: "{env:<token variable>}"`, so the token is never written. Model Relay's block is
- * recognised by that apiKey; the top-level `model` is set only when the user picked one and the
- * file had none, so Remove Setup takes back exactly what was added.
+ * Setting it up adds `provider.<gateway.providerId>` (e.g. `model-relay-main`) to the global file
+ * (JSONC edit: comments and order kept) with `apiKey: "{env:<the gateway's token variable>}"`, so the
+ * token is never written and two gateways stand side by side. A gateway's block is recognised by that
+ * apiKey; the older shared `model-relay` block (before blocks were per gateway) is still recognised as
+ * Model Relay's, replaced by the gateway's own when it points at that gateway, and taken back by
+ * Remove Setup. The top-level `model` is set only when the user picked one and the file had none (or
+ * one of Model Relay's), so Remove Setup takes back exactly what was added — or, when the file is
+ * still as Model Relay last wrote it, the whole original comes back from its backup (toolBackups.ts).
  */
 import { join } from 'node:path';
 import { t } from '../l10n';
 import {
+  aimOf,
   authOf,
   emptyResolved,
   fileSource,
   gatewayV1,
+  isOurProviderId,
   judge,
   modelsOn,
-  PROVIDER_ID,
   sameUrl,
   surfaceMissing,
   unavailablePlan,
@@ -68,9 +73,31 @@ function apiKeyRef(variable: string): string {
   return `{env:${variable}}`;
 }
 
-/** Whether a provider block is the one Model Relay adds (its apiKey reads Model Relay's variable). */
+/** Whether a provider block is the one Model Relay adds for `gateway` (its apiKey reads the gateway's variable). */
 export function isOurProvider(block: unknown, gateway: ToolGateway): boolean {
   return strAt(block, 'options', 'apiKey') === apiKeyRef(gateway.tokenVariable);
+}
+
+/** Whether a provider entry is one Model Relay added, for any gateway or in the older shared layout. */
+function anyOurs(id: string, block: unknown): boolean {
+  return isOurProviderId(id) && /^\{env:[A-Za-z_][A-Za-z0-9_]*\}$/.test(strAt(block, 'options', 'apiKey') ?? '');
+}
+
+/**
+ * The older shared entries (`model-relay`, `model-relay-2`, … reading a variable, but not
+ * `gateway`'s own) that `gateway` takes over: at its address (`also` adds the other answers of aimOf).
+ */
+function legacyOf(providers: Json, gateway: ToolGateway, also: 'elsewhere' | undefined): string[] {
+  return Object.keys(providers).filter((id) => {
+    if (!/^model-relay(-\d+)?$/.test(id) || !anyOurs(id, providers[id]) || isOurProvider(providers[id], gateway))
+      return false;
+    const at = aimOf(strAt(providers[id], 'options', 'baseURL'), gateway, '/v1').at;
+    return at === 'this' || at === also;
+  });
+}
+
+function providersOf(value: unknown): Json {
+  return isObject(value) && isObject(value.provider) ? value.provider : {};
 }
 
 function deepMerge(a: Json, b: Json): Json {
@@ -194,7 +221,10 @@ async function read(env: ToolsEnvironment, gateway: ToolGateway | undefined): Pr
       ),
     idle: () =>
       removable
-        ? t('The {0} provider is in the configuration; choose one of its models in opencode with /models.', PROVIDER_ID)
+        ? t(
+            'The {0} provider is in the configuration; choose one of its models in opencode with /models.',
+            gateway.providerId,
+          )
         : undefined,
   });
 }
@@ -228,10 +258,12 @@ async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: T
   if (p.error !== undefined || !isObject(p.value))
     return unavailablePlan('opencode', 'set-up', t('{0} is not valid JSON, so it was left untouched.', file.path));
   const json = p.value;
-  const providers = isObject(json.provider) ? json.provider : {};
+  const providers = providersOf(json);
+  // the older shared entry at this gateway's address gives way to the gateway's own
+  const legacy = legacyOf(providers, gateway, undefined);
   const existing = Object.keys(providers).find((id) => isOurProvider(providers[id], gateway));
-  let id = existing ?? PROVIDER_ID;
-  for (let i = 2; !existing && id in providers; i++) id = `${PROVIDER_ID}-${i}`;
+  let id = existing ?? gateway.providerId;
+  for (let i = 2; !existing && id in providers && !legacy.includes(id); i++) id = `${gateway.providerId}-${i}`;
   const notes: string[] = [];
   let chosen = choices.model;
   if (chosen && !modelsOn(gateway, 'compatible').includes(chosen)) {
@@ -240,10 +272,16 @@ async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: T
     );
     chosen = undefined;
   }
-  let after = editJsonc(text, ['provider', id], providerBlock(gateway, chosen));
+  let after = text;
+  for (const old of legacy) after = editJsonc(after, ['provider', old], undefined);
+  after = editJsonc(after, ['provider', id], providerBlock(gateway, chosen));
   if (text === '' && !after.includes('$schema')) after = editJsonc(after, ['$schema'], OPENCODE_SCHEMA);
   const current = strAt(json, 'model');
-  if (chosen && (!current || current.startsWith(`${id}/`))) after = editJsonc(after, ['model'], `${id}/${chosen}`);
+  const currentProvider = current?.split('/')[0] ?? '';
+  const oursNow = current && (currentProvider === id || anyOurs(currentProvider, providers[currentProvider]));
+  if (chosen && (!current || oursNow)) after = editJsonc(after, ['model'], `${id}/${chosen}`);
+  else if (current && legacy.includes(currentProvider))
+    after = editJsonc(after, ['model'], `${id}/${current.slice(currentProvider.length + 1)}`);
   else if (chosen)
     notes.push(t('Your default model {0} is kept; pick {1}/{2} in opencode with /models.', current!, id, chosen));
   notes.push(
@@ -256,7 +294,11 @@ async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: T
   return {
     tool: 'opencode',
     action: 'set-up',
-    edits: [fileEdit(file, after, summary)],
+    edits: [
+      fileEdit(file, after, summary, {
+        ours: { before: Object.keys(providers).some((k) => anyOurs(k, providers[k])), after: true },
+      }),
+    ],
     terminalEnv: { [gateway.tokenVariable]: { token: true } },
     notes,
   };
@@ -277,8 +319,9 @@ async function planRemove(env: ToolsEnvironment, gateway: ToolGateway): Promise<
   if (!p || p.error !== undefined || !isObject(p.value))
     return { ...plan, notes: [t('{0} has no provider added by Model Relay.', file.path)] };
   const json = p.value;
-  const providers = isObject(json.provider) ? json.provider : {};
+  const providers = providersOf(json);
   const ids = Object.keys(providers).filter((id) => isOurProvider(providers[id], gateway));
+  ids.push(...legacyOf(providers, gateway, 'elsewhere'));
   if (!ids.length) return { ...plan, notes: [t('{0} has no provider added by Model Relay.', file.path)] };
   let after = file.text!;
   for (const id of ids) after = editJsonc(after, ['provider', id], undefined);
@@ -290,13 +333,12 @@ async function planRemove(env: ToolsEnvironment, gateway: ToolGateway): Promise<
     isObject(left) &&
     Object.keys(left).every((k) => k === '$schema') &&
     (left.$schema ?? OPENCODE_SCHEMA) === OPENCODE_SCHEMA;
+  const remaining = providersOf(left);
   plan.edits.push(
-    fileEdit(
-      file,
-      deleteFile ? '' : after,
-      t('Removes the provider Model Relay added from {0}.', file.path),
+    fileEdit(file, deleteFile ? '' : after, t('Removes the provider Model Relay added from {0}.', file.path), {
       deleteFile,
-    ),
+      ours: { before: true, after: Object.keys(remaining).some((k) => anyOurs(k, remaining[k])) },
+    }),
   );
   return plan;
 }

@@ -6,7 +6,7 @@
  * found by the resolvers, which read a project file only in a trusted workspace); a file that cannot
  * be read or parsed gives no value.
  */
-import { parse as parseToml } from '@decimalturn/toml-patch';
+import { parse as parseToml } from 'smol-toml';
 import { parse as parseJsonc } from 'jsonc-parser';
 import type { ProbeTarget } from './probeRequests';
 import { readBoundedFile } from './toolFile';

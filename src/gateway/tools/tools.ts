@@ -9,6 +9,7 @@ import { codex } from './codex';
 import type { ToolKeys, ToolModule } from './common';
 import { geminiCli, planGeminiFixOverride } from './geminiCli';
 import { opencode } from './opencode';
+import { withOriginalsRestored } from './toolBackups';
 import type {
   ResolvedToolConfig,
   ToolChoices,
@@ -111,11 +112,14 @@ export async function planSetUp(
 }
 
 /**
- * What taking a tool's setup back will change. The token variable shared by Codex and opencode
- * stays in `removeEnv` only when the other of the two is not set up by Model Relay.
+ * What taking a tool's setup back will change: a file left with none of Model Relay's setup is
+ * restored to its original when it is still as Model Relay last wrote it (toolBackups.ts). The
+ * token variable shared by Codex and opencode stays in `removeEnv` only when the other of the two
+ * is not set up by Model Relay.
  */
 export async function planRemove(tool: ToolId, env: ToolsEnvironment, gateway: ToolGateway): Promise<ToolPlan> {
-  const plan = await MODULES[tool].planRemove(env, gateway);
+  const own = await MODULES[tool].planRemove(env, gateway);
+  const plan = env.backupDir ? await withOriginalsRestored(own, env.backupDir) : own;
   const sharing = (['codex', 'opencode'] as const).filter((id) => id !== tool);
   if (tool === 'codex' || tool === 'opencode') {
     const others = await Promise.all(sharing.map((id) => MODULES[id].read(env, gateway)));
