@@ -18,7 +18,7 @@ import { maskToken } from '../../src/gateway/mask';
 import { toolStatuses } from '../../src/gateway/tools';
 import type { ToolGateway, ToolStatus } from '../../src/gateway/tools/types';
 import { startElsewhere, type Elsewhere } from '../sim/elsewhere';
-import { startSimulator, type Fault, type Simulator } from '../sim/server';
+import { credentialDigest, startSimulator, type Fault, type Simulator } from '../sim/server';
 import { sandbox, type Sandbox } from '../gateway/toolsFixture';
 
 let sim: Simulator;
@@ -41,8 +41,18 @@ beforeEach(() => {
   away.seen.length = 0;
 });
 
+/** Another configured gateway (its address and token): a tool of its own is named, never probed here. */
+const OTHER_TOKEN = 'sk-0therGatewayT0kenAbCdEfGhIjKlMnOpQrStUvWxYz012345';
+const OTHER = {
+  id: 'spare',
+  name: 'Spare',
+  baseUrl: 'https://spare.example.net',
+  maskedTokens: [maskToken(OTHER_TOKEN)],
+};
+
 function toolGateway(models = listed): ToolGateway {
   return {
+    others: [OTHER],
     id: 'production',
     baseUrl: sim.url,
     name: 'production',
@@ -111,6 +121,24 @@ const CASES: Record<string, Case> = {
     project: () => ({ ANTHROPIC_MODEL: 'claude-sonnet-4-5' }),
     says: /settings\.json sets ANTHROPIC_MODEL in its env block/,
   },
+  "set up with the tool's own token at the gateway's address": {
+    state: 'set-up',
+    result: 'pass',
+    env: (s) => ({ ANTHROPIC_BASE_URL: s.url, ANTHROPIC_AUTH_TOKEN: s.tokens['native-cli'] }),
+    says: /that request answered 200/,
+  },
+  "not set up here: the address is another configured gateway's": {
+    state: 'not-set-up',
+    result: 'skipped',
+    env: () => ({ ANTHROPIC_BASE_URL: OTHER.baseUrl, ANTHROPIC_AUTH_TOKEN: OTHER_TOKEN }),
+    says: /set up for the gateway "Spare"/,
+  },
+  "not sent: another gateway's token at this gateway's address": {
+    state: 'set-up',
+    result: 'fail',
+    env: (s) => ({ ANTHROPIC_BASE_URL: s.url, ANTHROPIC_AUTH_TOKEN: OTHER_TOKEN }),
+    says: /carries the token of the gateway "Spare"/,
+  },
   'misaimed: /v1 in the address': {
     state: 'not-set-up',
     result: 'fail',
@@ -174,7 +202,12 @@ for (const [name, c] of Object.entries(CASES))
         assert.equal(diagnose.toolFix, undefined);
         assert.equal(!!editor.toolFix, !!c.project, JSON.stringify(editor.toolFix));
         assert.equal(away.seen.length, 0, 'nothing was sent elsewhere');
-        if (c.state === 'set-up' || c.state === 'overridden')
+        if (name.startsWith('not sent: another'))
+          assert.ok(
+            !sim.credentials.includes(credentialDigest(OTHER_TOKEN)),
+            "another gateway's token never reaches this one",
+          );
+        else if (c.state === 'set-up' || c.state === 'overridden')
           assert.equal(doctor.probe?.sent !== false, !name.startsWith('not sent'), JSON.stringify(doctor.probe));
         else assert.equal(doctor.probe, null, 'a tool that is not set up is not probed');
       } finally {
