@@ -1,5 +1,5 @@
 /**
- * "Set Up Tools…" (issue 26): Claude Code, Codex CLI, Gemini CLI and opencode pointed at the active
+ * "Set Up Tools…" (issue 26): Claude Code, Codex CLI, Gemini CLI, opencode and GitHub Copilot CLI pointed at the active
  * gateway and token. The logic is src/host/tools/setUpTools.ts; the tools' files are read, planned
  * and written by the core (src/gateway/tools) through src/host/tools/toolsBackend.ts, each probe sent
  * by the service's client (only to the gateway's own origins); the variables go into new terminals

@@ -45,6 +45,7 @@ const TERMINAL_NAMES: Record<ToolId, string> = {
   codex: 'Codex CLI',
   'gemini-cli': 'Gemini CLI',
   opencode: 'opencode',
+  'copilot-cli': 'GitHub Copilot CLI',
 };
 
 export function vscodeToolsUi(docs: DiffDocuments): ToolsUi {

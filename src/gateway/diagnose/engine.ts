@@ -11,6 +11,7 @@ import { backgroundTasksCheck } from './checks/backgroundTasks';
 import { baseUrlCheck } from './checks/baseUrl';
 import { claudeCodeCheck } from './checks/claudeCode';
 import { codexCheck } from './checks/codex';
+import { copilotCliCheck } from './checks/copilotCli';
 import { generateChatCheck, generateNativeCheck, generateResponsesCheck } from './checks/generation';
 import { geminiCliCheck } from './checks/geminiCli';
 import { generateImageCheck, generateImageEditCheck, generateVideoCheck } from './checks/media';
@@ -52,6 +53,7 @@ const CHECKS: readonly Check[] = [
   codexCheck,
   geminiCliCheck,
   opencodeCheck,
+  copilotCliCheck,
   backgroundTasksCheck,
   wrongPlaceCheck,
   proxyCheck,

@@ -22,6 +22,7 @@ export const TOOL_COMMANDS: Record<ToolId, string> = {
   codex: 'codex',
   'gemini-cli': 'gemini',
   opencode: 'opencode',
+  'copilot-cli': 'copilot',
 };
 
 const statusCache = new WeakMap<DiagnosisContext, Promise<ToolStatus[]>>();

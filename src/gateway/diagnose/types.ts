@@ -34,6 +34,7 @@ export type CheckId =
   | 'tool-codex'
   | 'tool-gemini-cli'
   | 'tool-opencode'
+  | 'tool-copilot-cli'
   | 'wrong-place'
   | 'proxy'
   | 'background-tasks';

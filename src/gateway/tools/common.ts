@@ -25,7 +25,11 @@ export const PROVIDER_ID = 'model-relay';
 
 /** A gateway's own names in the tools: `model-relay-<id>` and `MODEL_RELAY_<ID>_KEY`. */
 export function toolIdentity(gatewayId: string): { providerId: string; tokenVariable: string } {
-  const id = gatewayId.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || 'default';
+  const id =
+    gatewayId
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'default';
   return {
     providerId: `${PROVIDER_ID}-${id}`,
     tokenVariable: `MODEL_RELAY_${id.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}_KEY`,
@@ -143,6 +147,8 @@ export interface ToolReading {
   why?: string;
   resolved: ResolvedToolConfig;
   removable: boolean;
+  /** where the address it will call points (aimOf), when the module decided its state by it */
+  aim?: ToolAim;
 }
 
 /** One tool's module: how it resolves its configuration, and the plans that change it. */

@@ -9,7 +9,7 @@ import { saidText } from '../diagnose/outcomeFromError';
 import { originOf, type CredentialScope } from '../http/egress';
 import { t } from '../l10n';
 import { maskToken } from '../mask';
-import type { ProbeTarget } from './probeRequests';
+import { copilotPath, type ProbeTarget } from './probeRequests';
 import type { ToolId, ToolSource } from './types';
 
 export interface Words {
@@ -22,6 +22,7 @@ const LABELS: Record<ToolId, string> = {
   codex: 'Codex CLI',
   'gemini-cli': 'Gemini CLI',
   opencode: 'opencode',
+  'copilot-cli': 'GitHub Copilot CLI',
 };
 
 export const toolLabel = (tool: ToolId) => LABELS[tool];
@@ -32,6 +33,7 @@ const KEYS: Record<ToolId, { base: string; cred: string; model: string }> = {
   codex: { base: 'base_url', cred: 'env_key', model: 'model' },
   'gemini-cli': { base: 'GOOGLE_GEMINI_BASE_URL', cred: 'GEMINI_API_KEY', model: 'GEMINI_MODEL' },
   opencode: { base: 'baseURL', cred: 'apiKey', model: 'model' },
+  'copilot-cli': { base: 'COPILOT_PROVIDER_BASE_URL', cred: 'COPILOT_PROVIDER_API_KEY', model: 'COPILOT_MODEL' },
 };
 
 /** Where a value came from, for a sentence: the file's path, or the terminal environment. */
@@ -114,6 +116,37 @@ export function elsewhereWords(target: ProbeTarget, url: string, scope: Credenti
   };
 }
 
+/** A provider type or wire API Copilot CLI refuses: it stops before sending anything. */
+export function copilotRefusal(target: Pick<ProbeTarget, 'providerType' | 'wireApi'>): Words | undefined {
+  const type = target.providerType;
+  if (type && !['openai', 'anthropic', 'azure'].includes(type.value))
+    return {
+      cause: t(
+        'Copilot CLI refuses {0} = "{1}" ({2}): it stops with "Invalid provider type" before sending anything.',
+        keyOf(type.from, 'COPILOT_PROVIDER_TYPE'),
+        type.value,
+        sourceText(type.from),
+      ),
+      fix: t('Set {0} to openai in {1}.', keyOf(type.from, 'COPILOT_PROVIDER_TYPE'), sourceText(type.from)),
+    };
+  const wire = target.wireApi;
+  if (wire && !['completions', 'responses'].includes(wire.value))
+    return {
+      cause: t(
+        'Copilot CLI refuses {0} = "{1}" ({2}): it stops with "Invalid wire API format" before sending anything.',
+        keyOf(wire.from, 'COPILOT_PROVIDER_WIRE_API'),
+        wire.value,
+        sourceText(wire.from),
+      ),
+      fix: t(
+        'Set {0} to completions or responses in {1}.',
+        keyOf(wire.from, 'COPILOT_PROVIDER_WIRE_API'),
+        sourceText(wire.from),
+      ),
+    };
+  return undefined;
+}
+
 /** Why the probe was not sent (nothing to send, or a setting the tool itself refuses). */
 export function preflight(target: ProbeTarget): Words | undefined {
   const n = names(target);
@@ -126,6 +159,8 @@ export function preflight(target: ProbeTarget): Words | undefined {
       ),
       fix: t('Set wire_api = "responses" in {0}.', sourceText(target.wireApi.from)),
     };
+  const copilot = target.tool === 'copilot-cli' ? copilotRefusal(target) : undefined;
+  if (copilot) return copilot;
   if (!target.baseUrl)
     return {
       cause: t('{0} has no gateway address ({1} is not set), so it does not call this gateway.', n.tool, n.base),
@@ -170,8 +205,10 @@ function notThere(target: ProbeTarget, e: GatewayError, path: string): Words {
   const base = target.baseUrl!.value;
   const extra = extraVersion(base);
   const tool = target.tool;
-  if ((tool === 'claude-code' || tool === 'gemini-cli') && extra) {
-    const appended = tool === 'claude-code' ? '/v1/messages' : '/v1beta/models/…';
+  // Copilot CLI with the type anthropic takes the root address as Claude Code does, else a /v1 one as Codex does
+  const root = tool === 'claude-code' || tool === 'gemini-cli' || copilotPath(target) === '/v1/messages';
+  if (root && extra) {
+    const appended = tool === 'gemini-cli' ? '/v1beta/models/…' : '/v1/messages';
     return {
       cause: t(
         '{0} ends in {1}: {2} adds {3} itself, so it calls {4}, which is not an API path of the gateway (it answered {5}).',
@@ -185,14 +222,14 @@ function notThere(target: ProbeTarget, e: GatewayError, path: string): Words {
       fix: t('Remove {0} from {1} in {2}: set it to {3}.', extra, n.base, n.baseFrom, rootOf(base)),
     };
   }
-  if ((tool === 'codex' || tool === 'opencode') && !extra)
+  if (!root && !extra)
     return {
       cause: t(
         '{0} is {1}, without /v1: {2} appends {3} to it and calls {4}, which is not an API path of the gateway (it answered {5}).',
         n.base,
         base,
         n.tool,
-        tool === 'codex' ? '/responses' : '/chat/completions',
+        tool === 'codex' ? '/responses' : tool === 'copilot-cli' ? copilotPath(target) : '/chat/completions',
         path,
         answered(e),
       ),
@@ -214,6 +251,11 @@ function notThere(target: ProbeTarget, e: GatewayError, path: string): Words {
     codex: t('the Responses API (/v1/responses), the only one Codex speaks'),
     'gemini-cli': t('the Gemini API (/v1beta/models/…), which Gemini CLI speaks'),
     opencode: t('the Chat Completions API (/v1/chat/completions)'),
+    'copilot-cli': {
+      '/v1/messages': t('the Anthropic Messages API (/v1/messages)'),
+      '/responses': t('the Responses API (/v1/responses)'),
+      '/chat/completions': t('the Chat Completions API (/v1/chat/completions)'),
+    }[copilotPath(target)],
   }[tool];
   return {
     cause: `${t('This gateway does not serve {0}: it answered {1} with {2} (one-api and older gateways do not serve it).', api, path, answered(e))}${saidText(e.gatewayMessage)}`,

@@ -7,6 +7,7 @@ import { t } from '../l10n';
 import { claudeCode, planClaudeFixOverride } from './claudeCode';
 import { codex } from './codex';
 import type { ToolModule } from './common';
+import { copilotCli } from './copilotCli';
 import { geminiCli, planGeminiFixOverride } from './geminiCli';
 import { opencode } from './opencode';
 import type {
@@ -26,6 +27,7 @@ const MODULES: Record<ToolId, ToolModule> = {
   codex,
   'gemini-cli': geminiCli,
   opencode,
+  'copilot-cli': copilotCli,
 };
 
 export function toolLabel(tool: ToolId): string {
@@ -62,6 +64,7 @@ export async function toolStatus(
     removable: reading.removable,
   };
   if (reading.why) status.why = reading.why;
+  if (reading.aim) status.aim = reading.aim;
   if (!path) {
     const dir = (await Promise.all(m.configDirs(env).map(async (d) => ((await exists(d)) ? d : undefined)))).find(
       Boolean,

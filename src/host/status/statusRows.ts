@@ -316,7 +316,7 @@ export function toolsRow(tools: readonly string[] = []): StatusRow {
     description: tools.length ? tools.join(', ') : t('none set up — click to set up Claude Code, Codex and others'),
     icon: 'terminal',
     tooltip: t(
-      'Claude Code, Codex CLI, Gemini CLI and opencode pointed at this gateway: Set Up Tools… shows each one’s state and the diff before any file is written.',
+      'Claude Code, Codex CLI, Gemini CLI, opencode and GitHub Copilot CLI pointed at this gateway: Set Up Tools… shows each one’s state and the diff before any file is written.',
     ),
     command: { command: CommandId.SetUpTools, title: t('Set Up Tools…') },
   };

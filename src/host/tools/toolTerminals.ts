@@ -63,6 +63,7 @@ const TOOL_LABELS: Record<ToolId, string> = {
   codex: 'Codex CLI',
   'gemini-cli': 'Gemini CLI',
   opencode: 'opencode',
+  'copilot-cli': 'GitHub Copilot CLI',
 };
 export const toolLabel = (tool: ToolId): string => TOOL_LABELS[tool];
 
