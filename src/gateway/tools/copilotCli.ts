@@ -220,7 +220,7 @@ function pathConflict(r: ResolvedToolConfig, type: string, gateway: ToolGateway)
 export async function resolveCopilotCli(
   env: ToolsEnvironment,
   gateway: ToolGateway | undefined,
-): Promise<{ resolved: ResolvedToolConfig; aim: ToolAim; providerType?: string }> {
+): Promise<{ resolved: ResolvedToolConfig; aim: ToolAim }> {
   const r = emptyResolved();
   const type = variable(env, COPILOT_BASE_URL) ? fromTerminal(env, gateway, r) : await fromProviders(env, gateway, r);
   const suffix = type === 'anthropic' ? '' : '/v1';
@@ -237,7 +237,7 @@ export async function resolveCopilotCli(
       ),
       fix: t('Set {0} to openai in {1}.', COPILOT_TYPE, sourceText(r.baseUrl?.from)),
     });
-  return { resolved: r, aim, ...(type ? { providerType: type } : {}) };
+  return { resolved: r, aim };
 }
 
 const NO_MODEL = () =>
