@@ -23,7 +23,6 @@
  * Nothing it prints ever contains the full token.
  */
 import { nodeToolsEnvironment, toolStatuses } from '../gateway/tools';
-import { whichOnPath } from '../gateway/tools/which';
 import { parseArgs } from 'node:util';
 import type { Dispatcher } from 'undici';
 import {
@@ -157,13 +156,11 @@ async function diagnose(
     backupUrls: cfg.backupUrls,
     token: cfg.token,
     tokenName: cfg.tokenName,
-    knownTokens: cfg.token ? [{ name: cfg.tokenName, value: cfg.token }] : [],
     extraHeaders: cfg.extraHeaders,
     ...modelsToCheck(cfg, values, io),
     dispatcher,
     proxy: { env: io.env },
-    cliTool: { env: io.env, ...project, which: (command) => whichOnPath(command, io.env) },
-    // Codex, Gemini CLI and opencode (and Claude Code) from the tools module, against this gateway
+    // the terminal tools' rows, against this gateway (none is set up for a gateway without a token)
     tools: {
       env: io.env,
       statuses: (models) =>
@@ -314,7 +311,11 @@ async function runCommand(
     case 'chat':
       return chat(cfg, target.file, values, positionals, io, dispatcher);
     case 'tools':
-      return toolsCommand({ cfg, client: clientFor(cfg, dispatcher, io), dispatcher }, toolsOptions(values), io);
+      return toolsCommand(
+        { cfg, client: clientFor(cfg, dispatcher, io), dispatcher, file: target.file },
+        toolsOptions(values),
+        io,
+      );
     default: {
       const _exhaustive: never = command;
       throw new UsageError(t('Unknown command "{0}".', String(_exhaustive)));

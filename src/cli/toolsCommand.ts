@@ -13,19 +13,11 @@ import { toolIdentity } from '../gateway/tools/common';
 import { maskToken, redactSecrets } from '../gateway/mask';
 import { t } from '../gateway/l10n';
 import { probeTool, type ToolProbe } from '../gateway/tools/probes';
-import { probeTargetOf } from '../gateway/tools/probeTarget';
-import { toolLabel } from '../gateway/tools/probeWords';
 import type { ToolGateway, ToolStatus } from '../gateway/tools/types';
-import {
-  TOOL_COMMANDS,
-  misaimed,
-  modelSurfaces,
-  probeLines,
-  probeOutcome,
-  resolvedLines,
-} from '../gateway/diagnose/toolCheck';
-import { nodeToolsEnvironment, toolStatuses } from '../gateway/tools';
+import { modelSurfaces, toolRow, type ToolRowOutcome } from '../gateway/diagnose/toolCheck';
+import { nodeToolsEnvironment, toolLabel, toolStatuses } from '../gateway/tools';
 import type { CliConfig } from './config';
+import type { GatewaysFile } from './gatewaysFile';
 import type { CheckResult } from '../gateway/diagnose/types';
 
 /** One tool's row: its state, what it will use, and its probe's outcome. */
@@ -57,40 +49,17 @@ export interface ToolsRun {
   signal?: AbortSignal | undefined;
 }
 
-function notProbedRow(s: ToolStatus): ToolRow {
-  const label = toolLabel(s.tool);
-  const wrong = misaimed(s);
-  if (wrong)
-    return {
-      tool: s.tool,
-      label,
-      state: s.state,
-      result: wrong.result,
-      cause: wrong.cause,
-      fix: wrong.fix,
-      details: wrong.details ?? [],
-      probe: null,
-    };
-  const base = {
-    tool: s.tool,
-    label,
-    state: s.state,
-    result: 'skipped' as const,
-    details: resolvedLines(s),
-    probe: null,
-  };
-  if (s.state === 'not-installed')
-    return {
-      ...base,
-      cause: t('{0} is not installed: no {1} command was found on PATH.', label, TOOL_COMMANDS[s.tool]),
-      fix: '',
-    };
-  if (s.state === 'unavailable')
-    return { ...base, cause: s.why ?? t('{0} cannot be set up for this gateway.', label), fix: '' };
+/** A row as relay-doctor prints it: the tool's state and the row Diagnose shows for it (diagnose/toolCheck.ts). */
+function rowOf(s: ToolStatus, { outcome: o, probe }: ToolRowOutcome): ToolRow {
   return {
-    ...base,
-    cause: s.why ?? t('{0} is installed but not set up for this gateway.', label),
-    fix: t('Run "Model Relay: Set Up Tools…" and pick {0}.', label),
+    tool: s.tool,
+    label: toolLabel(s.tool),
+    state: s.state,
+    result: o.result,
+    cause: o.cause,
+    fix: o.fix,
+    details: o.details ?? [],
+    probe: probe ?? null,
   };
 }
 
@@ -98,29 +67,18 @@ function notProbedRow(s: ToolStatus): ToolRow {
 export async function toolsReport(run: ToolsRun): Promise<ToolsReport> {
   const rows: ToolRow[] = [];
   for (const s of run.statuses) {
-    if (s.state !== 'set-up' && s.state !== 'overridden') {
-      rows.push(notProbedRow(s));
-      continue;
-    }
-    const target = await probeTargetOf(s, run.env);
-    const p = await probeTool(target, {
-      scope: run.scope,
-      dispatcher: run.dispatcher,
-      models: run.models,
-      timeoutMs: run.timeoutMs,
-      signal: run.signal,
+    const row = await toolRow(s, {
+      env: run.env,
+      send: (target) =>
+        probeTool(target, {
+          scope: run.scope,
+          dispatcher: run.dispatcher,
+          models: run.models,
+          timeoutMs: run.timeoutMs,
+          signal: run.signal,
+        }),
     });
-    const o = probeOutcome(s, p, resolvedLines(s), undefined);
-    rows.push({
-      tool: s.tool,
-      label: toolLabel(s.tool),
-      state: s.state,
-      result: o.result,
-      cause: o.cause,
-      fix: o.fix,
-      details: o.details ?? [],
-      probe: p,
-    });
+    rows.push(rowOf(s, row));
   }
   return { tools: rows, ok: rows.every((r) => r.result !== 'fail') };
 }
@@ -134,9 +92,8 @@ export function renderTools(r: ToolsReport, secrets: ReadonlyArray<string | unde
     lines.push(`${WORD[row.result]}  ${row.label} (${row.state})`);
     lines.push(`      ${row.cause}`);
     if (row.fix) lines.push(`      ${t('Fix: {0}', row.fix)}`);
+    // the details end with the probe's lines (the request, its status and time)
     for (const d of row.details) lines.push(`      · ${d}`);
-    if (row.probe && !row.details.some((d) => probeLines(row.probe!).includes(d)))
-      for (const d of probeLines(row.probe)) lines.push(`      · ${d}`);
     lines.push('');
   }
   lines.push(r.ok ? t('Every set-up tool answered.') : t('A set-up tool would fail: see above.'));
@@ -155,8 +112,26 @@ export const toolsExitCode = (r: ToolsReport): number => (r.ok ? 0 : 1);
  * The gateway the tools are compared with: relay-doctor's (its address, its token masked, the
  * variable Model Relay gives new terminals), with the token's models and their surfaces.
  */
-export function toolGatewayOf(cfg: CliConfig, models: ToolGateway['models']): ToolGateway {
+export function toolGatewayOf(
+  cfg: CliConfig,
+  models: ToolGateway['models'],
+  file?: GatewaysFile,
+  env: Record<string, string | undefined> = {},
+): ToolGateway {
   const id = cfg.profile?.id ?? 'default';
+  // the file's other gateways: a tool aimed at one of them is named as set up for it
+  const others = (file?.gateways ?? [])
+    .filter((g) => g.id !== id)
+    .map((g) => {
+      const token = env[file!.tokenEnv.get(g.id) ?? '']?.trim();
+      return {
+        id: g.id,
+        name: g.name,
+        baseUrl: g.baseUrl,
+        backupUrls: g.backupUrls ?? [],
+        maskedTokens: token ? [maskToken(token)] : [],
+      };
+    });
   return {
     id,
     baseUrl: cfg.baseUrl,
@@ -165,6 +140,7 @@ export function toolGatewayOf(cfg: CliConfig, models: ToolGateway['models']): To
     maskedToken: maskToken(cfg.token),
     ...toolIdentity(id),
     models,
+    ...(others.length ? { others } : {}),
   };
 }
 
@@ -181,15 +157,25 @@ export interface ToolsCommandIo {
  * states are read all the same, and no tool is set up for a gateway, so nothing is sent.
  */
 export async function toolsCommand(
-  gateway: { cfg: CliConfig; client: GatewayClient; dispatcher: Dispatcher } | { why: string },
+  gateway: { cfg: CliConfig; client: GatewayClient; dispatcher: Dispatcher; file?: GatewaysFile } | { why: string },
   o: { json: boolean; trustProject: boolean },
   io: ToolsCommandIo,
 ): Promise<number> {
   // The current folder's project files (a cloned repository's) are read only with --trust-project.
   const environment = nodeToolsEnvironment({ env: io.env, workspaceDir: io.cwd, workspaceTrusted: o.trustProject });
   let tg: ToolGateway | undefined;
-  if ('cfg' in gateway) tg = toolGatewayOf(gateway.cfg, modelSurfaces(await gateway.client.listModels()));
-  else
+  if ('cfg' in gateway) {
+    // a list that cannot be read is said as that failure (the tools are judged by their address all the same)
+    let modelsError: string | undefined;
+    const listed = await gateway.client.listModels().catch((e: unknown) => {
+      modelsError = redactSecrets(e instanceof Error ? e.message : String(e), [gateway.cfg.token]);
+      return [];
+    });
+    tg = {
+      ...toolGatewayOf(gateway.cfg, modelSurfaces(listed), gateway.file, io.env),
+      ...(modelsError ? { modelsError } : {}),
+    };
+  } else
     io.stderr.write(`relay-doctor: ${t('{0} The tools are read without a gateway: none is probed.', gateway.why)}\n`);
   const statuses = await toolStatuses(environment, tg);
   const report = await toolsReport({

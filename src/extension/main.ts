@@ -31,7 +31,6 @@ import { registerTools } from './lm/agentTools';
 import { ToolCallOrigins } from '../host/lm/lmGateways';
 import { DiagnoseController } from './diagnose/diagnosePanel';
 import { registerUsage } from './usage/usagePanel';
-import { NativeCliSetup } from './tools/nativeCli';
 import { ToolsSetup } from './tools/toolsSetup';
 import { KeptBaseUrl } from '../host/gateways/baseUrlChoice';
 import { registerChat } from './chat/registerChat';
@@ -73,16 +72,21 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   context.subscriptions.push(requests);
   const service = new GatewayService(registry, tokens, log, requests, (baseUrl) => kept.isKept(baseUrl));
   const chatSetup = new ChatSetupWatch();
-  const cli = new NativeCliSetup(context, service, tokens, log);
-  const tools = new ToolsSetup(service, tokens, cli);
-  context.subscriptions.push(cli, tools);
-  const status = new StatusViewProvider(service, tokens, chatSetup, cli.terminals);
+  const tools = new ToolsSetup(
+    context,
+    service,
+    tokens,
+    log,
+    vscode.Uri.joinPath(context.globalStorageUri, 'tool-backups').fsPath,
+  );
+  context.subscriptions.push(tools);
+  const status = new StatusViewProvider(service, tokens, chatSetup, tools.terminals);
   const item = vscode.window.createStatusBarItem('modelRelay.status', vscode.StatusBarAlignment.Right, 100);
   const bar = new RelayStatusBar(service, tokens, item);
   context.subscriptions.push(service, chatSetup, status, item, bar, hub.tree(STATUS_VIEW_ID, status));
   const diagnose = new DiagnoseController(context, service, tokens, tools);
   const diagnoseMarkdown = (signal: AbortSignal) => diagnose.markdown(signal);
-  registerAllCommands(context, hub, { service, tokens, kept, cli, chatSetup }, log, diagnose);
+  registerAllCommands(context, hub, { service, tokens, kept, tools, chatSetup }, log, diagnose);
   context.subscriptions.push(hub.command(CommandId.SetUpTools, () => tools.run()));
   registerVideo(context, hub, service);
   registerUsage(context, hub, service);
@@ -127,9 +131,9 @@ function registerAllCommands(
     service,
     tokens,
     kept,
-    cli,
+    tools,
     chatSetup,
-  }: { service: GatewayService; tokens: TokenStore; kept: KeptBaseUrl; cli: NativeCliSetup; chatSetup: ChatSetupWatch },
+  }: { service: GatewayService; tokens: TokenStore; kept: KeptBaseUrl; tools: ToolsSetup; chatSetup: ChatSetupWatch },
   log: vscode.LogOutputChannel,
   diagnose: DiagnoseController,
 ): void {
@@ -139,8 +143,9 @@ function registerAllCommands(
   reg(CommandId.EditImage, (uri) => editImage(context, service, uri instanceof vscode.Uri ? uri : undefined));
   reg(CommandId.Diagnose, () => diagnose.run());
   reg(CommandId.DiagnoseAllGateways, () => diagnose.runAll());
-  reg(CommandId.SetupNativeCli, (p) => cli.setUp(preset<{ tokenName?: string; openTerminal?: boolean }>(p)));
-  reg(CommandId.RemoveNativeCli, () => cli.remove());
+  // the old "Set Up Native CLI" commands (keybindings, links): Set Up Tools → Claude Code
+  reg(CommandId.SetupNativeCli, () => tools.run('claude-code'));
+  reg(CommandId.RemoveNativeCli, () => tools.remove('claude-code'));
   reg(CommandId.CheckLanguageModels, (p) => checkLanguageModels(chatSetup, preset<{ model?: string }>(p)));
   reg(CommandId.UseGatewayModelForBackgroundTasks, () => useGatewayModelForBackgroundTasks(service, log));
   reg(CommandId.ConfigureBaseUrl, (url) => configureBaseUrl(service, kept, typeof url === 'string' ? url : undefined));

@@ -28,6 +28,12 @@ export function nativeCliEnvironment(
   return { [names.baseUrl]: base, [names.token]: token };
 }
 
+/** The root address the terminal tools get for a base URL (never /v1, unless the user kept the base URL as typed). */
+export function terminalRoot(baseUrl: string, verbatim: boolean): string {
+  const names = DEFAULT_CLI_VARIABLES;
+  return nativeCliEnvironment(baseUrl, 'x', names, { verbatim })[names.baseUrl];
+}
+
 /** The part of VS Code's EnvironmentVariableCollection used here (structural: no vscode import). */
 export interface EnvCollection {
   persistent: boolean;

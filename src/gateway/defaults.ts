@@ -51,8 +51,6 @@ export const DEFAULT_OUTPUT_FOLDERS = { images: '.model-relay/images', videos: '
 
 /** The variables a native command-line tool reads (set up in terminals by the extension). */
 export const DEFAULT_CLI_VARIABLES = { baseUrl: 'ANTHROPIC_BASE_URL', token: 'ANTHROPIC_AUTH_TOKEN' } as const;
-/** The variable new terminals hold the token in for Codex CLI and opencode (their config files name it). */
-export const DEFAULT_TOOL_TOKEN_VARIABLE = 'MODEL_RELAY_API_KEY';
 
 /** The diagnose engine: one request's limit, and the whole run's budget. */
 export const DEFAULT_DIAGNOSIS_TIMEOUTS = { requestMs: 20_000, totalMs: 90_000, arrivalMs: 2_000 } as const;

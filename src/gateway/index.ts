@@ -4,7 +4,6 @@
  */
 export {
   DEFAULT_CLI_VARIABLES,
-  DEFAULT_TOOL_TOKEN_VARIABLE,
   DEFAULT_CONCURRENCY,
   DEFAULT_DIAGNOSIS_TIMEOUTS,
   DEFAULT_IMAGE_SIZE,
@@ -218,16 +217,6 @@ export {
 } from './client';
 export { mediaFileName, slugify } from './fileNames';
 export { applyCliEnvironment, nativeCliEnvironment, type CliVariableNames, type EnvCollection } from './cliEnv';
-export {
-  CLI_API_KEY_VARIABLE,
-  cliSettingsFiles,
-  inspectCliTool,
-  readCliSources,
-  type CliSource,
-  type CliSourceKind,
-  type CliToolFinding,
-  type CliToolInput,
-} from './diagnose/cliToolSetup';
 export { runDiagnosis } from './diagnose/engine';
 export { checkTitle, checkTitles } from './diagnose/titles';
 // Diagnose All Gateways (issue 22, relay-doctor diagnose --all)

@@ -84,12 +84,17 @@ test(
     assert.match(r.stdout, /Probe: POST \/v1\/chat\/completions answered 200/);
     assert.ok(sim.log.some((x) => x.path === '/v1/chat/completions' && x.status === 200 && x.model === 'gpt-4o-mini'));
     noToken(r);
-    // at another address: not set up for this gateway, and nothing sent there or here
+    // at another address: nothing sent there or here
     sim.reset();
     away.seen.length = 0;
     const away2 = await run([], env({ ...gateway(), ...copilot, COPILOT_PROVIDER_BASE_URL: `${away.url}/v1` }));
-    assert.match(away2.stdout, /^SKIP {2}GitHub Copilot CLI \(not-set-up\)$/m);
-    assert.match(away2.stdout, /Copilot CLI will call http:\/\/127\.0\.0\.1:\d+\/v1, not this gateway/);
+    // this gateway's token aimed at another server: the row fails, and says the probe was not sent
+    assert.equal(away2.code, 1);
+    assert.match(away2.stdout, /^FAIL {2}GitHub Copilot CLI \(overridden\)$/m);
+    assert.match(
+      away2.stdout,
+      /GitHub Copilot CLI would send your token to http:\/\/127\.0\.0\.1:\d+ .*the probe was not sent/,
+    );
     assert.ok(!sim.log.some((x) => x.path.includes('/chat/completions')), 'no probe at the gateway');
     assert.equal(away.sawCredential(sim.tokens.production), false, 'nor the token elsewhere');
     noToken(away2);

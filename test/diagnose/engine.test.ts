@@ -5,11 +5,10 @@
  */
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  inspectCliTool,
   renderMarkdown,
   renderTable,
   reportToJson,
@@ -17,7 +16,12 @@ import {
   type CheckId,
   type DiagnosisInput,
   type DiagnosisReport,
+  type ToolsDiagnosisInput,
 } from '../../src/gateway';
+import { maskToken } from '../../src/gateway/mask';
+import { toolStatuses } from '../../src/gateway/tools';
+import { toolIdentity } from '../../src/gateway/tools/common';
+import type { ToolGateway, ToolsEnvironment } from '../../src/gateway/tools/types';
 import { startSimulator, type Simulator } from '../sim/server';
 import { deadPort } from '../gateway/helpers';
 
@@ -51,14 +55,35 @@ function diagnose(sim: Simulator, over: Partial<DiagnosisInput> = {}): Promise<D
     models: MODELS,
     timeouts: { requestMs: 3_000, totalMs: 12_000 },
     // Claude Code's row sends Claude Code's own request: the spec's gateway (strict) refuses it (Bearer and no
-    // native-version header), new-api (real) serves it; the strict runs leave the row uninspected.
+    // native-version header), new-api (real) serves it; the strict runs have no tools' rows.
     ...(sim === real
-      ? {
-          cliTool: { env: { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_AUTH_TOKEN: sim.tokens.production }, homeDir: home },
-        }
+      ? { tools: claudeOnly(sim, { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_AUTH_TOKEN: sim.tokens.production }) }
       : {}),
     ...over,
   });
+}
+
+/**
+ * The terminal tools' states as the editor reads them, against the simulator with its production
+ * token: only `claude` is on the PATH, with `env` in new terminals and no settings file (an empty home).
+ */
+function claudeOnly(sim: Simulator, env: Record<string, string>): ToolsDiagnosisInput {
+  const tools: ToolsEnvironment = {
+    env,
+    homeDir: home,
+    workspaceTrusted: false,
+    which: (command) => Promise.resolve(command === 'claude' ? '/usr/local/bin/claude' : undefined),
+    systemFiles: { claudeManagedSettings: null, geminiSystemSettings: null },
+  };
+  const gateway = (models: ToolGateway['models']): ToolGateway => ({
+    id: 'sim',
+    name: 'sim',
+    baseUrl: sim.url,
+    maskedToken: maskToken(sim.tokens.production),
+    ...toolIdentity('sim'),
+    models,
+  });
+  return { env, statuses: (models) => toolStatuses(tools, gateway(models ?? [])) };
 }
 
 function check(r: DiagnosisReport, id: CheckId) {
@@ -103,7 +128,8 @@ for (const profile of ['strict', 'real'] as const) {
         'stream-compatible',
         'stream-native',
         ...(profile === 'real' ? ['stream-responses'] : []),
-        'tool-claude-code',
+        // one row per terminal tool where the tools' states are given (Claude Code alone is installed)
+        ...(profile === 'real' ? ['tool-claude-code', 'tool-codex', 'tool-gemini-cli', 'tool-opencode'] : []),
         'wrong-place',
         'proxy',
       ],
@@ -114,12 +140,10 @@ for (const profile of ['strict', 'real'] as const) {
       'onProgress reports each check as it completes',
     );
     // The strict profile (the spec's gateway) has no usage log an sk- token can read: arrival is skipped there.
-    for (const c of r.checks)
-      assert.equal(
-        c.result,
-        profile === 'strict' && (c.id === 'arrival' || c.id === 'tool-claude-code') ? 'skipped' : 'pass',
-        `${c.id}: ${c.cause}`,
-      );
+    // The tools that are not installed are skipped.
+    const skipped = (id: CheckId) =>
+      (profile === 'strict' && id === 'arrival') || ['tool-codex', 'tool-gemini-cli', 'tool-opencode'].includes(id);
+    for (const c of r.checks) assert.equal(c.result, skipped(c.id) ? 'skipped' : 'pass', `${c.id}: ${c.cause}`);
     if (profile === 'real')
       assert.match(
         check(r, 'tool-claude-code').details!.join('\n'),
@@ -398,122 +422,6 @@ test(
     assert.equal(s.result, 'fail', s.cause);
     assert.match(s.cause, /temporary service or upstream fault \(5xx\)/);
     assert.equal(s.fixAction, undefined, 'turning streaming off would not help an overloaded upstream');
-  },
-);
-
-test(
-  'Claude Code with /v1 in ANTHROPIC_BASE_URL: the /v1/v1/messages consequence, proven by its own request',
-  T,
-  async () => {
-    const r = await diagnose(strict, {
-      cliTool: {
-        env: { ANTHROPIC_BASE_URL: `${strict.url}/v1`, ANTHROPIC_AUTH_TOKEN: strict.tokens['native-cli'] },
-        homeDir: home,
-      },
-      knownTokens: [
-        { name: 'production', value: strict.tokens.production },
-        { name: 'native-cli', value: strict.tokens['native-cli'] },
-      ],
-    });
-    const c = check(r, 'tool-claude-code');
-    // Was a warning from reading the variables; Claude Code's own request now proves it: 404 on /v1/v1/messages.
-    assert.equal(c.result, 'fail');
-    assert.equal(c.httpStatus, 404);
-    assert.match(
-      c.cause,
-      /ANTHROPIC_BASE_URL in the terminal environment is .*\/v1: it carries \/v1.*\/v1\/v1\/messages/,
-    );
-    assert.match(
-      c.cause,
-      /ANTHROPIC_BASE_URL ends in \/v1: Claude Code adds \/v1\/messages itself, so it calls \/v1\/v1\/messages\?beta=true/,
-    );
-    assert.match(c.fix, /Remove \/v1 from ANTHROPIC_BASE_URL in the terminal environment/);
-    assert.deepEqual(c.fixAction, { kind: 'setup-native-cli' });
-    assert.ok(c.details!.some((d) => /"native-cli" token/.test(d)));
-    assert.ok(!JSON.stringify(c).includes(strict.tokens['native-cli']));
-  },
-);
-
-test(
-  'CLI-tool settings files: a project override with another address, a user file, missing variables, conflicts',
-  T,
-  async () => {
-    const ws = await mkdtemp(join(tmpdir(), 'relay-diag-ws-'));
-    const user = await mkdtemp(join(tmpdir(), 'relay-diag-user-'));
-    try {
-      const base = 'https://gateway.example.com';
-      const tok = `sk-${'a'.repeat(48)}`;
-      const expected = { base, tokens: [{ name: 'native-cli', value: tok }] };
-      // nothing anywhere
-      const none = await inspectCliTool({ env: {}, homeDir: user, workspaceDir: ws, workspaceTrusted: true }, expected);
-      assert.equal(none.result, 'warn');
-      assert.match(none.cause, /Neither ANTHROPIC_BASE_URL nor ANTHROPIC_AUTH_TOKEN is set/);
-      // right in the terminal
-      const ok = await inspectCliTool(
-        {
-          env: { ANTHROPIC_BASE_URL: base, ANTHROPIC_AUTH_TOKEN: tok },
-          homeDir: user,
-          workspaceDir: ws,
-          workspaceTrusted: true,
-        },
-        expected,
-      );
-      assert.equal(ok.result, 'pass', ok.cause);
-      // a project-local settings file overrides the address
-      await mkdir(join(ws, '.claude'), { recursive: true });
-      await writeFile(
-        join(ws, '.claude', 'settings.local.json'),
-        JSON.stringify({ env: { ANTHROPIC_BASE_URL: 'https://old-gateway.example.org' } }),
-      );
-      const over = await inspectCliTool(
-        {
-          env: { ANTHROPIC_BASE_URL: base, ANTHROPIC_AUTH_TOKEN: tok },
-          homeDir: user,
-          workspaceDir: ws,
-          workspaceTrusted: true,
-        },
-        expected,
-      );
-      assert.equal(over.result, 'warn');
-      assert.match(
-        over.cause,
-        /settings\.local\.json overrides ANTHROPIC_BASE_URL with another address \(https:\/\/old-gateway\.example\.org\)/,
-      );
-      assert.equal(over.fixAction, undefined, 'rewriting terminal variables would not help');
-      assert.equal(over.effective.baseUrl?.value, 'https://old-gateway.example.org');
-      await rm(join(ws, '.claude', 'settings.local.json'));
-      // user settings with /v1 and a different token; plus ANTHROPIC_API_KEY in the terminal
-      await mkdir(join(user, '.claude'), { recursive: true });
-      const other = `sk-${'b'.repeat(48)}`;
-      await writeFile(
-        join(user, '.claude', 'settings.json'),
-        JSON.stringify({ env: { ANTHROPIC_BASE_URL: `${base}/v1`, ANTHROPIC_AUTH_TOKEN: other } }),
-      );
-      const user1 = await inspectCliTool(
-        { env: { ANTHROPIC_API_KEY: tok }, homeDir: user, workspaceDir: ws, workspaceTrusted: true },
-        expected,
-      );
-      assert.equal(user1.result, 'warn');
-      assert.match(user1.cause, /carries \/v1/);
-      assert.match(user1.cause, /differs from the extension's tokens/);
-      assert.match(user1.cause, /Both ANTHROPIC_AUTH_TOKEN .* and ANTHROPIC_API_KEY .* are set/);
-      assert.ok(!JSON.stringify(user1).includes(other) && !JSON.stringify(user1).includes(tok), 'tokens only masked');
-      // a broken settings file is named
-      await writeFile(join(ws, '.claude', 'settings.json'), '{ "env": ');
-      const broken = await inspectCliTool(
-        {
-          env: { ANTHROPIC_BASE_URL: base, ANTHROPIC_AUTH_TOKEN: tok },
-          homeDir: join(ws, 'nohome'),
-          workspaceDir: ws,
-          workspaceTrusted: true,
-        },
-        expected,
-      );
-      assert.match(broken.cause, /settings\.json is not valid JSON/);
-    } finally {
-      await rm(ws, { recursive: true, force: true });
-      await rm(user, { recursive: true, force: true });
-    }
   },
 );
 

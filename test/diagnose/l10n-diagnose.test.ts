@@ -7,8 +7,6 @@
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
   renderMarkdown,
@@ -27,7 +25,6 @@ import { startSimulator, type Simulator } from '../sim/server';
 const ROOT = resolve(__dirname, '../../..');
 let strict: Simulator;
 let real: Simulator;
-let home: string;
 
 /** The Chinese fragments merged as the build merges them (no build needed). */
 function chinese(): Translations {
@@ -43,13 +40,11 @@ function chinese(): Translations {
 before(async () => {
   strict = await startSimulator({ profile: 'strict' });
   real = await startSimulator({ profile: 'real' });
-  home = await mkdtemp(join(tmpdir(), 'relay-diag-l10n-'));
 });
 after(async () => {
   useTranslations(undefined);
   await strict.close();
   await real.close();
-  await rm(home, { recursive: true, force: true });
 });
 afterEach(() => {
   useTranslations(undefined);
@@ -67,7 +62,11 @@ function diagnose(sim: Simulator, over: Partial<DiagnosisInput> = {}): Promise<D
     tokenName: 'production',
     models: { chat: 'gpt-4o-mini', native: 'claude-sonnet-4-5' },
     timeouts: { requestMs: 3_000, totalMs: 12_000 },
-    cliTool: { env: { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_AUTH_TOKEN: sim.tokens.production }, homeDir: home },
+    // the terminal tools' rows (their titles are Chinese too): none installed
+    tools: {
+      env: {},
+      statuses: () => Promise.resolve([{ tool: 'claude-code', label: 'Claude Code', state: 'not-installed' }]),
+    },
     ...over,
   });
 }
@@ -87,6 +86,8 @@ test(
     const r = await diagnose(strict, { token: bad });
     for (const c of r.checks) assert.ok(HAN.test(c.title), `${c.id}: "${c.title}" is Chinese`);
     assert.equal(check(r, 'base-url').title, '基础 URL 格式');
+    assert.equal(check(r, 'tool-codex').title, 'Codex CLI 设置');
+    assert.ok(HAN.test(check(r, 'tool-claude-code').cause), check(r, 'tool-claude-code').cause);
     const tok = check(r, 'token');
     assert.equal(tok.title, '令牌');
     assert.equal(tok.result, 'fail');

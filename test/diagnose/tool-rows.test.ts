@@ -1,19 +1,22 @@
 /**
  * The terminal tools' Diagnose rows (issue 26 §2) against the simulator's new-api profile: one row
  * per tool from its resolved state (address, credential, model and the override that wins), the
- * tool's own request sent once, skipped with the reason when not installed; and Claude Code's
- * settings read from $CLAUDE_CONFIG_DIR as Claude Code itself does.
+ * tool's own request sent once, skipped with the reason when not installed; and what Claude Code's
+ * row says of its settings files (read from $CLAUDE_CONFIG_DIR as Claude Code itself does).
  */
 import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runDiagnosis } from '../../src/gateway/diagnose/engine';
 import type { DiagnosisReport } from '../../src/gateway/diagnose/types';
-import { inspectCliTool } from '../../src/gateway/diagnose/cliToolSetup';
+import { toolRow } from '../../src/gateway/diagnose/toolCheck';
+import { toolStatus } from '../../src/gateway/tools';
 import type { ToolStatus } from '../../src/gateway/tools/types';
 import { startSimulator, type Simulator } from '../sim/server';
+import { gateway, OTHER_TOKEN, ROOT, sandbox, TOKEN, type Sandbox } from '../gateway/toolsFixture';
 
 let sim: Simulator;
 let dir: string;
@@ -202,22 +205,100 @@ test(
   },
 );
 
-test("Claude Code's settings come from $CLAUDE_CONFIG_DIR when it is set, whatever the home folder", T, async () => {
-  const home = await mkdtemp(join(tmpdir(), 'tool-rows-home-'));
-  const config = join(dir, 'claude-config');
-  await mkdir(config, { recursive: true });
-  await writeFile(
-    join(config, 'settings.json'),
-    JSON.stringify({ env: { ANTHROPIC_BASE_URL: 'https://old.example.org' } }),
-  );
-  const f = await inspectCliTool(
-    {
-      env: { CLAUDE_CONFIG_DIR: config, ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_AUTH_TOKEN: sim.tokens.production },
-      homeDir: home,
-    },
-    { base: sim.url, tokens: [{ name: 'production', value: sim.tokens.production }] },
-  );
-  assert.equal(f.effective.baseUrl?.value, 'https://old.example.org');
-  assert.match(f.cause, /claude-config.settings\.json overrides ANTHROPIC_BASE_URL with another address/);
-  await rm(home, { recursive: true, force: true });
+/** Claude Code's row from its state, with no request (probes off): what the row says about its files. */
+async function claudeRow(box: Sandbox, fixOverrides = false) {
+  const status = await toolStatus('claude-code', box.env, gateway());
+  const { outcome } = await toolRow(status, {
+    env: box.env.env,
+    probe: false,
+    fixOverrides,
+    send: () => assert.fail('no request while probes are off'),
+  });
+  return { status, ...outcome };
+}
+
+test("Claude Code's settings come from $CLAUDE_CONFIG_DIR when it is set, whatever the home folder", async () => {
+  const box = sandbox({
+    CLAUDE_CONFIG_DIR: join(dir, 'claude-config'),
+    ANTHROPIC_BASE_URL: ROOT,
+    ANTHROPIC_AUTH_TOKEN: TOKEN,
+  });
+  try {
+    const config = box.put(
+      join(dir, 'claude-config', 'settings.json'),
+      JSON.stringify({ env: { ANTHROPIC_BASE_URL: 'https://old.example.org' } }),
+    );
+    box.put('home/.claude/settings.json', JSON.stringify({ env: { ANTHROPIC_BASE_URL: 'https://home.example.org' } }));
+    const row = await claudeRow(box);
+    assert.equal(row.status.state, 'overridden');
+    assert.equal(row.status.resolved?.baseUrl?.value, 'https://old.example.org');
+    assert.equal(row.result, 'warn');
+    assert.equal(row.cause, `${config} sets ANTHROPIC_BASE_URL in its env block, which beats the terminal variables.`);
+    assert.ok(!JSON.stringify(row).includes('home.example.org'), "the home folder's settings are not read");
+  } finally {
+    box.done();
+  }
+});
+
+test("Claude Code's row from its settings files: none, right, a project override, /v1 and two credentials, broken JSON", async () => {
+  const box = sandbox();
+  try {
+    // nothing anywhere: it calls Anthropic with no credential
+    const none = await claudeRow(box);
+    assert.equal(none.result, 'skipped');
+    assert.equal(
+      none.cause,
+      "Claude Code will call https://api.anthropic.com, which is not one of this gateway's addresses.",
+    );
+    assert.equal(none.fix, 'Run "Model Relay: Set Up Tools…" and pick Claude Code.');
+    // right in the terminal
+    box.env.env = { ANTHROPIC_BASE_URL: ROOT, ANTHROPIC_AUTH_TOKEN: TOKEN };
+    const ok = await claudeRow(box);
+    assert.equal(ok.status.state, 'set-up');
+    assert.equal(ok.cause, 'Claude Code is set up; its request was not sent (probes are off).');
+    // a project-local settings file overrides the address: named, and its Fix removes just that key
+    const local = box.put(
+      join(box.ws, '.claude', 'settings.local.json'),
+      JSON.stringify({ env: { ANTHROPIC_BASE_URL: 'https://old-gateway.example.org' } }),
+    );
+    const over = await claudeRow(box, true);
+    assert.equal(over.status.state, 'overridden');
+    assert.equal(over.result, 'warn');
+    assert.equal(over.cause, `${local} sets ANTHROPIC_BASE_URL in its env block, which beats the terminal variables.`);
+    assert.deepEqual(over.toolFix, {
+      kind: 'fix-tool-override',
+      tool: 'claude-code',
+      path: local,
+      keys: ['ANTHROPIC_BASE_URL'],
+    });
+    assert.ok(over.details?.includes(`Address: https://old-gateway.example.org (${local}: ANTHROPIC_BASE_URL).`));
+    rmSync(local);
+    // the user's settings with /v1 and another token, and ANTHROPIC_API_KEY in the terminal
+    box.put(
+      'home/.claude/settings.json',
+      JSON.stringify({ env: { ANTHROPIC_BASE_URL: `${ROOT}/v1`, ANTHROPIC_AUTH_TOKEN: OTHER_TOKEN } }),
+    );
+    box.env.env = { ANTHROPIC_API_KEY: TOKEN };
+    const user = await claudeRow(box);
+    const said = [user.cause, ...(user.details ?? [])].join('\n');
+    assert.match(
+      user.cause,
+      /^ANTHROPIC_BASE_URL is https:\/\/gw\.example\.com\/v1 .*calls \/v1\/v1\/messages and gets 404\.$/,
+    );
+    assert.match(said, /Fix: Set ANTHROPIC_BASE_URL to the root address https:\/\/gw\.example\.com\./);
+    assert.match(
+      said,
+      /Both ANTHROPIC_AUTH_TOKEN \(.*settings\.json\) and ANTHROPIC_API_KEY \(.*terminal environment\) are set/,
+    );
+    assert.ok(!said.includes(TOKEN) && !said.includes(OTHER_TOKEN), 'tokens only masked');
+    // a settings file that is not JSON is named
+    const broken = box.put(join(box.ws, '.claude', 'settings.json'), '{ "env": ');
+    const bad = await claudeRow(box);
+    assert.ok(
+      bad.details?.some((d) => d.includes(broken)),
+      JSON.stringify(bad.details),
+    );
+  } finally {
+    box.done();
+  }
 });

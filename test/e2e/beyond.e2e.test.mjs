@@ -1,5 +1,5 @@
 // E2E for "beyond the panel": gateway models in VS Code's own chat (model picker + @relay), and
-// the native command-line tool's variables in a new integrated terminal.
+// Claude Code's variables (Set Up Tools → Claude Code) in a new integrated terminal.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -38,9 +38,10 @@ test("VS Code's language model API lists gateway models and a prompt is answered
   await vs.screenshot('beyond-02-lm-answer');
 });
 
-test('Set Up Native CLI: a new terminal has the root base URL (no /v1) and the token', async () => {
-  await vs.runCommand('Model Relay: Set Up Native CLI in Terminals');
-  await vs.answerInput('native-cli', { expect: 'native command-line tool' });
+test('Set Up Tools → Claude Code (formerly Set Up Native CLI): a new terminal has the root base URL (no /v1) and the token', async () => {
+  await vs.runCommand('Model Relay: Set Up Tools…');
+  await vs.answerInput('Claude Code', { expect: 'Set Up Tools' });
+  await vs.answerInput("None: keep the tool's own defaults", { expect: 'ANTHROPIC_MODEL' });
   await vs.page.getByRole('button', { name: 'Open New Terminal' }).click();
   const term = vs.page.locator('.terminal-wrapper.active, .terminal-wrapper').last();
   await term.waitFor({ timeout: 30_000 });

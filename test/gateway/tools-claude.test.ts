@@ -6,6 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   applyEdits,
@@ -174,9 +175,11 @@ test('claude code fix: removes just the conflicting keys, keeps comments and the
       after.includes('// my settings') && after.includes('"DISABLE_TELEMETRY": "1"') && after.includes('Bash(ls)'),
     );
     assert.ok(!after.includes('ANTHROPIC_BASE_URL') && !after.includes('ANTHROPIC_API_KEY'));
-    const out = await applyEdits(plan.edits, { homeDir: s.home, secrets: [TOKEN] });
-    assert.deepEqual(out, [{ path, written: true, backup: `${path}.model-relay.bak` }]);
-    assert.equal(s.get(`${path}.model-relay.bak`), text);
+    const out = await applyEdits(plan.edits, { homeDir: s.home, backupDir: s.env.backupDir, secrets: [TOKEN] });
+    const backup = out[0].written ? out[0].backup : undefined;
+    assert.ok(backup?.startsWith(s.env.backupDir), 'the backup is kept in the global storage, not in the repository');
+    assert.equal(s.get(backup!), text);
+    assert.deepEqual(readdirSync(join(s.ws, '.claude')), ['settings.json']);
     assert.equal(s.get(path), after);
     assert.equal((await toolStatus('claude-code', s.env, gateway())).state, 'set-up');
   } finally {
@@ -233,7 +236,7 @@ test('claude code: an empty value in a settings file blanks the terminal variabl
     assert.deepEqual(st.resolved?.overrides[0].keys, ['ANTHROPIC_AUTH_TOKEN'], 'an empty API key is harmless');
     const plan = await planFixOverride('claude-code', s.env, st.resolved!.overrides[0]);
     assert.ok(typeof plan !== 'string');
-    await applyEdits(plan.edits, { homeDir: s.home, secrets: [TOKEN] });
+    await applyEdits(plan.edits, { homeDir: s.home, backupDir: s.env.backupDir, secrets: [TOKEN] });
     assert.equal((await toolStatus('claude-code', s.env, gateway())).state, 'set-up');
   } finally {
     s.done();

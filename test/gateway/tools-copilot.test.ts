@@ -72,7 +72,7 @@ test('a gateway without a Chat Completions or Responses model: unavailable; a li
     assert.match(st.why ?? '', /serves no model on the Chat Completions or Responses API/);
     const failed = gateway({ models: [], modelsError: 'The model list could not be read: connection refused.' });
     const plan = await planSetUp('copilot-cli', s.env, failed, { model: 'gpt-5.5' });
-    assert.equal(plan.unavailable, 'The model list could not be read: connection refused.');
+    assert.match(plan.unavailable ?? '', /could not be listed.*connection refused/);
     // the state is the address's, not "serves no model"
     const unread = await toolStatus('copilot-cli', s.env, failed);
     assert.equal(unread.state, 'not-set-up');
@@ -120,7 +120,6 @@ test("a dedicated tool token at this gateway's address (or a backup's) is set up
       assert.equal(st.state, 'set-up', `${base}: ${st.why}`);
       assert.deepEqual(st.aim, { at: 'this' });
       assert.equal(st.resolved?.auth?.matches, undefined, 'not the token Model Relay uses');
-      assert.equal(st.removable, false, 'the user’s own setup is not Model Relay’s to take back');
     } finally {
       s.done();
     }
@@ -129,28 +128,38 @@ test("a dedicated tool token at this gateway's address (or a backup's) is set up
 
 test("another gateway's address is that gateway's setup (named); anything else, or no variable, is not this gateway", async () => {
   const g = gateway({ others: [OTHER] });
-  const cases: Array<[Record<string, string>, string, RegExp]> = [
+  const local = { COPILOT_PROVIDER_BASE_URL: 'http://localhost:11434/v1', COPILOT_MODEL: 'm' };
+  const cases: Array<[Record<string, string>, string, string, RegExp]> = [
     [
       {
         COPILOT_PROVIDER_BASE_URL: 'https://other.example.net/v1',
         COPILOT_PROVIDER_API_KEY: OTHER_TOKEN,
         COPILOT_MODEL: 'm',
       },
+      'not-set-up',
       'other',
-      /set up for the gateway "Other Relay": it will call https:\/\/other\.example\.net\/v1/,
+      /set up for the gateway "Other Relay" \(https:\/\/other\.example\.net\/v1\), not for this one/,
     ],
     [
-      { COPILOT_PROVIDER_BASE_URL: 'http://localhost:11434/v1', COPILOT_PROVIDER_API_KEY: TOKEN, COPILOT_MODEL: 'm' },
+      { ...local, COPILOT_PROVIDER_API_KEY: 'sk-localkey0000000000000000000000' },
+      'not-set-up',
       'elsewhere',
-      /will call http:\/\/localhost:11434\/v1, not this gateway/,
+      /will call http:\/\/localhost:11434\/v1, which is not one of this gateway's addresses/,
     ],
-    [{}, 'elsewhere', /GitHub Copilot's own models .*COPILOT_PROVIDER_BASE_URL is not set/],
+    // this gateway's token aimed elsewhere: it would leak there
+    [
+      { ...local, COPILOT_PROVIDER_API_KEY: TOKEN },
+      'overridden',
+      'elsewhere',
+      /would send this gateway's token to http:\/\/localhost:11434\/v1/,
+    ],
+    [{}, 'not-set-up', 'elsewhere', /GitHub Copilot's own models .*COPILOT_PROVIDER_BASE_URL is not set/],
   ];
-  for (const [env, at, why] of cases) {
+  for (const [env, state, at, why] of cases) {
     const s = sandbox(env, ['copilot']);
     try {
       const st = await toolStatus('copilot-cli', s.env, g);
-      assert.equal(st.state, 'not-set-up', JSON.stringify(env));
+      assert.equal(st.state, state, JSON.stringify(env));
       assert.equal(st.aim?.at, at);
       assert.match(st.why ?? '', why);
     } finally {
@@ -184,7 +193,7 @@ test('what wins over the setup in the terminal: a bearer token, a key command, a
   s.done();
 });
 
-test('the address Copilot CLI needs for its type: /v1 for openai, the root for anthropic (x-api-key); a wrong one is said', async () => {
+test('the address Copilot CLI needs for its type: /v1 for openai, the root for anthropic (x-api-key); a wrong path at its origin is said, not set up', async () => {
   const g = gateway();
   const cases: Array<[Record<string, string>, string | undefined, 'authorization' | 'x-api-key']> = [
     [{ COPILOT_PROVIDER_BASE_URL: ROOT }, 'appends /chat/completions or /responses', 'authorization'],
@@ -199,7 +208,8 @@ test('the address Copilot CLI needs for its type: /v1 for openai, the root for a
     const s = sandbox({ ...env, COPILOT_PROVIDER_API_KEY: TOKEN, COPILOT_MODEL: 'claude-sonnet-4-5' }, ['copilot']);
     try {
       const st = await toolStatus('copilot-cli', s.env, g);
-      assert.deepEqual(st.aim, { at: 'this' }, JSON.stringify(env));
+      assert.deepEqual(st.aim, { at: conflict ? 'elsewhere' : 'this' }, JSON.stringify(env));
+      assert.equal(st.state, conflict ? 'not-set-up' : 'set-up');
       assert.equal(st.resolved?.auth?.header, header);
       const said = st.resolved?.conflicts.map((c) => `${c.what} ${c.fix}`).join(' ') ?? '';
       if (conflict) assert.ok(said.includes(conflict), said);

@@ -1,8 +1,8 @@
 /**
  * Every tool file read is bounded (issue 36 §1, src/gateway/tools/toolFile.ts): a file an attacker
  * controls — a symlink to /dev/zero, a FIFO nobody writes to, a 20 MB file, a folder — is refused at
- * once, and the tool's state names it. Each tool's resolver, the probe's credential read, Claude
- * Code's older reader (diagnose/cliToolSetup.ts) and the re-read before a write all go through the one
+ * once, and the tool's state names it. Each tool's resolver (and so the row Diagnose and relay-doctor
+ * show for it), the probe's credential read and the re-read before a write all go through the one
  * reader. Each test is bounded by a timeout, so a read that hangs fails instead of waiting forever.
  */
 import { after, test } from 'node:test';
@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { applyEdits, planSetUp, toolStatus } from '../../src/gateway/tools';
 import { probeTargetOf } from '../../src/gateway/tools/probeTarget';
 import { MAX_TOOL_FILE_BYTES, readBoundedFile } from '../../src/gateway/tools/toolFile';
-import { inspectCliTool } from '../../src/gateway/diagnose/cliToolSetup';
+import { toolRow } from '../../src/gateway/diagnose/toolCheck';
 import type { ToolId } from '../../src/gateway/tools/types';
 import { gateway, ROOT, sandbox, TOKEN, type Sandbox } from './toolsFixture';
 
@@ -168,24 +168,22 @@ test(
   },
 );
 
-test("Claude Code's older reader (Diagnose without the tools' states) refuses them too", T, async () => {
+test("Claude Code's Diagnose and relay-doctor row names them, and sends nothing to read them", T, async () => {
   for (const kind of HOSTILE) {
-    const s = sandbox();
+    const s = sandbox({ ANTHROPIC_BASE_URL: ROOT, ANTHROPIC_AUTH_TOKEN: TOKEN });
     try {
       const p = join(s.ws, '.claude/settings.json');
       plant(p, kind);
-      const f = await inspectCliTool(
-        {
-          env: { ANTHROPIC_BASE_URL: ROOT, ANTHROPIC_AUTH_TOKEN: TOKEN },
-          homeDir: s.home,
-          workspaceDir: s.ws,
-          workspaceTrusted: true,
-        },
-        { base: ROOT, tokens: [{ name: 'production', value: TOKEN }] },
-      );
-      assert.equal(f.result, 'warn', kind);
-      assert.match(f.cause, SAYS[kind], kind);
-      assert.match(f.fix, /Make it a regular settings file of at most 1 MiB, or remove it\./);
+      const status = await toolStatus('claude-code', s.env, gateway());
+      const { outcome, probe } = await toolRow(status, {
+        env: s.env.env,
+        probe: false,
+        send: () => assert.fail('no request while probes are off'),
+      });
+      assert.equal(probe, undefined, kind);
+      const named = outcome.details?.find((d) => d.includes(p));
+      assert.ok(named, `${kind}: ${JSON.stringify(outcome.details)}`);
+      assert.match(named, SAYS[kind], kind);
     } finally {
       s.done();
     }
@@ -201,7 +199,7 @@ test(
       const plan = await planSetUp('opencode', s.env, gateway(), {});
       const target = plan.edits[0].path;
       plant(target, 'fifo');
-      const [out] = await applyEdits(plan.edits, { homeDir: s.home, secrets: [TOKEN] });
+      const [out] = await applyEdits(plan.edits, { homeDir: s.home, backupDir: s.env.backupDir, secrets: [TOKEN] });
       assert.equal(out.written, false);
       assert.match(out.written ? '' : out.message, SAYS.fifo);
     } finally {

@@ -16,6 +16,8 @@ import {
   resolveOpencode,
   toolStatus,
 } from '../../src/gateway/tools';
+import { toolIdentity } from '../../src/gateway/tools/common';
+import { parseDotenv } from '../../src/gateway/tools/geminiCli';
 import { gateway, OTHER_TOKEN, ROOT, sandbox, TOKEN } from './toolsFixture';
 
 const USER_JSONC = `{
@@ -36,7 +38,7 @@ test('opencode set-up keeps comments, order and other providers; removal restore
       const plan = await planSetUp('opencode', s.env, gateway(), { model: 'deepseek-v4' });
       assert.equal(plan.edits[0].path, path);
       assert.deepEqual(plan.terminalEnv, { MODEL_RELAY_API_KEY: { token: true } });
-      const out = await applyEdits(plan.edits, { homeDir: s.home, secrets: [TOKEN] });
+      const out = await applyEdits(plan.edits, { homeDir: s.home, backupDir: s.env.backupDir, secrets: [TOKEN] });
       assert.equal(out[0].written, true, JSON.stringify(out));
       const text = s.get(path)!;
       assert.ok(text.startsWith('{\n  // my opencode config\n  "$schema"'), text);
@@ -48,7 +50,7 @@ test('opencode set-up keeps comments, order and other providers; removal restore
       assert.equal(st.state, 'set-up', st.why);
       assert.equal(st.resolved?.auth?.matches, 'Example Relay');
       const rm = await planRemove('opencode', s.env, gateway());
-      await applyEdits(rm.edits, { homeDir: s.home, secrets: [TOKEN] });
+      await applyEdits(rm.edits, { homeDir: s.home, backupDir: s.env.backupDir, secrets: [TOKEN] });
       assert.equal(s.get(path), USER_JSONC);
     } finally {
       s.done();
@@ -62,18 +64,26 @@ test("opencode: a user's default model is kept; a new file is created and remove
     const path = s.put(join(s.home, '.config/opencode/opencode.json'), '{ "model": "anthropic/claude" }\n');
     const plan = await planSetUp('opencode', s.env, gateway(), { model: 'deepseek-v4' });
     assert.ok(plan.notes.some((n) => n.includes('anthropic/claude')));
-    await applyEdits(plan.edits, { homeDir: s.home, secrets: [TOKEN] });
+    await applyEdits(plan.edits, { homeDir: s.home, backupDir: s.env.backupDir, secrets: [TOKEN] });
     assert.ok(s.get(path)!.includes('"model": "anthropic/claude"'));
-    await applyEdits((await planRemove('opencode', s.env, gateway())).edits, { homeDir: s.home, secrets: [] });
+    await applyEdits((await planRemove('opencode', s.env, gateway())).edits, {
+      homeDir: s.home,
+      backupDir: s.env.backupDir,
+      secrets: [],
+    });
     assert.equal(s.get(path), '{ "model": "anthropic/claude" }\n');
 
     const t = sandbox({ MODEL_RELAY_API_KEY: TOKEN });
     const fresh = join(t.home, '.config/opencode/opencode.json');
-    await applyEdits((await planSetUp('opencode', t.env, gateway(), {})).edits, { homeDir: t.home, secrets: [TOKEN] });
+    await applyEdits((await planSetUp('opencode', t.env, gateway(), {})).edits, {
+      homeDir: t.home,
+      backupDir: t.env.backupDir,
+      secrets: [TOKEN],
+    });
     assert.ok(t.get(fresh)!.includes('"$schema"'));
     const rm = await planRemove('opencode', t.env, gateway());
     assert.equal(rm.edits[0].deleteFile, true);
-    await applyEdits(rm.edits, { homeDir: t.home, secrets: [] });
+    await applyEdits(rm.edits, { homeDir: t.home, backupDir: t.env.backupDir, secrets: [] });
     assert.equal(t.get(fresh), undefined);
     t.done();
   } finally {
@@ -86,6 +96,7 @@ test('opencode precedence: a project config redefining the provider beats the gl
   try {
     await applyEdits((await planSetUp('opencode', s.env, gateway(), { model: 'deepseek-v4' })).edits, {
       homeDir: s.home,
+      backupDir: s.env.backupDir,
       secrets: [TOKEN],
     });
     s.put(
@@ -151,7 +162,7 @@ test('gemini cli: another sign-in method in settings overrides the key; its Fix 
     assert.equal(st.state, 'overridden');
     const plan = await planFixOverride('gemini-cli', s.env, st.resolved!.overrides[0]);
     assert.ok(typeof plan !== 'string');
-    await applyEdits(plan.edits, { homeDir: s.home, secrets: [TOKEN] });
+    await applyEdits(plan.edits, { homeDir: s.home, backupDir: s.env.backupDir, secrets: [TOKEN] });
     assert.equal(s.get(path), text.replace('oauth-personal', 'gemini-api-key'));
     assert.equal((await toolStatus('gemini-cli', s.env, gateway())).state, 'set-up');
   } finally {
@@ -170,6 +181,84 @@ test('opencode: a provider pointing at the root address without /v1 is named wit
     assert.equal(r.auth?.matches, 'Example Relay');
     assert.ok(r.conflicts.some((c) => /without \/v1/.test(c.what) && c.fix.includes(`${ROOT}/v1`)));
     assert.equal((await toolStatus('opencode', s.env, gateway())).state, 'not-set-up');
+  } finally {
+    s.done();
+  }
+});
+
+test('opencode: set up → set up again → remove restores the original exactly (an empty provider object, odd spacing)', async () => {
+  for (const original of ['{\n  "provider": {}\n}\n', '{"theme":"x",  "provider":{ }}', '']) {
+    const s = sandbox({ MODEL_RELAY_API_KEY: TOKEN });
+    try {
+      const path = join(s.home, '.config/opencode/opencode.json');
+      if (original) s.put(path, original);
+      const opts = { homeDir: s.home, backupDir: s.env.backupDir, secrets: [TOKEN] };
+      await applyEdits((await planSetUp('opencode', s.env, gateway(), { model: 'deepseek-v4' })).edits, opts);
+      await applyEdits((await planSetUp('opencode', s.env, gateway(), { model: 'gpt-5.5' })).edits, opts);
+      assert.ok(s.get(path)!.includes('"model": "model-relay/gpt-5.5"'));
+      const rm = await planRemove('opencode', s.env, gateway());
+      await applyEdits(rm.edits, opts);
+      assert.equal(s.get(path), original || undefined, JSON.stringify(original));
+    } finally {
+      s.done();
+    }
+  }
+});
+
+test('opencode: two gateways side by side, each its own provider and variable; the older shared entry gives way', async () => {
+  const s = sandbox({ MODEL_RELAY_A_KEY: TOKEN, MODEL_RELAY_B_KEY: OTHER_TOKEN });
+  const a = gateway({ id: 'a', name: 'A', baseUrl: ROOT, ...toolIdentity('a') });
+  const b = gateway({ id: 'b', name: 'B', baseUrl: 'https://b.example', ...toolIdentity('b') });
+  try {
+    const opts = { homeDir: s.home, backupDir: s.env.backupDir, secrets: [TOKEN, OTHER_TOKEN] };
+    const legacy = {
+      provider: {
+        'model-relay': {
+          npm: '@ai-sdk/openai-compatible',
+          options: { baseURL: `${ROOT}/v1`, apiKey: '{env:MODEL_RELAY_API_KEY}' },
+        },
+      },
+      model: 'model-relay/deepseek-v4',
+    };
+    const path = s.put(join(s.home, '.config/opencode/opencode.json'), `${JSON.stringify(legacy, null, 2)}\n`);
+    const planA = await planSetUp('opencode', s.env, a, {});
+    assert.deepEqual(planA.terminalEnv, { MODEL_RELAY_A_KEY: { token: true } });
+    await applyEdits(planA.edits, opts);
+    let json = JSON.parse(s.get(path)!) as {
+      model?: string;
+      provider: Record<string, { options: { apiKey: string } }>;
+    };
+    assert.deepEqual(Object.keys(json.provider), ['model-relay-a'], "the older entry at A's address is replaced");
+    assert.equal(json.model, 'model-relay-a/deepseek-v4', 'the default model follows it');
+    await applyEdits((await planSetUp('opencode', s.env, b, { model: 'gpt-5.5' })).edits, opts);
+    json = JSON.parse(s.get(path)!) as typeof json;
+    assert.deepEqual(Object.keys(json.provider), ['model-relay-a', 'model-relay-b']);
+    assert.equal(json.provider['model-relay-b'].options.apiKey, '{env:MODEL_RELAY_B_KEY}');
+    assert.equal(json.model, 'model-relay-b/gpt-5.5', "A's model was Model Relay's own: it follows the last setup");
+    assert.equal((await toolStatus('opencode', s.env, a)).removable, true);
+    await applyEdits((await planRemove('opencode', s.env, b)).edits, opts);
+    json = JSON.parse(s.get(path)!) as typeof json;
+    assert.deepEqual(Object.keys(json.provider), ['model-relay-a'], "A's provider stays");
+    assert.equal(json.model, undefined);
+  } finally {
+    s.done();
+  }
+});
+
+test("gemini cli's .env is read as Gemini CLI reads it (dotenv): quotes and a comment after them, # inside a bare value", async () => {
+  const env =
+    '# mine\nGOOGLE_GEMINI_BASE_URL="https://gw.example.com" # the relay\nGEMINI_MODEL=gemini-2.5#pro\nexport X=1\n';
+  assert.deepEqual(parseDotenv(env), {
+    GOOGLE_GEMINI_BASE_URL: 'https://gw.example.com',
+    GEMINI_MODEL: 'gemini-2.5',
+    X: '1',
+  });
+  const s = sandbox({ GEMINI_API_KEY: TOKEN });
+  try {
+    s.put(join(s.home, '.gemini/.env'), env);
+    const r = await resolveGeminiCli(s.env, gateway());
+    assert.equal(r.baseUrl?.value, ROOT);
+    assert.equal(r.model?.value, 'gemini-2.5');
   } finally {
     s.done();
   }

@@ -27,7 +27,7 @@ test('a token never lands in a plan, a status or a file, for every tool and ever
         const plan = await planSetUp(tool, s.env, gateway(), c);
         const text = JSON.stringify(plan);
         assert.ok(!text.includes(TOKEN) && !text.includes(TOKEN.slice(3)), `${tool} ${JSON.stringify(c)}`);
-        const out = await applyEdits(plan.edits, { homeDir: s.home, secrets: [TOKEN] });
+        const out = await applyEdits(plan.edits, { homeDir: s.home, backupDir: s.env.backupDir, secrets: [TOKEN] });
         assert.ok(
           out.every((o) => o.written),
           JSON.stringify(out),
@@ -48,7 +48,7 @@ test('a token never lands in a plan, a status or a file, for every tool and ever
 test("the shared token variable leaves new terminals only when neither Codex nor opencode keeps Model Relay's setup", async () => {
   const s = sandbox({ MODEL_RELAY_API_KEY: TOKEN });
   try {
-    const opts = { homeDir: s.home, secrets: [TOKEN] };
+    const opts = { homeDir: s.home, backupDir: s.env.backupDir, secrets: [TOKEN] };
     await applyEdits((await planSetUp('codex', s.env, gateway(), { model: 'gpt-5.5' })).edits, opts);
     await applyEdits((await planSetUp('opencode', s.env, gateway(), {})).edits, opts);
     const rmCodex = await planRemove('codex', s.env, gateway());
@@ -61,13 +61,13 @@ test("the shared token variable leaves new terminals only when neither Codex nor
   }
 });
 
-test('codex removal leaves a model the user changed after the setup', async () => {
+test('codex removal leaves a model the user changed after the setup (only its own part is taken out)', async () => {
   const s = sandbox({ MODEL_RELAY_API_KEY: TOKEN });
   try {
     const path = s.put(join(s.home, '.codex/config.toml'), 'model = "o3"\n');
-    const opts = { homeDir: s.home, secrets: [TOKEN] };
+    const opts = { homeDir: s.home, backupDir: s.env.backupDir, secrets: [TOKEN] };
     await applyEdits((await planSetUp('codex', s.env, gateway(), { model: 'gpt-5.5' })).edits, opts);
-    s.put(path, s.get(path)!.replace('model = "gpt-5.5"', 'model = "o4-mini"'));
+    s.put(path, s.get(path)!.replace('model = "o3"', 'model = "o4-mini"'));
     await applyEdits((await planRemove('codex', s.env, gateway())).edits, opts);
     assert.equal(s.get(path), 'model = "o4-mini"\n');
   } finally {

@@ -32,7 +32,7 @@ export interface Sandbox {
   root: string;
   home: string;
   ws: string;
-  env: ToolsEnvironment;
+  env: ToolsEnvironment & { backupDir: string };
   /** writes a file (folders created), relative to the sandbox root or absolute */
   put(path: string, text: string): string;
   get(path: string): string | undefined;
@@ -61,6 +61,8 @@ export function sandbox(
       workspaceTrusted: true,
       which: (cmd) => Promise.resolve(installed.includes(cmd) ? `/usr/local/bin/${cmd}` : undefined),
       systemFiles: { claudeManagedSettings: null, geminiSystemSettings: null },
+      // the extension's global storage: outside the home folder and any repository
+      backupDir: join(root, 'storage/tool-backups'),
     },
     put(path, text) {
       const p = abs(path);

@@ -83,8 +83,8 @@ function deps(picks: unknown[], o: { agree?: boolean; outcomes?: EditOutcome[] }
     },
     terminals: {
       tools: () => ['claude-code'],
-      setUp: (tool, name, env) => {
-        log.push(`terminals ${tool} ${name} ${Object.keys(env).join()}`);
+      setUp: (tool, gatewayId, name, env) => {
+        log.push(`terminals ${tool} ${gatewayId} ${name} ${Object.keys(env).join()}`);
         return Promise.resolve({ MODEL_RELAY_API_KEY: 'sk-secret' });
       },
       remove: (tool) => {
@@ -142,7 +142,7 @@ test('Codex: a Responses model picked, the diff shown, then written, the variabl
     'apply set-up /h/.codex/config.toml',
     'info /h/.codex/config.toml written (backup: /h/.codex/config.toml.bak).',
   ]);
-  assert.equal(log[4], 'terminals codex cli MODEL_RELAY_API_KEY');
+  assert.equal(log[4], 'terminals codex example cli MODEL_RELAY_API_KEY');
   assert.ok(log.includes('probe codex'));
   assert.ok(log.some((l) => l.startsWith('info Codex CLI probe passed')));
   assert.ok(!log.some((l) => l.includes('sk-secret')), 'the token is never in a message');
@@ -171,7 +171,7 @@ test('GitHub Copilot CLI: only Chat Completions and Responses models offered; no
   assert.deepEqual(offered[1], ['gpt-5.5-codex'], 'the native-only model is not offered');
   assert.deepEqual(log.slice(0, 2), [
     'plan copilot-cli {"model":"gpt-5.5-codex"}',
-    'terminals copilot-cli cli COPILOT_PROVIDER_BASE_URL,COPILOT_PROVIDER_API_KEY',
+    'terminals copilot-cli example cli COPILOT_PROVIDER_BASE_URL,COPILOT_PROVIDER_API_KEY',
   ]);
   assert.ok(log.some((l) => l.startsWith('info GitHub Copilot CLI is set up')));
   assert.ok(log.includes('probe copilot-cli'));

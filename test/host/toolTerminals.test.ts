@@ -1,239 +1,235 @@
 /**
- * The terminal tools' variables in new terminals: the union of the set-up tools' variables, following
- * the token they were set up with (removed → cleared at once, its value or the base URL changed →
- * updated, other tokens' changes → untouched); Remove Setup takes back exactly one tool's; the
- * remembered state (tools and models, never the token) puts them back in a new window.
+ * The terminal tools' variables in new terminals, each tool bound to the gateway it was set up for
+ * (issue 37 §2): the union of the set-up tools' variables, each with its own gateway's root address
+ * and token; a switch of the active gateway, a second window or a setup on another gateway never
+ * changes which token a tool gets; a token that cannot be found leaves that tool "needing attention"
+ * (never a silent clear of every tool); Remove Setup takes back exactly one tool's; the remembered
+ * state (tools, gateways, token names, models — never a token) puts them back in a new window, and
+ * a state kept before the binding is read as bound to the active gateway.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { GatewayProfile } from '../../src/gateway/gateways/profile';
+import { tokenKeys } from '../../src/host/gateways/activeToken';
+import { GatewayRegistry } from '../../src/host/gateways/gatewayRegistry';
+import { TokenStore } from '../../src/host/gateways/tokenStore';
 import {
-  NATIVE_CLI_TEMPLATE,
   TOOL_TERMINALS_KEY,
   ToolTerminals,
   readToolTerminalsState,
   templateOf,
 } from '../../src/host/tools/toolTerminals';
-
-const GW = 'https://gw.example.com';
-/** The plans' terminalEnv as src/gateway/tools makes them (the root address, the token as a placeholder). */
-const PLAN = {
-  claude: (models: Record<string, string> = {}) => ({
-    ANTHROPIC_BASE_URL: GW,
-    ANTHROPIC_AUTH_TOKEN: { token: true as const },
-    ...models,
-  }),
-  codex: { RELAY_KEY: { token: true as const } },
-  opencode: { RELAY_KEY: { token: true as const } },
-  gemini: (model?: string) => ({
-    GOOGLE_GEMINI_BASE_URL: GW,
-    GEMINI_API_KEY: { token: true as const },
-    ...(model ? { GEMINI_MODEL: model } : {}),
-  }),
-};
-import { TokenStore } from '../../src/host/gateways/tokenStore';
 import { InMemoryMemento, InMemorySecretStorage } from '../fakes/state';
 
-const CLI = 'sk-cccccccccccccccccccccccccccccccccccccccc3333';
-const CLI2 = 'sk-dddddddddddddddddddddddddddddddddddddddd4444';
-const PROD = 'sk-pppppppppppppppppppppppppppppppppppppppp5555';
+const A = 'https://a.example.com';
+const B = 'https://b.example.net';
+const TOKENS = {
+  a: {
+    production: 'sk-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1111',
+    'native-cli': 'sk-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa2222',
+  },
+  b: {
+    production: 'sk-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb3333',
+    'native-cli': 'sk-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb4444',
+  },
+};
+/** The plans' terminalEnv as src/gateway/tools makes them (the root address, the token as a placeholder). */
+const PLAN = {
+  claude: (root: string) => ({ ANTHROPIC_BASE_URL: root, ANTHROPIC_AUTH_TOKEN: { token: true as const } }),
+  codex: (id: string) => ({ [`MODEL_RELAY_${id.toUpperCase()}_KEY`]: { token: true as const } }),
+  opencode: (id: string) => ({ [`MODEL_RELAY_${id.toUpperCase()}_KEY`]: { token: true as const } }),
+};
 
 /** VS Code's EnvironmentVariableCollection, as far as it is used. */
 class FakeCollection {
   persistent = true;
   description: unknown;
   readonly vars = new Map<string, string>();
-  writes = 0;
   clear() {
     this.vars.clear();
   }
   replace(k: string, v: string) {
-    this.writes++;
     this.vars.set(k, v);
   }
 }
 
-async function setUp(memento = new InMemoryMemento()) {
-  const tokens = new TokenStore(new InMemoryMemento(), new InMemorySecretStorage());
-  await tokens.add('production', PROD);
-  await tokens.add('native-cli', CLI, false);
-  const settings = {
-    base: GW as string | undefined,
-    verbatim: false,
-    names: { baseUrl: 'ANTHROPIC_BASE_URL', token: 'ANTHROPIC_AUTH_TOKEN' },
-  };
-  const coll = new FakeCollection();
-  const make = () =>
-    new ToolTerminals(
+/** Two gateways, each with its own token store (the same token names, other values), as the extension wires them. */
+async function world() {
+  const global = new InMemoryMemento();
+  const secrets = new InMemorySecretStorage();
+  const profiles: GatewayProfile[] = [
+    { id: 'a', name: 'Alpha', baseUrl: A },
+    { id: 'b', name: 'Beta', baseUrl: B },
+  ];
+  const roots: Record<string, string | undefined> = { a: A, b: B };
+  const stores = (global2: InMemoryMemento) => (id: string) =>
+    new TokenStore(global2, secrets, undefined, tokenKeys(id));
+  const registry = new GatewayRegistry(new InMemoryMemento(), global, stores(global), profiles);
+  for (const id of ['a', 'b'] as const)
+    for (const [name, value] of Object.entries(TOKENS[id]))
+      await registry.tokensOf(id).add(name, value, name === 'production');
+  /** a window: its own active-gateway choice, the shared global state and secrets */
+  const window = (active: 'a' | 'b') => {
+    const reg = new GatewayRegistry(new InMemoryMemento(), global, stores(global), profiles);
+    void reg.setActive(active);
+    const coll = new FakeCollection();
+    const terminals = new ToolTerminals(
       coll,
       {
-        base: () => settings.base,
-        verbatim: () => settings.verbatim,
-        names: () => settings.names,
-        value: (n) => tokens.value(n),
+        root: (id) => roots[id],
+        value: (id, name) => reg.tokensOf(id).value(name),
+        activeId: () => reg.activeId(),
+        name: (id) => reg.get(id)?.name,
       },
-      memento,
+      global,
     );
-  const terminals = make();
-  // wired as src/extension/tools/toolsSetup.ts wires it
-  tokens.onDidChange(() => void terminals.follow());
-  assert.ok(await terminals.setUp('claude-code', 'native-cli', NATIVE_CLI_TEMPLATE));
-  const settle = () => new Promise((r) => setTimeout(r, 10));
-  return { tokens, settings, coll, terminals, settle, memento, make };
+    return { reg, coll, terminals };
+  };
+  return { registry, roots, window, global };
 }
 
-test('set up: new terminals get the base URL and the chosen token, not persisted', async () => {
-  const { coll, terminals } = await setUp();
+test('set up: new terminals get the root address and the chosen token of that gateway, not persisted', async () => {
+  const w = await world();
+  const { coll, terminals } = w.window('a');
+  assert.ok(await terminals.setUp('claude-code', 'a', 'native-cli', PLAN.claude(A)));
   assert.equal(coll.persistent, false);
   assert.deepEqual(Object.fromEntries(coll.vars), {
-    ANTHROPIC_BASE_URL: 'https://gw.example.com',
-    ANTHROPIC_AUTH_TOKEN: CLI,
+    ANTHROPIC_BASE_URL: A,
+    ANTHROPIC_AUTH_TOKEN: TOKENS.a['native-cli'],
   });
-  assert.ok(!String(coll.description).includes(CLI), 'the description shows the token masked');
+  assert.ok(!String(coll.description).includes(TOKENS.a['native-cli']), 'the description shows the token masked');
   assert.match(String(coll.description), /Claude Code/);
-  assert.equal(terminals.following, 'native-cli');
-});
-
-test('removing the token the terminals were set up with clears their variables at once', async () => {
-  const { tokens, coll, terminals, settle, memento } = await setUp();
-  await tokens.remove('native-cli');
-  await settle();
-  assert.deepEqual([...coll.vars], [], 'new terminals no longer get the removed token');
-  assert.equal(terminals.following, undefined);
-  assert.equal(memento.get(TOOL_TERMINALS_KEY), undefined, 'nothing remembered any more');
-});
-
-test("another token's change leaves the variables alone; a new value of the followed token replaces them", async () => {
-  const { tokens, coll, settle } = await setUp();
-  const writes = coll.writes;
-  await tokens.setActive('native-cli');
-  await tokens.remove('production');
-  await settle();
-  assert.equal(coll.writes, writes, 'untouched');
-  assert.equal(coll.vars.get('ANTHROPIC_AUTH_TOKEN'), CLI);
-  await tokens.add('native-cli', CLI2);
-  await settle();
-  assert.equal(coll.vars.get('ANTHROPIC_AUTH_TOKEN'), CLI2);
-});
-
-test('a new base URL (or one kept as typed) reaches new terminals; no base URL clears them', async () => {
-  const { settings, coll, terminals } = await setUp();
-  await terminals.setUp('gemini-cli', 'native-cli', PLAN.gemini());
-  settings.base = 'https://other.example.com';
-  await terminals.followSettings();
-  assert.equal(coll.vars.get('ANTHROPIC_BASE_URL'), 'https://other.example.com');
-  assert.equal(coll.vars.get('GOOGLE_GEMINI_BASE_URL'), 'https://other.example.com');
-  settings.base = 'https://other.example.com/relay/v1';
-  settings.verbatim = true;
-  await terminals.followSettings();
-  assert.equal(coll.vars.get('ANTHROPIC_BASE_URL'), 'https://other.example.com/relay/v1', 'kept as typed');
-  settings.base = undefined;
-  await terminals.followSettings();
-  assert.deepEqual([...coll.vars], []);
-});
-
-test('clear() (Remove Native CLI Setup of old) empties and stops following', async () => {
-  const { tokens, coll, terminals, settle } = await setUp();
-  await terminals.clear();
-  await tokens.add('native-cli', CLI2);
-  await settle();
-  assert.deepEqual([...coll.vars], [], 'a later token change does not bring the variables back');
-});
-
-test('several tools: the union of their variables; Remove Setup takes back exactly one tool’s', async () => {
-  const { coll, terminals } = await setUp();
-  await terminals.setUp('codex', 'native-cli', PLAN.codex, { model: 'gpt-5.5-codex' });
-  await terminals.setUp('opencode', 'native-cli', PLAN.opencode);
-  const claude = {
-    ANTHROPIC_MODEL: 'claude-sonnet-4-5',
-    ANTHROPIC_DEFAULT_OPUS_MODEL: 'claude-opus-4-5',
-    ANTHROPIC_DEFAULT_HAIKU_MODEL: 'claude-haiku-4-5',
-  };
-  const own = await terminals.setUp('claude-code', 'native-cli', PLAN.claude(claude), {
-    model: 'claude-sonnet-4-5',
-    claudeModels: { haiku: 'claude-haiku-4-5', opus: 'claude-opus-4-5' },
+  assert.deepEqual(terminals.entry('claude-code'), {
+    gatewayId: 'a',
+    tokenName: 'native-cli',
+    env: { ANTHROPIC_BASE_URL: { base: true }, ANTHROPIC_AUTH_TOKEN: { token: true } },
+    choices: {},
   });
-  assert.equal(own?.ANTHROPIC_AUTH_TOKEN, CLI, "the tool's own variables, the token filled in");
-  assert.equal(own?.RELAY_KEY, undefined);
-  assert.deepEqual(Object.fromEntries(coll.vars), {
-    ANTHROPIC_BASE_URL: 'https://gw.example.com',
-    ANTHROPIC_AUTH_TOKEN: CLI,
-    ANTHROPIC_MODEL: 'claude-sonnet-4-5',
-    ANTHROPIC_DEFAULT_OPUS_MODEL: 'claude-opus-4-5',
-    ANTHROPIC_DEFAULT_HAIKU_MODEL: 'claude-haiku-4-5',
-    RELAY_KEY: CLI,
+  assert.ok(!JSON.stringify(w.global.get(TOOL_TERMINALS_KEY)).includes('sk-'), 'no token in the remembered state');
+});
+
+test("two gateways side by side: a switch, a second window and a setup on the other gateway never move a tool's token", async () => {
+  const w = await world();
+  const one = w.window('a');
+  await one.terminals.setUp('codex', 'a', 'production', PLAN.codex('a'));
+  await one.reg.setActive('b');
+  await one.terminals.follow();
+  assert.equal(one.coll.vars.get('MODEL_RELAY_A_KEY'), TOKENS.a.production, "after a switch Codex keeps A's token");
+  await one.terminals.setUp('opencode', 'b', 'production', PLAN.opencode('b'));
+  assert.deepEqual(Object.fromEntries(one.coll.vars), {
+    MODEL_RELAY_A_KEY: TOKENS.a.production,
+    MODEL_RELAY_B_KEY: TOKENS.b.production,
   });
-  assert.deepEqual(terminals.tools(), ['claude-code', 'codex', 'opencode']);
-  await terminals.remove('codex');
-  assert.equal(coll.vars.get('RELAY_KEY'), CLI, 'opencode still reads the shared token variable');
-  await terminals.remove('opencode');
-  assert.equal(coll.vars.has('RELAY_KEY'), false, 'taken back with the last tool that needed it');
+  const two = w.window('b');
+  await two.terminals.restore();
+  assert.deepEqual(Object.fromEntries(two.coll.vars), Object.fromEntries(one.coll.vars), 'a second window, B active');
+});
+
+test('a token that cannot be found: that tool needs attention with its fix; the others are untouched, nothing is forgotten', async () => {
+  const w = await world();
+  const { coll, terminals, reg } = w.window('a');
+  await terminals.setUp('codex', 'a', 'production', PLAN.codex('a'));
+  await terminals.setUp('opencode', 'b', 'native-cli', PLAN.opencode('b'));
+  let fired = 0;
+  terminals.onDidChange(() => fired++);
+  await reg.tokensOf('b').remove('native-cli');
+  await terminals.follow();
+  assert.deepEqual(Object.fromEntries(coll.vars), { MODEL_RELAY_A_KEY: TOKENS.a.production });
+  assert.equal(terminals.attention().length, 1);
+  const a = terminals.attention()[0];
+  assert.equal(a.tool, 'opencode');
+  assert.match(a.why, /token "native-cli" of the gateway "Beta", which cannot be found/);
+  assert.match(a.fix, /Add the token "native-cli" to "Beta" again/);
+  assert.ok(fired > 0, 'the Status view hears it');
+  assert.deepEqual(terminals.tools(), ['codex', 'opencode'], 'still remembered');
+  await reg.tokensOf('b').add('native-cli', TOKENS.b['native-cli'], false);
+  await terminals.follow();
+  assert.equal(coll.vars.get('MODEL_RELAY_B_KEY'), TOKENS.b['native-cli'], 'back once the token is there again');
+  assert.equal(terminals.attention().length, 0);
+});
+
+test("a replaced token value and a new base URL of the tool's own gateway reach new terminals", async () => {
+  const w = await world();
+  const { coll, terminals, reg } = w.window('a');
+  await terminals.setUp('claude-code', 'a', 'production', PLAN.claude(A));
+  await reg.tokensOf('a').add('production', 'sk-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa9999', true);
+  await terminals.follow();
+  assert.equal(coll.vars.get('ANTHROPIC_AUTH_TOKEN'), 'sk-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa9999');
+  w.roots.a = 'https://a2.example.com';
+  await terminals.followSettings();
+  assert.equal(coll.vars.get('ANTHROPIC_BASE_URL'), 'https://a2.example.com');
+  w.roots.a = undefined;
+  await terminals.followSettings();
+  assert.equal(coll.vars.size, 0, 'a gateway no longer configured: its tools leave new terminals');
+  assert.match(terminals.attention()[0].why, /no longer configured/);
+});
+
+test('Remove Setup takes back exactly one tool’s variables', async () => {
+  const w = await world();
+  const { coll, terminals } = w.window('a');
+  await terminals.setUp('claude-code', 'a', 'production', PLAN.claude(A));
+  await terminals.setUp('codex', 'a', 'production', PLAN.codex('a'));
   await terminals.remove('claude-code');
-  assert.deepEqual([...coll.vars], []);
-  assert.equal(terminals.following, undefined);
+  assert.deepEqual(Object.fromEntries(coll.vars), { MODEL_RELAY_A_KEY: TOKENS.a.production });
+  await terminals.remove('codex');
+  assert.equal(coll.vars.size, 0);
+  assert.equal(w.global.get(TOOL_TERMINALS_KEY), undefined, 'nothing remembered once nothing is set up');
 });
 
-test('remembered without the token: a new window puts the variables back; a token never reaches the state', async () => {
-  const { memento, make, coll, terminals } = await setUp();
-  await terminals.setUp('gemini-cli', 'native-cli', PLAN.gemini('gemini-2.5-pro'), { model: 'gemini-2.5-pro' });
-  assert.ok(!JSON.stringify(memento.get(TOOL_TERMINALS_KEY)).includes(CLI.slice(3, 20)));
-  coll.clear(); // VS Code does not persist the collection
-  const again = make();
-  assert.deepEqual(again.tools(), ['claude-code', 'gemini-cli']);
-  assert.deepEqual(again.choices('gemini-cli'), { model: 'gemini-2.5-pro' });
-  await again.restore();
-  assert.equal(coll.vars.get('GEMINI_API_KEY'), CLI);
-  assert.equal(coll.vars.get('GEMINI_MODEL'), 'gemini-2.5-pro');
-  assert.equal(coll.vars.get('ANTHROPIC_AUTH_TOKEN'), CLI);
-});
-
-test('setting up with another token moves every tool to it', async () => {
-  const { coll, terminals } = await setUp();
-  await terminals.setUp('codex', 'production', PLAN.codex);
-  assert.deepEqual(terminals.tools(), ['claude-code', 'codex']);
-  assert.equal(terminals.following, 'production');
-  assert.equal(coll.vars.get('RELAY_KEY'), PROD);
-  assert.equal(coll.vars.get('ANTHROPIC_AUTH_TOKEN'), PROD, 'one token for every tool in new terminals');
-});
-
-test('the stored state is checked: unknown tools and oversized ids dropped, garbage ignored', () => {
-  assert.equal(readToolTerminalsState(undefined), undefined);
-  assert.equal(readToolTerminalsState({ tokenName: 5, tools: {} }), undefined);
-  assert.equal(readToolTerminalsState({ tokenName: 'a', tools: { vim: { env: {}, choices: {} } } }), undefined);
-  assert.deepEqual(
-    readToolTerminalsState({
-      tokenName: 'a',
-      tools: {
-        codex: {
-          env: { K: { token: true }, 'bad name': 'x', L: 'y'.repeat(5000), B: { base: true } },
-          choices: { model: 'x'.repeat(500) },
-        },
-        'claude-code': { env: {}, choices: { claudeModels: { haiku: 'h', opus: 3 } } },
-        opencode: 'garbage',
+test('a state kept before tools were bound to a gateway: bound to the active one, Claude Code under its old names', async () => {
+  const w = await world();
+  await w.global.update(TOOL_TERMINALS_KEY, {
+    tokenName: 'native-cli',
+    tools: {
+      'claude-code': {
+        env: { ANTHROPIC_BASE_URL: { base: true }, ANTHROPIC_AUTH_TOKEN: { token: true } },
+        choices: {},
       },
-    }),
-    {
-      tokenName: 'a',
-      tools: {
-        codex: { env: { K: { token: true }, B: { base: true } }, choices: {} },
-        'claude-code': { env: {}, choices: { claudeModels: { haiku: 'h' } } },
-      },
+      codex: { env: { MODEL_RELAY_API_KEY: { token: true } }, choices: { model: 'gpt-5.5' } },
     },
+  });
+  const state = readToolTerminalsState(w.global.get(TOOL_TERMINALS_KEY), () => 'b', {
+    baseUrl: 'MY_BASE',
+    token: 'MY_TOKEN',
+  });
+  assert.deepEqual(state?.tools['claude-code'], {
+    gatewayId: 'b',
+    tokenName: 'native-cli',
+    env: { MY_BASE: { base: true }, MY_TOKEN: { token: true } },
+    choices: { variableNames: { baseUrl: 'MY_BASE', token: 'MY_TOKEN' } },
+  });
+  const { coll, terminals } = w.window('b');
+  await terminals.restore();
+  assert.equal(coll.vars.get('MODEL_RELAY_API_KEY'), TOKENS.b['native-cli'], 'the old variable name is kept');
+  assert.equal(terminals.entry('codex')?.gatewayId, 'b');
+  assert.equal(
+    (w.global.get(TOOL_TERMINALS_KEY) as { tools: { codex: { gatewayId: string } } }).tools.codex.gatewayId,
+    'b',
+    'written back bound',
   );
 });
 
-test('a plan’s root address is remembered as a marker that follows the base URL; bad names refused', () => {
-  assert.deepEqual(templateOf(PLAN.gemini('m'), GW), {
-    GOOGLE_GEMINI_BASE_URL: { base: true },
-    GEMINI_API_KEY: { token: true },
-    GEMINI_MODEL: 'm',
-  });
-  assert.throws(() => templateOf({ 'A B': 'x' }, GW), /letters, digits/);
+test('the stored state is checked: unknown tools, bad names and oversized ids dropped, garbage ignored', () => {
+  const active = () => 'a';
+  for (const junk of [undefined, null, 3, 'x', [], {}, { tools: 5 }])
+    assert.equal(readToolTerminalsState(junk, active), undefined);
+  const s = readToolTerminalsState(
+    {
+      tools: {
+        codex: { gatewayId: 'a', tokenName: 'x'.repeat(201), env: { K: { token: true } } },
+        opencode: { gatewayId: 'b', tokenName: 'ok', env: { 'BAD NAME': 'v', GOOD: 'v', BIG: 'v'.repeat(3000) } },
+        'no-such-tool': { gatewayId: 'a', tokenName: 'ok', env: { K: 'v' } },
+      },
+    },
+    active,
+  );
+  assert.deepEqual(s, { tools: { opencode: { gatewayId: 'b', tokenName: 'ok', env: { GOOD: 'v' }, choices: {} } } });
 });
 
-test("Claude Code's two variables take the configured names (modelRelay.nativeCli.*), also after a change", async () => {
-  const { coll, settings, terminals } = await setUp();
-  settings.names = { baseUrl: 'MY_BASE', token: 'MY_TOKEN' };
-  await terminals.followSettings();
-  assert.deepEqual(Object.fromEntries(coll.vars), { MY_BASE: GW, MY_TOKEN: CLI });
-  assert.deepEqual(terminals.variables('claude-code'), ['MY_BASE', 'MY_TOKEN']);
+test('a plan’s root address is remembered as a marker that follows the base URL; bad names refused', () => {
+  assert.deepEqual(templateOf(PLAN.claude(A), A), {
+    ANTHROPIC_BASE_URL: { base: true },
+    ANTHROPIC_AUTH_TOKEN: { token: true },
+  });
+  assert.throws(() => templateOf({ 'NOT OK': 'v' }, A), /letters, digits and underscores/);
 });

@@ -58,7 +58,7 @@ async function setUpClaudeCode(s: Sandbox): Promise<{ set: boolean; said: string
     }),
     terminals: {
       tools: () => [],
-      setUp: (_tool, _name, env) => {
+      setUp: (_tool, _gateway, _name, env) => {
         for (const [k, v] of Object.entries(env)) terminal[k] = typeof v === 'string' ? v : sim.tokens.production;
         return Promise.resolve({ ...terminal });
       },

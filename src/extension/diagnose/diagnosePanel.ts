@@ -8,7 +8,6 @@
  * report one click away (src/host/diagnose/diagnoseAllHtml.ts).
  */
 import * as vscode from 'vscode';
-import { homedir } from 'node:os';
 import {
   diagnoseGateways,
   renderGatewaysTable,
@@ -52,10 +51,10 @@ export class DiagnoseController {
     private readonly service: GatewayService,
     private readonly tokens: TokenStore,
     /** the terminal tools' rows (the states Set Up Tools… reads) and their Fix */
-    private readonly tools?: ToolsSetup,
+    private readonly tools: ToolsSetup,
   ) {}
 
-  /** Runs the engine with the extension's settings, token, proxy and the terminal environment. */
+  /** Runs the engine with the extension's settings, token and proxy, and the terminal tools' states. */
   async diagnose(
     signal?: AbortSignal,
     onProgress?: (c: DiagnosisCheck, p: DiagnosisProgress) => void,
@@ -63,22 +62,11 @@ export class DiagnoseController {
   ): Promise<DiagnosisReport> {
     const s = this.service.current;
     const token = await this.tokens.activeToken();
-    const knownTokens: Array<{ name: string; value: string }> = [];
-    for (const name of this.tokens.names()) {
-      const value = await this.tokens.value(name);
-      if (value) knownTokens.push({ name, value });
-    }
-    // The environment a new integrated terminal gets: the process environment plus our collection.
-    const env: Record<string, string | undefined> = { ...process.env };
-    this.context.environmentVariableCollection.forEach((variable, mutator) => {
-      env[variable] = mutator.value;
-    });
     return runDiagnosis({
       baseUrl: s.baseUrl,
       backupUrls: s.backupUrls,
       token,
       tokenName: this.tokens.activeName(),
-      knownTokens,
       models: {
         chat: s.models.chat || undefined,
         native: s.models.native || undefined,
@@ -91,14 +79,7 @@ export class DiagnoseController {
       proxy: readProxySettings(),
       remoteName: vscode.env.remoteName,
       extraHeaders: s.extraHeaders,
-      cliTool: {
-        env,
-        homeDir: homedir(),
-        workspaceDir: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
-        // the project's Claude Code settings are read only in a trusted workspace (read now: a grant counts at once)
-        workspaceTrusted: vscode.workspace.isTrusted === true,
-      },
-      tools: await this.tools?.diagnosisInput().catch(() => undefined),
+      tools: await this.tools.diagnosisInput().catch(() => undefined),
       backgroundTasks: await backgroundTasksFindingNow().catch(() => undefined),
       includeMedia,
       signal,
@@ -277,7 +258,7 @@ export class DiagnoseController {
         const toolFix = check?.toolFix;
         if (toolFix && !check.fixAction) {
           // The diff is shown before the write, a backup kept; then the rows are read again.
-          if (await this.tools?.fix(toolFix.tool, toolFix.path, toolFix.keys)) return this.run();
+          if (await this.tools.fix(toolFix.tool, toolFix.path, toolFix.keys)) return this.run();
           return;
         }
         const action = check?.fixAction;
@@ -299,9 +280,6 @@ export class DiagnoseController {
             void vscode.window.showInformationMessage(
               vscode.l10n.t('Model Relay: streaming is off (modelRelay.stream).'),
             );
-            return;
-          case 'setup-native-cli':
-            await vscode.commands.executeCommand(CommandId.SetupNativeCli);
             return;
           case 'use-gateway-for-background-tasks':
             await vscode.commands.executeCommand(CommandId.UseGatewayModelForBackgroundTasks);

@@ -4,7 +4,8 @@
  * rows and their words are src/host/status; this file reads the facts from the service and the
  * gateways' token stores and turns rows into tree items.
  */
-import { toolLabel, type ToolTerminals } from '../../host/tools/toolTerminals';
+import { toolLabel } from '../../gateway/tools';
+import type { ToolTerminals } from '../../host/tools/toolTerminals';
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
 import type { StatusRow } from '../../host/status/statusRows';
@@ -107,6 +108,21 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
     );
   }
 
+  /** The set-up tools, each with its gateway when there are several, and those needing attention. */
+  private toolFacts(): { tools?: string[]; toolsAttention?: string[] } {
+    const terminals = this.tools;
+    if (!terminals) return {};
+    const several = this.service.registry.gateways().length > 1;
+    const named = (id: string) => this.service.registry.get(id)?.name ?? id;
+    return {
+      tools: terminals.tools().map((tool) => {
+        const e = terminals.entry(tool)!;
+        return several ? `${toolLabel(tool)} (${named(e.gatewayId)})` : toolLabel(tool);
+      }),
+      toolsAttention: terminals.attention().map((a) => `${a.why} ${a.fix}`),
+    };
+  }
+
   async getChildren(parent?: StatusItem): Promise<StatusItem[]> {
     if (parent) return parent.children;
     const rows = statusTree({
@@ -124,7 +140,7 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
       proxy: this.service.proxy,
       chatNeedsEnabling: this.chatSetup?.needsEnabling,
       learnt: this.service.client.learntSurfaces(),
-      tools: this.tools?.tools().map(toolLabel),
+      ...this.toolFacts(),
     });
     return rows.map((r) => new StatusItem(r));
   }

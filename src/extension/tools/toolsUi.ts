@@ -5,7 +5,8 @@
  * "Apply / Cancel". The documents are kept only for the plan on show (bounded).
  */
 import * as vscode from 'vscode';
-import type { ToolId, ToolPlan } from '../../gateway/tools/types';
+import { toolLabel } from '../../gateway/tools';
+import type { ToolPlan } from '../../gateway/tools/types';
 import type { PickRow, ToolsUi } from '../../host/tools/setUpTools';
 import { Disposable } from '../disposable';
 
@@ -39,14 +40,6 @@ export class DiffDocuments extends Disposable implements vscode.TextDocumentCont
     return this.texts.get(uri.toString()) ?? '';
   }
 }
-
-const TERMINAL_NAMES: Record<ToolId, string> = {
-  'claude-code': 'Claude Code',
-  codex: 'Codex CLI',
-  'gemini-cli': 'Gemini CLI',
-  opencode: 'opencode',
-  'copilot-cli': 'GitHub Copilot CLI',
-};
 
 export function vscodeToolsUi(docs: DiffDocuments): ToolsUi {
   return {
@@ -84,6 +77,6 @@ export function vscodeToolsUi(docs: DiffDocuments): ToolsUi {
     info: (message, ...buttons) => Promise.resolve(vscode.window.showInformationMessage(message, ...buttons)),
     error: (message) => void vscode.window.showErrorMessage(message),
     openTerminal: (tool) =>
-      vscode.window.createTerminal({ name: vscode.l10n.t('{0} (Model Relay)', TERMINAL_NAMES[tool]) }).show(),
+      vscode.window.createTerminal({ name: vscode.l10n.t('{0} (Model Relay)', toolLabel(tool)) }).show(),
   };
 }

@@ -9,14 +9,9 @@ import type { Check } from './check';
 import { arrivalCheck } from './checks/arrival';
 import { backgroundTasksCheck } from './checks/backgroundTasks';
 import { baseUrlCheck } from './checks/baseUrl';
-import { claudeCodeCheck } from './checks/claudeCode';
-import { codexCheck } from './checks/codex';
-import { copilotCliCheck } from './checks/copilotCli';
 import { generateChatCheck, generateNativeCheck, generateResponsesCheck } from './checks/generation';
-import { geminiCliCheck } from './checks/geminiCli';
 import { generateImageCheck, generateImageEditCheck, generateVideoCheck } from './checks/media';
 import { nativePathCheck } from './checks/nativePath';
-import { opencodeCheck } from './checks/opencode';
 import { proxyCheck } from './checks/proxy';
 import { reachabilityCheck } from './checks/reachability';
 import { streamCompatibleCheck, streamNativeCheck, streamResponsesCheck } from './checks/streaming';
@@ -24,6 +19,8 @@ import { tokenCheck } from './checks/token';
 import { visibilityCheck } from './checks/visibility';
 import { wrongPlaceCheck } from './checks/wrongPlace';
 import { DiagnosisContext } from './context';
+import { toolCheck } from './toolCheck';
+import { TOOL_IDS } from '../tools/types';
 import { t } from '../l10n';
 import { redactSecrets, stripUrlCredentials } from '../mask';
 import type { Outcome } from './outcomeFromError';
@@ -49,11 +46,8 @@ const CHECKS: readonly Check[] = [
   streamCompatibleCheck,
   streamNativeCheck,
   streamResponsesCheck,
-  claudeCodeCheck,
-  codexCheck,
-  geminiCliCheck,
-  opencodeCheck,
-  copilotCliCheck,
+  // one row per terminal tool of the tools module
+  ...TOOL_IDS.map(toolCheck),
   backgroundTasksCheck,
   wrongPlaceCheck,
   proxyCheck,

@@ -1,33 +1,8 @@
 /** Each check's title in the current language (read when shown, never kept from module load). */
 import { t } from '../l10n';
+import { toolLabel } from '../tools/tools';
+import { TOOL_IDS, type ToolId } from '../tools/types';
 import type { CheckId } from './types';
-
-/** Every check id, in report order. */
-export const CHECK_IDS: readonly CheckId[] = [
-  'base-url',
-  'reachability',
-  'token',
-  'visibility',
-  'generate-chat',
-  'generate-native',
-  'generate-responses',
-  'generate-image',
-  'generate-image-edit',
-  'generate-video',
-  'arrival',
-  'native-path',
-  'stream-compatible',
-  'stream-native',
-  'stream-responses',
-  'tool-claude-code',
-  'tool-codex',
-  'tool-gemini-cli',
-  'tool-opencode',
-  'tool-copilot-cli',
-  'background-tasks',
-  'wrong-place',
-  'proxy',
-];
 
 /** Every check's title, by id. */
 export function checkTitles(): Record<CheckId, string> {
@@ -47,15 +22,19 @@ export function checkTitles(): Record<CheckId, string> {
     'stream-compatible': t('Streaming (compatible)'),
     'stream-native': t('Streaming (native)'),
     'stream-responses': t('Streaming (responses)'),
-    'tool-claude-code': t('Claude Code setup'),
-    'tool-codex': t('Codex CLI setup'),
-    'tool-gemini-cli': t('Gemini CLI setup'),
-    'tool-opencode': t('opencode setup'),
-    'tool-copilot-cli': t('GitHub Copilot CLI setup'),
+    ...toolTitles(),
     'wrong-place': t('Wrong place (HTML instead of API)'),
     proxy: t('Proxy'),
     'background-tasks': t("VS Code's background tasks"),
   };
+}
+
+/** The terminal tools' rows: "Claude Code setup", "Codex CLI setup", … */
+function toolTitles(): Record<`tool-${ToolId}`, string> {
+  return Object.fromEntries(TOOL_IDS.map((id) => [`tool-${id}`, t('{0} setup', toolLabel(id))])) as Record<
+    `tool-${ToolId}`,
+    string
+  >;
 }
 
 /** One check's title. */

@@ -7,7 +7,6 @@ import type { Dispatcher } from 'undici';
 import type { ErrorKind, Surface } from '../errors/gatewayError';
 import type { ProxySettings } from '../http/proxy';
 import type { Sleep } from '../http/transport';
-import type { CliToolInput } from './cliToolSetup';
 import type { ModelInfo } from '../models';
 import type { ProbeOptions, ProbeTarget, ToolProbe } from '../tools/probes';
 import type { ToolGateway, ToolId, ToolStatus } from '../tools/types';
@@ -30,11 +29,8 @@ export type CheckId =
   | 'stream-compatible'
   | 'stream-native'
   | 'stream-responses'
-  | 'tool-claude-code'
-  | 'tool-codex'
-  | 'tool-gemini-cli'
-  | 'tool-opencode'
-  | 'tool-copilot-cli'
+  /** one per terminal tool (diagnose/toolCheck.ts) */
+  | `tool-${ToolId}`
   | 'wrong-place'
   | 'proxy'
   | 'background-tasks';
@@ -49,8 +45,6 @@ export type FixAction =
   | { kind: 'add-token' }
   /** turn streaming off (a buffering or stream-cutting proxy) */
   | { kind: 'disable-stream' }
-  /** (re)write the native command-line tool's variables for new terminals */
-  | { kind: 'setup-native-cli' }
   /** set VS Code's utility-model settings to a gateway model (Use a Gateway Model for VS Code's Background Tasks) */
   | { kind: 'use-gateway-for-background-tasks' };
 
@@ -158,8 +152,6 @@ export interface DiagnosisInput {
   token: string | undefined;
   /** shown in the report next to the masked token, e.g. "production" */
   tokenName?: string | undefined;
-  /** other stored tokens (name + value): the CLI-tool check says which one the terminal uses */
-  knownTokens?: ReadonlyArray<{ name: string; value: string }> | undefined;
   models?: DiagnosisModels | undefined;
   /**
    * No chat or native model given: check with the first ones the token's model list shows (read
@@ -180,12 +172,7 @@ export interface DiagnosisInput {
   extraHeaders?: Record<string, string> | undefined;
   /** VS Code's `env.remoteName` (e.g. "ssh-remote", "dev-container", "wsl"): the extension runs on that remote machine */
   remoteName?: string | undefined;
-  /**
-   * Claude Code's environment and settings locations, read as today's terminal variables (the Claude
-   * Code row, when `tools` gives no state for it)
-   */
-  cliTool?: CliToolInput | undefined;
-  /** the terminal tools' states (one row per tool) */
+  /** the terminal tools' states (one row per tool; no tool rows without them) */
   tools?: ToolsDiagnosisInput | undefined;
   /**
    * What the editor found about its own chat's background tasks (VS Code's utility-model settings):

@@ -2,25 +2,30 @@
  * Writes a plan's file edits, each only when it is still safe: the file must be what the diff was
  * made from (same content), parse before and after, be writable by its mode bits (checked, not left
  * to EACCES: root ignores them), not be reached through a symlink that leads out of the home folder,
- * and the new text must not carry a token. Writes are atomic (temp file + rename, the mode kept) and
- * the previous text is kept as `<file>.model-relay.bak` (one per file, replaced each time).
+ * and the new text must not carry a token. Writes are atomic (temp file + rename, the mode kept).
+ * The text a write replaces is kept first, outside the file's folder (toolBackups.ts: the first for
+ * good, later ones dated, in the extension's global storage); a file whose backup cannot be kept is
+ * not written.
  */
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, realpath, rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, extname, join, relative, resolve, isAbsolute } from 'node:path';
+import { stat, unlink } from 'node:fs/promises';
+import { dirname, extname, relative, resolve, isAbsolute } from 'node:path';
 import { t } from '../l10n';
 import { parseJsonc } from './configFile';
-import { readBoundedFile, sha256 } from './toolFile';
+import { ToolBackups } from './toolBackups';
+import { readBoundedFile, realTarget, sha256, writeAtomic } from './toolFile';
 import { parseToml } from './tomlText';
 import type { EditOutcome, FileEdit } from './types';
-
-export const BACKUP_SUFFIX = '.model-relay.bak';
 
 export interface ApplyOptions {
   /** the home folder: a file reached through a symlink that leads out of it is not written */
   homeDir: string;
   /** values that must never land in a file (the gateway's token); checked against each edit's new text */
   secrets: readonly (string | undefined)[];
+  /**
+   * where the texts writes replace are kept (toolBackups.ts), outside any repository: the
+   * extension's global storage (`<globalStorageUri>/tool-backups`)
+   */
+  backupDir: string;
 }
 
 type Refusal = Extract<EditOutcome, { written: false }>;
@@ -61,22 +66,6 @@ function inside(child: string, parent: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
-/** The real path of a file, or of the nearest existing folder above it joined with the rest. */
-async function realTarget(path: string): Promise<string> {
-  let dir = resolve(path);
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return join(await realpath(dir), ...rest.reverse());
-    } catch {
-      const up = dirname(dir);
-      if (up === dir) return resolve(path);
-      rest.push(basename(dir));
-      dir = up;
-    }
-  }
-}
-
 /** Refuses when a file (or the folder a new file goes into) is read-only by its mode bits. */
 async function readOnly(target: string, exists: boolean): Promise<boolean> {
   if (exists) return ((await stat(target)).mode & 0o222) === 0;
@@ -89,25 +78,6 @@ async function readOnly(target: string, exists: boolean): Promise<boolean> {
       if (up === dir) return false;
       dir = up;
     }
-  }
-}
-
-async function writeAtomic(target: string, text: string, mode: number): Promise<void> {
-  await mkdir(dirname(target), { recursive: true });
-  const tmp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
-  const fh = await open(tmp, 'wx', mode);
-  try {
-    await fh.writeFile(text, 'utf8');
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
-    await chmod(tmp, mode);
-    await rename(tmp, target);
-  } catch (e) {
-    await unlink(tmp).catch(() => undefined);
-    throw e;
   }
 }
 
@@ -169,19 +139,30 @@ async function check(
   return { target, mode, current };
 }
 
-async function applyOne(edit: FileEdit, opts: ApplyOptions): Promise<EditOutcome> {
+async function applyOne(edit: FileEdit, opts: ApplyOptions, backups: ToolBackups): Promise<EditOutcome> {
   const { path } = edit;
   try {
     const c = await check(edit, opts);
     if ('written' in c) return c;
-    let backup: string | undefined;
-    if (c.current !== undefined) {
-      backup = `${c.target}${BACKUP_SUFFIX}`;
-      await writeAtomic(backup, c.current, c.mode & 0o666);
+    let kept: Awaited<ReturnType<ToolBackups['keep']>> | undefined;
+    try {
+      if (c.current !== undefined) kept = await backups.keep(c.target, c.current);
+    } catch (e) {
+      const code = (e as { code?: string }).code ?? (e as Error).message;
+      return refuse(path, 'io-error', t('{0} was not changed: its backup could not be kept ({1}).', path, code));
     }
     if (edit.deleteFile) await unlink(c.target);
     else await writeAtomic(c.target, edit.after, c.mode);
-    return backup ? { path, written: true, backup } : { path, written: true };
+    // the record of what the file was before Model Relay changed it; a record lost costs only the exact restore
+    await backups
+      .record(c.target, {
+        current: c.current,
+        kept: kept?.kept,
+        after: edit.deleteFile ? undefined : edit.after,
+        ours: edit.ours,
+      })
+      .catch(() => undefined);
+    return kept ? { path, written: true, backup: kept.path } : { path, written: true };
   } catch (e) {
     const code = (e as { code?: string }).code;
     if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS')
@@ -196,7 +177,8 @@ async function applyOne(edit: FileEdit, opts: ApplyOptions): Promise<EditOutcome
 
 /** Writes each edit that is still safe to write; one outcome per edit, in order. Never throws. */
 export async function applyEdits(edits: readonly FileEdit[], opts: ApplyOptions): Promise<EditOutcome[]> {
+  const backups = await ToolBackups.open(opts.backupDir);
   const out: EditOutcome[] = [];
-  for (const e of edits) out.push(await applyOne(e, opts));
+  for (const e of edits) out.push(await applyOne(e, opts, backups));
   return out;
 }

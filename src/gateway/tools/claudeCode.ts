@@ -9,13 +9,15 @@
 import { t } from '../l10n';
 import { maskToken } from '../mask';
 import {
+  aimOf,
+  authOf,
   emptyResolved,
   fileSource,
   gatewayRoot,
-  hasSurface,
-  sameUrl,
+  judge,
+  otherGatewayToken,
+  surfaceMissing,
   TERMINAL,
-  tokenMatch,
   unavailablePlan,
   type ToolModule,
   type ToolReading,
@@ -76,26 +78,14 @@ function settingOf(
 
 function resolveAuth(files: ClaudeSettingsFile[], env: ToolsEnvironment, gateway: ToolGateway | undefined) {
   const token = lookup(CLAUDE_AUTH_TOKEN, files, env);
-  if (token)
-    return {
-      header: 'authorization' as const,
-      masked: maskToken(token.value),
-      from: token.from,
-      matches: tokenMatch(token.value, gateway),
-    };
+  if (token) return authOf('authorization', token.value, token.from, gateway);
   const key = lookup(CLAUDE_API_KEY, files, env);
-  if (key)
-    return {
-      header: 'x-api-key' as const,
-      masked: maskToken(key.value),
-      from: key.from,
-      matches: tokenMatch(key.value, gateway),
-    };
+  if (key) return authOf('x-api-key', key.value, key.from, gateway);
   const helper = settingOf('apiKeyHelper', files, env);
   if (helper)
     return { header: 'authorization' as const, masked: t('(from the apiKeyHelper script)'), from: helper.from };
   const oauth = lookup('CLAUDE_CODE_OAUTH_TOKEN', files, env);
-  if (oauth) return { header: 'authorization' as const, masked: maskToken(oauth.value), from: oauth.from };
+  if (oauth) return authOf('authorization', oauth.value, oauth.from, gateway);
   return undefined;
 }
 
@@ -107,10 +97,17 @@ function conflictingKeys(f: ClaudeSettingsFile, env: ToolsEnvironment, gateway: 
     const v = envValue(fileEnv, key);
     if (v === undefined) continue;
     if (key === CLAUDE_BASE_URL) {
-      if (!gateway || !sameUrl(v, gatewayRoot(gateway))) keys.push(key);
+      if (aimOf(v, gateway, '').at !== 'this') keys.push(key);
     } else if (key === CLAUDE_AUTH_TOKEN || key === CLAUDE_API_KEY) {
-      // an empty API key only blanks a stale one from the shell
-      if (!tokenMatch(v, gateway) && !(key === CLAUDE_API_KEY && v === '')) keys.push(key);
+      // Whatever token goes to this gateway's address is the tool's own. A key conflicts when it is
+      // another gateway's token, blanks the auth token, or travels with an address elsewhere.
+      const base = envValue(fileEnv, CLAUDE_BASE_URL);
+      if (
+        otherGatewayToken(v, gateway) ||
+        (key === CLAUDE_AUTH_TOKEN && v === '') ||
+        (!!base && aimOf(base, gateway, '').at !== 'this' && v !== '')
+      )
+        keys.push(key);
     } else if (MODEL_KEYS.includes(key)) {
       const mine = env.env[key]?.trim();
       if (mine && mine !== v) keys.push(key);
@@ -195,55 +192,33 @@ export async function resolveClaudeCode(
   return { ...resolved, login };
 }
 
-/** The address and credential Claude Code will use, as the two arguments of a sentence. */
-function describe(r: ResolvedToolConfig): [string, string] {
-  const auth = r.auth ? `${r.auth.masked} (${r.auth.from.key ?? r.auth.from.where})` : t('no credential');
-  return [r.baseUrl?.value ?? '', auth];
-}
-
 function ownTerminal(env: ToolsEnvironment, gateway: ToolGateway | undefined): boolean {
-  return (
-    !!gateway &&
-    sameUrl(env.env[CLAUDE_BASE_URL], gatewayRoot(gateway)) &&
-    !!tokenMatch(env.env[CLAUDE_AUTH_TOKEN], gateway)
-  );
+  return !!gateway && aimOf(env.env[CLAUDE_BASE_URL], gateway, '').at === 'this' && !!env.env[CLAUDE_AUTH_TOKEN];
 }
 
 async function read(env: ToolsEnvironment, gateway: ToolGateway | undefined): Promise<ToolReading> {
   const resolved = await resolveClaudeCode(env, gateway);
-  const removable = ownTerminal(env, gateway);
-  if (gateway && !hasSurface(gateway, 'native'))
-    return {
-      state: 'unavailable',
-      why: t(
-        'The gateway serves no model on the Anthropic Messages API (/v1/messages) for this token, which is the only API Claude Code speaks.',
-      ),
-      resolved,
-      removable,
-    };
-  const atGateway = !!gateway && sameUrl(resolved.baseUrl?.value, gatewayRoot(gateway)) && !!resolved.auth?.matches;
-  if (atGateway && resolved.overrides.length === 0)
-    return { state: 'set-up', why: resolved.conflicts[0]?.what, resolved, removable };
-  const winner = resolved.overrides.find((o) => o.keys.some((k) => k === CLAUDE_BASE_URL || k === CLAUDE_AUTH_TOKEN));
-  if (removable || atGateway) {
-    const o = winner ?? resolved.overrides[0];
-    return {
-      state: 'overridden',
-      why: o
-        ? t('{0} sets {1} in its env block, which beats the terminal variables.', o.from.where, o.keys.join(', '))
-        : t('Claude Code will call {0} with {1}.', ...describe(resolved)),
-      resolved,
-      removable,
-    };
-  }
-  return {
-    state: 'not-set-up',
-    why:
-      resolved.conflicts[0]?.what ?? t('Claude Code will call {0} with {1}, not this gateway.', ...describe(resolved)),
+  return judge({
+    label: t('Claude Code'),
     resolved,
-    removable,
-  };
+    gateway,
+    suffix: '',
+    surface: 'native',
+    none: NO_NATIVE,
+    removable: ownTerminal(env, gateway),
+    overridden: () => {
+      const o =
+        resolved.overrides.find((x) => x.keys.some((k) => k === CLAUDE_BASE_URL || k === CLAUDE_AUTH_TOKEN)) ??
+        resolved.overrides[0];
+      return t('{0} sets {1} in its env block, which beats the terminal variables.', o.from.where, o.keys.join(', '));
+    },
+  });
 }
+
+const NO_NATIVE = () =>
+  t(
+    'The gateway serves no model on the Anthropic Messages API (/v1/messages) for this token, which is the only API Claude Code speaks.',
+  );
 
 function modelNotes(gateway: ToolGateway, picked: Array<[string, string | undefined]>, out: ToolPlan): void {
   const native = new Set(gateway.models.filter((m) => m.surfaces.includes('native')).map((m) => m.id));
@@ -262,14 +237,8 @@ async function planSetUp(
   gateway: ToolGateway,
   choices: { model?: string; claudeModels?: { opus?: string; sonnet?: string; haiku?: string } },
 ): Promise<ToolPlan> {
-  if (!hasSurface(gateway, 'native'))
-    return unavailablePlan(
-      'claude-code',
-      'set-up',
-      t(
-        'The gateway serves no model on the Anthropic Messages API (/v1/messages) for this token, which is the only API Claude Code speaks.',
-      ),
-    );
+  const missing = surfaceMissing(gateway, 'native', NO_NATIVE);
+  if (missing) return unavailablePlan('claude-code', 'set-up', missing);
   const plan: ToolPlan = {
     tool: 'claude-code',
     action: 'set-up',
@@ -355,6 +324,7 @@ export const claudeCode: ToolModule = {
   id: 'claude-code',
   label: () => t('Claude Code'),
   command: 'claude',
+  keys: { base: CLAUDE_BASE_URL, cred: CLAUDE_AUTH_TOKEN, model: CLAUDE_MODEL },
   configDirs: (env) => [claudeConfigDir(env)],
   read,
   planSetUp,

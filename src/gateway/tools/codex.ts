@@ -4,24 +4,24 @@
  * `model` / `model_provider`; the provider is `[model_providers.<id>]` (`base_url` with /v1,
  * `env_key` naming the variable whose value is sent as Bearer, `wire_api` — `chat` is a hard error).
  *
- * Setting it up appends a `[model_providers.model-relay]` table preceded by a marker comment that
- * records what else was changed (`model` / `model_provider` and their previous values), so Remove
- * Setup cuts out exactly that block and puts the previous values back. The token is never written:
- * `env_key` names the variable Model Relay puts into new terminals.
+ * Setting it up appends a gateway's `[model_providers.<id>]` and `[profiles.<id>]` tables and
+ * points the root `profile` at them (./codexConfigText.ts: the text edits, two gateways side by side,
+ * the older layout). Remove Setup takes exactly that gateway's part back — or, when the file is still
+ * as Model Relay last wrote it, the whole original comes back from its backup (toolBackups.ts). The
+ * token is never written: `env_key` names the variable Model Relay puts into new terminals.
  */
 import { join } from 'node:path';
 import { t } from '../l10n';
-import { maskToken } from '../mask';
 import {
+  authOf,
   emptyResolved,
   fileSource,
   gatewayV1,
-  hasSurface,
+  judge,
   modelsOn,
-  PROVIDER_ID,
   sameUrl,
+  surfaceMissing,
   TERMINAL,
-  tokenMatch,
   unavailablePlan,
   validVariable,
   type ToolModule,
@@ -29,7 +29,8 @@ import {
 } from './common';
 import { isObject, fileEdit, strAt, type Json } from './configFile';
 import { readToolFile, type ToolFileText } from './toolFile';
-import { blockSpan, parseToml, restoreRootKeys, setRootKeys, tableBlock } from './tomlText';
+import { addCodexSetup, hasOurs, markerLineOf, ourSetupIn, takeBackCodex } from './codexConfigText';
+import { parseToml } from './tomlText';
 import type { ResolvedToolConfig, ToolChoices, ToolGateway, ToolPlan, ToolsEnvironment } from './types';
 
 export function codexHome(env: ToolsEnvironment): string {
@@ -38,37 +39,6 @@ export function codexHome(env: ToolsEnvironment): string {
 
 export function codexConfigPath(env: ToolsEnvironment): string {
   return join(codexHome(env), 'config.toml');
-}
-
-/** The marker line written above the block Model Relay adds; what follows `=` is the record as JSON. */
-const MARKER = '# Added by Model Relay (Set Up Tools); Remove Setup takes it back. model-relay-setup=';
-
-export interface CodexRecord {
-  /** the provider id used */
-  id: string;
-  /** root keys set, with the values written */
-  set: Record<string, string>;
-  /** their values before (absent: the key did not exist) */
-  was: Record<string, string | undefined>;
-  /** the lines inserted for keys that did not exist */
-  ins: string;
-  /** a newline was added at the end of the file before the block */
-  nl?: boolean;
-  /** the file did not exist */
-  created?: boolean;
-}
-
-function markerLineOf(text: string): { line: string; record: CodexRecord } | undefined {
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(MARKER)) continue;
-    try {
-      const record = JSON.parse(line.slice(MARKER.length)) as CodexRecord;
-      if (typeof record.id === 'string' && isObject(record.set)) return { line, record };
-    } catch {
-      // a marker we cannot read is treated as the user's own comment
-    }
-  }
-  return undefined;
 }
 
 interface CodexConfig {
@@ -84,8 +54,18 @@ async function readCodex(env: ToolsEnvironment): Promise<CodexConfig> {
   return p.error !== undefined ? { file, parseError: p.error } : { file, toml: p.value };
 }
 
-/** The active model provider and model after the profile, with the keys they come from. */
-function activeSelection(toml: Json): { provider: string; providerKey: string; model?: string; modelKey?: string } {
+/**
+ * The active model provider and model after the profile, with the keys they come from (Codex:
+ * `profile` → `profiles.<x>.model_provider` / `.model`, else the root keys); `missingProfile` names a
+ * profile the file selects but does not define, which Codex refuses.
+ */
+function activeSelection(toml: Json): {
+  provider: string;
+  providerKey: string;
+  model?: string;
+  modelKey?: string;
+  missingProfile?: string;
+} {
   const profileName = strAt(toml, 'profile');
   const profile = profileName && isObject(toml.profiles) ? toml.profiles[profileName] : undefined;
   const fromProfile = (k: string) => (profileName ? strAt(profile, k) : undefined);
@@ -98,7 +78,20 @@ function activeSelection(toml: Json): { provider: string; providerKey: string; m
     providerKey: pp ? `profiles.${profileName}.model_provider` : 'model_provider',
     model,
     modelKey: pm ? `profiles.${profileName}.model` : model ? 'model' : undefined,
+    ...(profileName && !isObject(profile) ? { missingProfile: profileName } : {}),
   };
+}
+
+/** Why Codex refuses its file: unreadable, not TOML, or selecting a profile it does not define. */
+function refusals(cfg: CodexConfig, missingProfile: string | undefined): string[] {
+  const path = cfg.file.path;
+  const out = cfg.file.error ? [cfg.file.error] : [];
+  if (cfg.parseError) out.push(t('{0} does not parse as TOML ({1}), so Codex refuses to start.', path, cfg.parseError));
+  if (missingProfile)
+    out.push(
+      t('{0} selects the profile "{1}", which it does not define, so Codex refuses to start.', path, missingProfile),
+    );
+  return out;
 }
 
 export async function resolveCodex(
@@ -108,11 +101,9 @@ export async function resolveCodex(
   const r = emptyResolved();
   const cfg = await readCodex(env);
   const path = cfg.file.path;
-  if (cfg.file.error) r.problems.push(cfg.file.error);
-  if (cfg.parseError)
-    r.problems.push(t('{0} does not parse as TOML ({1}), so Codex refuses to start.', path, cfg.parseError));
   const toml = cfg.toml ?? {};
   const sel = activeSelection(toml);
+  r.problems.push(...refusals(cfg, sel.missingProfile));
   if (sel.model && sel.modelKey) r.model = { value: sel.model, from: fileSource(env, path, sel.modelKey) };
   const mark = markerLineOf(cfg.file.text ?? '');
   if (sel.providerKey.startsWith('profiles.') && mark?.record.set.model_provider && sel.provider !== mark.record.id)
@@ -130,13 +121,7 @@ export async function resolveCodex(
         ? { value: base, from: fileSource(env, path, 'openai_base_url') }
         : { value: 'https://api.openai.com/v1', from: { kind: 'default', where: t('built-in default') } };
       const key = env.env.OPENAI_API_KEY?.trim();
-      if (key)
-        r.auth = {
-          header: 'authorization',
-          masked: maskToken(key),
-          from: { ...TERMINAL(), key: 'OPENAI_API_KEY' },
-          matches: tokenMatch(key, gateway),
-        };
+      if (key) r.auth = authOf('authorization', key, { ...TERMINAL(), key: 'OPENAI_API_KEY' }, gateway);
     }
     return r;
   }
@@ -145,13 +130,7 @@ export async function resolveCodex(
   if (base) r.baseUrl = { value: base, from: fileSource(env, path, `${at}.base_url`) };
   const envKey = strAt(provider, 'env_key');
   const value = envKey ? env.env[envKey]?.trim() : undefined;
-  if (envKey && value)
-    r.auth = {
-      header: 'authorization',
-      masked: maskToken(value),
-      from: { ...TERMINAL(), key: envKey },
-      matches: tokenMatch(value, gateway),
-    };
+  if (envKey && value) r.auth = authOf('authorization', value, { ...TERMINAL(), key: envKey }, gateway);
   else if (envKey)
     r.problems.push(
       t(
@@ -186,97 +165,34 @@ const NO_RESPONSES = () =>
 async function read(env: ToolsEnvironment, gateway: ToolGateway | undefined): Promise<ToolReading> {
   const resolved = await resolveCodex(env, gateway);
   const cfg = await readCodex(env);
-  const ours = markerLineOf(cfg.file.text ?? '');
-  const removable = !!ours;
-  if (gateway && !hasSurface(gateway, 'responses'))
-    return { state: 'unavailable', why: NO_RESPONSES(), resolved, removable };
-  const atGateway = !!gateway && sameUrl(resolved.baseUrl?.value, gatewayV1(gateway));
-  if (atGateway && resolved.auth?.matches && resolved.conflicts.length === 0)
-    return { state: 'set-up', resolved, removable };
-  if (resolved.overrides.length)
-    return {
-      state: 'overridden',
-      why: t(
+  const ours = ourSetupIn(cfg.file.text ?? '', gateway);
+  return judge({
+    label: t('Codex CLI'),
+    resolved,
+    gateway,
+    suffix: '/v1',
+    surface: 'responses',
+    none: NO_RESPONSES,
+    removable: !!ours,
+    overridden: () =>
+      t(
         '{0} selects another provider in the active profile, which beats the top-level model_provider.',
         resolved.overrides[0].from.key ?? '',
       ),
-      resolved,
-      removable,
-    };
-  const why = resolved.problems[0] ?? resolved.conflicts[0]?.what;
-  if (ours && !atGateway)
-    return {
-      state: 'not-set-up',
-      why: t(
-        'The {0} provider is in {1}, but the active model_provider is another; run codex with -c model_provider={0}, or pick a model in Set Up Tools to make it the default.',
-        ours.record.id,
-        cfg.file.path,
-      ),
-      resolved,
-      removable,
-    };
-  return {
-    state: 'not-set-up',
-    why: why ?? t('Codex will call {0}, not this gateway.', resolved.baseUrl?.value ?? ''),
-    resolved,
-    removable,
-  };
-}
-
-/** The text with Model Relay's block and root keys taken back (unchanged when there is none). */
-export function takeBackCodex(text: string): { text: string; record?: CodexRecord } {
-  const m = markerLineOf(text);
-  if (!m) return { text };
-  const span = blockSpan(text, m.line);
-  if (!span) return { text };
-  let out = text.slice(0, span.start) + text.slice(span.end);
-  out = restoreRootKeys(out, m.record.set, m.record.was ?? {}, m.record.ins ?? '');
-  if (m.record.nl && out.endsWith('\n')) out = out.slice(0, -1);
-  return { text: out, record: m.record };
-}
-
-function freeId(toml: Json): string {
-  const providers = isObject(toml.model_providers) ? toml.model_providers : {};
-  for (let i = 1; ; i++) {
-    const id = i === 1 ? PROVIDER_ID : `${PROVIDER_ID}-${i}`;
-    if (!(id in providers)) return id;
-  }
-}
-
-/** Adds the provider block (and the chosen model) to the text, which carries no Model Relay block. */
-export function addCodexSetup(
-  text: string | undefined,
-  gateway: ToolGateway,
-  model: string | undefined,
-): { text: string; record: CodexRecord } {
-  let out = text ?? '';
-  const toml = parseToml(out).value ?? {};
-  const id = freeId(toml);
-  const record: CodexRecord = { id, set: {}, was: {}, ins: '' };
-  if (text === undefined) record.created = true;
-  if (out !== '' && !out.endsWith('\n')) {
-    out += '\n';
-    record.nl = true;
-  }
-  if (model) {
-    record.set = { model, model_provider: id };
-    record.was = { model: strAt(toml, 'model'), model_provider: strAt(toml, 'model_provider') };
-    const r = setRootKeys(out, record.set);
-    out = r.text;
-    record.ins = r.inserted;
-  }
-  const block = tableBlock(['model_providers', id], {
-    name: gateway.name,
-    base_url: gatewayV1(gateway),
-    env_key: gateway.tokenVariable,
-    wire_api: 'responses',
+    idle: () =>
+      ours
+        ? t(
+            'The {0} provider is in {1}, but another profile or provider is active; run codex with --profile {0}, or pick a model in Set Up Tools to make it the default.',
+            ours.id,
+            cfg.file.path,
+          )
+        : undefined,
   });
-  out += `${out === '' ? '' : '\n'}${MARKER}${JSON.stringify(record)}\n${block}`;
-  return { text: out, record };
 }
 
 async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: ToolChoices): Promise<ToolPlan> {
-  if (!hasSurface(gateway, 'responses')) return unavailablePlan('codex', 'set-up', NO_RESPONSES());
+  const missing = surfaceMissing(gateway, 'responses', NO_RESPONSES);
+  if (missing) return unavailablePlan('codex', 'set-up', missing);
   if (!validVariable(gateway.tokenVariable))
     return unavailablePlan(
       'codex',
@@ -284,12 +200,13 @@ async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: T
       t('{0} is not a valid environment variable name.', gateway.tokenVariable),
     );
   const cfg = await readCodex(env);
+  const path = cfg.file.path;
   if (cfg.file.error) return unavailablePlan('codex', 'set-up', cfg.file.error);
   if (cfg.parseError)
     return unavailablePlan(
       'codex',
       'set-up',
-      t('{0} does not parse as TOML ({1}), so it was left untouched.', cfg.file.path, cfg.parseError),
+      t('{0} does not parse as TOML ({1}), so it was left untouched.', path, cfg.parseError),
     );
   const notes: string[] = [];
   let model = choices.model;
@@ -299,33 +216,44 @@ async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: T
     );
     model = undefined;
   }
-  const clean = takeBackCodex(cfg.file.text ?? '');
-  const base = cfg.file.text === undefined ? undefined : clean.text;
-  const added = addCodexSetup(clean.record?.created && base === '' ? undefined : base, gateway, model);
+  const text = cfg.file.text ?? '';
+  const added = addCodexSetup(text, gateway, model);
+  const err = parseToml(added.text).error;
+  if (err !== undefined)
+    return unavailablePlan(
+      'codex',
+      'set-up',
+      t('The tables cannot be added to {0} ({1}); it was left untouched.', path, err),
+    );
   notes.push(
     t(
       '{0} names the variable {1}; Model Relay puts the token into new terminals under that name and never into the file.',
-      `model_providers.${added.record.id}.env_key`,
+      `model_providers.${added.id}.env_key`,
       gateway.tokenVariable,
     ),
   );
-  if (!model)
+  if (added.profile === 'kept')
+    notes.push(
+      t('Run codex with --profile {0} -m <model>, or pick a model here to make the gateway the default.', added.id),
+    );
+  if (added.profile === 'multiline')
     notes.push(
       t(
-        'Run codex with -c model_provider={0} -m <model>, or pick a model here to make the gateway the default.',
-        added.record.id,
+        'The profile line of {0} spans several lines, so it was left as it is; run codex with --profile {1}.',
+        path,
+        added.id,
       ),
     );
   const summary = t(
-    'Adds the [model_providers.{0}] table (base URL {1}, wire_api "responses") to {2}.',
-    added.record.id,
+    'Adds the [model_providers.{0}] table (base URL {1}, wire_api "responses") and the [profiles.{0}] table to {2}.',
+    added.id,
     gatewayV1(gateway),
-    cfg.file.path,
+    path,
   );
   return {
     tool: 'codex',
     action: 'set-up',
-    edits: [fileEdit(cfg.file, added.text, summary)],
+    edits: [fileEdit(cfg.file, added.text, summary, { ours: { before: hasOurs(text), after: true } })],
     terminalEnv: { [gateway.tokenVariable]: { token: true } },
     notes,
   };
@@ -333,6 +261,7 @@ async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: T
 
 async function planRemove(env: ToolsEnvironment, gateway: ToolGateway): Promise<ToolPlan> {
   const cfg = await readCodex(env);
+  const path = cfg.file.path;
   const plan: ToolPlan = {
     tool: 'codex',
     action: 'remove',
@@ -342,20 +271,30 @@ async function planRemove(env: ToolsEnvironment, gateway: ToolGateway): Promise<
     notes: [],
   };
   if (cfg.file.error) return { ...plan, notes: [cfg.file.error] };
-  const back = takeBackCodex(cfg.file.text ?? '');
-  if (!back.record) return { ...plan, notes: [t('{0} has no block added by Model Relay.', cfg.file.path)] };
-  const deleteFile = !!back.record.created && back.text.trim() === '';
+  const back = cfg.toml && cfg.file.text !== undefined ? takeBackCodex(cfg.file.text, gateway) : undefined;
+  if (!back?.taken.length) return { ...plan, notes: [t('{0} has no block added by Model Relay.', path)] };
+  if (!back.clean)
+    return {
+      ...plan,
+      notes: [
+        t(
+          'Model Relay could not take its tables ({0}) out of {1} without touching the rest, so the file was left as it is; remove them yourself.',
+          back.taken.join(', '),
+          path,
+        ),
+      ],
+    };
+  const deleteFile = back.text.trim() === '' && (back.created || back.text === '');
+  const summary = t(
+    'Removes the tables Model Relay added to {0} ({1}) and puts back the lines it replaced.',
+    path,
+    back.taken.join(', '),
+  );
   plan.edits.push(
-    fileEdit(
-      cfg.file,
-      back.text,
-      t(
-        'Removes the [model_providers.{0}] table Model Relay added to {1} and puts back what it changed.',
-        back.record.id,
-        cfg.file.path,
-      ),
+    fileEdit(cfg.file, deleteFile ? '' : back.text, summary, {
       deleteFile,
-    ),
+      ours: { before: true, after: hasOurs(back.text) },
+    }),
   );
   return plan;
 }
@@ -364,6 +303,7 @@ export const codex: ToolModule = {
   id: 'codex',
   label: () => t('Codex CLI'),
   command: 'codex',
+  keys: { base: 'base_url', cred: 'env_key', model: 'model' },
   configDirs: (env) => [codexHome(env)],
   read,
   planSetUp,

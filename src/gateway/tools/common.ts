@@ -141,21 +141,140 @@ export const TERMINAL = (): { kind: 'terminal'; where: string } => ({
   where: t('terminal environment'),
 });
 
+/** The credential a tool resolved, masked, with whose token it is (this gateway's, another's). */
+export function authOf(
+  header: NonNullable<ResolvedToolConfig['auth']>['header'],
+  value: string,
+  from: ToolSource,
+  gateway: ToolGateway | undefined,
+): NonNullable<ResolvedToolConfig['auth']> {
+  const matches = tokenMatch(value, gateway);
+  const foreign = otherGatewayToken(value, gateway);
+  return {
+    header,
+    masked: maskToken(value),
+    from,
+    ...(matches ? { matches } : {}),
+    ...(foreign ? { foreign } : {}),
+  };
+}
+
+/** A tool's setting names for its address, its credential and its model. */
+export interface ToolKeys {
+  base: string;
+  cred: string;
+  model: string;
+}
+
 /** The state of one tool, before `installed` is filled in. */
 export interface ToolReading {
   state: 'not-set-up' | 'set-up' | 'overridden' | 'unavailable';
   why?: string;
   resolved: ResolvedToolConfig;
   removable: boolean;
-  /** where the address it will call points (aimOf), when the module decided its state by it */
   aim?: ToolAim;
 }
 
-/** One tool's module: how it resolves its configuration, and the plans that change it. */
+type Surface = ToolGateway['models'][number]['surfaces'][number];
+
+/**
+ * Why a tool cannot be set up on `surface` (or on any of several), or undefined when it can: the
+ * gateway serves no model there for this token — or, when the models could not be listed, that
+ * failure (never "serves no model").
+ */
+export function surfaceMissing(
+  gateway: ToolGateway,
+  surface: Surface | readonly Surface[],
+  none: () => string,
+): string | undefined {
+  const served = (typeof surface === 'string' ? [surface] : surface).some((s) => hasSurface(gateway, s));
+  if (gateway.modelsError)
+    return served
+      ? undefined
+      : t('The models could not be listed, so this cannot be set up now: {0}', gateway.modelsError);
+  return served ? undefined : none();
+}
+
+export interface Judged {
+  /** the tool's name, "Claude Code" */
+  label: string;
+  resolved: ResolvedToolConfig;
+  gateway: ToolGateway | undefined;
+  /** the path the tool needs after the gateway's root: '' (Claude Code, Gemini CLI) or '/v1' */
+  suffix: '' | '/v1';
+  /** where its models must be served (any of several: Copilot CLI takes Chat Completions or Responses) */
+  surface: Surface | readonly Surface[];
+  /** "the gateway serves no model on …" for this tool */
+  none: () => string;
+  removable: boolean;
+  /** the tool's words for a higher-precedence source that wins (absent: overrides do not change the state) */
+  overridden?: () => string;
+  /** the tool's words when Model Relay's setup is there but not in use (Codex: another provider is active) */
+  idle?: () => string | undefined;
+}
+
+/**
+ * A tool's state, decided by the address it will call (issue 37): one of this gateway's roots →
+ * set up (overridden when a higher-precedence source still wins), whatever token it carries; another
+ * configured gateway's → not set up here, that gateway named; anywhere else → not set up (overridden
+ * when Model Relay's setup is there and a source beats it). The token decides only whether a probe
+ * may be sent (probes.ts): never the state.
+ */
+export function judge(j: Judged): ToolReading {
+  const { resolved, gateway, removable } = j;
+  const aim = aimOf(resolved.baseUrl?.value, gateway, j.suffix);
+  const base = { resolved, removable, aim };
+  const missing = gateway && !gateway.modelsError ? surfaceMissing(gateway, j.surface, j.none) : undefined;
+  if (missing) return { state: 'unavailable', why: missing, ...base };
+  const label = j.label;
+  const url = resolved.baseUrl?.value ?? '';
+  const overridden = resolved.overrides.length && j.overridden ? j.overridden() : undefined;
+  if (aim.at === 'this')
+    return overridden
+      ? { state: 'overridden', why: overridden, ...base }
+      : { state: 'set-up', why: resolved.conflicts[0]?.what, ...base };
+  // this gateway's token aimed at another origin: the tool would leak it there (not a /v1 mistake at its own origin)
+  if (resolved.auth?.matches && aimOf(url, gateway, j.suffix, true).at !== 'this')
+    return {
+      state: 'overridden',
+      why:
+        overridden ??
+        t("{0} would send this gateway's token to {1} (named in {2}).", label, url, resolved.baseUrl?.from.where ?? ''),
+      ...base,
+    };
+  if (aim.at === 'other')
+    return {
+      state: 'not-set-up',
+      why: t('{0} is set up for the gateway "{1}" ({2}), not for this one.', label, aim.gateway, url),
+      ...base,
+    };
+  if (removable && overridden) return { state: 'overridden', why: overridden, ...base };
+  return {
+    state: 'not-set-up',
+    why:
+      j.idle?.() ??
+      resolved.conflicts[0]?.what ??
+      resolved.problems[0] ??
+      (url
+        ? t("{0} will call {1}, which is not one of this gateway's addresses.", label, url)
+        : t('{0} has no address for this gateway.', label)),
+    ...base,
+  };
+}
+
+/**
+ * One tool's module: what it is called, how it is started and what it reads (the one table of tools:
+ * every label, command and setting name is read from here, through tools.ts), how it resolves its
+ * configuration, and the plans that change it. Adding a tool is its module and one line in tools.ts.
+ */
 export interface ToolModule {
   id: ToolId;
+  /** its name, in the user's language */
   label: () => string;
+  /** the executable it is started with ("not installed" when it is not on PATH) */
   command: string;
+  /** the setting names it reads its address, credential and model from (what a sentence names when a source gives no key) */
+  keys: ToolKeys;
   /** folders whose presence shows the tool was used here (settings folder) */
   configDirs(env: ToolsEnvironment): string[];
   read(env: ToolsEnvironment, gateway: ToolGateway | undefined): Promise<ToolReading>;

@@ -97,8 +97,16 @@ export function editJsonc(text: string, path: jsonc.JSONPath, value: unknown): s
   return jsonc.applyEdits(text, edits);
 }
 
-/** The edit of a file read as `file`: shown as a diff, its hash and mtime checked again before the write. */
-export function fileEdit(file: ToolFileText, after: string, summary: string, deleteFile?: boolean): FileEdit {
+/**
+ * The edit of a file read as `file`: shown as a diff, its hash and mtime checked again before the
+ * write; `ours` says whether Model Relay's setup is in it before and after (types.ts FileEdit).
+ */
+export function fileEdit(
+  file: ToolFileText,
+  after: string,
+  summary: string,
+  o: { deleteFile?: boolean; ours?: FileEdit['ours'] } = {},
+): FileEdit {
   return {
     path: file.path,
     before: file.text,
@@ -106,6 +114,7 @@ export function fileEdit(file: ToolFileText, after: string, summary: string, del
     beforeHash: file.hash,
     mtimeMs: file.mtimeMs,
     summary,
-    ...(deleteFile ? { deleteFile } : {}),
+    ...(o.deleteFile ? { deleteFile: true } : {}),
+    ...(o.ours ? { ours: o.ours } : {}),
   };
 }

@@ -25,32 +25,24 @@
  */
 import { join } from 'node:path';
 import { t } from '../l10n';
-import { maskToken } from '../mask';
 import {
   aimOf,
+  authOf,
   emptyResolved,
   fileSource,
   gatewayRoot,
   gatewayV1,
-  otherGatewayToken,
+  judge,
+  surfaceMissing,
   TERMINAL,
-  tokenMatch,
   unavailablePlan,
   type ToolModule,
   type ToolReading,
 } from './common';
 import { isObject, parseJsonc, strAt, type Json } from './configFile';
-import { copilotRefusal, sourceText } from './probeWords';
+import type { ProbeTarget } from './probeRequests';
 import { readToolFile } from './toolFile';
-import type {
-  ResolvedToolConfig,
-  ToolAim,
-  ToolChoices,
-  ToolGateway,
-  ToolPlan,
-  ToolsEnvironment,
-  ToolSource,
-} from './types';
+import type { ResolvedToolConfig, ToolChoices, ToolGateway, ToolPlan, ToolsEnvironment, ToolSource } from './types';
 
 export const COPILOT_BASE_URL = 'COPILOT_PROVIDER_BASE_URL';
 export const COPILOT_TYPE = 'COPILOT_PROVIDER_TYPE';
@@ -88,6 +80,38 @@ export function copilotWireApi(gateway: ToolGateway, model: string): 'completion
   return m && !m.surfaces.includes('compatible') && m.surfaces.includes('responses') ? 'responses' : 'completions';
 }
 
+/** Where a variable or key came from, for a sentence: the terminal environment, or the file's path. */
+const placeOf = (from: ToolSource) => (from.kind === 'terminal' ? t('the terminal environment') : from.where);
+
+/** A provider type or wire API Copilot CLI refuses: it stops before sending anything. */
+export function copilotRefusal(
+  target: Pick<ProbeTarget, 'providerType' | 'wireApi'>,
+): { cause: string; fix: string } | undefined {
+  const type = target.providerType;
+  if (type && !['openai', 'anthropic', 'azure'].includes(type.value))
+    return {
+      cause: t(
+        'Copilot CLI refuses {0} = "{1}" ({2}): it stops with "Invalid provider type" before sending anything.',
+        type.from.key ?? COPILOT_TYPE,
+        type.value,
+        placeOf(type.from),
+      ),
+      fix: t('Set {0} to openai in {1}.', type.from.key ?? COPILOT_TYPE, placeOf(type.from)),
+    };
+  const wire = target.wireApi;
+  if (wire && !['completions', 'responses'].includes(wire.value))
+    return {
+      cause: t(
+        'Copilot CLI refuses {0} = "{1}" ({2}): it stops with "Invalid wire API format" before sending anything.',
+        wire.from.key ?? COPILOT_WIRE_API,
+        wire.value,
+        placeOf(wire.from),
+      ),
+      fix: t('Set {0} to completions or responses in {1}.', wire.from.key ?? COPILOT_WIRE_API, placeOf(wire.from)),
+    };
+  return undefined;
+}
+
 /** A variable of the terminal, trimmed; undefined when unset or empty. */
 function variable(env: ToolsEnvironment, key: string): { value: string; from: ToolSource } | undefined {
   const v = env.env[key]?.trim();
@@ -108,12 +132,12 @@ function fromTerminal(env: ToolsEnvironment, gateway: ToolGateway | undefined, r
   const key = variable(env, COPILOT_API_KEY);
   const cred = bearer ?? (command ? undefined : key);
   if (cred)
-    r.auth = {
-      header: cred === key && type?.value === 'anthropic' ? 'x-api-key' : 'authorization',
-      masked: maskToken(cred.value),
-      from: cred.from,
-      matches: tokenMatch(cred.value, gateway),
-    };
+    r.auth = authOf(
+      cred === key && type?.value === 'anthropic' ? 'x-api-key' : 'authorization',
+      cred.value,
+      cred.from,
+      gateway,
+    );
   else if (command)
     r.problems.push(
       t(
@@ -138,12 +162,6 @@ function fromTerminal(env: ToolsEnvironment, gateway: ToolGateway | undefined, r
   const ourModel = variable(env, COPILOT_MODEL);
   if (ourModel && wireModel && wireModel.value !== ourModel.value)
     r.overrides.push({ from: wireModel.from, keys: [WIRE_MODEL], fixable: false });
-  const other = otherGatewayToken(cred?.value, gateway);
-  if (other)
-    r.conflicts.push({
-      what: t('The credential Copilot CLI sends is the token of the gateway "{0}".', other),
-      fix: t('Run "Model Relay: Set Up Tools…" for Copilot CLI again, or open a new terminal.'),
-    });
   return type?.value ?? 'openai';
 }
 
@@ -182,12 +200,7 @@ async function fromProviders(
   const key = strAt(entry, 'bearerToken') ? 'bearerToken' : 'apiKey';
   const value = strAt(entry, key);
   if (value)
-    r.auth = {
-      header: key === 'apiKey' && type === 'anthropic' ? 'x-api-key' : 'authorization',
-      masked: maskToken(value),
-      from: at(key),
-      matches: tokenMatch(value, gateway),
-    };
+    r.auth = authOf(key === 'apiKey' && type === 'anthropic' ? 'x-api-key' : 'authorization', value, at(key), gateway);
   return type;
 }
 
@@ -220,24 +233,26 @@ function pathConflict(r: ResolvedToolConfig, type: string, gateway: ToolGateway)
 export async function resolveCopilotCli(
   env: ToolsEnvironment,
   gateway: ToolGateway | undefined,
-): Promise<{ resolved: ResolvedToolConfig; aim: ToolAim }> {
+): Promise<{ resolved: ResolvedToolConfig; suffix: '' | '/v1' }> {
   const r = emptyResolved();
   const type = variable(env, COPILOT_BASE_URL) ? fromTerminal(env, gateway, r) : await fromProviders(env, gateway, r);
   const suffix = type === 'anthropic' ? '' : '/v1';
-  let aim = aimOf(r.baseUrl?.value, gateway, suffix);
-  if (aim.at !== 'this' && gateway && aimOf(r.baseUrl?.value, gateway, suffix, true).at === 'this') {
-    aim = { at: 'this' };
+  // at this gateway's origin with a path Copilot CLI does not need: said as a conflict (judge: not set up)
+  if (
+    gateway &&
+    aimOf(r.baseUrl?.value, gateway, suffix).at !== 'this' &&
+    aimOf(r.baseUrl?.value, gateway, suffix, true).at === 'this'
+  )
     pathConflict(r, type ?? 'openai', gateway);
-  }
   if (type === 'azure')
     r.conflicts.push({
       what: t(
         "{0} is azure: Copilot CLI calls Azure OpenAI's deployment paths with an api-key header, which a relay gateway does not serve.",
         COPILOT_TYPE,
       ),
-      fix: t('Set {0} to openai in {1}.', COPILOT_TYPE, sourceText(r.baseUrl?.from)),
+      fix: t('Set {0} to openai in {1}.', COPILOT_TYPE, r.baseUrl ? placeOf(r.baseUrl.from) : ''),
     });
-  return { resolved: r, aim };
+  return { resolved: r, suffix };
 }
 
 const NO_MODEL = () =>
@@ -246,40 +261,34 @@ const NO_MODEL = () =>
   );
 
 async function read(env: ToolsEnvironment, gateway: ToolGateway | undefined): Promise<ToolReading> {
-  const { resolved, aim } = await resolveCopilotCli(env, gateway);
-  const removable =
-    !!gateway &&
-    aimOf(env.env[COPILOT_BASE_URL]?.trim(), gateway, '/v1').at === 'this' &&
-    !!tokenMatch(env.env[COPILOT_API_KEY]?.trim(), gateway);
-  const reading = { resolved, removable, aim };
-  // a list that could not be read says nothing about the models: the state is then the address's
-  if (gateway && !gateway.modelsError && !copilotModels(gateway).length)
-    return { ...reading, state: 'unavailable', why: NO_MODEL() };
-  if (aim.at === 'this' && removable && resolved.overrides.length) {
-    const o = resolved.overrides[0];
-    return {
-      ...reading,
-      state: 'overridden',
-      why: t('{0} in {1} wins over what Model Relay set for Copilot CLI.', o.keys.join(', '), o.from.where),
-    };
-  }
-  if (aim.at === 'this') return { ...reading, state: 'set-up', why: resolved.conflicts[0]?.what };
-  const url = resolved.baseUrl?.value;
-  const why =
-    aim.at === 'other'
-      ? t('Copilot CLI is set up for the gateway "{0}": it will call {1}.', aim.gateway, url ?? '')
-      : url
-        ? t('Copilot CLI will call {0}, not this gateway.', url)
+  const { resolved, suffix } = await resolveCopilotCli(env, gateway);
+  const o = resolved.overrides[0];
+  return judge({
+    label: 'GitHub Copilot CLI',
+    resolved,
+    gateway,
+    suffix,
+    surface: ['compatible', 'responses'],
+    none: NO_MODEL,
+    removable:
+      !!gateway &&
+      aimOf(env.env[COPILOT_BASE_URL]?.trim(), gateway, '/v1').at === 'this' &&
+      !!env.env[COPILOT_API_KEY]?.trim(),
+    overridden: () => t('{0} in {1} wins over what Model Relay set for Copilot CLI.', o.keys.join(', '), o.from.where),
+    idle: () =>
+      resolved.baseUrl
+        ? undefined
         : t(
             "Copilot CLI uses GitHub Copilot's own models (after a GitHub sign-in), not this gateway: {0} is not set.",
             COPILOT_BASE_URL,
-          );
-  return { ...reading, state: 'not-set-up', why };
+          ),
+  });
 }
 
 function setUpPlan(env: ToolsEnvironment, gateway: ToolGateway, choices: ToolChoices): ToolPlan {
+  const missing = surfaceMissing(gateway, ['compatible', 'responses'], NO_MODEL);
+  if (missing) return unavailablePlan('copilot-cli', 'set-up', missing);
   const usable = copilotModels(gateway).map((m) => m.id);
-  if (!usable.length) return unavailablePlan('copilot-cli', 'set-up', gateway.modelsError ?? NO_MODEL());
   const model = choices.model;
   if (!model || !usable.includes(model))
     return unavailablePlan(
@@ -343,6 +352,7 @@ export const copilotCli: ToolModule = {
   id: 'copilot-cli',
   label: () => 'GitHub Copilot CLI',
   command: 'copilot',
+  keys: { base: COPILOT_BASE_URL, cred: COPILOT_API_KEY, model: COPILOT_MODEL },
   configDirs: (env) => [copilotHome(env)],
   read,
   planSetUp,

@@ -13,16 +13,17 @@
  * naming another sign-in method overrides the key: its Fix sets it to "gemini-api-key".
  */
 import { dirname, join, resolve } from 'node:path';
+import { parse as parseDotenvText } from 'dotenv';
 import { t } from '../l10n';
-import { maskToken } from '../mask';
 import {
+  aimOf,
+  authOf,
   emptyResolved,
   fileSource,
   gatewayRoot,
-  hasSurface,
-  sameUrl,
+  judge,
+  surfaceMissing,
   TERMINAL,
-  tokenMatch,
   unavailablePlan,
   type ToolModule,
   type ToolReading,
@@ -59,19 +60,12 @@ export function geminiEnvFileCandidates(env: ToolsEnvironment): string[] {
   return out;
 }
 
-/** `KEY=value` lines of a dotenv file (quotes removed; `export ` allowed). */
+/**
+ * A `.env` file's variables as Gemini CLI reads them: by `dotenv`'s own parser, the one Gemini CLI
+ * uses (quotes removed, `# comment` after a value dropped, `export ` allowed, a later key winning).
+ */
 export function parseDotenv(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const raw of text.split(/\r?\n/)) {
-    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)$/.exec(raw);
-    if (!m) continue;
-    let v = m[2].trim();
-    const q = /^(['"`])([\s\S]*)\1$/.exec(v);
-    if (q) v = q[2];
-    else v = v.replace(/\s+#.*$/, '');
-    out[m[1]] = v;
-  }
-  return out;
+  return parseDotenvText(text);
 }
 
 async function dotenv(
@@ -159,13 +153,7 @@ export async function resolveGeminiCli(
     from: { kind: 'default', where: t('built-in default') },
   };
   const key = variable(GEMINI_API_KEY, env, file);
-  if (key)
-    r.auth = {
-      header: 'x-goog-api-key',
-      masked: maskToken(key.value),
-      from: key.from,
-      matches: tokenMatch(key.value, gateway),
-    };
+  if (key) r.auth = authOf('x-goog-api-key', key.value, key.from, gateway);
   const model = variable(GEMINI_MODEL, env, file);
   if (model) r.model = model;
   const sel = await selectedType(env, r.problems);
@@ -203,36 +191,27 @@ const NO_GEMINI = () =>
 
 async function read(env: ToolsEnvironment, gateway: ToolGateway | undefined): Promise<ToolReading> {
   const resolved = await resolveGeminiCli(env, gateway);
-  const removable =
-    !!gateway &&
-    sameUrl(env.env[GEMINI_BASE_URL], gatewayRoot(gateway)) &&
-    !!tokenMatch(env.env[GEMINI_API_KEY], gateway);
-  if (gateway && !hasSurface(gateway, 'gemini')) return { state: 'unavailable', why: NO_GEMINI(), resolved, removable };
-  const atGateway = !!gateway && sameUrl(resolved.baseUrl?.value, gatewayRoot(gateway)) && !!resolved.auth?.matches;
-  if (atGateway && resolved.overrides.length) {
-    const o = resolved.overrides[0];
-    return {
-      state: 'overridden',
-      why: t(
-        '{0} in {1} selects another sign-in method, so Gemini CLI does not use GEMINI_API_KEY.',
-        o.from.key ?? '',
-        o.from.where,
-      ),
-      resolved,
-      removable,
-    };
-  }
-  if (atGateway) return { state: 'set-up', why: resolved.conflicts[0]?.what, resolved, removable };
-  return {
-    state: 'not-set-up',
-    why: t('Gemini CLI will call {0}, not this gateway.', resolved.baseUrl?.value ?? ''),
+  return judge({
+    label: t('Gemini CLI'),
     resolved,
-    removable,
-  };
+    gateway,
+    suffix: '',
+    surface: 'gemini',
+    none: NO_GEMINI,
+    removable:
+      !!gateway && aimOf(env.env[GEMINI_BASE_URL], gateway, '').at === 'this' && !!env.env[GEMINI_API_KEY]?.trim(),
+    overridden: () =>
+      t(
+        '{0} in {1} selects another sign-in method, so Gemini CLI does not use GEMINI_API_KEY.',
+        resolved.overrides[0].from.key ?? '',
+        resolved.overrides[0].from.where,
+      ),
+  });
 }
 
 async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: { model?: string }): Promise<ToolPlan> {
-  if (!hasSurface(gateway, 'gemini')) return unavailablePlan('gemini-cli', 'set-up', NO_GEMINI());
+  const missing = surfaceMissing(gateway, 'gemini', NO_GEMINI);
+  if (missing) return unavailablePlan('gemini-cli', 'set-up', missing);
   const plan: ToolPlan = {
     tool: 'gemini-cli',
     action: 'set-up',
@@ -318,6 +297,7 @@ export const geminiCli: ToolModule = {
   id: 'gemini-cli',
   label: () => t('Gemini CLI'),
   command: 'gemini',
+  keys: { base: GEMINI_BASE_URL, cred: GEMINI_API_KEY, model: GEMINI_MODEL },
   configDirs: (env) => [geminiUserDir(env)],
   read,
   planSetUp,

@@ -5,23 +5,28 @@
  * `.opencode/opencode.jsonc` / `.json` in the project. A provider is `provider.<id>` with `npm`,
  * `options.baseURL` and `options.apiKey` (`"{env:VAR}"` reads a variable); `model` is `<id>/<model>`.
  *
- * Setting it up adds `provider.model-relay` to the global file (JSONC edit: comments and order kept)
- * with `apiKey: "{env:<token variable>}"`, so the token is never written. Model Relay's block is
- * recognised by that apiKey; the top-level `model` is set only when the user picked one and the
- * file had none, so Remove Setup takes back exactly what was added.
+ * Setting it up adds `provider.<gateway.providerId>` (e.g. `model-relay-main`) to the global file
+ * (JSONC edit: comments and order kept) with `apiKey: "{env:<the gateway's token variable>}"`, so the
+ * token is never written and two gateways stand side by side. A gateway's block is recognised by that
+ * apiKey; the older shared `model-relay` block (before blocks were per gateway) is still recognised as
+ * Model Relay's, replaced by the gateway's own when it points at that gateway, and taken back by
+ * Remove Setup. The top-level `model` is set only when the user picked one and the file had none (or
+ * one of Model Relay's), so Remove Setup takes back exactly what was added — or, when the file is
+ * still as Model Relay last wrote it, the whole original comes back from its backup (toolBackups.ts).
  */
 import { join } from 'node:path';
 import { t } from '../l10n';
-import { maskToken } from '../mask';
 import {
+  aimOf,
+  authOf,
   emptyResolved,
   fileSource,
   gatewayV1,
-  hasSurface,
+  isOurProviderId,
+  judge,
   modelsOn,
-  PROVIDER_ID,
   sameUrl,
-  tokenMatch,
+  surfaceMissing,
   unavailablePlan,
   validVariable,
   type ToolModule,
@@ -68,9 +73,31 @@ function apiKeyRef(variable: string): string {
   return `{env:${variable}}`;
 }
 
-/** Whether a provider block is the one Model Relay adds (its apiKey reads Model Relay's variable). */
+/** Whether a provider block is the one Model Relay adds for `gateway` (its apiKey reads the gateway's variable). */
 export function isOurProvider(block: unknown, gateway: ToolGateway): boolean {
   return strAt(block, 'options', 'apiKey') === apiKeyRef(gateway.tokenVariable);
+}
+
+/** Whether a provider entry is one Model Relay added, for any gateway or in the older shared layout. */
+function anyOurs(id: string, block: unknown): boolean {
+  return isOurProviderId(id) && /^\{env:[A-Za-z_][A-Za-z0-9_]*\}$/.test(strAt(block, 'options', 'apiKey') ?? '');
+}
+
+/**
+ * The older shared entries (`model-relay`, `model-relay-2`, … reading a variable, but not
+ * `gateway`'s own) that `gateway` takes over: at its address (`also` adds the other answers of aimOf).
+ */
+function legacyOf(providers: Json, gateway: ToolGateway, also: 'elsewhere' | undefined): string[] {
+  return Object.keys(providers).filter((id) => {
+    if (!/^model-relay(-\d+)?$/.test(id) || !anyOurs(id, providers[id]) || isOurProvider(providers[id], gateway))
+      return false;
+    const at = aimOf(strAt(providers[id], 'options', 'baseURL'), gateway, '/v1').at;
+    return at === 'this' || at === also;
+  });
+}
+
+function providersOf(value: unknown): Json {
+  return isObject(value) && isObject(value.provider) ? value.provider : {};
 }
 
 function deepMerge(a: Json, b: Json): Json {
@@ -142,8 +169,7 @@ export async function resolveOpencode(
   const from = key.variable
     ? { kind: 'terminal' as const, where: t('terminal environment'), key: key.variable }
     : fileSource(env, lastSetter(layers, 'provider', id, 'options', 'apiKey') ?? '', `provider.${id}.options.apiKey`);
-  if (key.value)
-    r.auth = { header: 'authorization', masked: maskToken(key.value), from, matches: tokenMatch(key.value, gateway) };
+  if (key.value) r.auth = authOf('authorization', key.value, from, gateway);
   else if (key.variable)
     r.problems.push(
       t('{0} reads the variable {1}, which new terminals do not have.', `provider.${id}.options.apiKey`, key.variable),
@@ -179,37 +205,28 @@ async function read(env: ToolsEnvironment, gateway: ToolGateway | undefined): Pr
   const p = target.text !== undefined ? parseJsonc(target.text) : undefined;
   const provider = isObject(p?.value) && isObject(p.value.provider) ? p.value.provider : {};
   const removable = !!gateway && Object.values(provider).some((b) => isOurProvider(b, gateway));
-  if (gateway && !hasSurface(gateway, 'compatible'))
-    return { state: 'unavailable', why: NO_CHAT(), resolved, removable };
-  if (resolved.overrides.length)
-    return {
-      state: 'overridden',
-      why: t(
+  return judge({
+    label: 'opencode',
+    resolved,
+    gateway,
+    suffix: '/v1',
+    surface: 'compatible',
+    none: NO_CHAT,
+    removable,
+    overridden: () =>
+      t(
         '{0} in {1} points the provider elsewhere and beats the global configuration.',
         resolved.overrides[0].from.key ?? '',
         resolved.overrides[0].from.where,
       ),
-      resolved,
-      removable,
-    };
-  if (gateway && sameUrl(resolved.baseUrl?.value, gatewayV1(gateway)) && resolved.auth?.matches)
-    return { state: 'set-up', resolved, removable };
-  if (removable)
-    return {
-      state: 'set-up',
-      why: t(
-        'The {0} provider is in the configuration; choose one of its models in opencode with /models.',
-        PROVIDER_ID,
-      ),
-      resolved,
-      removable,
-    };
-  return {
-    state: 'not-set-up',
-    why: resolved.conflicts[0]?.what ?? resolved.problems[0] ?? t('opencode has no provider for this gateway.'),
-    resolved,
-    removable,
-  };
+    idle: () =>
+      removable
+        ? t(
+            'The {0} provider is in the configuration; choose one of its models in opencode with /models.',
+            gateway.providerId,
+          )
+        : undefined,
+  });
 }
 
 function providerBlock(gateway: ToolGateway, chosen: string | undefined): Json {
@@ -226,7 +243,8 @@ function providerBlock(gateway: ToolGateway, chosen: string | undefined): Json {
 }
 
 async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: ToolChoices): Promise<ToolPlan> {
-  if (!hasSurface(gateway, 'compatible')) return unavailablePlan('opencode', 'set-up', NO_CHAT());
+  const missing = surfaceMissing(gateway, 'compatible', NO_CHAT);
+  if (missing) return unavailablePlan('opencode', 'set-up', missing);
   if (!validVariable(gateway.tokenVariable))
     return unavailablePlan(
       'opencode',
@@ -240,10 +258,12 @@ async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: T
   if (p.error !== undefined || !isObject(p.value))
     return unavailablePlan('opencode', 'set-up', t('{0} is not valid JSON, so it was left untouched.', file.path));
   const json = p.value;
-  const providers = isObject(json.provider) ? json.provider : {};
+  const providers = providersOf(json);
+  // the older shared entry at this gateway's address gives way to the gateway's own
+  const legacy = legacyOf(providers, gateway, undefined);
   const existing = Object.keys(providers).find((id) => isOurProvider(providers[id], gateway));
-  let id = existing ?? PROVIDER_ID;
-  for (let i = 2; !existing && id in providers; i++) id = `${PROVIDER_ID}-${i}`;
+  let id = existing ?? gateway.providerId;
+  for (let i = 2; !existing && id in providers && !legacy.includes(id); i++) id = `${gateway.providerId}-${i}`;
   const notes: string[] = [];
   let chosen = choices.model;
   if (chosen && !modelsOn(gateway, 'compatible').includes(chosen)) {
@@ -252,10 +272,16 @@ async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: T
     );
     chosen = undefined;
   }
-  let after = editJsonc(text, ['provider', id], providerBlock(gateway, chosen));
+  let after = text;
+  for (const old of legacy) after = editJsonc(after, ['provider', old], undefined);
+  after = editJsonc(after, ['provider', id], providerBlock(gateway, chosen));
   if (text === '' && !after.includes('$schema')) after = editJsonc(after, ['$schema'], OPENCODE_SCHEMA);
   const current = strAt(json, 'model');
-  if (chosen && (!current || current.startsWith(`${id}/`))) after = editJsonc(after, ['model'], `${id}/${chosen}`);
+  const currentProvider = current?.split('/')[0] ?? '';
+  const oursNow = current && (currentProvider === id || anyOurs(currentProvider, providers[currentProvider]));
+  if (chosen && (!current || oursNow)) after = editJsonc(after, ['model'], `${id}/${chosen}`);
+  else if (current && legacy.includes(currentProvider))
+    after = editJsonc(after, ['model'], `${id}/${current.slice(currentProvider.length + 1)}`);
   else if (chosen)
     notes.push(t('Your default model {0} is kept; pick {1}/{2} in opencode with /models.', current!, id, chosen));
   notes.push(
@@ -268,7 +294,11 @@ async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: T
   return {
     tool: 'opencode',
     action: 'set-up',
-    edits: [fileEdit(file, after, summary)],
+    edits: [
+      fileEdit(file, after, summary, {
+        ours: { before: Object.keys(providers).some((k) => anyOurs(k, providers[k])), after: true },
+      }),
+    ],
     terminalEnv: { [gateway.tokenVariable]: { token: true } },
     notes,
   };
@@ -289,8 +319,9 @@ async function planRemove(env: ToolsEnvironment, gateway: ToolGateway): Promise<
   if (!p || p.error !== undefined || !isObject(p.value))
     return { ...plan, notes: [t('{0} has no provider added by Model Relay.', file.path)] };
   const json = p.value;
-  const providers = isObject(json.provider) ? json.provider : {};
+  const providers = providersOf(json);
   const ids = Object.keys(providers).filter((id) => isOurProvider(providers[id], gateway));
+  ids.push(...legacyOf(providers, gateway, 'elsewhere'));
   if (!ids.length) return { ...plan, notes: [t('{0} has no provider added by Model Relay.', file.path)] };
   let after = file.text!;
   for (const id of ids) after = editJsonc(after, ['provider', id], undefined);
@@ -302,13 +333,12 @@ async function planRemove(env: ToolsEnvironment, gateway: ToolGateway): Promise<
     isObject(left) &&
     Object.keys(left).every((k) => k === '$schema') &&
     (left.$schema ?? OPENCODE_SCHEMA) === OPENCODE_SCHEMA;
+  const remaining = providersOf(left);
   plan.edits.push(
-    fileEdit(
-      file,
-      deleteFile ? '' : after,
-      t('Removes the provider Model Relay added from {0}.', file.path),
+    fileEdit(file, deleteFile ? '' : after, t('Removes the provider Model Relay added from {0}.', file.path), {
       deleteFile,
-    ),
+      ours: { before: true, after: Object.keys(remaining).some((k) => anyOurs(k, remaining[k])) },
+    }),
   );
   return plan;
 }
@@ -317,6 +347,7 @@ export const opencode: ToolModule = {
   id: 'opencode',
   label: () => 'opencode',
   command: 'opencode',
+  keys: { base: 'baseURL', cred: 'apiKey', model: 'model' },
   configDirs: (env) => [opencodeGlobalDir(env)],
   read,
   planSetUp,

@@ -37,7 +37,16 @@ export interface ProbeTarget {
   baseUrl?: { value: string; from: ToolSource } | undefined;
   /** the credential's value (never reported), the header the tool sends it in, and where it came from */
   credential?:
-    { value: string; header: 'authorization' | 'x-api-key' | 'x-goog-api-key'; from: ToolSource } | undefined;
+    | {
+        value: string;
+        header: 'authorization' | 'x-api-key' | 'x-goog-api-key';
+        from: ToolSource;
+        /** another configured gateway whose token this is: it is never sent to this one */
+        foreign?: string | undefined;
+      }
+    | undefined;
+  /** the credential comes from a script the tool runs (Claude Code's apiKeyHelper): never run by Model Relay */
+  helper?: ToolSource | undefined;
   model?: { value: string; from: ToolSource } | undefined;
   /**
    * Codex: `wire_api` of the provider ("responses" is the only one it accepts); Copilot CLI:
@@ -153,8 +162,13 @@ function geminiCli(base: string, model: string) {
   };
 }
 
-/** `POST {baseURL}/chat/completions` (@ai-sdk/openai-compatible), streamed, with Bearer. */
-function opencode(base: string, model: string) {
+/**
+ * `POST {baseURL}/chat/completions` (@ai-sdk/openai-compatible), streamed, with Bearer. opencode's
+ * `model` is `<provider>/<model id>`: the request carries the model id (which may hold a `/` itself).
+ */
+function opencode(base: string, configured: string) {
+  const slash = configured.indexOf('/');
+  const model = slash > 0 ? configured.slice(slash + 1) : configured;
   return {
     url: joinUrl(base, '/chat/completions'),
     surface: 'compatible' as const,

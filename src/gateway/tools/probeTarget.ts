@@ -6,7 +6,7 @@
  * found by the resolvers, which read a project file only in a trusted workspace); a file that cannot
  * be read or parsed gives no value.
  */
-import { parse as parseToml } from '@decimalturn/toml-patch';
+import { parse as parseToml } from 'smol-toml';
 import { parse as parseJsonc } from 'jsonc-parser';
 import type { ProbeTarget } from './probeRequests';
 import { readBoundedFile } from './toolFile';
@@ -80,9 +80,16 @@ async function copilotApi(
 export async function probeTargetOf(status: ToolStatus, env: Record<string, string | undefined>): Promise<ProbeTarget> {
   const r = status.resolved;
   const target: ProbeTarget = { tool: status.tool, baseUrl: r?.baseUrl, model: r?.model };
-  if (r?.auth) {
+  if (r?.auth?.from.key === 'apiKeyHelper') target.helper = r.auth.from;
+  else if (r?.auth) {
     const value = await valueAt(r.auth.from, env);
-    if (value) target.credential = { value, header: r.auth.header, from: r.auth.from };
+    if (value)
+      target.credential = {
+        value,
+        header: r.auth.header,
+        from: r.auth.from,
+        ...(r.auth.foreign ? { foreign: r.auth.foreign } : {}),
+      };
   }
   if (status.tool === 'codex' && r?.baseUrl) {
     const wire = await sibling(r.baseUrl.from, 'wire_api');

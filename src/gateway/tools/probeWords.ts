@@ -9,32 +9,15 @@ import { saidText } from '../diagnose/outcomeFromError';
 import { originOf, type CredentialScope } from '../http/egress';
 import { t } from '../l10n';
 import { maskToken } from '../mask';
+import { copilotRefusal } from './copilotCli';
 import { copilotPath, type ProbeTarget } from './probeRequests';
-import type { ToolId, ToolSource } from './types';
+import { toolKeys, toolLabel } from './tools';
+import type { ToolSource } from './types';
 
 export interface Words {
   cause: string;
   fix: string;
 }
-
-const LABELS: Record<ToolId, string> = {
-  'claude-code': 'Claude Code',
-  codex: 'Codex CLI',
-  'gemini-cli': 'Gemini CLI',
-  opencode: 'opencode',
-  'copilot-cli': 'GitHub Copilot CLI',
-};
-
-export const toolLabel = (tool: ToolId) => LABELS[tool];
-
-/** The setting names each tool reads, when the source does not name its key. */
-const KEYS: Record<ToolId, { base: string; cred: string; model: string }> = {
-  'claude-code': { base: 'ANTHROPIC_BASE_URL', cred: 'ANTHROPIC_AUTH_TOKEN', model: 'ANTHROPIC_MODEL' },
-  codex: { base: 'base_url', cred: 'env_key', model: 'model' },
-  'gemini-cli': { base: 'GOOGLE_GEMINI_BASE_URL', cred: 'GEMINI_API_KEY', model: 'GEMINI_MODEL' },
-  opencode: { base: 'baseURL', cred: 'apiKey', model: 'model' },
-  'copilot-cli': { base: 'COPILOT_PROVIDER_BASE_URL', cred: 'COPILOT_PROVIDER_API_KEY', model: 'COPILOT_MODEL' },
-};
 
 /** Where a value came from, for a sentence: the file's path, or the terminal environment. */
 export function sourceText(from: ToolSource | undefined): string {
@@ -56,11 +39,11 @@ function keyOf(from: ToolSource | undefined, fallback: string): string {
 }
 
 export function names(target: ProbeTarget) {
-  const k = KEYS[target.tool];
+  const k = toolKeys(target.tool);
   const credFallback =
     target.tool === 'claude-code' && target.credential?.header === 'x-api-key' ? 'ANTHROPIC_API_KEY' : k.cred;
   return {
-    tool: LABELS[target.tool],
+    tool: toolLabel(target.tool),
     base: keyOf(target.baseUrl?.from, k.base),
     baseFrom: sourceText(target.baseUrl?.from),
     cred: keyOf(target.credential?.from, credFallback),
@@ -116,37 +99,6 @@ export function elsewhereWords(target: ProbeTarget, url: string, scope: Credenti
   };
 }
 
-/** A provider type or wire API Copilot CLI refuses: it stops before sending anything. */
-export function copilotRefusal(target: Pick<ProbeTarget, 'providerType' | 'wireApi'>): Words | undefined {
-  const type = target.providerType;
-  if (type && !['openai', 'anthropic', 'azure'].includes(type.value))
-    return {
-      cause: t(
-        'Copilot CLI refuses {0} = "{1}" ({2}): it stops with "Invalid provider type" before sending anything.',
-        keyOf(type.from, 'COPILOT_PROVIDER_TYPE'),
-        type.value,
-        sourceText(type.from),
-      ),
-      fix: t('Set {0} to openai in {1}.', keyOf(type.from, 'COPILOT_PROVIDER_TYPE'), sourceText(type.from)),
-    };
-  const wire = target.wireApi;
-  if (wire && !['completions', 'responses'].includes(wire.value))
-    return {
-      cause: t(
-        'Copilot CLI refuses {0} = "{1}" ({2}): it stops with "Invalid wire API format" before sending anything.',
-        keyOf(wire.from, 'COPILOT_PROVIDER_WIRE_API'),
-        wire.value,
-        sourceText(wire.from),
-      ),
-      fix: t(
-        'Set {0} to completions or responses in {1}.',
-        keyOf(wire.from, 'COPILOT_PROVIDER_WIRE_API'),
-        sourceText(wire.from),
-      ),
-    };
-  return undefined;
-}
-
 /** Why the probe was not sent (nothing to send, or a setting the tool itself refuses). */
 export function preflight(target: ProbeTarget): Words | undefined {
   const n = names(target);
@@ -165,6 +117,31 @@ export function preflight(target: ProbeTarget): Words | undefined {
     return {
       cause: t('{0} has no gateway address ({1} is not set), so it does not call this gateway.', n.tool, n.base),
       fix: t('Run "Model Relay: Set Up Tools…" for {0}, or set {1}.', n.tool, n.base),
+    };
+  if (target.helper)
+    return {
+      cause: t(
+        '{0} gets its key from the apiKeyHelper script named in {1}; Model Relay does not run it, so the probe was not sent.',
+        n.tool,
+        sourceText(target.helper),
+      ),
+      fix: t(
+        'Run the tool once in a terminal to test it, or remove apiKeyHelper and run "Model Relay: Set Up Tools…".',
+      ),
+    };
+  if (target.credential?.foreign)
+    return {
+      cause: t(
+        '{0} carries the token of the gateway "{1}" ({2}), and its address is this gateway\'s: it would send that token to the wrong gateway, so the probe was not sent.',
+        n.tool,
+        target.credential.foreign,
+        sourceText(target.credential.from),
+      ),
+      fix: t(
+        'Run "Model Relay: Set Up Tools…" for {0} on this gateway, or point it back at "{1}".',
+        n.tool,
+        target.credential.foreign,
+      ),
     };
   if (!target.credential)
     return target.tool === 'codex'

@@ -1,14 +1,16 @@
 /**
- * Text-level edits of a TOML file that keep every byte we did not mean to change: root keys set
- * through toml-patch (a replaced value keeps its trailing comment), new root keys inserted as lines
- * before the first table, and a whole `[table]` appended or cut out as a block.
+ * Text-level edits of a TOML file that keep every byte we did not mean to change: a whole `[table]`
+ * appended, or cut out up to its last key line (a key the user added below a comment inside it goes
+ * with it, never re-parented to the table before), and one root line set, replaced or taken out.
+ * Parsing is smol-toml's; an edit's outcome is checked by parsing it again (`sameToml`).
  */
-import { parse, patch } from '@decimalturn/toml-patch';
+import { isDeepStrictEqual } from 'node:util';
+import { parse } from 'smol-toml';
 import type { Json } from './configFile';
 
 export function parseToml(text: string): { value: Json; error?: undefined } | { value?: undefined; error: string } {
   try {
-    return { value: parse(text) as Json };
+    return { value: parse(text) };
   } catch (e) {
     return { error: (e as Error).message.split('\n')[0] };
   }
@@ -30,6 +32,41 @@ const isComment = (l: string) => l.trim().startsWith('#');
 /** A table header: `[a.b]` or `[[a]]` at the start of a line (an array continuation line is indented or ends with a comma). */
 const isHeader = (l: string) => /^\[.*\]\s*(#.*)?$/.test(l);
 
+interface Line {
+  text: string;
+  start: number;
+  /** the offset after its newline */
+  end: number;
+}
+
+function linesOf(text: string): Line[] {
+  const out: Line[] = [];
+  let start = 0;
+  while (start < text.length) {
+    const nl = text.indexOf('\n', start);
+    const end = nl < 0 ? text.length : nl + 1;
+    out.push({ text: text.slice(start, nl < 0 ? end : nl), start, end });
+    start = end;
+  }
+  return out;
+}
+
+/** The path of a `[a."b"]` header line (undefined for an array of tables or what is no header). */
+function headerPath(line: string): string[] | undefined {
+  if (!isHeader(line) || line.startsWith('[[')) return undefined;
+  const p = parseToml(line);
+  if (!p.value) return undefined;
+  const path: string[] = [];
+  let v: unknown = p.value;
+  while (v && typeof v === 'object' && !Array.isArray(v)) {
+    const keys = Object.keys(v);
+    if (keys.length !== 1) break;
+    path.push(keys[0]);
+    v = (v as Json)[keys[0]];
+  }
+  return path.length ? path : undefined;
+}
+
 /**
  * Where new root keys go: after the last root key line (before the comments and blank lines that
  * lead to the first table); in a file without root keys, after its leading comment block (up to that
@@ -37,73 +74,62 @@ const isHeader = (l: string) => /^\[.*\]\s*(#.*)?$/.test(l);
  * kept between the keys and the table).
  */
 function rootInsertion(text: string): { at: number; tableFollows: boolean } {
-  const lines = text.split('\n');
-  const starts: number[] = [];
-  let offset = 0;
-  for (const line of lines) {
-    starts.push(offset);
-    offset += line.length + 1;
-  }
-  const first = lines.findIndex(isHeader);
+  const lines = linesOf(text);
+  const first = lines.findIndex((l) => isHeader(l.text));
   const rootEnd = first < 0 ? lines.length : first;
   let last = -1;
-  for (let i = 0; i < rootEnd; i++) if (!isBlank(lines[i]) && !isComment(lines[i])) last = i;
-  if (last >= 0) return { at: Math.min(starts[last] + lines[last].length + 1, text.length), tableFollows: false };
+  for (let i = 0; i < rootEnd; i++) if (!isBlank(lines[i].text) && !isComment(lines[i].text)) last = i;
+  if (last >= 0) return { at: lines[last].end, tableFollows: false };
   if (first < 0) return { at: text.length, tableFollows: false };
   let lastBlankEnd = 0;
-  for (let i = 0; i < first; i++) if (isBlank(lines[i])) lastBlankEnd = starts[i] + lines[i].length + 1;
+  for (let i = 0; i < first; i++) if (isBlank(lines[i].text)) lastBlankEnd = lines[i].end;
   return { at: lastBlankEnd, tableFollows: true };
 }
 
-/**
- * Sets root-level string keys. Existing ones are patched in place; missing ones are inserted
- * together as lines, returned as `inserted` so they can be cut out again verbatim.
- */
-export function setRootKeys(text: string, values: Record<string, string>): { text: string; inserted: string } {
-  const parsed = parseToml(text).value ?? {};
-  const replace: Json = {};
-  const add: string[] = [];
-  for (const [k, v] of Object.entries(values)) {
-    if (k in parsed) replace[k] = v;
-    else add.push(`${tomlKey(k)} = ${tomlString(v)}`);
-  }
-  let out = Object.keys(replace).length ? patch(text, { ...parsed, ...replace }) : text;
-  let inserted = '';
-  if (add.length) {
-    if (out !== '' && !out.endsWith('\n')) out += '\n';
-    const { at, tableFollows } = rootInsertion(out);
-    inserted = `${add.join('\n')}\n${tableFollows ? '\n' : ''}`;
-    out = out.slice(0, at) + inserted + out.slice(at);
-  }
-  return { text: out, inserted };
+/** A root key written on one line with a string value: the line, its value and its trailing comment. */
+export interface RootLine extends Line {
+  value: string;
+  comment: string;
 }
 
-/** Puts root keys back: `was[k]` undefined removes the key. Keys whose value the user changed since are left alone. */
-export function restoreRootKeys(
-  text: string,
-  set: Record<string, string>,
-  was: Record<string, string | undefined>,
-  inserted: string,
-): string {
-  const parsed = parseToml(text).value ?? {};
-  const ours = Object.keys(set).filter((k) => parsed[k] === set[k]);
-  const toDelete = ours.filter((k) => was[k] === undefined);
+/**
+ * The one-line `key = "string"` of a root key (before the first table), or `multiline` when the key
+ * is there in another shape (a value over several lines, not a string): that line is not edited.
+ */
+export function rootLine(text: string, key: string): RootLine | 'multiline' | undefined {
+  const k = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const re = new RegExp(`^\\s*(?:${k}|"${k}"|'${k}')\\s*=\\s*("(?:[^"\\\\]|\\\\.)*"|'[^']*')[ \\t]*(#.*)?\\r?$`);
+  const keyOnly = new RegExp(`^\\s*(?:${k}|"${k}"|'${k}')\\s*=`);
+  for (const line of linesOf(text)) {
+    if (isHeader(line.text)) break;
+    if (!keyOnly.test(line.text)) continue;
+    const m = re.exec(line.text);
+    const value = m && parseToml(`v = ${m[1]}`).value?.v;
+    return typeof value === 'string' ? { ...line, value, comment: m![2] ?? '' } : 'multiline';
+  }
+  return undefined;
+}
+
+/** The text with one root line: `line` replacing `at` (a line found by rootLine), or inserted where root keys go. */
+export function putRootLine(text: string, line: string, at: Line | undefined): string {
+  if (at) {
+    const cr = at.text.endsWith('\r') ? '\r' : '';
+    return `${text.slice(0, at.start)}${line}${cr}${text.slice(at.end - (text[at.end - 1] === '\n' ? 1 : 0))}`;
+  }
   let out = text;
-  const insertedKeys = Object.keys(set).filter((k) => was[k] === undefined);
-  if (inserted && toDelete.length === insertedKeys.length && out.includes(inserted)) {
-    out = out.replace(inserted, '');
-  } else if (toDelete.length) {
-    const next: Json = { ...(parseToml(out).value ?? {}) };
-    for (const k of toDelete) delete next[k];
-    out = patch(out, next);
-  }
-  const back = ours.filter((k) => was[k] !== undefined);
-  if (back.length) {
-    const next: Json = { ...(parseToml(out).value ?? {}) };
-    for (const k of back) next[k] = was[k];
-    out = patch(out, next);
-  }
-  return out;
+  if (out !== '' && !out.endsWith('\n')) out += '\n';
+  const { at: i, tableFollows } = rootInsertion(out);
+  return `${out.slice(0, i)}${line}\n${tableFollows ? '\n' : ''}${out.slice(i)}`;
+}
+
+/**
+ * The text without the line `at` (a line found by rootLine); a blank line after it goes too when
+ * the line began the file or followed a blank line (as putRootLine inserts one before a table).
+ */
+export function cutLine(text: string, at: Line): string {
+  const alone = at.start === 0 || /(^|\n)\r?\n$/.test(text.slice(0, at.start));
+  const blank = alone ? (/^\r?\n/.exec(text.slice(at.end))?.[0].length ?? 0) : 0;
+  return text.slice(0, at.start) + text.slice(at.end + blank);
 }
 
 /** The lines of a `[a.b]` table with string values. */
@@ -114,23 +140,29 @@ export function tableBlock(path: string[], values: Record<string, string>): stri
 }
 
 /**
- * The span of the block that starts with the line `firstLine` (a marker comment), then its table
- * header and the key lines up to the first blank, comment or header line; the blank line before it
- * is included when there is one.
+ * The text without the tables `which` accepts: each from its header (with the comment line right
+ * above it when `note` accepts that line, and one blank line before) to its last key line — the
+ * comments and blank lines after that lead into the next table and stay.
  */
-export function blockSpan(text: string, firstLine: string): { start: number; end: number } | undefined {
-  const at = text.startsWith(`${firstLine}\n`) ? 0 : text.indexOf(`\n${firstLine}\n`) + 1;
-  if (at < 0 || (at === 0 && !text.startsWith(`${firstLine}\n`))) return undefined;
-  let end = at + firstLine.length + 1;
-  let sawHeader = false;
-  while (end < text.length) {
-    const nl = text.indexOf('\n', end);
-    const lineEnd = nl < 0 ? text.length : nl + 1;
-    const line = text.slice(end, lineEnd);
-    if (isHeader(line) ? sawHeader : isBlank(line) || isComment(line)) break;
-    if (isHeader(line)) sawHeader = true;
-    end = lineEnd;
+export function cutTables(text: string, which: (path: string[]) => boolean, note: (line: string) => boolean): string {
+  let out = text;
+  for (;;) {
+    const lines = linesOf(out);
+    const h = lines.findIndex((l) => {
+      const p = headerPath(l.text);
+      return !!p && which(p);
+    });
+    if (h < 0) return out;
+    let last = h;
+    for (let i = h + 1; i < lines.length && !isHeader(lines[i].text); i++)
+      if (!isBlank(lines[i].text) && !isComment(lines[i].text)) last = i;
+    let first = h > 0 && note(lines[h - 1].text) ? h - 1 : h;
+    if (first > 0 && isBlank(lines[first - 1].text)) first--;
+    out = out.slice(0, lines[first].start) + out.slice(lines[last].end);
   }
-  const start = at >= 2 && text[at - 2] === '\n' ? at - 1 : at;
-  return { start, end };
+}
+
+/** Whether two TOML values are the same document (dates and numbers compared by their JSON). */
+export function sameToml(a: unknown, b: unknown): boolean {
+  return isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? {})), JSON.parse(JSON.stringify(b ?? {})));
 }

@@ -11,13 +11,14 @@
  *   more than MAX_TOOL_FILE_BYTES + 1 bytes read, through a file handle opened without waiting (a FIFO
  *   swapped in after the check cannot hang the open) and checked again once open.
  *
- * `readBoundedFile` is the one reader; `readToolFile` puts the trust rule in front of it.
+ * `readBoundedFile` is the one reader; `readToolFile` puts the trust rule in front of it. Writes are
+ * `writeAtomic` (temp file + rename), to the path `realTarget` finds through symlinks.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { lstat, open, readlink, stat, type FileHandle } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readlink, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { t } from '../l10n';
 
 /** A settings file larger than this is not a settings file we should read. */
@@ -182,4 +183,40 @@ export async function readToolFile(places: FilePlaces, path: string): Promise<To
       path,
     ),
   };
+}
+
+/** The real path of a file, or of the nearest existing folder above it joined with the rest. */
+export async function realTarget(path: string): Promise<string> {
+  let dir = resolve(path);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return join(await realpath(dir), ...rest.reverse());
+    } catch {
+      const up = dirname(dir);
+      if (up === dir) return resolve(path);
+      rest.push(basename(dir));
+      dir = up;
+    }
+  }
+}
+
+/** Writes `text` to `target` atomically (a temp file beside it, synced, then renamed), with `mode`. */
+export async function writeAtomic(target: string, text: string, mode: number): Promise<void> {
+  await mkdir(dirname(target), { recursive: true });
+  const tmp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  const fh = await open(tmp, 'wx', mode);
+  try {
+    await fh.writeFile(text, 'utf8');
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await chmod(tmp, mode);
+    await rename(tmp, target);
+  } catch (e) {
+    await unlink(tmp).catch(() => undefined);
+    throw e;
+  }
 }

@@ -6,10 +6,11 @@
 import { t } from '../l10n';
 import { claudeCode, planClaudeFixOverride } from './claudeCode';
 import { codex } from './codex';
-import type { ToolModule } from './common';
+import type { ToolKeys, ToolModule } from './common';
 import { copilotCli } from './copilotCli';
 import { geminiCli, planGeminiFixOverride } from './geminiCli';
 import { opencode } from './opencode';
+import { withOriginalsRestored } from './toolBackups';
 import type {
   ResolvedToolConfig,
   ToolChoices,
@@ -22,6 +23,12 @@ import type {
 import { TOOL_IDS } from './types';
 import { stat } from 'node:fs/promises';
 
+/**
+ * The tools, by id: the one registration of a tool. Its label, command and setting names are read
+ * from its module through the functions below (nothing else keeps a table of tools; Diagnose has a
+ * row per tool, its title from the label). The probes' words read them here too, so a tool module
+ * never imports probes.ts or probeWords.ts (that cycle would leave this table half-built at load).
+ */
 const MODULES: Record<ToolId, ToolModule> = {
   'claude-code': claudeCode,
   codex,
@@ -30,6 +37,7 @@ const MODULES: Record<ToolId, ToolModule> = {
   'copilot-cli': copilotCli,
 };
 
+/** A tool's name in the user's language ("Claude Code", "Codex CLI", …). */
 export function toolLabel(tool: ToolId): string {
   return MODULES[tool].label();
 }
@@ -37,6 +45,11 @@ export function toolLabel(tool: ToolId): string {
 /** The executable a tool is started with ("claude", "codex", "gemini", "opencode"). */
 export function toolCommand(tool: ToolId): string {
   return MODULES[tool].command;
+}
+
+/** The setting names a tool reads its address, credential and model from. */
+export function toolKeys(tool: ToolId): ToolKeys {
+  return MODULES[tool].keys;
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -62,9 +75,9 @@ export async function toolStatus(
     state: reading.state,
     resolved: reading.resolved,
     removable: reading.removable,
+    ...(reading.aim ? { aim: reading.aim } : {}),
   };
   if (reading.why) status.why = reading.why;
-  if (reading.aim) status.aim = reading.aim;
   if (!path) {
     const dir = (await Promise.all(m.configDirs(env).map(async (d) => ((await exists(d)) ? d : undefined)))).find(
       Boolean,
@@ -101,11 +114,14 @@ export async function planSetUp(
 }
 
 /**
- * What taking a tool's setup back will change. The token variable shared by Codex and opencode
- * stays in `removeEnv` only when the other of the two is not set up by Model Relay.
+ * What taking a tool's setup back will change: a file left with none of Model Relay's setup is
+ * restored to its original when it is still as Model Relay last wrote it (toolBackups.ts). The
+ * token variable shared by Codex and opencode stays in `removeEnv` only when the other of the two
+ * is not set up by Model Relay.
  */
 export async function planRemove(tool: ToolId, env: ToolsEnvironment, gateway: ToolGateway): Promise<ToolPlan> {
-  const plan = await MODULES[tool].planRemove(env, gateway);
+  const own = await MODULES[tool].planRemove(env, gateway);
+  const plan = env.backupDir ? await withOriginalsRestored(own, env.backupDir) : own;
   const sharing = (['codex', 'opencode'] as const).filter((id) => id !== tool);
   if (tool === 'codex' || tool === 'opencode') {
     const others = await Promise.all(sharing.map((id) => MODULES[id].read(env, gateway)));

@@ -45,6 +45,8 @@ export interface ResolvedToolConfig {
     masked: string;
     from: ToolSource;
     matches?: string;
+    /** the name of another configured gateway whose token this is: never sent to this one */
+    foreign?: string;
   };
   model?: { value: string; from: ToolSource };
   /** sources that beat ours (with the conflicting keys), e.g. a project .claude/settings.json env block */
@@ -83,6 +85,12 @@ export interface FileEdit {
   mtimeMs?: number;
   /** one sentence: what changes and why */
   summary: string;
+  /**
+   * whether Model Relay's setup is in the file before and after this edit (set by the set-up and
+   * remove plans; absent: in neither): the backups (toolBackups.ts) learn from it what the file was
+   * while it held none of it, which Remove Setup then restores exactly
+   */
+  ours?: { before: boolean; after: boolean };
 }
 
 /** What setting a tool up (or removing its setup) will change. */
@@ -142,8 +150,14 @@ export interface ToolsEnvironment {
   workspaceTrusted: boolean;
   /** finds an executable on PATH; undefined when absent */
   which(command: string): Promise<string | undefined>;
-  /** the installed tool's version (e.g. by running `<path> --version`); the core never spawns by itself */
+  /** the installed tool's version (toolsEnvironment.ts `toolVersion`: `<path> --version`, bounded) */
   version?(path: string): Promise<string | undefined>;
+  /**
+   * where the texts Model Relay's writes replace are kept (toolBackups.ts), outside any repository:
+   * the extension's global storage; absent (relay-doctor, which writes nothing): Remove Setup cannot
+   * restore an original, only take out what Model Relay added
+   */
+  backupDir?: string;
   /**
    * system-wide files the tools read above the user's (Claude Code's managed-settings.json, Gemini
    * CLI's system settings.json): undefined = the platform's default location, null = none (tests)
@@ -196,4 +210,9 @@ export type ToolAim = { at: 'this' } | { at: 'other'; gateway: string; gatewayId
 export interface ToolChoices {
   model?: string;
   claudeModels?: { opus?: string; sonnet?: string; haiku?: string };
+  /**
+   * Claude Code: its address and token variables under other names (the modelRelay.nativeCli.*
+   * settings, for a wrapper script that reads those): Claude Code itself then does not see them
+   */
+  variableNames?: { baseUrl: string; token: string };
 }

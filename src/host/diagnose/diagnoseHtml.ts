@@ -19,8 +19,6 @@ export function fixLabel(kind: FixAction['kind']): string {
       return t('Add token');
     case 'disable-stream':
       return t('Turn streaming off');
-    case 'setup-native-cli':
-      return t('Set up native CLI');
     case 'use-gateway-for-background-tasks':
       return t('Use a gateway model');
     default: {

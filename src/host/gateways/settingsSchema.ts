@@ -7,7 +7,6 @@
 import { z } from 'zod';
 import {
   DEFAULT_CLI_VARIABLES,
-  DEFAULT_TOOL_TOKEN_VARIABLE,
   DEFAULT_IMAGE_SIZE,
   DEFAULT_MAX_TOKENS,
   DEFAULT_MAX_UPLOAD_BYTES,
@@ -85,7 +84,6 @@ export const SETTINGS = {
   'completions.maxCostPerHour': setting(z.number().min(0).max(1e9).nullable(), COMPLETION_DEFAULTS.maxCostPerHour),
   'completions.maxTokensPerHour': setting(z.number().int().min(0).max(1e10), COMPLETION_DEFAULTS.maxTokensPerHour),
   'commitMessage.model': setting(str, ''),
-  'tools.tokenVariable': setting(str, DEFAULT_TOOL_TOKEN_VARIABLE),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -103,7 +101,6 @@ export const USER_ONLY: ReadonlySet<SettingKey> = new Set<SettingKey>([
   'maxRetries',
   'nativeCli.baseUrlVariable',
   'nativeCli.tokenVariable',
-  'tools.tokenVariable',
 ]);
 
 /** Every setting validated: a value that does not fit its schema falls back to the default. */
@@ -156,7 +153,6 @@ export interface RelaySettings {
   /** Generate Commit Message's model ('' : the completion model, else the chat's) */
   commitMessage: { model: string };
   /** the variable Codex CLI and opencode read the token from (their config files name it) */
-  tools: { tokenVariable: string };
 }
 
 /** The settings as the extension uses them (model ids trimmed, empty backups dropped). */
@@ -219,6 +215,5 @@ export function relaySettings(v: SettingValues): RelaySettings {
       maxTokensPerHour: v['completions.maxTokensPerHour'],
     },
     commitMessage: { model: t(v['commitMessage.model']) },
-    tools: { tokenVariable: v['tools.tokenVariable'] || DEFAULT_TOOL_TOKEN_VARIABLE },
   };
 }

@@ -37,8 +37,10 @@ export interface StatusFacts {
   chatNeedsEnabling?: boolean | undefined;
   /** the surfaces the active gateway's refusals taught (GatewayClient.learntSurfaces) */
   learnt?: ReadonlyArray<LearntSurface> | undefined;
-  /** the terminal tools whose variables new terminals get (Set Up Tools…), by name */
+  /** the terminal tools whose variables new terminals get (Set Up Tools…), by name (with their gateway) */
   tools?: readonly string[] | undefined;
+  /** set-up tools that need attention (their token or gateway cannot be found): why and the fix, one sentence each */
+  toolsAttention?: readonly string[] | undefined;
 }
 
 /** A model the gateway refused elsewhere, and the surface it answers on. */
@@ -309,15 +311,17 @@ export function vscodeChatRow(): StatusRow {
 }
 
 /** "Terminal tools  Claude Code, Codex CLI": what Set Up Tools… set up; a click opens it. */
-export function toolsRow(tools: readonly string[] = []): StatusRow {
+export function toolsRow(tools: readonly string[] = [], attention: readonly string[] = []): StatusRow {
+  const listed = tools.length ? tools.join(', ') : t('none set up — click to set up Claude Code, Codex and others');
+  const help = t(
+    'Claude Code, Codex CLI, Gemini CLI, opencode and GitHub Copilot CLI pointed at this gateway: Set Up Tools… shows each one’s state and the diff before any file is written.',
+  );
   return {
     id: 'tools',
     label: t('Terminal tools'),
-    description: tools.length ? tools.join(', ') : t('none set up — click to set up Claude Code, Codex and others'),
-    icon: 'terminal',
-    tooltip: t(
-      'Claude Code, Codex CLI, Gemini CLI, opencode and GitHub Copilot CLI pointed at this gateway: Set Up Tools… shows each one’s state and the diff before any file is written.',
-    ),
+    description: attention.length ? t('{0} — {1} need attention', listed, attention.length) : listed,
+    icon: attention.length ? 'warning' : 'terminal',
+    tooltip: [...attention, help].join('\n'),
     command: { command: CommandId.SetUpTools, title: t('Set Up Tools…') },
   };
 }
@@ -350,7 +354,7 @@ export function statusRows(f: StatusFacts): StatusRow[] {
     ...(q ? [balanceRow(q)] : []),
     lastRequestRow(f.last),
     modelsRow(f.modelCount),
-    toolsRow(f.tools),
+    toolsRow(f.tools, f.toolsAttention),
     { id: 'proxy', label: t('Proxy'), description: proxyWords(f.proxy), icon: 'cloud' },
     {
       id: 'diagnose',

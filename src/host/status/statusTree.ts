@@ -151,7 +151,7 @@ export function statusTree(f: StatusTreeFacts): StatusRow[] {
     ...(f.chatNeedsEnabling ? [vscodeChatRow()] : []),
     ...f.gateways.map((g) => gatewayNode(g, f)),
     modelsRow(f.modelCount),
-    toolsRow(f.tools),
+    toolsRow(f.tools, f.toolsAttention),
     { id: 'proxy', label: t('Proxy'), description: proxyWords(f.proxy), icon: 'cloud' },
     {
       id: 'diagnose',

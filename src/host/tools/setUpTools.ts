@@ -9,6 +9,7 @@
  */
 import type { ModelInfo, Surface } from '../../gateway';
 import { t } from '../../gateway/l10n';
+import { toolLabel } from '../../gateway/tools/tools';
 import type {
   EditOutcome,
   ResolvedToolConfig,
@@ -39,11 +40,12 @@ export interface ToolsBackend {
   probe?(tool: ToolId, choices: ToolChoices): Promise<ToolProbeResult>;
 }
 
-/** Where the variables go: the terminals (src/host/tools/toolTerminals.ts). */
+/** Where the variables go: the terminals (src/host/tools/toolTerminals.ts), each tool bound to its gateway. */
 export interface ToolsTerminals {
   tools(): ToolId[];
   setUp(
     tool: ToolId,
+    gatewayId: string,
     tokenName: string,
     env: Record<string, TerminalValue>,
     choices: ToolChoices,
@@ -73,14 +75,6 @@ export type ToolAction =
   | { kind: 'set-up'; tool: ToolId }
   | { kind: 'remove'; tool: ToolId }
   | { kind: 'fix'; tool: ToolId; override: ResolvedToolConfig['overrides'][number] };
-
-const LABELS: Record<ToolId, string> = {
-  'claude-code': 'Claude Code',
-  codex: 'Codex CLI',
-  'gemini-cli': 'Gemini CLI',
-  opencode: 'opencode',
-  'copilot-cli': 'GitHub Copilot CLI',
-};
 
 /** A state in words. */
 export function stateWords(s: ToolStatus): string {
@@ -131,7 +125,7 @@ export function toolRows(
   tokenVariable: string,
 ): Array<PickRow<ToolAction>> {
   const rows: Array<PickRow<ToolAction>> = statuses.map((s) => ({
-    label: s.label || LABELS[s.tool],
+    label: toolLabel(s.tool),
     description: stateWords(s),
     detail: [s.why, s.state === 'unavailable' ? undefined : changeWords(s.tool, tokenVariable)]
       .filter(Boolean)
@@ -142,7 +136,7 @@ export function toolRows(
     for (const o of s.resolved?.overrides ?? [])
       if (o.fixable)
         rows.push({
-          label: t('Fix {0}: remove {1} from {2}', s.label || LABELS[s.tool], o.keys.join(', '), o.from.where),
+          label: t('Fix {0}: remove {1} from {2}', toolLabel(s.tool), o.keys.join(', '), o.from.where),
           detail: t(
             '{0} beats the setup; the diff is shown before the file is changed, and a backup kept.',
             o.from.where,
@@ -152,10 +146,10 @@ export function toolRows(
   for (const s of statuses)
     if (s.removable || inTerminals.includes(s.tool))
       rows.push({
-        label: t('Remove Setup: {0}', s.label || LABELS[s.tool]),
+        label: t('Remove Setup: {0}', toolLabel(s.tool)),
         detail: t(
           "Takes back exactly what Model Relay added for {0} (its variables in new terminals, its block in the tool's file).",
-          s.label || LABELS[s.tool],
+          toolLabel(s.tool),
         ),
         value: { kind: 'remove', tool: s.tool },
       });
@@ -198,11 +192,74 @@ export interface SetUpDeps {
   terminals: ToolsTerminals;
   ui: ToolsUi;
   gateway: ToolGateway;
-  /** the token new terminals get (its name) */
+  /** the token new terminals get by default (its name): the gateway's active one */
   tokenName: string;
+  /** the gateway's tokens (names and masked values): with several, the user picks the tool's own */
+  tokens?: ReadonlyArray<{ name: string; masked: string }>;
+  /** Claude Code's variables under other names (modelRelay.nativeCli.*), offered as a choice when set */
+  claudeNames?: { baseUrl: string; token: string };
+}
+
+/** The suggested name of a token dedicated to the terminal tools (Add Token suggests it too). */
+export const TOOL_TOKEN_NAME = 'native-cli';
+
+/** The token for the tool: the only one, else the user's pick (a dedicated one first); undefined: cancelled. */
+export async function pickToken(d: SetUpDeps): Promise<string | undefined> {
+  const list = d.tokens ?? [];
+  if (list.length < 2) return d.tokenName;
+  const rank = (n: string) => (n === TOOL_TOKEN_NAME ? 0 : n === d.tokenName ? 1 : 2);
+  const rows = [...list]
+    .sort((a, b) => rank(a.name) - rank(b.name))
+    .map((x) => ({
+      label: x.name,
+      description: x.masked,
+      detail:
+        x.name === TOOL_TOKEN_NAME
+          ? t('recommended: a dedicated token for the terminal tools (its usage and limits stay separate)')
+          : x.name === d.tokenName
+            ? t('the token this gateway uses now')
+            : undefined,
+      value: x.name,
+    }));
+  return d.ui.pick(rows, t('Token for the tool on "{0}"', d.gateway.name));
+}
+
+/** Claude Code's two variables under the names chosen (a plan names ANTHROPIC_BASE_URL / ANTHROPIC_AUTH_TOKEN). */
+export function claudeVariables(
+  env: Record<string, TerminalValue>,
+  names: ToolChoices['variableNames'],
+): Record<string, TerminalValue> {
+  if (!names) return env;
+  const to: Record<string, string> = { ANTHROPIC_BASE_URL: names.baseUrl, ANTHROPIC_AUTH_TOKEN: names.token };
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [to[k] ?? k, v]));
 }
 
 const models = (g: ToolGateway, surface: ToolSurface) => g.models.filter((m) => m.surfaces.includes(surface));
+
+/**
+ * Claude Code's variable names, when modelRelay.nativeCli.* names others (a wrapper script reads
+ * those): Claude Code's own names, or the configured ones. undefined: Claude Code's; null: cancelled.
+ */
+async function pickClaudeNames(d: SetUpDeps): Promise<ToolChoices['variableNames'] | null | undefined> {
+  const n = d.claudeNames;
+  if (!n || (n.baseUrl === 'ANTHROPIC_BASE_URL' && n.token === 'ANTHROPIC_AUTH_TOKEN')) return undefined;
+  const picked = await d.ui.pick(
+    [
+      {
+        label: 'ANTHROPIC_BASE_URL, ANTHROPIC_AUTH_TOKEN',
+        detail: t('What Claude Code reads: it calls the gateway from any new terminal.'),
+        value: 'claude',
+      },
+      {
+        label: `${n.baseUrl}, ${n.token}`,
+        detail: t('The names in the modelRelay.nativeCli settings, for a script of yours that reads them.'),
+        value: 'renamed',
+      },
+    ],
+    t('Claude Code: variable names'),
+  );
+  return picked === undefined ? null : picked === 'renamed' ? { ...n } : undefined;
+}
 
 /** The models for the tool, picked by the user; undefined: cancelled. */
 export async function pickChoices(tool: ToolId, d: SetUpDeps): Promise<ToolChoices | undefined> {
@@ -215,7 +272,10 @@ export async function pickChoices(tool: ToolId, d: SetUpDeps): Promise<ToolChoic
       t('Claude Code: model (ANTHROPIC_MODEL, and the opus and sonnet mapping)'),
     );
     if (main === undefined) return undefined;
-    if (!main) return {};
+    const names = await pickClaudeNames(d);
+    if (names === null) return undefined;
+    const renamed = names ? { variableNames: names } : {};
+    if (!main) return renamed;
     const same = { label: t('The same model'), value: main };
     const haiku = await d.ui.pick(
       [same, ...native.filter((r) => r.value !== main)],
@@ -223,7 +283,7 @@ export async function pickChoices(tool: ToolId, d: SetUpDeps): Promise<ToolChoic
       t('Claude Code runs titles and other background tasks with it; it must be in the token’s group too.'),
     );
     if (haiku === undefined) return undefined;
-    return { model: main, claudeModels: { opus: main, sonnet: main, haiku } };
+    return { model: main, claudeModels: { opus: main, sonnet: main, haiku }, ...renamed };
   }
   if (tool === 'codex') {
     // none served on the Responses API: the plan says why Codex cannot be set up
@@ -242,7 +302,7 @@ export async function pickChoices(tool: ToolId, d: SetUpDeps): Promise<ToolChoic
     return model === undefined ? undefined : { model };
   }
   const surface: ToolSurface = tool === 'gemini-cli' ? 'gemini' : 'compatible';
-  const model = await d.ui.pick([none, ...rows(surface)], t('{0}: model', LABELS[tool]));
+  const model = await d.ui.pick([none, ...rows(surface)], t('{0}: model', toolLabel(tool)));
   if (model === undefined) return undefined;
   return model ? { model } : {};
 }
@@ -267,10 +327,14 @@ export async function setUpTool(tool: ToolId, d: SetUpDeps): Promise<boolean> {
     d.ui.error(plan.unavailable);
     return false;
   }
-  const outcomes = await writeAgreed(plan, t('Set up {0}', LABELS[tool]), d);
+  const tokenName = await pickToken(d);
+  if (!tokenName) return false;
+  const outcomes = await writeAgreed(plan, t('Set up {0}', toolLabel(tool)), d);
   if (!outcomes) return false;
   if (outcomes.some((o) => !o.written)) return false;
-  const env = await d.terminals.setUp(tool, d.tokenName, plan.terminalEnv, choices);
+  const terminalEnv =
+    tool === 'claude-code' ? claudeVariables(plan.terminalEnv, choices.variableNames) : plan.terminalEnv;
+  const env = await d.terminals.setUp(tool, d.gateway.id, tokenName, terminalEnv, choices);
   if (!env) {
     d.ui.error(t('Model Relay: set the base URL and add a token first.'));
     return false;
@@ -280,7 +344,7 @@ export async function setUpTool(tool: ToolId, d: SetUpDeps): Promise<boolean> {
     .info(
       t(
         '{0} is set up: new terminals get {1}. Existing terminals keep their old environment.',
-        LABELS[tool],
+        toolLabel(tool),
         Object.keys(env).join(', '),
       ),
       open,
@@ -301,18 +365,18 @@ async function reportProbe(tool: ToolId, choices: ToolChoices, d: SetUpDeps): Pr
   }));
   if (r.ok)
     void d.ui.info(
-      t('{0} probe passed: {1} answered {2} in {3} ms.', LABELS[tool], r.request, r.status ?? '', r.durationMs),
+      t('{0} probe passed: {1} answered {2} in {3} ms.', toolLabel(tool), r.request, r.status ?? '', r.durationMs),
     );
-  else d.ui.error(t('{0} probe failed ({1}): {2} {3}', LABELS[tool], r.request, r.cause ?? '', r.fix ?? ''));
+  else d.ui.error(t('{0} probe failed ({1}): {2} {3}', toolLabel(tool), r.request, r.cause ?? '', r.fix ?? ''));
 }
 
 /** Remove Setup: the plan's file edits (diff first), then the tool's variables out of new terminals. */
 export async function removeTool(tool: ToolId, d: SetUpDeps): Promise<boolean> {
   const plan = await d.backend.planRemove(tool);
-  const outcomes = await writeAgreed(plan, t('Remove Setup: {0}', LABELS[tool]), d);
+  const outcomes = await writeAgreed(plan, t('Remove Setup: {0}', toolLabel(tool)), d);
   if (!outcomes) return false;
   await d.terminals.remove(tool);
-  void d.ui.info(t('Model Relay: the setup of {0} is removed.', LABELS[tool]));
+  void d.ui.info(t('Model Relay: the setup of {0} is removed.', toolLabel(tool)));
   return true;
 }
 
@@ -327,7 +391,7 @@ export async function fixOverride(
     d.ui.error(plan);
     return false;
   }
-  const outcomes = await writeAgreed(plan, t('Fix {0}', LABELS[tool]), d);
+  const outcomes = await writeAgreed(plan, t('Fix {0}', toolLabel(tool)), d);
   return !!outcomes?.length && outcomes.every((o) => o.written);
 }
 
@@ -344,7 +408,7 @@ export async function setUpTools(d: SetUpDeps, tokenVariable: string): Promise<b
   if (action.kind === 'fix') return fixOverride(action.tool, action.override, d);
   const status = statuses.find((s) => s.tool === action.tool);
   if (status?.state === 'unavailable') {
-    d.ui.error(status.why ?? t('{0} cannot be set up for this gateway.', LABELS[action.tool]));
+    d.ui.error(status.why ?? t('{0} cannot be set up for this gateway.', toolLabel(action.tool)));
     return false;
   }
   for (const c of status?.resolved?.conflicts ?? []) void d.ui.info(`${c.what} ${c.fix}`);

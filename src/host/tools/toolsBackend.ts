@@ -19,8 +19,11 @@ import type { ProbeTarget, ToolProbe } from '../../gateway/tools/probes';
 import type { ToolsBackend } from './setUpTools';
 
 export interface ToolsBackendDeps {
-  /** the tools' environment, read anew at each call */
-  environment(): ToolsEnvironment;
+  /**
+   * the tools' environment, read anew at each call, with the folder the texts writes replace are
+   * kept in (outside any repository: the extension's global storage)
+   */
+  environment(): ToolsEnvironment & { backupDir: string };
   gateway: ToolGateway;
   /** the token new terminals get: never written to a file */
   token: string;
@@ -35,7 +38,10 @@ export function coreToolsBackend(d: ToolsBackendDeps): ToolsBackend {
     planSetUp: (tool, choices) => planSetUp(tool, d.environment(), gateway, choices),
     planRemove: (tool) => planRemove(tool, d.environment(), gateway),
     planFix: (tool, override) => planFixOverride(tool, d.environment(), override),
-    apply: (plan) => applyEdits(plan.edits, { homeDir: d.environment().homeDir, secrets: [d.token] }),
+    apply: (plan) => {
+      const env = d.environment();
+      return applyEdits(plan.edits, { homeDir: env.homeDir, secrets: [d.token], backupDir: env.backupDir });
+    },
     probe: async (tool) => {
       const env = d.environment();
       const status = (await toolStatuses(env, gateway)).find((s) => s.tool === tool)!;

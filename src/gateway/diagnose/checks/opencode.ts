@@ -1,4 +1,0 @@
-/** opencode's row: its configuration as it resolves it, the override that wins, and its own request sent once (toolCheck.ts). */
-import { toolCheck } from '../toolCheck';
-
-export const opencodeCheck = toolCheck('opencode', 'tool-opencode');
