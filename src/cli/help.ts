@@ -15,7 +15,7 @@ ${t('Usage:')}
   relay-doctor models [--json]      ${t('the models the token sees, with their prices and groups where the gateway publishes them')}
   relay-doctor quota [--json]       ${t('what is left on the token, and when it expires')}
   relay-doctor usage [--json] [--since 24h|7d|30d]  ${t("where the money went: the gateway's usage log per day, per model and per request")}
-  relay-doctor tools [--json] [--trust-project]  ${t("Claude Code, Codex CLI, Gemini CLI and opencode: each one's state, and one request from each tool set up for this gateway")}
+  relay-doctor tools [--json] [--trust-project]  ${t("Claude Code, Codex CLI, Gemini CLI, opencode and GitHub Copilot CLI: each one's state, and one request from each tool set up for this gateway")}
   relay-doctor chat --surface compatible|native|responses --model M [--max-tokens N] [--no-stream] "prompt"
   relay-doctor diagnose --all --gateways FILE [--json]
   relay-doctor diagnose|models|quota|usage|chat|tools --gateways FILE --gateway NAME …

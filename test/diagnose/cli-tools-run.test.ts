@@ -31,8 +31,10 @@ before(async () => {
   mkdirSync(join(root, 'home'));
   mkdirSync(join(root, 'bin'));
   // Only found on the PATH: relay-doctor never runs a tool.
-  writeFileSync(join(root, 'bin/claude'), '#!/bin/sh\nexit 3\n');
-  chmodSync(join(root, 'bin/claude'), 0o755);
+  for (const tool of ['claude', 'copilot']) {
+    writeFileSync(join(root, 'bin', tool), '#!/bin/sh\nexit 3\n');
+    chmodSync(join(root, 'bin', tool), 0o755);
+  }
 });
 after(async () => {
   rmSync(root, { recursive: true, force: true });
@@ -66,6 +68,39 @@ test('Claude Code set up for the gateway: its own request passes, exit 0, the to
   noToken(r);
 });
 
+test(
+  'GitHub Copilot CLI set up by its variables: its own request (Chat Completions, its tools) passes',
+  T,
+  async () => {
+    sim.reset();
+    const copilot = {
+      COPILOT_PROVIDER_BASE_URL: `${sim.url}/v1`,
+      COPILOT_PROVIDER_API_KEY: sim.tokens.production,
+      COPILOT_MODEL: 'gpt-4o-mini',
+    };
+    const r = await run([], env({ ...gateway(), ...copilot }));
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^PASS {2}GitHub Copilot CLI \(set-up\)$/m);
+    assert.match(r.stdout, /Probe: POST \/v1\/chat\/completions answered 200/);
+    assert.ok(sim.log.some((x) => x.path === '/v1/chat/completions' && x.status === 200 && x.model === 'gpt-4o-mini'));
+    noToken(r);
+    // at another address: nothing sent there or here
+    sim.reset();
+    away.seen.length = 0;
+    const away2 = await run([], env({ ...gateway(), ...copilot, COPILOT_PROVIDER_BASE_URL: `${away.url}/v1` }));
+    // this gateway's token aimed at another server: the row fails, and says the probe was not sent
+    assert.equal(away2.code, 1);
+    assert.match(away2.stdout, /^FAIL {2}GitHub Copilot CLI \(overridden\)$/m);
+    assert.match(
+      away2.stdout,
+      /GitHub Copilot CLI would send your token to http:\/\/127\.0\.0\.1:\d+ .*the probe was not sent/,
+    );
+    assert.ok(!sim.log.some((x) => x.path.includes('/chat/completions')), 'no probe at the gateway');
+    assert.equal(away.sawCredential(sim.tokens.production), false, 'nor the token elsewhere');
+    noToken(away2);
+  },
+);
+
 test('ANTHROPIC_BASE_URL ending in /v1: exit 1, and the cause says /v1', T, async () => {
   sim.reset();
   const r = await run([], env({ ...gateway(), ...claude(`${sim.url}/v1`) }));
@@ -89,7 +124,7 @@ test('--json: one row per tool with its state, result, cause, fix and probe', T,
   assert.equal(doc.ok, true);
   assert.deepEqual(
     doc.tools.map((x) => x.tool),
-    ['claude-code', 'codex', 'gemini-cli', 'opencode'],
+    ['claude-code', 'codex', 'gemini-cli', 'opencode', 'copilot-cli'],
   );
   const c = doc.tools[0];
   assert.equal(c.state, 'set-up');
@@ -112,7 +147,7 @@ test('no gateway configured: the states all the same, nothing sent, and why on s
 });
 
 test(
-  'relay-doctor diagnose shows every tool: Claude Code probed, Codex, Gemini CLI and opencode rows too',
+  'relay-doctor diagnose shows every tool: Claude Code probed, Codex, Gemini CLI, opencode and Copilot CLI rows too',
   T,
   async () => {
     sim.reset();
@@ -125,6 +160,9 @@ test(
       assert.equal(row(id)?.result, 'skipped', id);
       assert.match(row(id)!.cause, /is not installed/);
     }
+    // installed (on the PATH), not set up
+    assert.equal(row('tool-copilot-cli')?.result, 'skipped');
+    assert.match(row('tool-copilot-cli')!.cause, /GitHub Copilot's own models/);
   },
 );
 

@@ -129,7 +129,9 @@ for (const profile of ['strict', 'real'] as const) {
         'stream-native',
         ...(profile === 'real' ? ['stream-responses'] : []),
         // one row per terminal tool where the tools' states are given (Claude Code alone is installed)
-        ...(profile === 'real' ? ['tool-claude-code', 'tool-codex', 'tool-gemini-cli', 'tool-opencode'] : []),
+        ...(profile === 'real'
+          ? ['tool-claude-code', 'tool-codex', 'tool-gemini-cli', 'tool-opencode', 'tool-copilot-cli']
+          : []),
         'wrong-place',
         'proxy',
       ],
@@ -142,7 +144,8 @@ for (const profile of ['strict', 'real'] as const) {
     // The strict profile (the spec's gateway) has no usage log an sk- token can read: arrival is skipped there.
     // The tools that are not installed are skipped.
     const skipped = (id: CheckId) =>
-      (profile === 'strict' && id === 'arrival') || ['tool-codex', 'tool-gemini-cli', 'tool-opencode'].includes(id);
+      (profile === 'strict' && id === 'arrival') ||
+      ['tool-codex', 'tool-gemini-cli', 'tool-opencode', 'tool-copilot-cli'].includes(id);
     for (const c of r.checks) assert.equal(c.result, skipped(c.id) ? 'skipped' : 'pass', `${c.id}: ${c.cause}`);
     if (profile === 'real')
       assert.match(

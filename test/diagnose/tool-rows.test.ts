@@ -99,6 +99,30 @@ function statuses(): ToolStatus[] {
         problems: [],
       },
     },
+    {
+      tool: 'copilot-cli',
+      label: 'GitHub Copilot CLI',
+      state: 'set-up',
+      aim: { at: 'this' },
+      resolved: {
+        baseUrl: {
+          value: `${sim.url}/v1`,
+          from: { kind: 'terminal', where: 'terminal environment', key: 'COPILOT_PROVIDER_BASE_URL' },
+        },
+        auth: {
+          header: 'authorization',
+          masked,
+          from: { kind: 'terminal', where: 'terminal environment', key: 'COPILOT_PROVIDER_API_KEY' },
+        },
+        model: {
+          value: 'gpt-4o-mini',
+          from: { kind: 'terminal', where: 'terminal environment', key: 'COPILOT_MODEL' },
+        },
+        overrides: [],
+        conflicts: [],
+        problems: [],
+      },
+    },
   ];
 }
 
@@ -110,7 +134,12 @@ function diagnose(over: { fixOverrides?: boolean } = {}): Promise<DiagnosisRepor
     timeouts: { requestMs: 3_000, totalMs: 15_000 },
     tools: {
       statuses: async () => statuses(),
-      env: { MODEL_RELAY_API_KEY: sim.tokens.production, ANTHROPIC_AUTH_TOKEN: sim.tokens.production },
+      env: {
+        MODEL_RELAY_API_KEY: sim.tokens.production,
+        ANTHROPIC_AUTH_TOKEN: sim.tokens.production,
+        COPILOT_PROVIDER_API_KEY: sim.tokens.production,
+        COPILOT_PROVIDER_WIRE_API: 'completions',
+      },
       ...over,
     },
   });
@@ -133,9 +162,15 @@ test(
         ['tool-codex', 'fail'],
         ['tool-gemini-cli', 'skipped'],
         ['tool-opencode', 'warn'],
+        ['tool-copilot-cli', 'pass'],
       ],
     );
-    const [claude, codex, gemini, opencode] = rows;
+    const [claude, codex, gemini, opencode, copilot] = rows;
+    assert.equal(copilot.title, 'GitHub Copilot CLI setup');
+    assert.match(
+      copilot.cause,
+      /GitHub Copilot CLI will call POST \/v1\/chat\/completions with the model gpt-4o-mini; that request answered 200/,
+    );
     assert.equal(claude.title, 'Claude Code setup');
     assert.match(claude.cause, /Claude Code will call POST \/v1\/messages\?beta=true with the model claude-sonnet-4-5/);
     assert.ok(

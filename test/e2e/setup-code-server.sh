@@ -8,7 +8,7 @@
 # A second run is a fast no-op (stamp file + the files it vouches for). Non-interactive (CI=true,
 # no stdin). Progress goes to stderr; stdout is only the KEY=VALUE paths at the end:
 #   NODE24=…  CODE_SERVER=…/out/node/entry.js  CHROMIUM=/usr/bin/chromium
-#   CLAUDE=…  CODEX=…  (the real terminal coding tools, from setup-clis.sh: tools.e2e drives them)
+#   CLAUDE=…  CODEX=…  COPILOT=…  (the real terminal coding tools, from setup-clis.sh: tools.e2e drives them)
 # The cache: $MODEL_RELAY_E2E_CACHE, default ~/.cache/model-relay-vscode (scripts/start.mjs keeps
 # its profile there too).
 set -euo pipefail

@@ -1,9 +1,10 @@
-// E2E with the real terminal tools (issue 26): Claude Code 2.1.331 and Codex CLI 0.169.0 from the
-// e2e cache (setup-clis.sh), in code-server with a temporary HOME for the tools. Set Up Tools… sets
-// each up (Codex's config.toml only after its diff was shown and Apply pressed), then a new integrated
-// terminal runs both non-interactively; both reach the simulator with the stored token and print its
-// reply. A planted ~/.claude/settings.json env override is found by Diagnose and fixed by its row's
-// Fix button (after the diff), after which Claude Code reaches the configured gateway again.
+// E2E with the real terminal tools (issue 26): Claude Code 2.1.331, Codex CLI 0.169.0 and GitHub
+// Copilot CLI 1.0.102 from the e2e cache (setup-clis.sh), in code-server with a temporary HOME for the
+// tools. Set Up Tools… sets each up (Codex's config.toml only after its diff was shown and Apply
+// pressed; Copilot CLI with terminal variables only), then a new integrated terminal runs them
+// non-interactively; each reaches the simulator with the stored token and prints its reply. A planted
+// ~/.claude/settings.json env override is found by Diagnose and fixed by its row's Fix button (after
+// the diff), after which Claude Code reaches the configured gateway again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,20 +21,21 @@ let out;
 /** the CLIs by their full paths (a login shell may reset PATH) */
 let claudeBin;
 let codexBin;
+let copilotBin;
 
 const masked = (t) => `${t.slice(0, 6)}...${t.slice(-4)}`;
 const PROMPT = 'Reply with the word ok';
 
 before(async () => {
-  const { CLAUDE, CODEX } = ensureCodeServer();
-  assert.ok(CLAUDE && CODEX, 'setup-clis.sh installed both CLIs');
-  [claudeBin, codexBin] = [CLAUDE, CODEX];
+  const { CLAUDE, CODEX, COPILOT } = ensureCodeServer();
+  assert.ok(CLAUDE && CODEX && COPILOT, 'setup-clis.sh installed the three CLIs');
+  [claudeBin, codexBin, copilotBin] = [CLAUDE, CODEX, COPILOT];
   home = mkdtempSync(join(tmpdir(), 'relay-tools-home-'));
   out = join(home, 'out');
   mkdirSync(out);
   // Installed as a user would: the CLIs' folder on the login shell's PATH, which VS Code's server
   // gives the extension host and new terminals (Diagnose looks for the tools there).
-  writeFileSync(join(home, '.profile'), `export PATH="${dirname(CLAUDE)}:$PATH"\n`);
+  writeFileSync(join(home, '.profile'), `export PATH="${dirname(CLAUDE)}:${dirname(COPILOT)}:$PATH"\n`);
   // The user's own Codex config: update check and analytics off (kept through the setup's edit).
   mkdirSync(join(home, '.codex'));
   writeFileSync(
@@ -45,7 +47,7 @@ before(async () => {
     simOptions: { profile: 'real' },
     env: {
       HOME: home,
-      PATH: `${dirname(CLAUDE)}:${process.env.PATH}`,
+      PATH: `${dirname(CLAUDE)}:${dirname(COPILOT)}:${process.env.PATH}`,
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       CODEX_HOME: join(home, '.codex'),
     },
@@ -86,6 +88,7 @@ test('Set Up Tools…: Claude Code with a model mapping (no file), Codex after i
   assert.match(picker, /Claude Code/);
   assert.match(picker, /Gemini CLI/);
   assert.match(picker, /opencode/);
+  assert.match(picker, /GitHub Copilot CLI/);
   await vs.screenshot('tools-01-set-up-tools-picker');
   await vs.answerInput('Claude Code');
   await vs.answerInput('claude-sonnet-4-5', { expect: 'ANTHROPIC_MODEL' });
@@ -157,6 +160,41 @@ test('a new terminal: claude -p and codex exec reach the simulator with the stor
   await vs.screenshot('tools-03-terminal-replies');
 });
 
+test('Set Up Tools…: GitHub Copilot CLI for the simulator (variables only); copilot -p in a new terminal prints its reply', async () => {
+  await vs.runCommand('Model Relay: Set Up Tools…');
+  await vs.answerInput('GitHub Copilot CLI', { expect: 'Set Up Tools' });
+  await vs.answerInput('gpt-4o-mini', { expect: 'GitHub Copilot CLI' });
+  await vs.waitForNotification('GitHub Copilot CLI is set up', 60_000).catch(async (e) => {
+    await vs.screenshot('tools-06-failed-copilot-setup');
+    throw e;
+  });
+  assert.ok(!existsSync(join(home, '.copilot', 'settings.json')), 'no file of its own was written');
+  const n = sim.log.length;
+  const copilotOut = join(out, 'copilot.txt');
+  // -p: non-interactive; -s: only the agent's reply. Its tools are not allowed (no --allow-all-tools),
+  // so the simulator's tool call is refused by Copilot CLI and the simulator answers about that.
+  await inNewTerminal(
+    `cd ${workspace} && ${copilotBin} -p "${PROMPT}" -s > ${copilotOut} 2> ${out}/copilot.err`,
+    join(out, 'done-copilot'),
+  );
+  const reply = readFileSync(copilotOut, 'utf8');
+  assert.match(
+    reply,
+    /Tool \w+ returned: /,
+    `the simulator's reply after Copilot CLI's tool turn: ${reply.slice(-800)}${readFileSync(join(out, 'copilot.err'), 'utf8').slice(-800)}`,
+  );
+  const chats = since(n, '/v1/chat/completions');
+  assert.ok(chats.length >= 2, 'Copilot CLI called /v1/chat/completions (its turn, then the tool result)');
+  for (const r of chats) {
+    assert.equal(r.tokenMasked, masked(sim.tokens.production), 'with the stored token');
+    assert.equal(r.status, 200);
+    assert.equal(r.model, 'gpt-4o-mini', 'the model picked in Set Up Tools…');
+  }
+  await vs.page.keyboard.type(`clear; printf 'copilot: '; head -c 240 ${copilotOut}; echo\n`);
+  await vs.page.waitForTimeout(2000);
+  await vs.screenshot('tools-06-copilot-terminal-reply');
+});
+
 test("a planted ~/.claude/settings.json env override is found by Diagnose, fixed by its row's button after the diff (a backup kept), and Claude Code reaches the gateway again", async () => {
   const settings = join(home, '.claude', 'settings.json');
   mkdirSync(dirname(settings), { recursive: true });
@@ -167,8 +205,8 @@ test("a planted ~/.claude/settings.json env override is found by Diagnose, fixed
   await vs.runCommand('Model Relay: Diagnose Connection');
   const p = webviewFrame(vs.page);
   await p.locator('[data-testid="diagnosis-summary"]').waitFor({ state: 'visible', timeout: 120_000 });
-  // All four tools have a row: Claude Code's shows the override that wins and its Fix.
-  for (const id of ['claude-code', 'codex', 'gemini-cli', 'opencode'])
+  // Every tool has a row: Claude Code's shows the override that wins and its Fix.
+  for (const id of ['claude-code', 'codex', 'gemini-cli', 'opencode', 'copilot-cli'])
     await p.locator(`[data-testid="check-tool-${id}"]`).waitFor({ timeout: 10_000 });
   const row = p.locator('[data-testid="check-tool-claude-code"]');
   const text = await row.innerText();

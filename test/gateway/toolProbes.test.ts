@@ -14,7 +14,7 @@ import { GatewayClient } from '../../src/gateway/client';
 import { CredentialScope } from '../../src/gateway/http/egress';
 import { probeTool, type ProbeTarget } from '../../src/gateway/tools/probes';
 import { probeTargetOf } from '../../src/gateway/tools/probeTarget';
-import type { ToolSource } from '../../src/gateway/tools/types';
+import type { ToolSource, ToolStatus } from '../../src/gateway/tools/types';
 import { startSimulator, type Simulator } from '../sim/server';
 
 let sim: Simulator;
@@ -65,6 +65,15 @@ function opencode(o: { base?: string } = {}): ProbeTarget {
     baseUrl: { value: o.base ?? `${sim.url}/v1`, from: file(OPENCODE, 'provider.relay.options.baseURL') },
     credential: { value: sim.tokens.production, header: 'authorization', from: terminal('MODEL_RELAY_API_KEY') },
     model: { value: 'gpt-4o-mini', from: file(OPENCODE, 'model') },
+  };
+}
+
+function copilot(): ProbeTarget {
+  return {
+    tool: 'copilot-cli',
+    baseUrl: { value: `${sim.url}/v1`, from: terminal('COPILOT_PROVIDER_BASE_URL') },
+    credential: { value: sim.tokens.production, header: 'authorization', from: terminal('COPILOT_PROVIDER_API_KEY') },
+    model: { value: 'gpt-4o-mini', from: terminal('COPILOT_MODEL') },
   };
 }
 
@@ -136,6 +145,84 @@ test("each tool's probe sends that tool's request: path, headers and body shape,
   }
 });
 
+/** Copilot CLI's status as its resolver leaves it for variables in the terminal (probeTargetOf reads the rest there). */
+function copilotStatus(base: string, model: string): ToolStatus {
+  return {
+    tool: 'copilot-cli',
+    label: 'GitHub Copilot CLI',
+    state: 'set-up',
+    resolved: {
+      baseUrl: { value: base, from: terminal('COPILOT_PROVIDER_BASE_URL') },
+      auth: { header: 'authorization', masked: 'sk-Pr0...Lk5d', from: terminal('COPILOT_PROVIDER_API_KEY') },
+      model: { value: model, from: terminal('COPILOT_MODEL') },
+      overrides: [],
+      conflicts: [],
+      problems: [],
+    },
+  };
+}
+
+test("GitHub Copilot CLI's probe is its own request: Chat Completions with its custom apply_patch tool, Responses, Anthropic Messages", async () => {
+  const rec = recordSent();
+  const env = (extra: Record<string, string> = {}) => ({ COPILOT_PROVIDER_API_KEY: sim.tokens.production, ...extra });
+  try {
+    // the default wire API: POST {base}/chat/completions, as the OpenAI SDK sends it
+    const chat = await probeTool(await probeTargetOf(copilotStatus(`${sim.url}/v1`, 'gpt-4o-mini'), env()), here());
+    assert.equal(chat.ok, true, chat.cause);
+    assert.equal(chat.request, 'POST /v1/chat/completions');
+    const h = sim.log.at(-1)!.headers;
+    assert.equal(h.authorization, 'Bearer sk-Pr0...Lk5d');
+    assert.match(h['user-agent'], /^OpenAI\/JS /);
+    assert.deepEqual([h['x-initiator'], h['x-interaction-type']], ['user', 'conversation-user']);
+    const b = JSON.parse(String(rec.sent.at(-1)!.body));
+    assert.deepEqual(
+      [b.stream, b.stream_options, b.reasoning_effort, b.max_tokens],
+      [true, { include_usage: true }, 'medium', 16],
+    );
+    assert.deepEqual(
+      b.tools.map((t: { type: string }) => t.type),
+      ['function', 'custom'],
+    );
+    assert.deepEqual(b.tools[1].custom.format.type, 'grammar');
+    assert.equal(b.messages[0].role, 'system');
+
+    // COPILOT_PROVIDER_WIRE_API=responses: POST {base}/responses, never stored, encrypted reasoning asked for
+    const resp = await probeTool(
+      await probeTargetOf(
+        copilotStatus(`${sim.url}/v1`, 'gpt-5.5-codex'),
+        env({ COPILOT_PROVIDER_WIRE_API: 'responses' }),
+      ),
+      here(),
+    );
+    assert.equal(resp.ok, true, resp.cause);
+    assert.equal(resp.request, 'POST /v1/responses');
+    const rb = JSON.parse(String(rec.sent.at(-1)!.body));
+    assert.deepEqual(
+      [rb.store, rb.stream, rb.include, rb.max_output_tokens],
+      [false, true, ['reasoning.encrypted_content'], 16],
+    );
+    assert.deepEqual(rb.tools[1], {
+      type: 'custom',
+      name: 'apply_patch',
+      description: rb.tools[1].description,
+      format: { type: 'grammar', syntax: 'lark', definition: 'start: begin_patch hunk+ end_patch' },
+    });
+
+    // COPILOT_PROVIDER_TYPE=anthropic: the root address, POST /v1/messages with x-api-key
+    const status = copilotStatus(sim.url, 'claude-sonnet-4-5');
+    status.resolved!.auth!.header = 'x-api-key';
+    const msg = await probeTool(await probeTargetOf(status, env({ COPILOT_PROVIDER_TYPE: 'anthropic' })), here());
+    assert.equal(msg.ok, true, msg.cause);
+    assert.equal(msg.request, 'POST /v1/messages');
+    assert.equal(sim.log.at(-1)!.headers['x-api-key'], 'sk-Pr0...Lk5d');
+    assert.equal(sim.log.at(-1)!.headers['anthropic-version'], '2023-06-01');
+    assert.equal(JSON.parse(String(rec.sent.at(-1)!.body)).max_tokens, 16);
+    for (const r of [chat, resp, msg]) assertNoToken(r);
+  } finally {
+    rec.stop();
+  }
+});
+
 /** Each failure and the words it must carry (cause, fix), in the tool's terms. */
 const FAILURES: Array<{ name: string; target: () => ProbeTarget; status?: number; cause: RegExp[]; fix: RegExp[] }> = [
   {
@@ -190,6 +277,36 @@ const FAILURES: Array<{ name: string; target: () => ProbeTarget; status?: number
     target: () => gemini({ base: `${sim.url}/v1beta`, model: 'gemini-2.5-flash' }),
     cause: [/^GOOGLE_GEMINI_BASE_URL ends in \/v1beta: Gemini CLI adds/, /\/v1beta\/v1beta\/models/],
     fix: [/Remove \/v1beta from GOOGLE_GEMINI_BASE_URL in the terminal environment/],
+  },
+  {
+    name: 'GitHub Copilot CLI: a wire API it refuses',
+    target: () => ({
+      ...copilot(),
+      wireApi: { value: 'chat', from: terminal('COPILOT_PROVIDER_WIRE_API') },
+    }),
+    cause: [/Copilot CLI refuses COPILOT_PROVIDER_WIRE_API = "chat" \(the terminal environment\)/],
+    fix: [/Set COPILOT_PROVIDER_WIRE_API to completions or responses in the terminal environment/],
+  },
+  {
+    name: 'GitHub Copilot CLI: the type anthropic with a /v1 address',
+    target: () => ({
+      ...copilot(),
+      model: { value: 'claude-sonnet-4-5', from: terminal('COPILOT_MODEL') },
+      providerType: { value: 'anthropic', from: terminal('COPILOT_PROVIDER_TYPE') },
+    }),
+    status: 404,
+    cause: [
+      /^COPILOT_PROVIDER_BASE_URL ends in \/v1: GitHub Copilot CLI adds \/v1\/messages itself/,
+      /\/v1\/v1\/messages/,
+    ],
+    fix: [/Remove \/v1 from COPILOT_PROVIDER_BASE_URL in the terminal environment/],
+  },
+  {
+    name: "GitHub Copilot CLI: a model outside the token's group",
+    target: () => ({ ...copilot(), model: { value: 'gpt-4o', from: terminal('COPILOT_MODEL') } }),
+    status: 503,
+    cause: [/The model gpt-4o \(COPILOT_MODEL, from the terminal environment\)/],
+    fix: [/Set COPILOT_MODEL in the terminal environment to a model of this token's group/],
   },
   {
     name: 'opencode: baseURL without /v1',

@@ -86,6 +86,7 @@ test('statuses are read without a gateway: nothing is set up, nothing unavailabl
         ['codex', 'not-installed'],
         ['gemini-cli', 'not-installed'],
         ['opencode', 'not-installed'],
+        ['copilot-cli', 'not-installed'],
       ],
     );
     assert.equal(all[0].resolved?.baseUrl?.value, ROOT);

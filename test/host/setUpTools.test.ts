@@ -44,6 +44,7 @@ const statuses: Array<ToolStatus & { removable?: boolean }> = [
   { tool: 'codex', label: 'Codex CLI', state: 'not-set-up' },
   { tool: 'gemini-cli', label: 'Gemini CLI', state: 'unavailable', why: 'no gemini models' },
   { tool: 'opencode', label: 'opencode', state: 'not-installed', removable: true },
+  { tool: 'copilot-cli', label: 'GitHub Copilot CLI', state: 'not-set-up' },
 ];
 
 const codexPlan: ToolPlan = {
@@ -121,6 +122,7 @@ test('the rows: each tool with its state and what changes, the Fix of an overrid
       ['Codex CLI', 'not set up', 'set-up'],
       ['Gemini CLI', 'unavailable', 'set-up'],
       ['opencode', 'not installed', 'set-up'],
+      ['GitHub Copilot CLI', 'not set up', 'set-up'],
       ['Fix Claude Code: remove ANTHROPIC_BASE_URL from /h/.claude/settings.json', '', 'fix'],
       ['Remove Setup: Claude Code', '', 'remove'],
       ['Remove Setup: opencode', '', 'remove'],
@@ -128,6 +130,7 @@ test('the rows: each tool with its state and what changes, the Fix of an overrid
   );
   assert.match(rows[1].detail!, /env_key MODEL_RELAY_API_KEY/);
   assert.equal(rows[2].detail, 'no gemini models', 'an unavailable tool says why, not what would change');
+  assert.match(rows[4].detail!, /COPILOT_PROVIDER_BASE_URL \(the address with \/v1\).*COPILOT_PROVIDER_WIRE_API/);
 });
 
 test('Codex: a Responses model picked, the diff shown, then written, the variable put into terminals, the probe run', async () => {
@@ -143,6 +146,35 @@ test('Codex: a Responses model picked, the diff shown, then written, the variabl
   assert.ok(log.includes('probe codex'));
   assert.ok(log.some((l) => l.startsWith('info Codex CLI probe passed')));
   assert.ok(!log.some((l) => l.includes('sk-secret')), 'the token is never in a message');
+});
+
+test('GitHub Copilot CLI: only Chat Completions and Responses models offered; no file, so no diff; its variables into terminals', async () => {
+  const offered: string[][] = [];
+  const { d, log } = deps([{ kind: 'set-up', tool: 'copilot-cli' }, 'gpt-5.5-codex']);
+  const pick = d.ui.pick.bind(d.ui);
+  d.ui.pick = (rows, title, placeholder) => {
+    offered.push(rows.map((r) => r.label));
+    return pick(rows, title, placeholder);
+  };
+  const copilotPlan: ToolPlan = {
+    tool: 'copilot-cli',
+    action: 'set-up',
+    edits: [],
+    terminalEnv: { COPILOT_PROVIDER_BASE_URL: 'https://gw.example.com/v1', COPILOT_PROVIDER_API_KEY: { token: true } },
+    notes: [],
+  };
+  d.backend.planSetUp = (tool, choices) => {
+    log.push(`plan ${tool} ${JSON.stringify(choices)}`);
+    return Promise.resolve(copilotPlan);
+  };
+  assert.equal(await setUpTools(d, 'V'), true);
+  assert.deepEqual(offered[1], ['gpt-5.5-codex'], 'the native-only model is not offered');
+  assert.deepEqual(log.slice(0, 2), [
+    'plan copilot-cli {"model":"gpt-5.5-codex"}',
+    'terminals copilot-cli example cli COPILOT_PROVIDER_BASE_URL,COPILOT_PROVIDER_API_KEY',
+  ]);
+  assert.ok(log.some((l) => l.startsWith('info GitHub Copilot CLI is set up')));
+  assert.ok(log.includes('probe copilot-cli'));
 });
 
 test('cancelled at the diff: nothing written, nothing put into terminals', async () => {

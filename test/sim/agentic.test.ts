@@ -172,7 +172,7 @@ for (const profile of ['strict', 'real'] as Profile[]) {
     );
     await assert400(
       compat(sim(), { messages: msgs, tools: [{ type: 'retrieval', function: { name: 'a' } }] }),
-      "Invalid value: 'retrieval'.",
+      "Invalid value: 'retrieval'. Supported values are: 'function' and 'custom'.",
     );
     await assert400(
       compat(sim(), {
@@ -182,6 +182,71 @@ for (const profile of ['strict', 'real'] as Profile[]) {
       "Invalid type for 'tools[2].function.parameters'",
     );
     await assert400(compat(sim(), { messages: msgs, tools: [] }), "Invalid 'tools': empty array.");
+  });
+
+  test(`${profile} compatible: custom (free-form) tools are accepted as OpenAI takes them, malformed ones refused`, async () => {
+    const msgs = [{ role: 'user', content: 'get_weather in Paris' }];
+    // Copilot CLI's apply_patch, as it sends it: a custom tool with a Lark grammar, beside functions
+    const applyPatch = {
+      type: 'custom',
+      custom: {
+        name: 'apply_patch',
+        description: 'Use the `apply_patch` tool to edit files.',
+        format: { type: 'grammar', grammar: { syntax: 'lark', definition: 'start: begin_patch hunk+ end_patch' } },
+      },
+    };
+    const text = { type: 'custom', custom: { name: 'notes', format: { type: 'text' } } };
+    const ok = await compat(sim(), {
+      messages: msgs,
+      tools: [applyPatch, text, { type: 'custom', custom: { name: 'bare' } }, ...oaTools],
+    });
+    assert.equal(ok.status, 200, ok.text);
+    const call = JSON.parse(ok.text).choices[0].message.tool_calls[0];
+    assert.equal(call.function.name, 'get_weather', 'only a function tool is called');
+    const custom = (c: Json) => compat(sim(), { messages: msgs, tools: [{ type: 'custom', custom: c }] });
+    await assert400(
+      compat(sim(), { messages: msgs, tools: [{ type: 'custom' }] }),
+      "Missing required parameter: 'tools[0].custom'.",
+    );
+    // the Responses shape (name at the top) is not the Chat Completions one
+    await assert400(
+      compat(sim(), { messages: msgs, tools: [{ type: 'custom', name: 'apply_patch' }] }),
+      "Missing required parameter: 'tools[0].custom'.",
+    );
+    await assert400(custom({ description: 'x' }), "Missing required parameter: 'tools[0].custom.name'.");
+    await assert400(custom({ name: 'apply patch' }), "Invalid 'tools[0].custom.name': string does not match pattern.");
+    await assert400(
+      custom({ name: 'p', format: { type: 'json' } }),
+      "Invalid value: 'json'. Supported values are: 'text' and 'grammar'.",
+    );
+    // the Responses' flat grammar is not the Chat Completions' nested one
+    await assert400(
+      custom({ name: 'p', format: { type: 'grammar', syntax: 'lark', definition: 'start: "a"' } }),
+      "Missing required parameter: 'tools[0].custom.format.grammar'.",
+    );
+    await assert400(
+      custom({ name: 'p', format: { type: 'grammar', grammar: { syntax: 'ebnf', definition: 'a' } } }),
+      "Invalid value: 'ebnf'. Supported values are: 'lark' and 'regex'.",
+    );
+    await assert400(
+      custom({ name: 'p', format: { type: 'grammar', grammar: { syntax: 'regex' } } }),
+      "Missing required parameter: 'tools[0].custom.format.grammar.definition'.",
+    );
+    // a custom tool's call replayed with its tool message is a valid turn, answered by name
+    const replay = await compat(sim(), {
+      tools: [applyPatch, ...oaTools],
+      messages: [
+        { role: 'user', content: 'patch it' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_9', type: 'custom', custom: { name: 'apply_patch', input: '*** Begin Patch' } }],
+        },
+        { role: 'tool', tool_call_id: 'call_9', content: 'Done!' },
+      ],
+    });
+    assert.equal(replay.status, 200, replay.text);
+    assert.equal(JSON.parse(replay.text).choices[0].message.content, 'Tool apply_patch returned: Done!');
   });
 
   // ---------------- compatible: replies ----------------

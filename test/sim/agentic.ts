@@ -176,15 +176,57 @@ export function outputTokens(plan: Plan, textPieces: number): number {
 
 // ---------------- compatible (/v1/chat/completions): validation ----------------
 
+/**
+ * A custom (free-form) tool's `format`, as OpenAI takes it on both surfaces (openai-node
+ * `ChatCompletionCustomTool.Custom.Format` and `Responses.CustomTool.format`): free text, or a grammar
+ * in Lark or a regex. Chat Completions nests the grammar (`format.grammar.{syntax, definition}`),
+ * Responses puts it flat (`format.{syntax, definition}`). provider-constraints.md has no row quoting a
+ * refusal of a malformed one, so the words are OpenAI's usual ones for a missing parameter and an
+ * enum value (as for `tools[].type`, §1a).
+ */
+export function customFormatError(
+  format: unknown,
+  at: string,
+  grammarAt: 'nested' | 'flat',
+): { message: string; param: string; code: 'invalid_value' | null } | undefined {
+  const missing = (param: string) => ({ message: `Missing required parameter: '${param}'.`, param, code: null });
+  const invalid = (value: unknown, param: string, allowed: [string, string]) => ({
+    message: `Invalid value: '${String(value)}'. Supported values are: '${allowed[0]}' and '${allowed[1]}'.`,
+    param,
+    code: 'invalid_value' as const,
+  });
+  if (format === undefined) return undefined;
+  if (!isObj(format) || format.type === undefined) return missing(`${at}.type`);
+  if (format.type !== 'text' && format.type !== 'grammar')
+    return invalid(format.type, `${at}.type`, ['text', 'grammar']);
+  if (format.type === 'text') return undefined;
+  const g = grammarAt === 'nested' ? format.grammar : format;
+  const gAt = grammarAt === 'nested' ? `${at}.grammar` : at;
+  if (!isObj(g)) return missing(gAt);
+  if (g.syntax === undefined) return missing(`${gAt}.syntax`);
+  if (g.syntax !== 'lark' && g.syntax !== 'regex') return invalid(g.syntax, `${gAt}.syntax`, ['lark', 'regex']);
+  if (typeof g.definition !== 'string' || !g.definition) return missing(`${gAt}.definition`);
+  return undefined;
+}
+
+/**
+ * One entry of `tools` on Chat Completions: a function (`{type:'function', function:{name, parameters?}}`)
+ * or a custom tool (`{type:'custom', custom:{name, description?, format?}}`, openai-node
+ * `ChatCompletionCustomTool`; Copilot CLI sends its apply_patch so), in OpenAI's words (§1a: tool names).
+ */
 function compatibleToolError(t: unknown, i: number): string | undefined {
   if (!isObj(t) || t.type === undefined) return `Missing required parameter: 'tools[${i}].type'.`;
-  if (t.type !== 'function')
+  if (t.type !== 'function' && t.type !== 'custom')
     return `Invalid value: '${String(t.type)}'. Supported values are: 'function' and 'custom'.`;
-  const f = t.function;
+  const kind = t.type;
+  const f = t[kind];
   if (!isObj(f) || f.name === undefined)
-    return `Missing required parameter: 'tools[${i}].function${isObj(f) ? '.name' : ''}'.`;
+    return `Missing required parameter: 'tools[${i}].${kind}${isObj(f) ? '.name' : ''}'.`;
   if (typeof f.name !== 'string' || !TOOL_NAME.test(f.name))
-    return `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`;
+    return `Invalid 'tools[${i}].${kind}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`;
+  if (f.description !== undefined && typeof f.description !== 'string')
+    return `Invalid type for 'tools[${i}].${kind}.description': expected a string, but got ${typeof f.description} instead.`;
+  if (kind === 'custom') return customFormatError(f.format, `tools[${i}].custom.format`, 'nested')?.message;
   if (f.parameters !== undefined && !isObj(f.parameters))
     return `Invalid type for 'tools[${i}].function.parameters': expected an object, but got ${typeof f.parameters} instead.`;
   return undefined;
@@ -285,16 +327,22 @@ function compatibleResultsText(messages: Json[], results: Json[]): string {
   const names = new Map(
     messages
       .flatMap((m) => blocksOf(m.tool_calls))
-      .map((c) => [c.id, isObj(c.function) ? String(c.function.name) : 'unknown']),
+      .map((c) => [
+        c.id,
+        isObj(c.function) ? String(c.function.name) : isObj(c.custom) ? String(c.custom.name) : 'unknown',
+      ]),
   );
   return results.map((r) => `Tool ${names.get(r.tool_call_id) ?? 'unknown'} returned: ${textOf(r.content)}`).join(' ');
 }
 
 const forcedCompatible = (choice: unknown) =>
   isObj(choice) && isObj(choice.function) ? String(choice.function.name) : undefined;
+/** The function tools (the simulated model calls those only: custom tools are accepted, never called). */
 const compatibleTools = (tools: unknown): ToolSpec[] =>
   Array.isArray(tools)
-    ? tools.map((t: { function: Json }) => ({ name: String(t.function.name), schema: t.function.parameters }))
+    ? (tools as Json[])
+        .filter((t) => t.type === 'function')
+        .map((t: { function?: Json }) => ({ name: String(t.function!.name), schema: t.function!.parameters }))
     : [];
 
 /**

@@ -10,6 +10,7 @@ import { createHash, createHmac } from 'node:crypto';
 import {
   REASONING,
   blocksOf,
+  customFormatError,
   imageNote,
   imageOf,
   isObj,
@@ -99,24 +100,6 @@ const quoted = (list: string[]) =>
     .map((v) => `'${v}'`)
     .join(', ')}, and '${list.at(-1)}'`;
 
-/** A custom tool's `format`: free text, or a grammar (Lark or a regex) its input must match. */
-function customFormatError(format: unknown, at: string): Refusal | undefined {
-  if (format === undefined) return undefined;
-  if (!isObj(format) || (format.type !== 'text' && format.type !== 'grammar'))
-    return bad(`Invalid value for '${at}.type': expected 'text' or 'grammar'.`, `${at}.type`, 'invalid_value');
-  if (format.type === 'grammar') {
-    if (format.syntax !== 'lark' && format.syntax !== 'regex')
-      return bad(
-        `Invalid value: '${String(format.syntax)}'. Supported values are: 'lark' and 'regex'.`,
-        `${at}.syntax`,
-        'invalid_value',
-      );
-    if (typeof format.definition !== 'string' || !format.definition)
-      return bad(`Missing required parameter: '${at}.definition'.`, `${at}.definition`);
-  }
-  return undefined;
-}
-
 function toolsError(tools: unknown): Refusal | undefined {
   if (tools === undefined) return undefined;
   if (!Array.isArray(tools))
@@ -140,8 +123,8 @@ function toolsError(tools: unknown): Refusal | undefined {
     if (t.type === 'function' && t.parameters !== undefined && !isObj(t.parameters))
       return bad(`Invalid type for 'tools[${i}].parameters': expected an object.`, `tools[${i}].parameters`);
     if (t.type === 'custom') {
-      const e = customFormatError(t.format, `tools[${i}].format`);
-      if (e) return e;
+      const e = customFormatError(t.format, `tools[${i}].format`, 'flat');
+      if (e) return bad(e.message, e.param, e.code);
     }
   }
   return undefined;

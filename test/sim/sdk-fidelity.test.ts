@@ -154,7 +154,7 @@ for (const profile of ['strict', 'real'] as const) {
     assert.equal(cut.stop_reason, 'max_tokens');
   });
 
-  test(`${profile}: openai stream helper accumulates a tool call; the tool result round-trips`, async () => {
+  test(`${profile}: openai stream helper accumulates a tool call (a custom tool beside it); the tool result round-trips`, async () => {
     const client = openai(sim());
     const tools: OpenAI.ChatCompletionTool[] = [
       {
@@ -163,6 +163,15 @@ for (const profile of ['strict', 'real'] as const) {
           name: 'get_weather',
           description: 'Weather for a city',
           parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
+      // a custom (free-form) tool in the SDK's own type, as Copilot CLI sends its apply_patch
+      {
+        type: 'custom',
+        custom: {
+          name: 'apply_patch',
+          description: 'Edit files with a patch.',
+          format: { type: 'grammar', grammar: { syntax: 'lark', definition: 'start: "*** Begin Patch" /(.|\\n)*/' } },
         },
       },
     ];

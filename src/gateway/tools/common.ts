@@ -178,15 +178,21 @@ export interface ToolReading {
 type Surface = ToolGateway['models'][number]['surfaces'][number];
 
 /**
- * Why a tool cannot be set up on `surface`, or undefined when it can: the gateway serves no model
- * there for this token — or, when the models could not be listed, that failure (never "serves no model").
+ * Why a tool cannot be set up on `surface` (or on any of several), or undefined when it can: the
+ * gateway serves no model there for this token — or, when the models could not be listed, that
+ * failure (never "serves no model").
  */
-export function surfaceMissing(gateway: ToolGateway, surface: Surface, none: () => string): string | undefined {
+export function surfaceMissing(
+  gateway: ToolGateway,
+  surface: Surface | readonly Surface[],
+  none: () => string,
+): string | undefined {
+  const served = (typeof surface === 'string' ? [surface] : surface).some((s) => hasSurface(gateway, s));
   if (gateway.modelsError)
-    return hasSurface(gateway, surface)
+    return served
       ? undefined
       : t('The models could not be listed, so this cannot be set up now: {0}', gateway.modelsError);
-  return hasSurface(gateway, surface) ? undefined : none();
+  return served ? undefined : none();
 }
 
 export interface Judged {
@@ -196,7 +202,8 @@ export interface Judged {
   gateway: ToolGateway | undefined;
   /** the path the tool needs after the gateway's root: '' (Claude Code, Gemini CLI) or '/v1' */
   suffix: '' | '/v1';
-  surface: Surface;
+  /** where its models must be served (any of several: Copilot CLI takes Chat Completions or Responses) */
+  surface: Surface | readonly Surface[];
   /** "the gateway serves no model on …" for this tool */
   none: () => string;
   removable: boolean;

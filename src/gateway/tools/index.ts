@@ -7,6 +7,7 @@ export { resolveClaudeCode, claudeSettingsPaths, claudeConfigDir, CLAUDE_SETUP_V
 export { resolveCodex, codexConfigPath, codexHome } from './codex';
 export { resolveGeminiCli, geminiSettingsPaths, geminiEnvFileCandidates } from './geminiCli';
 export { resolveOpencode, opencodeConfigPaths, opencodeTargetFile } from './opencode';
+export { resolveCopilotCli, copilotHome, copilotProvidersPath } from './copilotCli';
 export { PROVIDER_ID, tokenMatch } from './common';
 export { nodeToolsEnvironment } from './toolsEnvironment';
 export { whichOnPath } from './which';

@@ -15,6 +15,8 @@ export const PROBE_CLIENT_VERSIONS = {
   codex: '0.130.0',
   'gemini-cli': '0.40.0',
   opencode: '1.0.0',
+  /** Copilot CLI sends the OpenAI and Anthropic SDKs' own user agents (its 1.0.102: these) */
+  'copilot-cli': { openai: '5.20.1', anthropic: '0.94.0' },
 } as const;
 
 /** The Anthropic betas Claude Code sends on every inference call. */
@@ -24,6 +26,9 @@ export const CLAUDE_CODE_BETAS = 'claude-code-20250219,interleaved-thinking-2025
 export const PROBE_MAX_TOKENS = 16;
 
 const PROMPT = 'Reply with the word ok.';
+
+/** A Chat Completions stream that worked: it reached [DONE] without an error chunk. */
+const chatSucceeded = (text: string) => /data:\s*\[DONE\]/.test(text) && !/data:\s*\{"error"/.test(text);
 
 /** What a probe sends, as the tool resolved it (a value and where it came from). */
 export interface ProbeTarget {
@@ -43,8 +48,13 @@ export interface ProbeTarget {
   /** the credential comes from a script the tool runs (Claude Code's apiKeyHelper): never run by Model Relay */
   helper?: ToolSource | undefined;
   model?: { value: string; from: ToolSource } | undefined;
-  /** Codex: `wire_api` of the provider ("responses" is the only one it accepts) */
+  /**
+   * Codex: `wire_api` of the provider ("responses" is the only one it accepts); Copilot CLI:
+   * COPILOT_PROVIDER_WIRE_API ("completions", the default, or "responses")
+   */
   wireApi?: { value: string; from: ToolSource } | undefined;
+  /** Copilot CLI: COPILOT_PROVIDER_TYPE ("openai", the default, "anthropic" or "azure") */
+  providerType?: { value: string; from: ToolSource } | undefined;
 }
 
 export interface ProbeRequest {
@@ -174,20 +184,152 @@ function opencode(base: string, configured: string) {
       stream: true,
       stream_options: { include_usage: true },
     },
-    succeeded: (text: string) => /data:\s*\[DONE\]/.test(text) && !/data:\s*\{"error"/.test(text),
+    succeeded: chatSucceeded,
   };
 }
 
-const BUILDERS = { 'claude-code': claudeCode, codex, 'gemini-cli': geminiCli, opencode };
+/**
+ * What Copilot CLI 1.0.102 sends per model, from its built-in catalog (observed against the
+ * simulator): the models it knows as reasoning ones get `reasoning_effort: "medium"` and temperature
+ * 1 (on Responses `reasoning.effort`), any other its "safe defaults" (temperature 0, top_p 0.95, no
+ * penalties); its apply_patch is a custom (free-form) tool for gpt-4o… and …codex… models, and
+ * Gemini models get `tool_choice: "validated"`. Every request carries its tools (bash first), streams
+ * and asks for usage; on Responses it never stores and always asks for encrypted reasoning.
+ */
+const copilotReasons = (model: string) => /^(gpt-4o|gpt-5|claude-|gemini-)/i.test(model);
+const copilotCustomPatch = (model: string) => /^gpt-4o|codex/i.test(model);
+const COPILOT_SYSTEM = 'You are the GitHub Copilot CLI, a terminal assistant built by GitHub.';
+/** Its bash tool, the schema trimmed. */
+const COPILOT_BASH = {
+  name: 'bash',
+  description: 'Runs a Bash command.',
+  parameters: {
+    type: 'object',
+    properties: {
+      command: { type: 'string', description: 'The Bash command and arguments to run.' },
+      description: { type: 'string', description: 'A short human-readable description of what the command does.' },
+    },
+    required: ['command', 'description'],
+  },
+};
+/** Its apply_patch: a free-form tool whose input a Lark grammar constrains. */
+const COPILOT_PATCH = {
+  name: 'apply_patch',
+  description: 'Use the `apply_patch` tool to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON.',
+};
+const PATCH_GRAMMAR = { syntax: 'lark', definition: 'start: begin_patch hunk+ end_patch' };
 
-/** The tool's request for this base, model and credential. */
+const copilotHeaders = (sdk: 'openai' | 'anthropic') => ({
+  'user-agent':
+    sdk === 'openai'
+      ? `OpenAI/JS ${PROBE_CLIENT_VERSIONS['copilot-cli'].openai}`
+      : `Anthropic/JS ${PROBE_CLIENT_VERSIONS['copilot-cli'].anthropic}`,
+  'x-stainless-lang': 'js',
+  'x-initiator': 'user',
+  'x-interaction-type': 'conversation-user',
+  'content-type': 'application/json',
+  accept: 'application/json',
+});
+
+/** The path Copilot CLI appends to its base address for its provider type and wire API. */
+export function copilotPath(
+  target: Pick<ProbeTarget, 'providerType' | 'wireApi'>,
+): '/v1/messages' | '/responses' | '/chat/completions' {
+  if (target.providerType?.value === 'anthropic') return '/v1/messages';
+  return target.wireApi?.value === 'responses' ? '/responses' : '/chat/completions';
+}
+
+/** COPILOT_PROVIDER_TYPE anthropic: the Anthropic SDK's request (without its thinking block: the tiny limit is below any thinking budget). */
+function copilotMessages(base: string, model: string) {
+  return {
+    url: joinUrl(base, '/v1/messages'),
+    surface: 'native' as const,
+    headers: { ...copilotHeaders('anthropic'), 'anthropic-version': '2023-06-01' },
+    body: {
+      model,
+      max_tokens: PROBE_MAX_TOKENS,
+      temperature: copilotReasons(model) ? 1 : 0,
+      system: [{ type: 'text', text: COPILOT_SYSTEM }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: PROMPT }] }],
+      tools: [
+        { name: COPILOT_BASH.name, description: COPILOT_BASH.description, input_schema: COPILOT_BASH.parameters },
+      ],
+      stream: true,
+    },
+    succeeded: (text: string) => /event:\s*message_stop/.test(text) && !/event:\s*error/.test(text),
+  };
+}
+
+/** COPILOT_PROVIDER_WIRE_API responses: the OpenAI SDK's Responses request. */
+function copilotResponses(base: string, model: string) {
+  const patch = { type: 'custom', ...COPILOT_PATCH, format: { type: 'grammar', ...PATCH_GRAMMAR } };
+  return {
+    url: joinUrl(base, '/responses'),
+    surface: 'responses' as const,
+    headers: copilotHeaders('openai'),
+    body: {
+      model,
+      instructions: COPILOT_SYSTEM,
+      input: [{ role: 'user', content: [{ type: 'input_text', text: PROMPT }], type: 'message' }],
+      tools: [{ type: 'function', ...COPILOT_BASH }, ...(copilotCustomPatch(model) ? [patch] : [])],
+      reasoning: copilotReasons(model) ? { effort: 'medium', summary: 'auto' } : { summary: 'auto' },
+      store: false,
+      stream: true,
+      include: ['reasoning.encrypted_content'],
+      parallel_tool_calls: true,
+      max_output_tokens: PROBE_MAX_TOKENS,
+    },
+    succeeded: (text: string) => /"type"\s*:\s*"response\.(completed|incomplete)"/.test(text),
+  };
+}
+
+/**
+ * The default: the OpenAI SDK's Chat Completions request. The output limit is the one Chat
+ * Completions takes for the model (`max_completion_tokens` for the o-series and gpt-5).
+ */
+function copilotChat(base: string, model: string) {
+  const patch = { type: 'custom', custom: { ...COPILOT_PATCH, format: { type: 'grammar', grammar: PATCH_GRAMMAR } } };
+  return {
+    url: joinUrl(base, '/chat/completions'),
+    surface: 'compatible' as const,
+    headers: copilotHeaders('openai'),
+    body: {
+      model,
+      messages: [
+        { role: 'system', content: COPILOT_SYSTEM },
+        { role: 'user', content: PROMPT },
+      ],
+      ...(copilotReasons(model)
+        ? { reasoning_effort: 'medium', temperature: 1 }
+        : { temperature: 0, top_p: 0.95, frequency_penalty: 0, presence_penalty: 0 }),
+      tools: [{ type: 'function', function: COPILOT_BASH }, ...(copilotCustomPatch(model) ? [patch] : [])],
+      ...(/^gemini-/i.test(model) ? { tool_choice: 'validated' } : {}),
+      ...(/^(o\d|gpt-5)/i.test(model) ? { max_completion_tokens: PROBE_MAX_TOKENS } : { max_tokens: PROBE_MAX_TOKENS }),
+      stream: true,
+      stream_options: { include_usage: true },
+    },
+    succeeded: chatSucceeded,
+  };
+}
+
+/** Copilot CLI with its own key: the request of its provider type and wire API (copilotPath). */
+function copilotCli(base: string, model: string, api: Pick<ProbeTarget, 'providerType' | 'wireApi'>) {
+  const path = copilotPath(api);
+  if (path === '/v1/messages') return copilotMessages(base, model);
+  return path === '/responses' ? copilotResponses(base, model) : copilotChat(base, model);
+}
+
+const BUILDERS = { 'claude-code': claudeCode, codex, 'gemini-cli': geminiCli, opencode, 'copilot-cli': copilotCli };
+
+/** The tool's request for this base, model and credential (`api`: Copilot CLI's provider type and wire API). */
 export function probeRequest(
   tool: ToolId,
   base: string,
   model: string,
   cred: NonNullable<ProbeTarget['credential']>,
+  api: Pick<ProbeTarget, 'providerType' | 'wireApi'> = {},
 ): ProbeRequest {
-  const b = BUILDERS[tool](base.trim(), model);
+  const b = BUILDERS[tool](base.trim(), model, api);
   return {
     url: b.url,
     request: `POST ${pathOf(b.url)}`,
@@ -205,4 +347,6 @@ export const TOOL_PATHS: Record<ToolId, string> = {
   codex: '/responses',
   'gemini-cli': '/v1beta/models/{model}:streamGenerateContent',
   opencode: '/chat/completions',
+  /** by its provider type and wire API: copilotPath */
+  'copilot-cli': '/chat/completions',
 };

@@ -56,6 +56,26 @@ async function sibling(from: ToolSource, name: string): Promise<string | undefin
   return typeof v === 'string' ? v : undefined;
 }
 
+/**
+ * Copilot CLI's provider type and wire API, read beside its address: the terminal's variables when
+ * the address is COPILOT_PROVIDER_BASE_URL, else the keys of its providers.json entry.
+ */
+async function copilotApi(
+  from: ToolSource,
+  env: Record<string, string | undefined>,
+): Promise<Pick<ProbeTarget, 'providerType' | 'wireApi'>> {
+  const out: Pick<ProbeTarget, 'providerType' | 'wireApi'> = {};
+  const put = async (field: 'providerType' | 'wireApi', variable: string, key: string) => {
+    const source: ToolSource =
+      from.kind === 'terminal' ? { ...from, key: variable } : { ...from, key: from.key?.replace(/[^.]+$/, key) };
+    const value = from.kind === 'terminal' ? await valueAt(source, env) : await sibling(from, key);
+    if (value) out[field] = { value, from: source };
+  };
+  await put('providerType', 'COPILOT_PROVIDER_TYPE', 'type');
+  await put('wireApi', 'COPILOT_PROVIDER_WIRE_API', 'wireApi');
+  return out;
+}
+
 /** The probe's target from a tool's status, with the credential's value read where the tool reads it. */
 export async function probeTargetOf(status: ToolStatus, env: Record<string, string | undefined>): Promise<ProbeTarget> {
   const r = status.resolved;
@@ -79,5 +99,6 @@ export async function probeTargetOf(status: ToolStatus, env: Record<string, stri
         from: { ...r.baseUrl.from, key: r.baseUrl.from.key?.replace(/[^.]+$/, 'wire_api') },
       };
   }
+  if (status.tool === 'copilot-cli' && r?.baseUrl) Object.assign(target, await copilotApi(r.baseUrl.from, env));
   return target;
 }

@@ -9,7 +9,8 @@ import { saidText } from '../diagnose/outcomeFromError';
 import { originOf, type CredentialScope } from '../http/egress';
 import { t } from '../l10n';
 import { maskToken } from '../mask';
-import type { ProbeTarget } from './probeRequests';
+import { copilotRefusal } from './copilotCli';
+import { copilotPath, type ProbeTarget } from './probeRequests';
 import { toolKeys, toolLabel } from './tools';
 import type { ToolSource } from './types';
 
@@ -110,6 +111,8 @@ export function preflight(target: ProbeTarget): Words | undefined {
       ),
       fix: t('Set wire_api = "responses" in {0}.', sourceText(target.wireApi.from)),
     };
+  const copilot = target.tool === 'copilot-cli' ? copilotRefusal(target) : undefined;
+  if (copilot) return copilot;
   if (!target.baseUrl)
     return {
       cause: t('{0} has no gateway address ({1} is not set), so it does not call this gateway.', n.tool, n.base),
@@ -179,8 +182,10 @@ function notThere(target: ProbeTarget, e: GatewayError, path: string): Words {
   const base = target.baseUrl!.value;
   const extra = extraVersion(base);
   const tool = target.tool;
-  if ((tool === 'claude-code' || tool === 'gemini-cli') && extra) {
-    const appended = tool === 'claude-code' ? '/v1/messages' : '/v1beta/models/…';
+  // Copilot CLI with the type anthropic takes the root address as Claude Code does, else a /v1 one as Codex does
+  const root = tool === 'claude-code' || tool === 'gemini-cli' || copilotPath(target) === '/v1/messages';
+  if (root && extra) {
+    const appended = tool === 'gemini-cli' ? '/v1beta/models/…' : '/v1/messages';
     return {
       cause: t(
         '{0} ends in {1}: {2} adds {3} itself, so it calls {4}, which is not an API path of the gateway (it answered {5}).',
@@ -194,14 +199,14 @@ function notThere(target: ProbeTarget, e: GatewayError, path: string): Words {
       fix: t('Remove {0} from {1} in {2}: set it to {3}.', extra, n.base, n.baseFrom, rootOf(base)),
     };
   }
-  if ((tool === 'codex' || tool === 'opencode') && !extra)
+  if (!root && !extra)
     return {
       cause: t(
         '{0} is {1}, without /v1: {2} appends {3} to it and calls {4}, which is not an API path of the gateway (it answered {5}).',
         n.base,
         base,
         n.tool,
-        tool === 'codex' ? '/responses' : '/chat/completions',
+        tool === 'codex' ? '/responses' : tool === 'copilot-cli' ? copilotPath(target) : '/chat/completions',
         path,
         answered(e),
       ),
@@ -223,6 +228,11 @@ function notThere(target: ProbeTarget, e: GatewayError, path: string): Words {
     codex: t('the Responses API (/v1/responses), the only one Codex speaks'),
     'gemini-cli': t('the Gemini API (/v1beta/models/…), which Gemini CLI speaks'),
     opencode: t('the Chat Completions API (/v1/chat/completions)'),
+    'copilot-cli': {
+      '/v1/messages': t('the Anthropic Messages API (/v1/messages)'),
+      '/responses': t('the Responses API (/v1/responses)'),
+      '/chat/completions': t('the Chat Completions API (/v1/chat/completions)'),
+    }[copilotPath(target)],
   }[tool];
   return {
     cause: `${t('This gateway does not serve {0}: it answered {1} with {2} (one-api and older gateways do not serve it).', api, path, answered(e))}${saidText(e.gatewayMessage)}`,

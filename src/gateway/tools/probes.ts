@@ -185,7 +185,7 @@ export async function probeTool(target: ProbeTarget, o: ProbeOptions): Promise<T
   };
   const not = preflight(tg);
   if (not) return done({ ok: false, request: '', ...not });
-  const req = probeRequest(tg.tool, tg.baseUrl!.value, tg.model!.value, tg.credential!);
+  const req = probeRequest(tg.tool, tg.baseUrl!.value, tg.model!.value, tg.credential!, tg);
   const base = { request: req.request, url: req.url, model: tg.model!.value };
   // The tool's address is not one of its gateway's origins: its credential is not sent there (the gate
   // would refuse it too); the row says where the address came from and how to remove it.

@@ -7,6 +7,7 @@ import { t } from '../l10n';
 import { claudeCode, planClaudeFixOverride } from './claudeCode';
 import { codex } from './codex';
 import type { ToolKeys, ToolModule } from './common';
+import { copilotCli } from './copilotCli';
 import { geminiCli, planGeminiFixOverride } from './geminiCli';
 import { opencode } from './opencode';
 import { withOriginalsRestored } from './toolBackups';
@@ -33,6 +34,7 @@ const MODULES: Record<ToolId, ToolModule> = {
   codex,
   'gemini-cli': geminiCli,
   opencode,
+  'copilot-cli': copilotCli,
 };
 
 /** A tool's name in the user's language ("Claude Code", "Codex CLI", …). */

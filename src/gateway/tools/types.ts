@@ -1,6 +1,6 @@
 /**
- * Terminal coding tools (issue 26): Claude Code, Codex CLI, Gemini CLI and opencode set up against
- * the active gateway and token. The shared shapes of a tool's state, the resolved configuration (as
+ * Terminal coding tools (issue 26): Claude Code, Codex CLI, Gemini CLI, opencode and GitHub Copilot
+ * CLI set up against the active gateway and token. The shared shapes of a tool's state, the resolved configuration (as
  * the tool itself resolves it, in its precedence order), a setup plan (file edits shown as a diff
  * before they are written, plus variables for new terminals) and a probe's outcome.
  *
@@ -10,9 +10,9 @@
  * folder, is left untouched and named with the reason.
  */
 
-export type ToolId = 'claude-code' | 'codex' | 'gemini-cli' | 'opencode';
+export type ToolId = 'claude-code' | 'codex' | 'gemini-cli' | 'opencode' | 'copilot-cli';
 
-export const TOOL_IDS: readonly ToolId[] = ['claude-code', 'codex', 'gemini-cli', 'opencode'];
+export const TOOL_IDS: readonly ToolId[] = ['claude-code', 'codex', 'gemini-cli', 'opencode', 'copilot-cli'];
 
 /**
  * not-installed: no executable on PATH (nor a config folder); not-set-up: installed, nothing points

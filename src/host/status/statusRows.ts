@@ -314,7 +314,7 @@ export function vscodeChatRow(): StatusRow {
 export function toolsRow(tools: readonly string[] = [], attention: readonly string[] = []): StatusRow {
   const listed = tools.length ? tools.join(', ') : t('none set up — click to set up Claude Code, Codex and others');
   const help = t(
-    'Claude Code, Codex CLI, Gemini CLI and opencode pointed at this gateway: Set Up Tools… shows each one’s state and the diff before any file is written.',
+    'Claude Code, Codex CLI, Gemini CLI, opencode and GitHub Copilot CLI pointed at this gateway: Set Up Tools… shows each one’s state and the diff before any file is written.',
   );
   return {
     id: 'tools',

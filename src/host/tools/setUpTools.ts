@@ -20,6 +20,7 @@ import type {
   ToolProbeResult,
   ToolStatus,
 } from '../../gateway/tools/types';
+import { copilotModels } from '../../gateway/tools/copilotCli';
 import type { TerminalValue } from './toolTerminals';
 
 type ToolSurface = ToolGateway['models'][number]['surfaces'][number];
@@ -109,6 +110,10 @@ export function changeWords(tool: ToolId, tokenVariable: string): string {
       return t(
         'Adds a provider block to opencode.json with baseURL and apiKey "{env:{0}}"; new terminals get the token as {0}.',
         tokenVariable,
+      );
+    case 'copilot-cli':
+      return t(
+        'New terminals get COPILOT_PROVIDER_BASE_URL (the address with /v1), the token as COPILOT_PROVIDER_API_KEY, COPILOT_MODEL and COPILOT_PROVIDER_WIRE_API; no file is changed and no GitHub sign-in is needed.',
       );
   }
 }
@@ -284,6 +289,16 @@ export async function pickChoices(tool: ToolId, d: SetUpDeps): Promise<ToolChoic
     // none served on the Responses API: the plan says why Codex cannot be set up
     if (!rows('responses').length) return {};
     const model = await d.ui.pick(rows('responses'), t('Codex CLI: model (served on the Responses API)'));
+    return model === undefined ? undefined : { model };
+  }
+  if (tool === 'copilot-cli') {
+    // it needs a model (no default of its own with a gateway); none served: the plan says why
+    const usable = copilotModels(d.gateway);
+    if (!usable.length) return {};
+    const model = await d.ui.pick(
+      usable.map((m) => ({ label: m.id, value: m.id })),
+      t('GitHub Copilot CLI: model (COPILOT_MODEL, served on the Chat Completions or Responses API)'),
+    );
     return model === undefined ? undefined : { model };
   }
   const surface: ToolSurface = tool === 'gemini-cli' ? 'gemini' : 'compatible';
