@@ -152,12 +152,14 @@ test("a replaced token value and a new base URL of the tool's own gateway reach 
   const w = await world();
   const { coll, terminals, reg } = w.window('a');
   await terminals.setUp('claude-code', 'a', 'production', PLAN.claude(A));
+  await terminals.setUp('copilot-cli', 'a', 'production', { COPILOT_PROVIDER_BASE_URL: `${A}/v1` });
   await reg.tokensOf('a').add('production', 'sk-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa9999', true);
   await terminals.follow();
   assert.equal(coll.vars.get('ANTHROPIC_AUTH_TOKEN'), 'sk-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa9999');
   w.roots.a = 'https://a2.example.com';
   await terminals.followSettings();
   assert.equal(coll.vars.get('ANTHROPIC_BASE_URL'), 'https://a2.example.com');
+  assert.equal(coll.vars.get('COPILOT_PROVIDER_BASE_URL'), 'https://a2.example.com/v1', 'the /v1 address follows too');
   w.roots.a = undefined;
   await terminals.followSettings();
   assert.equal(coll.vars.size, 0, 'a gateway no longer configured: its tools leave new terminals');
@@ -230,6 +232,9 @@ test('a plan’s root address is remembered as a marker that follows the base UR
   assert.deepEqual(templateOf(PLAN.claude(A), A), {
     ANTHROPIC_BASE_URL: { base: true },
     ANTHROPIC_AUTH_TOKEN: { token: true },
+  });
+  assert.deepEqual(templateOf({ COPILOT_PROVIDER_BASE_URL: `${A}/v1` }, A), {
+    COPILOT_PROVIDER_BASE_URL: { base: true, suffix: '/v1' },
   });
   assert.throws(() => templateOf({ 'NOT OK': 'v' }, A), /letters, digits and underscores/);
 });

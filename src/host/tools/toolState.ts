@@ -12,8 +12,8 @@ import { TOOL_IDS, type ToolChoices, type ToolId } from '../../gateway/tools/typ
 
 export const TOOL_TERMINALS_KEY = 'modelRelay.tools.terminals';
 
-/** A remembered value: text, the tool's gateway's root address, or its token. */
-export type StoredValue = string | { token: true } | { base: true };
+/** A remembered value: text, the tool's gateway's root address (with `/v1` for the OpenAI-style tools), or its token. */
+export type StoredValue = string | { token: true } | { base: true; suffix?: '/v1' };
 
 /** One set-up tool, bound to its gateway and that gateway's token (by name). */
 export interface ToolEntry {
@@ -39,7 +39,8 @@ const id = (v: unknown) => (typeof v === 'string' && v && v.length <= MAX_ID ? v
 function readValue(v: unknown): StoredValue | undefined {
   if (typeof v === 'string') return v.length <= MAX_VALUE ? v : undefined;
   if (v && typeof v === 'object' && (v as { token?: unknown }).token === true) return { token: true };
-  if (v && typeof v === 'object' && (v as { base?: unknown }).base === true) return { base: true };
+  if (v && typeof v === 'object' && (v as { base?: unknown }).base === true)
+    return (v as { suffix?: unknown }).suffix === '/v1' ? { base: true, suffix: '/v1' } : { base: true };
   return undefined;
 }
 

@@ -65,8 +65,9 @@ export interface ToolAttention {
 const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
- * A plan's variables as remembered: a value equal to the root address the plan was made for becomes
- * the root marker (so it follows the gateway's base URL). Names that are not variable names are refused.
+ * A plan's variables as remembered: a value equal to the root address the plan was made for (or to
+ * it with /v1) becomes the root marker, so it follows the gateway's base URL. Names that are not
+ * variable names are refused.
  */
 export function templateOf(
   env: Record<string, TerminalValue | StoredValue>,
@@ -75,7 +76,7 @@ export function templateOf(
   const out: Record<string, StoredValue> = {};
   for (const [k, v] of Object.entries(env)) {
     if (!VARIABLE.test(k)) throw new Error(t('Environment variable names must be letters, digits and underscores.'));
-    out[k] = typeof v === 'string' && v === root ? { base: true } : v;
+    out[k] = v === root ? { base: true } : v === `${root}/v1` ? { base: true, suffix: '/v1' } : v;
   }
   return out;
 }
@@ -83,7 +84,7 @@ export function templateOf(
 /** One tool's variables with its gateway's root and token filled in. */
 export function filled(env: Record<string, StoredValue>, root: string, token: string): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(env).map(([k, v]) => [k, typeof v === 'string' ? v : 'base' in v ? root : token]),
+    Object.entries(env).map(([k, v]) => [k, typeof v === 'string' ? v : 'base' in v ? root + (v.suffix ?? '') : token]),
   );
 }
 
