@@ -4,16 +4,25 @@
 // pressed; Copilot CLI with terminal variables only), then a new integrated terminal runs them
 // non-interactively; each reaches the simulator with the stored token and prints its reply. A planted
 // ~/.claude/settings.json env override is found by Diagnose and fixed by its row's Fix button (after
-// the diff), after which Claude Code reaches the configured gateway again.
+// the diff; the backup kept in the extension's storage), after which Claude Code reaches the
+// configured gateway again. Then a second gateway is added and Copilot CLI set up on it; after a
+// switch back, each tool still calls its own gateway, and each simulator saw only its own tokens.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ensureCodeServer, startScenario, webviewFrame } from './harness.mjs';
+import { createRequire } from 'node:module';
+import { ensureCodeServer, repoRoot, startScenario, webviewFrame } from './harness.mjs';
+
+const { startSimulator, defaultConfig, credentialDigest } = createRequire(import.meta.url)(
+  join(repoRoot, 'out/test/sim/server.js'),
+);
 
 let scenario;
 let sim;
+/** a second gateway, its tokens other than the first's (each simulator records every credential it sees) */
+let simB;
 let vs;
 let workspace;
 let home;
@@ -53,10 +62,15 @@ before(async () => {
     },
   });
   ({ sim, vs, workspace } = scenario);
+  simB = await startSimulator({
+    profile: 'real',
+    tokens: defaultConfig().tokens.map((t) => ({ ...t, value: `sk-2nd${t.value.slice(6)}` })),
+  });
 });
 
 after(async () => {
   await scenario?.stop();
+  await simB?.close();
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
@@ -233,7 +247,14 @@ test("a planted ~/.claude/settings.json env override is found by Diagnose, fixed
   assert.ok(!fixed.includes('ANTHROPIC_BASE_URL'), 'just the conflicting key removed');
   assert.match(fixed, /"FOO": "1"/);
   assert.match(fixed, /\/\/ mine/, 'the comment is kept');
-  assert.ok(existsSync(`${settings}.model-relay.bak`), 'a backup kept');
+  assert.ok(!existsSync(`${settings}.model-relay.bak`), 'no backup beside the file');
+  const said = (await vs.pageText()).match(/backup: (\/[^)\s]+)\)/);
+  assert.ok(said, 'the notification names the backup');
+  assert.ok(
+    !said[1].startsWith(home),
+    `the backup is kept in the extension's storage, not among the user's files: ${said[1]}`,
+  );
+  assert.match(readFileSync(said[1], 'utf8'), /ANTHROPIC_BASE_URL/, 'it holds the file as it was');
   // Diagnose runs again after the fix: Claude Code's probe now reaches the simulator.
   await webviewFrame(vs.page)
     .locator('[data-testid="check-tool-claude-code"][data-result="pass"]')
@@ -248,4 +269,45 @@ test("a planted ~/.claude/settings.json env override is found by Diagnose, fixed
   assert.match(JSON.parse(readFileSync(claudeOut, 'utf8')).result, /^Echo: /);
   const messages = since(n, '/v1/messages');
   assert.ok(messages.length >= 1 && messages.every((r) => r.tokenMasked === masked(sim.tokens.production)));
+});
+
+test("a second gateway: Copilot CLI set up on it, then a switch back — each tool keeps its gateway's token, and each simulator saw only its own", async () => {
+  await vs.runCommand('Model Relay: Add Gateway');
+  await vs.answerInput(simB.url, { expect: 'Add Gateway (1/3)' });
+  await vs.answerInput('Gateway B', { expect: 'Add Gateway (2/3)' });
+  await vs.answerInput('production', { expect: 'Add Token (1/2)' });
+  await vs.answerInput(simB.tokens.production, { expect: 'Add Token (2/2)' });
+  await vs.waitForText('Gateway B · production', 60_000).catch(async (e) => {
+    await vs.screenshot('tools-07-failed-second-gateway');
+    throw e;
+  });
+  await vs.runCommand('Model Relay: Set Up Tools…');
+  await vs.answerInput('GitHub Copilot CLI', { expect: 'Set Up Tools' });
+  await vs.answerInput('gpt-4o-mini', { expect: 'GitHub Copilot CLI' });
+  await vs.waitForNotification('GitHub Copilot CLI is set up', 60_000);
+
+  // back to the first gateway: Copilot CLI stays on B, Claude Code and Codex on the first
+  await vs.runCommand('Model Relay: Switch Gateway');
+  const first = vs.page.locator('.quick-input-list .monaco-list-row', { hasText: new URL(sim.url).host }).first();
+  await first.waitFor({ state: 'visible', timeout: 20_000 });
+  await first.click();
+  await vs.waitForText(`${new URL(sim.url).host} · production`, 30_000);
+  const nA = sim.log.length;
+  const nB = simB.log.length;
+  await inNewTerminal(
+    `cd ${workspace} && ${copilotBin} -p "${PROMPT}" -s > ${out}/copilot-b.txt 2> ${out}/copilot-b.err; ` +
+      `${claudeBin} -p "${PROMPT}" --output-format json --tools "" > ${out}/claude-3.json 2> ${out}/claude-3.err`,
+    join(out, 'done-3'),
+  );
+  assert.match(readFileSync(join(out, 'copilot-b.txt'), 'utf8'), /Tool \w+ returned: /, 'Copilot CLI answered by B');
+  assert.match(JSON.parse(readFileSync(join(out, 'claude-3.json'), 'utf8')).result, /^Echo: /, 'Claude Code by A');
+  const b = simB.log.slice(nB).filter((r) => r.path.startsWith('/v1/chat/completions'));
+  assert.ok(b.length >= 1 && b.every((r) => r.tokenMasked === masked(simB.tokens.production)), "B's token at B");
+  assert.equal(since(nA, '/v1/chat/completions').length, 0, 'Copilot CLI did not follow the switch to A');
+  assert.ok(since(nA, '/v1/messages').every((r) => r.tokenMasked === masked(sim.tokens.production)));
+  const own = { a: Object.values(sim.tokens), b: Object.values(simB.tokens) };
+  const stray = (s, tokens) => tokens.filter((v) => s.credentials.includes(credentialDigest(v))).map(masked);
+  assert.deepEqual(stray(sim, own.b), [], "the first gateway never saw B's tokens");
+  assert.deepEqual(stray(simB, own.a), [], "B never saw the first gateway's tokens");
+  await vs.screenshot('tools-07-two-gateways');
 });
