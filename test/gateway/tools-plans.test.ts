@@ -67,7 +67,8 @@ test('codex removal leaves a model the user changed after the setup (only its ow
     const path = s.put(join(s.home, '.codex/config.toml'), 'model = "o3"\n');
     const opts = { homeDir: s.home, backupDir: s.env.backupDir, secrets: [TOKEN] };
     await applyEdits((await planSetUp('codex', s.env, gateway(), { model: 'gpt-5.5' })).edits, opts);
-    s.put(path, s.get(path)!.replace('model = "o3"', 'model = "o4-mini"'));
+    // the user writes a model line of their own over the one Model Relay set
+    s.put(path, s.get(path)!.replace(/^model = "gpt-5\.5" # set by Model Relay.*$/m, 'model = "o4-mini"'));
     await applyEdits((await planRemove('codex', s.env, gateway())).edits, opts);
     assert.equal(s.get(path), 'model = "o4-mini"\n');
   } finally {

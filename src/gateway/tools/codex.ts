@@ -1,14 +1,18 @@
 /**
- * Codex CLI, resolved as the tool resolves it: `$CODEX_HOME/config.toml` (default
- * `~/.codex/config.toml`); the active profile (`profile = "x"` → `[profiles.x]`) beats the top-level
- * `model` / `model_provider`; the provider is `[model_providers.<id>]` (`base_url` with /v1,
- * `env_key` naming the variable whose value is sent as Bearer, `wire_api` — `chat` is a hard error).
+ * Codex CLI, resolved as the tool resolves it (checked against Codex 0.169): `$CODEX_HOME/config.toml`
+ * (default `~/.codex/config.toml`); the root `model_provider` (default the built-in `openai`, whose
+ * address is `openai_base_url`) and `model`; the provider is `[model_providers.<id>]` (`base_url`
+ * with /v1, `env_key` naming the variable whose value is sent as Bearer, `wire_api` — `chat` is a
+ * hard error). A profile applies only with `--profile x` (from `x.config.toml`), never by default:
+ * Codex 0.169 refuses to start with a root `profile` line, and refuses `--profile x` while
+ * config.toml still has `[profiles.x]` — both are said as conflicts.
  *
- * Setting it up appends a gateway's `[model_providers.<id>]` and `[profiles.<id>]` tables and
- * points the root `profile` at them (./codexConfigText.ts: the text edits, two gateways side by side,
- * the older layout). Remove Setup takes exactly that gateway's part back — or, when the file is still
- * as Model Relay last wrote it, the whole original comes back from its backup (toolBackups.ts). The
- * token is never written: `env_key` names the variable Model Relay puts into new terminals.
+ * Setting it up appends a gateway's `[model_providers.<id>]` table and points the root
+ * `model_provider` and `model` lines at it (./codexConfigText.ts: the text edits, two gateways side
+ * by side, the older layouts). Remove Setup takes exactly that gateway's part back — or, when the
+ * file is still as Model Relay last wrote it, the whole original comes back from its backup
+ * (toolBackups.ts). The token is never written: `env_key` names the variable Model Relay puts into
+ * new terminals.
  */
 import { join } from 'node:path';
 import { t } from '../l10n';
@@ -17,6 +21,7 @@ import {
   emptyResolved,
   fileSource,
   gatewayV1,
+  isOurProviderId,
   judge,
   modelsOn,
   sameUrl,
@@ -29,7 +34,7 @@ import {
 } from './common';
 import { isObject, fileEdit, strAt, type Json } from './configFile';
 import { readToolFile, type ToolFileText } from './toolFile';
-import { addCodexSetup, hasOurs, markerLineOf, ourSetupIn, takeBackCodex } from './codexConfigText';
+import { addCodexSetup, hasOurs, ourSetupIn, takeBackCodex } from './codexConfigText';
 import { parseToml } from './tomlText';
 import type { ResolvedToolConfig, ToolChoices, ToolGateway, ToolPlan, ToolsEnvironment } from './types';
 
@@ -54,44 +59,51 @@ async function readCodex(env: ToolsEnvironment): Promise<CodexConfig> {
   return p.error !== undefined ? { file, parseError: p.error } : { file, toml: p.value };
 }
 
-/**
- * The active model provider and model after the profile, with the keys they come from (Codex:
- * `profile` → `profiles.<x>.model_provider` / `.model`, else the root keys); `missingProfile` names a
- * profile the file selects but does not define, which Codex refuses.
- */
-function activeSelection(toml: Json): {
-  provider: string;
-  providerKey: string;
-  model?: string;
-  modelKey?: string;
-  missingProfile?: string;
-} {
-  const profileName = strAt(toml, 'profile');
-  const profile = profileName && isObject(toml.profiles) ? toml.profiles[profileName] : undefined;
-  const fromProfile = (k: string) => (profileName ? strAt(profile, k) : undefined);
-  const pp = fromProfile('model_provider');
-  const pm = fromProfile('model');
-  const provider = pp ?? strAt(toml, 'model_provider') ?? 'openai';
-  const model = pm ?? strAt(toml, 'model');
-  return {
-    provider,
-    providerKey: pp ? `profiles.${profileName}.model_provider` : 'model_provider',
-    model,
-    modelKey: pm ? `profiles.${profileName}.model` : model ? 'model' : undefined,
-    ...(profileName && !isObject(profile) ? { missingProfile: profileName } : {}),
-  };
+/** Why Codex refuses its file: unreadable, or not TOML. */
+function refusals(cfg: CodexConfig): string[] {
+  const out = cfg.file.error ? [cfg.file.error] : [];
+  if (cfg.parseError)
+    out.push(t('{0} does not parse as TOML ({1}), so Codex refuses to start.', cfg.file.path, cfg.parseError));
+  return out;
 }
 
-/** Why Codex refuses its file: unreadable, not TOML, or selecting a profile it does not define. */
-function refusals(cfg: CodexConfig, missingProfile: string | undefined): string[] {
+/**
+ * The profile layout Codex 0.169 refuses, with its fix: a root `profile` line (Codex does not start),
+ * else `[profiles.x]` tables (`codex --profile x` does not start while they are there). Model
+ * Relay's own (its provider ids) go by setting up again; the user's move into `x.config.toml`.
+ */
+function legacyProfiles(
+  env: ToolsEnvironment,
+  cfg: CodexConfig,
+): { conflict: ResolvedToolConfig['conflicts'][number]; stops: boolean } | undefined {
+  const toml = cfg.toml ?? {};
   const path = cfg.file.path;
-  const out = cfg.file.error ? [cfg.file.error] : [];
-  if (cfg.parseError) out.push(t('{0} does not parse as TOML ({1}), so Codex refuses to start.', path, cfg.parseError));
-  if (missingProfile)
-    out.push(
-      t('{0} selects the profile "{1}", which it does not define, so Codex refuses to start.', path, missingProfile),
-    );
-  return out;
+  const line = strAt(toml, 'profile');
+  const tables = isObject(toml.profiles) ? Object.keys(toml.profiles) : [];
+  const names = line !== undefined ? [line] : tables;
+  if (!names.length) return undefined;
+  const what =
+    line !== undefined
+      ? t(
+          '{0} selects the profile "{1}" with a root profile line, which Codex 0.169 refuses: it stops with "legacy profile config is no longer supported".',
+          path,
+          line,
+        )
+      : t(
+          '{0} has the profile tables {1}, which Codex 0.169 no longer reads from config.toml: codex --profile {2} refuses to start while they are there.',
+          path,
+          tables.map((x) => `[profiles.${x}]`).join(', '),
+          tables[0],
+        );
+  const fix = names.every(isOurProviderId)
+    ? t('Run "Model Relay: Set Up Tools…" and set up {0} again, or Remove Setup.', t('Codex CLI'))
+    : t(
+        "Move the profile's settings into {0} and delete them (and the profile line) from {1}; then run codex --profile {2}.",
+        join(codexHome(env), `${names[0]}.config.toml`),
+        path,
+        names[0],
+      );
+  return { conflict: { what, fix }, stops: line !== undefined };
 }
 
 export async function resolveCodex(
@@ -100,22 +112,31 @@ export async function resolveCodex(
 ): Promise<ResolvedToolConfig> {
   const r = emptyResolved();
   const cfg = await readCodex(env);
+  r.problems.push(...refusals(cfg));
+  const legacy = legacyProfiles(env, cfg);
+  // a profile line stops Codex: said first; profile tables stop only --profile: said last
+  if (legacy?.stops) r.conflicts.push(legacy.conflict);
+  resolveProvider(env, gateway, cfg, r);
+  if (legacy && !legacy.stops) r.conflicts.push(legacy.conflict);
+  return r;
+}
+
+/** The provider the root `model_provider` selects (the built-in `openai` by default), and the model, into `r`. */
+function resolveProvider(
+  env: ToolsEnvironment,
+  gateway: ToolGateway | undefined,
+  cfg: CodexConfig,
+  r: ResolvedToolConfig,
+): void {
   const path = cfg.file.path;
   const toml = cfg.toml ?? {};
-  const sel = activeSelection(toml);
-  r.problems.push(...refusals(cfg, sel.missingProfile));
-  if (sel.model && sel.modelKey) r.model = { value: sel.model, from: fileSource(env, path, sel.modelKey) };
-  const mark = markerLineOf(cfg.file.text ?? '');
-  if (sel.providerKey.startsWith('profiles.') && mark?.record.set.model_provider && sel.provider !== mark.record.id)
-    r.overrides.push({
-      from: fileSource(env, path, sel.providerKey),
-      keys: [sel.providerKey],
-      fixable: false,
-    });
+  const model = strAt(toml, 'model');
+  if (model) r.model = { value: model, from: fileSource(env, path, 'model') };
+  const selected = strAt(toml, 'model_provider') ?? 'openai';
   const providers = isObject(toml.model_providers) ? toml.model_providers : {};
-  const provider = providers[sel.provider];
+  const provider = providers[selected];
   if (!isObject(provider)) {
-    if (sel.provider === 'openai') {
+    if (selected === 'openai') {
       const base = strAt(toml, 'openai_base_url');
       r.baseUrl = base
         ? { value: base, from: fileSource(env, path, 'openai_base_url') }
@@ -123,9 +144,9 @@ export async function resolveCodex(
       const key = env.env.OPENAI_API_KEY?.trim();
       if (key) r.auth = authOf('authorization', key, { ...TERMINAL(), key: 'OPENAI_API_KEY' }, gateway);
     }
-    return r;
+    return;
   }
-  const at = `model_providers.${sel.provider}`;
+  const at = `model_providers.${selected}`;
   const base = strAt(provider, 'base_url');
   if (base) r.baseUrl = { value: base, from: fileSource(env, path, `${at}.base_url`) };
   const envKey = strAt(provider, 'env_key');
@@ -156,7 +177,6 @@ export async function resolveCodex(
       ),
       fix: t('Set base_url to {0}.', gatewayV1(gateway)),
     });
-  return r;
 }
 
 const NO_RESPONSES = () =>
@@ -174,15 +194,11 @@ async function read(env: ToolsEnvironment, gateway: ToolGateway | undefined): Pr
     surface: 'responses',
     none: NO_RESPONSES,
     removable: !!ours,
-    overridden: () =>
-      t(
-        '{0} selects another provider in the active profile, which beats the top-level model_provider.',
-        resolved.overrides[0].from.key ?? '',
-      ),
+    // a root profile line stops Codex before any provider counts: that conflict is the words then
     idle: () =>
-      ours
+      ours && strAt(cfg.toml ?? {}, 'profile') === undefined
         ? t(
-            'The {0} provider is in {1}, but another profile or provider is active; run codex with --profile {0}, or pick a model in Set Up Tools to make it the default.',
+            'The {0} provider is in {1}, but model_provider selects another; pick a model in Set Up Tools to make it the default, or run codex with -c model_provider={0} -m <model>.',
             ours.id,
             cfg.file.path,
           )
@@ -223,7 +239,7 @@ async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: T
     return unavailablePlan(
       'codex',
       'set-up',
-      t('The tables cannot be added to {0} ({1}); it was left untouched.', path, err),
+      t("Model Relay's table cannot be added to {0} ({1}); it was left untouched.", path, err),
     );
   notes.push(
     t(
@@ -232,24 +248,35 @@ async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: T
       gateway.tokenVariable,
     ),
   );
-  if (added.profile === 'kept')
-    notes.push(
-      t('Run codex with --profile {0} -m <model>, or pick a model here to make the gateway the default.', added.id),
-    );
-  if (added.profile === 'multiline')
+  if (added.root === 'kept')
     notes.push(
       t(
-        'The profile line of {0} spans several lines, so it was left as it is; run codex with --profile {1}.',
+        'Pick a model here to make the gateway the default, or run codex with -c model_provider={0} -m <model>.',
+        added.id,
+      ),
+    );
+  if (added.root === 'multiline')
+    notes.push(
+      t(
+        'The model_provider or model line of {0} is not a one-line string, so it was left as it is; run codex with -c model_provider={1} -m <model>.',
         path,
         added.id,
       ),
     );
-  const summary = t(
-    'Adds the [model_providers.{0}] table (base URL {1}, wire_api "responses") and the [profiles.{0}] table to {2}.',
-    added.id,
-    gatewayV1(gateway),
-    path,
-  );
+  const summary =
+    added.root === 'set'
+      ? t(
+          'Adds the [model_providers.{0}] table (base URL {1}, wire_api "responses") to {2} and points the root model_provider and model lines at it (each line it replaces is kept in its comment).',
+          added.id,
+          gatewayV1(gateway),
+          path,
+        )
+      : t(
+          'Adds the [model_providers.{0}] table (base URL {1}, wire_api "responses") to {2}.',
+          added.id,
+          gatewayV1(gateway),
+          path,
+        );
   return {
     tool: 'codex',
     action: 'set-up',

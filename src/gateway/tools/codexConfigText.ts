@@ -1,13 +1,17 @@
 /**
  * What Model Relay writes into Codex's config.toml and takes back out of it, as text (no I/O): per
- * gateway (`gateway.providerId`, e.g. `model-relay-main`) a `[model_providers.<id>]` and a
- * `[profiles.<id>]` table appended after a comment line naming the gateway, and — the only root
- * edit — one line `profile = "<id>"` whose comment keeps the line it replaced (or says there was
- * none). Two gateways stand side by side: setting up B keeps A's tables and points `profile` at B.
- * Taking a gateway's setup back cuts out exactly its tables (a key the user added inside one goes
- * with it) and puts the previous `profile` line back; the result is checked by parsing it. The older
- * layout (one shared `model-relay` table after a marker comment recording root keys it rewrote) is
- * still recognised and taken back. The token is never written: `env_key` names a variable.
+ * gateway (`gateway.providerId`, e.g. `model-relay-main`) a `[model_providers.<id>]` table appended
+ * after a comment line naming the gateway, and — the only root edits — the lines
+ * `model_provider = "<id>"` and `model = "<model>"`, each with a comment keeping the line it replaced
+ * (or saying there was none). That is what plain `codex` uses: Codex 0.169 refuses a root `profile`
+ * line, and `--profile x` while config.toml has `[profiles.x]`, so no profile is written. Two
+ * gateways stand side by side: setting up B keeps A's table and points the root lines at B (their
+ * record still the user's own lines). Taking a gateway's setup back cuts out exactly its table (a key
+ * the user added inside it goes with it) and, when the root lines name it, puts the user's lines
+ * back; the result is checked by parsing it. The older layouts are still recognised and taken back:
+ * one shared `model-relay` table after a marker comment recording root keys it rewrote, and the
+ * profile layout (`[profiles.<id>]` tables and a `profile = "<id>"` line). The token is never
+ * written: `env_key` names a variable.
  */
 import { aimOf, gatewayV1, isOurProviderId } from './common';
 import { isObject, strAt, type Json } from './configFile';
@@ -60,10 +64,10 @@ export function markerLineOf(text: string): { line: string; record: CodexRecord 
   return undefined;
 }
 
-/** The comment line above the tables Model Relay adds for a gateway. */
+/** The comment line above the table Model Relay adds for a gateway. */
 const TABLES_NOTE = '# Added by Model Relay (Set Up Tools) for ';
-/** The comment of the root `profile` line Model Relay sets: the line it replaced (as JSON), or none. */
-const PROFILE_NOTE = '# set by Model Relay; before: ';
+/** The comment of a root line Model Relay sets: the line it replaced (as JSON), or none. */
+const ROOT_NOTE = '# set by Model Relay; before: ';
 
 const isNote = (line: string) => line.startsWith(TABLES_NOTE) || line.startsWith(MARKER);
 const tomlOf = (text: string): Json => parseToml(text).value ?? {};
@@ -81,59 +85,89 @@ function ourIds(toml: Json, gateway?: ToolGateway, legacyId?: string): string[] 
   });
 }
 
-/** Model Relay's setup for `gateway` in the file (its tables, or the older layout's block): its provider id. */
+/** Model Relay's setup for `gateway` in the file (its table, or the older layout's block): its provider id. */
 export function ourSetupIn(text: string, gateway: ToolGateway | undefined): { id: string } | undefined {
   const legacy = markerLineOf(text);
   const mine = gateway ? ourIds(tomlOf(text), gateway, legacy?.record.id) : [];
   return mine.length ? { id: mine[0] } : legacy ? { id: legacy.record.id } : undefined;
 }
 
-/** The tables of the provider ids `ids`: `[model_providers.<id>]` and `[profiles.<id>]`. */
-const tablesOf =
+/** The `[model_providers.<id>]` tables of the provider ids `ids`. */
+const providersOf =
   (ids: string[]) =>
   (path: string[]): boolean =>
-    path.length === 2 && (path[0] === 'model_providers' || path[0] === 'profiles') && ids.includes(path[1]);
+    path.length === 2 && path[0] === 'model_providers' && ids.includes(path[1]);
 
-/** The root `profile` line; `ours` when Model Relay set it, with the line it replaced (undefined: none). */
-interface ProfileLine {
+/** The root keys Model Relay sets (`profile` only in the layout Codex 0.169 refuses: taken back, never set). */
+type RootKey = 'model_provider' | 'model' | 'profile';
+
+/** A root line; `ours` when Model Relay set it, with the line it replaced (undefined: none). */
+interface MarkedLine {
   at: RootLine;
   ours: boolean;
   before?: string;
 }
 
-function profileOf(text: string): ProfileLine | 'multiline' | undefined {
-  const at = rootLine(text, 'profile');
+function markedLine(text: string, key: RootKey): MarkedLine | 'multiline' | undefined {
+  const at = rootLine(text, key);
   if (!at || at === 'multiline') return at;
-  if (!at.comment.startsWith(PROFILE_NOTE)) return { at, ours: false };
+  if (!at.comment.startsWith(ROOT_NOTE)) return { at, ours: false };
   let before: unknown;
   try {
-    before = JSON.parse(at.comment.slice(PROFILE_NOTE.length));
+    before = JSON.parse(at.comment.slice(ROOT_NOTE.length));
   } catch {
     before = undefined; // "none", or a record we cannot read: the line is taken out
   }
-  // only a one-line `profile = "…"` is put back: the record is in a file anyone may have edited
-  const line = typeof before === 'string' && !/[\r\n]/.test(before) ? rootLine(before, 'profile') : undefined;
+  // only a one-line `key = "…"` is put back: the record is in a file anyone may have edited
+  const line = typeof before === 'string' && !/[\r\n]/.test(before) ? rootLine(before, key) : undefined;
   return typeof line === 'object' ? { at, ours: true, before: before as string } : { at, ours: true };
 }
 
-/** The root line `profile = "<id>"`, replacing `prev` (whose own line it records, or the one Model Relay recorded). */
-function withProfile(text: string, id: string, prev: ProfileLine | undefined): string {
-  const before = prev?.ours && isOurProviderId(prev.at.value) ? prev.before : prev?.at.text.replace(/\r$/, '');
+/**
+ * The root line `key = "<value>"`, replacing `prev` and recording the line it replaced — or, when
+ * `prev` is Model Relay's own (a `model_provider` naming one of its tables), the line that one recorded.
+ */
+function withRootLine(text: string, key: RootKey, value: string, prev: MarkedLine | undefined): string {
+  const carried = prev?.ours && (key !== 'model_provider' || isOurProviderId(prev.at.value));
+  const before = carried ? prev.before : prev?.at.text.replace(/\r$/, '');
   const record = before === undefined ? 'none' : JSON.stringify(before);
-  return putRootLine(text, `profile = ${tomlString(id)} ${PROFILE_NOTE}${record}`, prev?.at);
+  return putRootLine(text, `${tomlKey(key)} = ${tomlString(value)} ${ROOT_NOTE}${record}`, prev?.at);
 }
 
-/** The text with a `profile` line naming one of `removed` put back as it was before Model Relay set it. */
-function withoutProfile(text: string, removed: string[]): string {
-  const p = profileOf(text);
-  if (!p || p === 'multiline' || !removed.includes(p.at.value)) return text;
-  return p.ours && p.before !== undefined ? putRootLine(text, p.before, p.at) : cutLine(text, p.at);
+/** The text with the line `m` put back as it was before Model Relay set it (taken out when there was none). */
+const restored = (text: string, m: MarkedLine): string =>
+  m.ours && m.before !== undefined ? putRootLine(text, m.before, m.at) : cutLine(text, m.at);
+
+/**
+ * The text without the `model_provider` line naming one of `ids` and, with it, Model Relay's `model`
+ * line: each put back as it was before Model Relay set it.
+ */
+function withoutRootLines(text: string, ids: string[]): string {
+  const p = markedLine(text, 'model_provider');
+  if (typeof p !== 'object' || !ids.includes(p.at.value)) return text;
+  const out = restored(text, p);
+  const m = markedLine(out, 'model');
+  return typeof m === 'object' && m.ours ? restored(out, m) : out;
 }
 
-/** Whether any of Model Relay's setup (any gateway's, either layout) is in the text. */
+/**
+ * The text without the profile layout Model Relay wrote before Codex 0.169 refused it: the
+ * `[profiles.<id>]` tables of `ids`, and a root `profile` line naming one of them (put back as it was).
+ */
+function withoutProfiles(text: string, ids: string[]): string {
+  const out = cutTables(text, (p) => p.length === 2 && p[0] === 'profiles' && ids.includes(p[1]), isNote);
+  const p = markedLine(out, 'profile');
+  return typeof p === 'object' && ids.includes(p.at.value) ? restored(out, p) : out;
+}
+
+/** Whether any of Model Relay's setup (any gateway's, any layout) is in the text. */
 export function hasOurs(text: string): boolean {
-  const p = profileOf(text);
-  return !!markerLineOf(text) || ourIds(tomlOf(text)).length > 0 || (typeof p === 'object' && p.ours);
+  const marked = (k: RootKey) => {
+    const m = markedLine(text, k);
+    return typeof m === 'object' && m.ours;
+  };
+  const keys: RootKey[] = ['model_provider', 'model', 'profile'];
+  return !!markerLineOf(text) || ourIds(tomlOf(text)).length > 0 || keys.some(marked);
 }
 
 /** Where the older layout's table points: this gateway, another configured one, or elsewhere. */
@@ -175,28 +209,44 @@ function takeBackLegacy(text: string, m: { record: CodexRecord }): string {
 }
 
 function freeId(toml: Json, base: string): string {
-  const taken = (id: string) => [toml.model_providers, toml.profiles].some((x) => isObject(x) && id in x);
+  const providers = isObject(toml.model_providers) ? toml.model_providers : {};
   let id = base;
-  for (let i = 2; taken(id); i++) id = `${base}-${i}`;
+  for (let i = 2; id in providers; i++) id = `${base}-${i}`;
   return id;
 }
 
 /**
- * The text with `gateway`'s tables (anew, at the end) and, when a model is chosen or the profile
- * already pointed at them, the root `profile` line naming them. The older layout at this gateway's
- * address is taken back first; other gateways' tables stay.
+ * Whether the file uses `gateway`'s table now (its `model_provider` line, or the profile layout's
+ * `profile` line, names one of `mine`), and the profile's model.
+ */
+function inUse(text: string, toml: Json, mine: string[]): { active: boolean; model?: string } {
+  const p = markedLine(text, 'model_provider');
+  if (typeof p === 'object' && mine.includes(p.at.value)) return { active: true };
+  const prof = markedLine(text, 'profile');
+  if (typeof prof !== 'object' || !mine.includes(prof.at.value)) return { active: false };
+  const profiles = isObject(toml.profiles) ? toml.profiles : {};
+  return { active: true, model: strAt(profiles[prof.at.value], 'model') };
+}
+
+/**
+ * The text with `gateway`'s table (anew, at the end) and, when a model is chosen or the file
+ * already used its table, the root lines `model_provider` (naming it) and `model`. The older
+ * layouts are taken back first: the marker block at this gateway's address, and every gateway's
+ * profile layout (Codex 0.169 refuses it); other gateways' tables stay.
  */
 export function addCodexSetup(
   text0: string,
   gateway: ToolGateway,
-  model: string | undefined,
-): { text: string; id: string; profile: 'set' | 'kept' | 'multiline' } {
+  model0: string | undefined,
+): { text: string; id: string; root: 'set' | 'kept' | 'multiline' } {
   let text = text0;
   const legacy = markerLineOf(text);
   if (legacy && legacyAim(text, legacy.record.id, gateway) === 'this') text = takeBackLegacy(text, legacy);
-  const mine = ourIds(tomlOf(text), gateway, markerLineOf(text)?.record.id);
-  text = cutTables(text, tablesOf(mine), isNote);
-  const prev = profileOf(text);
+  const legacyId = markerLineOf(text)?.record.id;
+  const toml = tomlOf(text);
+  const mine = ourIds(toml, gateway, legacyId);
+  const use = inUse(text, toml, mine);
+  text = withoutProfiles(cutTables(text, providersOf(mine), isNote), ourIds(toml, undefined, legacyId));
   const id = freeId(tomlOf(text), gateway.providerId);
   if (text !== '' && !text.endsWith('\n')) text += '\n';
   const provider = {
@@ -205,12 +255,17 @@ export function addCodexSetup(
     env_key: gateway.tokenVariable,
     wire_api: 'responses',
   };
-  const profile: Record<string, string> = model ? { model_provider: id, model } : { model_provider: id };
   text += `${text === '' ? '' : '\n'}${TABLES_NOTE}${tomlString(gateway.name)}; Remove Setup takes it back.\n`;
-  text += `${tableBlock(['model_providers', id], provider)}\n${tableBlock(['profiles', id], profile)}`;
-  if (!(model || (typeof prev === 'object' && mine.includes(prev.at.value)))) return { text, id, profile: 'kept' };
-  if (prev === 'multiline') return { text, id, profile: 'multiline' };
-  return { text: withProfile(text, id, prev), id, profile: 'set' };
+  text += tableBlock(['model_providers', id], provider);
+  const model = model0 ?? use.model;
+  if (!(model0 || use.active)) return { text, id, root: 'kept' };
+  const prev = markedLine(text, 'model_provider');
+  if (prev === 'multiline' || (model && markedLine(text, 'model') === 'multiline'))
+    return { text, id, root: 'multiline' };
+  text = withRootLine(text, 'model_provider', id, prev);
+  const m = model ? markedLine(text, 'model') : undefined;
+  if (model && m !== 'multiline') text = withRootLine(text, 'model', model, m);
+  return { text, id, root: 'set' };
 }
 
 /** `toml` without the tables of `ids` and the root keys Model Relay may have changed: what must stay. */
@@ -226,9 +281,11 @@ function kept(toml: Json, ids: string[]): Json {
 }
 
 /**
- * The text with `gateway`'s setup taken back: its tables cut out and the `profile` line put back as
- * it was; the older layout's block too, unless it points at another configured gateway. `clean` is
- * false when the result is not exactly the file without them (then nothing is written).
+ * The text with `gateway`'s setup taken back: its table cut out and, when they name it, the root
+ * `model_provider` and `model` lines put back as they were (the profile layout's `[profiles.<id>]`
+ * table and `profile` line likewise); the older layout's block too, unless it points at another
+ * configured gateway. `clean` is false when the result is not exactly the file without them (then
+ * nothing is written).
  */
 export function takeBackCodex(
   text0: string,
@@ -242,7 +299,7 @@ export function takeBackCodex(
     taken.push(legacy.record.id);
   }
   const mine = ourIds(tomlOf(text), gateway, markerLineOf(text)?.record.id);
-  text = withoutProfile(cutTables(text, tablesOf(mine), isNote), mine);
+  text = withoutRootLines(withoutProfiles(cutTables(text, providersOf(mine), isNote), mine), mine);
   taken.push(...mine);
   const after = parseToml(text);
   const clean = !!after.value && sameToml(kept(after.value, []), kept(tomlOf(text0), taken));

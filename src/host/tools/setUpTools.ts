@@ -101,7 +101,7 @@ export function changeWords(tool: ToolId, tokenVariable: string): string {
       );
     case 'codex':
       return t(
-        'Adds a model_providers entry to ~/.codex/config.toml (the address with /v1, wire_api "responses", env_key {0}); new terminals get the token as {0}, never the file.',
+        'Adds a model_providers entry to ~/.codex/config.toml (the address with /v1, wire_api "responses", env_key {0}) and makes it the default with the model_provider and model lines; new terminals get the token as {0}, never the file.',
         tokenVariable,
       );
     case 'gemini-cli':
