@@ -8,7 +8,9 @@
 #   optional dependency @github/copilot-linux-x64 (npm-loader.js runs it; no install script, nothing
 #   downloaded at run time — the binary unpacks itself into ~/.cache/copilot on its first start). ~200 MB.
 # Called by setup-code-server.sh; progress on stderr, stdout only:
+#   @google/gemini-cli, pinned, in a folder of its own (JavaScript only).
 #   CLAUDE=…/node_modules/.bin/claude  CODEX=…/node_modules/.bin/codex  COPILOT=…/node_modules/.bin/copilot
+#   GEMINI=…/node_modules/.bin/gemini
 set -euo pipefail
 CACHE="${MODEL_RELAY_E2E_CACHE:-$HOME/.cache/model-relay-vscode}"
 CLAUDE_CODE_VERSION="${CLAUDE_CODE_VERSION:-2.1.331}"
@@ -22,11 +24,16 @@ CODEX="$DIR/node_modules/.bin/codex"
 COPILOT_DIR="$DIR/copilot"
 COPILOT_STAMP="$COPILOT_DIR/.ready-copilot-$COPILOT_VERSION"
 COPILOT="$COPILOT_DIR/node_modules/.bin/copilot"
+GEMINI_CLI_VERSION="${GEMINI_CLI_VERSION:-0.61.0}"
+GEMINI_DIR="$DIR/gemini"
+GEMINI_STAMP="$GEMINI_DIR/.ready-gemini-$GEMINI_CLI_VERSION"
+GEMINI="$GEMINI_DIR/node_modules/.bin/gemini"
 export npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false npm_config_loglevel=error
 log() { echo "[setup-clis] $*" >&2; }
 
 ready() { [ -f "$STAMP" ] && [ -x "$CLAUDE" ] && [ -x "$CODEX" ]; }
 copilot_ready() { [ -f "$COPILOT_STAMP" ] && [ -x "$COPILOT" ]; }
+gemini_ready() { [ -f "$GEMINI_STAMP" ] && [ -x "$GEMINI" ]; }
 
 if ! ready; then
   mkdir -p "$DIR"
@@ -71,6 +78,25 @@ if ! copilot_ready; then
   exec 8>&-
 fi
 
+# Gemini CLI: JavaScript only (no binary, nothing downloaded at run time), in a folder of its own too. ~100 MB.
+if ! gemini_ready; then
+  mkdir -p "$GEMINI_DIR"
+  exec 8>"$DIR/.lock"
+  flock -w 1800 8 || { log "another setup still holds $DIR/.lock after 30 min"; exit 1; }
+  if ! gemini_ready; then
+    rm -f "$GEMINI_DIR"/.ready-*
+    [ -f "$GEMINI_DIR/package.json" ] || echo '{"name":"gemini-cli","private":true}' >"$GEMINI_DIR/package.json"
+    log "installing @google/gemini-cli@$GEMINI_CLI_VERSION into $GEMINI_DIR"
+    (cd "$GEMINI_DIR" && npm install --no-save --ignore-scripts "@google/gemini-cli@$GEMINI_CLI_VERSION" </dev/null >&2)
+    version="$(HOME="$(mktemp -d)" "$GEMINI" --version </dev/null)"
+    echo "$version" >&2
+    case "$version" in *"$GEMINI_CLI_VERSION"*) ;; *) log "gemini --version said: $version"; exit 1 ;; esac
+    touch "$GEMINI_STAMP"
+  fi
+  exec 8>&-
+fi
+
 echo "CLAUDE=$CLAUDE"
 echo "CODEX=$CODEX"
 echo "COPILOT=$COPILOT"
+echo "GEMINI=$GEMINI"

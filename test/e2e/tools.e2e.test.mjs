@@ -1,5 +1,5 @@
-// E2E with the real terminal tools (issue 26): Claude Code 2.1.331, Codex CLI 0.169.0 and GitHub
-// Copilot CLI 1.0.102 from the e2e cache (setup-clis.sh), in code-server with a temporary HOME for the
+// E2E with the real terminal tools (issues 26, 37): Claude Code 2.1.331, Codex CLI 0.169.0, GitHub
+// Copilot CLI 1.0.102 and Gemini CLI 0.61.0 from the e2e cache (setup-clis.sh), in code-server with a temporary HOME for the
 // tools. Set Up Tools… sets each up (Codex's config.toml only after its diff was shown and Apply
 // pressed; Copilot CLI with terminal variables only), then a new integrated terminal runs them
 // non-interactively; each reaches the simulator with the stored token and prints its reply. A planted
@@ -31,20 +31,24 @@ let out;
 let claudeBin;
 let codexBin;
 let copilotBin;
+let geminiBin;
 
 const masked = (t) => `${t.slice(0, 6)}...${t.slice(-4)}`;
 const PROMPT = 'Reply with the word ok';
 
 before(async () => {
-  const { CLAUDE, CODEX, COPILOT } = ensureCodeServer();
-  assert.ok(CLAUDE && CODEX && COPILOT, 'setup-clis.sh installed the three CLIs');
-  [claudeBin, codexBin, copilotBin] = [CLAUDE, CODEX, COPILOT];
+  const { CLAUDE, CODEX, COPILOT, GEMINI } = ensureCodeServer();
+  assert.ok(CLAUDE && CODEX && COPILOT && GEMINI, 'setup-clis.sh installed the four CLIs');
+  [claudeBin, codexBin, copilotBin, geminiBin] = [CLAUDE, CODEX, COPILOT, GEMINI];
   home = mkdtempSync(join(tmpdir(), 'relay-tools-home-'));
   out = join(home, 'out');
   mkdirSync(out);
   // Installed as a user would: the CLIs' folder on the login shell's PATH, which VS Code's server
   // gives the extension host and new terminals (Diagnose looks for the tools there).
-  writeFileSync(join(home, '.profile'), `export PATH="${dirname(CLAUDE)}:${dirname(COPILOT)}:$PATH"\n`);
+  writeFileSync(
+    join(home, '.profile'),
+    `export PATH="${dirname(CLAUDE)}:${dirname(COPILOT)}:${dirname(GEMINI)}:$PATH"\n`,
+  );
   // The user's own Codex config: update check and analytics off (kept through the setup's edit).
   mkdirSync(join(home, '.codex'));
   writeFileSync(
@@ -56,7 +60,7 @@ before(async () => {
     simOptions: { profile: 'real' },
     env: {
       HOME: home,
-      PATH: `${dirname(CLAUDE)}:${dirname(COPILOT)}:${process.env.PATH}`,
+      PATH: `${dirname(CLAUDE)}:${dirname(COPILOT)}:${dirname(GEMINI)}:${process.env.PATH}`,
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       CODEX_HOME: join(home, '.codex'),
     },
@@ -207,6 +211,42 @@ test('Set Up Tools…: GitHub Copilot CLI for the simulator (variables only); co
   await vs.page.keyboard.type(`clear; printf 'copilot: '; head -c 240 ${copilotOut}; echo\n`);
   await vs.page.waitForTimeout(2000);
   await vs.screenshot('tools-06-copilot-terminal-reply');
+});
+
+test('Set Up Tools…: Gemini CLI (the API key selected as its sign-in method, after the diff); gemini -p in a new terminal prints its reply', async () => {
+  await vs.runCommand('Model Relay: Set Up Tools…');
+  await vs.answerInput('Gemini CLI', { expect: 'Set Up Tools' });
+  await vs.answerInput('gemini-2.5-flash', { expect: 'Gemini CLI' });
+  const apply = vs.page.getByRole('button', { name: 'Apply' });
+  await apply.waitFor({ timeout: 60_000 }).catch(async (e) => {
+    await vs.screenshot('tools-08-failed-gemini-no-apply');
+    throw e;
+  });
+  await apply.click();
+  await vs.waitForNotification('Gemini CLI is set up', 60_000);
+  const settings = JSON.parse(readFileSync(join(home, '.gemini', 'settings.json'), 'utf8'));
+  assert.equal(settings.security.auth.selectedType, 'gemini-api-key', 'without it Gemini CLI 0.61 refuses -p');
+  const n = sim.log.length;
+  const geminiOut = join(out, 'gemini.txt');
+  // --skip-trust: Gemini CLI asks to trust a folder before it runs headless there
+  await inNewTerminal(
+    `cd ${workspace} && ${geminiBin} -p "${PROMPT}" --skip-trust > ${geminiOut} 2> ${out}/gemini.err`,
+    join(out, 'done-gemini'),
+  );
+  const reply = readFileSync(geminiOut, 'utf8');
+  assert.match(
+    reply,
+    /Echo: /,
+    `the simulator's reply: ${reply.slice(-600)}${readFileSync(join(out, 'gemini.err'), 'utf8').slice(-800)}`,
+  );
+  const calls = sim.log
+    .slice(n)
+    .filter((r) => /^\/v1beta\/models\/gemini-2\.5-flash:streamGenerateContent/.test(r.path));
+  assert.ok(calls.length >= 1, 'Gemini CLI called streamGenerateContent');
+  for (const r of calls) {
+    assert.equal(r.tokenMasked, masked(sim.tokens.production), 'with the stored token');
+    assert.equal(r.status, 200);
+  }
 });
 
 test("a planted ~/.claude/settings.json env override is found by Diagnose, fixed by its row's button after the diff (a backup kept), and Claude Code reaches the gateway again", async () => {

@@ -113,11 +113,24 @@ test('opencode precedence: a project config redefining the provider beats the gl
   }
 });
 
-test('gemini cli: terminal variables only; offered only with gemini models', async () => {
+test('gemini cli: its variables, and the API key selected in the user settings (Gemini CLI 0.61 refuses its "gateway" sign-in headless); offered only with gemini models; Remove restores the file', async () => {
   const s = sandbox({});
   try {
+    const settings = s.put(join(s.home, '.gemini/settings.json'), '{\n  // mine\n  "theme": "dark"\n}\n');
     const plan = await planSetUp('gemini-cli', s.env, gateway(), { model: 'gemini-2.5-pro' });
-    assert.deepEqual(plan.edits, []);
+    assert.equal(plan.edits.length, 1);
+    assert.equal(plan.edits[0].path, settings);
+    assert.match(plan.edits[0].after, /"selectedType": "gemini-api-key"/);
+    assert.match(plan.edits[0].after, /\/\/ mine/, 'comments kept');
+    assert.ok(
+      (await applyEdits(plan.edits, { homeDir: s.home, secrets: [TOKEN], backupDir: s.env.backupDir })).every(
+        (o) => o.written,
+      ),
+    );
+    assert.deepEqual((await planSetUp('gemini-cli', s.env, gateway(), {})).edits, [], 'selected already: nothing more');
+    const remove = await planRemove('gemini-cli', s.env, gateway());
+    await applyEdits(remove.edits, { homeDir: s.home, secrets: [TOKEN], backupDir: s.env.backupDir });
+    assert.equal(s.get(settings), '{\n  // mine\n  "theme": "dark"\n}\n', 'the original, byte for byte');
     assert.deepEqual(plan.terminalEnv, {
       GOOGLE_GEMINI_BASE_URL: ROOT,
       GEMINI_API_KEY: { token: true },
@@ -127,7 +140,9 @@ test('gemini cli: terminal variables only; offered only with gemini models', asy
     assert.ok((await planSetUp('gemini-cli', s.env, none, {})).unavailable);
     assert.equal((await toolStatus('gemini-cli', s.env, none)).state, 'unavailable');
     s.env.env = { GOOGLE_GEMINI_BASE_URL: ROOT, GEMINI_API_KEY: TOKEN };
-    assert.equal((await toolStatus('gemini-cli', s.env, gateway())).state, 'set-up');
+    const st = await toolStatus('gemini-cli', s.env, gateway());
+    assert.equal(st.state, 'set-up');
+    assert.match(st.why ?? '', /No sign-in method is selected/, 'without it, gemini -p fails: said');
   } finally {
     s.done();
   }

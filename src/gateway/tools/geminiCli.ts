@@ -7,10 +7,12 @@
  * The sign-in method is `security.auth.selectedType` (older builds: `selectedAuthType`) in the
  * settings files, system > project > user (`$GEMINI_CLI_HOME/.gemini/settings.json`, default `~`).
  *
- * Setting it up changes no file: the two variables go into new terminals. An absent selectedType is
- * left absent (Gemini CLI then preselects "Use Gemini API Key" because GEMINI_API_KEY is set, and
- * saves that choice itself), so Remove Setup has nothing in a file to take back. A selectedType
- * naming another sign-in method overrides the key: its Fix sets it to "gemini-api-key".
+ * Setting it up puts the two variables into new terminals and, when no sign-in method is selected,
+ * selects the API key in the user's settings (diff first): Gemini CLI 0.61 takes
+ * GOOGLE_GEMINI_BASE_URL for a "gateway" sign-in it refuses headless ("Invalid auth method
+ * selected." from `gemini -p`), checked against the real CLI. Remove Setup takes that back (the
+ * original restored). A selectedType naming another sign-in method overrides the key: its Fix sets
+ * it to "gemini-api-key".
  */
 import { dirname, join, resolve } from 'node:path';
 import { parse as parseDotenvText } from 'dotenv';
@@ -28,7 +30,8 @@ import {
   type ToolModule,
   type ToolReading,
 } from './common';
-import { editJsonc, isObject, parseJsonc, strAt, type Json } from './configFile';
+import { editJsonc, fileEdit, isObject, parseJsonc, strAt, type Json } from './configFile';
+import { ToolBackups } from './toolBackups';
 import { readToolFile } from './toolFile';
 import type { FileEdit, ResolvedToolConfig, ToolGateway, ToolPlan, ToolSource, ToolsEnvironment } from './types';
 
@@ -159,6 +162,16 @@ export async function resolveGeminiCli(
   const sel = await selectedType(env, r.problems);
   if (sel && sel.value !== GEMINI_KEY_AUTH)
     r.overrides.push({ from: fileSource(env, sel.path, sel.key), keys: [sel.key], fixable: true });
+  if (!sel && base)
+    r.conflicts.push({
+      what: t(
+        'No sign-in method is selected: Gemini CLI takes {0} for a "gateway" sign-in and refuses it when run with -p ("Invalid auth method selected.").',
+        GEMINI_BASE_URL,
+      ),
+      fix: t(
+        'Run "Model Relay: Set Up Tools…" for Gemini CLI (it selects the API key), or pick "Use Gemini API Key" in Gemini CLI once.',
+      ),
+    });
   const vertex = variable('GOOGLE_GENAI_USE_VERTEXAI', env, file);
   if (vertex && /^(true|1)$/i.test(vertex.value))
     r.conflicts.push({
@@ -218,13 +231,12 @@ async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: {
     edits: [],
     terminalEnv: { [GEMINI_BASE_URL]: gatewayRoot(gateway), [GEMINI_API_KEY]: { token: true } },
     notes: [
-      t(
-        'New terminals get {0} (the root address, no /v1beta) and the token as {1}; no file is changed.',
-        GEMINI_BASE_URL,
-        GEMINI_API_KEY,
-      ),
+      t('New terminals get {0} (the root address, no /v1beta) and the token as {1}.', GEMINI_BASE_URL, GEMINI_API_KEY),
     ],
   };
+  const signIn = await signInEdit(env);
+  if (typeof signIn === 'string') plan.notes.push(signIn);
+  else if (signIn) plan.edits.push(signIn);
   if (choices.model) {
     const ok = gateway.models.some((m) => m.id === choices.model && m.surfaces.includes('gemini'));
     if (ok) plan.terminalEnv[GEMINI_MODEL] = choices.model;
@@ -249,15 +261,66 @@ async function planSetUp(env: ToolsEnvironment, gateway: ToolGateway, choices: {
   return plan;
 }
 
-function planRemove(): Promise<ToolPlan> {
-  return Promise.resolve({
+async function planRemove(env: ToolsEnvironment): Promise<ToolPlan> {
+  const plan: ToolPlan = {
     tool: 'gemini-cli',
     action: 'remove',
     edits: [],
     terminalEnv: {},
     removeEnv: VARIABLES.slice(0, 3),
-    notes: [t('New terminals no longer get the Gemini CLI variables; no file is changed.')],
-  });
+    notes: [t('New terminals no longer get the Gemini CLI variables.')],
+  };
+  // the sign-in method Model Relay chose in the user's settings, taken back (its original restored)
+  const path = userSettingsPath(env);
+  if (!env.backupDir || !(await ToolBackups.open(env.backupDir).then((b) => b.wrote(path)))) return plan;
+  const r = await readToolFile(env, path);
+  const p = r.text === undefined ? undefined : parseJsonc(r.text);
+  if (
+    r.text === undefined ||
+    !p ||
+    p.error !== undefined ||
+    strAt(p.value, 'security', 'auth', 'selectedType') !== GEMINI_KEY_AUTH
+  )
+    return plan;
+  const after = editJsonc(r.text, ['security', 'auth', 'selectedType'], undefined);
+  plan.edits.push(
+    fileEdit(r, after, t('Takes the sign-in method Model Relay set out of {0}.', path), {
+      ours: { before: true, after: false },
+    }),
+  );
+  return plan;
+}
+
+/** The user's own settings file (where Set Up Tools selects the sign-in method). */
+const userSettingsPath = (env: ToolsEnvironment) => join(geminiUserDir(env), 'settings.json');
+
+/**
+ * Gemini CLI 0.61 takes GOOGLE_GEMINI_BASE_URL for a "gateway" sign-in and then refuses to run
+ * headless (`gemini -p`: "Invalid auth method selected."); with the API key selected in the user's
+ * settings it sends GEMINI_API_KEY to that address. The edit selecting it (none when a sign-in
+ * method is already selected: another one is an override with its own Fix), or why it cannot be made.
+ */
+async function signInEdit(env: ToolsEnvironment): Promise<FileEdit | string | undefined> {
+  const path = userSettingsPath(env);
+  const r = await readToolFile(env, path);
+  if (r.error) return r.error;
+  const p = r.text === undefined ? undefined : parseJsonc(r.text);
+  if (p && (p.error !== undefined || !isObject(p.value)))
+    return t('{0} is not valid JSON, so it was left untouched.', path);
+  const json: Json = p && isObject(p.value) ? p.value : {};
+  if (strAt(json, 'security', 'auth', 'selectedType') !== undefined || strAt(json, 'selectedAuthType') !== undefined)
+    return undefined;
+  const after = editJsonc(r.text ?? '{}\n', ['security', 'auth', 'selectedType'], GEMINI_KEY_AUTH);
+  return fileEdit(
+    r,
+    after,
+    t(
+      'Selects the API key as the sign-in method in {0} ("{1}"), so Gemini CLI sends GEMINI_API_KEY to the gateway, also when run with -p.',
+      path,
+      GEMINI_KEY_AUTH,
+    ),
+    { ours: { before: false, after: true } },
+  );
 }
 
 /** Sets the sign-in method of one settings file to the API key. */

@@ -158,6 +158,11 @@ export class ToolBackups {
    * original, when the file is still what Model Relay last wrote and the original's backup is intact;
    * `changed` when the user changed it since; undefined when nothing is recorded.
    */
+  /** Whether Model Relay has written `path` (and knows what it was before). */
+  async wrote(path: string): Promise<boolean> {
+    return !!this.entry(await realTarget(path))?.original;
+  }
+
   async restorePoint(path: string, currentHash: string): Promise<RestorePoint> {
     const e = this.entry(await realTarget(path));
     if (!e?.original) return undefined;

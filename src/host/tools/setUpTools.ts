@@ -105,7 +105,9 @@ export function changeWords(tool: ToolId, tokenVariable: string): string {
         tokenVariable,
       );
     case 'gemini-cli':
-      return t('New terminals get GOOGLE_GEMINI_BASE_URL (the root address) and the token as GEMINI_API_KEY.');
+      return t(
+        'New terminals get GOOGLE_GEMINI_BASE_URL (the root address) and the token as GEMINI_API_KEY; the API key is selected as the sign-in method in ~/.gemini/settings.json when none is.',
+      );
     case 'opencode':
       return t(
         'Adds a provider block to opencode.json with baseURL and apiKey "{env:{0}}"; new terminals get the token as {0}.',
