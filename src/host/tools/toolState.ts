@@ -77,8 +77,8 @@ function readEnv(raw: unknown): Record<string, StoredValue> | undefined {
   return Object.fromEntries(vars);
 }
 
-/** Claude Code's two variables under other names (the old setup's, or a Claude Code choice in Set Up Tools). */
-export function renamedClaude(env: Record<string, StoredValue>, names: CliVariableNames): Record<string, StoredValue> {
+/** Claude Code's two variables under the names the old Set Up Native CLI gave them. */
+function renamedClaude(env: Record<string, StoredValue>, names: CliVariableNames): Record<string, StoredValue> {
   const to: Record<string, string> = {
     [DEFAULT_CLI_VARIABLES.baseUrl]: names.baseUrl,
     [DEFAULT_CLI_VARIABLES.token]: names.token,

@@ -118,11 +118,6 @@ export class ToolTerminals {
     return TOOL_IDS.filter((x) => this.state.tools[x]);
   }
 
-  /** The tools set up for one gateway. */
-  toolsOf(gatewayId: string): ToolId[] {
-    return this.tools().filter((x) => this.state.tools[x]!.gatewayId === gatewayId);
-  }
-
   /** A set-up tool's gateway, token name and models (undefined: not set up). */
   entry(tool: ToolId): Readonly<ToolEntry> | undefined {
     return this.state.tools[tool];
@@ -141,11 +136,6 @@ export class ToolTerminals {
   /** What new terminals get now (the tokens filled in): the tools read their environment from it. */
   current(): Record<string, string> {
     return this.applied ? (JSON.parse(this.applied) as Record<string, string>) : {};
-  }
-
-  /** The variable names a set-up tool puts into new terminals. */
-  variables(tool: ToolId): string[] {
-    return Object.keys(this.state.tools[tool]?.env ?? {});
   }
 
   /** A new window: puts the remembered tools' variables back (the collection is not persisted). */
