@@ -7,9 +7,6 @@
 /** Output cap; `max_tokens` sent on the native surface when the caller gives none (spec 2.4: always required). */
 export const DEFAULT_MAX_TOKENS = 4096;
 
-/** Sampling temperature offered by the chat panel and the settings. */
-export const DEFAULT_TEMPERATURE = 0.7;
-
 /** Retries after the first attempt for 429 / 5xx / connection failures, with backoff and jitter. */
 export const DEFAULT_RETRY = { maxRetries: 2, baseDelayMs: 500, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 } as const;
 

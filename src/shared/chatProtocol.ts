@@ -27,7 +27,11 @@ export interface ChatOptions {
   gateway?: string | undefined;
   /** system prompt ('' = none); sent as a `system` message (compatible) or top-level `system` (native) */
   system: string;
-  temperature: number;
+  /**
+   * null: the model's own default — nothing is sent (reasoning models refuse any other value:
+   * shared/reference/provider-constraints.md §1); a number only when the user set one
+   */
+  temperature: number | null;
   maxTokens: number;
 }
 
@@ -263,7 +267,7 @@ export const chatOptionsSchema = z.object({
   model: z.string().max(200),
   gateway: z.string().max(200).optional(),
   system: z.string().max(MAX_TEXT),
-  temperature: z.number().min(0).max(2),
+  temperature: z.number().min(0).max(2).nullable(),
   maxTokens: z.number().int().min(1).max(1_000_000),
 });
 

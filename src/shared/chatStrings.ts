@@ -25,6 +25,7 @@ export const CHAT_STRING_KEYS = [
   'systemLabel',
   'systemPlaceholder',
   'temperature',
+  'temperatureDefault',
   'maxTokens',
   'modelDefault',
   'noModelNative',

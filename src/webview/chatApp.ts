@@ -233,7 +233,7 @@ export class ChatApp {
   private renderOptions(o: ChatOptions): void {
     this.ui.surface.value = o.surface;
     this.ui.system.value = o.system;
-    this.ui.temperature.value = String(o.temperature);
+    this.ui.temperature.value = o.temperature === null ? '' : String(o.temperature);
     this.ui.maxTokens.value = String(o.maxTokens);
     this.renderModels();
   }
@@ -302,7 +302,7 @@ export class ChatApp {
     const options = this.readOptions();
     if (!this.snapshot || !options) return;
     this.snapshot.options = options;
-    this.ui.temperature.value = String(options.temperature);
+    this.ui.temperature.value = options.temperature === null ? '' : String(options.temperature);
     this.ui.maxTokens.value = String(options.maxTokens);
     this.post({ type: 'setOptions', options });
   }

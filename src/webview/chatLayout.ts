@@ -107,7 +107,7 @@ function buildTop(d: Document, s: ChatStrings): { nodes: HTMLElement[]; ui: TopE
   system.placeholder = s.systemPlaceholder;
   system.setAttribute('aria-label', s.systemLabel);
   const temperature = h('input', 'num', 'chat-temperature');
-  Object.assign(temperature, { type: 'number', min: '0', max: '2', step: '0.1' });
+  Object.assign(temperature, { type: 'number', min: '0', max: '2', step: '0.1', placeholder: s.temperatureDefault });
   const maxTokens = h('input', 'num', 'chat-max-tokens');
   Object.assign(maxTokens, { type: 'number', min: '1', step: '1' });
   const label = (text: string, control: HTMLElement) => {
@@ -222,13 +222,15 @@ export function renderModelPicker(
 
 /** The options as the form shows them (the model with its gateway), clamped; unreadable numbers keep their previous values. */
 export function readChatOptions(ui: ChatElements, previous: ChatOptions): ChatOptions {
-  const t = Number.parseFloat(ui.temperature.value);
+  const typed = ui.temperature.value.trim();
+  const t = Number.parseFloat(typed);
   const m = Number.parseInt(ui.maxTokens.value, 10);
   return {
     surface: ui.surface.value === 'native' || ui.surface.value === 'responses' ? ui.surface.value : 'compatible',
     ...pickedOf(ui.model),
     system: ui.system.value,
-    temperature: Number.isFinite(t) ? Math.min(2, Math.max(0, t)) : previous.temperature,
+    // Empty: the model's own default (nothing is sent).
+    temperature: !typed ? null : Number.isFinite(t) ? Math.min(2, Math.max(0, t)) : previous.temperature,
     maxTokens: Number.isFinite(m) && m >= 1 ? Math.min(1_000_000, m) : previous.maxTokens,
   };
 }

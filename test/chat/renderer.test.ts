@@ -399,6 +399,12 @@ test('surface switch and model picker: configured defaults first, options posted
   temp.value = '7';
   temp.dispatchEvent(new (h.win as unknown as { Event: typeof Event }).Event('change'));
   assert.equal((h.posted.at(-1) as Extract<WebviewToHost, { type: 'setOptions' }>).options.temperature, 2, 'clamped');
+  temp.value = '';
+  temp.dispatchEvent(new (h.win as unknown as { Event: typeof Event }).Event('change'));
+  const cleared = (h.posted.at(-1) as Extract<WebviewToHost, { type: 'setOptions' }>).options.temperature;
+  assert.equal(cleared, null, "emptied: the model's own default");
+  assert.equal(temp.value, '');
+  assert.equal(temp.placeholder, "model's default");
 });
 
 test('code Copy / Insert, error card with Diagnose, buffering notice action', () => {

@@ -114,3 +114,12 @@ test('a saved responses choice is restored (it used to fall back to the default 
   assert.equal(restoreOptions({ surface: 'responses', model: 'o3-pro' }, s).surface, 'responses');
   assert.equal(restoreOptions(undefined, { ...s, defaultSurface: 'responses' }).model, 'c');
 });
+
+test("the temperature is the user's: unset in the settings, none is sent (the model's own default); a cleared one stays cleared", () => {
+  const s = { defaultSurface: 'compatible' as const, models: { chat: 'c', native: 'n' }, maxTokens: 100 };
+  assert.equal(restoreOptions(undefined, { ...s, temperature: undefined }).temperature, null);
+  assert.equal(restoreOptions(undefined, { ...s, temperature: 0.3 }).temperature, 0.3);
+  assert.equal(restoreOptions({ temperature: null }, { ...s, temperature: 0.3 }).temperature, null);
+  assert.equal(restoreOptions({ temperature: 0.9 }, { ...s, temperature: undefined }).temperature, 0.9);
+  assert.equal(restoreOptions({ temperature: 7 }, { ...s, temperature: undefined }).temperature, null, 'out of range');
+});

@@ -92,8 +92,9 @@ test('settings: values that do not fit fall back to the default; model ids are t
     'timeouts.chatSeconds': 1,
   };
   const s = relaySettings(parseSettings((k) => values[k]));
+  assert.equal(relaySettings(parseSettings((k) => (k === 'temperature' ? 0.3 : undefined))).temperature, 0.3);
   assert.equal(s.maxTokens, SETTINGS.maxTokens.default);
-  assert.equal(s.temperature, SETTINGS.temperature.default);
+  assert.equal(s.temperature, undefined, "unset: the model's own default, nothing sent");
   assert.equal(s.defaultSurface, 'native');
   assert.equal(s.models.chat, 'gpt-4o-mini');
   assert.deepEqual(s.backupUrls, ['https://b.example.com']);

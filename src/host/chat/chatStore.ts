@@ -172,7 +172,7 @@ export function restoreOptions(
   s: {
     defaultSurface: ChatOptions['surface'];
     models: { chat: string; native: string };
-    temperature: number;
+    temperature: number | undefined;
     maxTokens: number;
   },
 ): ChatOptions {
@@ -198,7 +198,9 @@ export function restoreOptions(
     temperature:
       typeof saved?.temperature === 'number' && saved.temperature >= 0 && saved.temperature <= 2
         ? saved.temperature
-        : s.temperature,
+        : saved?.temperature === null
+          ? null
+          : (s.temperature ?? null),
     maxTokens:
       typeof saved?.maxTokens === 'number' && Number.isInteger(saved.maxTokens) && saved.maxTokens > 0
         ? saved.maxTokens

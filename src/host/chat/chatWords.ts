@@ -27,6 +27,7 @@ function toolbar() {
     systemLabel: t('System prompt'),
     systemPlaceholder: t('System prompt (optional)'),
     temperature: t('Temperature'),
+    temperatureDefault: t("model's default"),
     maxTokens: t('Max tokens'),
     modelDefault: t('{0} (default)'),
     noModelNative: t('No model: set modelRelay.models.native'),

@@ -297,7 +297,7 @@ export class ChatSession {
         model: options.model,
         system: options.system.trim() || undefined,
         messages: toChatMessages(history, { withImages, data }),
-        temperature: options.temperature,
+        temperature: options.temperature ?? undefined,
         maxTokens: options.maxTokens,
         thinking:
           options.surface === 'native' && traits.thinkingBudget ? { budgetTokens: traits.thinkingBudget } : undefined,

@@ -12,7 +12,6 @@ import {
   DEFAULT_MAX_UPLOAD_BYTES,
   DEFAULT_OUTPUT_FOLDERS,
   DEFAULT_RETRY,
-  DEFAULT_TEMPERATURE,
   DEFAULT_TIMEOUTS,
   DEFAULT_VIDEO_SECONDS,
   type Fallbacks,
@@ -53,7 +52,8 @@ export const SETTINGS = {
   'models.overrides': setting(z.record(str, modelOverride), {}),
   maxTokens: setting(num(1, 1_000_000), DEFAULT_MAX_TOKENS),
   'quota.warnBelow': setting(num(0, 1e12), 1),
-  temperature: setting(num(0, 2), DEFAULT_TEMPERATURE),
+  /** unset (null): the model's own default, nothing sent */
+  temperature: setting(num(0, 2).nullable(), null),
   stream: setting(z.boolean(), true),
   'timeouts.chatSeconds': setting(num(5, 3600), DEFAULT_TIMEOUTS.chatMs / SECOND),
   'timeouts.streamIdleSeconds': setting(num(5, 3600), DEFAULT_TIMEOUTS.streamIdleMs / SECOND),
@@ -126,7 +126,8 @@ export interface RelaySettings {
   maxTokens: number;
   /** the status bar turns to its warning look below this balance (in the gateway's display unit) */
   quotaWarnBelow: number;
-  temperature: number;
+  /** undefined: the model's own default (nothing sent) */
+  temperature: number | undefined;
   stream: boolean;
   timeouts: {
     chatSeconds: number;
@@ -182,7 +183,7 @@ export function relaySettings(v: SettingValues): RelaySettings {
     modelOverrides: v['models.overrides'],
     maxTokens: v.maxTokens,
     quotaWarnBelow: v['quota.warnBelow'],
-    temperature: v.temperature,
+    temperature: v.temperature ?? undefined,
     stream: v.stream,
     timeouts: {
       chatSeconds: v['timeouts.chatSeconds'],
