@@ -7,7 +7,7 @@
  */
 import { GatewayError } from '../errors/gatewayError';
 import { t } from '../l10n';
-import type { RequestAdjustment } from './modelRules';
+import type { RequestAdjustment } from './wirePlan';
 import { saysResponsesOnly } from './refusals';
 import { surfaceName } from './surfaceWords';
 import type { SurfaceMove } from './types';

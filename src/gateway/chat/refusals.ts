@@ -28,16 +28,8 @@ import { isGatewayError, type GatewayError } from '../errors/gatewayError';
 import { reasoningReplayRefused } from '../errors/gatewayWords';
 import { mayResend } from '../http/retryPolicy';
 import { mergedLearnt, type ModelMemory } from './modelMemory';
-import {
-  DROPPABLE,
-  EFFORTS,
-  samePlan,
-  wirePlan,
-  type DroppableParam,
-  type Learnt,
-  type ReasoningEffort,
-  type RequestAdjustment,
-} from './modelRules';
+import { DROPPABLE, EFFORTS, type DroppableParam, type Learnt, type ReasoningEffort } from './modelRules';
+import { samePlan, wirePlan, type RequestAdjustment } from './wirePlan';
 import { sameReplay } from './reasoningReplay';
 import type { ChatEventStream } from './stream';
 import type { ChatEvent, ChatMessage, ChatRequest, ChatResult, SurfaceMove } from './types';

@@ -2,7 +2,8 @@
 import type { Surface } from '../errors/gatewayError';
 import type { RetryNotice } from '../http/retryPolicy';
 import type { RequestPurpose } from '../requestLog';
-import type { Learnt, ReasoningEffort, RequestAdjustment } from './modelRules';
+import type { Learnt, ReasoningEffort } from './modelRules';
+import type { RequestAdjustment } from './wirePlan';
 
 export type Role = 'user' | 'assistant';
 

@@ -6,7 +6,7 @@
  * (reasoningReplay.ts). Sampling, the output budget's field and value, the effort and the tool
  * choice are the model's (modelRules.ts `wirePlan`).
  */
-import { CONTINUE_PROMPT, wirePlan } from '../modelRules';
+import { CONTINUE_PROMPT, wirePlan } from '../wirePlan';
 import { replayRule, type ReplayRule } from '../reasoningReplay';
 import { normalizeToolSchema, portableCallId } from '../tools';
 import type { BuildContext, ChatMessage, ChatRequest, ContentPart, ImagePart, TextPart } from '../types';

@@ -6,7 +6,7 @@
  * with an effort), sampling, the tool choice and a final user turn are the model's (modelRules.ts
  * `wirePlan`).
  */
-import { CONTINUE_PROMPT, wirePlan } from '../modelRules';
+import { CONTINUE_PROMPT, wirePlan } from '../wirePlan';
 import { normalizeToolSchema, portableCallId } from '../tools';
 import type { BuildContext, ChatMessage, ChatRequest, ContentPart, ImagePart, TextPart } from '../types';
 

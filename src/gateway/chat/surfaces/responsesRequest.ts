@@ -8,7 +8,7 @@
  * (only when the request carries it, and only where the model takes it), the output budget (at
  * least 16), the effort and the reasoning asked for are the model's (modelRules.ts `wirePlan`).
  */
-import { wirePlan } from '../modelRules';
+import { wirePlan } from '../wirePlan';
 import { normalizeToolSchema, portableCallId } from '../tools';
 import type {
   BuildContext,

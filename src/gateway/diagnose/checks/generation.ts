@@ -8,7 +8,8 @@
  * generated, so that passes too.
  */
 import { surfaceAdapter } from '../../chat/chat';
-import { RESPONSES_MIN_OUTPUT_TOKENS, wirePlan } from '../../chat/modelRules';
+import { RESPONSES_MIN_OUTPUT_TOKENS } from '../../chat/modelRules';
+import { wirePlan } from '../../chat/wirePlan';
 import { surfaceName } from '../../chat/surfaceWords';
 import type { ChatRequest, ChatResult, SurfaceMove } from '../../chat/types';
 import type { Capability } from '../../models';
