@@ -263,7 +263,7 @@ class Call {
   ) {
     const learnt = ctx.memory.of(req.model);
     this.learntAtStart = learnt;
-    // A learnt surface applies to a request that asks for another one (the responses surface serves every model).
+    // A learnt surface (only /v1/responses is ever learnt) applies to a request that asks for another one.
     const surface = learnt?.surface && req.surface !== 'responses' ? learnt.surface : req.surface;
     this.at = { req: { ...req, surface }, learnt };
     if (surface !== req.surface) {
@@ -282,8 +282,8 @@ class Call {
       this.used.add(a.key);
       if (a.lesson) this.ctx.memory.learn(a.req.model, a.lesson);
       if (a.move) {
-        this.move = { ...a.move, from: this.move?.from ?? a.move.from };
-        tell(this.ctx.onMove, this.move);
+        this.move = a.move;
+        tell(this.ctx.onMove, a.move);
       }
       this.at = { req: a.req, learnt: a.lesson ? mergedLearnt(this.at.learnt, a.lesson) : this.at.learnt };
       return this.at;

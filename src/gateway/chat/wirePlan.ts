@@ -80,10 +80,9 @@ export interface WirePlan {
 
 type Knobs = Omit<WirePlan, 'adjustments' | 'family'>;
 
+/** A message that goes nowhere on the wire: blank text only. */
 const isBlank = (m: ChatRequest['messages'][number]) =>
-  typeof m.content === 'string'
-    ? !m.content.trim()
-    : !m.content.some((p) => (p.type === 'text' ? !!p.text.trim() : p.type === 'tool_call'));
+  typeof m.content === 'string' ? !m.content.trim() : m.content.every((p) => p.type === 'text' && !p.text.trim());
 
 /** The temperature sent: the asked one where the model takes it, its only value, or none. */
 function temperatureOf(
