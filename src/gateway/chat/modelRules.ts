@@ -55,7 +55,11 @@ export interface ModelConstraints {
   efforts?: readonly ReasoningEffort[];
   /** native thinking as `{type: "adaptive"}` + `output_config.effort`: it refuses `{type: "enabled"}` */
   adaptiveThinking?: boolean;
-  /** it refuses a forced tool choice (these families think by default) */
+  /**
+   * it refuses a forced tool choice (these families think by default): a required tool choice is
+   * sent as `auto` — the model still sees the tools and nearly always calls one — and said in the
+   * result's adjustments, rather than turning its thinking off for the turn
+   */
   noForcedToolChoice?: boolean;
   /** it refuses a conversation that ends on an assistant turn (prefill) */
   noPrefill?: boolean;
