@@ -5,14 +5,19 @@
  * A settings change resets only what it changes (`configure`): a new base URL or backups resets
  * failover, the model capabilities, the account and the usage log; a new token (noticed through the getter,
  * `TokenScope`) forgets its balance and its group's capabilities; anything else resets nothing.
- * Chat goes to the surface the gateway's refusals taught for the model (chat/surfaceLearning.ts):
- * remembered per client, i.e. per gateway, until its model list changes.
+ * Chat is built for the model (chat/modelRules.ts) and with what the gateway's refusals taught for
+ * it — its surface, parameters it refuses (chat/refusals.ts): remembered per client, i.e. per
+ * gateway, until its model list changes.
  */
 import type { Dispatcher } from 'undici';
 import type { GatewayError, Surface } from './errors/gatewayError';
 import { chat } from './chat/chat';
 import { chatStream, type ChatEventStream } from './chat/stream';
-import { SurfaceMemory, chatLearning, chatStreamLearning, explainSurfaceRefusal } from './chat/surfaceLearning';
+import { ModelMemory } from './chat/modelMemory';
+import type { Learnt } from './chat/modelRules';
+import type { RequestAdjustment } from './chat/wirePlan';
+import { chatAdjusting, chatStreamAdjusting, type RefusalContext } from './chat/refusals';
+import { explainSurfaceRefusal } from './chat/refusalWords';
 import type { ChatRequest, ChatResult, SurfaceMove } from './chat/types';
 import { FimRefusals, GatewayCompletions, type CompletionOverride } from './completions/completions';
 import type { CompletionRequest, CompletionResult } from './completions/types';
@@ -64,6 +69,11 @@ export interface GatewayClientOptions extends Omit<TransportOptions, 'primaryRec
   burst?: BurstThresholds;
   /** hears a chat request moved to another surface (the model answers only there), before it is sent there */
   onSurfaceMove?: ((move: SurfaceMove) => void) | undefined;
+  /**
+   * hears what the gateway's refusals changed in a chat request (a parameter left out or set
+   * otherwise: learnt now or remembered), when its reply arrives
+   */
+  onAdjustment?: ((adjustment: RequestAdjustment) => void) | undefined;
 }
 
 export interface EndpointInfo {
@@ -115,8 +125,8 @@ export class GatewayClient {
   private nativeMaxTokens: number;
   /** capabilities learnt from /v1/models (new-api's supported_endpoint_types), for the token's group */
   private readonly capabilities = new Map<string, Capability[]>();
-  /** the surfaces this gateway's refusals taught (model → surface), until its model list changes */
-  private readonly surfaces = new SurfaceMemory();
+  /** what this gateway's refusals taught per model (its surface, parameters it refuses), until its model list changes */
+  private readonly learnt = new ModelMemory();
   /** the models this gateway refused fill-in-the-middle for (asked the chat way), until its model list changes */
   private readonly fimRefusals = new FimRefusals();
   /** which token the balance and the capabilities belong to */
@@ -158,7 +168,7 @@ export class GatewayClient {
     this.scope = new TokenScope(() => this.transport.token());
     this.scope.onForget(() => {
       this.capabilities.clear();
-      this.surfaces.forget();
+      this.learnt.forget();
       this.fimRefusals.forget();
     });
     const accountTimeout = () => Math.min(this.timeouts.chatMs, ACCOUNT_TIMEOUT_MS);
@@ -245,21 +255,34 @@ export class GatewayClient {
     };
   }
 
-  private learning() {
-    return { memory: this.surfaces, onMove: this.opts.onSurfaceMove };
+  private refusals(): RefusalContext {
+    return {
+      memory: this.learnt,
+      maxTokens: this.nativeMaxTokens,
+      onMove: this.opts.onSurfaceMove,
+      onAdjustment: this.opts.onAdjustment,
+    };
   }
 
-  /** A non-streamed chat on the model's surface (moved once to /v1/responses when refused for it). */
+  /**
+   * A non-streamed chat on the model's surface, built for the model; refused before any reply (the
+   * model answers only on /v1/responses, or refuses a parameter), adjusted and sent again (chat/refusals.ts).
+   */
   chat(req: ChatRequest): Promise<ChatResult> {
-    return inAction(() => chatLearning(req, this.learning(), (r) => chat(this.transport, r, this.chatSettings())));
+    return inAction(() =>
+      chatAdjusting(req, this.refusals(), (at) => chat(this.transport, at.req, this.chatSettings(), at.learnt)),
+    );
   }
 
-  /** A streamed chat on the model's surface (moved once to /v1/responses when refused for it before any reply). */
+  /** A streamed chat (as `chat`), adjusted and sent again only on a refusal before any reply. */
   chatStream(req: ChatRequest): ChatEventStream {
     // one user action (http/action.ts), entered again at every step of the stream
     const action = newAction();
     const stream = inAction(
-      () => chatStreamLearning(req, this.learning(), (r) => chatStream(this.transport, r, this.chatSettings())),
+      () =>
+        chatStreamAdjusting(req, this.refusals(), (at) =>
+          chatStream(this.transport, at.req, this.chatSettings(), at.learnt),
+        ),
       action,
     );
     return {
@@ -270,12 +293,17 @@ export class GatewayClient {
 
   /** The surface this gateway's refusals taught for a model (until its model list changes), if any. */
   learntSurface(model: string): Surface | undefined {
-    return this.surfaces.of(model);
+    return this.learnt.of(model)?.surface;
   }
 
   /** Every surface learnt from this gateway's refusals, oldest first. */
   learntSurfaces(): Array<{ model: string; surface: Surface }> {
-    return this.surfaces.entries();
+    return this.learnt.surfaces();
+  }
+
+  /** Everything this gateway's refusals taught for a model (until its model list changes), if anything. */
+  learntFor(model: string): Learnt | undefined {
+    return this.learnt.of(model);
   }
 
   /** The origins this gateway's token may go to: its configured base URL and backups (egress.ts). */
@@ -341,7 +369,7 @@ export class GatewayClient {
     if (this.scope.holds(gen)) {
       for (const m of models) if (m.capabilities) this.capabilities.set(m.id, m.capabilities);
       // Another list may route a model elsewhere: what its refusals taught is forgotten.
-      this.surfaces.listed(models);
+      this.learnt.listed(models);
       this.fimRefusals.listed(models);
     }
     return models;

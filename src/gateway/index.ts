@@ -148,14 +148,11 @@ export { stoppedAtMaxTokens } from './chat/finishReason';
 export { compatibleSurface } from './chat/surfaces/compatible';
 export { nativeSurface } from './chat/surfaces/native';
 export { responsesSurface } from './chat/surfaces/responses';
-export {
-  MAX_LEARNT_SURFACES,
-  SurfaceMemory,
-  explainSurfaceRefusal,
-  refusedForResponses,
-  saysResponsesOnly,
-  surfaceMoveWords,
-} from './chat/surfaceLearning';
+export { MAX_LEARNT_MODELS, ModelMemory } from './chat/modelMemory';
+export { RESPONSES_MIN_OUTPUT_TOKENS, ruleOf, type Learnt, type ReasoningEffort } from './chat/modelRules';
+export { wirePlan, type RequestAdjustment, type WirePlan } from './chat/wirePlan';
+export { MAX_ADJUSTED_RESENDS, parameterLesson, saysResponsesOnly } from './chat/refusals';
+export { adjustmentWords, explainSurfaceRefusal, surfaceMoveWords } from './chat/refusalWords';
 export { surfaceName, surfaceTitle, SURFACES } from './chat/surfaceWords';
 export {
   type ChatEvent,

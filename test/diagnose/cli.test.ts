@@ -293,7 +293,7 @@ test('diagnose with a reasoning model on both surfaces: generation and streaming
     const c = checks.find((x) => x.id === id);
     assert.equal(c?.result, 'pass', `${id}: ${c?.cause}`);
   }
-  assert.match(checks.find((c) => c.id === 'generate-native')!.cause, /spent that token on reasoning/);
+  assert.match(checks.find((c) => c.id === 'generate-native')!.cause, /spent that budget on reasoning/);
 });
 
 test('gateway text written to a terminal loses its escape sequences', T, async () => {

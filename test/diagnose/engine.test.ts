@@ -507,7 +507,7 @@ for (const profile of ['strict', 'real'] as const) {
       for (const id of ['generate-chat', 'generate-native', 'stream-compatible', 'stream-native'] as const)
         assert.equal(check(r, id).result, 'pass', `${id}: ${check(r, id).cause}`);
       for (const id of ['generate-chat', 'generate-native'] as const) {
-        assert.match(check(r, id).cause, /max_tokens: 1.*spent that token on reasoning/);
+        assert.match(check(r, id).cause, /max_tokens: 1\).*spent that budget on reasoning/);
         assert.ok(check(r, id).details?.some((d) => /finish reason: (length|max_tokens)/.test(d)));
       }
       assert.match(check(r, 'stream-native').details?.[0] ?? '', /chunks of reasoning and \d+ of text/);

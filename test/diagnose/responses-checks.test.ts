@@ -2,11 +2,14 @@
  * Diagnose on the responses surface (issue 23): a generation and a streaming check on /v1/responses
  * when the token sees a responses model — listed with new-api's `openai-response` (real profile), or
  * learnt from the refusal of a chat model that answers only there — and none when it sees none.
+ * Each generation probe is the least its surface accepts (issue 38): 16 output tokens on
+ * /v1/responses, one on chat completions in the field the model takes.
  */
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { runDiagnosis, type CheckId, type DiagnosisInput, type DiagnosisReport } from '../../src/gateway';
 import { startSimulator, type Simulator } from '../sim/server';
+import { openAiError, startRefusingUpstream } from '../gateway/refusingUpstream';
 
 let strict: Simulator;
 let real: Simulator;
@@ -97,4 +100,51 @@ test('a chat model listed only for /v1/responses (o3-pro, real profile) is visib
   const v = check(r, 'visibility');
   assert.equal(v?.result, 'pass', v?.cause);
   assert.equal(check(r, 'generate-chat')?.result, 'warn', 'refused on chat completions, answered on /v1/responses');
+});
+
+test(
+  'issue 38: the responses generation probe asks 16 output tokens, the least real upstreams take (they refuse 1)',
+  T,
+  async (t) => {
+    const up = await startRefusingUpstream(() => real);
+    t.after(() => up.close());
+    // §1b: every model on /v1/responses refuses max_output_tokens below 16, in OpenAI's words.
+    up.refuse({
+      path: '/v1/responses',
+      when: (b) => typeof b.max_output_tokens === 'number' && b.max_output_tokens < 16,
+      status: 400,
+      body: openAiError(
+        "Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got 1 instead.",
+        'max_output_tokens',
+        'integer_below_min_value',
+      ),
+    });
+    const r = await runDiagnosis({
+      baseUrl: up.url,
+      token: real.tokens.production,
+      models: { chat: 'gpt-4o-mini' },
+      timeouts: { requestMs: 3_000, totalMs: 12_000 },
+    });
+    const g = check(r, 'generate-responses');
+    assert.equal(g?.result, 'pass', g?.cause);
+    assert.match(g?.cause ?? '', /with o3-pro \(max_output_tokens: 16\) answered 200/);
+    const probes = up.received.filter((x) => x.path === '/v1/responses');
+    assert.ok(probes.length > 0 && probes.every((x) => !x.refused && x.body.max_output_tokens >= 16));
+  },
+);
+
+test('the chat completions probe of an OpenAI reasoning model says max_completion_tokens, as it went', T, async (t) => {
+  const o3 = strict.config.models.find((m) => m.id === 'o3-pro')!;
+  const caps = o3.capabilities;
+  o3.capabilities = ['chat', 'responses'];
+  t.after(() => void (o3.capabilities = caps));
+  const up = await startRefusingUpstream(() => strict);
+  t.after(() => up.close());
+  const r = await diagnose({ ...strict, url: up.url }, { chat: 'o3-pro' });
+  const g = check(r, 'generate-chat');
+  assert.equal(g?.result, 'pass', g?.cause);
+  assert.match(g?.cause ?? '', /with o3-pro \(max_completion_tokens: 1\) answered 200/);
+  const probe = up.received.find((x) => x.path === '/v1/chat/completions' && !x.body.stream);
+  assert.equal(probe?.body.max_completion_tokens, 1);
+  assert.ok(!('max_tokens' in (probe?.body ?? {})));
 });

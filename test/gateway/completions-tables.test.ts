@@ -14,7 +14,7 @@ import {
   fimByFamily,
   fimRefused,
 } from '../../src/gateway';
-import { chatCompletionPrompt } from '../../src/gateway/completions/chatMode';
+import { chatCompletionPrompt, chatCompletionRequest } from '../../src/gateway/completions/chatMode';
 
 test('fim family table: FIM-capable families by name; thinking DeepSeek, Codestral and chat families are not', () => {
   const table: Array<[string, boolean]> = [
@@ -121,6 +121,13 @@ test('the chat prompt names the file and language and marks the cursor; the syst
   assert.equal(p, 'File: src/m.py (language: python)\n<file>\na = <cursor>\nb\n</file>');
   assert.match(CHAT_COMPLETION_SYSTEM, /only the text to insert at <cursor>/);
   assert.match(CHAT_COMPLETION_SYSTEM, /no code fences, no explanation/);
+});
+
+test("the chat way asks temperature 0 where we may choose it; never on the responses surface (not the user's choice)", () => {
+  const req = { model: 'm', prefix: 'a', suffix: 'b', languageId: 'ts', fileName: 'x.ts' };
+  assert.equal(chatCompletionRequest(req, 'compatible', 64).temperature, 0);
+  assert.equal(chatCompletionRequest(req, 'native', 64).temperature, 0);
+  assert.ok(!('temperature' in chatCompletionRequest(req, 'responses', 64)));
 });
 
 test('FimRefusals: bounded (oldest forgotten), forgotten by another model list, not by the same one', () => {

@@ -1,14 +1,17 @@
 /**
- * Reasoning replay on the compatible surface, as pure functions: the family table, the body the
- * surface builds from it (where `reasoning_content` goes, empty where nothing is known), and which
- * 400s earn the one retry (shared/reference/reasoning-replay.md §1, §9).
+ * Reasoning replay on the compatible surface, as pure functions: the family table's replay column
+ * (modelRules.ts), the body the surface builds from it (where `reasoning_content` goes, empty where
+ * nothing is known), and which 400s earn the one adjusted resend, remembered per model
+ * (refusals.ts; shared/reference/reasoning-replay.md §1, §9).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../../src/gateway/errors/gatewayError';
-import { replayRefusal, replayRetry, replayRule, withReplayRetry } from '../../src/gateway/chat/reasoningReplay';
+import { replayRule } from '../../src/gateway/chat/reasoningReplay';
+import { chatAdjusting, replayRefusal, type Attempt } from '../../src/gateway/chat/refusals';
+import { ModelMemory } from '../../src/gateway/chat/modelMemory';
 import { compatibleRequest } from '../../src/gateway/chat/surfaces/compatibleRequest';
-import type { ChatMessage, ChatRequest } from '../../src/gateway';
+import type { ChatMessage, ChatRequest, ChatResult } from '../../src/gateway';
 
 test('the family table: which models take reasoning back, and how', () => {
   const rows: Array<[string, string, string, boolean]> = [
@@ -19,20 +22,20 @@ test('the family table: which models take reasoning back, and how', () => {
     ['deepseek-r1', 'deepseek-r1', 'none', false],
     ['deepseek-r1-0528', 'deepseek-r1', 'none', false],
     ['deepseek-ai/DeepSeek-R1', 'deepseek-r1', 'none', false],
-    ['deepseek-chat', 'other', 'none', false],
-    ['kimi-k2-thinking', 'kimi-thinking', 'tool_calls', true],
-    ['kimi-k2-thinking-turbo', 'kimi-thinking', 'tool_calls', true],
-    ['moonshotai/kimi-k2.5', 'kimi-thinking', 'tool_calls', true],
-    ['kimi-k2.6', 'kimi-thinking', 'tool_calls', true],
+    ['deepseek-chat', 'deepseek-chat', 'none', false],
+    ['kimi-k2-thinking', 'kimi-k2-thinking', 'tool_calls', true],
+    ['kimi-k2-thinking-turbo', 'kimi-k2-thinking', 'tool_calls', true],
+    ['moonshotai/kimi-k2.5', 'kimi-k2.5+', 'tool_calls', true],
+    ['kimi-k2.6', 'kimi-k2.5+', 'tool_calls', true],
     ['kimi-k2-0905-preview', 'other', 'none', false],
-    ['glm-4.5', 'glm', 'all', false],
-    ['glm-5.1', 'glm', 'all', false],
-    ['glm-4-plus', 'other', 'none', false],
+    ['glm-4.5', 'glm-thinking', 'all', false],
+    ['glm-5.1', 'glm-thinking', 'all', false],
+    ['glm-4-plus', 'glm', 'none', false],
     ['qwen3-max', 'qwen3', 'current_loop', false],
-    ['Qwen/Qwen3-235B-A22B-Thinking-2507', 'qwen3', 'current_loop', false],
+    ['Qwen/Qwen3-235B-A22B-Thinking-2507', 'qwen-thinking', 'current_loop', false],
     ['MiniMax-M2.1', 'minimax-m2', 'think_tags', false],
-    ['gpt-4o-mini', 'other', 'none', false],
-    ['claude-sonnet-4-5', 'other', 'none', false],
+    ['gpt-4o-mini', 'openai-chat', 'none', false],
+    ['claude-sonnet-4-5', 'claude-4.5', 'none', false],
   ];
   for (const [model, family, scope, fillEmpty] of rows)
     assert.deepEqual(replayRule(model), { family, scope, fillEmpty }, model);
@@ -46,11 +49,11 @@ test("new-api's -none suffix turns a V4 model's thinking off: no field", () => {
 test('the override settles it: off never sends the field; on sends it where the family does, else as DeepSeek does, empty where unknown', () => {
   assert.equal(replayRule('deepseek-v4-pro', false).scope, 'none');
   assert.deepEqual(replayRule('kimi-k2-thinking', true), {
-    family: 'kimi-thinking',
+    family: 'kimi-k2-thinking',
     scope: 'tool_calls',
     fillEmpty: true,
   });
-  assert.deepEqual(replayRule('glm-4.6', true), { family: 'glm', scope: 'all', fillEmpty: true });
+  assert.deepEqual(replayRule('glm-4.6', true), { family: 'glm-thinking', scope: 'all', fillEmpty: true });
   assert.deepEqual(replayRule('my-alias', true), { family: 'other', scope: 'tool_turns', fillEmpty: true });
   assert.deepEqual(replayRule('deepseek-r1', true), { family: 'deepseek-r1', scope: 'tool_turns', fillEmpty: true });
   assert.deepEqual(replayRule('MiniMax-M2', true), { family: 'minimax-m2', scope: 'tool_turns', fillEmpty: true });
@@ -153,49 +156,58 @@ test("the vendors' 400s about the field are told apart; other 400s and other sta
   assert.equal(replayRefusal(new Error(DEEPSEEK_MISSING)), undefined);
 });
 
-test('the retry: missing → the field filled in; refused → left out; none when it would send the same body', () => {
-  const req = (model: string, replayReasoning?: boolean): ChatRequest => ({
-    surface: 'compatible',
-    model,
-    messages: history,
-    replayReasoning,
-  });
-  assert.equal(replayRetry(req('deepseek-v4-pro', false), refused(DEEPSEEK_MISSING))?.replayReasoning, true);
-  assert.equal(replayRetry(req('gpt-4o-mini'), refused(KIMI_MISSING))?.replayReasoning, true);
-  assert.equal(replayRetry(req('deepseek-reasoner'), refused(R1_REFUSED))?.replayReasoning, false);
-  // Already sent as the retry would: the same 400 again, so no retry.
-  assert.equal(replayRetry(req('deepseek-v4-pro'), refused(DEEPSEEK_MISSING)), undefined);
-  assert.equal(replayRetry(req('deepseek-r1'), refused(R1_REFUSED)), undefined);
-  // Only the compatible surface has this field.
-  assert.equal(
-    replayRetry({ ...req('deepseek-v4-pro', false), surface: 'native' }, refused(DEEPSEEK_MISSING)),
-    undefined,
+/** The adjusted resends of one call over a fake send that refuses as told, with the memory they leave. */
+async function resends(req: ChatRequest, refusals: GatewayError[], memory = new ModelMemory()) {
+  const sent: Attempt[] = [];
+  const error = await chatAdjusting(req, { memory, maxTokens: 4096 }, async (at) => {
+    sent.push(at);
+    const e = refusals.shift();
+    if (e) throw e;
+    return { text: 'ok' } as ChatResult;
+  }).then(
+    () => undefined,
+    (e: unknown) => e,
   );
+  const replay = sent.map((a) => a.learnt?.replayReasoning ?? a.req.replayReasoning);
+  return { sent, replay, error, memory };
+}
+const req = (model: string, replayReasoning?: boolean): ChatRequest => ({
+  surface: 'compatible',
+  model,
+  messages: history,
+  replayReasoning,
 });
 
-test('a gateway that keeps refusing gets one retry, then its error as it said it', async () => {
-  const sent: ChatRequest[] = [];
-  const req: ChatRequest = {
-    surface: 'compatible',
-    model: 'kimi-k2-thinking',
-    messages: history,
-    replayReasoning: false,
-  };
-  const e = await withReplayRetry(req, (r) => {
-    sent.push(r);
-    return Promise.reject(refused(KIMI_MISSING));
-  }).catch((x: unknown) => x);
-  assert.equal(sent.length, 2);
-  assert.deepEqual(
-    sent.map((r) => r.replayReasoning),
-    [false, true],
+test('the resend: missing → the field filled in; refused → left out; none when it would send the same body; remembered', async () => {
+  assert.deepEqual((await resends(req('deepseek-v4-pro', false), [refused(DEEPSEEK_MISSING)])).replay, [false, true]);
+  assert.deepEqual((await resends(req('gpt-4o-mini'), [refused(KIMI_MISSING)])).replay, [undefined, true]);
+  const r1 = await resends(req('deepseek-reasoner'), [refused(R1_REFUSED)]);
+  assert.deepEqual(r1.replay, [undefined, false]);
+  assert.deepEqual(r1.memory.of('deepseek-reasoner'), { replayReasoning: false });
+  // The body the resend builds: the field left out where the first request had it.
+  const wire = (at: Attempt) =>
+    (compatibleRequest(at.req, { maxTokens: 4096, learnt: at.learnt }).messages as Array<Record<string, unknown>>).some(
+      (m) => 'reasoning_content' in m,
+    );
+  assert.deepEqual(r1.sent.map(wire), [true, false]);
+  // Already sent as the resend would: the same 400 again, so no resend.
+  assert.equal((await resends(req('deepseek-v4-pro'), [refused(DEEPSEEK_MISSING)])).sent.length, 1);
+  assert.equal((await resends(req('deepseek-r1'), [refused(R1_REFUSED)])).sent.length, 1);
+  // Only the compatible surface has this field.
+  assert.equal(
+    (await resends({ ...req('deepseek-v4-pro', false), surface: 'native' }, [refused(DEEPSEEK_MISSING)])).sent.length,
+    1,
   );
-  assert.ok(e instanceof GatewayError && e.gatewayMessage === KIMI_MISSING);
-  // Any other failure is not retried here.
-  sent.length = 0;
-  await withReplayRetry(req, (r) => {
-    sent.push(r);
-    return Promise.reject(refused('Invalid value for messages'));
-  }).catch(() => undefined);
-  assert.equal(sent.length, 1);
+  // Remembered: the next request sends the field first time.
+  const memory = new ModelMemory();
+  await resends(req('my-thinker'), [refused(KIMI_MISSING)], memory);
+  assert.deepEqual((await resends(req('my-thinker'), [], memory)).replay, [true]);
+});
+
+test('a gateway that keeps refusing gets one resend, then its error as it said it; other failures none', async () => {
+  const keeps = await resends(req('kimi-k2-thinking', false), [refused(KIMI_MISSING), refused(KIMI_MISSING)]);
+  assert.deepEqual(keeps.replay, [false, true]);
+  assert.ok(keeps.error instanceof GatewayError && keeps.error.gatewayMessage === KIMI_MISSING);
+  const other = await resends(req('kimi-k2-thinking', false), [refused('Invalid value for messages')]);
+  assert.equal(other.sent.length, 1);
 });

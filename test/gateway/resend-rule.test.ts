@@ -149,6 +149,12 @@ let a: Simulator;
 let b: Simulator;
 before(async () => {
   [a, b] = await Promise.all([startSimulator({ hosts: 2 }), startSimulator()]);
+  // A model without reasoning on /v1/responses that the client's table does not know: asked for
+  // encrypted reasoning, it refuses it (OpenAI's words), and the client resends without it.
+  for (const s of [a, b]) {
+    const m = s.config.models.find((x) => x.id === 'gemini-2.5-flash')!;
+    m.capabilities = [...m.capabilities, 'responses'];
+  }
 });
 after(() => Promise.all([a.close(), b.close()]));
 beforeEach(() => {
@@ -375,7 +381,7 @@ const COMBOS: Combo[] = [
   },
   {
     name: 'encrypted-reasoning refusal → resend without it → reset after the body',
-    req: { model: 'gpt-4o-mini', surface: 'responses' },
+    req: { model: 'gemini-2.5-flash', surface: 'responses' },
     script: [null, RESET],
     want: ['responses 400 @A', 'responses lost @A'],
     billedError: true,

@@ -232,7 +232,7 @@ for (const profile of ['strict', 'real'] as Profile[]) {
     assert.equal(responsesCalls(sim()).length, 1);
   });
 
-  test(`${profile}: a model without reasoning that refuses encrypted reasoning is asked again once without it`, async () => {
+  test(`${profile}: encrypted reasoning is never asked of a model known not to reason; an unknown one that refuses it is asked again once, and remembered`, async (t) => {
     const { client } = makeClient(sim());
     const r = await client.chat({
       surface: 'responses',
@@ -242,16 +242,39 @@ for (const profile of ['strict', 'real'] as Profile[]) {
     assert.equal(r.text, 'Echo: plain model');
     assert.deepEqual(
       responsesCalls(sim()).map((c) => c.status),
-      [400, 200],
+      [200],
+      'not asked of gpt-4o-mini at all',
     );
     sim().log.length = 0;
-    await client.chat({
-      surface: 'responses',
-      model: 'gpt-4o-mini',
-      encryptedReasoning: false,
-      messages: [{ role: 'user', content: 'told' }],
-    });
-    assert.equal(responsesCalls(sim()).length, 1, 'a caller that knows the model asks once');
+    // The table does not know this one (served on /v1/responses here): asked, refused in OpenAI's
+    // words (the simulator's), asked again without it.
+    const gemini = sim().config.models.find((m) => m.id === 'gemini-2.5-flash')!;
+    const caps = gemini.capabilities;
+    gemini.capabilities = [...caps, 'responses'];
+    t.after(() => void (gemini.capabilities = caps));
+    const ask = {
+      surface: 'responses' as const,
+      model: 'gemini-2.5-flash',
+      messages: [{ role: 'user' as const, content: 'unknown' }],
+    };
+    const first = await client.chat(ask);
+    assert.equal(first.text, 'Echo: unknown');
+    assert.deepEqual(
+      responsesCalls(sim()).map((c) => c.status),
+      [400, 200],
+    );
+    assert.deepEqual(first.adjustments, [
+      { model: 'gemini-2.5-flash', param: 'include', change: 'not_sent', source: 'learnt', learntNow: true },
+    ]);
+    sim().log.length = 0;
+    const second = done(await collect(client.chatStream(ask)));
+    assert.equal(second.text, 'Echo: unknown');
+    assert.deepEqual(
+      responsesCalls(sim()).map((c) => c.status),
+      [200],
+      'remembered: the next request (streamed this time) is built right the first time',
+    );
+    assert.equal(second.adjustments?.[0].learntNow, undefined);
   });
 
   for (const [code, kind] of [
@@ -317,28 +340,34 @@ for (const profile of ['strict', 'real'] as Profile[]) {
     assert.equal(e.detail, 'stream_truncated');
   });
 
-  test(`${profile}: cut off at max output tokens is a length finish (and an empty reply when reasoning took it all)`, async () => {
+  test(`${profile}: cut off at max output tokens is a length finish, never below the surface's minimum (16); reasoning spends it first`, async () => {
     const { client } = makeClient(sim());
+    const words = Array.from({ length: 30 }, (_, i) => `w${i + 1}`);
     const cut = await client.chat({
       surface: 'responses',
       model: 'gpt-4o-mini',
       maxTokens: 2,
-      messages: [{ role: 'user', content: 'one two three four' }],
+      messages: [{ role: 'user', content: words.join(' ') }],
     });
-    assert.equal(cut.text, 'Echo: one');
+    // 16 pieces: "Echo:" and 15 words (2 is below the minimum every model refuses: raised, and said)
+    assert.equal(cut.text, `Echo: ${words.slice(0, 15).join(' ')}`);
     assert.equal(cut.finishReason, 'length');
-    const e = await thrown(() =>
-      collect(
-        client.chatStream({
-          surface: 'responses',
-          model: 'o3-pro',
-          maxTokens: 3,
-          messages: [{ role: 'user', content: 'one two three four' }],
-        }),
-      ),
+    assert.deepEqual(cut.adjustments, [
+      { model: 'gpt-4o-mini', param: 'max_output_tokens', change: 'set', to: 16, source: 'known' },
+    ]);
+    const done = await collect(
+      client.chatStream({
+        surface: 'responses',
+        model: 'o3-pro',
+        maxTokens: 16,
+        messages: [{ role: 'user', content: words.join(' ') }],
+      }),
     );
-    assert.equal(e.detail, 'empty_reply');
-    assert.match(e.reason, /reasoning/);
+    const reasoned = done.at(-1);
+    assert.ok(reasoned?.type === 'done');
+    assert.equal(reasoned.result.finishReason, 'length');
+    assert.ok(reasoned.result.reasoning.length > 0);
+    assert.ok(reasoned.result.text.length < cut.text.length, 'the reasoning took part of the budget');
   });
 }
 

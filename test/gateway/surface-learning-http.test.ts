@@ -1,5 +1,5 @@
 /**
- * Surface learning over real HTTP against the simulator (src/gateway/chat/surfaceLearning.ts): one
+ * Surface learning over real HTTP against the simulator (src/gateway/chat/refusals.ts, the surface adjuster): one
  * refused request, one on /v1/responses, the next straight to /v1/responses, forgotten when the
  * model list changes; also through chatStreamAcross (VS Code's chat and the chat panel's path).
  */

@@ -185,6 +185,14 @@ test("GitHub Copilot CLI's probe is its own request: Chat Completions with its c
     );
     assert.deepEqual(b.tools[1].custom.format.type, 'grammar');
     assert.equal(b.messages[0].role, 'system');
+    // A Claude model: no effort (new-api would make it a thinking budget above the probe's 16 tokens: refused)
+    const claudeChat = await probeTool(
+      await probeTargetOf(copilotStatus(`${sim.url}/v1`, 'claude-sonnet-4-5'), env()),
+      here(),
+    );
+    assert.equal(claudeChat.ok, true, claudeChat.cause);
+    const cb = JSON.parse(String(rec.sent.at(-1)!.body));
+    assert.deepEqual([cb.reasoning_effort, cb.temperature, cb.max_tokens], [undefined, 1, 16]);
 
     // COPILOT_PROVIDER_WIRE_API=responses: POST {base}/responses, never stored, encrypted reasoning asked for
     const resp = await probeTool(

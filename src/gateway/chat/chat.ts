@@ -4,20 +4,18 @@
  * signal aborts, and throws the same GatewayError for an error inside a 200 stream.
  */
 import { DEFAULT_MAX_TOKENS } from '../defaults';
-import { GatewayError, type ErrorContext, type Surface } from '../errors/gatewayError';
-import { encryptedReasoningUnsupported, reasoningReplayRefused } from '../errors/gatewayWords';
+import type { ErrorContext, Surface } from '../errors/gatewayError';
 import { errorFromResponse } from '../errors/fromResponse';
 import { emptyReplyError, inputError, protocolError, toolArgumentsError } from '../errors/factories';
 import { t } from '../l10n';
-import { withReplayRetry } from './reasoningReplay';
 import { invalidToolNames } from './tools';
-import type { ChatMessage, ChatRequest, ChatResult, SurfaceAdapter } from './types';
+import type { Learnt } from './modelRules';
+import type { ChatRequest, ChatResult, SurfaceAdapter } from './types';
 import { compatibleSurface } from './surfaces/compatible';
 import { nativeSurface } from './surfaces/native';
 import { responsesSurface } from './surfaces/responses';
 import type { BurstThresholds } from '../http/sseStream';
 import { jsonBytes } from '../http/jsonBody';
-import { mayResend } from '../http/retryPolicy';
 import type { SendOptions, Transport } from '../http/transport';
 
 export function surfaceAdapter(surface: Surface): SurfaceAdapter {
@@ -29,47 +27,6 @@ export function surfaceAdapter(surface: Surface): SurfaceAdapter {
     default:
       return compatibleSurface;
   }
-}
-
-const withoutReasoningItems = (m: ChatMessage): ChatMessage =>
-  typeof m.content === 'string' ? m : { ...m, content: m.content.filter((p) => p.type !== 'reasoning_item') };
-
-/**
- * The request to send again when the Responses API refused the reasoning it was sent or asked for:
- * reasoning items it cannot use (encrypted by another upstream account behind a load-balancing
- * gateway, or unusable) are dropped; a model without reasoning that refuses their encrypted
- * content is not asked for it (nor sent any). Sent once: a refusal before any answer was not
- * billed (the resend rule, http/retryPolicy.ts `mayResend`, is asked all the same). undefined: not
- * such a refusal, or nothing to change.
- */
-export function replayRefusedRetry(req: ChatRequest, e: unknown): ChatRequest | undefined {
-  if (req.surface !== 'responses' || !(e instanceof GatewayError) || !mayResend(e)) return undefined;
-  if (e.status !== 400 && e.status !== 404) return undefined;
-  const replayed = req.messages.some(
-    (m) => typeof m.content !== 'string' && m.content.some((p) => p.type === 'reasoning_item'),
-  );
-  const messages = replayed ? req.messages.map(withoutReasoningItems) : req.messages;
-  if (req.encryptedReasoning !== false && encryptedReasoningUnsupported(e.gatewayMessage))
-    return { ...req, encryptedReasoning: false, messages };
-  if (replayed && reasoningReplayRefused(e.gatewayCode, e.gatewayMessage)) return { ...req, messages };
-  return undefined;
-}
-
-/**
- * Sends a chat request. A refusal of the reasoning sent back earns one resend (a refused request
- * was not billed): responses reasoning items are dropped (replayRefusedRetry); a compatible
- * vendor's words about `reasoning_content` fill it in or leave it out (withReplayRetry).
- */
-export async function sendChat<T>(req: ChatRequest, send: (r: ChatRequest) => Promise<T>): Promise<T> {
-  return withReplayRetry(req, async (r) => {
-    try {
-      return await send(r);
-    } catch (e) {
-      const again = replayRefusedRetry(r, e);
-      if (!again) throw e;
-      return send(again);
-    }
-  });
 }
 
 export interface ChatSettings {
@@ -128,10 +85,11 @@ export function sendOptions(
   req: ChatRequest,
   settings: ChatSettings,
   stream: boolean,
+  learnt?: Learnt,
 ): SendOptions {
   const body = adapter.toRequest(
     { ...req, stream },
-    { maxTokens: settings.defaultNativeMaxTokens ?? DEFAULT_MAX_TOKENS },
+    { maxTokens: settings.defaultNativeMaxTokens ?? DEFAULT_MAX_TOKENS, learnt },
   );
   return {
     method: 'POST',
@@ -154,13 +112,21 @@ export function sendOptions(
   };
 }
 
-/** A non-streamed chat call. */
-export async function chat(transport: Transport, req: ChatRequest, settings: ChatSettings): Promise<ChatResult> {
+/**
+ * A non-streamed chat call: one request, built with what this gateway's refusals taught for the
+ * model (`learnt`; the client's refusals.ts sends again on a refusal).
+ */
+export async function chat(
+  transport: Transport,
+  req: ChatRequest,
+  settings: ChatSettings,
+  learnt?: Learnt,
+): Promise<ChatResult> {
   validate(req);
   const now = settings.now ?? Date.now;
   const adapter = surfaceAdapter(req.surface);
   const started = now();
-  const { data, res } = await sendChat(req, (r) => transport.json(sendOptions(adapter, r, settings, false)));
+  const { data, res } = await transport.json(sendOptions(adapter, req, settings, false, learnt));
   const ms = now() - started;
   return toResult(adapter, data, res.context, res.host, res.requestId, res.status, ms, req.acceptEmptyReply);
 }

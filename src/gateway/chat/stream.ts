@@ -24,7 +24,8 @@ import {
 } from '../errors/factories';
 import { ReplyAssembler } from './assemble';
 import { streamEventParser } from './deltaShape';
-import { sendChat, sendOptions, surfaceAdapter, toResult, validate, type ChatSettings } from './chat';
+import { sendOptions, surfaceAdapter, toResult, validate, type ChatSettings } from './chat';
+import type { Learnt } from './modelRules';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { tokenUsage } from '../requestLog';
 import type { ChatEvent, ChatRequest, ChatResult, SurfaceAdapter, SurfaceEvent, Usage } from './types';
@@ -308,12 +309,17 @@ async function* readEvents(
 }
 
 /** The events, a socket chunk's batch at a time (never an empty batch), ending with `done`. */
-async function* runStream(transport: Transport, req: ChatRequest, settings: ChatSettings): AsyncGenerator<ChatEvent[]> {
+async function* runStream(
+  transport: Transport,
+  req: ChatRequest,
+  settings: ChatSettings,
+  learnt: Learnt | undefined,
+): AsyncGenerator<ChatEvent[]> {
   validate(req);
   const clock = { now: settings.now ?? Date.now, started: 0 };
   const adapter = surfaceAdapter(req.surface);
   clock.started = clock.now();
-  const res = await sendChat(req, (r) => transport.open(sendOptions(adapter, r, settings, true)));
+  const res = await transport.open(sendOptions(adapter, req, settings, true, learnt));
   const ct = headerValue(res.headers, 'content-type') ?? '';
   const idle = idleWatchdog(settings.idleTimeoutMs, () => res.abort());
   let completed = false;
@@ -351,13 +357,22 @@ async function* oneByOne(batches: AsyncGenerator<ChatEvent[]>): AsyncGenerator<C
   for await (const batch of batches) for (const ev of batch) yield ev;
 }
 
-/** A streamed chat call: an async iterable of text / usage / finish events, then one `done`. */
-export function chatStream(transport: Transport, req: ChatRequest, settings: ChatSettings): ChatEventStream {
+/**
+ * A streamed chat call: an async iterable of text / usage / finish events, then one `done`. One
+ * request, built with what this gateway's refusals taught for the model (`learnt`; the client's
+ * refusals.ts sends again on a refusal before the first event).
+ */
+export function chatStream(
+  transport: Transport,
+  req: ChatRequest,
+  settings: ChatSettings,
+  learnt?: Learnt,
+): ChatEventStream {
   let used = false;
   const start = () => {
     if (used) throw new Error('A chat stream can be iterated only once.');
     used = true;
-    return runStream(transport, req, settings);
+    return runStream(transport, req, settings, learnt);
   };
   return {
     [Symbol.asyncIterator]: () => oneByOne(start()),

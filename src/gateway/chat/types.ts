@@ -2,6 +2,8 @@
 import type { Surface } from '../errors/gatewayError';
 import type { RetryNotice } from '../http/retryPolicy';
 import type { RequestPurpose } from '../requestLog';
+import type { Learnt, ReasoningEffort } from './modelRules';
+import type { RequestAdjustment } from './wirePlan';
 
 export type Role = 'user' | 'assistant';
 
@@ -76,12 +78,21 @@ export interface ChatRequest {
   /** 'required': the model must call one of the tools */
   toolMode?: 'auto' | 'required' | undefined;
   /**
-   * responses surface: ask for the reasoning items' encrypted content, to replay them (default yes;
-   * a model without reasoning refuses it, and the request is then sent again once without it)
+   * responses surface: ask for the reasoning items' encrypted content, to replay them (default: for
+   * a model that reasons or is not known; a model without reasoning refuses it, and a refusal is
+   * remembered: refusals.ts)
    */
   encryptedReasoning?: boolean | undefined;
-  /** native surface: extended thinking with this budget */
+  /**
+   * native surface: extended thinking with this budget (adaptive thinking at an effort near it where
+   * the model takes only that); responses surface: reasoning summaries
+   */
   thinking?: { budgetTokens: number } | undefined;
+  /**
+   * how much a reasoning model reasons: clamped to the efforts the model accepts, never sent to a
+   * model without reasoning (modelRules.ts); unset: the model's default
+   */
+  effort?: ReasoningEffort | undefined;
   /**
    * compatible surface: send the reasoning of earlier assistant turns back (`reasoning_content`);
    * unset: as the model's family requires (reasoningReplay.ts); false: never; true: always where it
@@ -145,8 +156,13 @@ export interface ChatResult {
   durationMs: number;
   /** across several gateways (chatStreamAcross, chatAcross): the gateway that answered */
   gateway?: { id: string; name: string };
-  /** the request went to another surface than it asked for (the model answers only there): see surfaceLearning.ts */
+  /** the request went to another surface than it asked for (the model answers only there): see refusals.ts */
   surfaceMove?: SurfaceMove;
+  /**
+   * what was sent otherwise than asked, and what a refusal of this gateway taught (modelRules.ts,
+   * refusals.ts): e.g. a temperature the model refuses, left out
+   */
+  adjustments?: RequestAdjustment[];
 }
 
 /** A model's request moved to another surface: where from and where to, and whether this request taught it. */
@@ -203,10 +219,18 @@ export interface ParsedReply {
   id: string | undefined;
 }
 
+/** What a request body is built with besides the request: the native max_tokens default, and what refusals taught. */
+export interface BuildContext {
+  /** native: max_tokens when none is asked */
+  maxTokens: number;
+  /** what this gateway's refusals taught for the model (modelMemory.ts) */
+  learnt?: Learnt | undefined;
+}
+
 export interface SurfaceAdapter {
   readonly surface: Surface;
   readonly path: string;
-  toRequest(req: ChatRequest, defaults: { maxTokens: number }): Record<string, unknown>;
+  toRequest(req: ChatRequest, ctx: BuildContext): Record<string, unknown>;
   /** undefined: not a reply of this surface (unexpected shape); 'empty': a valid reply with no choices */
   parseReply(json: unknown): ParsedReply | 'empty' | undefined;
   /** Translates one SSE event; returns [] for events to ignore (ping, comments, unknown types). */

@@ -23,14 +23,18 @@ export function chatCompletionPrompt(req: Pick<CompletionRequest, 'prefix' | 'su
   return `File: ${req.fileName || 'untitled'} (language: ${req.languageId || 'plaintext'})\n<file>\n${req.prefix}${CURSOR}${req.suffix}\n</file>`;
 }
 
-/** The chat request of one completion: deterministic, short, the reply never streamed. */
+/**
+ * The chat request of one completion: short, the reply never streamed; deterministic (temperature
+ * 0) where the surface takes a sampling default of ours. The responses surface takes a temperature
+ * only when the user set one (its reasoning models refuse any): none is sent there.
+ */
 export function chatCompletionRequest(req: CompletionRequest, surface: ChatRequest['surface'], maxTokens: number) {
   const chat: ChatRequest = {
     surface,
     model: req.model,
     system: CHAT_COMPLETION_SYSTEM,
     messages: [{ role: 'user', content: chatCompletionPrompt(req) }],
-    temperature: 0,
+    ...(surface === 'responses' ? {} : { temperature: 0 }),
     maxTokens,
     stream: false,
     signal: req.signal,

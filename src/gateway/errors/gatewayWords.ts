@@ -95,11 +95,6 @@ export function statusFromWords(
  * without its content, or a reasoning item without the item that followed it
  * (shared/reference/responses-api.md §4, §5).
  */
-/** A model without reasoning refusing `include: ["reasoning.encrypted_content"]` (OpenAI's words). */
-export function encryptedReasoningUnsupported(message: string | undefined): boolean {
-  return /encrypted content is not supported/i.test(message ?? '');
-}
-
 export function reasoningReplayRefused(code: string | undefined, message: string | undefined): boolean {
   if (code === 'invalid_encrypted_content') return true;
   return /encrypted content .{0,80}could not be verified|Item with id '?rs_[^ ]* not found|of type '?reasoning'? was provided without its required following item/i.test(

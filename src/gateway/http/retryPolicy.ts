@@ -2,8 +2,8 @@
  * Whether a failed request may be sent again, and when: pure functions, tested as tables.
  *
  * The one rule (`deliveryOf` / `mayResend`): a request that may be billed is sent again on its own —
- * by the transport's retry, a backup domain, another gateway (gateways/failover.ts), a surface move
- * (chat/surfaceLearning.ts) or a reasoning resend (chat/reasoningReplay.ts, chat/chat.ts) — only when
+ * by the transport's retry, a backup domain, another gateway (gateways/failover.ts), or an adjusted
+ * resend after a refusal (chat/refusals.ts: a surface move, reasoning, a refused parameter) — only when
  * it provably never reached the gateway, or the gateway refused the work in its own words. Every one
  * of those layers asks `mayResend` first; their own conditions can only narrow it. Anything else may
  * have been billed: it ends with one error saying so (`GatewayError.mayHaveBeenBilled`), and only the

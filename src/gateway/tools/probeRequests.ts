@@ -285,7 +285,10 @@ function copilotResponses(base: string, model: string) {
 
 /**
  * The default: the OpenAI SDK's Chat Completions request. The output limit is the one Chat
- * Completions takes for the model (`max_completion_tokens` for the o-series and gpt-5).
+ * Completions takes for the model (`max_completion_tokens` for the o-series and gpt-5). A Claude
+ * model gets no `reasoning_effort`: new-api turns it into a thinking budget (at least 1280, without
+ * raising max_tokens), which Anthropic refuses above the probe's tiny limit — the probe's limit, not
+ * the tool's (provider-constraints.md §5c, §2b).
  */
 function copilotChat(base: string, model: string) {
   const patch = { type: 'custom', custom: { ...COPILOT_PATCH, format: { type: 'grammar', grammar: PATCH_GRAMMAR } } };
@@ -300,7 +303,7 @@ function copilotChat(base: string, model: string) {
         { role: 'user', content: PROMPT },
       ],
       ...(copilotReasons(model)
-        ? { reasoning_effort: 'medium', temperature: 1 }
+        ? { ...(/^claude-/i.test(model) ? {} : { reasoning_effort: 'medium' }), temperature: 1 }
         : { temperature: 0, top_p: 0.95, frequency_penalty: 0, presence_penalty: 0 }),
       tools: [{ type: 'function', function: COPILOT_BASH }, ...(copilotCustomPatch(model) ? [patch] : [])],
       ...(/^gemini-/i.test(model) ? { tool_choice: 'validated' } : {}),

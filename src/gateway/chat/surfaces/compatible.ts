@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { t } from '../../l10n';
 import { newCallId, parseToolInput } from '../tools';
 import { eventData } from './eventData';
-import type { ChatRequest, ParsedReply, SurfaceAdapter, SurfaceEvent, ToolCall, Usage } from '../types';
+import type { BuildContext, ChatRequest, ParsedReply, SurfaceAdapter, SurfaceEvent, ToolCall, Usage } from '../types';
 import { compatibleRequest } from './compatibleRequest';
 
 const usageSchema = z
@@ -147,8 +147,8 @@ export const compatibleSurface: SurfaceAdapter = {
   surface: 'compatible',
   path: '/v1/chat/completions',
 
-  toRequest(req: ChatRequest): Record<string, unknown> {
-    return compatibleRequest(req);
+  toRequest(req: ChatRequest, ctx: BuildContext): Record<string, unknown> {
+    return compatibleRequest(req, ctx);
   },
 
   parseReply(json: unknown): ParsedReply | 'empty' | undefined {

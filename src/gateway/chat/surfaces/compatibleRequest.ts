@@ -3,11 +3,13 @@
  * tool results `role: "tool"` messages (their images moved to a following user message, since the
  * surface allows images only in user messages), tools `{type: "function"}` entries, and the
  * reasoning of assistant turns `reasoning_content` where the model's family takes it back
- * (reasoningReplay.ts).
+ * (reasoningReplay.ts). Sampling, the output budget's field and value, the effort and the tool
+ * choice are the model's (modelRules.ts `wirePlan`).
  */
+import { CONTINUE_PROMPT, wirePlan } from '../wirePlan';
 import { replayRule, type ReplayRule } from '../reasoningReplay';
 import { normalizeToolSchema, portableCallId } from '../tools';
-import type { ChatMessage, ChatRequest, ContentPart, ImagePart, TextPart } from '../types';
+import type { BuildContext, ChatMessage, ChatRequest, ContentPart, ImagePart, TextPart } from '../types';
 
 type WireContent = string | Array<{ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }>;
 type WireMessage = Record<string, unknown> & { role: string };
@@ -135,8 +137,12 @@ function toWire(m: ChatMessage): WireMessage[] {
   return m.role === 'assistant' ? [assistantMessage(m.content)] : userMessages(m.content);
 }
 
-export function compatibleRequest(req: ChatRequest): Record<string, unknown> {
-  const body: Record<string, unknown> = { model: req.model, messages: compatibleMessages(req) };
+export function compatibleRequest(req: ChatRequest, ctx: BuildContext = { maxTokens: 0 }): Record<string, unknown> {
+  const plan = wirePlan(req, 'compatible', ctx.learnt, ctx.maxTokens);
+  const messages = compatibleMessages({ ...req, replayReasoning: plan.replayReasoning });
+  if (plan.continueTurn && messages.at(-1)?.role === 'assistant')
+    messages.push({ role: 'user', content: CONTINUE_PROMPT });
+  const body: Record<string, unknown> = { model: req.model, messages };
   if (req.tools?.length) {
     body.tools = req.tools.map((t) => ({
       type: 'function',
@@ -146,13 +152,14 @@ export function compatibleRequest(req: ChatRequest): Record<string, unknown> {
         parameters: normalizeToolSchema(t.inputSchema),
       },
     }));
-    if (req.toolMode === 'required') body.tool_choice = 'required';
+    if (plan.toolChoice) body.tool_choice = plan.toolChoice;
   }
-  if (req.temperature !== undefined) body.temperature = req.temperature;
-  if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens;
+  if (plan.temperature !== undefined) body.temperature = plan.temperature;
+  if (plan.tokens) body[plan.tokens.field] = plan.tokens.value;
+  if (plan.effort) body.reasoning_effort = plan.effort;
   if (req.stream) {
     body.stream = true;
-    body.stream_options = { include_usage: true };
+    if (plan.streamOptions) body.stream_options = { include_usage: true };
   }
   return body;
 }

@@ -4,6 +4,7 @@ import { t } from '../../l10n';
 import { newCallId } from '../tools';
 import { eventData } from './eventData';
 import type {
+  BuildContext,
   ChatRequest,
   ParsedReply,
   RedactedThinkingPart,
@@ -192,8 +193,8 @@ export const nativeSurface: SurfaceAdapter = {
   surface: 'native',
   path: '/v1/messages',
 
-  toRequest(req: ChatRequest, defaults: { maxTokens: number }): Record<string, unknown> {
-    return nativeRequest(req, defaults);
+  toRequest(req: ChatRequest, ctx: BuildContext): Record<string, unknown> {
+    return nativeRequest(req, ctx);
   },
 
   parseReply(json: unknown): ParsedReply | 'empty' | undefined {

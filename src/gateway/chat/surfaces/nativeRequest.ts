@@ -1,10 +1,14 @@
 /**
  * A ChatRequest as a native messages body: parts become content blocks (empty text dropped, the
  * surface rejects it), tool results lead their user turn, signed thinking leads its assistant
- * turn, and consecutive turns of one role merge (the surface needs alternating roles).
+ * turn, and consecutive turns of one role merge (the surface needs alternating roles). max_tokens
+ * (capped to the model's most), thinking (a budget of at least 1024 below max_tokens, or adaptive
+ * with an effort), sampling, the tool choice and a final user turn are the model's (modelRules.ts
+ * `wirePlan`).
  */
+import { CONTINUE_PROMPT, wirePlan } from '../wirePlan';
 import { normalizeToolSchema, portableCallId } from '../tools';
-import type { ChatMessage, ChatRequest, ContentPart, ImagePart, TextPart } from '../types';
+import type { BuildContext, ChatMessage, ChatRequest, ContentPart, ImagePart, TextPart } from '../types';
 
 type Block = Record<string, unknown> & { type: string };
 interface WireMessage {
@@ -91,28 +95,27 @@ export function nativeMessages(messages: readonly ChatMessage[]): WireMessage[] 
   return out.map(order);
 }
 
-export function nativeRequest(req: ChatRequest, defaults: { maxTokens: number }): Record<string, unknown> {
+export function nativeRequest(req: ChatRequest, ctx: BuildContext): Record<string, unknown> {
+  const plan = wirePlan(req, 'native', ctx.learnt, ctx.maxTokens);
+  const messages = nativeMessages(req.messages);
+  if (plan.continueTurn && messages.at(-1)?.role === 'assistant')
+    messages.push({ role: 'user', content: CONTINUE_PROMPT });
   // Always sent: the native surface requires it, and a small value truncates output.
-  let maxTokens = req.maxTokens !== undefined && req.maxTokens > 0 ? req.maxTokens : defaults.maxTokens;
-  const budget = req.thinking?.budgetTokens;
-  // The thinking budget counts against max_tokens, which must exceed it.
-  if (budget !== undefined && maxTokens <= budget) maxTokens = budget + defaults.maxTokens;
-  const body: Record<string, unknown> = {
-    model: req.model,
-    max_tokens: maxTokens,
-    messages: nativeMessages(req.messages),
-  };
+  const body: Record<string, unknown> = { model: req.model, max_tokens: plan.tokens?.value, messages };
   if (req.system) body.system = req.system;
-  if (budget !== undefined) body.thinking = { type: 'enabled', budget_tokens: budget };
-  // With thinking on the surface accepts no temperature but the default, and no forced tool use.
-  else if (req.temperature !== undefined) body.temperature = req.temperature;
+  if (plan.thinking?.type === 'enabled') body.thinking = { type: 'enabled', budget_tokens: plan.thinking.budgetTokens };
+  else if (plan.thinking) {
+    body.thinking = { type: 'adaptive' };
+    if (plan.effort) body.output_config = { effort: plan.effort };
+  }
+  if (plan.temperature !== undefined) body.temperature = plan.temperature;
   if (req.tools?.length) {
     body.tools = req.tools.map((t) => ({
       name: t.name,
       ...(t.description ? { description: t.description } : {}),
       input_schema: normalizeToolSchema(t.inputSchema),
     }));
-    if (req.toolMode === 'required' && budget === undefined) body.tool_choice = { type: 'any' };
+    if (plan.toolChoice === 'required') body.tool_choice = { type: 'any' };
   }
   if (req.stream) body.stream = true;
   return body;

@@ -10,6 +10,7 @@ import { t } from '../../l10n';
 import { newCallId, parseToolInput } from '../tools';
 import { eventData } from './eventData';
 import type {
+  BuildContext,
   ChatRequest,
   ParsedReply,
   ReasoningItemPart,
@@ -249,8 +250,8 @@ export const responsesSurface: SurfaceAdapter = {
   surface: 'responses',
   path: '/v1/responses',
 
-  toRequest(req: ChatRequest): Record<string, unknown> {
-    return responsesRequest(req);
+  toRequest(req: ChatRequest, ctx: BuildContext): Record<string, unknown> {
+    return responsesRequest(req, ctx);
   },
 
   parseReply,

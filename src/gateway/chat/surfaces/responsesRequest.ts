@@ -3,11 +3,22 @@
  * system prompt becomes `instructions`, every turn becomes `input` items (user text and images as
  * input parts, assistant text as a message, tool calls `function_call`, tool results
  * `function_call_output` linked by `call_id`, reasoning items replayed where they stood), tools the
- * flat `{type: "function"}` shape; `store: false` with the reasoning's encrypted content included.
- * Never `previous_response_id`: nothing is kept on the server.
+ * flat `{type: "function"}` shape; `store: false` with the reasoning's encrypted content included
+ * for models that reason. Never `previous_response_id`: nothing is kept on the server. Sampling
+ * (only when the request carries it, and only where the model takes it), the output budget (at
+ * least 16), the effort and the reasoning asked for are the model's (modelRules.ts `wirePlan`).
  */
+import { wirePlan } from '../wirePlan';
 import { normalizeToolSchema, portableCallId } from '../tools';
-import type { ChatMessage, ChatRequest, ContentPart, ImagePart, ReasoningItemPart, TextPart } from '../types';
+import type {
+  BuildContext,
+  ChatMessage,
+  ChatRequest,
+  ContentPart,
+  ImagePart,
+  ReasoningItemPart,
+  TextPart,
+} from '../types';
 
 type Item = Record<string, unknown>;
 type InputPart = { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string; detail: 'auto' };
@@ -117,7 +128,8 @@ export function responsesInput(messages: readonly ChatMessage[]): Item[] {
   return withFollowers(out);
 }
 
-export function responsesRequest(req: ChatRequest): Record<string, unknown> {
+export function responsesRequest(req: ChatRequest, ctx: BuildContext = { maxTokens: 0 }): Record<string, unknown> {
+  const plan = wirePlan(req, 'responses', ctx.learnt, ctx.maxTokens);
   const body: Record<string, unknown> = { model: req.model };
   if (req.system) body.instructions = req.system;
   body.input = responsesInput(req.messages);
@@ -130,14 +142,15 @@ export function responsesRequest(req: ChatRequest): Record<string, unknown> {
       // Arbitrary tool schemas (VS Code's, MCP's) are rarely strict-compatible.
       strict: false,
     }));
-    body.tool_choice = req.toolMode === 'required' ? 'required' : 'auto';
+    if (plan.toolChoice) body.tool_choice = plan.toolChoice;
   }
-  if (req.temperature !== undefined) body.temperature = req.temperature;
-  if (req.maxTokens !== undefined) body.max_output_tokens = req.maxTokens;
+  if (plan.temperature !== undefined) body.temperature = plan.temperature;
+  if (plan.tokens) body.max_output_tokens = plan.tokens.value;
   // Reasoning summaries (the "Thinking" section) only when thinking was asked for.
-  if (req.thinking) body.reasoning = { summary: 'auto' };
+  if (plan.effort || plan.summary)
+    body.reasoning = { ...(plan.effort ? { effort: plan.effort } : {}), ...(plan.summary ? { summary: 'auto' } : {}) };
   if (req.stream) body.stream = true;
-  body.store = false;
-  if (req.encryptedReasoning !== false) body.include = ['reasoning.encrypted_content'];
+  if (plan.store) body.store = false;
+  if (plan.include) body.include = ['reasoning.encrypted_content'];
   return body;
 }

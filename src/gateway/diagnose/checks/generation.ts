@@ -1,13 +1,17 @@
 /**
- * Check 5: one real, minimal generation call per configured surface (max_tokens: 1), and on the
- * responses surface when the token sees a model that answers there. A reasoning
- * model spends that one token on reasoning and answers nothing, ending at its budget (finish
- * reason "length" / "max_tokens"): the call went through and the model generated, so that passes
- * too — the probe stays one token, whatever the model.
+ * Check 5: one real, minimal generation call per configured surface, and on the responses surface
+ * when the token sees a model that answers there. Minimal is the least each surface accepts: one
+ * token on chat completions (in the field the model takes: `max_completion_tokens` for OpenAI's
+ * reasoning family) and on the native surface, 16 on the responses surface (every model there
+ * refuses less). A reasoning model may spend that budget on reasoning and answer nothing, ending
+ * at its budget (finish reason "length" / "max_tokens"): the call went through and the model
+ * generated, so that passes too.
  */
 import { surfaceAdapter } from '../../chat/chat';
+import { RESPONSES_MIN_OUTPUT_TOKENS } from '../../chat/modelRules';
+import { wirePlan } from '../../chat/wirePlan';
 import { surfaceName } from '../../chat/surfaceWords';
-import type { ChatResult, SurfaceMove } from '../../chat/types';
+import type { ChatRequest, ChatResult, SurfaceMove } from '../../chat/types';
 import type { Capability } from '../../models';
 import { joinUrl } from '../../endpoint';
 import { emptyReplyError } from '../../errors/factories';
@@ -22,52 +26,67 @@ import { outcomeFromError, saidText, type Outcome } from '../outcomeFromError';
 export const spentOnReasoning = (r: ChatResult) =>
   !r.text && !r.toolCalls.length && (r.finishReason === 'length' || r.finishReason === 'max_tokens');
 
-/** What a one-token call that answered 200 proves, per surface (a reasoning model may spend the token reasoning). */
-function worked(surface: Surface, url: string, model: string, ms: number, reasoned: boolean): string {
+/** The least output budget a surface accepts. */
+const leastTokens = (surface: Surface) => (surface === 'responses' ? RESPONSES_MIN_OUTPUT_TOKENS : 1);
+
+/** What a minimal call that answered 200 proves, per surface (a reasoning model may spend the budget reasoning); `sent`: e.g. "max_tokens: 1". */
+function worked(surface: Surface, url: string, model: string, sent: string, ms: number, reasoned: boolean): string {
   switch (surface) {
     case 'native':
       return reasoned
         ? t(
-            'POST {0} with {1} (max_tokens: 1) answered 200 in {2} ms; the model spent that token on reasoning before answering, as reasoning models do: generation works on the native surface.',
+            'POST {0} with {1} ({2}) answered 200 in {3} ms; the model spent that budget on reasoning before answering, as reasoning models do: generation works on the native surface.',
             url,
             model,
+            sent,
             ms,
           )
         : t(
-            'POST {0} with {1} (max_tokens: 1) answered 200 with a reply in {2} ms: generation works on the native surface.',
+            'POST {0} with {1} ({2}) answered 200 with a reply in {3} ms: generation works on the native surface.',
             url,
             model,
+            sent,
             ms,
           );
     case 'responses':
       return reasoned
         ? t(
-            'POST {0} with {1} (max_output_tokens: 1) answered 200 in {2} ms; the model spent that token on reasoning before answering, as reasoning models do: generation works on the responses surface.',
+            'POST {0} with {1} ({2}) answered 200 in {3} ms; the model spent that budget on reasoning before answering, as reasoning models do: generation works on the responses surface.',
             url,
             model,
+            sent,
             ms,
           )
         : t(
-            'POST {0} with {1} (max_output_tokens: 1) answered 200 with a reply in {2} ms: generation works on the responses surface.',
+            'POST {0} with {1} ({2}) answered 200 with a reply in {3} ms: generation works on the responses surface.',
             url,
             model,
+            sent,
             ms,
           );
     default:
       return reasoned
         ? t(
-            'POST {0} with {1} (max_tokens: 1) answered 200 in {2} ms; the model spent that token on reasoning before answering, as reasoning models do: generation works on the compatible surface.',
+            'POST {0} with {1} ({2}) answered 200 in {3} ms; the model spent that budget on reasoning before answering, as reasoning models do: generation works on the compatible surface.',
             url,
             model,
+            sent,
             ms,
           )
         : t(
-            'POST {0} with {1} (max_tokens: 1) answered 200 with a reply in {2} ms: generation works on the compatible surface.',
+            'POST {0} with {1} ({2}) answered 200 with a reply in {3} ms: generation works on the compatible surface.',
             url,
             model,
+            sent,
             ms,
           );
   }
+}
+
+/** The output budget as it went on the wire, e.g. "max_completion_tokens: 1" (the field and value the model takes). */
+function sentBudget(ctx: DiagnosisContext, req: ChatRequest): string {
+  const tokens = wirePlan(req, req.surface, ctx.client!.learntFor(req.model), 0).tokens;
+  return tokens ? `${tokens.field}: ${tokens.value}` : '';
 }
 
 /** The call was refused on its surface and moved to /v1/responses, where it answered: a warning that says so. */
@@ -101,15 +120,16 @@ const CAPABILITY: Record<Surface, Capability> = { compatible: 'chat', native: 'n
 async function run(ctx: DiagnosisContext, surface: Surface, model: string): Promise<Outcome> {
   const url = joinUrl(ctx.usedBase!, surfaceAdapter(surface).path);
   const started = ctx.now();
+  const req: ChatRequest = {
+    surface,
+    model,
+    messages: [{ role: 'user', content: 'ping' }],
+    maxTokens: leastTokens(surface),
+    acceptEmptyReply: true,
+    signal: ctx.signal,
+  };
   try {
-    const r = await ctx.client!.chat({
-      surface,
-      model,
-      messages: [{ role: 'user', content: 'ping' }],
-      maxTokens: 1,
-      acceptEmptyReply: true,
-      signal: ctx.signal,
-    });
+    const r = await ctx.client!.chat(req);
     if (r.surfaceMove) return moved(ctx, r, r.surfaceMove, url);
     const reasoned = spentOnReasoning(r);
     if (!reasoned && !r.text && !r.toolCalls.length) {
@@ -121,7 +141,7 @@ async function run(ctx: DiagnosisContext, surface: Surface, model: string): Prom
       httpStatus: 200,
       url,
       maskedToken: ctx.masked,
-      cause: worked(surface, url, model, ctx.now() - started, reasoned),
+      cause: worked(surface, url, model, sentBudget(ctx, req), ctx.now() - started, reasoned),
       fix: '',
       details: [
         t('finish reason: {0}', r.finishReason ?? '-'),
