@@ -93,6 +93,8 @@ export const CHAT_STRING_KEYS = [
   'usageTokens',
   'noUsage',
   'cutOff',
+  'filtered',
+  'endedOther',
   'answeredBy',
   // error card
   'kindNetwork',

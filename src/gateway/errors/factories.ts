@@ -2,7 +2,7 @@
  * Every GatewayError that is not read off an HTTP answer or a network failure is built here, by a
  * named factory: nothing outside src/gateway/errors calls `new GatewayError` itself.
  */
-import { stoppedAtMaxTokens } from '../chat/finishReason';
+import { answerEnding } from '../chat/finishReason';
 import { t } from '../l10n';
 import { GatewayError, type ErrorContext, type ErrorDetail } from './gatewayError';
 import type { TokenState } from './gatewayWords';
@@ -76,8 +76,9 @@ export function emptyReplyError(
   context: ErrorContext,
   extra: { status?: number; requestId?: string } = {},
 ): GatewayError {
-  const budget = stoppedAtMaxTokens(finishReason);
-  const filtered = finishReason === 'content_filter' || finishReason === 'refusal';
+  const ending = answerEnding(finishReason);
+  const budget = ending === 'budget';
+  const filtered = ending === 'filter';
   const reason = emptyReplyCause(budget, filtered, hadReasoning);
   const fix = budget
     ? t("Raise modelRelay.maxTokens (or the request's max tokens) and retry.")
