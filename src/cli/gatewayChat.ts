@@ -2,8 +2,8 @@
  * `relay-doctor chat --gateways FILE --gateway NAME`: the chat goes to the named gateway, and moves
  * to the file's fallbacks for its model as the extension does (chatStreamAcross / chatAcross: only
  * before any answer began, never with another gateway's token). A failover is one line on stderr
- * (gateway names, masked token, the reason); the gateway and model that answered are said on
- * stderr at the end, so stdout holds only the reply.
+ * (gateway names, masked token, the reason); the gateway and model that answered, and how the answer
+ * ended when it did not simply end, are said on stderr at the end, so stdout holds only the reply.
  */
 import type { Dispatcher } from 'undici';
 import {
@@ -15,6 +15,7 @@ import {
   redactSecrets,
   routesFor,
   type ChatRequest,
+  type ChatResult,
   type FailoverEvent,
   type GatewayProfile,
 } from '../gateway';
@@ -23,7 +24,7 @@ import { BatchedWriter } from './batch';
 import { fileSecrets } from './gatewaysCommand';
 import type { GatewaysFile } from './gatewaysFile';
 import type { CliIo } from './main';
-import { retryLine, surfaceMoveLine, terminalSafe } from './output';
+import { chatEnding, retryLine, surfaceMoveLine, terminalSafe } from './output';
 
 export interface GatewayChatInput {
   file: GatewaysFile;
@@ -69,26 +70,30 @@ export async function chatOverGateways(c: GatewayChatInput, io: CliIo, dispatche
   const { model: _model, ...rest } = req;
   const safe = (s: string) => terminalSafe(s, io.stdout.isTTY);
   const modelOf = (id: string | undefined) => routes.find((r) => r.gateway === id)?.model ?? req.model;
+  // Who answered, then how the answer ended (a line and its exit code when it did not simply end).
+  const ended = (result: ChatResult) => {
+    if (result.gateway) io.stderr.write(answeredLine(result.gateway.name, modelOf(result.gateway.id), io));
+    const end = chatEnding(result.finishReason, req.maxTokens);
+    if (end.line) io.stderr.write(end.line);
+    return end.code;
+  };
   if (!c.stream) {
     const { result, failovers } = await chatAcross(set, routes, rest);
     for (const f of failovers) io.stderr.write(failoverLine(f, file, io));
     io.stdout.write(safe(`${result.text}\n`));
-    if (result.gateway) io.stderr.write(answeredLine(result.gateway.name, modelOf(result.gateway.id), io));
-    return 0;
+    return ended(result);
   }
   const out = new BatchedWriter(io.stdout, safe);
-  let answered: { name: string; model: string } | undefined;
+  let done: ChatResult | undefined;
   try {
     // (chatStreamAcross hands on events one by one; the writer still batches the text)
     for await (const ev of chatStreamAcross(set, routes, rest)) {
       if (ev.type === 'text') out.write(ev.text);
       else if (ev.type === 'failover') io.stderr.write(failoverLine(ev, file, io));
-      else if (ev.type === 'done' && ev.result.gateway)
-        answered = { name: ev.result.gateway.name, model: modelOf(ev.result.gateway.id) };
+      else if (ev.type === 'done') done = ev.result;
     }
   } finally {
     out.flush(out.wrote ? '\n' : '');
   }
-  if (answered) io.stderr.write(answeredLine(answered.name, answered.model, io));
-  return 0;
+  return done ? ended(done) : 0;
 }

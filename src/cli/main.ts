@@ -13,7 +13,8 @@
  *
  * Exit codes: 0 success, 1 a check or request failed, 2 a usage error, 3 a request failed after it may
  * have reached the gateway and been billed (`BILLED_EXIT`: never sent again by the client; running the
- * command again sends it again).
+ * command again sends it again); `chat` also 4 / 5 / 6 for an answer cut by max tokens, stopped by a
+ * content filter or ended with another finish reason (`ENDING_EXIT`, output.ts).
  *
  * Configuration comes only from the environment: MODEL_RELAY_BASE_URL, MODEL_RELAY_TOKEN,
  * MODEL_RELAY_BACKUP_URLS (comma separated); HTTPS_PROXY / HTTP_PROXY / NO_PROXY are honoured.
@@ -41,7 +42,15 @@ import { ENV_TOKEN, UsageError, configFor, readConfig, refuseTokenArguments, typ
 import { chatOverGateways } from './gatewayChat';
 import { diagnoseAll, fileSecrets, fileTerms } from './gatewaysCommand';
 import { pickGateway, readGatewaysFile, type GatewaysFile } from './gatewaysFile';
-import { baseUrlWarnings, errorText, retryLine, surfaceMoveLine, terminalSafe, type CliTerms } from './output';
+import {
+  baseUrlWarnings,
+  chatEnding,
+  errorText,
+  retryLine,
+  surfaceMoveLine,
+  terminalSafe,
+  type CliTerms,
+} from './output';
 import { models } from './modelsCommand';
 import { toolGatewayOf, toolsCommand } from './toolsCommand';
 import { quota } from './quotaCommand';
@@ -235,21 +244,30 @@ async function chat(
   }
   const client = clientFor(cfg, dispatcher, io);
   const safe = (s: string) => terminalSafe(s, io.stdout.isTTY);
+  // How the answer ended: a line on stderr and its exit code when it did not simply end.
+  const ended = (finishReason: string | undefined) => {
+    const end = chatEnding(finishReason, maxTokens);
+    if (end.line) io.stderr.write(end.line);
+    return end.code;
+  };
   if (values['no-stream'] === true) {
     const r = await client.chat(req);
     io.stdout.write(safe(`${r.text}\n`));
-    return 0;
+    return ended(r.finishReason);
   }
   // Text goes out in 16 KB batches (and after a short pause), not one write per delta.
   const out = new BatchedWriter(io.stdout, safe);
+  let finishReason: string | undefined;
   try {
     // A socket chunk's events at a time: one async step per chunk, not per delta.
     for await (const batch of chatEventBatches(client.chatStream(req)))
-      for (const ev of batch) if (ev.type === 'text') out.write(ev.text);
+      for (const ev of batch)
+        if (ev.type === 'text') out.write(ev.text);
+        else if (ev.type === 'done') finishReason = ev.result.finishReason;
   } finally {
     out.flush(out.wrote ? '\n' : '');
   }
-  return 0;
+  return ended(finishReason);
 }
 
 /** `relay-doctor tools`' options: --json, and --trust-project (read the current folder's project files). */

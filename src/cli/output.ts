@@ -3,10 +3,13 @@
  * not VS Code commands), retry and base-URL notes, and gateway text made safe for a terminal.
  */
 import {
+  answerEnding,
+  endingWords,
   isGatewayError,
   normalizeBaseUrl,
   redactSecrets,
   surfaceMoveWords,
+  type AnswerEnding,
   type RetryNotice,
   type SurfaceMove,
 } from '../gateway';
@@ -111,4 +114,23 @@ export function baseUrlWarnings(baseUrl: string, what: string = ENV_BASE_URL): s
     .filter((f) => f.severity !== 'info')
     .map((f) => `relay-doctor: ${t('warning: {0}: {1} Using {2}.', what, f.message, n.base ?? '')}\n`)
     .join('');
+}
+
+/**
+ * `relay-doctor chat`'s exit code for an answer that did not simply end (0 success, 1 failure, 2 usage,
+ * 3 a failure that may have been billed): a script can tell a cut answer from a whole one.
+ */
+export const ENDING_EXIT = { budget: 4, filter: 5, other: 6 } as const satisfies Record<
+  Exclude<AnswerEnding, 'complete'>,
+  number
+>;
+
+/** How a chat answer ended (the core's rule): its stderr line when it did not simply end, and the exit code. */
+export function chatEnding(
+  finishReason: string | undefined,
+  maxTokens: number | undefined,
+): { code: number; line?: string } {
+  const ending = answerEnding(finishReason);
+  if (ending === 'complete') return { code: 0 };
+  return { code: ENDING_EXIT[ending], line: `relay-doctor: ${endingWords(finishReason, maxTokens)}\n` };
 }
