@@ -322,6 +322,32 @@ export function noTokenError(context: ErrorContext): GatewayError {
   });
 }
 
+/**
+ * A token a request header cannot carry (tokenShape.ts): more than one line — two tokens pasted
+ * together, say — or a character no header may hold. Refused before anything is sent; never retried.
+ */
+export function malformedTokenError(problem: 'lines' | 'characters', context: ErrorContext): GatewayError {
+  return new GatewayError({
+    kind: 'unauthorized',
+    detail: 'malformed_token',
+    message:
+      problem === 'lines'
+        ? t('The token holds more than one line.')
+        : t('The token contains characters that cannot be sent in a request header.'),
+    reason:
+      problem === 'lines'
+        ? t(
+            'Two tokens were pasted together, or a line break was copied with the token: it cannot be sent, so nothing was sent.',
+          )
+        : t('The value is not a gateway token as copied from the console: it cannot be sent, so nothing was sent.'),
+    fix: t(
+      'Store one token, on one line, with "Model Relay: Add Token" (copy it from the gateway console; it starts with sk-).',
+    ),
+    notSent: true,
+    context,
+  });
+}
+
 /** An image above the upload limit for edits: refused before anything is sent. */
 export function uploadTooLargeError(size: number, limit: number, context: ErrorContext): GatewayError {
   return new GatewayError({
