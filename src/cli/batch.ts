@@ -15,7 +15,7 @@ export class BatchedWriter {
 
   constructor(
     private readonly out: { write(s: string): unknown },
-    /** applied to each batch as it is written (e.g. escape sequences removed for a terminal) */
+    /** applied to each batch as it is written */
     private readonly transform: (s: string) => string = (s) => s,
   ) {}
 

@@ -13,8 +13,7 @@ import {
 } from '../gateway';
 import { t } from '../gateway/l10n';
 import type { GatewaysFile } from './gatewaysFile';
-import type { CliIo } from './main';
-import { cliFix, terminalSafe, type CliTerms } from './output';
+import { cliFix, type CliTerms, type OutputEdge } from './output';
 
 /** Every token the file's gateways take from the environment (to mask wherever they appear). */
 export function fileSecrets(file: GatewaysFile, env: Record<string, string | undefined>): string[] {
@@ -45,11 +44,10 @@ function inTerminalTerms(d: GatewaysDiagnosis, file: GatewaysFile): void {
 export async function diagnoseAll(
   file: GatewaysFile,
   json: boolean,
-  io: CliIo,
+  io: OutputEdge,
   dispatcher: Dispatcher,
 ): Promise<number> {
   const progress = !json && io.stderr.isTTY;
-  const clear = progress ? '\r\x1b[2K' : '';
   const envOf = (id: string) => file.tokenEnv.get(id)!;
   const d = await diagnoseGateways({
     gateways: file.gateways,
@@ -65,35 +63,30 @@ export async function diagnoseAll(
     dispatcher,
     proxy: { env: io.env },
     onGatewayStart: progress
-      ? (g, i, total) => void io.stderr.write(`${clear}${t('checking gateway {0} of {1}: {2}…', i + 1, total, g.name)}`)
+      ? (g, i, total) => io.progress(t('checking gateway {0} of {1}: {2}…', i + 1, total, g.name))
       : undefined,
     onPickModels: (g, picked) => {
       const said = [picked.chat && t('chat {0}', picked.chat), picked.native && t('native {0}', picked.native)]
         .filter(Boolean)
         .join(', ');
+      if (progress) io.progress('');
       io.stderr.write(
-        `${clear}relay-doctor: ${
+        `relay-doctor: ${
           said
             ? t(
                 '{0}: no chat or native model in the file: checking with the first models its token sees ({1}).',
                 g.name,
-                terminalSafe(said, io.stderr.isTTY),
+                said,
               )
             : t("{0}: no model in the file, and its token's list has none to pick.", g.name)
         }\n`,
       );
     },
   });
-  if (progress) io.stderr.write(clear);
+  if (progress) io.progress('');
   inTerminalTerms(d, file);
   const secrets = fileSecrets(file, io.env);
   if (json) io.stdout.write(`${JSON.stringify(gatewaysToJson(d, { secrets }), null, 2)}\n`);
-  else
-    io.stdout.write(
-      terminalSafe(
-        renderGatewaysTable(d, { secrets, width: io.stdout.columns || Number(io.env.COLUMNS) || 100 }),
-        io.stdout.isTTY,
-      ),
-    );
+  else io.stdout.write(renderGatewaysTable(d, { secrets, width: io.stdout.columns || Number(io.env.COLUMNS) || 100 }));
   return d.ok ? 0 : 1;
 }

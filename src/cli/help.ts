@@ -37,5 +37,6 @@ ${t('Environment:')}
   ${t("HTTPS trusts Node's roots, the operating system's certificate store and NODE_EXTRA_CA_CERTS (a corporate or internal CA).")}
 
 ${t('Exit codes: 0 success (diagnose: no check failed), 1 a check or request failed, 2 usage error, 3 a request failed after it may have reached the gateway and been billed (it was not sent again).')}
+${t("chat also: 4 the answer was cut by the output budget (max tokens), 5 it was stopped by the gateway's content filter, 6 it ended with another finish reason; the text is printed all the same, and a line on stderr says how it ended.")}
 `;
 }

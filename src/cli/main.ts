@@ -13,7 +13,8 @@
  *
  * Exit codes: 0 success, 1 a check or request failed, 2 a usage error, 3 a request failed after it may
  * have reached the gateway and been billed (`BILLED_EXIT`: never sent again by the client; running the
- * command again sends it again).
+ * command again sends it again); `chat` also 4 / 5 / 6 for an answer cut by max tokens, stopped by a
+ * content filter or ended with another finish reason (`ENDING_EXIT`, output.ts).
  *
  * Configuration comes only from the environment: MODEL_RELAY_BASE_URL, MODEL_RELAY_TOKEN,
  * MODEL_RELAY_BACKUP_URLS (comma separated); HTTPS_PROXY / HTTP_PROXY / NO_PROXY are honoured.
@@ -27,7 +28,6 @@ import { parseArgs } from 'node:util';
 import type { Dispatcher } from 'undici';
 import {
   GatewayClient,
-  SURFACES,
   createDispatcher,
   describeProxy,
   isGatewayError,
@@ -38,16 +38,22 @@ import {
   type DiagnosisInput,
 } from '../gateway';
 import { ENV_TOKEN, UsageError, configFor, readConfig, refuseTokenArguments, type CliConfig } from './config';
-import { chatOverGateways } from './gatewayChat';
+import { chatCommand } from './chatCommand';
 import { diagnoseAll, fileSecrets, fileTerms } from './gatewaysCommand';
 import { pickGateway, readGatewaysFile, type GatewaysFile } from './gatewaysFile';
-import { baseUrlWarnings, errorText, retryLine, surfaceMoveLine, terminalSafe, type CliTerms } from './output';
+import {
+  baseUrlWarnings,
+  errorText,
+  outputEdge,
+  retryLine,
+  surfaceMoveLine,
+  type CliTerms,
+  type OutputEdge,
+} from './output';
 import { models } from './modelsCommand';
 import { toolGatewayOf, toolsCommand } from './toolsCommand';
 import { quota } from './quotaCommand';
 import { isSince, usageCommand } from './usageCommand';
-import { chatEventBatches } from '../gateway/chat/stream';
-import { BatchedWriter } from './batch';
 import { applyLocale } from './locale';
 import { usage } from './help';
 import { isHelpFlag, isVersionFlag, version } from './usage';
@@ -115,7 +121,7 @@ function parse(command: Command, args: string[]) {
 function modelsToCheck(
   cfg: CliConfig,
   values: Record<string, unknown>,
-  io: CliIo,
+  io: OutputEdge,
 ): Pick<DiagnosisInput, 'models' | 'pickModels'> {
   const given = {
     chat: values['chat-model'] as string | undefined,
@@ -127,14 +133,14 @@ function modelsToCheck(
     given.chat || given.native
       ? given
       : { chat: p?.chat, native: p?.native, image: p?.image, imageEdit: p?.imageEdit, video: p?.video };
-  // Over a progress line (a terminal, not --json), the line is cleared first.
-  const clear = values.json !== true && io.stderr.isTTY ? '\r\x1b[2K' : '';
   const pickModels = (picked: { chat?: string | undefined; native?: string | undefined }) => {
     const said = [picked.chat && t('chat {0}', picked.chat), picked.native && t('native {0}', picked.native)]
       .filter(Boolean)
       .join(', ');
+    // Over a progress line (a terminal, not --json), the line is cleared first.
+    if (values.json !== true) io.progress('');
     io.stderr.write(
-      `${clear}relay-doctor: ${said ? t('no --chat-model / --native-model given: checking with the first models this token sees ({0}).', terminalSafe(said, io.stderr.isTTY)) : t("no model given, and the token's list has none to pick.")}\n`,
+      `relay-doctor: ${said ? t('no --chat-model / --native-model given: checking with the first models this token sees ({0}).', said) : t("no model given, and the token's list has none to pick.")}\n`,
     );
   };
   return { models, pickModels };
@@ -143,7 +149,7 @@ function modelsToCheck(
 async function diagnose(
   cfg: CliConfig,
   values: Record<string, unknown>,
-  io: CliIo,
+  io: OutputEdge,
   dispatcher: Dispatcher,
 ): Promise<number> {
   const json = values.json === true;
@@ -169,11 +175,9 @@ async function diagnose(
           cfg.token ? toolGatewayOf(cfg, models ?? []) : undefined,
         ),
     },
-    ...(progress
-      ? { onCheckStart: (_id: string, title: string) => void io.stderr.write(`\r\x1b[2K${t('checking: {0}…', title)}`) }
-      : {}),
+    ...(progress ? { onCheckStart: (_id: string, title: string) => io.progress(t('checking: {0}…', title)) } : {}),
   });
-  if (progress) io.stderr.write('\r\x1b[2K');
+  if (progress) io.progress('');
   const secrets = [cfg.token];
   if (json) io.stdout.write(`${JSON.stringify(reportToJson(report, { secrets }), null, 2)}\n`);
   else io.stdout.write(renderTable(report, { secrets, width: io.stdout.columns || 100 }));
@@ -190,66 +194,8 @@ function clientFor(cfg: CliConfig, dispatcher: Dispatcher, io: CliIo): GatewayCl
     extraHeaders: cfg.extraHeaders,
     dispatcher,
     onRetry: (n) => void io.stderr.write(retryLine(n)),
-    onSurfaceMove: (m) => void io.stderr.write(surfaceMoveLine(m, io.stderr.isTTY)),
+    onSurfaceMove: (m) => void io.stderr.write(surfaceMoveLine(m)),
   });
-}
-
-/** `--max-tokens N`: a positive whole number, else a usage error. */
-function maxTokensOf(values: Record<string, unknown>): number | undefined {
-  const v = values['max-tokens'] as string | undefined;
-  if (v === undefined) return undefined;
-  const n = Number(v.trim());
-  if (!Number.isInteger(n) || n < 1)
-    throw new UsageError(t('--max-tokens must be a positive whole number, not "{0}".', v));
-  return n;
-}
-
-async function chat(
-  cfg: CliConfig,
-  file: GatewaysFile | undefined,
-  values: Record<string, unknown>,
-  positionals: string[],
-  io: CliIo,
-  dispatcher: Dispatcher,
-): Promise<number> {
-  // A gateway of a --gateways file brings its default surface and models; the options replace them.
-  const given = (values.surface as string | undefined) ?? cfg.profile?.defaultSurface ?? 'compatible';
-  const surface = SURFACES.find((s) => s === given);
-  if (!surface) throw new UsageError(t('--surface must be "compatible", "native" or "responses", not "{0}".', given));
-  const model =
-    (values.model as string | undefined) ??
-    (surface === 'native' ? cfg.profile?.models?.native : cfg.profile?.models?.chat);
-  if (!model) throw new UsageError(t('chat needs --model M (see "relay-doctor models").'));
-  const prompt = positionals.join(' ').trim();
-  if (!prompt) throw new UsageError(t('chat needs a prompt, e.g. relay-doctor chat --model M "Hello"'));
-  const maxTokens = maxTokensOf(values);
-  const req = {
-    surface,
-    model,
-    messages: [{ role: 'user' as const, content: prompt }],
-    ...(maxTokens !== undefined ? { maxTokens } : {}),
-  };
-  if (file && cfg.profile) {
-    io.stderr.write(baseUrlWarnings(cfg.baseUrl, t('gateway "{0}"', cfg.profile.name)));
-    return chatOverGateways({ file, primary: cfg.profile, req, stream: values['no-stream'] !== true }, io, dispatcher);
-  }
-  const client = clientFor(cfg, dispatcher, io);
-  const safe = (s: string) => terminalSafe(s, io.stdout.isTTY);
-  if (values['no-stream'] === true) {
-    const r = await client.chat(req);
-    io.stdout.write(safe(`${r.text}\n`));
-    return 0;
-  }
-  // Text goes out in 16 KB batches (and after a short pause), not one write per delta.
-  const out = new BatchedWriter(io.stdout, safe);
-  try {
-    // A socket chunk's events at a time: one async step per chunk, not per delta.
-    for await (const batch of chatEventBatches(client.chatStream(req)))
-      for (const ev of batch) if (ev.type === 'text') out.write(ev.text);
-  } finally {
-    out.flush(out.wrote ? '\n' : '');
-  }
-  return 0;
 }
 
 /** `relay-doctor tools`' options: --json, and --trust-project (read the current folder's project files). */
@@ -289,17 +235,17 @@ async function runCommand(
   command: Command,
   target: Target,
   parsed: { values: Record<string, unknown>; positionals: string[] },
-  io: CliIo,
+  io: OutputEdge,
   dispatcher: Dispatcher,
 ): Promise<number> {
-  const { values, positionals } = parsed;
+  const { values } = parsed;
   if (!target.cfg) return diagnoseAll(target.file, values.json === true, io, dispatcher);
   const cfg = target.cfg;
   switch (command) {
     case 'diagnose':
       return diagnose(cfg, values, io, dispatcher);
     case 'models':
-      return models(clientFor(cfg, dispatcher, io), values.json === true, io, (s) => terminalSafe(s, io.stdout.isTTY));
+      return models(clientFor(cfg, dispatcher, io), values.json === true, io);
     case 'quota':
       return quota(clientFor(cfg, dispatcher, io), values.json === true, io.stdout);
     case 'usage':
@@ -309,7 +255,12 @@ async function runCommand(
         io.stdout,
       );
     case 'chat':
-      return chat(cfg, target.file, values, positionals, io, dispatcher);
+      return chatCommand(
+        { cfg, file: target.file, client: () => clientFor(cfg, dispatcher, io) },
+        parsed,
+        io,
+        dispatcher,
+      );
     case 'tools':
       return toolsCommand(
         { cfg, client: clientFor(cfg, dispatcher, io), dispatcher, file: target.file },
@@ -341,7 +292,9 @@ function missingToken(cfg: CliConfig | undefined): string {
 export const BILLED_EXIT = 3;
 
 /** Runs the program; returns the exit code. */
-export async function main(io: CliIo): Promise<number> {
+export async function main(given: CliIo): Promise<number> {
+  // Everything leaves by the output edge: text without the gateway's control characters (JSON once --json is read).
+  let io = outputEdge(given, false);
   const [command, ...rest] = io.argv;
   let secrets: string[] = [];
   let terms: Partial<CliTerms> = {};
@@ -367,6 +320,7 @@ export async function main(io: CliIo): Promise<number> {
     )
       throw new UsageError(t('Unknown command "{0}".', command));
     const parsed = parse(command, rest);
+    io = outputEdge(given, parsed.values.json === true);
     if (parsed.values.help) {
       io.stdout.write(usage());
       return 0;
@@ -397,7 +351,7 @@ export async function main(io: CliIo): Promise<number> {
       io.stderr.write(`relay-doctor: ${redactSecrets(e.message, secrets)}\n\n${usage()}`);
       return 2;
     }
-    io.stderr.write(errorText(e, secrets, io.stderr.isTTY, terms));
+    io.stderr.write(errorText(e, secrets, terms));
     return isGatewayError(e) && e.mayHaveBeenBilled ? BILLED_EXIT : 1;
   } finally {
     await dispatcher?.close().catch(() => undefined);

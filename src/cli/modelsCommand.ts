@@ -120,10 +120,9 @@ export async function models(
   client: GatewayClient,
   json: boolean,
   io: {
-    stdout: { write(s: string): unknown; isTTY?: boolean | undefined };
+    stdout: { write(s: string): unknown };
     stderr: { write(s: string): unknown };
   },
-  safe: (s: string) => string,
 ): Promise<number> {
   const [list, prices] = await Promise.all([client.listModels(), client.account.pricing().catch(() => undefined)]);
   if (json) {
@@ -131,7 +130,7 @@ export async function models(
     return 0;
   }
   if (!list.length) io.stderr.write(`relay-doctor: ${t("the token's group sees no model.")}\n`);
-  if (list.length || prices?.size) for (const piece of modelTable(list, prices)) io.stdout.write(safe(piece));
+  if (list.length || prices?.size) for (const piece of modelTable(list, prices)) io.stdout.write(piece);
   if (!prices)
     io.stderr.write(`relay-doctor: ${t('the gateway publishes no prices (/api/pricing): "—" in the table.')}\n`);
   return 0;

@@ -11,29 +11,39 @@ export const SINCE = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_4
 export type Since = keyof typeof SINCE;
 export const isSince = (s: unknown): s is Since => typeof s === 'string' && s in SINCE;
 
-/** Thrown when the gateway has no usage log a token can read (exit 1, with cause and fix). */
-export class NoUsageLogError extends Error {
-  override readonly cause = t(
-    'The gateway does not answer GET /api/log/token for this token (one-api, or new-api older than the route).',
-  );
-  readonly fix = t("See the usage log in the gateway's web console.");
-  constructor() {
-    super(t('This gateway does not show a token its usage log.'));
+/** Why the usage log cannot be shown (exit 1): what happened, its cause and the fix, in a terminal's words. */
+class UsageLogError extends Error {
+  constructor(
+    message: string,
+    override readonly cause: string,
+    readonly fix: string = t("See the usage log in the gateway's web console."),
+  ) {
+    super(message);
   }
 }
 
 /** The records of the log, newest first, since `since` (all when undefined); throws when it cannot be read. */
 async function records(client: GatewayClient, since: Since | undefined, now: number) {
   const read = await client.usage.read();
-  if (read.state === 'unsupported') throw new NoUsageLogError();
+  if (read.state === 'unsupported')
+    throw new UsageLogError(
+      t('This gateway does not show a token its usage log.'),
+      t('The gateway does not answer GET /api/log/token for this token (one-api, or new-api older than the route).'),
+    );
   if (read.state === 'limited')
-    throw new Error(
+    throw new UsageLogError(
       t(
         "The gateway's usage log is paused by its rate limit (shared with the balance): try again after {0}.",
         new Date(read.until).toISOString(),
       ),
+      t('The gateway limits how often a token may read its usage log and balance.'),
+      t('Run it again after that time.'),
     );
-  if (read.state === 'failed') throw new Error(t("The gateway's usage log could not be read: {0}", read.message));
+  // A classified failure (the token refused, the gateway down…) says its own cause and fix.
+  if (read.state === 'failed')
+    throw (
+      read.error ?? new UsageLogError(t("The gateway's usage log could not be read: {0}", read.message), read.message)
+    );
   const from = since ? now - SINCE[since] : -Infinity;
   return { records: read.records.filter((r) => r.time >= from), readAt: read.readAt };
 }

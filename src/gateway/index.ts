@@ -144,7 +144,7 @@ export {
 } from './gateways/listAcross';
 export { chat, surfaceAdapter } from './chat/chat';
 export { chatStream } from './chat/stream';
-export { stoppedAtMaxTokens } from './chat/finishReason';
+export { answerEnding, endingWords, type AnswerEnding } from './chat/finishReason';
 export { compatibleSurface } from './chat/surfaces/compatible';
 export { nativeSurface } from './chat/surfaces/native';
 export { responsesSurface } from './chat/surfaces/responses';

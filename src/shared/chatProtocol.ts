@@ -10,7 +10,7 @@
  * The webview imports this file with `import type` only, so zod stays out of its bundle.
  */
 import { z } from 'zod';
-import type { Capability, ErrorDetail, ErrorKind, Surface } from '../gateway';
+import type { AnswerEnding, Capability, ErrorDetail, ErrorKind, Surface } from '../gateway';
 import { IMAGE_MIME_TYPES, MAX_IMAGE_BASE64, MAX_IMAGES_PER_MESSAGE, type ImageMime } from './chatImages';
 
 /** The core's surface (`import type` only: nothing of the core reaches the webview bundle). */
@@ -175,8 +175,11 @@ export interface ChatEntry {
   gateway?: ChatGatewayRef | undefined;
   usage?: ChatUsage | undefined;
   finishReason?: string | undefined;
-  /** assistant only: the reply stopped at max tokens (the host decides, by the core's rule) */
-  cutOff?: boolean | undefined;
+  /**
+   * assistant only: how the reply ended when it did not simply end — cut by max tokens, stopped by a
+   * content filter, or another finish reason (the host decides, by the core's rule: answerEnding)
+   */
+  ending?: Exclude<AnswerEnding, 'complete'> | undefined;
   durationMs?: number | undefined;
   error?: ChatErrorInfo | undefined;
   notices?: ChatNotice[] | undefined;

@@ -94,6 +94,8 @@ export const CHAT_STRING_KEYS = [
   'usageTokens',
   'noUsage',
   'cutOff',
+  'filtered',
+  'endedOther',
   'answeredBy',
   // error card
   'kindNetwork',

@@ -231,7 +231,7 @@ function el(d: Document, tag: string, className: string): HTMLElement {
   return e;
 }
 
-/** "answered by Beta · 12 input · 34 output tokens · 1.2 s" (the gateway when it is known), plus a warning when the host says max tokens cut the reply off. */
+/** "answered by Beta · 12 input · 34 output tokens · 1.2 s" (the gateway when it is known), plus how the reply ended when the host says it did not simply end (cut off at max tokens, a content filter, another reason). */
 export function usageLine(e: ChatEntry, s: ChatStrings): string | undefined {
   if (e.role !== 'assistant' || e.status === 'streaming') return undefined;
   const parts: string[] = [];
@@ -244,6 +244,8 @@ export function usageLine(e: ChatEntry, s: ChatStrings): string | undefined {
   }
   if (u?.cost) parts.push(u.cost);
   if (e.durationMs !== undefined && e.status === 'done') parts.push(fill(s.seconds, (e.durationMs / 1000).toFixed(1)));
-  if (e.cutOff) parts.push(s.cutOff);
+  if (e.ending === 'budget') parts.push(s.cutOff);
+  else if (e.ending === 'filter') parts.push(s.filtered);
+  else if (e.ending === 'other') parts.push(fill(s.endedOther, e.finishReason ?? '?'));
   return parts.length ? parts.join(' · ') : undefined;
 }

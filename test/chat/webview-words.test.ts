@@ -1,13 +1,15 @@
 /**
- * What the webview shows on the host's word: the "cut off" note (the core's rule, applied by the
- * host), sizes in the host's units, and images by their file's webview URI (never as base64 in text).
+ * What the webview shows on the host's word: how a reply ended — cut off at max tokens, stopped by a
+ * content filter, another finish reason (the core's rule, applied by the host), sizes in the host's units, and images by their file's webview URI (never as base64 in text).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { usageLine } from '../../src/webview/messageView';
 import { formatBytes } from '../../src/shared/chatImages';
 import type { ChatEntry } from '../../src/shared/chatProtocol';
-import { ChatSession } from '../../src/host/chat/session';
+import { ChatSession, type ChatBackend } from '../../src/host/chat/session';
+import { restoreEntries } from '../../src/host/chat/chatStore';
+import type { ChatResult } from '../../src/gateway';
 import { byteUnits, chatStrings } from '../../src/host/chat/chatWords';
 import { useTranslations } from '../../src/gateway/l10n';
 import { makeClient } from '../gateway/helpers';
@@ -29,13 +31,80 @@ test('"cut off at max tokens" is the host\'s word: it marks the entry, the webvi
   });
   await session.send('one two three four five six seven eight nine ten', opts('compatible', { maxTokens: 3 }));
   const cut = done.at(-1)!;
-  assert.equal(cut.cutOff, true, 'a reply that ran out of max tokens is marked by the host');
+  assert.equal(cut.ending, 'budget', 'a reply that ran out of max tokens is marked by the host');
   const s = chatStrings();
   assert.match(usageLine(cut, s) ?? '', /cut off at max tokens/);
   await session.send('hi', opts('compatible'));
-  assert.equal(done.at(-1)!.cutOff, undefined);
+  assert.equal(done.at(-1)!.ending, undefined);
   // The webview does not read finish reasons itself.
   assert.doesNotMatch(usageLine(reply('r', 'x', { finishReason: 'length' }), s) ?? '', /cut off/);
+});
+
+/** A backend whose one reply streams `text` and ends with `finishReason` (the simulator has no content filter). */
+function endingWith(finishReason: string, text: string): ChatBackend {
+  const result = (): ChatResult => ({
+    text,
+    toolCalls: [],
+    reasoning: '',
+    thinking: [],
+    finishReason,
+    usage: { inputTokens: 3, outputTokens: 2 },
+    model: 'gpt-4o-mini',
+    id: 'r1',
+    host: 'h',
+    requestId: undefined,
+    durationMs: 5,
+  });
+  return {
+    chat: async () => result(),
+    chatStream: async function* () {
+      yield { type: 'text', text };
+      yield { type: 'finish', reason: finishReason };
+      yield { type: 'done', result: result() };
+    },
+  };
+}
+
+test('a reply a content filter stopped (or that ended for another reason) says so; a saved chat keeps saying it', async () => {
+  const s = chatStrings();
+  for (const [reason, ending, words] of [
+    ['content_filter', 'filter', /stopped by the gateway's content filter/],
+    ['refusal', 'filter', /stopped by the gateway's content filter/],
+    ['pause_turn', 'other', /ended with finish reason "pause_turn"/],
+  ] as const)
+    for (const streaming of [true, false]) {
+      const done: ChatEntry[] = [];
+      const session = new ChatSession({
+        backend: endingWith(reason, 'I cannot'),
+        images: imageFiles(),
+        streaming: () => streaming,
+        listener: (e) => {
+          if (e.type === 'entryUpdated' && e.entry.status === 'done') done.push(e.entry);
+        },
+      });
+      await session.send('hi', opts('compatible'));
+      const entry = done.at(-1)!;
+      assert.equal(entry.ending, ending, `${reason}, streamed: ${streaming}`);
+      assert.match(usageLine(entry, s) ?? '', words);
+      assert.doesNotMatch(usageLine(entry, s) ?? '', /cut off/);
+    }
+  // Saved before endings were said (`cutOff`), or tampered with: worked out again from the finish reason.
+  const restored = restoreEntries(
+    [
+      reply('a', 'x', { finishReason: 'length', cutOff: true } as Partial<ChatEntry>),
+      reply('b', 'y', { finishReason: 'stop', ending: 'filter' }),
+      reply('c', 'z', { finishReason: 42, ending: 'budget' } as unknown as Partial<ChatEntry>),
+    ],
+    imageFiles(),
+  );
+  assert.deepEqual(
+    restored.map((e) => [e.ending, 'cutOff' in e]),
+    [
+      ['budget', false],
+      [undefined, false],
+      [undefined, false],
+    ],
+  );
 });
 
 test('sizes are in the words of the display language (composer, image placeholders, host refusals)', () => {

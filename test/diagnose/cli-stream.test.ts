@@ -84,12 +84,13 @@ for (const surface of ['compatible', 'native'] as const) {
   });
 }
 
-test('chat --max-tokens is sent (the reply stops there) and must be a positive whole number', async () => {
+test('chat --max-tokens is sent (the reply stops there, exit 4) and must be a positive whole number', async () => {
   sim.config.replyText = 'one two three four five six';
   try {
     const r = io(['chat', '--model', 'gpt-4o-mini', '--max-tokens', '2', 'go']);
-    assert.equal(await r.run(), 0, r.err());
+    assert.equal(await r.run(), 4, `cut by the output budget: exit 4\n${r.err()}`);
     assert.equal(r.writes.join(''), 'one two\n');
+    assert.match(r.err(), /the answer was cut by the output budget \(max tokens 2\)/);
     for (const bad of ['0', '1.5', 'many', '-3']) {
       const b = io(['chat', '--model', 'gpt-4o-mini', '--max-tokens', bad, 'go']);
       assert.equal(await b.run(), 2, bad);

@@ -20,6 +20,8 @@ export class FakeCompletionClient implements CompletionClient {
   maxInFlight = 0;
   latencyMs = 150;
   reply: (req: CompletionRequest) => string = () => 'completion()';
+  /** how each answer ended, in the gateway's words (undefined: it does not say) */
+  finishReason: ((req: CompletionRequest) => string | undefined) | undefined;
   usage: ((req: CompletionRequest) => CompletionResult['usage']) | undefined = () => ({ input: 100, output: 10 });
   failWith: (() => unknown) | undefined;
   /** thrown while preparing, before the release (as the core's input errors, or a failing token store, are) */
@@ -59,6 +61,7 @@ export class FakeCompletionClient implements CompletionClient {
     this.answered++;
     return {
       text: this.reply(req),
+      finishReason: this.finishReason?.(req),
       mode: 'fim',
       model: req.model,
       usage: this.usage?.(req),

@@ -2,12 +2,13 @@
  * The inline-completion engine's economy of calls (issue 25), each rule a table over a fake clock and
  * a fake client: the debounce from typing speed, aborts of superseded requests (one in flight per
  * document, never a reply for older text), typing through a shown suggestion, the cache for
- * backspace and retype, the context and document gates. Pauses (cap, errors) are in
- * completionPauses.test.ts.
+ * backspace and retype, the context and document gates, what of an answer cut short or filtered is
+ * shown. Pauses (cap, errors) are in completionPauses.test.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { errorFromResponse } from '../../src/gateway';
+import { shownInsertion } from '../../src/host/completions/shownInsertion';
 import { settle } from '../fakes/clock';
 import { Rig } from './completionRig';
 
@@ -482,4 +483,37 @@ test('shown and accepted are counted once per suggestion; reset forgets answers 
   void ed.ask();
   await rig.settleAll(ed);
   assert.equal(rig.client.requests.length, 3);
+});
+
+test('an answer cut by max tokens shows its complete lines only; a filtered one nothing', async () => {
+  const table: Array<[string, string | undefined, string | undefined]> = [
+    ['total(items)', 'stop', 'total(items)'],
+    ['total(items)', undefined, 'total(items)'],
+    ['total(ite', 'length', undefined],
+    ['total(items);\n  return to', 'length', 'total(items);'],
+    ['a();\n  b();\n  c(', 'max_tokens', 'a();\n  b();'],
+    ['a();\n', 'length', 'a();'],
+    ['  \n  b(', 'length', undefined],
+    ['a();\n  b(', 'pause_turn', 'a();'],
+    ['I cannot help with that.', 'content_filter', undefined],
+    ['a();\n', 'content_filter', undefined],
+  ];
+  for (const [text, reason, shown] of table) assert.equal(shownInsertion(text, reason), shown, `${reason}: ${text}`);
+  const rig = new Rig();
+  const ed = rig.editor();
+  rig.client.reply = () => 'total(items);\n  return tot';
+  rig.client.finishReason = () => 'length';
+  void ed.type('m');
+  assert.equal((await rig.settleAll(ed))?.insertText, 'total(items);');
+  rig.client.reply = () => 'tota';
+  void ed.type('a');
+  assert.equal(await rig.settleAll(ed), undefined, 'cut mid-line: nothing');
+  rig.client.reply = () => 'something()';
+  rig.client.finishReason = () => 'content_filter';
+  void ed.type('p');
+  assert.equal(await rig.settleAll(ed), undefined, 'filtered: nothing');
+  await ed.backspace();
+  void ed.type('p');
+  assert.equal(await rig.settleAll(ed), undefined);
+  assert.equal(rig.client.requests.length, 3, 'kept as nothing: that context is not asked again');
 });

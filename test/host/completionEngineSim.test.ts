@@ -3,7 +3,8 @@
  * the simulator's POST /v1/completions, on the system clock: a pause gets the simulator's
  * fill-in-the-middle answer; a keystroke while a request waits on the model closes its socket at
  * once (the simulator records the abort long before its answer was due, and bills nothing); a refused
- * token pauses suggestions with the core's classification, no request per keystroke.
+ * token pauses suggestions with the core's classification, no request per keystroke; an answer the
+ * simulator cut at max tokens shows only its complete lines, or nothing.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,13 +21,13 @@ before(async () => {
 });
 after(() => sim.close());
 
-function setup(token: string) {
+function setup(token: string, settings = SETTINGS) {
   const client = new GatewayClient({ baseUrl: sim.url, token: () => token, retry: { maxRetries: 0 } }).completions();
   const states: EngineState[] = [];
   const engine = new CompletionEngine({
     client: () => client,
     clock: systemClock,
-    settings: () => SETTINGS,
+    settings: () => settings,
     price: () => undefined,
     onState: (s) => states.push(s),
   });
@@ -106,4 +107,26 @@ test('a refused token pauses suggestions with the core’s words; typing on send
   }
   assert.equal(engine.stats().requests, 1, 'one request, not one per keystroke');
   assert.equal(states.length, 1);
+});
+
+test('an answer cut at max tokens (finish_reason "length") shows its complete lines, or nothing mid-line', async () => {
+  sim.reset();
+  sim.config.completions = {
+    ...sim.config.completions,
+    text: 'urn items\n    .map((i) => i.price)\n    .reduce((a, b) => a + b, 0);',
+  };
+  try {
+    const head = 'function total(items) {\n  ret';
+    const cut = setup(sim.tokens.production!, { ...SETTINGS, maxTokens: 4 });
+    const s = await cut.ask(`${head}\n}\n`, head.length);
+    assert.equal(s?.insertText, 'urn items', 'the first line, whole; not the second one cut mid-way');
+    const short = setup(sim.tokens.production!, { ...SETTINGS, maxTokens: 1 });
+    assert.equal(await short.ask(`${head}\n}\n`, head.length), undefined, 'cut inside the first line: nothing');
+    const whole = setup(sim.tokens.production!);
+    const all = await whole.ask(`${head}\n}\n`, head.length);
+    assert.equal(all?.insertText, 'urn items\n    .map((i) => i.price)\n    .reduce((a, b) => a + b, 0);');
+    assert.equal(sim.completionStats().answered, 3);
+  } finally {
+    sim.config.completions = { ...sim.config.completions, text: undefined };
+  }
 });

@@ -11,14 +11,8 @@ import assert from 'node:assert/strict';
 import { GatewaySet, chatStreamAcross, type ChatEvent, type GatewayProfile } from '../../src/gateway';
 import { TokenStore } from '../../src/host/gateways/tokenStore';
 import { tokenKeys } from '../../src/host/gateways/activeToken';
-import {
-  ToolCallOrigins,
-  gatewayOfModel,
-  lmModelId,
-  lmRoutes,
-  lmTarget,
-  withFailoverNotices,
-} from '../../src/host/lm/lmGateways';
+import { ToolCallOrigins, gatewayOfModel, lmModelId, lmRoutes, lmTarget } from '../../src/host/lm/lmGateways';
+import { withNotices } from '../../src/host/lm/lmNotices';
 import { LmModelLists, type LmGatewayModels, type LmListSource } from '../../src/host/lm/lmModels';
 import { credentialDigest, defaultConfig, startSimulator, type Simulator } from '../sim/server';
 import { InMemoryMemento, InMemorySecretStorage } from '../fakes/state';
@@ -208,7 +202,7 @@ test("a request for gateway B's model reaches B only, with B's token; a bare id 
   const req = { surface: 'compatible' as const, messages: [{ role: 'user' as const, content: 'hi' }] };
   const routes = lmRoutes({ id: 'b/gpt-4o-mini' }, p.gateways, 'a', {});
   assert.deepEqual(routes, [{ gateway: 'b', model: 'gpt-4o-mini' }]);
-  const events = await collect(withFailoverNotices(chatStreamAcross(p.gateways, routes, req)));
+  const events = await collect(withNotices(chatStreamAcross(p.gateways, routes, req)));
   const done = events.find((e) => e.type === 'done');
   assert.deepEqual(done?.type === 'done' && done.result.gateway, { id: 'b', name: 'Beta' });
   assert.deepEqual([chats(a).length, chats(b).length, chats(c).length], [0, 1, 0]);
@@ -233,18 +227,18 @@ test('a failover is said in the reply, before the answer, naming both gateways a
   };
   const routes = lmRoutes({ id: 'a/gpt-4o-mini' }, p.gateways, 'a', fallbacks);
   const req = { surface: 'compatible' as const, messages: [{ role: 'user' as const, content: 'hi' }] };
-  const events: ChatEvent[] = await collect(withFailoverNotices(chatStreamAcross(p.gateways, routes, req)));
+  const events: ChatEvent[] = await collect(withNotices(chatStreamAcross(p.gateways, routes, req)));
   const first = events[0];
   assert.equal(first.type, 'text');
   const lines = first.type === 'text' ? first.text.trim().split('\n') : [];
   assert.equal(lines.length, 2, 'one line per gateway that could not serve it');
   assert.match(
     lines[0],
-    /^↪ gateway "Alpha" could not serve gpt-4o-mini \(HTTP 503: (?!HTTP)[^)]*\); answered by gateway "Gamma"/,
+    /^> ↪ Model Relay: gateway "Alpha" could not serve gpt-4o-mini \(HTTP 503: (?!HTTP)[^)]*\); answered by gateway "Gamma"/,
   );
   assert.match(
     lines[1],
-    /^↪ gateway "Beta" could not serve gpt-4o-mini \(HTTP 502: (?!HTTP)[^)]*\); answered by gateway "Gamma"/,
+    /^> ↪ Model Relay: gateway "Beta" could not serve gpt-4o-mini \(HTTP 502: (?!HTTP)[^)]*\); answered by gateway "Gamma"/,
   );
   assert.ok(
     events.some((e) => e.type === 'text' && e !== first),
@@ -261,9 +255,9 @@ test('without a failover the reply is the gateway’s alone', async () => {
   const p = threeGateways();
   const req = { surface: 'compatible' as const, messages: [{ role: 'user' as const, content: 'hi' }] };
   const events = await collect(
-    withFailoverNotices(chatStreamAcross(p.gateways, lmRoutes({ id: 'a/gpt-4o-mini' }, p.gateways, 'a', {}), req)),
+    withNotices(chatStreamAcross(p.gateways, lmRoutes({ id: 'a/gpt-4o-mini' }, p.gateways, 'a', {}), req)),
   );
-  assert.ok(!events.some((e) => e.type === 'text' && e.text.startsWith('↪')));
+  assert.ok(!events.some((e) => e.type === 'text' && e.text.includes('Model Relay')));
 });
 
 test("a gateway tool called by gateway B's model runs on B: the provider remembers its replies' calls", async () => {

@@ -3,7 +3,8 @@
  * against the simulator: a chat that may have been billed (a proxy's 504 page after the request was
  * read) is sent once; the reply shows the error, a warning that it may have been billed — VS Code's
  * warning part where the extension may push one, else a line with the warning icon — and one button
- * that asks the same thing again, saying it may be billed again. A refusal shows neither.
+ * that asks the same thing again, saying it may be billed again. A refusal shows neither. An answer
+ * cut by max tokens is shown with a warning that says so (the same warning part, or the icon line).
  * Needs `npm run build` (dist/extension.js, dist/main.js).
  */
 import { test, before, after } from 'node:test';
@@ -85,6 +86,40 @@ test('@relay: a chat that may have been billed is sent once, warned about, and o
     assert.match(said.markdown.join(''), /HTTP 400/);
     assert.deepEqual([said.warnings, said.buttons], [[], []]);
   } finally {
+    for (const d of context.subscriptions.splice(0).reverse()) d.dispose();
+  }
+});
+
+test('@relay: an answer cut by max tokens is shown, with a warning that says so', async () => {
+  const fake = fakeVscode({
+    'modelRelay.baseUrl': sim.url,
+    'modelRelay.models.chat': 'gpt-4o-mini',
+    'modelRelay.maxTokens': 3,
+  });
+  const context = fakeContext(root);
+  const ext = loadWithFake<{ activate(c: unknown): { ready(): Promise<RelayApi> } }>(entry, fake);
+  const { tokens } = await ext.activate(context).ready();
+  sim.config.replyText = 'one two three four five six';
+  try {
+    await tokens.add('production', sim.tokens.production);
+    const handler = fake.registrations.find((r) => r.kind === 'participant')!.impl as Handler;
+    for (const warning of ['absent', 'works'] as const) {
+      sim.reset();
+      const { stream, said } = recordingStream(warning);
+      await handler({ prompt: 'count', command: undefined }, {}, stream, token);
+      const text = said.markdown.join('');
+      assert.match(text, /^one two three/);
+      const words = 'the answer was cut by the output budget (max tokens 3).';
+      if (warning === 'works') assert.deepEqual(said.warnings, [words]);
+      else assert.ok(text.endsWith(`$(warning) ${words}`), text);
+    }
+    sim.reset();
+    sim.config.replyText = 'one';
+    const { stream, said } = recordingStream('works');
+    await handler({ prompt: 'count', command: undefined }, {}, stream, token);
+    assert.deepEqual(said.warnings, [], 'a whole answer: no warning');
+  } finally {
+    sim.config.replyText = undefined;
     for (const d of context.subscriptions.splice(0).reverse()) d.dispose();
   }
 });

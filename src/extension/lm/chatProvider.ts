@@ -9,7 +9,8 @@ import * as vscode from 'vscode';
 import { abortOn, withAbort } from '../../host/cancellation';
 import { billedWarning, errorSentence } from '../../host/errorWords';
 import { lmErrorCode } from '../../host/lm/lmErrors';
-import { lmModelId, lmRoutes, withFailoverNotices, type ToolCallOrigins } from '../../host/lm/lmGateways';
+import { lmModelId, lmRoutes, type ToolCallOrigins } from '../../host/lm/lmGateways';
+import { withNotices } from '../../host/lm/lmNotices';
 import { LmModelLists, type LmListSource } from '../../host/lm/lmModels';
 import { lmToChatRequest } from '../../host/lm/lmRequest';
 import { modelProfile, surfaceWords, type ModelProfile } from '../../host/lm/modelProfile';
@@ -218,8 +219,10 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
       this.thinking,
     );
     try {
-      // A failover is said in the reply (a line of text before the next gateway's answer), never silently.
-      for await (const e of withFailoverNotices(chatStreamAcross(set, routes, { ...req, signal: cancel.signal })))
+      // A failover (before the next gateway's answer) and an answer that did not simply end (after it) are
+      // said in the reply as notice lines, never silently; they are left out when VS Code hands them back.
+      const events = chatStreamAcross(set, routes, { ...req, signal: cancel.signal });
+      for await (const e of withNotices(events, req.maxTokens))
         this.report(e, progress, (id) => routes.find((r) => r.gateway === id)?.model ?? asked);
     } catch (e) {
       if (e instanceof GatewayError && e.kind !== 'aborted') throw lmError(e);

@@ -4,7 +4,7 @@
  * `<gateway id>/<model id>`): then on that gateway, with its token only.
  */
 import * as vscode from 'vscode';
-import { GatewayError, noImageError, surfaceMoveWords, type GatewayClient } from '../../gateway';
+import { GatewayError, endingWords, noImageError, surfaceMoveWords, type GatewayClient } from '../../gateway';
 import { abortOn } from '../../host/cancellation';
 import { LM_VENDOR, PARTICIPANT_NAME } from '../../host/commandIds';
 import { billedWarning, errorMarkdown } from '../../host/errorWords';
@@ -105,9 +105,12 @@ async function chat(
     signal,
   })) {
     if (e.type === 'text') stream.markdown(e.text);
+    if (e.type !== 'done') continue;
     // The gateway refused the model where it was asked and said where it answers: said once, under the reply.
-    if (e.type === 'done' && e.result.surfaceMove?.learntNow)
-      stream.markdown(`\n\n_${surfaceMoveWords(e.result.surfaceMove)}_`);
+    if (e.result.surfaceMove?.learntNow) stream.markdown(`\n\n_${surfaceMoveWords(e.result.surfaceMove)}_`);
+    // An answer cut by max tokens, stopped by a content filter or ended otherwise says so (the core's rule).
+    const ending = endingWords(e.result.finishReason, s.maxTokens);
+    if (ending) warn(stream, ending);
   }
 }
 

@@ -155,6 +155,7 @@ export class GatewayCompletions implements CompletionClient {
         const text = withoutSuffixOverlap(a.text, req.suffix);
         return {
           text,
+          finishReason: a.finishReason,
           mode: 'fim',
           model: req.model,
           usage: a.usage ?? estimated(req.prefix + req.suffix, text),
@@ -182,6 +183,7 @@ export class GatewayCompletions implements CompletionClient {
         : undefined;
     return {
       text,
+      finishReason: r.finishReason,
       mode: 'chat',
       model: req.model,
       usage: reported ?? estimated(`${CHAT_COMPLETION_SYSTEM}\n${chatCompletionPrompt(req)}`, r.text),

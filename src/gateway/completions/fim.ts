@@ -57,6 +57,7 @@ export function fimBody(req: CompletionRequest, maxTokens: number): Record<strin
 
 export interface FimAnswer {
   text: string;
+  finishReason: string | undefined;
   usage: { input: number; output: number } | undefined;
   requestId: string | undefined;
 }
@@ -76,7 +77,7 @@ export function parseFimAnswer(
     throw errorFromResponse({ status, headers: {}, body: JSON.stringify(data), context, origin: 'okBody', requestId });
   if (!o || !Array.isArray(o.choices)) throw protocolError('unexpected_shape', COMPLETIONS_PATH, context, rid);
   if (o.choices.length === 0) throw protocolError('empty_choices', COMPLETIONS_PATH, context, rid);
-  const first = o.choices[0] as { text?: unknown } | null;
+  const first = o.choices[0] as { text?: unknown; finish_reason?: unknown } | null;
   if (!first || typeof first !== 'object' || (first.text !== undefined && typeof first.text !== 'string'))
     throw protocolError('unexpected_shape', COMPLETIONS_PATH, context, rid);
   const u = o.usage && typeof o.usage === 'object' ? (o.usage as Record<string, unknown>) : undefined;
@@ -84,6 +85,7 @@ export function parseFimAnswer(
   const output = count(u?.completion_tokens);
   return {
     text: first.text ?? '',
+    finishReason: typeof first.finish_reason === 'string' ? first.finish_reason : undefined,
     usage: input === undefined && output === undefined ? undefined : { input: input ?? 0, output: output ?? 0 },
   };
 }

@@ -35,6 +35,12 @@ export interface CompletionRequest {
 export interface CompletionResult {
   /** the text to insert at the cursor (may span lines; never repeats the prefix or the suffix) */
   text: string;
+  /**
+   * how the model's answer ended, in the gateway's words (FIM `finish_reason`, the chat's finish
+   * reason): read by answerEnding — an answer cut by max tokens may stop mid-line, a filtered one is
+   * not an answer (the engine decides what is shown)
+   */
+  finishReason?: string | undefined;
   mode: CompletionMode;
   model: string;
   /** tokens the gateway reported (or estimated when it reported none) */

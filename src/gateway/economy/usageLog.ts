@@ -12,6 +12,7 @@
  * to the token and are forgotten when another token is in use.
  */
 import { isGatewayError } from '../errors/gatewayError';
+import { t } from '../l10n';
 import type { Transport } from '../http/transport';
 import { arrivalIn } from './arrival';
 import type { CriticalBudget } from './criticalBudget';
@@ -22,6 +23,7 @@ import { parseLogAnswer, parseRecords, USAGE_LOG_BOUNDS, USAGE_LOG_PATH, type Lo
 import type { Arrival, UsageLogRead, UsageRecord } from './usageTypes';
 
 const MINUTE = 60_000;
+const MB = 1024 * 1024;
 export const USAGE_LOG_TIMING = {
   /** the shortest time between two reads */
   minIntervalMs: MINUTE,
@@ -198,11 +200,19 @@ export class UsageLog {
         this.critical.limited();
         return { read: { state: 'limited', until: this.critical.nextAt('log') } };
       }
+      // An answer over the read cap is a log too large to read, not a gateway without one (nothing learnt of the route).
+      if (e.detail === 'body_too_large')
+        return {
+          read: {
+            state: 'failed',
+            message: t('the log is too large to read ({0} MB cap)', USAGE_LOG_BOUNDS.bytes / MB),
+          },
+        };
       if ((e.status !== undefined && MISSING.has(e.status)) || (e.kind === 'protocol' && e.status === 200)) {
         if (epoch === this.epoch) this.missingAt = this.now();
         return { read: { state: 'unsupported' } };
       }
-      return { read: { state: 'failed', message: e.message }, refused: e.status === 401 && auth === 'query' };
+      return { read: { state: 'failed', message: e.message, error: e }, refused: e.status === 401 && auth === 'query' };
     }
   }
 

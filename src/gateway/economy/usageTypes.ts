@@ -3,6 +3,7 @@
  * shared/reference/gateway-economy.md §6): the records, what a read answered, and whether one of our
  * requests arrived. The reader lives in `usageLog.ts`; views and the support report see only these types.
  */
+import type { GatewayError } from '../errors/gatewayError';
 import type { Units } from './units';
 
 /** One record of the gateway's usage log, parsed and bounded. */
@@ -47,8 +48,11 @@ export type UsageLogRead =
   | { state: 'unsupported' }
   /** the shared critical rate limit (about 20 per 20 minutes per IP): reads pause until `until` */
   | { state: 'limited'; until: number }
-  /** any other failure, already classified (the text is the error's own, masked) */
-  | { state: 'failed'; message: string };
+  /**
+   * any other failure, already classified (the text is the error's own, masked; `error`: the error
+   * itself, when the read failed with one — a log too large to read did not)
+   */
+  | { state: 'failed'; message: string; error?: GatewayError | undefined };
 
 /** Whether one of our requests reached the gateway, by its request id. */
 export type Arrival =

@@ -2,7 +2,7 @@
  * Every GatewayError that is not read off an HTTP answer or a network failure is built here, by a
  * named factory: nothing outside src/gateway/errors calls `new GatewayError` itself.
  */
-import { stoppedAtMaxTokens } from '../chat/finishReason';
+import { answerEnding } from '../chat/finishReason';
 import { t } from '../l10n';
 import { GatewayError, type ErrorContext, type ErrorDetail } from './gatewayError';
 import type { TokenState } from './gatewayWords';
@@ -76,8 +76,9 @@ export function emptyReplyError(
   context: ErrorContext,
   extra: { status?: number; requestId?: string } = {},
 ): GatewayError {
-  const budget = stoppedAtMaxTokens(finishReason);
-  const filtered = finishReason === 'content_filter' || finishReason === 'refusal';
+  const ending = answerEnding(finishReason);
+  const budget = ending === 'budget';
+  const filtered = ending === 'filter';
   const reason = emptyReplyCause(budget, filtered, hadReasoning);
   const fix = budget
     ? t("Raise modelRelay.maxTokens (or the request's max tokens) and retry.")
@@ -316,6 +317,32 @@ export function noTokenError(context: ErrorContext): GatewayError {
     message: t('No token is set.'),
     reason: t('No API token is stored for the gateway, so the request would be refused with 401.'),
     fix: t('Add a token with "Model Relay: Add Token" (copy it from the gateway console; it starts with sk-).'),
+    notSent: true,
+    context,
+  });
+}
+
+/**
+ * A token a request header cannot carry (tokenShape.ts): more than one line — two tokens pasted
+ * together, say — or a character no header may hold. Refused before anything is sent; never retried.
+ */
+export function malformedTokenError(problem: 'lines' | 'characters', context: ErrorContext): GatewayError {
+  return new GatewayError({
+    kind: 'unauthorized',
+    detail: 'malformed_token',
+    message:
+      problem === 'lines'
+        ? t('The token holds more than one line.')
+        : t('The token contains characters that cannot be sent in a request header.'),
+    reason:
+      problem === 'lines'
+        ? t(
+            'Two tokens were pasted together, or a line break was copied with the token: it cannot be sent, so nothing was sent.',
+          )
+        : t('The value is not a gateway token as copied from the console: it cannot be sent, so nothing was sent.'),
+    fix: t(
+      'Store one token, on one line, with "Model Relay: Add Token" (copy it from the gateway console; it starts with sk-).',
+    ),
     notSent: true,
     context,
   });

@@ -55,7 +55,8 @@ export type ErrorDetail =
   | 'body_too_large'
   | 'request_not_built'
   | 'convert_request_failed'
-  | 'credential_elsewhere';
+  | 'credential_elsewhere'
+  | 'malformed_token';
 
 export interface ErrorContext {
   surface?: Surface | undefined;

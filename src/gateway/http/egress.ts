@@ -7,13 +7,15 @@
  *
  * Every request of the product is sent by `sendOnce` (attempt.ts), and `sendOnce` asks `admitRequest`
  * before a byte is sent: a credential bound for an origin outside its scope is refused with a
- * classified error naming the address and where it came from, and a credential header set anywhere
- * but here is refused as a defect. The credential headers are spelt only in this file (a lint test
+ * classified error naming the address and where it came from, a token no header can carry (more than
+ * one line: tokenShape.ts) is refused as malformed, and a credential header set anywhere but here is
+ * refused as a defect. The credential headers are spelt only in this file (a lint test
  * greps the source for them).
  */
 import { inputError } from '../errors/factories';
 import type { ErrorContext, GatewayError } from '../errors/gatewayError';
 import { t } from '../l10n';
+import { unsendableTokenError } from '../tokenShape';
 
 /** How a credential travels: a Bearer header, an `x-api-key` / `x-goog-api-key` header, or `?key=` in the query. */
 export type CredentialScheme = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'query-key';
@@ -124,6 +126,9 @@ export function admitRequest(
   for (const [k, v] of Object.entries(c.headers ?? {}))
     if (!GATE_OWNED.has(k.toLowerCase())) headers[k.toLowerCase()] = v;
   if (c.secret === undefined) return { url: o.url, headers };
+  // A token no header can carry (two lines pasted together): refused here, not by the HTTP layer as a network fault.
+  const malformed = unsendableTokenError(c.secret, context);
+  if (malformed) throw malformed;
   switch (c.scheme) {
     case 'bearer':
       headers['authorization'] = `Bearer ${c.secret}`;

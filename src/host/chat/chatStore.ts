@@ -9,6 +9,7 @@
 import type { ChatEntry, ChatImage, ChatOptions } from '../../shared/chatProtocol';
 import { isImageMime, sniffImage } from '../../shared/chatImages';
 import { isImageFileName, type ImageFiles } from './imageFiles';
+import { setEnding } from './replyRun';
 
 export const STATE_KEY = 'modelRelay.chat.v1';
 /** While a reply streams, the transcript is saved at most this often. */
@@ -82,7 +83,7 @@ export class ChatStore {
 /**
  * History restored from storage (not trusted: malformed entries and images are dropped, never a
  * crash): a reply that was streaming when the window closed is marked stopped (it is never re-sent),
- * transient retry state is dropped. Saved chats from before images were files are migrated: image
+ * transient retry state is dropped, how a reply ended is derived again from its finish reason. Saved chats from before images were files are migrated: image
  * data (a user's attachments, an `/image` reply's data URL inside its text) is written to `files` and
  * the entry keeps the reference; what cannot be read as an image is dropped.
  */
@@ -91,8 +92,13 @@ export function restoreEntries(raw: unknown, files: ImageFiles): ChatEntry[] {
   const out: ChatEntry[] = [];
   for (const e of raw as unknown[]) {
     if (!isEntry(e)) continue;
-    const copy: ChatEntry = { ...e };
+    const copy: ChatEntry & { cutOff?: unknown } = { ...e };
     delete copy.retry;
+    // How a reply ended is worked out again from its finish reason (entries saved before it was said had `cutOff`).
+    delete copy.cutOff;
+    if (typeof copy.finishReason !== 'string') delete copy.finishReason;
+    if (copy.role === 'assistant') setEnding(copy);
+    else delete copy.ending;
     // the gateway that answered (entries saved before there were several gateways have none)
     const gateway = gatewayRef(copy.gateway);
     if (gateway) copy.gateway = gateway;

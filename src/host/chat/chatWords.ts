@@ -106,6 +106,8 @@ function messages() {
     usageTokens: t('{0} input · {1} output tokens'),
     noUsage: t('no token usage reported'),
     cutOff: t('cut off at max tokens'),
+    filtered: t("stopped by the gateway's content filter"),
+    endedOther: t('ended with finish reason "{0}"'),
     answeredBy: t('answered by {0}'),
     imageNotLoaded: t('[image not loaded]'),
     imageNotLoadedAlt: t('[image not loaded: {0}]'),

@@ -6,7 +6,7 @@
  */
 import {
   GatewayError,
-  stoppedAtMaxTokens,
+  answerEnding,
   surfaceMoveWords,
   type ChatEvent,
   type ChatResult,
@@ -82,7 +82,7 @@ export class ReplyRun {
             break;
           case 'finish':
             this.entry.finishReason = ev.reason;
-            if (stoppedAtMaxTokens(ev.reason)) this.entry.cutOff = true;
+            setEnding(this.entry);
             break;
           case 'done':
             this.endReasoning();
@@ -137,7 +137,7 @@ export class ReplyRun {
     }
     e.usage = withCost(r.usage ? { ...r.usage } : e.usage, e.model, e.gateway?.id, models);
     e.finishReason = r.finishReason ?? e.finishReason;
-    if (stoppedAtMaxTokens(e.finishReason)) e.cutOff = true;
+    setEnding(e);
     e.status = 'done';
   }
 
@@ -178,6 +178,13 @@ export class ReplyRun {
     this.entry.reasoningMs = this.now() - this.reasoningFrom;
     if (emit) this.emit({ type: 'entryUpdated', entry: this.entry });
   }
+}
+
+/** How the reply ended, from its finish reason by the core's rule (nothing when it simply ended). */
+export function setEnding(e: ChatEntry): void {
+  const ending = answerEnding(e.finishReason);
+  if (ending === 'complete') delete e.ending;
+  else e.ending = ending;
 }
 
 /** The usage with its cost added, where the price of the model at the gateway that answered is known. */

@@ -13,7 +13,8 @@
  * 6. the pauses (pauses.ts): the spending cap over the last hour, a failing gateway's back-off;
  * 7. one request with the context cut by the token budget (context.ts), prepared during the debounce
  *    adapted to typing speed (typingPace.ts; none for an explicit request) and sent at its end.
- * A reply is returned only while it still belongs to the current text: not after its token was
+ * Of an answer cut short (max tokens) only its complete lines are shown, of a filtered one nothing
+ * (shownInsertion.ts). A reply is returned only while it still belongs to the current text: not after its token was
  * cancelled or a newer provide came, and not when `doc.currentVersion()` moved on. Time comes from the
  * injected Clock, so every rule is tested on a fake clock (test/host/completionEngine*.test.ts).
  */
@@ -26,6 +27,7 @@ import { contextWindows, type ContextWindows } from './context';
 import { HourWindow, type HourDelta } from './hourWindow';
 import { capState, ErrorPause } from './pauses';
 import { PathExclusions } from '../pathExclusions';
+import { shownInsertion } from './shownInsertion';
 import { contextSkip } from './skipRules';
 import { TypingPace, DOCS } from './typingPace';
 import { between, viewOf, type View } from './view';
@@ -331,7 +333,7 @@ export class CompletionEngine {
     this.count({ requests: 1 });
   }
 
-  /** One request; its answer's text, or undefined when not sent, aborted or failed (then paused). */
+  /** One request; the text of its answer to show ('' for none), or undefined when not sent, aborted or failed (then paused). */
   private async send(
     client: CompletionClient,
     doc: DocumentSnapshot,
@@ -371,7 +373,8 @@ export class CompletionEngine {
       this.errors.clear();
       this.setState(this.baseline(settings));
     }
-    return result.text;
+    // An answer cut short shows its complete lines only, a filtered one nothing (kept as such: not asked again here).
+    return shownInsertion(result.text, result.finishReason) ?? '';
   }
 
   private spend(model: string, input: number, output: number): HourDelta {

@@ -6,11 +6,9 @@
  * chosen before there were several gateways, or another extension asking by the bare id) goes to the
  * active gateway, as before. Plain Node, no `vscode`.
  */
-import { failoverReason, routesFor, type FailoverEvent, type Route } from '../../gateway/gateways/failover';
+import { routesFor, type Route } from '../../gateway/gateways/failover';
 import type { GatewaySet } from '../../gateway/gateways/gatewaySet';
 import type { Fallbacks } from '../../gateway/gateways/profile';
-import type { ChatEvent } from '../../gateway';
-import { t } from '../../gateway/l10n';
 
 /** The id VS Code keeps for a gateway's model. */
 export function lmModelId(gatewayId: string, modelId: string): string {
@@ -45,45 +43,6 @@ export function lmRoutes(
   fallbacks: Fallbacks,
 ): Route[] {
   return routesFor(model.route ?? lmTarget(model.id, (g) => !!set.get(g), activeId), fallbacks, set);
-}
-
-/** Why a gateway failed, in a few words ("HTTP 503: no channel available"). */
-/**
- * The line shown in the reply when a request moved on to another gateway: who could not serve it
- * and why, and who answered (`answered` is the gateway the last failover went to).
- */
-export function failoverNotice(ev: FailoverEvent, answered: FailoverEvent['to']): string {
-  return t(
-    '↪ gateway "{0}" could not serve {1} ({2}); answered by gateway "{3}" with {4}.',
-    ev.from.gatewayName,
-    ev.from.model,
-    failoverReason(ev.error),
-    answered.gatewayName,
-    answered.model,
-  );
-}
-
-/**
- * The events of a cross-gateway chat for VS Code's chat: each failover becomes a line of text in the
- * reply, given when the next gateway's answer begins (so it can say who answered; a failover whose
- * next gateway failed too names the one that answered in the end; with no answer at all the error
- * tells the story). Nothing of a failover is silent.
- */
-export async function* withFailoverNotices(events: AsyncIterable<ChatEvent | FailoverEvent>): AsyncIterable<ChatEvent> {
-  let held: FailoverEvent[] = [];
-  for await (const e of events) {
-    if (e.type === 'failover') {
-      held.push(e);
-      continue;
-    }
-    const last = held.at(-1);
-    if (last) {
-      const lines = held.map((f) => failoverNotice(f, last.to));
-      held = [];
-      yield { type: 'text', text: `${lines.join('\n')}\n\n` };
-    }
-    yield e;
-  }
 }
 
 /** How long a tool call of ours is remembered for the tool it calls (the agent runs it at once, or after a confirmation). */

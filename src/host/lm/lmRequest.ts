@@ -4,7 +4,8 @@
  * only to models that accept them; Copilot's internal data parts (`cache_control`,
  * `stateful_marker`, …) and `modelOptions` are never forwarded; the reasoning of our own replies
  * (kept in the ThinkingCache, or handed back by VS Code as thinking parts) goes back in front of
- * the tool calls it preceded, in the shape of the model's surface.
+ * the tool calls it preceded, in the shape of the model's surface; our own notice lines in earlier
+ * replies (lmNotices.ts) are left out.
  */
 import {
   mergeTurns,
@@ -17,6 +18,7 @@ import {
   type ToolSpec,
 } from '../../gateway';
 import { t } from '../../gateway/l10n';
+import { withoutNotices } from './lmNotices';
 import type { ModelProfile } from './modelProfile';
 import type { ThinkingCache } from './thinkingCache';
 
@@ -95,8 +97,11 @@ function toParts(m: LmMessage, model: string, profile: ModelProfile, thinking: T
   const out: ContentPart[] = [];
   const assistant = m.role === ROLE_ASSISTANT;
   for (const p of m.content) {
-    if (p.kind === 'text') out.push({ type: 'text', text: p.value });
-    else if (p.kind === 'data') out.push(...dataPart(p, profile.imageInput));
+    if (p.kind === 'text') {
+      // Our own notices in a reply of ours (a failover, a cut answer) were for the user, never for the model.
+      const text = assistant ? withoutNotices(p.value) : p.value;
+      if (text === p.value || text.trim()) out.push({ type: 'text', text });
+    } else if (p.kind === 'data') out.push(...dataPart(p, profile.imageInput));
     else if (p.kind === 'thinking') {
       // Only the compatible surface takes reasoning back as plain text; the others need what the cache keeps.
       if (assistant && profile.surface === 'compatible' && p.value) out.push({ type: 'reasoning', text: p.value });
