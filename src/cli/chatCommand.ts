@@ -10,6 +10,7 @@
 import type { Dispatcher } from 'undici';
 import {
   GatewaySet,
+  adjustmentWords,
   SURFACES,
   chatAcross,
   chatStreamAcross,
@@ -69,9 +70,26 @@ function requestOf(cfg: CliConfig, values: Record<string, unknown>, positionals:
   };
 }
 
-/** How the answer ended: its line on stderr when it did not simply end; the exit code. */
-function ended(result: Pick<ChatResult, 'finishReason'> | undefined, req: ChatRequest, io: CliIo): number {
-  const end = chatEnding(result?.finishReason, req.maxTokens);
+/** The output budget as sent: the asked one, or what the model's limits made of it (an adjustment says which). */
+function sentMaxTokens(result: Pick<ChatResult, 'adjustments'> | undefined, req: ChatRequest): number | undefined {
+  const set = result?.adjustments?.find(
+    (a) => /^max_(output_|completion_)?tokens$/.test(a.param) && a.change === 'set',
+  );
+  return typeof set?.to === 'number' ? set.to : req.maxTokens;
+}
+
+/**
+ * How the answer ended: a stderr line for each parameter not sent as asked (the model refuses it),
+ * a line when it did not simply end; the exit code.
+ */
+function ended(
+  result: Pick<ChatResult, 'finishReason' | 'adjustments'> | undefined,
+  req: ChatRequest,
+  io: CliIo,
+): number {
+  for (const text of new Set((result?.adjustments ?? []).map(adjustmentWords)))
+    io.stderr.write(`relay-doctor: ${text}\n`);
+  const end = chatEnding(result?.finishReason, sentMaxTokens(result, req));
   if (end.line) io.stderr.write(end.line);
   return end.code;
 }

@@ -96,9 +96,11 @@ export interface ChatArrival {
  * `failover`: the chosen gateway could not serve the request before anything of a reply arrived, and
  * the next gateway of modelRelay.fallbacks was asked (the text names both and why); `surface`: the
  * gateway refused the model on the chosen surface because it answers only on the Responses API, and
- * the request went to /v1/responses (remembered for the model)
+ * the request went to /v1/responses (remembered for the model); `adjusted`: a parameter was left out or
+ * sent otherwise than asked, because the model's family refuses it or this gateway refused it
+ * (gateway/chat/modelRules.ts, refusals.ts) — said once per conversation
  */
-export type NoticeKind = 'buffering' | 'fallback' | 'streamIgnored' | 'failover' | 'surface';
+export type NoticeKind = 'buffering' | 'fallback' | 'streamIgnored' | 'failover' | 'surface' | 'adjusted';
 
 export interface ChatNotice {
   kind: NoticeKind;

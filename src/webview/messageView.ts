@@ -202,6 +202,7 @@ export class MessageView {
         streamIgnored: 'chat-stream-ignored-notice',
         failover: 'chat-failover-notice',
         surface: 'chat-surface-notice',
+        adjusted: 'chat-adjusted-notice',
       }[n.kind],
     );
     const p = el(d, 'span', 'notice-text');

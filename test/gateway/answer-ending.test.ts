@@ -7,6 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { answerEnding, endingWords, type ChatEvent, type Surface } from '../../src/gateway';
+import { responsesSurface } from '../../src/gateway/chat/surfaces/responses';
 import { startSimulator, type Simulator } from '../sim/server';
 import { collect, makeClient } from './helpers';
 
@@ -76,3 +77,20 @@ for (const surface of ['compatible', 'native', 'responses'] as const)
       sim.config.replyText = undefined;
     }
   });
+
+test('a Responses answer whose status is neither completed nor incomplete (cancelled, queued…) is not said as complete', () => {
+  const reply = (status: string) =>
+    responsesSurface.parseReply({
+      id: 'resp_1',
+      object: 'response',
+      status,
+      output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Hi' }] }],
+    });
+  const ending = (status: string) => {
+    const r = reply(status);
+    return r && r !== 'empty' ? answerEnding(r.finishReason) : r;
+  };
+  assert.equal(ending('completed'), 'complete');
+  assert.equal(ending('cancelled'), 'other');
+  assert.equal(ending('queued'), 'other');
+});

@@ -6,6 +6,7 @@
  */
 import {
   GatewayError,
+  adjustmentWords,
   answerEnding,
   surfaceMoveWords,
   type ChatEvent,
@@ -34,6 +35,8 @@ export class ReplyRun {
     readonly entry: ChatEntry,
     private readonly now: () => number,
     private readonly emit: (e: RunEvent) => void,
+    /** whether an earlier reply of the conversation already said this notice */
+    private readonly saidBefore: (text: string) => boolean = () => false,
   ) {
     this.startedAt = now();
   }
@@ -135,6 +138,9 @@ export class ReplyRun {
       e.surface = r.surfaceMove.to;
       if (r.surfaceMove.learntNow) addNotice(e, { kind: 'surface', text: surfaceMoveWords(r.surfaceMove) });
     }
+    // What was not sent as asked (the model refuses it), once per conversation.
+    for (const text of new Set((r.adjustments ?? []).map(adjustmentWords)))
+      if (!this.saidBefore(text)) addNotice(e, { kind: 'adjusted', text });
     e.usage = withCost(r.usage ? { ...r.usage } : e.usage, e.model, e.gateway?.id, models);
     e.finishReason = r.finishReason ?? e.finishReason;
     setEnding(e);

@@ -225,7 +225,12 @@ export class ChatSession {
       ...fields,
     };
     this.list.push(entry);
-    const run = new ReplyRun(entry, this.now, (e) => this.emit(e));
+    const run = new ReplyRun(
+      entry,
+      this.now,
+      (e) => this.emit(e),
+      (text) => this.list.some((x) => x !== entry && !!x.notices?.some((n) => n.text === text)),
+    );
     this.run = run;
     this.emit({ type: 'entryAdded', entry });
     this.emit({ type: 'busy', busy: true });

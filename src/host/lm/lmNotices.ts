@@ -9,7 +9,7 @@
  * and one of our sentences, in the display language) and lmRequest.ts leaves them out of what the
  * model is sent. Plain Node, no `vscode`.
  */
-import { endingWords, type ChatEvent } from '../../gateway';
+import { adjustmentWords, endingWords, type ChatEvent, type RequestAdjustment } from '../../gateway';
 import { failoverReason, type FailoverEvent } from '../../gateway/gateways/failover';
 import { t } from '../../gateway/l10n';
 
@@ -40,6 +40,11 @@ export function failoverNotice(ev: FailoverEvent, answered: FailoverEvent['to'])
   );
 }
 
+/** The line of a parameter this gateway refused for the model just now: the request was sent again without it, or otherwise. */
+export function adjustedNotice(a: RequestAdjustment): string {
+  return noticeLine('ending', adjustmentWords(a));
+}
+
 /** The line of an answer that did not simply end (`maxTokens`: the budget the request asked for); none for a complete one. */
 export function endingNotice(finishReason: string | undefined, maxTokens?: number): string | undefined {
   const words = endingWords(finishReason, maxTokens);
@@ -68,8 +73,11 @@ export async function* withNotices(
       yield { type: 'text', text: `${lines.join('\n')}\n\n` };
     }
     if (e.type === 'done') {
+      // What the gateway refused of this request (said once: later requests are built without it), and the ending.
+      const lines = (e.result.adjustments ?? []).filter((a) => a.learntNow).map(adjustedNotice);
       const ending = endingNotice(e.result.finishReason, maxTokens);
-      if (ending) yield { type: 'text', text: `\n\n${ending}` };
+      if (ending) lines.push(ending);
+      if (lines.length) yield { type: 'text', text: `\n\n${[...new Set(lines)].join('\n')}` };
     }
     yield e;
   }
@@ -96,6 +104,9 @@ function noticePattern(): RegExp {
     ...[endingNotice('length', HOLE_NUMBER), endingNotice('length'), endingNotice('content_filter')],
     // an unknown finish reason is the "other" sentence, with the reason where the hole is
     endingNotice(`x-${h}`)?.replace(`x-${h}`, h),
+    ...(['not_sent', 'set'] as const).map((change) =>
+      adjustedNotice({ model: h, param: h, change, to: h, source: 'learnt', learntNow: true }),
+    ),
   ].filter((s): s is string => !!s);
   return new RegExp(`^(?:${sentences.map(sentencePattern).join('|')})$`);
 }

@@ -116,6 +116,8 @@ function finishOf(r: Pick<Response, 'status' | 'incomplete_details'>, calls: boo
     const reason = r.incomplete_details?.reason;
     return reason === 'max_output_tokens' || !reason ? 'length' : reason;
   }
+  // cancelled, failed without an error, in_progress, queued: not an answer that simply ended (finishReason.ts says "other")
+  if (r.status && r.status !== 'completed') return r.status;
   return calls ? 'tool_calls' : 'stop';
 }
 
@@ -170,7 +172,8 @@ function terminal(e: Event): SurfaceEvent[] {
   const usage = toUsage(r?.usage);
   if (usage) out.push({ type: 'usage', usage });
   const calls = (r?.output ?? []).some((i) => i.type === 'function_call');
-  const status = e.type === 'response.incomplete' ? 'incomplete' : r?.status;
+  const status =
+    e.type === 'response.incomplete' ? 'incomplete' : e.type === 'response.completed' ? 'completed' : r?.status;
   out.push({ type: 'finish', reason: finishOf({ status, incomplete_details: r?.incomplete_details }, calls) });
   out.push({ type: 'end' });
   return out;

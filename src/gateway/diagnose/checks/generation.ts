@@ -8,6 +8,7 @@
  * generated, so that passes too.
  */
 import { surfaceAdapter } from '../../chat/chat';
+import { answerEnding } from '../../chat/finishReason';
 import { RESPONSES_MIN_OUTPUT_TOKENS } from '../../chat/modelRules';
 import { wirePlan } from '../../chat/wirePlan';
 import { surfaceName } from '../../chat/surfaceWords';
@@ -24,7 +25,7 @@ import { outcomeFromError, saidText, type Outcome } from '../outcomeFromError';
 
 /** The reply ended at its output budget: a model that reasons before it answers. */
 export const spentOnReasoning = (r: ChatResult) =>
-  !r.text && !r.toolCalls.length && (r.finishReason === 'length' || r.finishReason === 'max_tokens');
+  !r.text && !r.toolCalls.length && answerEnding(r.finishReason) === 'budget';
 
 /** The least output budget a surface accepts. */
 const leastTokens = (surface: Surface) => (surface === 'responses' ? RESPONSES_MIN_OUTPUT_TOKENS : 1);
