@@ -389,11 +389,11 @@ for (const profile of ['strict', 'real'] as const) {
     assert.ok(bare.message);
   });
 
-  test(`${profile}: a responses-only model on chat.completions is the SDK's BadRequestError`, async () => {
+  test(`${profile}: a responses-only model on chat.completions is the SDK's NotFoundError (404, provider-constraints §1a)`, async () => {
     await assert.rejects(
       openai(sim()).chat.completions.create({ model: 'o3-pro', messages: [{ role: 'user', content: 'x' }] }),
       (e: unknown) =>
-        e instanceof OpenAI.BadRequestError &&
+        e instanceof OpenAI.NotFoundError &&
         /only supported in v1\/responses and not in v1\/chat\/completions/.test(e.message) &&
         e.param === 'model',
     );
