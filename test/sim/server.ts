@@ -49,7 +49,7 @@ import {
   responseObject,
   type ResponseParts,
 } from './responses';
-import { admit, errorBody, gatewayRefusal, type Refusal, type Surface } from './constraints';
+import { admit, errorBody, gatewayRefusal, newApi, type Refusal, type Surface } from './constraints';
 import {
   bill,
   chargeQuota,
@@ -1066,9 +1066,7 @@ export async function startSimulator(
       if ((cap === 'responses' || cap === 'gemini') && config.profile === 'real') {
         // new-api: the model's channel (Anthropic, DeepSeek…) has no Responses conversion
         // (provider-constraints.md §5f convert_request_failed, responses-api.md §6).
-        sendJson(c, 500, {
-          error: { message: withId('not implemented', c), type: errorType(config), code: 'convert_request_failed' },
-        });
+        sendRefusal(c, 'responses', newApi('not implemented', 'convert_request_failed'));
         return false;
       }
       const names: Record<Capability, string> = {

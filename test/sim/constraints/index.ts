@@ -15,7 +15,7 @@ import { OPENAI_RULES } from './openai';
 import type { Json, Refusal, Rule, Surface, UpstreamRequest } from './refusal';
 import { VENDOR_RULES } from './vendors';
 
-export { errorBody, type Refusal, type Surface } from './refusal';
+export { errorBody, newApi, type Refusal, type Surface } from './refusal';
 
 /** Every upstream rule, in the order they are judged (the first refusal answers). */
 export const RULES: readonly Rule[] = [...OPENAI_RULES, ...ANTHROPIC_RULES, ...VENDOR_RULES];
