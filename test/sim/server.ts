@@ -793,8 +793,15 @@ export async function startSimulator(
     if (config.profile === 'strict' && c.gemini)
       return sendJson(c, status, googleError(status, e.message, googleStatus(status)), extra);
     if (e.keepType && !c.native) {
-      const relayed = { status, voice: 'openai', message: e.message, type: e.oaType, param: e.param, code: e.code };
-      return sendRefusal(c, 'chat', relayed as Refusal, extra);
+      const relayed: Refusal = {
+        status,
+        voice: 'openai',
+        message: e.message,
+        type: e.oaType,
+        param: e.param,
+        code: e.code,
+      };
+      return sendRefusal(c, 'chat', relayed, extra);
     }
     if (config.profile === 'real') {
       if (c.native && !e.forceOpenAI)

@@ -22,8 +22,10 @@ const ANY = /./;
 
 const undated = (model: string) => model.replace(/-\d{4}-\d{2}-\d{2}$/, '');
 /** `N` of gpt-5.N (0 for gpt-5 and its -mini/-nano), undefined outside gpt-5. */
-const minorOf = (model: string): number | undefined =>
-  /^gpt-5\.(\d+)/.test(model) ? Number(/^gpt-5\.(\d+)/.exec(model)![1]) : /^gpt-5/.test(model) ? 0 : undefined;
+const minorOf = (model: string): number | undefined => {
+  const m = /^gpt-5(?:\.(\d+))?/.exec(model);
+  return m ? Number(m[1] ?? 0) : undefined;
+};
 
 /**
  * §1a "Effort values per model" (the community matrix and the errors quoted there). Models not listed
