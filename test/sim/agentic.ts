@@ -1,10 +1,11 @@
 /**
  * Tools, images and reasoning on the simulator's two chat surfaces, spoken as a strict upstream does
  * (wire shapes: shared/reference/vscode-lm-api.md §4 and §7):
- * - validation: the 400 messages OpenAI and Anthropic give for broken tool round-trips, images and thinking;
  * - the reply plan: one tool call, an answer about tool results, an image summary, reasoning first;
  * - its wire form: compatible deltas / message, native content blocks / block events.
- * Pure functions over the request body: no server state, so both surfaces and profiles share them.
+ * What the upstreams refuse (broken tool round-trips, images, thinking) is judged before, by the rule
+ * table (constraints/). Pure functions over the request body: no server state, so both surfaces and
+ * profiles share them.
  */
 import { createHash } from 'node:crypto';
 
@@ -24,7 +25,6 @@ export interface Plan {
   /** the reply text built from the usual echo (the identity for plain text requests, so they do not change) */
   replyText: (echo: string) => string;
 }
-export type Planned = Plan | { error: string };
 
 export interface ToolSpec {
   name: string;
@@ -35,12 +35,12 @@ export interface Image {
   bytes: number;
 }
 
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 export const REASONING = 'Let me think about this.';
 
 export const isObj = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
 export const blocksOf = (content: unknown): Json[] => (Array.isArray(content) ? content.filter(isObj) : []);
-const messagesOf = (body: Json): Json[] => (body.messages as unknown[]).map((m) => (isObj(m) ? m : {}));
+const messagesOf = (body: Json): Json[] =>
+  Array.isArray(body.messages) ? body.messages.map((m) => (isObj(m) ? m : {})) : [];
 const textOf = (content: unknown): string =>
   typeof content === 'string'
     ? content
@@ -70,23 +70,23 @@ export function imageOf(mime: unknown, data: unknown): Image | undefined {
 }
 
 /** Only `data:` URLs: the simulator is offline and cannot fetch a remote image. */
-function dataUrlImage(part: Json): Image | undefined {
+export function dataUrlImage(part: Json): Image | undefined {
   const url = isObj(part.image_url) ? part.image_url.url : undefined;
   const m = typeof url === 'string' ? /^data:([^;,]+);base64,(.*)$/s.exec(url) : null;
   return m ? imageOf(m[1], m[2]) : undefined;
 }
 
-const nativeImage = (block: Json): Image | undefined =>
+export const nativeImage = (block: Json): Image | undefined =>
   isObj(block.source) && block.source.type === 'base64'
     ? imageOf(block.source.media_type, block.source.data)
     : undefined;
 
 /** A message's native image blocks, including those inside tool results (images from tools, VS Code ≥ 1.106). */
-const nativeImageBlocks = (m: Json): Json[] =>
+export const nativeImageBlocks = (m: Json): Json[] =>
   blocksOf(m.content).flatMap((b) =>
     b.type === 'image' ? [b] : b.type === 'tool_result' ? blocksOf(b.content).filter((x) => x.type === 'image') : [],
   );
-const compatibleImageParts = (m: Json): Json[] => blocksOf(m.content).filter((p) => p.type === 'image_url');
+export const compatibleImageParts = (m: Json): Json[] => blocksOf(m.content).filter((p) => p.type === 'image_url');
 
 export function imageNote(images: Image[]): string {
   if (!images.length) return '';
@@ -174,7 +174,7 @@ export function outputTokens(plan: Plan, textPieces: number): number {
   return answer + (plan.reasoning ? wordCount(plan.reasoning) : 0);
 }
 
-// ---------------- compatible (/v1/chat/completions): validation ----------------
+// ---------------- custom tools' format (judged on both OpenAI surfaces by constraints/) ----------------
 
 /**
  * A custom (free-form) tool's `format`, as OpenAI takes it on both surfaces (openai-node
@@ -209,119 +209,12 @@ export function customFormatError(
   return undefined;
 }
 
-/**
- * One entry of `tools` on Chat Completions: a function (`{type:'function', function:{name, parameters?}}`)
- * or a custom tool (`{type:'custom', custom:{name, description?, format?}}`, openai-node
- * `ChatCompletionCustomTool`; Copilot CLI sends its apply_patch so), in OpenAI's words (§1a: tool names).
- */
-function compatibleToolError(t: unknown, i: number): string | undefined {
-  if (!isObj(t) || t.type === undefined) return `Missing required parameter: 'tools[${i}].type'.`;
-  if (t.type !== 'function' && t.type !== 'custom')
-    return `Invalid value: '${String(t.type)}'. Supported values are: 'function' and 'custom'.`;
-  const kind = t.type;
-  const f = t[kind];
-  if (!isObj(f) || f.name === undefined)
-    return `Missing required parameter: 'tools[${i}].${kind}${isObj(f) ? '.name' : ''}'.`;
-  if (typeof f.name !== 'string' || !TOOL_NAME.test(f.name))
-    return `Invalid 'tools[${i}].${kind}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`;
-  if (f.description !== undefined && typeof f.description !== 'string')
-    return `Invalid type for 'tools[${i}].${kind}.description': expected a string, but got ${typeof f.description} instead.`;
-  if (kind === 'custom') return customFormatError(f.format, `tools[${i}].custom.format`, 'nested')?.message;
-  if (f.parameters !== undefined && !isObj(f.parameters))
-    return `Invalid type for 'tools[${i}].function.parameters': expected an object, but got ${typeof f.parameters} instead.`;
-  return undefined;
-}
+// ---------------- compatible (/v1/chat/completions): the plan ----------------
 
-function compatibleToolsError(tools: unknown): string | undefined {
-  if (tools === undefined) return undefined;
-  if (!Array.isArray(tools))
-    return `Invalid type for 'tools': expected an array of objects, but got ${typeof tools} instead.`;
-  // Copilot deletes `tools: []` because OpenAI refuses it.
-  if (!tools.length)
-    return "Invalid 'tools': empty array. Expected an array with minimum length 1, but got an empty array instead.";
-  return tools.map(compatibleToolError).find(Boolean);
-}
-
-const callIdsOf = (m: Json): string[] =>
-  blocksOf(m.tool_calls).flatMap((c) => (typeof c.id === 'string' ? [c.id] : []));
-
-const unansweredCalls = (open: Set<string>) =>
-  `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(', ')}`;
-
-/** Tool messages must answer, right after it, every call of the assistant message before them; images only from the user. */
-function compatibleMessagesError(messages: Json[]): string | undefined {
-  let open = new Set<string>();
-  for (const m of messages) {
-    if (m.role !== 'user' && compatibleImageParts(m).length)
-      return `Image URLs are only allowed for messages with role 'user', but this message with role '${String(m.role)}' contains an image URL.`;
-    if (m.role === 'tool') {
-      if (!open.delete(String(m.tool_call_id)))
-        return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
-      continue;
-    }
-    if (open.size) return unansweredCalls(open);
-    open = new Set(m.role === 'assistant' ? callIdsOf(m) : []);
-  }
-  return open.size ? unansweredCalls(open) : undefined;
-}
-
-const compatibleImagesError = (messages: Json[]) =>
-  messages.flatMap(compatibleImageParts).some((p) => !dataUrlImage(p)) ? 'Invalid image data' : undefined;
-
-// ---------------- compatible: reasoning sent back (shared/reference/reasoning-replay.md §1) ----------------
-
-/** How a reasoning model treats the `reasoning_content` of earlier assistant messages. */
-type ReplayPolicy = 'deepseek-thinking' | 'kimi-thinking' | 'deepseek-r1';
-const REPLAY_POLICIES: ReadonlyArray<[RegExp, ReplayPolicy]> = [
-  [/^deepseek-v4/, 'deepseek-thinking'],
-  [/^kimi-k2-thinking/, 'kimi-thinking'],
-  [/^deepseek-r1/, 'deepseek-r1'],
-];
-const replayPolicy = (model: unknown) => REPLAY_POLICIES.find(([re]) => re.test(String(model)))?.[1];
-const hasReasoning = (m: Json) => typeof m.reasoning_content === 'string';
-
-/**
- * DeepSeek thinking mode: every assistant message of a user turn (between two user messages) that
- * called tools must carry its reasoning_content, in every later request.
- */
-function deepseekReplayError(messages: Json[]): string | undefined {
-  let start = 0;
-  for (let n = 0; n <= messages.length; n++) {
-    if (n < messages.length && messages[n].role !== 'user') continue;
-    const turn = messages.slice(start, n).map((m, k) => ({ m, index: start + k }));
-    const assistants = turn.filter(({ m }) => m.role === 'assistant');
-    const missing = assistants.some(({ m }) => callIdsOf(m).length) && assistants.find(({ m }) => !hasReasoning(m));
-    if (missing)
-      return `Missing \`reasoning_content\` field in the assistant message at message index ${missing.index}. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls`;
-    start = n + 1;
-  }
-  return undefined;
-}
-
-/** The 400s reasoning models give for the reasoning of earlier turns: missing where required, present where refused. */
-function replayError(model: unknown, messages: Json[]): string | undefined {
-  switch (replayPolicy(model)) {
-    case 'deepseek-thinking':
-      return deepseekReplayError(messages);
-    case 'kimi-thinking': {
-      const n = messages.findIndex((m) => m.role === 'assistant' && callIdsOf(m).length && !hasReasoning(m));
-      return n >= 0
-        ? `thinking is enabled but reasoning_content is missing in assistant tool call message at index ${n}`
-        : undefined;
-    }
-    case 'deepseek-r1':
-      return messages.some((m) => 'reasoning_content' in m)
-        ? 'The reasoning_content is an intermediate result for display purposes only and will not be included in the context for inference. Please remove the reasoning_content from your message to reduce network traffic.'
-        : undefined;
-    default:
-      return undefined;
-  }
-}
-
-/** Models that reason before answering: "reason"/"think" in the name (as DeepSeek's), and those with a replay policy. */
-const reasons = (model: unknown) => /reason|think/i.test(String(model)) || !!replayPolicy(model);
-
-// ---------------- compatible: the plan ----------------
+/** Models that reason before answering: "reason"/"think" in the name (as DeepSeek's), DeepSeek V4 and R1, Kimi k2.5+ (thinking unless disabled). */
+const reasons = (body: Json) =>
+  /reason|think|^deepseek-(v4|r1)|^kimi-(k2\.[5-9]|k3)/i.test(String(body.model)) &&
+  !(isObj(body.thinking) && body.thinking.type === 'disabled');
 
 function compatibleResultsText(messages: Json[], results: Json[]): string {
   const names = new Map(
@@ -345,19 +238,10 @@ const compatibleTools = (tools: unknown): ToolSpec[] =>
         .map((t: { function?: Json }) => ({ name: String(t.function!.name), schema: t.function!.parameters }))
     : [];
 
-/**
- * Validates a chat-completions request and plans its reply (reasoning first for reasoning models,
- * whose rules for the reasoning of earlier turns are checked as their vendors check them).
- */
-export function planCompatible(body: Json): Planned {
+/** Plans the reply to a chat-completions request the rules admitted (reasoning first for reasoning models). */
+export function planCompatible(body: Json): Plan {
   const messages = messagesOf(body);
-  const error =
-    compatibleToolsError(body.tools) ??
-    compatibleMessagesError(messages) ??
-    compatibleImagesError(messages) ??
-    replayError(body.model, messages);
-  if (error) return { error };
-  const reasoning = reasons(body.model) ? REASONING : undefined;
+  const reasoning = reasons(body) ? REASONING : undefined;
   // The turn after the last assistant message: tool results, and the user's text and images (Copilot sends images as their own user message).
   const turn = messages.slice(lastIndexOf(messages, 'assistant') + 1);
   const userTurn = turn.filter((m) => m.role === 'user');
@@ -404,109 +288,11 @@ export function compatibleDeltas(plan: Plan, textPieces: string[]): Json[] {
 export const compatibleFinish = (plan: Plan, truncated: boolean) =>
   plan.toolCall ? 'tool_calls' : truncated ? 'length' : 'stop';
 
-// ---------------- native (/v1/messages): validation ----------------
+// ---------------- native (/v1/messages): the plan ----------------
 
-function nativeToolError(t: unknown, i: number): string | undefined {
-  if (!isObj(t)) return `tools.${i}: Input should be a valid dictionary`;
-  if (t.name === undefined) return `tools.${i}.custom.name: Field required`;
-  if (typeof t.name !== 'string' || !TOOL_NAME.test(t.name))
-    return `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`;
-  if (!isObj(t.input_schema)) return `tools.${i}.custom.input_schema: Field required`;
-  if (t.input_schema.type !== 'object') return `tools.${i}.custom.input_schema.type: Input should be 'object'`;
-  return undefined;
-}
-
-function nativeToolsError(tools: unknown): string | undefined {
-  if (tools === undefined) return undefined;
-  if (!Array.isArray(tools)) return 'tools: Input should be a valid list';
-  return tools.map(nativeToolError).find(Boolean);
-}
-
-function thinkingSettingsError(body: Json, thinking: boolean): string | undefined {
-  if (!thinking) return undefined;
-  if (typeof (body.thinking as Json).budget_tokens !== 'number')
-    return 'thinking.enabled.budget_tokens: Field required';
-  const choice = body.tool_choice;
-  if (isObj(choice) && (choice.type === 'any' || choice.type === 'tool'))
-    return 'Thinking may not be enabled when tool_choice forces tool use.';
-  return undefined;
-}
-
-function rolesError(messages: Json[]): string | undefined {
-  return messages.some((m, n) => n > 0 && m.role === messages[n - 1].role)
-    ? 'messages: roles must alternate between "user" and "assistant"'
-    : undefined;
-}
-
-/** Anthropic refuses empty text blocks (Copilot skips them), inside tool results too. */
-function emptyTextError(messages: Json[]): string | undefined {
-  const texts = messages
-    .flatMap((m) => blocksOf(m.content))
-    .flatMap((b) => (b.type === 'tool_result' ? blocksOf(b.content) : [b]))
-    .filter((b) => b.type === 'text');
-  return texts.some((b) => typeof b.text !== 'string' || !b.text.trim())
-    ? 'messages: text content blocks must be non-empty'
-    : undefined;
-}
-
-const nativeImagesError = (messages: Json[]) =>
-  messages.flatMap(nativeImageBlocks).some((b) => !nativeImage(b)) ? 'Invalid image data' : undefined;
-
-const toolUseIds = (m: Json | undefined): string[] =>
-  m?.role === 'assistant'
-    ? blocksOf(m.content)
-        .filter((b) => b.type === 'tool_use')
-        .map((b) => String(b.id))
-    : [];
-const toolResults = (m: Json | undefined): Json[] =>
+/** The tool_result blocks of a user message. */
+export const toolResults = (m: Json | undefined): Json[] =>
   m?.role === 'user' ? blocksOf(m.content).filter((b) => b.type === 'tool_result') : [];
-
-/** Every tool_result answers a tool_use of the message just before; every tool_use is answered in the message just after. */
-function toolPairingError(messages: Json[]): string | undefined {
-  for (const [n, m] of messages.entries()) {
-    const calls = toolUseIds(messages[n - 1]);
-    const j = blocksOf(m.content).findIndex((b) => b.type === 'tool_result' && !calls.includes(String(b.tool_use_id)));
-    if (m.role === 'user' && j >= 0) {
-      const id = String(blocksOf(m.content)[j].tool_use_id);
-      return `messages.${n}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
-    }
-    const answered = toolResults(messages[n + 1]).map((b) => String(b.tool_use_id));
-    const missing = toolUseIds(m).filter((id) => !answered.includes(id));
-    if (missing.length)
-      return `messages.${n}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
-  }
-  return undefined;
-}
-
-const isSignedThinking = (b: Json | undefined) =>
-  (b?.type === 'thinking' && typeof b.signature === 'string' && !!b.signature) ||
-  (b?.type === 'redacted_thinking' && !!b.data);
-
-/**
- * With thinking on, the assistant message answered by the final tool results must start with its signed
- * thinking block (earlier turns may drop theirs, as the real API strips them).
- */
-function thinkingReplayError(messages: Json[]): string | undefined {
-  const n = messages.length - 2;
-  if (!toolResults(messages.at(-1)).length || n < 0) return undefined;
-  const first = blocksOf(messages[n].content)[0];
-  if (isSignedThinking(first)) return undefined;
-  return `messages.${n}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks).`;
-}
-
-function nativeError(body: Json, messages: Json[], thinking: boolean): string | undefined {
-  return (
-    nativeToolsError(body.tools) ??
-    thinkingSettingsError(body, thinking) ??
-    rolesError(messages) ??
-    emptyTextError(messages) ??
-    nativeImagesError(messages) ??
-    toolPairingError(messages) ??
-    (thinking ? thinkingReplayError(messages) : undefined)
-  );
-}
-
-// ---------------- native: the plan ----------------
 
 function nativeResultsText(assistant: Json | undefined, results: Json[]): string {
   const names = new Map(
@@ -522,15 +308,13 @@ const nativeTools = (tools: unknown): ToolSpec[] =>
   Array.isArray(tools) ? tools.map((t: Json) => ({ name: String(t.name), schema: t.input_schema })) : [];
 
 /**
- * Validates a messages request and plans its reply: a thinking block first when `thinking.type` is
- * "enabled", or always for a reasoning model ("reason"/"think" in its name, as DeepSeek's
- * Anthropic-style API serves deepseek-reasoner).
+ * Plans the reply to a messages request the rules admitted: a thinking block first when `thinking.type`
+ * is "enabled" or "adaptive", or always for a reasoning model ("reason"/"think" in its name, as
+ * DeepSeek's Anthropic-style API serves deepseek-reasoner).
  */
-export function planNative(body: Json): Planned {
+export function planNative(body: Json): Plan {
   const messages = messagesOf(body);
-  const thinking = isObj(body.thinking) && body.thinking.type === 'enabled';
-  const error = nativeError(body, messages, thinking);
-  if (error) return { error };
+  const thinking = isObj(body.thinking) && (body.thinking.type === 'enabled' || body.thinking.type === 'adaptive');
   const reasoning = thinking || /reason|think/i.test(String(body.model)) ? REASONING : undefined;
   const last = messages.at(-1)!;
   const note = last.role === 'user' ? imageNote(nativeImageBlocks(last).map((b) => nativeImage(b)!)) : '';

@@ -265,7 +265,7 @@ for (const profile of ['strict', 'real'] as Profile[]) {
       { model: 'gpt-5.5-codex', messages: [{ role: 'user', content: 'x' }] },
       '/v1/chat/completions',
     );
-    assert.equal(r.status, 400);
+    assert.equal(r.status, 404, 'provider-constraints.md §1a: 404');
     const e = JSON.parse(r.text).error;
     assert.ok(e.message.startsWith('This model is only supported in v1/responses and not in v1/chat/completions.'));
     assert.equal(e.type, 'invalid_request_error');

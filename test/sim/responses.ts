@@ -22,16 +22,9 @@ import {
   type Plan,
   type ToolSpec,
 } from './agentic';
+import { openai, type Refusal } from './constraints/refusal';
 
 type Json = Record<string, unknown>;
-
-/** A refusal: the status, OpenAI's message, and its code and param. */
-export interface Refusal {
-  status: number;
-  message: string;
-  code?: string | null;
-  param?: string | null;
-}
 
 /** Reasoning models (gpt-5*, o-series, codex, "reason"/"think" names) reason first and return reasoning items. */
 export const isReasoningModel = (model: string) => /^(o\d|gpt-5)|codex|reason|think/i.test(model);
@@ -40,12 +33,11 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const NOT_PERSISTED =
   'Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.';
 
-const bad = (message: string, param: string | null = null, code: string | null = null): Refusal => ({
-  status: 400,
-  message,
-  param,
-  code,
-});
+const bad = (message: string, param: string | null = null, code: string | null = null): Refusal =>
+  openai(message, param, code);
+/** An item id the upstream cannot find (404 under `store: false`, responses-api.md §4). */
+const notFound = (id: string): Refusal =>
+  openai(`Item with id '${id}' not found. ${NOT_PERSISTED}`, 'input', null, 404);
 const digest = (s: string) => createHash('sha256').update(s).digest('hex');
 const idFor = (prefix: string, seed: string) => `${prefix}${digest(seed).slice(0, 32)}`;
 /** The shape of the function-call item ids this upstream issues (idFor('fc_', …)). */
@@ -164,8 +156,7 @@ function partsError(parts: unknown, where: string): Refusal | undefined {
 /** A replayed reasoning item: found only with its encrypted content, which must be this upstream's. */
 function reasoningError(item: Json, next: Json | undefined, secret: string): Refusal | undefined {
   const id = String(item.id ?? '');
-  if (typeof item.encrypted_content !== 'string' || !item.encrypted_content)
-    return { status: 404, message: `Item with id '${id}' not found. ${NOT_PERSISTED}`, param: 'input', code: null };
+  if (typeof item.encrypted_content !== 'string' || !item.encrypted_content) return notFound(id);
   if (item.encrypted_content !== encryptedContentOf(secret, id, summaryTexts(item)))
     return bad(
       `The encrypted content for item ${id} could not be verified. Reason: Encrypted content organization_id did not match the target organization.`,
@@ -200,15 +191,17 @@ function itemError(item: Json, i: number, next: Json | undefined, open: Set<stri
     return partsError(item.content, `${at}.content`);
   }
   if (type === 'function_call') {
+    // provider-constraints.md §1b: a function_call item id begins with 'fc' (param and code are not
+    // quoted there: OpenAI's usual ones for an invalid value).
+    if (item.id !== undefined && !String(item.id).startsWith('fc'))
+      return bad(
+        `Invalid '${at}.id': '${String(item.id)}'. Expected an ID that begins with 'fc'.`,
+        `${at}.id`,
+        'invalid_value',
+      );
     // An id this upstream issued, replayed with the whole item (call_id, name, arguments), is taken as
     // the item itself — Codex replays its calls so under `store: false`; a foreign id is not found.
-    if (typeof item.id === 'string' && !ISSUED_CALL_ID.test(item.id))
-      return {
-        status: 404,
-        message: `Item with id '${item.id}' not found. ${NOT_PERSISTED}`,
-        param: 'input',
-        code: null,
-      };
+    if (typeof item.id === 'string' && !ISSUED_CALL_ID.test(item.id)) return notFound(item.id);
     if (typeof item.call_id !== 'string' || typeof item.name !== 'string' || typeof item.arguments !== 'string')
       return bad(`Missing required parameter: '${at}.call_id'.`, `${at}.call_id`);
     open.add(item.call_id);
@@ -239,21 +232,15 @@ const itemsOf = (body: Json): Json[] =>
     ? [{ role: 'user', content: body.input }]
     : (body.input as unknown[]).map((x) => (isObj(x) ? x : {}));
 
-/** Validates a Responses request as OpenAI does with `store: false`; the first refusal, if any. */
-export function responsesError(body: Json, secret: string): Refusal | undefined {
+/**
+ * The input as OpenAI checks it with `store: false` (the rule table's row for it, constraints/openai.ts):
+ * its type, the tools, then each item — pairing, item ids, replayed reasoning verified. The first refusal.
+ */
+export function inputError(body: Json, secret: string): Refusal | undefined {
   if (typeof body.input !== 'string' && !Array.isArray(body.input))
     return bad("Invalid type for 'input': expected one of a string or an array of input items.", 'input');
-  if (typeof body.previous_response_id === 'string')
-    return bad(
-      `Previous response with id '${body.previous_response_id}' not found.`,
-      'previous_response_id',
-      'previous_response_not_found',
-    );
   const tools = toolsError(body.tools);
   if (tools) return tools;
-  const include = Array.isArray(body.include) ? body.include : [];
-  if (include.includes('reasoning.encrypted_content') && !isReasoningModel(String(body.model)))
-    return bad('Encrypted content is not supported with this model.', 'include', null);
   const items = itemsOf(body);
   const open = new Set<string>();
   for (const [i, item] of items.entries()) {

@@ -389,14 +389,68 @@ for (const profile of ['strict', 'real'] as const) {
     assert.ok(bare.message);
   });
 
-  test(`${profile}: a responses-only model on chat.completions is the SDK's BadRequestError`, async () => {
+  test(`${profile}: a responses-only model on chat.completions is the SDK's NotFoundError (404, provider-constraints §1a)`, async () => {
     await assert.rejects(
       openai(sim()).chat.completions.create({ model: 'o3-pro', messages: [{ role: 'user', content: 'x' }] }),
       (e: unknown) =>
-        e instanceof OpenAI.BadRequestError &&
+        e instanceof OpenAI.NotFoundError &&
         /only supported in v1\/responses and not in v1\/chat\/completions/.test(e.message) &&
         e.param === 'model',
     );
+  });
+
+  test(`${profile}: every envelope of the rule table (constraints/) is the SDKs' error, with its fields`, async () => {
+    const said = (
+      cls: abstract new (...args: never[]) => Error,
+      words: RegExp,
+      fields: Record<string, unknown> = {},
+    ) => {
+      return (e: unknown) => {
+        assert.ok(e instanceof cls, String(e));
+        assert.match(e.message, words);
+        for (const [k, v] of Object.entries(fields)) assert.equal((e as unknown as Record<string, unknown>)[k], v, k);
+        return true;
+      };
+    };
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'x' }];
+    // OpenAI's envelope, on both surfaces
+    await assert.rejects(
+      openai(sim()).chat.completions.create({ model: 'gpt-5-mini', messages, stop: ['END'] }),
+      said(OpenAI.BadRequestError, /'stop' is not supported/, { param: 'stop', code: 'unsupported_parameter' }),
+    );
+    await assert.rejects(
+      openai(sim()).responses.create({ model: 'gpt-4o-mini', input: 'x', max_output_tokens: 1 }),
+      said(OpenAI.BadRequestError, /integer below minimum value/, { code: 'integer_below_min_value' }),
+    );
+    // DeepSeek's (param null, code invalid_request_error) and Kimi's (neither)
+    await assert.rejects(
+      openai(sim()).chat.completions.create({ model: 'deepseek-chat', messages, max_tokens: 8193 }),
+      said(OpenAI.BadRequestError, /valid range of max_tokens is \[1, 8192\]/, { code: 'invalid_request_error' }),
+    );
+    await assert.rejects(
+      openai(sim()).chat.completions.create({ model: 'kimi-k2.5', messages, temperature: 0.7 }),
+      said(OpenAI.BadRequestError, /only 1 is allowed/),
+    );
+    // Anthropic's, natively and converted from Chat Completions
+    await assert.rejects(
+      anthropic(sim()).messages.create({
+        model: 'claude-opus-4-7',
+        max_tokens: 16,
+        temperature: 0.5,
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+      (e: unknown) => e instanceof Anthropic.BadRequestError && /`temperature` is deprecated/.test(e.message),
+    );
+    await assert.rejects(
+      openai(sim()).chat.completions.create({ model: 'claude-opus-4-7', messages, temperature: 0.5 }),
+      said(OpenAI.BadRequestError, /`temperature` is deprecated/),
+    );
+    // new-api's own 500 (real): the SDK's InternalServerError, with new-api's code
+    if (profile === 'real')
+      await assert.rejects(
+        openai(sim()).chat.completions.create({ model: 'gpt-4o-mini', messages: [] }),
+        said(OpenAI.InternalServerError, /field messages is required/, { code: 'invalid_request' }),
+      );
   });
 }
 

@@ -47,9 +47,9 @@ import {
   promptOf,
   responseEvents,
   responseObject,
-  responsesError,
   type ResponseParts,
 } from './responses';
+import { admit, errorBody, gatewayRefusal, newApi, type Refusal, type Surface } from './constraints';
 import {
   bill,
   chargeQuota,
@@ -303,8 +303,22 @@ const CODE_MODELS: SimModel[] = [
 ].map((m) => ({ ...m, capabilities: ['chat' as const], enableGroups: ['default', 'vip'] }));
 const CODE_MODEL_IDS = CODE_MODELS.map((m) => m.id);
 
-/** The reasoning models with their vendors' replay rules (agentic.ts). */
+/** The reasoning models with their vendors' replay rules (constraints/vendors.ts). */
 const REPLAYING_MODELS = ['deepseek-v4-pro', 'kimi-k2-thinking', 'deepseek-r1'];
+
+/**
+ * A model of each family the rule table (constraints/) judges by name, listed as new-api lists them:
+ * an OpenAI channel's models with ["openai"] even where they serve Responses (responses-api.md §6), a
+ * Claude channel's with ["anthropic", "openai"], Moonshot's with ["openai"].
+ */
+const FAMILY_MODELS: SimModel[] = [
+  { id: 'gpt-5.5', capabilities: ['chat', 'responses'], ownedBy: 'openai', ratio: 2.5, completionRatio: 6 },
+  { id: 'gpt-5-mini', capabilities: ['chat', 'responses'], ownedBy: 'openai', ratio: 0.125, completionRatio: 8 },
+  { id: 'o4-mini', capabilities: ['chat', 'responses'], ownedBy: 'openai', ratio: 0.55, completionRatio: 4 },
+  { id: 'claude-opus-4-7', capabilities: ['native', 'chat'], ownedBy: 'anthropic', ratio: 2.5, completionRatio: 5 },
+  { id: 'kimi-k2.5', capabilities: ['chat'], ownedBy: 'moonshot', ratio: 0.3, completionRatio: 5 },
+].map((m) => ({ ...m, capabilities: m.capabilities as Capability[], enableGroups: ['default', 'vip'] }));
+const FAMILY_MODEL_IDS = FAMILY_MODELS.map((m) => m.id);
 
 export function defaultConfig(profile: Profile = 'strict'): SimConfig {
   return {
@@ -403,6 +417,7 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
         enableGroups: ['default'],
       },
       ...CODE_MODELS.map((m) => ({ ...m })),
+      ...FAMILY_MODELS.map((m) => ({ ...m })),
     ],
     groups: [
       {
@@ -420,6 +435,7 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
           'o3-pro',
           ...CODE_MODEL_IDS,
           'gemini-2.5-flash',
+          ...FAMILY_MODEL_IDS,
         ],
         usable: [
           'gpt-4o-mini',
@@ -433,6 +449,7 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
           'o3-pro',
           ...CODE_MODEL_IDS,
           'gemini-2.5-flash',
+          ...FAMILY_MODEL_IDS,
         ],
       },
       { name: 'chat-only', visible: ['gpt-4o-mini'] },
@@ -775,20 +792,17 @@ export async function startSimulator(
   ) => {
     if (config.profile === 'strict' && c.gemini)
       return sendJson(c, status, googleError(status, e.message, googleStatus(status)), extra);
-    if (config.profile === 'real' && e.keepType && !c.native)
-      return sendJson(
-        c,
+    if (e.keepType && !c.native) {
+      const relayed: Refusal = {
         status,
-        {
-          error: {
-            message: withId(e.message, c),
-            type: e.oaType ?? 'invalid_request_error',
-            param: e.param ?? null,
-            code: e.code ?? null,
-          },
-        },
-        extra,
-      );
+        voice: 'openai',
+        message: e.message,
+        type: e.oaType,
+        param: e.param,
+        code: e.code,
+      };
+      return sendRefusal(c, 'chat', relayed, extra);
+    }
     if (config.profile === 'real') {
       if (c.native && !e.forceOpenAI)
         return sendJson(
@@ -824,6 +838,36 @@ export async function startSimulator(
       },
       extra,
     );
+  };
+
+  /** An upstream's refusal (or new-api's own), as this profile puts it on the wire (constraints/refusal.ts). */
+  const sendRefusal = (c: Ctx, surface: Surface, r: Refusal, extra: Record<string, string> = {}) =>
+    sendJson(
+      c,
+      r.status,
+      errorBody(r, { profile: config.profile, surface, requestId: c.rid, ownType: errorType(config) }),
+      extra,
+    );
+
+  /**
+   * A request through the gateway to the upstream, in new-api's order (constraints/): the gateway's own
+   * refusals, its pre-consume quota check, then the upstream's rules. The body the upstream answers —
+   * new-api's rewrites applied in the real profile — or undefined once the refusal is sent.
+   */
+  const admitted = <B extends { model: string }>(
+    c: Ctx,
+    tok: SimToken,
+    surface: Surface,
+    request: B,
+    maxTokens: unknown,
+  ): B | undefined => {
+    const at = { profile: config.profile, secret: reasoningSecret };
+    const own = gatewayRefusal(surface, request, at);
+    if (own) return void sendRefusal(c, surface, own);
+    if (!affordable(c, tok, request.model, typeof maxTokens === 'number' ? maxTokens : undefined)) return undefined;
+    const a = admit(surface, request, at);
+    if ('body' in a) return a.body as B;
+    return void sendRefusal(c, surface, a.refusal);
   };
 
   const readBody = (c: Ctx): Promise<Buffer | 'too-large'> =>
@@ -1015,8 +1059,9 @@ export async function startSimulator(
         return false;
       }
       if (cap === 'chat' && m.capabilities.includes('responses')) {
-        // OpenAI's own refusal, relayed as it is (new-api adds its request id).
-        sendError(c, 400, {
+        // OpenAI's own refusal, relayed as it is (new-api adds its request id): provider-constraints.md §1a
+        // "Responses-only models … are refused on Chat" (404).
+        sendError(c, 404, {
           message: 'This model is only supported in v1/responses and not in v1/chat/completions.',
           oaType: 'invalid_request_error',
           code: null,
@@ -1026,10 +1071,9 @@ export async function startSimulator(
         return false;
       }
       if ((cap === 'responses' || cap === 'gemini') && config.profile === 'real') {
-        // new-api: the model's channel (Anthropic, DeepSeek…) has no Responses conversion.
-        sendJson(c, 500, {
-          error: { message: withId('not implemented', c), type: errorType(config), code: 'convert_request_failed' },
-        });
+        // new-api: the model's channel (Anthropic, DeepSeek…) has no Responses conversion
+        // (provider-constraints.md §5f convert_request_failed, responses-api.md §6).
+        sendRefusal(c, 'responses', newApi('not implemented', 'convert_request_failed'));
         return false;
       }
       const names: Record<Capability, string> = {
@@ -1190,19 +1234,20 @@ export async function startSimulator(
 
   // ---------------- endpoints ----------------
 
-  const chatCompletions = async (c: Ctx, tok: SimToken, body: Record<string, unknown>) => {
-    if (!checkModel(c, tok, body.model, 'chat')) return;
+  const chatCompletions = async (c: Ctx, tok: SimToken, request: Record<string, unknown>) => {
+    if (!checkModel(c, tok, request.model, 'chat')) return;
+    const limit = request.max_completion_tokens ?? request.max_tokens;
+    const body = admitted(c, tok, 'chat', request as typeof request & { model: string }, limit);
+    if (!body) return;
     const messages = body.messages;
     if (!Array.isArray(messages) || messages.length === 0)
       return sendError(c, 400, {
         message: "'messages' is a required property and must be a non-empty array",
         code: 'missing_required_parameter',
       });
-    const planned = planCompatible(body);
-    if ('error' in planned) return sendError(c, 400, { message: planned.error });
-    const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
-    if (!affordable(c, tok, body.model, maxTokens)) return;
-    const { plan, answerBudget } = spendReasoning(planned, maxTokens);
+    const sentLimit = body.max_completion_tokens ?? body.max_tokens;
+    const maxTokens = typeof sentLimit === 'number' ? sentLimit : undefined;
+    const { plan, answerBudget } = spendReasoning(planCompatible(body), maxTokens);
     const r = reply(messages as Array<{ role?: unknown; content?: unknown }>, answerBudget, plan.replyText, {
       model: body.model,
       native: false,
@@ -1328,7 +1373,7 @@ export async function startSimulator(
     if (c.record.closedEarly) c.record.aborted = true;
   };
 
-  const messagesEndpoint = async (c: Ctx, tok: SimToken, body: Record<string, unknown>) => {
+  const messagesEndpoint = async (c: Ctx, tok: SimToken, request: Record<string, unknown>) => {
     if (config.profile === 'strict' && !c.req.headers['native-version']) {
       return sendJson(c, 400, {
         type: 'error',
@@ -1336,16 +1381,14 @@ export async function startSimulator(
         request_id: c.rid,
       });
     }
-    if (!checkModel(c, tok, body.model, 'native')) return;
-    const messages = body.messages;
-    if (!Array.isArray(messages) || messages.length === 0)
-      return sendError(c, 400, { message: 'messages: field required' });
-    if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1)
-      return sendError(c, 400, { message: 'max_tokens: field required' });
-    const planned = planNative(body);
-    if ('error' in planned) return sendError(c, 400, { message: planned.error });
-    if (!affordable(c, tok, body.model, body.max_tokens)) return;
-    const { plan, answerBudget } = spendReasoning(planned, body.max_tokens);
+    if (!checkModel(c, tok, request.model, 'native')) return;
+    const messages = request.messages;
+    if (config.profile === 'strict' && (!Array.isArray(messages) || messages.length === 0))
+      return sendError(c, 400, { message: 'messages: Field required' });
+    const asked = request as typeof request & { model: string; max_tokens: number };
+    const body = admitted(c, tok, 'messages', asked, request.max_tokens);
+    if (!body) return;
+    const { plan, answerBudget } = spendReasoning(planNative(body), body.max_tokens);
     const r = reply(messages as Array<{ role?: unknown; content?: unknown }>, answerBudget, plan.replyText, {
       model: body.model,
       native: true,
@@ -1414,18 +1457,12 @@ export async function startSimulator(
   };
 
   /** `POST /v1/responses` (responses.ts): the Response object, or its typed events (`event:` rebuilt from `type`, no [DONE]). */
-  const responsesEndpoint = async (c: Ctx, tok: SimToken, body: Record<string, unknown>) => {
-    if (!checkModel(c, tok, body.model, 'responses')) return;
-    const refused = responsesError(body, reasoningSecret);
-    if (refused)
-      return sendError(c, refused.status, {
-        message: refused.message,
-        code: refused.code ?? null,
-        param: refused.param ?? null,
-        keepType: true,
-      });
+  const responsesEndpoint = async (c: Ctx, tok: SimToken, request: Record<string, unknown>) => {
+    if (!checkModel(c, tok, request.model, 'responses')) return;
+    const asked = request as typeof request & { model: string };
+    const body = admitted(c, tok, 'responses', asked, request.max_output_tokens);
+    if (!body) return;
     const maxTokens = typeof body.max_output_tokens === 'number' ? body.max_output_tokens : undefined;
-    if (!affordable(c, tok, body.model, maxTokens)) return;
     const { plan, answerBudget } = spendReasoning(planResponses(body), maxTokens);
     const r = reply([{ role: 'user', content: promptOf(body) }], answerBudget, plan.replyText, {
       model: body.model,

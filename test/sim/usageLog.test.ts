@@ -122,7 +122,7 @@ test('a record becomes visible after the configured delay', async () => {
 test('a failed relay leaves a type-5 record when the gateway logs errors, none when it does not', async () => {
   const sim = sims['new-api'];
   const bad = await post(sim, '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [] });
-  assert.equal(bad.status, 400);
+  assert.equal(bad.status, 500, 'new-api: field messages is required (provider-constraints.md §5f)');
   const [rec] = (await readLog(sim)).json.data;
   assert.equal(rec.type, 5);
   assert.equal(rec.quota, 0);
