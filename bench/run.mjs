@@ -55,13 +55,13 @@ const LIVE = process.argv.includes('--live');
 const ONLY = option('only')?.split(',');
 const RESULTS = option('results') ?? (SMOKE ? undefined : join(root, 'bench/results.json'));
 /** full · quick · smoke */
-const size = (full, quick, smoke) => (SMOKE ? smoke : QUICK ? quick : full);
-const RUNS = size(5, 3, 1);
-const CHUNKS = size(20000, 5000, 2000);
+const byMode = (full, quick, smoke) => (SMOKE ? smoke : QUICK ? quick : full);
+const RUNS = byMode(5, 3, 1);
+const CHUNKS = byMode(20000, 5000, 2000);
 /** whole-process figures: 200,000-chunk streams, and start-up */
-const PROCESS_RUNS = size(7, 3, 1);
-const PROCESS_CHUNKS = size(200_000, 50_000, 10_000);
-const STARTUP_RUNS = size(30, 10, 2);
+const PROCESS_RUNS = byMode(7, 3, 1);
+const PROCESS_CHUNKS = byMode(200_000, 50_000, 10_000);
+const STARTUP_RUNS = byMode(30, 10, 2);
 /** the smoke replays the typing session's first keystrokes only (about 6 s of it at ×8) */
 const SMOKE_KEYSTROKES = 200;
 const median = (xs) => {
@@ -77,7 +77,7 @@ const results = {
   chunks: CHUNKS,
   processRuns: PROCESS_RUNS,
   processChunks: PROCESS_CHUNKS,
-  mode: size('full', 'quick', 'smoke'),
+  mode: byMode('full', 'quick', 'smoke'),
   sections: {},
   /** per section run: its rows, its time, and the error it threw */
   ran: {},
@@ -342,7 +342,7 @@ async function ttft() {
   } // warm-up
   const a = [];
   const b = [];
-  for (let i = 0; i < size(200, 50, 10); i++) {
+  for (let i = 0; i < byMode(200, 50, 10); i++) {
     a.push(await relay());
     b.push(await raw());
   }
@@ -521,7 +521,7 @@ async function activation() {
   const packageJSON = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const times = [];
   const requireTimes = [];
-  for (let i = 0; i < size(15, 5, 2); i++) {
+  for (let i = 0; i < byMode(15, 5, 2); i++) {
     delete require.cache[join(root, 'dist/extension.js')];
     const t0 = performance.now();
     const mod = require(join(root, 'dist/extension.js'));
@@ -556,7 +556,7 @@ async function activation() {
   // The main part (core, undici, zod), loaded once on first use: measured on its own.
   const mainFile = join(root, 'dist/main.js');
   const mainLoads = [];
-  for (let i = 0; i < size(7, 3, 1); i++) {
+  for (let i = 0; i < byMode(7, 3, 1); i++) {
     delete require.cache[mainFile];
     const t0 = performance.now();
     require(mainFile);
@@ -583,7 +583,7 @@ async function activation() {
 // ---------------------------------------------------------------------------------------------
 // 7. A 500 MB video downloaded to disk: RSS growth and MB/s vs a plain fs pipeline
 async function download() {
-  const BYTES = size(500, 100, 20) * 1024 * 1024;
+  const BYTES = byMode(500, 100, 20) * 1024 * 1024;
   const dir = mkdtempSync(join(tmpdir(), 'relay-bench-'));
   try {
     sim.config.video = { pollsUntilInProgress: 0, pollsUntilDone: 0, outcome: 'completed', contentBytes: BYTES };
@@ -818,7 +818,6 @@ if (RESULTS) {
   console.log(`\nwritten to ${RESULTS}`);
 }
 const failed = Object.entries(results.ran).filter(([, r]) => r.error || r.rows === 0);
-if (failed.length) {
-  console.log(`\n${failed.length} section(s) failed: ${failed.map(([n]) => n).join(', ')}`);
-  process.exitCode = 1;
-}
+if (failed.length) console.log(`\n${failed.length} section(s) failed: ${failed.map(([n]) => n).join(', ')}`);
+// a section that failed half-way may have left a handle open (a browser, a server): the run is over
+process.exit(failed.length ? 1 : 0);

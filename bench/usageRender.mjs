@@ -24,6 +24,11 @@ function stringsAttr(outDir) {
 
 /** Median first-paint figures over `runs` fresh pages. */
 export async function usageRenderFigures(runs = 5, outDir = join(root, 'out')) {
+  // the records, the host's state of them and its message: bench/messages.ts, against the protocol's types
+  const { usageViewState, usageStateMessage } = require(join(outDir, 'bench/messages.js'));
+  const state = usageViewState(Date.now(), USAGE_RECORDS);
+  const message = usageStateMessage(state);
+  const strings = stringsAttr(outDir);
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -35,11 +40,6 @@ export async function usageRenderFigures(runs = 5, outDir = join(root, 'out')) {
       '--no-first-run',
     ],
   });
-  // the records, the host's state of them and its message: bench/messages.ts, against the protocol's types
-  const { usageViewState, usageStateMessage } = require(join(outDir, 'bench/messages.js'));
-  const state = usageViewState(Date.now(), USAGE_RECORDS);
-  const message = usageStateMessage(state);
-  const strings = stringsAttr(outDir);
   const cpu = [];
   const wall = [];
   const all = [];
