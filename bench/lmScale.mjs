@@ -157,7 +157,7 @@ function rawServer() {
 export async function requestBuildingFigures({ root, outDir, runs, median, r2, row }) {
   const core = require(join(outDir, 'src/gateway/index.js'));
   const { ThinkingCache } = require(join(outDir, 'src/host/lm/thinkingCache.js'));
-  const { lmBenchModel, lmOptions, lmWireBody, provideResponse } = lmSteps(outDir);
+  const { benchGateways, lmBenchModel, lmOptions, lmWireBody, provideResponse } = lmSteps(outDir);
   const { vscode, toLmMessages } = await lmParts(root);
   const texts = fixtures(root);
   const messages = conversation(vscode, texts);
@@ -166,10 +166,7 @@ export async function requestBuildingFigures({ root, outDir, runs, median, r2, r
   const raw = rawServer();
   await new Promise((r) => raw.server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${raw.server.address().port}`;
-  const set = new core.GatewaySet([{ id: 'g1', name: 'Bench', baseUrl: url }], {
-    token: () => 'sk-bench-token-0123456789',
-    retry: { maxRetries: 0 },
-  });
+  const set = benchGateways([url], () => 'sk-bench-token-0123456789');
   const thinking = new ThinkingCache();
   /** provideLanguageModelChatResponse from its call: the conversion, then the provider's steps (bench/messages.ts). */
   const provide = async (m, msgs) => {

@@ -1,7 +1,7 @@
 /**
  * What the bench hands to our code, built against the code's own types: the chat webview's messages
  * (src/shared/chatProtocol.ts), the chat view's host wiring (src/host/chat/chatView.ts), the Usage
- * view's records and its message (src/shared/usageProtocol.ts), the language-model provider's steps
+ * view's records and its message (src/shared/usageProtocol.ts), a set of gateways, the language-model provider's steps
  * (src/extension/lm/chatProvider.ts over src/host/lm) and the inline-completion engine's inputs
  * (src/host/completions/types.ts). Compiled with the tests (tsconfig.test.json → out/bench/messages.js)
  * and required by the rows in bench/*.mjs, so a change of any of these shapes fails `tsc` — and with
@@ -9,10 +9,15 @@
  */
 import {
   chatStreamAcross,
+  GatewaySet,
+  LIST_ACROSS_BOUND_MS,
+  listModelsAcross,
   surfaceAdapter,
   type CompletionRequest,
   type GatewayClient,
-  type GatewaySet,
+  type GatewayModelList,
+  type GatewayProfile,
+  type Route,
   type Surface,
 } from '../src/gateway';
 import type { UsageRecord } from '../src/gateway/economy/usageTypes';
@@ -133,18 +138,14 @@ export function initMessage(state: ChatSnapshot, models: ModelList = modelList([
   return { type: 'init', state, models };
 }
 
+/** A reply as it starts to stream: empty. */
+function streamingReply(id: string, model: string): ChatEntry {
+  return { id, role: 'assistant', text: '', createdAt: 0, status: 'streaming', surface: 'compatible', model };
+}
+
 /** A reply starting to stream: its entry, added empty. */
 export function streamingReplyAdded(id: string, model: string): HostToWebview {
-  const entry: ChatEntry = {
-    id,
-    role: 'assistant',
-    text: '',
-    createdAt: 0,
-    status: 'streaming',
-    surface: 'compatible',
-    model,
-  };
-  return { type: 'entryAdded', entry };
+  return { type: 'entryAdded', entry: streamingReply(id, model) };
 }
 
 export function entryDelta(id: string, text: string): HostToWebview {
@@ -156,16 +157,15 @@ export function entryDelta(id: string, text: string): HostToWebview {
  * `entryDelta` per part, the reply done.
  */
 export function streamedReply(id: string, model: string, parts: readonly string[]): HostToWebview[] {
-  const added = streamingReplyAdded(id, model);
-  const entry = added.type === 'entryAdded' ? added.entry : undefined;
+  const entry = streamingReply(id, model);
   return [
     initMessage(
       chatSnapshot([], chatOptions(model, 0.5, 100)),
       modelList([model], { compatible: model, native: model }),
     ),
-    added,
+    { type: 'entryAdded', entry },
     ...parts.map((p) => entryDelta(id, p)),
-    { type: 'entryUpdated', entry: { ...entry!, text: parts.join(''), status: 'done' } },
+    { type: 'entryUpdated', entry: { ...entry, text: parts.join(''), status: 'done' } },
   ];
 }
 
@@ -186,17 +186,7 @@ export function benchChatView(o: {
   files: ChatViewInit['files'];
   onIdle: () => void;
 }): ChatView {
-  const list = (): ModelList => ({
-    groups: [
-      {
-        gateway: { id: 'bench', name: 'Bench' },
-        active: true,
-        items: [],
-        defaults: { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' },
-      },
-    ],
-    loading: false,
-  });
+  const list = (): ModelList => modelList([], { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' });
   return new ChatView({
     backend: o.client,
     state: o.state,
@@ -288,12 +278,26 @@ export function usageStateMessage(state: UsageViewState): UsageHostMessage {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Several gateways (rows 13, 15)
+
+/** Gateways g1…gN at these base URLs, as the extension's set holds them; no retries (a figure never hides one). */
+export function benchGateways(urls: readonly string[], token: (index: number) => string): GatewaySet {
+  const profiles: GatewayProfile[] = urls.map((baseUrl, i) => ({ id: `g${i + 1}`, name: `Gateway ${i + 1}`, baseUrl }));
+  return new GatewaySet(profiles, { token: (id) => token(Number(id.slice(1)) - 1), retry: { maxRetries: 0 } });
+}
+
+/** VS Code asking for the models of every gateway: the lists back within the bound, the late ones through `onLate`. */
+export function listAcross(set: GatewaySet, onLate: (late: GatewayModelList) => void): Promise<GatewayModelList[]> {
+  return listModelsAcross(set, { boundMs: LIST_ACROSS_BOUND_MS, onLate });
+}
+
+// ---------------------------------------------------------------------------------------------
 // VS Code's chat through the language-model provider (rows 14, 15)
 
 /** One of our models as VS Code hands it back with each request: its id, route and profile. */
 export interface LmBenchModel {
   id: string;
-  route: { gateway: string; model: string };
+  route: Route;
   profile: ModelProfile;
 }
 
