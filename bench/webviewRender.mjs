@@ -6,7 +6,8 @@
 //   time, and wall time); and how long until every entry is;
 // - per-frame render time of a 100 KB code block while it streams (its fence still open): the frames
 //   near its end against the frames at its start.
-// Used by bench/run.mjs; `node bench/webviewRender.mjs` prints the figures alone.
+// The host's messages are built in bench/messages.ts against the protocol's types; an exception in the
+// page fails the row with its own message. Used by bench/run.mjs; `node bench/webviewRender.mjs` prints the figures alone.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
