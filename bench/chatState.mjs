@@ -19,9 +19,9 @@ function replyText(i) {
 export async function chatStateSize({ outDir, sim, row }) {
   const { createRequire } = await import('node:module');
   const require = createRequire(import.meta.url);
-  const { ChatView } = require(join(outDir, 'src/host/chat/chatView.js'));
+  // the chat view as the extension wires it, and what the user sends: bench/messages.ts, against their types
+  const { benchChatView, sendChat } = require(join(outDir, 'bench/messages.js'));
   const { ChatImageFiles } = require(join(outDir, 'src/host/chat/imageFiles.js'));
-  const { sessionModels } = require(join(outDir, 'src/host/chat/modelTraits.js'));
   const { STATE_KEY } = require(join(outDir, 'src/host/chat/chatStore.js'));
   const { InMemoryMemento } = require(join(outDir, 'test/fakes/state.js'));
   const { makeClient } = require(join(outDir, 'test/gateway/helpers.js'));
@@ -31,44 +31,14 @@ export async function chatStateSize({ outDir, sim, row }) {
   const state = new InMemoryMemento();
   const files = new ChatImageFiles(join(dir, 'chat-images'));
   let ended = 0;
-  const list = () => ({
-    items: [],
-    defaults: { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' },
-    loading: false,
-  });
-  const view = new ChatView({
-    backend: client,
-    state,
-    files,
-    settings: () => ({
-      defaultSurface: 'compatible',
-      models: { chat: 'gpt-4o-mini', native: 'claude-sonnet-4-5' },
-      temperature: 0.5,
-      maxTokens: 1024,
-      stream: true,
-    }),
-    models: sessionModels({ overrides: () => ({}), list }),
-    modelList: list,
-    image: {
-      model: () => 'gpt-image-1',
-      generate: async (prompt, signal) => {
-        const r = await client.generateImage({ model: 'gpt-image-1', prompt, signal });
-        return { bytes: r.images[0].bytes, savedPath: `.model-relay/images/${prompt.slice(0, 40)}.png` };
-      },
-    },
-    post: (msg) => {
-      if (msg.type === 'busy' && !msg.busy) ended++;
-    },
-    src: (file) => `https://file+.vscode-resource.vscode-cdn.net/chat-images/${file}`,
-  });
+  const view = benchChatView({ client, state, files, onIdle: () => ended++ });
   view.webviewReady();
-  const options = { surface: 'compatible', model: 'gpt-4o-mini', system: '', temperature: 0.5, maxTokens: 1024 };
   const started = performance.now();
   try {
     for (let i = 0; i < TURNS; i++) {
       const image = i % IMAGE_EVERY === IMAGE_EVERY - 1;
       sim.config.replyText = image ? undefined : replyText(i);
-      view.send(image ? `/image a lighthouse at dusk, take ${i}` : `Explain step ${i} of the build, please.`, options);
+      sendChat(view, image ? `/image a lighthouse at dusk, take ${i}` : `Explain step ${i} of the build, please.`);
       while (ended <= i) await new Promise((r) => setTimeout(r, 1));
     }
     view.dispose(); // writes what is pending, as on closing the window

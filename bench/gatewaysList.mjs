@@ -20,6 +20,8 @@ export async function gatewaysListFigures({ outDir, runs, median, r2, row }) {
   const require = createRequire(import.meta.url);
   const { startSimulator } = require(join(outDir, 'test/sim/server.js'));
   const core = require(join(outDir, 'src/gateway/index.js'));
+  // the set of gateways and the provider's call across them: bench/messages.ts, against their types
+  const { benchGateways, listAcross } = require(join(outDir, 'bench/messages.js'));
   const latencies = [...ANSWER_MS, SILENT_MS];
   const sims = await Promise.all(latencies.map(() => startSimulator()));
   try {
@@ -27,12 +29,11 @@ export async function gatewaysListFigures({ outDir, runs, median, r2, row }) {
       s.fault({ kind: 'manyModels', models: MODELS });
       s.fault({ kind: 'latency', ms: latencies[i] });
     });
-    const profiles = sims.map((s, i) => ({ id: `g${i + 1}`, name: `Gateway ${i + 1}`, baseUrl: s.url }));
     const newSet = () =>
-      new core.GatewaySet(profiles, {
-        token: (id) => sims[Number(id.slice(1)) - 1].tokens.production,
-        retry: { maxRetries: 0 },
-      });
+      benchGateways(
+        sims.map((s) => s.url),
+        (i) => sims[i].tokens.production,
+      );
     const bound = core.LIST_ACROSS_BOUND_MS;
     /** the gateways whose lists came late, as the provider's change event would tell VS Code */
     let lateIds = new Set();
@@ -46,7 +47,7 @@ export async function gatewaysListFigures({ outDir, runs, median, r2, row }) {
       const set = newSet();
       lateIds = new Set();
       let t0 = performance.now();
-      const lists = await core.listModelsAcross(set, { boundMs: bound, onLate });
+      const lists = await listAcross(set, onLate);
       across.push(performance.now() - t0);
       const got = lists.slice(0, answering).filter((l) => l.models?.length === MODELS).length;
       if (lists[answering].models) throw new Error('the silent gateway answered');
@@ -59,7 +60,7 @@ export async function gatewaysListFigures({ outDir, runs, median, r2, row }) {
       while (pendingAnswering.some((id) => !lateIds.has(id)) && performance.now() < until)
         await new Promise((r) => setTimeout(r, 5));
       t0 = performance.now();
-      const again = await core.listModelsAcross(set, { boundMs: bound, onLate });
+      const again = await listAcross(set, onLate);
       known.push(performance.now() - t0);
       if (again.slice(0, answering).some((l) => l.models?.length !== MODELS))
         throw new Error(

@@ -47,17 +47,6 @@ import { isMain, runAlone } from './fixtures/standalone.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const MODEL = 'deepseek-chat';
 const MODEL_LATENCY_MS = 150;
-const SETTINGS = {
-  enabled: true,
-  model: MODEL,
-  contextTokens: 1024,
-  maxTokens: 64,
-  exclude: ['.env*', '*.pem', '*.key', 'id_rsa*', '**/.git/**'],
-  maxFileSize: 1_000_000,
-  maxCostPerHour: undefined,
-  maxTokensPerHour: 0,
-  trusted: true,
-};
 const GOALS = { billedRatio: 0.25, addedP95Ms: 5, stale: 0 };
 
 const quantile = (xs, q) => {
@@ -124,7 +113,7 @@ function upcomingMatch(events, i, file, text) {
 }
 
 /** Replays the session through `provider`; returns what the typist saw. */
-async function replay(session, provider, compress) {
+async function replay(session, provider, compress, documentSnapshot) {
   const docs = session.files.map((f) => ({
     id: `file:///w/${f.path}`,
     relativePath: f.path,
@@ -148,15 +137,6 @@ async function replay(session, provider, compress) {
   const pending = new Set();
   const t0 = performance.now();
   const events = session.events;
-  const snapshot = (d) => ({
-    id: d.id,
-    relativePath: d.relativePath,
-    languageId: d.languageId,
-    version: d.version,
-    text: d.text,
-    size: Buffer.byteLength(d.text),
-    currentVersion: () => d.version,
-  });
   for (let i = 0; i < events.length; i++) {
     const ev = events[i];
     // each keystroke is its own event-loop task, as in the extension host, even when the replay runs late
@@ -185,7 +165,7 @@ async function replay(session, provider, compress) {
     const src = tokenSource();
     cancels.set(ev.file, src.cancel);
     const asked = { at: performance.now(), version: d.version };
-    const p = provider.provide(snapshot(d), d.offset, src.token, asked).then((s) => {
+    const p = provider.provide(documentSnapshot(d), d.offset, src.token, asked).then((s) => {
       if (!s) return;
       const now = performance.now();
       if (s.version !== d.version || asked.version !== d.version) {
@@ -232,7 +212,7 @@ function latencies(seen, times) {
 }
 
 /** The real engine over the real client: what our extension does. */
-function enginePovider(engineMod, client, compress) {
+function enginePovider(m, settings, client, compress) {
   const waits = new WeakMap();
   /** per request (by its signal): when the client was called and returned, its request id */
   const calls = new WeakMap();
@@ -253,7 +233,7 @@ function enginePovider(engineMod, client, compress) {
     },
   };
   const states = [];
-  const engine = new engineMod.CompletionEngine({
+  const engine = m.completionEngine(settings, {
     client: () => timed,
     clock: {
       now: clock.now,
@@ -262,8 +242,6 @@ function enginePovider(engineMod, client, compress) {
         return clock.sleep(ms, signal);
       },
     },
-    settings: () => SETTINGS,
-    price: () => undefined,
     onState: (s) => states.push(s),
   });
   return {
@@ -271,7 +249,7 @@ function enginePovider(engineMod, client, compress) {
     states,
     async provide(doc, offset, token, asked) {
       asking = asked;
-      const p = engine.provide(doc, offset, { trigger: 'automatic' }, token);
+      const p = m.provideSuggestion(engine, doc, offset, token);
       asking = undefined;
       const s = await p;
       const call = asked.signal && calls.get(asked.signal);
@@ -291,21 +269,14 @@ function enginePovider(engineMod, client, compress) {
 }
 
 /** A request per keystroke, no abort, no cache; replies for older text are dropped (as VS Code would). */
-function naiveProvider(contextMod, client) {
+function naiveProvider(m, settings, client) {
   const counts = { requests: 0, olderReplies: 0 };
   return {
     counts,
     async provide(doc, offset, _token, asked) {
-      const w = contextMod.contextWindows(doc.text, offset, SETTINGS.contextTokens);
+      const req = m.naiveCompletionRequest(settings, doc, offset);
       counts.requests++;
-      const r = await client.complete({
-        model: MODEL,
-        prefix: w.prefix,
-        suffix: w.suffix,
-        languageId: doc.languageId,
-        fileName: doc.relativePath,
-        maxTokens: SETTINGS.maxTokens,
-      });
+      const r = await client.complete(req);
       asked.requestId = r.requestId;
       if (doc.currentVersion() !== doc.version) counts.olderReplies++;
       return r.text.trim() ? { insertText: r.text, offset, version: doc.version, source: 'network' } : undefined;
@@ -315,13 +286,19 @@ function naiveProvider(contextMod, client) {
   };
 }
 
-export async function keystrokeReplayFigures({ outDir, quick = false, row }) {
+/** `keystrokes`: replay only the session's first so many (the smoke's few seconds); default all. */
+export async function keystrokeReplayFigures({ outDir, quick = false, keystrokes, row }) {
   const require = createRequire(import.meta.url);
   const compress = quick ? 8 : 4;
   const session = JSON.parse(readFileSync(join(here, 'fixtures/typing-session.json'), 'utf8'));
+  if (keystrokes !== undefined) {
+    session.events = session.events.slice(0, keystrokes);
+    session.keystrokes = session.events.length;
+  }
   const core = require(join(outDir, 'src/gateway/index.js'));
-  const engineMod = require(join(outDir, 'src/host/completions/engine.js'));
-  const contextMod = require(join(outDir, 'src/host/completions/context.js'));
+  // the engine's settings and wiring, the documents it is handed: bench/messages.ts, against their types
+  const m = require(join(outDir, 'bench/messages.js'));
+  const settings = m.completionSettings(MODEL);
   const sim = await startSimulatorProcess(outDir);
   try {
     await sim.configure(MODEL_LATENCY_MS / compress);
@@ -334,7 +311,7 @@ export async function keystrokeReplayFigures({ outDir, quick = false, row }) {
     const run = async (provider) => {
       await sim.reset();
       await sim.configure(MODEL_LATENCY_MS / compress);
-      const seen = await replay(session, provider, compress);
+      const seen = await replay(session, provider, compress, m.documentSnapshot);
       const phase = await sim.report();
       return { seen, lat: latencies(seen, phase.times), sim: phase.stats, connections: phase.connections };
     };
@@ -346,9 +323,9 @@ export async function keystrokeReplayFigures({ outDir, quick = false, row }) {
       languageId: 'typescript',
       fileName: 'w.ts',
     });
-    const ours = enginePovider(engineMod, newClient(), compress);
+    const ours = enginePovider(m, settings, newClient(), compress);
     const a = await run(ours);
-    const naive = naiveProvider(contextMod, newClient());
+    const naive = naiveProvider(m, settings, newClient());
     const b = await run(naive);
     return report({ a, b, ours, naive, compress, session, row });
   } finally {

@@ -9,7 +9,8 @@
 //    counted at once and after the background counts, against o200k's count of the same text; goal
 //    within 10 %.
 // 15 request building: from provideLanguageModelChatResponse being called (its steps as in
-//    src/extension/lm/chatProvider.ts: toLmMessages, lmRoutes, lmToChatRequest, chatStreamAcross)
+//    src/extension/lm/chatProvider.ts: toLmMessages, then lmRoutes, lmToChatRequest, chatStreamAcross
+//    typed in bench/messages.ts)
 //    to the first byte of the request arriving at a raw `net` server, against JSON.stringify of the
 //    same wire body alone (the floor), per surface; goal ≤ 1.5×. Each request is the conversation and
 //    one new tool step, on a connection kept alive, as in a tool loop. Each request's time is divided
@@ -31,21 +32,32 @@ const until = (cond) =>
     check();
   });
 
-/** provideTokenCount's body (src/extension/lm/chatProvider.ts). */
-const provideTokenCount = (counter, toLmPart, text) =>
-  Promise.resolve(typeof text === 'string' ? counter.count(text) : counter.countParts(text.content.map(toLmPart)));
+/** The provider's steps and our models, against their types (bench/messages.ts). */
+const lmSteps = (outDir) => require(join(outDir, 'bench/messages.js'));
 
-async function pass(counter, toLmPart, messages) {
+/** VS Code asking provideTokenCount for every message of the conversation. */
+async function pass(provideTokenCount, counter, toLmPart, messages) {
   const t0 = performance.now();
   let total = 0;
   for (const m of messages) total += await provideTokenCount(counter, toLmPart, m);
   return { ms: performance.now() - t0, total };
 }
 
+/** toLmMessages of the conversation, refusing a part lmParts.ts did not recognise (the stand-in no longer VS Code's shape). */
+function converted(toLmMessages, messages) {
+  const out = toLmMessages(messages);
+  const parts = (ps) => ps.flatMap((p) => (p.kind === 'toolResult' ? [p, ...parts(p.content)] : [p]));
+  const unknown = parts(out.flatMap((m) => m.content)).find((p) => p.kind === 'other');
+  if (unknown) throw new Error("lmParts.ts did not recognise a part of bench/lmConversation.mjs's stand-in for vscode");
+  return out;
+}
+
 export async function tokenCountingFigures({ root, outDir, runs, median, r2, row }) {
   const { TokenCounter, countableText, IMAGE_TOKENS } = require(join(outDir, 'src/host/lm/tokenCounter.js'));
   const { countTokens } = require(join(root, 'dist/tokenizer.js'));
   const { vscode, toLmPart, toLmMessages } = await lmParts(root);
+  const { provideTokenCount } = lmSteps(outDir);
+  const count = (counter, messages) => pass(provideTokenCount, counter, toLmPart, messages);
   const texts = fixtures(root);
   const newCounter = async () => {
     const c = new TokenCounter(() => countTokens);
@@ -54,25 +66,25 @@ export async function tokenCountingFigures({ root, outDir, runs, median, r2, row
     return c;
   };
   const o200k = (messages) =>
-    toLmMessages(messages).reduce((n, m) => {
+    converted(toLmMessages, messages).reduce((n, m) => {
       const { text, images } = countableText(m.content);
       return n + (text ? countTokens(text) : 0) + images * IMAGE_TOKENS;
     }, 0);
 
   const convo = conversation(vscode, texts);
-  const chars = toLmMessages(convo).reduce((n, m) => n + countableText(m.content).text.length, 0);
+  const chars = converted(toLmMessages, convo).reduce((n, m) => n + countableText(m.content).text.length, 0);
   const turn = (n) => new vscode.LanguageModelChatMessage(1, [new vscode.LanguageModelTextPart(`Now run test ${n}.`)]);
   const first = [];
   const second = [];
   const settled = [];
   for (let i = 0; i < runs; i++) {
     const counter = await newCounter();
-    first.push((await pass(counter, toLmPart, copied(vscode, convo))).ms);
+    first.push((await count(counter, copied(vscode, convo))).ms);
     const again = copied(vscode, [...convo, turn(1)]);
-    second.push((await pass(counter, toLmPart, again)).ms);
+    second.push((await count(counter, again)).ms);
     await until(() => counter.pending === 0);
     const later = copied(vscode, [...convo, turn(1), turn(2)]);
-    settled.push((await pass(counter, toLmPart, later)).ms);
+    settled.push((await count(counter, later)).ms);
   }
 
   // Accuracy: each kind of text alone, answered at once and after the background counts.
@@ -80,9 +92,9 @@ export async function tokenCountingFigures({ root, outDir, runs, median, r2, row
   for (const kind of Object.keys(texts)) {
     const msgs = conversation(vscode, texts, { messages: 60, chars: 300_000, kinds: [kind] });
     const counter = await newCounter();
-    const atOnce = (await pass(counter, toLmPart, msgs)).total;
+    const atOnce = (await count(counter, msgs)).total;
     await until(() => counter.pending === 0);
-    const after = (await pass(counter, toLmPart, msgs)).total;
+    const after = (await count(counter, msgs)).total;
     const exact = o200k(msgs);
     accuracy[kind] = { atOnce: r2((atOnce / exact - 1) * 100), after: r2((after / exact - 1) * 100), o200k: exact };
   }
@@ -144,48 +156,23 @@ function rawServer() {
 
 export async function requestBuildingFigures({ root, outDir, runs, median, r2, row }) {
   const core = require(join(outDir, 'src/gateway/index.js'));
-  const { lmToChatRequest } = require(join(outDir, 'src/host/lm/lmRequest.js'));
-  const { lmModelId, lmRoutes, withFailoverNotices } = require(join(outDir, 'src/host/lm/lmGateways.js'));
   const { ThinkingCache } = require(join(outDir, 'src/host/lm/thinkingCache.js'));
+  const { benchGateways, lmBenchModel, lmOptions, lmWireBody, provideResponse } = lmSteps(outDir);
   const { vscode, toLmMessages } = await lmParts(root);
   const texts = fixtures(root);
   const messages = conversation(vscode, texts);
-  const tools = agentTools();
+  converted(toLmMessages, messages); // once, outside the timed path: every part recognised
+  const options = lmOptions(agentTools());
   const raw = rawServer();
   await new Promise((r) => raw.server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${raw.server.address().port}`;
-  const set = new core.GatewaySet([{ id: 'g1', name: 'Bench', baseUrl: url }], {
-    token: () => 'sk-bench-token-0123456789',
-    retry: { maxRetries: 0 },
-  });
+  const set = benchGateways([url], () => 'sk-bench-token-0123456789');
   const thinking = new ThinkingCache();
-  const model = (surface) => ({
-    id: lmModelId('g1', 'bench-model'),
-    route: { gateway: 'g1', model: 'bench-model' },
-    profile: {
-      surface,
-      maxInputTokens: 200_000,
-      maxOutputTokens: 8192,
-      toolCalling: true,
-      imageInput: true,
-      thinkingBudget: undefined,
-    },
-  });
-  /** provideLanguageModelChatResponse's steps up to the request (src/extension/lm/chatProvider.ts). */
+  /** provideLanguageModelChatResponse from its call: the conversion, then the provider's steps (bench/messages.ts). */
   const provide = async (m, msgs) => {
     const cancel = new AbortController();
-    const routes = lmRoutes(m, set, 'g1', {});
-    const { model: _model, ...req } = lmToChatRequest(
-      routes[0]?.model ?? m.id,
-      m.profile,
-      toLmMessages(msgs),
-      { tools, toolMode: 1 },
-      thinking,
-    );
     try {
-      for await (const _e of withFailoverNotices(
-        core.chatStreamAcross(set, routes, { ...req, signal: cancel.signal }),
-      ));
+      await provideResponse(set, m, toLmMessages(msgs), options, thinking, cancel.signal);
     } catch (e) {
       if (e?.status !== 400) throw e;
     }
@@ -199,10 +186,7 @@ export async function requestBuildingFigures({ root, outDir, runs, median, r2, r
     await done;
     return at - t0;
   };
-  const wireBody = (m, msgs) => {
-    const req = lmToChatRequest('bench-model', m.profile, toLmMessages(msgs), { tools, toolMode: 1 }, thinking);
-    return core.surfaceAdapter(m.profile.surface).toRequest({ ...req, stream: true }, { maxTokens: 4096 });
-  };
+  const wireBody = (m, msgs) => lmWireBody(m, toLmMessages(msgs), options, thinking);
   const floorOnce = (body) => {
     const t0 = performance.now();
     const text = JSON.stringify(body);
@@ -216,7 +200,7 @@ export async function requestBuildingFigures({ root, outDir, runs, median, r2, r
   const figures = {};
   try {
     for (const surface of ['compatible', 'native', 'responses']) {
-      const m = model(surface);
+      const m = lmBenchModel('g1', 'bench-model', surface);
       for (let i = 0; i < 8; i++) {
         const msgs = nextTurn();
         await timedPath(m, msgs);
@@ -255,7 +239,7 @@ export async function requestBuildingFigures({ root, outDir, runs, median, r2, r
         ([s, x]) =>
           `${s} ${x.ratio}× (${x.pathMs} ms vs JSON.stringify ${x.floorMs} ms; fastest ${x.bestRatio}×; ${Math.round(x.bodyBytes / 1024)} KB${x.ownAdapter ? '' : '; the compatible adapter until the responses surface is merged'})`,
       )
-      .join(' · ') + ` · ${messages.length} messages and one new tool step each request, ${tools.length} tools`,
+      .join(' · ') + ` · ${messages.length} messages and one new tool step each request, ${options.tools.length} tools`,
     figures,
     `≤ ${BUILD_GOAL}× JSON.stringify of the same wire body, every surface (median of the per-request ratios)`,
     ok,

@@ -6,7 +6,13 @@
 // (bench/chatState.mjs); 13 the model lists of three gateways, one silent (bench/gatewaysList.mjs);
 // 17 a recorded typing session replayed through the inline-completion engine (bench/keystrokeReplay.mjs);
 // 18 the first suggestion after a typing pause, over TLS with a 20 ms round trip (bench/pauseReconnect.mjs).
-//   node bench/run.mjs [--quick] [--live] [--only=throughput,wholeProcess,…]
+// What the rows hand to our code (chat webview and Usage view messages, the chat view's and the
+// providers' inputs) is built in bench/messages.ts against our types, compiled with the tests.
+//   node bench/run.mjs [--quick | --smoke] [--live] [--only=throughput,wholeProcess,…] [--results=<file>]
+// --quick: fewer runs and smaller workloads. --smoke (npm test runs it, test/e2e/bench.e2e.test.mjs):
+// one run of each section on the smallest workloads that still take its path, to prove every row
+// runs; its figures are not judged and it writes no bench/results.json unless --results says where.
+// A section that throws is reported as FAIL (the others still run) and the exit code is 1.
 // BENCH_OUT=<dir> reads the compiled tests and sources from <dir> instead of out/.
 import { createRequire } from 'node:module';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -31,6 +37,8 @@ const require = createRequire(import.meta.url);
 const outDir = resolve(root, process.env.BENCH_OUT ?? 'out');
 const { startSimulator } = require(join(outDir, 'test/sim/server.js'));
 const core = require(join(outDir, 'src/gateway/index.js'));
+// what the rows hand to our code, built against its types (bench/messages.ts)
+const messages = require(join(outDir, 'bench/messages.js'));
 // the chat webview's words, as the host writes them into its page (English)
 const chatStringsAttr = JSON.stringify(require(join(outDir, 'src/host/chat/chatWords.js')).chatStrings())
   .replace(/&/g, '&amp;')
@@ -40,18 +48,22 @@ const Anthropic = require('@anthropic-ai/sdk').default ?? require('@anthropic-ai
 const { Stream: OpenAIStream } = require('openai/streaming');
 const { Stream: AnthropicStream } = require('@anthropic-ai/sdk/streaming');
 
-const QUICK = process.argv.includes('--quick');
+const option = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(`--${name}=`.length);
+const SMOKE = process.argv.includes('--smoke');
+const QUICK = SMOKE || process.argv.includes('--quick');
 const LIVE = process.argv.includes('--live');
-const ONLY = process.argv
-  .find((a) => a.startsWith('--only='))
-  ?.slice('--only='.length)
-  .split(',');
-const RUNS = QUICK ? 3 : 5;
-const CHUNKS = QUICK ? 5000 : 20000;
+const ONLY = option('only')?.split(',');
+const RESULTS = option('results') ?? (SMOKE ? undefined : join(root, 'bench/results.json'));
+/** full · quick · smoke */
+const byMode = (full, quick, smoke) => (SMOKE ? smoke : QUICK ? quick : full);
+const RUNS = byMode(5, 3, 1);
+const CHUNKS = byMode(20000, 5000, 2000);
 /** whole-process figures: 200,000-chunk streams, and start-up */
-const PROCESS_RUNS = QUICK ? 3 : 7;
-const PROCESS_CHUNKS = QUICK ? 50_000 : 200_000;
-const STARTUP_RUNS = QUICK ? 10 : 30;
+const PROCESS_RUNS = byMode(7, 3, 1);
+const PROCESS_CHUNKS = byMode(200_000, 50_000, 10_000);
+const STARTUP_RUNS = byMode(30, 10, 2);
+/** the smoke replays the typing session's first keystrokes only (about 6 s of it at ×8) */
+const SMOKE_KEYSTROKES = 200;
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -65,9 +77,12 @@ const results = {
   chunks: CHUNKS,
   processRuns: PROCESS_RUNS,
   processChunks: PROCESS_CHUNKS,
+  mode: byMode('full', 'quick', 'smoke'),
   sections: {},
+  /** per section run: its rows, its time, and the error it threw */
+  ran: {},
 };
-/** ok: true MET, false MISS, null not measured here (TODO) */
+/** ok: true MET, false MISS, null not measured here (TODO), 'failed' the section threw */
 function row(section, metric, values, target, ok) {
   rows.push({ section, metric, values, target, ok });
   (results.sections[section] ??= []).push({ metric, values, target, ok });
@@ -327,7 +342,7 @@ async function ttft() {
   } // warm-up
   const a = [];
   const b = [];
-  for (let i = 0; i < (QUICK ? 50 : 200); i++) {
+  for (let i = 0; i < byMode(200, 50, 10); i++) {
     a.push(await relay());
     b.push(await raw());
   }
@@ -387,43 +402,25 @@ async function webview() {
       await page.addScriptTag({ path: join(root, 'dist/webview.js') });
       const size = Math.ceil(md.length / chunks);
       const parts = Array.from({ length: chunks }, (_, i) => md.slice(i * size, (i + 1) * size));
-      const state = {
-        entries: [],
-        options: { surface: 'compatible', model: 'm', system: '', temperature: 0.5, maxTokens: 100 },
-        busy: false,
-        streaming: true,
-        canDiagnose: false,
-      };
+      // init, the reply added, a delta per part, the reply done: built in Node against the protocol's types
+      const posts = messages.streamedReply('a1', 'm', parts);
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(e));
+      // handed to the page beforehand: Playwright's own argument passing is not the view's work
+      await page.evaluate((posts) => {
+        window.__posts = posts;
+      }, posts);
       const before = (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration').value;
       const t0 = Date.now();
-      await page.evaluate(
-        async ({ parts, state }) => {
-          const post = (m) => window.postMessage(m, '*');
-          post({
-            type: 'init',
-            state,
-            models: { items: [{ id: 'm' }], defaults: { compatible: 'm', native: 'm' }, loading: false },
-          });
-          const entry = {
-            id: 'a1',
-            role: 'assistant',
-            text: '',
-            createdAt: 0,
-            status: 'streaming',
-            surface: 'compatible',
-            model: 'm',
-          };
-          post({ type: 'entryAdded', entry });
-          for (const p of parts) post({ type: 'entryDelta', id: 'a1', text: p });
-          post({ type: 'entryUpdated', entry: { ...entry, text: parts.join(''), status: 'done' } });
-          await new Promise((r) => setTimeout(r, 50));
-          await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-        },
-        { parts, state },
-      );
+      await page.evaluate(async () => {
+        for (const m of window.__posts) window.postMessage(m, '*');
+        await new Promise((r) => setTimeout(r, 50));
+        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      });
       const after = (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration').value;
       const headings = await page.locator('h2').count();
       await page.close();
+      if (errors.length) throw new Error(`the chat webview failed: ${errors[0].stack ?? errors[0].message}`);
       if (headings < 100) throw new Error(`rendered only ${headings} headings`);
       return { mainThreadMs: (after - before) * 1000, wallMs: Date.now() - t0 };
     };
@@ -524,7 +521,7 @@ async function activation() {
   const packageJSON = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const times = [];
   const requireTimes = [];
-  for (let i = 0; i < (QUICK ? 5 : 15); i++) {
+  for (let i = 0; i < byMode(15, 5, 2); i++) {
     delete require.cache[join(root, 'dist/extension.js')];
     const t0 = performance.now();
     const mod = require(join(root, 'dist/extension.js'));
@@ -559,7 +556,7 @@ async function activation() {
   // The main part (core, undici, zod), loaded once on first use: measured on its own.
   const mainFile = join(root, 'dist/main.js');
   const mainLoads = [];
-  for (let i = 0; i < (QUICK ? 3 : 7); i++) {
+  for (let i = 0; i < byMode(7, 3, 1); i++) {
     delete require.cache[mainFile];
     const t0 = performance.now();
     require(mainFile);
@@ -586,7 +583,7 @@ async function activation() {
 // ---------------------------------------------------------------------------------------------
 // 7. A 500 MB video downloaded to disk: RSS growth and MB/s vs a plain fs pipeline
 async function download() {
-  const BYTES = (QUICK ? 100 : 500) * 1024 * 1024;
+  const BYTES = byMode(500, 100, 20) * 1024 * 1024;
   const dir = mkdtempSync(join(tmpdir(), 'relay-bench-'));
   try {
     sim.config.video = { pollsUntilInProgress: 0, pollsUntilDone: 0, outcome: 'completed', contentBytes: BYTES };
@@ -756,7 +753,8 @@ async function usageView() {
 
 // ---------------------------------------------------------------------------------------------
 // 17. Inline completions: 2,000 recorded keystrokes replayed through the engine and a naive provider (bench/keystrokeReplay.mjs)
-const keystrokeReplay = () => keystrokeReplayFigures({ outDir, quick: QUICK, row });
+const keystrokeReplay = () =>
+  keystrokeReplayFigures({ outDir, quick: QUICK, keystrokes: SMOKE ? SMOKE_KEYSTROKES : undefined, row });
 
 // ---------------------------------------------------------------------------------------------
 // 18. The first suggestion after a pause longer than the gateway's keep-alive, with and without the connection opened during the debounce (bench/pauseReconnect.mjs)
@@ -782,23 +780,44 @@ const sections = {
   keystrokeReplay,
   pauseReconnect,
 };
+const unknown = ONLY?.filter((n) => !(n in sections));
+if (unknown?.length) {
+  await sim.close();
+  console.error(`--only: no section ${unknown.join(', ')} (the sections: ${Object.keys(sections).join(', ')})`);
+  process.exit(2);
+}
+results.sectionNames = Object.keys(sections);
 try {
   for (const [name, fn] of Object.entries(sections)) {
     if (ONLY && !ONLY.includes(name)) continue;
     process.stderr.write(`bench: ${name}…\n`);
-    await fn();
+    const [before, t0] = [rows.length, performance.now()];
+    try {
+      await fn();
+      results.ran[name] = { rows: rows.length - before, ms: Math.round(performance.now() - t0) };
+    } catch (e) {
+      // one broken section does not hide the others: it is a FAIL row, and the run exits 1
+      const error = String(e?.stack ?? e);
+      process.stderr.write(`bench: ${name} failed: ${error}\n`);
+      results.ran[name] = { rows: rows.length - before, ms: Math.round(performance.now() - t0), error };
+      row(`${name} (failed)`, error.split('\n')[0], { error }, 'runs without throwing', 'failed');
+    }
   }
 } finally {
   await sim.close();
 }
 
+const status = (ok) => (ok === 'failed' ? 'FAIL' : ok === null ? 'TODO' : ok ? 'MET ' : 'MISS');
 const w = Math.max(...rows.map((r) => r.section.length));
 console.log(
-  `\nModel Relay benchmarks — ${results.machine.cpus} cores (${results.machine.model}), Node ${process.version}, medians of ${RUNS} alternating runs in-process, ${PROCESS_RUNS} for whole processes, ${STARTUP_RUNS} for start-up\n`,
+  `\nModel Relay benchmarks${SMOKE ? ' (smoke: every section once on small workloads, figures not judged)' : ''} — ${results.machine.cpus} cores (${results.machine.model}), Node ${process.version}, medians of ${RUNS} alternating runs in-process, ${PROCESS_RUNS} for whole processes, ${STARTUP_RUNS} for start-up\n`,
 );
-for (const r of rows)
-  console.log(
-    `${r.ok === null ? 'TODO' : r.ok ? 'MET ' : 'MISS'}  ${r.section.padEnd(w)}  ${r.metric}   [target: ${r.target}]`,
-  );
-writeFileSync(join(root, 'bench/results.json'), JSON.stringify(results, null, 2));
-console.log('\nwritten to bench/results.json');
+for (const r of rows) console.log(`${status(r.ok)}  ${r.section.padEnd(w)}  ${r.metric}   [target: ${r.target}]`);
+if (RESULTS) {
+  writeFileSync(RESULTS, JSON.stringify(results, null, 2));
+  console.log(`\nwritten to ${RESULTS}`);
+}
+const failed = Object.entries(results.ran).filter(([, r]) => r.error || r.rows === 0);
+if (failed.length) console.log(`\n${failed.length} section(s) failed: ${failed.map(([n]) => n).join(', ')}`);
+// a section that failed half-way may have left a handle open (a browser, a server): the run is over
+process.exit(failed.length ? 1 : 0);

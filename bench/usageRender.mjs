@@ -1,5 +1,5 @@
 // The Usage view's first paint (issue 24 §5): 1,000 usage-log records (the gateway's most) across 30
-// days and 8 models, as the host builds them (out/src/host/usage/usageData.js), posted to the real
+// days and 8 models, as the host builds them (bench/messages.ts over src/host/usage/usageData.ts), posted to the real
 // bundle (dist/usage.js) in headless Chromium (jsdom has no canvas): from the `state` message to the
 // frame after both charts and the whole table are in the page. Main-thread time and wall time.
 // Used by bench/run.mjs; `node bench/usageRender.mjs` prints the figures alone.
@@ -17,50 +17,6 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-/** The page's state for 1,000 records, built by the host's own code. */
-export function usageBenchState(now = Date.now(), outDir = join(root, 'out')) {
-  const { usageState } = require(join(outDir, 'src/host/usage/usageData.js'));
-  const models = [
-    'gpt-4o-mini',
-    'gpt-4o',
-    'claude-sonnet-4-5',
-    'gpt-image-1',
-    'o4-mini',
-    'deepseek-chat',
-    'qwen-max',
-    'glm-4',
-  ];
-  const records = Array.from({ length: USAGE_RECORDS }, (_, i) => ({
-    time: now - i * 43 * 60_000,
-    kind: i % 97 === 0 ? 'error' : 'consume',
-    model: models[i % models.length],
-    quota: 100 + i,
-    cost: { amount: (100 + ((i * 37) % 900)) / 500_000, unit: 'USD' },
-    promptTokens: 200 + ((i * 13) % 3000),
-    completionTokens: 50 + ((i * 7) % 900),
-    useTimeS: 1 + (i % 9),
-    firstResponseMs: 200 + (i % 700),
-    stream: i % 3 !== 0,
-    tokenName: 'vscode',
-    group: i % 5 ? 'default' : 'vip',
-    requestId: `req-${i}`,
-    requestPath: '/v1/chat/completions',
-    other: undefined,
-  }));
-  const ours = new Set(records.filter((_, i) => i % 2 === 0).map((r) => r.requestId));
-  return usageState({
-    records,
-    source: 'log',
-    ours,
-    status: 'The gateway usage log, read at 12:00.',
-    nextReadAt: now + 60_000,
-    reading: false,
-    now,
-    utcOffsetMin: 0,
-    lang: 'en',
-  });
-}
-
 function stringsAttr(outDir) {
   const { usageStrings } = require(join(outDir, 'src/host/usage/usageHtml.js'));
   return JSON.stringify(usageStrings()).replace(/&/g, '&amp;').replace(/"/g, '&quot;');
@@ -68,6 +24,11 @@ function stringsAttr(outDir) {
 
 /** Median first-paint figures over `runs` fresh pages. */
 export async function usageRenderFigures(runs = 5, outDir = join(root, 'out')) {
+  // the records, the host's state of them and its message: bench/messages.ts, against the protocol's types
+  const { usageViewState, usageStateMessage } = require(join(outDir, 'bench/messages.js'));
+  const state = usageViewState(Date.now(), USAGE_RECORDS);
+  const message = usageStateMessage(state);
+  const strings = stringsAttr(outDir);
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -79,16 +40,18 @@ export async function usageRenderFigures(runs = 5, outDir = join(root, 'out')) {
       '--no-first-run',
     ],
   });
-  const state = usageBenchState(Date.now(), outDir);
-  const strings = stringsAttr(outDir);
   const cpu = [];
   const wall = [];
   const all = [];
   let rows = 0;
   let bars = false;
+  /** exceptions in the page (a message it could not handle): they say why better than a missing row */
+  const errors = [];
+  const failed = () => new Error(`the Usage view failed: ${errors[0].stack ?? errors[0].message}`);
   try {
     for (let i = 0; i < runs; i++) {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      page.on('pageerror', (e) => errors.push(e));
       const cdp = await page.context().newCDPSession(page);
       await cdp.send('Performance.enable');
       await page.setContent(
@@ -102,21 +65,28 @@ export async function usageRenderFigures(runs = 5, outDir = join(root, 'out')) {
         (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration').value;
       const before = await task();
       // the host's JSON, handed to the page beforehand (Playwright's own argument passing is not the view's work)
-      await page.evaluate((j) => {
-        window.__usageJson = j;
-      }, JSON.stringify(state));
+      await page.evaluate((m) => {
+        window.__usageMessage = m;
+      }, message);
       const { ms, allMs } = await page.evaluate(async (total) => {
         const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
         const rowsIn = () => document.querySelectorAll('#usage-table tbody tr').length;
-        const json = window.__usageJson;
+        const deadline = performance.now() + 30_000;
+        const until = async (cond) => {
+          while (!cond()) {
+            if (performance.now() > deadline)
+              throw new Error(`the table shows ${rowsIn()} of ${total} rows after 30 s`);
+            await new Promise((r) => setTimeout(r, 0));
+          }
+        };
         // the page is up and idle (it has drawn its empty charts) before the host's answer comes, as in VS Code
         await frame();
         const t0 = performance.now();
-        window.postMessage({ type: 'state', json }, '*');
-        while (rowsIn() === 0) await new Promise((r) => setTimeout(r, 0));
+        window.postMessage(window.__usageMessage, '*');
+        await until(() => rowsIn() > 0);
         await frame(); // the frame that shows the charts and the first rows
         const ms = performance.now() - t0;
-        while (rowsIn() < total) await new Promise((r) => setTimeout(r, 0));
+        await until(() => rowsIn() >= total);
         await frame();
         return { ms, allMs: performance.now() - t0 };
       }, state.rows.length);
@@ -137,9 +107,12 @@ export async function usageRenderFigures(runs = 5, outDir = join(root, 'out')) {
       wall.push(ms);
       all.push(allMs);
     }
+  } catch (e) {
+    throw errors.length ? failed() : e;
   } finally {
     await browser.close();
   }
+  if (errors.length) throw failed();
   if (rows !== USAGE_RECORDS) throw new Error(`the table shows ${rows} rows, not ${USAGE_RECORDS}`);
   if (!bars) throw new Error('a chart drew nothing');
   return {

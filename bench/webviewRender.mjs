@@ -6,7 +6,8 @@
 //   time, and wall time); and how long until every entry is;
 // - per-frame render time of a 100 KB code block while it streams (its fence still open): the frames
 //   near its end against the frames at its start.
-// Used by bench/run.mjs; `node bench/webviewRender.mjs` prints the figures alone.
+// The host's messages are built in bench/messages.ts against the protocol's types; an exception in the
+// page fails the row with its own message. Used by bench/run.mjs; `node bench/webviewRender.mjs` prints the figures alone.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -15,9 +16,8 @@ import { performance } from 'node:perf_hooks';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-const { JSDOM } = require('jsdom');
+const { JSDOM, VirtualConsole } = require('jsdom');
 
-const ORIGIN = 'https://file+.vscode-resource.vscode-cdn.net';
 const TURNS = 200;
 const IMAGE_REPLIES = 20;
 const CODE_BYTES = 100_000;
@@ -29,91 +29,36 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const models = { items: [{ id: 'gpt-4o-mini' }], defaults: { compatible: 'gpt-4o-mini', native: '' }, loading: false };
-
-/** A reply of the usual shape: paragraphs, a list and a short code block (about 1.2 KB). */
-function replyText(i) {
-  return [
-    `Here is what happens in step ${i}: the **client** reads the answer and keeps the \`state\` small.`,
-    '',
-    '- it reads the body once\n- it keeps the last few entries\n- it never stores image data',
-    '',
-    '```ts',
-    `export function step${i}(input: string): number {`,
-    '  const parts = input.split(",").map((p) => p.trim());',
-    '  return parts.filter(Boolean).length;',
-    '}',
-    '```',
-    '',
-    `That is all for step ${i}; see [the docs](https://example.com/docs/${i}) for more. `.repeat(6),
-  ].join('\n');
-}
-
-/** 200 turns; every tenth reply is a generated image (an entry image by `src`, as the host sends it). */
-export function conversation() {
-  const entries = [];
-  for (let i = 0; i < TURNS; i++) {
-    const image = i % (TURNS / IMAGE_REPLIES) === TURNS / IMAGE_REPLIES - 1;
-    entries.push({
-      id: `u${i}`,
-      role: 'user',
-      text: image ? `/image a lighthouse, ${i}` : `Question ${i}?`,
-      createdAt: i,
-    });
-    entries.push({
-      id: `a${i}`,
-      role: 'assistant',
-      text: image ? '' : replyText(i),
-      createdAt: i,
-      status: 'done',
-      surface: 'compatible',
-      model: image ? 'gpt-image-1' : 'gpt-4o-mini',
-      usage: { inputTokens: 120 + i, outputTokens: 300 },
-      durationMs: 1800,
-      finishReason: 'stop',
-      ...(image
-        ? {
-            image: { prompt: `a lighthouse, ${i}` },
-            images: [
-              {
-                mimeType: 'image/png',
-                src: `${ORIGIN}/home/user/.vscode/globalStorage/model-relay/chat-images/img-${i}.png`,
-                name: `img-${i}.png`,
-                bytes: 1_400_000,
-              },
-            ],
-          }
-        : {}),
-    });
-  }
-  return {
-    entries,
-    options: { surface: 'compatible', model: 'gpt-4o-mini', system: '', temperature: 0.7, maxTokens: 4096 },
-    busy: false,
-    streaming: true,
-  };
-}
-
-function stringsAttr() {
+/** The compiled tests and sources (BENCH_OUT, else out/): the messages (bench/messages.ts) and the chat's words. */
+function compiled() {
   const outDir = resolve(root, process.env.BENCH_OUT ?? 'out');
-  return JSON.stringify(require(join(outDir, 'src/host/chat/chatWords.js')).chatStrings());
+  return {
+    messages: require(join(outDir, 'bench/messages.js')),
+    strings: JSON.stringify(require(join(outDir, 'src/host/chat/chatWords.js')).chatStrings()),
+  };
 }
 
 /**
  * A fresh page with the bundle loaded: `saved` is what getState returns; animation frames are
- * collected (run them with `frame()`), so each frame's work can be timed alone.
+ * collected (run them with `frame()`), so each frame's work can be timed alone. An exception in the
+ * page (a message it could not handle) is kept: `check()` throws it.
  */
-function page(bundle, strings, saved) {
+function page({ bundle, strings, m }, saved) {
+  const errors = [];
+  const virtualConsole = new VirtualConsole();
+  virtualConsole.forwardTo(console, { jsdomErrors: 'none' });
+  virtualConsole.on('jsdomError', (e) => errors.push(e));
   const dom = new JSDOM('<!DOCTYPE html><html><body><div id="app"></div></body></html>', {
     runScripts: 'outside-only',
     pretendToBeVisual: true,
-    url: `${ORIGIN}/index.html`,
+    url: `${m.WEBVIEW_ORIGIN}/index.html`,
+    virtualConsole,
   });
   const w = dom.window;
   const posted = [];
   const state = { value: saved, writes: 0, bytes: 0 };
   w.acquireVsCodeApi = () => ({
-    postMessage: (m) => posted.push(m),
+    postMessage: (msg) => posted.push(msg),
     getState: () => state.value,
     setState: (s) => {
       state.value = s;
@@ -125,14 +70,17 @@ function page(bundle, strings, saved) {
   w.requestAnimationFrame = (fn) => frames.push(fn);
   w.document.getElementById('app').dataset.strings = strings;
   // The page's script is this webview's own resource: its origin is the one images may load from.
-  Object.defineProperty(w.document, 'currentScript', { value: { src: `${ORIGIN}/dist/webview.js` } });
+  Object.defineProperty(w.document, 'currentScript', { value: { src: `${m.WEBVIEW_ORIGIN}/dist/webview.js` } });
   const send = (data) => w.dispatchEvent(new w.MessageEvent('message', { data }));
   const frame = () => {
     for (const f of frames.splice(0)) f(performance.now());
   };
   const boot = () => w.eval(bundle);
-  const painted = () => w.document.querySelector('[data-entry-id="a199"]') !== null;
-  return { dom, w, posted, state, send, frame, boot, painted };
+  const painted = () => w.document.querySelector(`[data-entry-id="a${TURNS - 1}"]`) !== null;
+  const check = () => {
+    if (errors.length) throw new Error(`the chat webview failed: ${errors[0].cause?.stack ?? errors[0].message}`);
+  };
+  return { dom, w, posted, state, send, frame, boot, painted, check };
 }
 
 async function until(cond, ms) {
@@ -145,14 +93,15 @@ async function until(cond, ms) {
 }
 
 /** The webview's saved state after it showed the conversation and a draft was typed. */
-async function savedState(bundle, strings, snap) {
-  const p = page(bundle, strings, undefined);
+async function savedState(c, init) {
+  const p = page(c, undefined);
   p.boot();
-  p.send({ type: 'init', state: snap, models });
+  p.send(structuredClone(init));
   const input = p.w.document.querySelector('[data-testid="chat-input"]');
   input.value = 'a draft';
   input.dispatchEvent(new p.w.Event('input'));
   await until(() => p.state.writes > 0, 10_000);
+  p.check();
   const saved = p.state.value === undefined ? undefined : JSON.parse(JSON.stringify(p.state.value));
   p.dom.window.close();
   return saved;
@@ -162,43 +111,47 @@ async function savedState(bundle, strings, snap) {
  * Script start (with the saved state) → the last reply in the page, answering `ready` with `init` at
  * once (the host holds the conversation); then the frames until every entry is painted.
  */
-function firstPaint(bundle, strings, snap, saved) {
-  const p = page(bundle, strings, saved);
+function firstPaint(c, init, saved) {
+  const p = page(c, saved);
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   p.boot();
-  if (!p.painted() && p.posted.some((m) => m.type === 'ready'))
-    p.send({ type: 'init', state: structuredClone(snap), models });
+  if (!p.painted() && p.posted.some(c.m.isReady)) p.send(structuredClone(init));
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   const cpuMs = (cpu.user + cpu.system) / 1000;
+  p.check();
   if (!p.painted()) throw new Error('the conversation was not painted');
   const messages = p.w.document.querySelectorAll('[data-testid="chat-message"]').length;
   const list = p.w.document.querySelector('[data-testid="chat-messages"]');
-  for (let i = 0; i < 10_000 && list.childElementCount < snap.entries.length; i++) p.frame();
+  const entries = init.state.entries.length;
+  for (let i = 0; i < 10_000 && list.childElementCount < entries; i++) p.frame();
   const allMs = performance.now() - t0;
+  p.check();
+  if (list.childElementCount < entries) throw new Error(`${list.childElementCount} of ${entries} entries painted`);
   const images = p.w.document.querySelectorAll('[data-testid="chat-message-image"]').length;
   p.dom.window.close();
   return { ms, cpuMs, allMs, messages, images };
 }
 
 /** Per-frame render time of one streaming 100 KB code block: frames at its start and near its end. */
-function codeBlockFrames(bundle, strings) {
-  const p = page(bundle, strings, undefined);
+function codeBlockFrames(c) {
+  const { m } = c;
+  const p = page(c, undefined);
   p.boot();
-  p.send({ type: 'init', state: { ...conversation(), entries: [] }, models });
-  const entry = { id: 's', role: 'assistant', text: '', createdAt: 0, status: 'streaming', surface: 'compatible' };
-  p.send({ type: 'entryAdded', entry });
+  p.send(m.initMessage(m.chatSnapshot([], m.chatOptions('gpt-4o-mini'))));
+  p.send(m.streamingReplyAdded('s', 'gpt-4o-mini'));
   let code = 'Here it is:\n\n```ts\n';
   for (let i = 0; code.length < CODE_BYTES; i++)
     code += `export const value${i} = compute(${i}, "some text <b>&</b>", { depth: ${i % 7} });\n`;
   const times = [];
   for (let at = 0; at < code.length; at += FRAME_BYTES) {
-    p.send({ type: 'entryDelta', id: 's', text: code.slice(at, at + FRAME_BYTES) });
+    p.send(m.entryDelta('s', code.slice(at, at + FRAME_BYTES)));
     const t0 = performance.now();
     p.frame();
     times.push(performance.now() - t0);
   }
+  p.check();
   const shown = p.w.document.querySelector('[data-entry-id="s"] code')?.textContent.length ?? 0;
   p.dom.window.close();
   if (shown < CODE_BYTES * 0.9) throw new Error(`the streaming code block shows ${shown} characters`);
@@ -211,10 +164,10 @@ function codeBlockFrames(bundle, strings) {
 
 /** All figures, medians of `runs` alternating runs. */
 export async function webviewFigures(runs = 5) {
-  const bundle = readFileSync(join(root, 'dist/webview.js'), 'utf8');
-  const strings = stringsAttr();
-  const snap = conversation();
-  const saved = await savedState(bundle, strings, snap);
+  const { messages: m, strings } = compiled();
+  const c = { bundle: readFileSync(join(root, 'dist/webview.js'), 'utf8'), strings, m };
+  const init = m.initMessage(m.longConversation(TURNS, IMAGE_REPLIES));
+  const saved = await savedState(c, init);
   const paint = [];
   const paintCpu = [];
   const all = [];
@@ -223,14 +176,14 @@ export async function webviewFigures(runs = 5) {
   let first;
   let frames = 0;
   for (let i = 0; i < runs; i++) {
-    first = firstPaint(bundle, strings, snap, saved);
+    first = firstPaint(c, init, saved);
     paint.push(first.ms);
     paintCpu.push(first.cpuMs);
     all.push(first.allMs);
-    const c = codeBlockFrames(bundle, strings);
-    starts.push(c.startMs);
-    ends.push(c.endMs);
-    frames = c.frames;
+    const b = codeBlockFrames(c);
+    starts.push(b.startMs);
+    ends.push(b.endMs);
+    frames = b.frames;
   }
   const start = median(starts);
   const end = median(ends);
@@ -242,7 +195,7 @@ export async function webviewFigures(runs = 5) {
       savedStateBytes: saved === undefined ? 0 : JSON.stringify(saved).length,
       messagesAtFirstPaint: first.messages,
       imagesShown: first.images,
-      entries: snap.entries.length,
+      entries: init.state.entries.length,
     },
     codeBlock: { startMs: start, endMs: end, ratio: end / start, frames },
   };
