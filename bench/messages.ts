@@ -32,7 +32,8 @@ import type {
   DocumentSnapshot,
   Suggestion,
 } from '../src/host/completions/types';
-import { lmModelId, lmRoutes, withFailoverNotices } from '../src/host/lm/lmGateways';
+import { lmModelId, lmRoutes } from '../src/host/lm/lmGateways';
+import { withNotices } from '../src/host/lm/lmNotices';
 import { lmToChatRequest, type LmMessage, type LmOptions, type LmPart } from '../src/host/lm/lmRequest';
 import type { ModelProfile } from '../src/host/lm/modelProfile';
 import type { ThinkingCache } from '../src/host/lm/thinkingCache';
@@ -343,7 +344,7 @@ export async function provideResponse(
     options,
     thinking,
   );
-  for await (const _e of withFailoverNotices(chatStreamAcross(set, routes, { ...req, signal })));
+  for await (const _e of withNotices(chatStreamAcross(set, routes, { ...req, signal }), req.maxTokens));
 }
 
 /** The wire body the provider's request carries (what JSON.stringify is timed on, as the floor). */
