@@ -53,7 +53,7 @@ test(
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /Hello there/);
     assert.match(r.stderr, /refused gpt-5\.5-codex on the compatible surface: it answers only on the Responses API/);
-    assert.deepEqual(calls(), ['/v1/chat/completions 400', '/v1/responses 200']);
+    assert.deepEqual(calls(), ['/v1/chat/completions 404', '/v1/responses 200']);
   },
 );
 

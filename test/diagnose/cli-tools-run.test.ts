@@ -69,20 +69,22 @@ test('Claude Code set up for the gateway: its own request passes, exit 0, the to
 });
 
 test(
-  'GitHub Copilot CLI set up by its variables: its own request (Chat Completions, its tools) passes',
+  'GitHub Copilot CLI set up by its variables: its own request (Chat Completions, its tools) passes (a model that takes it: Copilot CLI sends gpt-4o models a reasoning_effort they refuse)',
   T,
   async () => {
     sim.reset();
     const copilot = {
       COPILOT_PROVIDER_BASE_URL: `${sim.url}/v1`,
       COPILOT_PROVIDER_API_KEY: sim.tokens.production,
-      COPILOT_MODEL: 'gpt-4o-mini',
+      COPILOT_MODEL: 'deepseek-v4-pro',
     };
     const r = await run([], env({ ...gateway(), ...copilot }));
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /^PASS {2}GitHub Copilot CLI \(set-up\)$/m);
     assert.match(r.stdout, /Probe: POST \/v1\/chat\/completions answered 200/);
-    assert.ok(sim.log.some((x) => x.path === '/v1/chat/completions' && x.status === 200 && x.model === 'gpt-4o-mini'));
+    assert.ok(
+      sim.log.some((x) => x.path === '/v1/chat/completions' && x.status === 200 && x.model === 'deepseek-v4-pro'),
+    );
     noToken(r);
     // at another address: nothing sent there or here
     sim.reset();

@@ -76,7 +76,7 @@ test(
       strict.log
         .filter((x) => x.path !== '/v1/models' && !x.path.startsWith('/api/'))
         .map((x) => `${x.path} ${x.status}`),
-      ['/v1/chat/completions 400', '/v1/responses 200', '/v1/responses 200', '/v1/responses 200'],
+      ['/v1/chat/completions 404', '/v1/responses 200', '/v1/responses 200', '/v1/responses 200'],
       'refused once, moved once; then the responses checks go straight there',
     );
   },

@@ -115,7 +115,7 @@ function statuses(): ToolStatus[] {
           from: { kind: 'terminal', where: 'terminal environment', key: 'COPILOT_PROVIDER_API_KEY' },
         },
         model: {
-          value: 'gpt-4o-mini',
+          value: 'deepseek-v4-pro',
           from: { kind: 'terminal', where: 'terminal environment', key: 'COPILOT_MODEL' },
         },
         overrides: [],
@@ -169,7 +169,7 @@ test(
     assert.equal(copilot.title, 'GitHub Copilot CLI setup');
     assert.match(
       copilot.cause,
-      /GitHub Copilot CLI will call POST \/v1\/chat\/completions with the model gpt-4o-mini; that request answered 200/,
+      /GitHub Copilot CLI will call POST \/v1\/chat\/completions with the model deepseek-v4-pro; that request answered 200/,
     );
     assert.equal(claude.title, 'Claude Code setup');
     assert.match(claude.cause, /Claude Code will call POST \/v1\/messages\?beta=true with the model claude-sonnet-4-5/);

@@ -147,7 +147,7 @@ test('tool loop on gpt-5.5-codex (responses-only; this gateway lists no endpoint
   const refused = during(out, '/v1/chat/completions');
   assert.deepEqual(
     refused.map((r) => [r.status, r.model]),
-    [[400, model]],
+    [[404, model]],
     'one refused request on /v1/chat/completions, the first turn only',
   );
   const answered = during(out, '/v1/responses');

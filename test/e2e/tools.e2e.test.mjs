@@ -181,7 +181,8 @@ test('a new terminal: claude -p and codex exec reach the simulator with the stor
 test('Set Up Tools…: GitHub Copilot CLI for the simulator (variables only); copilot -p in a new terminal prints its reply', async () => {
   await vs.runCommand('Model Relay: Set Up Tools…');
   await vs.answerInput('GitHub Copilot CLI', { expect: 'Set Up Tools' });
-  await vs.answerInput('gpt-4o-mini', { expect: 'GitHub Copilot CLI' });
+  // Not a gpt-4o model: Copilot CLI sends them a reasoning_effort, which OpenAI (and the simulator) refuse.
+  await vs.answerInput('gemini-2.5-flash', { expect: 'GitHub Copilot CLI' });
   await vs.waitForNotification('GitHub Copilot CLI is set up', 60_000).catch(async (e) => {
     await vs.screenshot('tools-06-failed-copilot-setup');
     throw e;
@@ -206,7 +207,7 @@ test('Set Up Tools…: GitHub Copilot CLI for the simulator (variables only); co
   for (const r of chats) {
     assert.equal(r.tokenMasked, masked(sim.tokens.production), 'with the stored token');
     assert.equal(r.status, 200);
-    assert.equal(r.model, 'gpt-4o-mini', 'the model picked in Set Up Tools…');
+    assert.equal(r.model, 'gemini-2.5-flash', 'the model picked in Set Up Tools…');
   }
   await vs.page.keyboard.type(`clear; printf 'copilot: '; head -c 240 ${copilotOut}; echo\n`);
   await vs.page.waitForTimeout(2000);
@@ -323,7 +324,8 @@ test("a second gateway: Copilot CLI set up on it, then a switch back — each to
   });
   await vs.runCommand('Model Relay: Set Up Tools…');
   await vs.answerInput('GitHub Copilot CLI', { expect: 'Set Up Tools' });
-  await vs.answerInput('gpt-4o-mini', { expect: 'GitHub Copilot CLI' });
+  // Not a gpt-4o model: Copilot CLI sends them a reasoning_effort, which OpenAI (and the simulator) refuse.
+  await vs.answerInput('gemini-2.5-flash', { expect: 'GitHub Copilot CLI' });
   await vs.waitForNotification('GitHub Copilot CLI is set up', 60_000);
 
   // back to the first gateway: Copilot CLI stays on B, Claude Code and Codex on the first

@@ -121,7 +121,7 @@ for (const streamed of [false, true]) {
     ]);
     assert.deepEqual(
       sim().log.map((x) => `${x.path} ${x.status}`),
-      ['/v1/chat/completions 400', '/v1/responses 200'],
+      ['/v1/chat/completions 404', '/v1/responses 200'],
     );
     assert.deepEqual(
       calls().map((x) => `${x.path} ${x.refused ? 'refused' : 'passed'} ${'temperature' in x.body}`),

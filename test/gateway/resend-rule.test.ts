@@ -362,14 +362,14 @@ const COMBOS: Combo[] = [
     name: 'surface refusal → move to /v1/responses → reset after the body',
     req: { model: 'gpt-5.5-codex' },
     script: [null, RESET],
-    want: ['chat/completions 400 @A', 'responses lost @A'],
+    want: ['chat/completions 404 @A', 'responses lost @A'],
     billedError: true,
   },
   {
     name: 'surface refusal → move → 429 → retry → proxy 504',
     req: { model: 'gpt-5.5-codex' },
     script: [null, { kind: 'status', status: 429 }, PROXY_504],
-    want: ['chat/completions 400 @A', 'responses 429 @A', 'responses lost @A'],
+    want: ['chat/completions 404 @A', 'responses 429 @A', 'responses lost @A'],
     billedError: true,
   },
   {
@@ -419,7 +419,7 @@ const COMBOS: Combo[] = [
     name: 'surface refusal → move → the gateway’s own JSON 500 → retry → answered',
     req: { model: 'gpt-5.5-codex' },
     script: [null, { kind: 'status', status: 500, body: 'json' }, null],
-    want: ['chat/completions 400 @A', 'responses 500 @A', 'responses 200 @A'],
+    want: ['chat/completions 404 @A', 'responses 500 @A', 'responses 200 @A'],
     billedError: false,
   },
 ];

@@ -396,7 +396,7 @@ test('responses-only models refuse /v1/chat/completions with OpenAI words, and a
         { timeoutMs: 5_000, idleTimeoutMs: 5_000 },
       ),
     );
-    assert.equal(e.status, 400);
+    assert.equal(e.status, 404);
     assert.equal(e.gatewayMessage, 'This model is only supported in v1/responses and not in v1/chat/completions.');
     const r = await client.chat({ surface: 'responses', model, messages: [{ role: 'user', content: 'hi' }] });
     assert.equal(r.text, 'Echo: hi');

@@ -27,7 +27,7 @@ test('over HTTP: a refused chat moves once to /v1/responses, the next goes strai
   assert.equal(done.type, 'done');
   assert.ok(done.result.text.length > 0);
   assert.deepEqual(done.result.surfaceMove, { model: CODEX, from: 'compatible', to: 'responses', learntNow: true });
-  assert.deepEqual(paths(), ['/v1/models 200', '/v1/chat/completions 400', '/v1/responses 200']);
+  assert.deepEqual(paths(), ['/v1/models 200', '/v1/chat/completions 404', '/v1/responses 200']);
   assert.deepEqual(
     records.filter((r) => r.capability === 'chat').map((r) => r.surface),
     ['compatible', 'responses'],
@@ -58,7 +58,7 @@ test('over HTTP: a refused chat moves once to /v1/responses, the next goes strai
   assert.equal(client.learntSurface(CODEX), undefined);
   sim().log.length = 0;
   await client.chat(ask);
-  assert.deepEqual(paths(), ['/v1/chat/completions 400', '/v1/responses 200'], 'learnt again, from one refusal');
+  assert.deepEqual(paths(), ['/v1/chat/completions 404', '/v1/responses 200'], 'learnt again, from one refusal');
 });
 
 test('over HTTP: a model that answers on chat completions never moves, and a refusal for another reason is thrown as it is', async () => {
@@ -96,5 +96,5 @@ test('over HTTP through chatStreamAcross (VS Code chat, the chat panel): the mov
     assert.equal(done.result.gateway?.id, 'g1');
   }
   assert.equal(set.get('g1')?.learntSurface(CODEX), 'responses');
-  assert.deepEqual(paths(), ['/v1/chat/completions 400', '/v1/responses 200']);
+  assert.deepEqual(paths(), ['/v1/chat/completions 404', '/v1/responses 200']);
 });

@@ -168,7 +168,10 @@ test("GitHub Copilot CLI's probe is its own request: Chat Completions with its c
   try {
     // the default wire API: POST {base}/chat/completions, as the OpenAI SDK sends it
     const chat = await probeTool(await probeTargetOf(copilotStatus(`${sim.url}/v1`, 'gpt-4o-mini'), env()), here());
-    assert.equal(chat.ok, true, chat.cause);
+    // Copilot CLI sends every gpt-4o model a reasoning_effort, which OpenAI refuses (provider-constraints.md §1a):
+    // the probe is its own request, so it says so rather than passing where the tool would fail.
+    assert.equal(chat.ok, false);
+    assert.match(chat.cause ?? '', /Unrecognized request argument supplied: reasoning_effort/);
     assert.equal(chat.request, 'POST /v1/chat/completions');
     const h = sim.log.at(-1)!.headers;
     assert.equal(h.authorization, 'Bearer sk-Pr0...Lk5d');
