@@ -495,3 +495,38 @@ test('toChatMessages: the newest turns within the history budget go, starting at
   const huge = toChatMessages([{ id: 'h', role: 'user', text: 'y'.repeat(MAX_HISTORY_CHARS + 1), createdAt: 0 }]);
   assert.equal(huge.length, 1, 'a question larger than the budget still goes');
 });
+
+test(
+  "the chat panel's default: no temperature goes to a Responses-only reasoning model, which the strict simulator (as OpenAI) would refuse",
+  T,
+  async () => {
+    const r = rig();
+    const entry = (await r.session.send('one two', opts('responses', { model: 'gpt-5.5-codex', temperature: null })))!;
+    assert.equal(entry.status, 'done', entry.error?.message);
+    assert.equal(r.requests[0].temperature, undefined);
+    assert.equal(entry.notices, undefined, 'nothing to say: nothing was asked');
+    assert.deepEqual(
+      r.records.map((x) => x.status),
+      [200],
+    );
+  },
+);
+
+test('a temperature the model refuses is not sent, and the reply says so once per conversation', T, async () => {
+  const r = rig();
+  const o = opts('responses', { model: 'gpt-5.5-codex', temperature: 0.7 });
+  const first = (await r.session.send('one two', o))!;
+  assert.equal(first.status, 'done', first.error?.message);
+  assert.deepEqual(
+    first.notices?.map((n) => [n.kind, n.text]),
+    [['adjusted', 'temperature was not sent: gpt-5.5-codex does not accept it.']],
+  );
+  const second = (await r.session.send('three four', o))!;
+  assert.equal(second.status, 'done');
+  assert.equal(second.notices, undefined, 'said once');
+  assert.deepEqual(
+    r.records.map((x) => x.status),
+    [200, 200],
+    'never refused: the table knows the family',
+  );
+});

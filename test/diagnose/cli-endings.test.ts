@@ -112,3 +112,29 @@ test('each ending that is not complete has its own exit code (the simulator has 
   assert.match(help, /5 .*content filter/);
   assert.match(help, /6 .*finish reason/);
 });
+
+test('chat --surface responses --max-tokens 2: sent as 16 (the least the surface takes), said on stderr; the ending names the 16 sent', async () => {
+  for (const extra of [[], ['--no-stream']]) {
+    const r = await run([
+      'chat',
+      '--surface',
+      'responses',
+      '--model',
+      'gpt-4o-mini',
+      '--max-tokens',
+      '2',
+      ...extra,
+      'go',
+    ]);
+    assert.equal(r.code, 4, r.err);
+    assert.match(r.err, /^relay-doctor: max_output_tokens was sent as 16: what gpt-4o-mini accepts\.$/m);
+    assert.match(r.err, /^relay-doctor: the answer was cut by the output budget \(max tokens 16\)\.$/m);
+    assert.deepEqual(
+      sim.log.filter((x) => x.path === '/v1/responses').map((x) => x.status),
+      [200],
+      'sent once, never refused',
+    );
+    sim.reset();
+    sim.config.replyText = WORDS.join(' ');
+  }
+});

@@ -11,7 +11,7 @@ import { GatewaySet, chatStreamAcross, type ChatEvent, type ChatResult } from '.
 import { observeHttp } from '../../src/gateway/http/har';
 import { useTranslations } from '../../src/gateway/l10n';
 import { lmRoutes } from '../../src/host/lm/lmGateways';
-import { endingNotice, withNotices, withoutNotices } from '../../src/host/lm/lmNotices';
+import { adjustedNotice, endingNotice, withNotices, withoutNotices } from '../../src/host/lm/lmNotices';
 import { lmToChatRequest, type LmMessage } from '../../src/host/lm/lmRequest';
 import type { ModelProfile } from '../../src/host/lm/modelProfile';
 import { ThinkingCache } from '../../src/host/lm/thinkingCache';
@@ -165,4 +165,38 @@ test("only our exact notice lines are left out; the model's own text goes as it 
     useTranslations(undefined);
   }
   assert.equal(withoutNotices(`Hello\n\n${cut}`), 'Hello', 'and in English again');
+});
+
+test('a parameter the gateway refused just now is said after the answer (once: later requests leave it out), and never sent back', async () => {
+  const result = {
+    text: 'Hi',
+    finishReason: 'stop',
+    adjustments: [
+      { model: 'm-1', param: 'temperature', change: 'not_sent', source: 'learnt', learntNow: true },
+      { model: 'm-1', param: 'include', change: 'not_sent', source: 'learnt' },
+      { model: 'm-1', param: 'max_tokens', change: 'set', to: 8192, source: 'known' },
+    ],
+  } as unknown as ChatResult;
+  async function* events(): AsyncIterable<ChatEvent> {
+    yield { type: 'text', text: 'Hi' };
+    yield { type: 'done', result };
+  }
+  const out = await collect(withNotices(events()));
+  const text = out.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join('');
+  const line = adjustedNotice(result.adjustments![0]);
+  assert.equal(
+    line,
+    '> ⚠ Model Relay: The gateway refused temperature for m-1: the request was sent again without it (the refused one was not billed), and the next requests leave it out.',
+  );
+  assert.equal(text, `Hi\n\n${line}`, 'only what was learnt now; the known and remembered ones are not news');
+  assert.equal(withoutNotices(text), 'Hi');
+  const set = adjustedNotice({
+    model: 'k',
+    param: 'temperature',
+    change: 'set',
+    to: 1,
+    source: 'learnt',
+    learntNow: true,
+  });
+  assert.equal(withoutNotices(`Hi\n\n${set}`), 'Hi');
 });
