@@ -128,6 +128,8 @@ const M: Path = '/v1/messages';
 const weather = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
 const oaTool = { type: 'function', function: { name: 'get_weather', parameters: weather } };
 const antTool = { name: 'get_weather', input_schema: weather };
+const manyTools = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({ type: 'function', function: { name: `tool_${i}`, parameters: weather } }));
 const call = (id = 'call_1') => ({
   role: 'assistant',
   content: null,
@@ -320,6 +322,47 @@ const OPENAI_CHAT: Case[] = [
       param: 'reasoning_effort',
     },
     accept: chat('gpt-5.6-terra', { tools: [oaTool], reasoning_effort: 'none' }),
+  },
+  {
+    rule: '§1a stream_options only with stream: true',
+    path: C,
+    refuse: chat('gpt-4o-mini', { stream_options: { include_usage: true } }),
+    want: {
+      voice: 'openai',
+      message: "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+      param: 'stream_options',
+    },
+    accept: {
+      strict: chat('gpt-4o-mini', { stream: true, stream_options: { include_usage: true } }),
+      real: chat('gpt-4o-mini', { stream_options: { include_usage: true } }),
+    },
+    only: 'strict',
+    why: 'new-api removes stream_options from a request that does not stream',
+  },
+  {
+    rule: '§1a parallel_tool_calls only with tools',
+    path: C,
+    refuse: chat('gpt-4o-mini', { parallel_tool_calls: false }),
+    want: {
+      voice: 'openai',
+      message:
+        "Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are specified.",
+      param: 'parallel_tool_calls',
+    },
+    accept: chat('gpt-4o-mini', { parallel_tool_calls: false, tools: [oaTool] }),
+  },
+  {
+    rule: '§1a at most 128 tools',
+    path: C,
+    refuse: chat('gpt-4o-mini', { tools: manyTools(133) }),
+    want: {
+      voice: 'openai',
+      message:
+        "Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 133 instead.",
+      param: 'tools',
+      code: 'array_above_max_length',
+    },
+    accept: chat('gpt-4o-mini', { tools: manyTools(128) }),
   },
   {
     rule: '§1a reasoning_effort sent to a non-reasoning model',
@@ -892,6 +935,21 @@ const REWRITES: Case[] = [
     only: 'strict',
   },
   {
+    rule: '§5a stream_options removed from a request that does not stream',
+    path: C,
+    refuse: chat('gpt-5-mini', { stream_options: { include_usage: true } }),
+    want: {
+      voice: 'openai',
+      message: "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+      param: 'stream_options',
+    },
+    accept: {
+      strict: chat('gpt-5-mini', { stream: true, stream_options: { include_usage: true } }),
+      real: chat('gpt-5-mini', { stream_options: { include_usage: true } }),
+    },
+    only: 'strict',
+  },
+  {
     rule: '§5d max_tokens missing or 0 on /v1/messages becomes 8192',
     path: M,
     refuse: msg('claude-sonnet-4-5', { max_tokens: 0 }),
@@ -997,8 +1055,8 @@ const NOT_ENFORCED: Array<[string, string]> = [
   ['DeepSeek direct-API image count', `${UNCONFIRMED} §7`],
   ['Anthropic image size (5 MB) and dimensions', 'confirmed, but the simulator reads at most 1 MB of body'],
   [
-    'unknown top-level fields on OpenAI (§6 item 5), stream_options without stream, parallel_tool_calls without tools, 128 tools',
-    'confirmed, not in this issue (§6 items 1–4 and 6)',
+    'unknown top-level fields on OpenAI (§6 item 5)',
+    'confirmed for OpenAI, but the list of every field OpenAI takes (and the terminal tools send) is not in the reference: a guessed list would refuse what OpenAI accepts',
   ],
   ['Anthropic temperature range 0–1', `${UNCONFIRMED} §2a (range only, no text)`],
   ['a replayed reasoning item carrying `status` on Responses', `${UNCONFIRMED} §1b (one report)`],

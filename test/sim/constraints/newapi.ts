@@ -67,6 +67,14 @@ export const NEW_API_REWRITES: readonly Rewrite[] = [
     rewrite: (body) => without(body, 'temperature', 'top_p', 'logprobs'),
   },
   {
+    // (and on any channel other than OpenAI/Azure even when streamed: the simulator's chat channels are OpenAI's)
+    row: '§5a stream_options removed from a request that does not stream',
+    surface: 'chat',
+    models: ANY,
+    rewrite: (body) =>
+      body.stream !== true && body.stream_options !== undefined ? without(body, 'stream_options') : body,
+  },
+  {
     row: '§5d max_tokens missing or 0 on /v1/messages becomes 8192',
     surface: 'messages',
     models: ANY,

@@ -187,7 +187,44 @@ const compatibleImagesError = (messages: Json[]) =>
 
 // ---------------- Chat Completions: the reasoning family ----------------
 
+/** OpenAI's own models (the request-shape rules below are OpenAI's; other OpenAI-compatible vendors differ, §6.5). */
+const OPENAI_MODELS = /^(gpt-|o\d|chatgpt-|codex-)/;
+
 const CHAT: Rule[] = [
+  {
+    row: '§1a stream_options only with stream: true',
+    surface: 'chat',
+    models: OPENAI_MODELS,
+    refuse: (req) =>
+      sent(req.body.stream_options) && req.body.stream !== true
+        ? openai("The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'stream_options')
+        : undefined,
+  },
+  {
+    row: '§1a parallel_tool_calls only with tools',
+    surface: 'chat',
+    models: OPENAI_MODELS,
+    refuse: (req) =>
+      sent(req.body.parallel_tool_calls) && !(Array.isArray(req.body.tools) && req.body.tools.length)
+        ? openai(
+            "Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are specified.",
+            'parallel_tool_calls',
+          )
+        : undefined,
+  },
+  {
+    row: '§1a at most 128 tools',
+    surface: 'chat',
+    models: OPENAI_MODELS,
+    refuse: (req) =>
+      Array.isArray(req.body.tools) && req.body.tools.length > 128
+        ? openai(
+            `Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length ${req.body.tools.length} instead.`,
+            'tools',
+            'array_above_max_length',
+          )
+        : undefined,
+  },
   {
     row: 'vscode-lm-api.md §7, provider-constraints §1a tool names: tools and tool-call names',
     surface: 'chat',
