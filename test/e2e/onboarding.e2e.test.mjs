@@ -106,7 +106,8 @@ test('Get Started opens the walkthrough; its steps tick off as the base URL, a t
   await vs.screenshot('onboarding-03-walkthrough');
 
   await vs.runCommand('Model Relay: Configure Base URL');
-  await vs.answerInput(sim.url);
+  // its own box, not the command palette still closing (the URL once went there and nothing was set)
+  await vs.answerInput(sim.url, { expect: 'Gateway base URL' });
   assert.deepEqual(await waitForDone([STEPS[0]]), [STEPS[0]]);
 
   await vs.runCommand('Model Relay: Add Token');
