@@ -6,11 +6,12 @@
  * rule of the table is left without a case here. What the reference leaves unconfirmed is not
  * enforced: the skipped tests at the end say what and why.
  */
-import { after, before, beforeEach, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { NEW_API_REWRITES, NEW_API_RULES, RULES } from './constraints';
-import { defaultConfig, makePng, startSimulator, type Profile, type SimModel, type Simulator } from './server';
+import { useBothProfiles } from './profiles';
+import { defaultConfig, makePng, type Profile, type SimModel, type Simulator } from './server';
 
 /** Wire JSON under test: read freely, the assertions check it. */
 type Json = Record<string, any>;
@@ -27,23 +28,12 @@ const EXTRA: SimModel[] = (
   ] satisfies Array<Partial<SimModel>>
 ).map((m) => ({ ownedBy: 'openai', ratio: 0.1, completionRatio: 1, enableGroups: ['default'], ...m }));
 
-const sims = {} as Record<Profile, Simulator>;
-before(async () => {
-  for (const profile of ['strict', 'real'] as const) {
-    const cfg = defaultConfig(profile);
-    const group = cfg.groups.find((g) => g.name === 'default')!;
-    group.visible.push(...EXTRA.map((m) => m.id));
-    group.usable?.push(...EXTRA.map((m) => m.id));
-    sims[profile] = await startSimulator({ profile, models: [...cfg.models, ...EXTRA], groups: cfg.groups });
-  }
-});
-after(async () => {
-  await sims.strict?.close();
-  await sims.real?.close();
-});
-beforeEach(() => {
-  sims.strict.reset();
-  sims.real.reset();
+const sims = useBothProfiles((profile) => {
+  const cfg = defaultConfig(profile);
+  const group = cfg.groups.find((g) => g.name === 'default')!;
+  group.visible.push(...EXTRA.map((m) => m.id));
+  group.usable?.push(...EXTRA.map((m) => m.id));
+  return { models: [...cfg.models, ...EXTRA], groups: cfg.groups };
 });
 
 async function post(sim: Simulator, path: Path, body: Json) {
@@ -977,14 +967,14 @@ for (const [n, c] of CASES.entries()) {
     if (c.only && c.only !== profile) {
       // the nearest request passes here too; the refusal is the other profile's (c.why)
       test(`${name}: passes (${c.why ?? 'new-api rewrites it'})`, async () => {
-        const sim = sims[profile];
+        const sim = sims.of(profile);
         const ok = await post(sim, c.path, await bodyOf(perProfile(c.accept, profile), sim));
         assert.equal(ok.status, 200, ok.text);
       });
       continue;
     }
     test(`${name}: refused as the reference says, the nearest request passes`, async () => {
-      const sim = sims[profile];
+      const sim = sims.of(profile);
       const r = await post(sim, c.path, await bodyOf(perProfile(c.refuse, profile), sim));
       assert.equal(r.status, c.want.status ?? 400, r.text);
       assert.deepEqual(JSON.parse(r.text), expected(c.want, c.path, profile, r.rid));

@@ -1,6 +1,6 @@
 /** Test fixtures: one simulator (or one per profile) for a whole test file, reset before each test. */
 import { before, after, beforeEach } from 'node:test';
-import { startSimulator, type Profile, type Simulator } from './server';
+import { startSimulator, type Profile, type SimConfig, type Simulator } from './server';
 
 export interface BothProfiles {
   strict: Simulator;
@@ -8,11 +8,12 @@ export interface BothProfiles {
   of(profile: Profile): Simulator;
 }
 
-export function useBothProfiles(): BothProfiles {
+/** `config`: what each profile's simulator starts with beyond its defaults. */
+export function useBothProfiles(config: (profile: Profile) => Partial<SimConfig> = () => ({})): BothProfiles {
   const sims = {} as { strict: Simulator; real: Simulator };
   before(async () => {
-    sims.strict = await startSimulator({ profile: 'strict' });
-    sims.real = await startSimulator({ profile: 'real' });
+    sims.strict = await startSimulator({ ...config('strict'), profile: 'strict' });
+    sims.real = await startSimulator({ ...config('real'), profile: 'real' });
   });
   after(async () => {
     await sims.strict?.close();
