@@ -504,7 +504,25 @@ export async function launchVSCode({
           await page
             .locator('.quick-input-widget .quick-input-title', { hasText: expect })
             .waitFor({ state: 'visible', timeout });
-        await input.fill(value);
+        // a picker still settling (its items loading, a modal editor closing behind it) can leave the
+        // input briefly not editable: try in short steps, then say what state it was in
+        const end = Date.now() + timeout;
+        for (;;) {
+          const filled = await input.fill(value, { timeout: Math.max(1, Math.min(3_000, end - Date.now())) }).then(
+            () => true,
+            () => false,
+          );
+          if (filled) break;
+          if (Date.now() >= end) {
+            const state = await input
+              .evaluate((i) => ({ disabled: i.disabled, readOnly: i.readOnly, focused: document.activeElement === i }))
+              .catch((e) => e.message);
+            throw new Error(
+              `answerInput(${JSON.stringify(value)}): the input was not editable within ${timeout} ms: ${JSON.stringify(state)}`,
+            );
+          }
+          await input.focus().catch(() => {});
+        }
         await page.keyboard.press('Enter');
       },
       /** Waits until `text` is visible anywhere in the workbench (not inside webviews). */
