@@ -123,7 +123,6 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     rules: {
-      'max-lines': ['warn', { max: 400, skipBlankLines: false, skipComments: false }],
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false, IIFEs: true }],
     },
   },
