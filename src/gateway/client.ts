@@ -74,6 +74,11 @@ export interface GatewayClientOptions extends Omit<TransportOptions, 'primaryRec
    * otherwise: learnt now or remembered), when its reply arrives
    */
   onAdjustment?: ((adjustment: RequestAdjustment) => void) | undefined;
+  /**
+   * hears a model list read for the token in use, once the client has taken it (capabilities, and
+   * what refusals taught forgotten when the list changed)
+   */
+  onModelsListed?: ((models: readonly ModelInfo[]) => void) | undefined;
 }
 
 export interface EndpointInfo {
@@ -371,6 +376,7 @@ export class GatewayClient {
       // Another list may route a model elsewhere: what its refusals taught is forgotten.
       this.learnt.listed(models);
       this.fimRefusals.listed(models);
+      this.opts.onModelsListed?.(models);
     }
     return models;
   }

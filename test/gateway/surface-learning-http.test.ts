@@ -18,7 +18,12 @@ const paths = () => sim().log.map((r) => `${r.path} ${r.status}`);
 
 test('over HTTP: a refused chat moves once to /v1/responses, the next goes straight there, a changed model list forgets it', async () => {
   const moves: SurfaceMove[] = [];
-  const { client, records } = makeClient(sim(), { onSurfaceMove: (m) => moves.push(m) });
+  /** what was learnt for CODEX when each list read was heard (onModelsListed: after the client took the list) */
+  const heard: Array<string | undefined> = [];
+  const { client, records } = makeClient(sim(), {
+    onSurfaceMove: (m) => moves.push(m),
+    onModelsListed: () => heard.push(client.learntSurface(CODEX)),
+  });
   await client.listModels();
   const ask = { surface: 'compatible' as const, model: CODEX, messages: [{ role: 'user' as const, content: 'hi' }] };
 
@@ -56,6 +61,11 @@ test('over HTTP: a refused chat moves once to /v1/responses, the next goes strai
     sim().config.models = before;
   }
   assert.equal(client.learntSurface(CODEX), undefined);
+  assert.deepEqual(
+    heard,
+    [undefined, 'responses', undefined],
+    'each list read is heard once the client has taken it: a changed list has already forgotten what was learnt',
+  );
   sim().log.length = 0;
   await client.chat(ask);
   assert.deepEqual(paths(), ['/v1/chat/completions 404', '/v1/responses 200'], 'learnt again, from one refusal');
@@ -78,9 +88,11 @@ test('over HTTP: a model that answers on chat completions never moves, and a ref
 });
 
 test('over HTTP through chatStreamAcross (VS Code chat, the chat panel): the move happens inside the gateway, no failover', async () => {
+  const listed: string[] = [];
   const set = new GatewaySet([{ id: 'g1', name: 'One', baseUrl: sim().url }], {
     token: () => sim().tokens.production,
     sleep: async () => {},
+    onModelsListed: (id, models) => listed.push(`${id}: ${models.length > 0}`),
   });
   const events = await collect(
     chatStreamAcross(set, [{ gateway: 'g1', model: CODEX }], {
@@ -97,4 +109,7 @@ test('over HTTP through chatStreamAcross (VS Code chat, the chat panel): the mov
   }
   assert.equal(set.get('g1')?.learntSurface(CODEX), 'responses');
   assert.deepEqual(paths(), ['/v1/chat/completions 404', '/v1/responses 200']);
+  assert.deepEqual(listed, [], 'a chat is no list read');
+  await set.get('g1')?.listModels();
+  assert.deepEqual(listed, ['g1: true'], "a set's list read is heard with its gateway's id");
 });

@@ -21,7 +21,6 @@ import { parseWebviewMessage, type SelectionContext, type WebviewToHost } from '
 import { Disposable } from '../disposable';
 import type { GatewayService } from '../gateways/gatewayService';
 import { disableStreaming, SECTION } from '../gateways/settings';
-import type { TokenStore } from '../gateways/tokenStore';
 import { CHAT_VIEW_ID } from '../../host/commandIds';
 import { generateAndSaveImage } from '../media/mediaCommon';
 import type { ArrivalSource } from '../../host/usage/arrivals';
@@ -43,7 +42,6 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly service: GatewayService,
-    tokens: TokenStore,
     private readonly log: vscode.LogOutputChannel,
     arrivals: ArrivalSource,
   ) {
@@ -106,11 +104,11 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
         this.viewSubs?.dispose();
       },
     });
-    this.watchChanges(tokens);
+    this.watchChanges();
   }
 
   /** What makes the model list or the streaming setting change: settings, the active gateway, tokens. */
-  private watchChanges(tokens: TokenStore): void {
+  private watchChanges(): void {
     const service = this.service;
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -139,14 +137,15 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     });
     this.watchOtherTokens();
     // Which models a token sees depends on its group (the active gateway's tokens; the others' below).
-    this._register(tokens.onDidChange(() => this.models.stale()));
-    // A request (here or in VS Code's chat) may have taught a model's surface: the picker says so.
-    this._register(service.onDidChange(() => this.models.surfacesLearnt()));
+    this._register(service.onDidChangeToken(() => this.models.stale()));
+    // A request (here or in VS Code's chat) may have taught a model's surface, a list read forgotten one:
+    // the picker says so.
+    this._register(service.onDidChangeModels(() => this.models.surfacesLearnt()));
   }
 
   /**
    * A token added to, switched on or removed from another gateway adds, changes or removes its group
-   * (the active gateway's tokens are `tokens`, which follows the active gateway).
+   * (the active gateway's tokens are the service's token event, which follows the active gateway).
    */
   private watchOtherTokens(): void {
     this.otherTokens?.dispose();

@@ -2,7 +2,6 @@
 import * as vscode from 'vscode';
 import { CHAT_VIEW_ID, CommandId } from '../../host/commandIds';
 import type { GatewayService } from '../gateways/gatewayService';
-import type { TokenStore } from '../gateways/tokenStore';
 import { MAX_CONTEXT_CHARS } from '../../host/chat/history';
 import { ChatViewProvider } from './chatViewProvider';
 import type { Registrar } from '../lazy/registrar';
@@ -13,11 +12,10 @@ export function registerChat(
   context: vscode.ExtensionContext,
   hub: Registrar,
   service: GatewayService,
-  tokens: TokenStore,
   log: vscode.LogOutputChannel,
   arrivals: ArrivalSource,
 ): ChatViewProvider {
-  const provider = new ChatViewProvider(context, service, tokens, log, arrivals);
+  const provider = new ChatViewProvider(context, service, log, arrivals);
   context.subscriptions.push(
     provider,
     hub.webviewView(CHAT_VIEW_ID, provider),

@@ -41,10 +41,7 @@ export class CompletionsController extends Disposable {
   /** the gateway whose model and prices are in use (a switch resets the engine) */
   private gatewayId: string;
 
-  constructor(
-    private readonly service: GatewayService,
-    tokens: { onDidChange(listener: () => void): { dispose(): void } },
-  ) {
+  constructor(private readonly service: GatewayService) {
     super();
     this.item = this._register(
       vscode.window.createStatusBarItem('modelRelay.completions', vscode.StatusBarAlignment.Right, 99),
@@ -62,15 +59,16 @@ export class CompletionsController extends Disposable {
       }),
     );
     this._register(vscode.workspace.onDidGrantWorkspaceTrust(() => this.changed()));
-    this._register(tokens.onDidChange(() => this.changed()));
-    // (the service also changes with every request record: only a switch of gateway resets)
+    // (another gateway made active, by a switch or by the settings, is a token change: one per switch)
     this._register(
-      service.onDidChange(() => {
-        if (service.registry.activeId() === this.gatewayId) return this.update();
+      service.onDidChangeToken(() => {
         this.gatewayId = service.registry.activeId();
         this.changed();
       }),
     );
+    // the completion model and prices (the cap counts in their unit); requests are the engine's own
+    this._register(service.onDidChangeConfiguration(() => this.update()));
+    this._register(service.onDidChangeModels(() => this.update()));
     this._register(vscode.window.onDidChangeActiveTextEditor(() => this.update()));
   }
 

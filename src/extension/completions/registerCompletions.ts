@@ -41,7 +41,7 @@ export function registerCompletions(
     if (!made) clients.set(c, (made = c.completions(() => service.current.modelOverrides)));
     return made;
   };
-  const controller = new CompletionsController(service, tokens);
+  const controller = new CompletionsController(service);
   context.subscriptions.push(controller);
   const engine = new CompletionEngine({
     // no gateway or no token: nothing to ask (the engine's state is off)

@@ -4,7 +4,12 @@
  * records name the gateway; chat failover across gateways runs on it), handed every settings change;
  * `client` and `current` are the active gateway's, so every consumer works on the gateway active when
  * it calls. With no gateway configured yet, `client` is an unconfigured one (the default gateway's tokens).
- * Publishes request records to the log channel and the status view. Logic that can live in the core
+ * Publishes request records to the log channel and the status views. Says what changed once, by kind
+ * (as VS Code's own onDidChangeConfiguration / onDidChangeSessions): configuration, token, account,
+ * models, request — each consumer listens to the kinds it shows, so a request record wakes only what
+ * shows requests. Configuration and token are upstream of the rest: either resets the active
+ * gateway's balance, prices and model count, which tell their own event when read again; a view that
+ * shows those listens to configuration and token too. Logic that can live in the core
  * lives in the core: the client decides what a change resets (GatewayClient.configure) and notices a
  * new token itself; which gateway is active is src/host/gateways/gatewayRegistry.ts.
  */
@@ -67,9 +72,26 @@ export class GatewayService extends Disposable {
   private dispatcher: Dispatcher;
   private proxyChoice: ProxyChoice;
   private proxyKey: string;
-  private readonly changed = this._register(new vscode.EventEmitter<void>());
-  readonly onDidChange = this.changed.event;
+  private readonly configurationChanged = this._register(new vscode.EventEmitter<void>());
+  /** The settings were read again (addresses, models, limits, proxy) and apply already. */
+  readonly onDidChangeConfiguration = this.configurationChanged.event;
+  private readonly tokenChanged = this._register(new vscode.EventEmitter<void>());
+  /** The active gateway's token was added, removed, switched or replaced, or another gateway became active. */
+  readonly onDidChangeToken = this.tokenChanged.event;
+  private readonly accountChanged = this._register(new vscode.EventEmitter<void>());
+  /** A balance was read: the active gateway's (`quota`) or another's (`quotaOf`). */
+  readonly onDidChangeAccount = this.accountChanged.event;
+  private readonly modelsChanged = this._register(new vscode.EventEmitter<void>());
+  /**
+   * A model list was read (`modelCount`; what refusals taught is forgotten when the list changed), the
+   * prices were read, or a model's surface was learnt.
+   */
+  readonly onDidChangeModels = this.modelsChanged.event;
+  private readonly requestRecorded = this._register(new vscode.EventEmitter<RequestRecord>());
+  /** A request was sent and recorded (`lastRecord`); balance reads are bookkeeping and tell nothing. */
+  readonly onDidRecordRequest = this.requestRecorded.event;
   lastRecord: RequestRecord | undefined;
+  /** how many models the active gateway's last list read named (undefined: not read since its token or address) */
   modelCount: number | undefined;
   /** what is left on the active token, where the gateway tells (undefined: not known) */
   quota: Quota | undefined;
@@ -102,6 +124,10 @@ export class GatewayService extends Disposable {
       verbatim: (baseUrl) => this.keptAsTyped(baseUrl),
       onRequest: (r) => this.onRecord(r),
       onSurfaceMove: (m) => this.onSurfaceMove(m),
+      onModelsListed: (id, models) => {
+        if (id === this.registry.activeId()) this.modelCount = models.length;
+        this.modelsChanged.fire();
+      },
     });
     const fallbackTokens = registry.tokensOf(DEFAULT_GATEWAY_ID);
     this.unconfigured = new GatewayClient({
@@ -120,7 +146,7 @@ export class GatewayService extends Disposable {
       tokens.onDidChange(() => {
         this.modelCount = undefined;
         this.restartQuota();
-        this.changed.fire();
+        this.tokenChanged.fire();
       }),
     );
     this.restartQuota();
@@ -158,7 +184,7 @@ export class GatewayService extends Disposable {
    * The other gateways' balances (the active one has its tracker): each read with that gateway's own
    * token, served from the core's cache while younger than OTHER_BALANCE_MAX_AGE_MS, so opening the
    * picker or the Status tree again reads nothing. Resolves within `boundMs`; an answer after it still
-   * updates the views (a change event, only when a balance changed).
+   * updates the views (an account event, only when a balance changed).
    */
   async readOtherBalances(boundMs = OTHER_BALANCE_BOUND_MS): Promise<void> {
     const active = this.registry.activeId();
@@ -173,7 +199,7 @@ export class GatewayService extends Disposable {
         if (!q || g.id === this.registry.activeId()) return;
         const had = this.quotas.get(g.id);
         this.quotas.set(g.id, q);
-        if (JSON.stringify(had) !== JSON.stringify(q)) this.changed.fire();
+        if (JSON.stringify(had) !== JSON.stringify(q)) this.accountChanged.fire();
       });
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(reads), new Promise((r) => (timer = setTimeout(r, boundMs)))]);
@@ -195,7 +221,7 @@ export class GatewayService extends Disposable {
         this.quota = q;
         if (q) this.quotas.set(id, q);
         else this.quotas.delete(id);
-        this.changed.fire();
+        this.accountChanged.fire();
       },
     );
     this.tracker.start();
@@ -275,14 +301,14 @@ export class GatewayService extends Disposable {
       this.modelCount = undefined;
       this.restartQuota();
     }
-    this.changed.fire();
+    this.configurationChanged.fire();
   }
 
-  /** A model's request moved to the surface it answers on: the log says so once (when learnt), and views redraw. */
+  /** A model's request moved to the surface it answers on: the log says so once (when learnt); the models changed. */
   private onSurfaceMove(m: SurfaceMove): void {
     if (!m.learntNow) return;
     this.log.info(surfaceMoveWords(m));
-    this.changed.fire();
+    this.modelsChanged.fire();
   }
 
   private onRecord(r: RequestRecord): void {
@@ -295,14 +321,12 @@ export class GatewayService extends Disposable {
     if (r.capability === 'account') return;
     this.lastRecord = r;
     if (ok && r.method === 'POST' && r.capability !== 'models') this.tracker?.billed();
-    this.changed.fire();
+    this.requestRecorded.fire(r);
   }
 
   /** The model list, with the prices read alongside: every caller finds them in price() (one reader of prices). */
   async refreshModels(signal?: AbortSignal) {
     const [models] = await Promise.all([this.client.listModels(signal), this.refreshPricing()]);
-    this.modelCount = models.length;
-    this.changed.fire();
     return models;
   }
 
@@ -316,7 +340,7 @@ export class GatewayService extends Disposable {
     const prices = await this.client.account.pricing().catch(() => undefined);
     if (prices !== this.prices) {
       this.prices = prices;
-      this.changed.fire();
+      this.modelsChanged.fire();
     }
     return prices;
   }

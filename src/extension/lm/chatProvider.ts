@@ -113,12 +113,9 @@ function listSource(service: GatewayService): LmListSource {
           .map((l) => l.models.map((m) => [service.price(m.id).text, service.price(m.id).groups])),
       ]),
     prepare: async () => {
-      // Prices are the active gateway's, read alongside and never waited for (they fire a change when they come).
+      // Prices are the active gateway's, read alongside and never waited for (a models event when they come).
       void service.refreshPricing();
       await Promise.all(registry.gateways().map((g) => registry.tokensOf(g.id).activeToken())).catch(() => undefined);
-    },
-    onListed: (id, models) => {
-      if (id === registry.activeId()) service.modelCount = models.length;
     },
   };
 }
@@ -293,11 +290,14 @@ export function registerLanguageModels(
     provider.emitter,
     hub.languageModels(provider),
     watched,
-    // A setting, the active gateway or its token changed; each gateway's list key holds its address and token.
-    service.onDidChange(() => {
+    // What the lists hang on (addresses and tokens) and how they are described (settings, names, prices,
+    // learnt surfaces); never a request record or a balance: VS Code asks again only when models change.
+    service.onDidChangeConfiguration(() => {
       watched.update();
       changed();
     }),
+    service.onDidChangeToken(changed),
+    service.onDidChangeModels(changed),
   );
 }
 

@@ -17,8 +17,14 @@ export class RelayStatusBar extends Disposable {
     this.item.name = 'Model Relay';
     this.item.command = CommandId.SwitchGateway;
     const update = () => void this.update().catch(() => undefined); // the secret storage unreadable: the last words stay
-    this._register(service.onDidChange(update));
-    this._register(tokens.onDidChange(update));
+    // what it shows: the gateway and its settings, the token, the balance and the last request (not the models)
+    for (const on of [
+      service.onDidChangeConfiguration,
+      service.onDidChangeToken,
+      service.onDidChangeAccount,
+      service.onDidRecordRequest,
+    ])
+      this._register(on(update));
     update();
     this.item.show();
   }

@@ -58,14 +58,20 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
     super();
     if (tools) this._register(tools.onDidChange(() => this.emitter.fire(undefined)));
     if (chatSetup) this._register(chatSetup.onDidChange(() => this.emitter.fire(undefined)));
+    const redraw = () => this.emitter.fire(undefined);
+    for (const on of [
+      service.onDidChangeConfiguration,
+      service.onDidChangeToken,
+      service.onDidChangeAccount,
+      service.onDidChangeModels,
+    ])
+      this._register(on(redraw));
     this._register(
-      service.onDidChange(() => {
-        // The service tells every request record this way; each gateway's last one is kept.
-        this.last.note(service.lastRecord);
-        this.emitter.fire(undefined);
+      service.onDidRecordRequest((r) => {
+        this.last.note(r); // each gateway's last request is kept
+        redraw();
       }),
     );
-    this._register(tokens.onDidChange(() => this.emitter.fire(undefined)));
     this._register({ dispose: () => this.storeSubs.forEach((s) => s.dispose()) });
   }
 

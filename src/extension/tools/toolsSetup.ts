@@ -74,8 +74,9 @@ export class ToolsSetup extends Disposable {
     const warn = (e: unknown) => log.warn(e instanceof Error ? e.message : String(e));
     void this.terminals.restore().catch(warn);
     // a token added, removed or replaced in any window (SecretStorage is shared), a gateway switched
-    this._register(tokens.onDidChange(() => void this.terminals.follow().catch(warn)));
-    this._register(service.onDidChange(() => void this.terminals.followSettings().catch(warn)));
+    this._register(service.onDidChangeToken(() => void this.terminals.follow().catch(warn)));
+    // a gateway's address in the settings (nothing read when no set-up tool's root changed)
+    this._register(service.onDidChangeConfiguration(() => void this.terminals.followSettings().catch(warn)));
   }
 
   /**

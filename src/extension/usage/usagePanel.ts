@@ -111,11 +111,13 @@ export class UsagePanel implements vscode.Disposable {
         if (isPageMessage(raw)) void this.onMessage(raw);
       }),
       this.service.requests.onDidChange(() => this.model().localChanged()),
-      // another gateway: its own figures (a change of the same gateway's state reads nothing)
-      this.service.onDidChange(() => {
-        if (this.currentKey() !== shownKey) void this.model().refresh();
-        shownKey = this.currentKey();
-      }),
+      // another gateway (a switch, or its address in the settings): its own figures
+      ...[this.service.onDidChangeConfiguration, this.service.onDidChangeToken].map((on) =>
+        on(() => {
+          if (this.currentKey() !== shownKey) void this.model().refresh();
+          shownKey = this.currentKey();
+        }),
+      ),
     ];
   }
 

@@ -10,18 +10,21 @@
  * name at the time of the request).
  */
 import { GatewayClient, type ClientConfiguration, type GatewayClientOptions } from '../client';
+import type { ModelInfo } from '../models';
 import type { RequestLogSink } from '../requestLog';
 import type { GatewayProfile } from './profile';
 
 /** What every gateway's client shares; the endpoints, headers and token come from each profile. */
 export interface GatewaySetOptions extends Omit<
   GatewayClientOptions,
-  'baseUrl' | 'backupUrls' | 'baseUrlVerbatim' | 'extraHeaders' | 'token' | 'explain'
+  'baseUrl' | 'backupUrls' | 'baseUrlVerbatim' | 'extraHeaders' | 'token' | 'explain' | 'onModelsListed'
 > {
   /** The token of one gateway (SecretStorage per gateway, or the environment variable its file names). */
   token: (gatewayId: string) => string | undefined | Promise<string | undefined>;
   /** Hears every request of every gateway, its record carrying the gateway's name. */
   onRequest?: RequestLogSink;
+  /** Hears a gateway's model list read for the token in use (GatewayClientOptions.onModelsListed), with its id. */
+  onModelsListed?: (gatewayId: string, models: readonly ModelInfo[]) => void;
   /** Whether a base URL is called as typed ("Keep what I typed"), not as the endpoint rules would have it. */
   verbatim?: (baseUrl: string) => boolean;
 }
@@ -137,7 +140,7 @@ export class GatewaySet {
   }
 
   private clientFor(p: GatewayProfile): GatewayClient {
-    const { token, onRequest, verbatim, ...shared } = this.opts;
+    const { token, onRequest, onModelsListed, verbatim, ...shared } = this.opts;
     const id = p.id;
     return new GatewayClient({
       ...shared,
@@ -149,6 +152,7 @@ export class GatewaySet {
       // Only this gateway's token, whatever the set holds: the binding of a token to its hosts.
       token: () => token(id),
       onRequest: (r) => onRequest?.({ ...r, gateway: this.members.get(id)?.profile.name ?? id }),
+      ...(onModelsListed ? { onModelsListed: (models: readonly ModelInfo[]) => onModelsListed(id, models) } : {}),
     });
   }
 }

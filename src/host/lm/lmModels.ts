@@ -30,8 +30,6 @@ export interface LmListSource {
   lookKey(lists: readonly LmGatewayModels[]): string;
   /** before each listing (e.g. the token stores read once, so the keys are settled) */
   prepare?(): Promise<void>;
-  /** a gateway's list was read (e.g. the active gateway's model count for the status view) */
-  onListed?(id: string, models: readonly ModelInfo[]): void;
 }
 
 /** One gateway's models as listed. */
@@ -107,7 +105,6 @@ export class LmModelLists {
       if (!l.pending) this.reading.delete(id);
       if (!l.models) return false;
       this.cache.set(id, l.models);
-      this.source.onListed?.(id, l.models);
       this.lookKey = this.source.lookKey(this.cachedLists());
       return true;
     };

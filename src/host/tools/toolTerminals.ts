@@ -174,7 +174,7 @@ export class ToolTerminals {
     await this.follow(true);
   }
 
-  /** After any change of the service: follows only when a set-up tool's gateway root changed (no secret read otherwise). */
+  /** After a settings change: follows only when a set-up tool's gateway root changed (no secret read otherwise). */
   async followSettings(): Promise<void> {
     if (this.settingsKey() !== this.appliedSettings) await this.follow();
   }
