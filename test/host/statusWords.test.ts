@@ -157,9 +157,18 @@ test('nothing while neither a base URL nor a token is set (the welcome view show
   assert.equal(balance(noToken), undefined, 'no balance without a token');
   assert.equal(byId(noToken, 'tokens')?.command?.command, 'modelRelay.addToken');
   // A token stored before the base URL: the endpoint asks for it, the token is there.
-  const noBase = statusRows(one({ endpoints: { ...endpoints, base: undefined } }));
+  const noBaseEndpoints = { ...endpoints, base: undefined };
+  const noBase = statusRows(one({ endpoints: noBaseEndpoints }));
   assert.equal(byId(noBase, 'endpoint')?.command?.command, 'modelRelay.configureBaseUrl');
   assert.match(String(byId(noBase, 'endpoint')?.description), /not configured/);
+  // That gateway has no name yet: another stored token is one click away all the same.
+  const tokens = [...gateway.tokens, { name: 'test', masked: 'sk-def...1234', active: false }];
+  const unnamed = statusRows(one({ profile: { id: 'gw', name: '' }, endpoints: noBaseEndpoints, tokens }));
+  const other = byId(unnamed, 'tokens')?.children?.[1];
+  assert.deepEqual(
+    [other?.label, other?.tooltip, other?.command?.command, other?.command?.arguments],
+    ['test', 'Click to use this token.', 'modelRelay.useGatewayToken', ['gw', 'test']],
+  );
 });
 
 test("the token's effective group is a row under the tokens where the usage log told it, none where it did not", () => {

@@ -226,7 +226,11 @@ function tokenRows(g: GatewayFacts, active: boolean): StatusRow {
       label: x.name,
       description: x.active ? t('{0} · active', x.masked) : x.masked,
       icon: x.active ? 'check' : 'key',
-      tooltip: inUse ? t('The token in use.') : t('Click to use this token with the gateway "{0}".', g.profile.name),
+      tooltip: inUse
+        ? t('The token in use.')
+        : g.profile.name
+          ? t('Click to use this token with the gateway "{0}".', g.profile.name)
+          : t('Click to use this token.'),
       command: inUse
         ? undefined
         : { command: CommandId.UseGatewayToken, title: t('Use This Token'), arguments: [g.profile.id, x.name] },
