@@ -28,7 +28,7 @@ import { chatEventBatches } from '../gateway/chat/stream';
 import { t } from '../gateway/l10n';
 import { BatchedWriter } from './batch';
 import { UsageError, type CliConfig } from './config';
-import { fileSecrets } from './gatewaysCommand';
+import { fileSecrets } from './diagnoseCommand';
 import type { GatewaysFile } from './gatewaysFile';
 import type { CliIo } from './main';
 import { baseUrlWarnings, chatEnding, retryLine, surfaceMoveLine } from './output';

@@ -12,7 +12,7 @@
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { maskToken, parseFallbacks, parseGateways, type Fallbacks, type GatewayProfile } from '../gateway';
-import { gatewayNamed } from '../gateway/diagnose/allGateways';
+import { gatewayNamed } from '../gateway/diagnose/diagnoseGateways';
 import { t } from '../gateway/l10n';
 import { UsageError } from './config';
 

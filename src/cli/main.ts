@@ -23,23 +23,12 @@
  * cloned repository's: `tools` and `diagnose` read them only with --trust-project.
  * Nothing it prints ever contains the full token.
  */
-import { nodeToolsEnvironment, toolStatuses } from '../gateway/tools';
 import { parseArgs } from 'node:util';
 import type { Dispatcher } from 'undici';
-import {
-  GatewayClient,
-  createDispatcher,
-  describeProxy,
-  isGatewayError,
-  redactSecrets,
-  renderTable,
-  reportToJson,
-  runDiagnosis,
-  type DiagnosisInput,
-} from '../gateway';
+import { GatewayClient, createDispatcher, describeProxy, isGatewayError, redactSecrets } from '../gateway';
 import { ENV_TOKEN, UsageError, configFor, readConfig, refuseTokenArguments, type CliConfig } from './config';
 import { chatCommand } from './chatCommand';
-import { diagnoseAll, fileSecrets, fileTerms } from './gatewaysCommand';
+import { diagnoseAll, diagnoseOne, fileSecrets, fileTerms } from './diagnoseCommand';
 import { pickGateway, readGatewaysFile, type GatewaysFile } from './gatewaysFile';
 import {
   baseUrlWarnings,
@@ -51,7 +40,7 @@ import {
   type OutputEdge,
 } from './output';
 import { models } from './modelsCommand';
-import { toolGatewayOf, toolsCommand } from './toolsCommand';
+import { toolsCommand } from './toolsCommand';
 import { quota } from './quotaCommand';
 import { isSince, usageCommand } from './usageCommand';
 import { applyLocale } from './locale';
@@ -113,77 +102,6 @@ function parse(command: Command, args: string[]) {
   return parsed;
 }
 
-/**
- * The models to check: as given, else the engine picks the first chat and native models the token
- * sees from the list it reads anyway (said on stderr), so that generation is tested and a token
- * that cannot use any model does not pass.
- */
-function modelsToCheck(
-  cfg: CliConfig,
-  values: Record<string, unknown>,
-  io: OutputEdge,
-): Pick<DiagnosisInput, 'models' | 'pickModels'> {
-  const given = {
-    chat: values['chat-model'] as string | undefined,
-    native: values['native-model'] as string | undefined,
-  };
-  // A gateway of a --gateways file brings its own models; --chat-model / --native-model replace them.
-  const p = cfg.profile?.models;
-  const models =
-    given.chat || given.native
-      ? given
-      : { chat: p?.chat, native: p?.native, image: p?.image, imageEdit: p?.imageEdit, video: p?.video };
-  const pickModels = (picked: { chat?: string | undefined; native?: string | undefined }) => {
-    const said = [picked.chat && t('chat {0}', picked.chat), picked.native && t('native {0}', picked.native)]
-      .filter(Boolean)
-      .join(', ');
-    // Over a progress line (a terminal, not --json), the line is cleared first.
-    if (values.json !== true) io.progress('');
-    io.stderr.write(
-      `relay-doctor: ${said ? t('no --chat-model / --native-model given: checking with the first models this token sees ({0}).', said) : t("no model given, and the token's list has none to pick.")}\n`,
-    );
-  };
-  return { models, pickModels };
-}
-
-async function diagnose(
-  cfg: CliConfig,
-  values: Record<string, unknown>,
-  io: OutputEdge,
-  dispatcher: Dispatcher,
-): Promise<number> {
-  const json = values.json === true;
-  // The current folder's project files (a cloned repository's) are read only with --trust-project.
-  const project = { workspaceDir: io.cwd, workspaceTrusted: values['trust-project'] === true };
-  const progress = !json && io.stderr.isTTY;
-  const report = await runDiagnosis({
-    gatewayName: cfg.profile?.name,
-    baseUrl: cfg.baseUrl,
-    backupUrls: cfg.backupUrls,
-    token: cfg.token,
-    tokenName: cfg.tokenName,
-    extraHeaders: cfg.extraHeaders,
-    ...modelsToCheck(cfg, values, io),
-    dispatcher,
-    proxy: { env: io.env },
-    // the terminal tools' rows, against this gateway (none is set up for a gateway without a token)
-    tools: {
-      env: io.env,
-      statuses: (models) =>
-        toolStatuses(
-          nodeToolsEnvironment({ env: io.env, ...project }),
-          cfg.token ? toolGatewayOf(cfg, models ?? []) : undefined,
-        ),
-    },
-    ...(progress ? { onCheckStart: (_id: string, title: string) => io.progress(t('checking: {0}…', title)) } : {}),
-  });
-  if (progress) io.progress('');
-  const secrets = [cfg.token];
-  if (json) io.stdout.write(`${JSON.stringify(reportToJson(report, { secrets }), null, 2)}\n`);
-  else io.stdout.write(renderTable(report, { secrets, width: io.stdout.columns || 100 }));
-  return report.ok ? 0 : 1;
-}
-
 function clientFor(cfg: CliConfig, dispatcher: Dispatcher, io: CliIo): GatewayClient {
   io.stderr.write(baseUrlWarnings(cfg.baseUrl, cfg.profile ? t('gateway "{0}"', cfg.profile.name) : undefined));
   return new GatewayClient({
@@ -243,7 +161,7 @@ async function runCommand(
   const cfg = target.cfg;
   switch (command) {
     case 'diagnose':
-      return diagnose(cfg, values, io, dispatcher);
+      return diagnoseOne(cfg, values, io, dispatcher);
     case 'models':
       return models(clientFor(cfg, dispatcher, io), values.json === true, io);
     case 'quota':

@@ -215,7 +215,7 @@ export { mediaFileName, slugify } from './fileNames';
 export { applyCliEnvironment, nativeCliEnvironment, type CliVariableNames, type EnvCollection } from './cliEnv';
 export { runDiagnosis } from './diagnose/engine';
 export { checkTitle, checkTitles } from './diagnose/titles';
-// Diagnose All Gateways (issue 22, relay-doctor diagnose --all)
+// The diagnosis of 1..N gateways (Diagnose Connection, Diagnose All Gateways, relay-doctor diagnose)
 export {
   MAX_DIAGNOSIS_CONCURRENCY,
   SUMMARY_ASPECTS,
@@ -223,6 +223,7 @@ export {
   checkFallbacks,
   diagnoseGateways,
   gatewayNamed,
+  type DiagnosisExtras,
   type FallbackFinding,
   type GatewaySummaryRow,
   type GatewaysDiagnosis,
@@ -230,10 +231,13 @@ export {
   type SummaryAspect,
   type SummaryCell,
   type SummaryStatus,
-} from './diagnose/allGateways';
-export { aspectTitle, gatewaysToJson, renderGatewaysTable } from './diagnose/allGatewaysReport';
+} from './diagnose/diagnoseGateways';
 export { describeProbe, probeHost, type HostOutcome, type HostProbe } from './diagnose/hostProbe';
 export {
+  aspectTitle,
+  checkCounts,
+  diagnosisSummary,
+  gatewaysToJson,
   renderMarkdown,
   renderTable,
   reportToJson,

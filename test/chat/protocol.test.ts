@@ -17,6 +17,7 @@ import { errorFromResponse, maskToken, type ChatEvent, type ChatRequest, type Ch
 import { chatStrings } from '../../src/host/chat/chatWords';
 import { CHAT_STRING_KEYS, fill, parseChatStrings } from '../../src/shared/chatStrings';
 import { DIAGNOSE_CSS, diagnoseBody } from '../../src/host/diagnose/diagnoseHtml';
+import { oneGateway } from '../fakes/diagnosis';
 import type { DiagnosisReport } from '../../src/gateway';
 import { useTranslations } from '../../src/gateway/l10n';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -304,6 +305,8 @@ test('the diagnosis page: column headers, a codicon and a status word per check,
     fix,
   });
   const report = {
+    startedAt: new Date(0).toISOString(),
+    durationMs: 40,
     baseUrl: 'http://127.0.0.1:1/v1',
     maskedToken: 'sk-abc...wxyz',
     proxy: 'none',
@@ -315,7 +318,7 @@ test('the diagnosis page: column headers, a codicon and a status word per check,
       check('generate-video', 'skipped'),
     ],
   } as unknown as DiagnosisReport;
-  const html = diagnoseBody(report);
+  const html = diagnoseBody(oneGateway(report));
   assert.equal(html.match(/<th scope="col">/g)?.length, 5);
   for (const [id, word, icon] of [
     ['token', 'Failed', 'error'],
@@ -329,7 +332,7 @@ test('the diagnosis page: column headers, a codicon and a status word per check,
   }
   assert.ok(html.includes('c &lt;token&gt;'), 'escaped');
   assert.doesNotMatch(html, /\p{Extended_Pictographic}/u);
-  assert.match(html, /1 failed, 1 warnings, 1 passed/);
+  assert.match(html, /Summary: 1 failed, 1 warning, 1 passed, 1 skipped \(40 ms\)\./);
   assert.match(DIAGNOSE_CSS, /@media \(max-width:640px\)/);
   assert.match(DIAGNOSE_CSS, /overflow-wrap:anywhere/);
 });
@@ -349,12 +352,16 @@ test('in Chinese every word of the chat webview and the diagnosis page is transl
   let page: string;
   try {
     zh = chatStrings();
-    page = diagnoseBody({
-      baseUrl: '',
-      proxy: 'none',
-      summary: { pass: 1, warn: 0, fail: 0, skipped: 0 },
-      checks: [{ id: 'token', title: 'T', result: 'pass', durationMs: 1, cause: 'c', fix: '' }],
-    } as unknown as DiagnosisReport);
+    page = diagnoseBody(
+      oneGateway({
+        startedAt: new Date(0).toISOString(),
+        durationMs: 1,
+        baseUrl: '',
+        proxy: 'none',
+        summary: { pass: 1, warn: 0, fail: 0, skipped: 0 },
+        checks: [{ id: 'token', title: 'T', result: 'pass', durationMs: 1, cause: 'c', fix: '' }],
+      } as unknown as DiagnosisReport),
+    );
   } finally {
     useTranslations(undefined);
   }

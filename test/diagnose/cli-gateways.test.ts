@@ -15,7 +15,7 @@ import { defaultConfig, startSimulator, type Simulator } from '../sim/server';
 import { spawnCli, type CliRun } from './spawnCli';
 import { findSecret, parseGatewaysFile } from '../../src/cli/gatewaysFile';
 import { UsageError } from '../../src/cli/config';
-import { diagnoseGateways, renderGatewaysTable } from '../../src/gateway';
+import { diagnoseGateways, renderTable } from '../../src/gateway';
 import { deadPort } from '../gateway/helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
@@ -143,6 +143,16 @@ test('diagnose --all: one row per gateway, exit 0; --json has every cell and the
     /^Solid Relay +PASS 127\.0\.0\.1:\d+ +PASS sk-Bgw\.\.\.dZz9 +SKIP not told +PASS 2 models +PASS 2 of 2 passed$/m,
   );
   assert.match(r.stdout, /Summary: no check failed on 2 of 2 gateways\./);
+  // Then each gateway under its name: its token, proxy and balance, and its checks.
+  assert.match(
+    r.stdout,
+    /^Cheap Relay: http:\/\/127\.0\.0\.1:\d+\ntoken sk-Pr0\.\.\.Lk5d \(RELAY_A_TOKEN\) · proxy none · balance \$7\.50\n\nRESULT +CHECK +HTTP +TIME$/m,
+  );
+  assert.match(
+    r.stdout,
+    /^Solid Relay: http:\/\/127\.0\.0\.1:\d+\ntoken sk-Bgw\.\.\.dZz9 \(RELAY_B_TOKEN\) · proxy none\n\nRESULT +CHECK +HTTP +TIME$/m,
+  );
+  assert.equal(r.stdout.match(/^PASS +Generation \(compatible chat\) +200 /gm)?.length, 2, "each gateway's checks");
   // Each gateway's token went to its own gateway only.
   assert.ok(a.log.length > 0 && a.log.every((l) => l.tokenMasked === null || l.tokenName === 'production'));
   assert.ok(b.log.every((l) => l.tokenMasked === null || l.tokenName === 'production'));
@@ -438,6 +448,40 @@ test(
     assert.equal(checks.find((c) => c.id === 'generate-chat')?.result, 'pass');
     assert.match(checks.find((c) => c.id === 'token')?.cause ?? '', /sk-Bgw\.\.\.dZz9 \("RELAY_B_TOKEN"\)/);
     assert.equal(a.log.length, 0, 'the other gateway was not asked');
+    // The text: the report of all gateways with one row, which shows its checks directly (its overview row would repeat them).
+    const text = await run(['diagnose', '--gateways', file, '--gateway', 'solid']);
+    assert.equal(text.code, 0, text.stdout + text.stderr);
+    assert.match(
+      text.stdout,
+      /^Model Relay diagnosis of http:\/\/127\.0\.0\.1:\d+\ntoken sk-Bgw\.\.\.dZz9 \(RELAY_B_TOKEN\) · proxy none\n\nRESULT +CHECK +HTTP +TIME\n/,
+    );
+    assert.doesNotMatch(text.stdout, /^GATEWAY /m);
+    assert.match(text.stdout, /^Summary: 0 failed, 0 warnings, \d+ passed, \d+ skipped \(.+\)\.$/m);
+  },
+);
+
+test(
+  'diagnose --all: a failed check no summary cell stands for (the native path of a base URL with /v1) fails its gateway and the exit code',
+  T,
+  async () => {
+    const file = await fileWith('v1.json', gateways({ aBase: `${a.url}/v1`, aModels: { chat: 'gpt-4o-mini' } }));
+    const r = await run(['diagnose', '--all', '--gateways', file]);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(
+      r.stdout,
+      /^Cheap Relay +WARN 127\.0\.0\.1:\d+ +PASS sk-Pr0\.\.\.Lk5d +PASS \$[\d.]+ +PASS \d+ models +PASS/m,
+    );
+    assert.match(r.stdout, /^FAIL +Native surface path /m);
+    assert.match(r.stdout, /Summary: 1 of 2 gateways without a failed check; see the failures above\./);
+    const j = JSON.parse((await run(['diagnose', '--all', '--json', '--gateways', file])).stdout) as JsonAll;
+    assert.deepEqual(
+      j.gateways.map((g) => [g.id, g.ok]),
+      [
+        ['cheap', false],
+        ['solid', true],
+      ],
+    );
+    assert.equal(j.ok, false);
   },
 );
 
@@ -467,6 +511,32 @@ test('the token scan: what counts as a token in the file, and what does not', ()
     (e: unknown) => e instanceof UsageError && !e.message.includes(TOKEN_B) && e.message.includes('sk-Bgw...dZz9'),
   );
 });
+
+test(
+  'one rendering for 1..N gateways: a gateway reads the same alone as among others; the overview only with several',
+  T,
+  async () => {
+    const profiles = [
+      { id: 'cheap', name: 'Cheap Relay', baseUrl: a.url, models: { chat: 'gpt-4o-mini' } },
+      { id: 'solid', name: 'Solid Relay', baseUrl: b.url, models: { chat: 'gpt-4o-mini' } },
+    ];
+    const token = (id: string) => (id === 'solid' ? TOKEN_B : TOKEN_A());
+    const both = renderTable(await diagnoseGateways({ gateways: profiles, token }), { width: 160 });
+    const alone = renderTable(await diagnoseGateways({ gateways: [profiles[1]], token }), { width: 160 });
+    assert.match(both, /^GATEWAY +REACHABILITY/m);
+    assert.doesNotMatch(alone, /^GATEWAY /m, 'one gateway: no overview row');
+    assert.match(alone, /^Model Relay diagnosis of http:\/\/127\.0\.0\.1:\d+\n/);
+    // Solid Relay's head and checks (the last gateway among two), timings aside: the same lines.
+    const timeless = (s: string) => s.replace(/\d+(\.\d)? m?s\b/g, 'T');
+    const among = both.slice(
+      both.indexOf('\n', both.indexOf('\nSolid Relay: ') + 1) + 1,
+      both.lastIndexOf('\nSummary: '),
+    );
+    const own = alone.slice(alone.indexOf('\n') + 1, alone.lastIndexOf('\nSummary: '));
+    assert.ok(own.includes('Generation (compatible chat)'), own);
+    assert.equal(timeless(among), timeless(own));
+  },
+);
 
 test(
   "diagnoseGateways (core): rows in the gateways' order, at most `concurrency` at once, an unreachable one fails alone",
@@ -501,7 +571,7 @@ test(
       ],
     );
     assert.equal(d.ok, false);
-    const text = renderGatewaysTable(d, { width: 200, secrets: [TOKEN_A(), TOKEN_B] });
+    const text = renderTable(d, { width: 200, secrets: [TOKEN_A(), TOKEN_B] });
     assert.match(text, /^Gone Relay +FAIL unreachable/m);
     assert.ok(!text.includes(TOKEN_A()) && !text.includes(TOKEN_B));
   },

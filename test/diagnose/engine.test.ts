@@ -18,6 +18,7 @@ import {
   type DiagnosisReport,
   type ToolsDiagnosisInput,
 } from '../../src/gateway';
+import { oneGateway } from '../fakes/diagnosis';
 import { maskToken } from '../../src/gateway/mask';
 import { toolStatuses } from '../../src/gateway/tools';
 import { toolIdentity } from '../../src/gateway/tools/common';
@@ -99,8 +100,8 @@ function results(r: DiagnosisReport): Record<string, string> {
 function noFullToken(r: DiagnosisReport, token: string) {
   for (const text of [
     JSON.stringify(r),
-    renderMarkdown(r, { secrets: [token] }),
-    renderTable(r, { secrets: [token] }),
+    renderMarkdown(oneGateway(r), { secrets: [token] }),
+    renderTable(oneGateway(r), { secrets: [token] }),
     JSON.stringify(reportToJson(r, { secrets: [token] })),
   ]) {
     assert.ok(!text.includes(token), 'the full token never appears in the report');
@@ -472,12 +473,12 @@ test('bounded: a gateway that never answers in time is a timeout, and the run en
 
 test('markdown report: a table row per check, masked token only, ready for a ticket', T, async () => {
   const r = await diagnose(strict, { baseUrl: `${strict.url}/v1` });
-  const md = renderMarkdown(r, { secrets: [strict.tokens.production] });
+  const md = renderMarkdown(oneGateway(r), { secrets: [strict.tokens.production] });
   assert.match(md, /^## Model Relay diagnosis/);
   assert.match(md, /\| ❌ \| Native surface path \| 404 \|/);
   assert.ok(md.includes(r.maskedToken!));
   assert.ok(!md.includes(strict.tokens.production));
-  const table = renderTable(r, { width: 100 });
+  const table = renderTable(oneGateway(r), { width: 100 });
   assert.match(table, /FAIL {3}Native surface path/);
   assert.match(table, /\/v1\/v1\/messages/);
 });

@@ -17,6 +17,7 @@ import {
   type DiagnosisInput,
   type DiagnosisReport,
 } from '../../src/gateway';
+import { oneGateway } from '../fakes/diagnosis';
 import { useTranslations, type Translations } from '../../src/gateway/l10n';
 import { checkTitle, checkTitles } from '../../src/gateway/diagnose/titles';
 import { cells, padCells, wrap } from '../../src/gateway/diagnose/textWidth';
@@ -103,11 +104,11 @@ test(
     assert.equal(vis.cause, '令牌被拒绝（401），因此未测试此项。');
     assert.equal(vis.fix, '请先解决令牌问题。');
 
-    const md = renderMarkdown(r, { secrets: [bad] });
+    const md = renderMarkdown(oneGateway(r), { secrets: [bad] });
     assert.match(md, /^## Model Relay 诊断$/m);
     assert.match(md, /^\| \| 检查 \| HTTP \| 用时 \| 原因 \| 解决办法 \|$/m);
     assert.match(md, /^- 结果：\*\*有检查失败\*\* — 1 项失败，/m);
-    const table = renderTable(r, { secrets: [bad], width: 100 });
+    const table = renderTable(oneGateway(r), { secrets: [bad], width: 100 });
     assert.match(table, /^失败 {3}令牌 +401 /m);
     assert.match(table, /^ {7}原因：GET \/v1\/models 返回 401/m);
     // Double-width titles: the HTTP column starts in the same terminal cell on every row.
@@ -132,7 +133,7 @@ test(
     );
     assert.equal(checkTitle('visibility'), 'Model visibility');
     assert.ok(
-      !HAN.test(renderTable(en, { secrets: [bad] }) + renderMarkdown(en, { secrets: [bad] })),
+      !HAN.test(renderTable(oneGateway(en), { secrets: [bad] }) + renderMarkdown(oneGateway(en), { secrets: [bad] })),
       'English again, no Chinese left',
     );
   },

@@ -14,6 +14,7 @@ import type { RequestRecord } from '../../src/gateway/requestLog';
 import type { ProbeTarget } from '../../src/gateway/tools/probes';
 import type { ToolStatus } from '../../src/gateway/tools/types';
 import { diagnoseBody } from '../../src/host/diagnose/diagnoseHtml';
+import { oneGateway } from '../fakes/diagnosis';
 import { startSimulator, type Simulator } from '../sim/server';
 
 let sim: Simulator;
@@ -170,7 +171,7 @@ test('a row with a removable override shows a Fix button that names its row; a r
     summary: { pass: 1, warn: 1, fail: 0, skipped: 0 },
     ok: true,
   };
-  const html = diagnoseBody(report);
+  const html = diagnoseBody(oneGateway(report), { activeGateway: true });
   assert.match(
     html,
     /<button data-testid="fix-tool-claude-code" data-fix="1">[^]*?<span>Remove the override<\/span><\/button>/,

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { startSimulator, type Fault } from '../sim/server';
 import { collect, deadPort, makeClient } from './helpers';
 import { maskToken, renderMarkdown, renderTable, runDiagnosis, stripUrlCredentials } from '../../src/gateway';
+import { oneGateway } from '../fakes/diagnosis';
 
 test('the full token never appears in records, errors or results of any scenario', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'relay-mask-'));
@@ -140,7 +141,7 @@ test('a key echoed without its sk- prefix, and credentials in a base URL, are ne
       models: { chat: 'gpt-4o-mini' },
       timeouts: { requestMs: 3000, totalMs: 10000 },
     });
-    for (const text of [JSON.stringify(report), renderMarkdown(report), renderTable(report)]) {
+    for (const text of [JSON.stringify(report), renderMarkdown(oneGateway(report)), renderTable(oneGateway(report))]) {
       assert.ok(!text.includes('S3cretPassw0rd'), 'no URL password in the report');
       assert.ok(!text.includes(bare) && !text.includes(token), 'no token in the report');
     }

@@ -7,8 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayClient } from '../../src/gateway';
 import { MANAGE_LANGUAGE_MODELS, chatNeedsEnabling, type ChatSetupFacts } from '../../src/host/lm/chatSetup';
-import { statusRows, type StatusFacts, type StatusRow } from '../../src/host/status/statusRows';
-import { statusTree, type GatewayFacts } from '../../src/host/status/statusTree';
+import { statusRows, type GatewayFacts, type StatusFacts, type StatusRow } from '../../src/host/status/statusRows';
 
 const fresh: ChatSetupFacts = {
   manageCommand: true,
@@ -32,33 +31,30 @@ test('nothing to offer: the chat extension runs, Copilot models are there, AI is
   assert.equal(chatNeedsEnabling({ ...fresh, vendors: [] }), false);
 });
 
-test("the Status view: a row that runs Chat: Manage Language Models while VS Code's chat needs enabling, flat and with several gateways", () => {
+test("the Status view: a row that runs Chat: Manage Language Models while VS Code's chat needs enabling, with one gateway and with several", () => {
   const endpoints = new GatewayClient({ baseUrl: 'https://gateway.example.com', token: () => undefined }).endpoints();
-  const facts: StatusFacts = {
+  const gateway = (id: string): GatewayFacts => ({
+    profile: { id, name: id },
     endpoints,
-    tokenName: 'work',
-    masked: 'sk-abc...wxyz',
+    tokens: [{ name: 'work', masked: 'sk-abc...wxyz', active: true }],
     quota: undefined,
+    last: undefined,
+  });
+  const facts: StatusFacts = {
+    gateways: [gateway('a')],
+    activeId: 'a',
     warnBelow: 1,
     now: Date.now(),
-    last: undefined,
     modelCount: 3,
     proxy: { source: 'none', display: undefined, noProxy: undefined, strictSSL: true },
   };
   const row = (rows: StatusRow[]) => rows.find((r) => r.id === 'vscode-chat');
   assert.equal(row(statusRows(facts)), undefined);
-  const flat = row(statusRows({ ...facts, chatNeedsEnabling: true }));
-  assert.deepEqual(flat?.command, { command: 'workbench.action.chat.manage', title: 'Manage Language Models' });
-  assert.equal(flat?.command?.command, MANAGE_LANGUAGE_MODELS);
-  assert.deepEqual(statusRows({ ...facts, chatNeedsEnabling: true })[0], flat, 'first, where it is seen');
-  const gateway = (id: string): GatewayFacts => ({
-    profile: { id, name: id },
-    endpoints,
-    tokens: [],
-    quota: undefined,
-    last: undefined,
-  });
-  const tree = { ...facts, gateways: [gateway('a'), gateway('b')], activeId: 'a' };
-  assert.equal(row(statusTree(tree)), undefined);
-  assert.deepEqual(statusTree({ ...tree, chatNeedsEnabling: true })[0], flat);
+  const one = row(statusRows({ ...facts, chatNeedsEnabling: true }));
+  assert.deepEqual(one?.command, { command: 'workbench.action.chat.manage', title: 'Manage Language Models' });
+  assert.equal(one?.command?.command, MANAGE_LANGUAGE_MODELS);
+  assert.deepEqual(statusRows({ ...facts, chatNeedsEnabling: true })[0], one, 'first, where it is seen');
+  const tree = { ...facts, gateways: [gateway('a'), gateway('b')] };
+  assert.equal(row(statusRows(tree)), undefined);
+  assert.deepEqual(statusRows({ ...tree, chatNeedsEnabling: true })[0], one);
 });

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EndpointInfo, RequestRecord } from '../../src/gateway';
-import { endpointRows, lastRequestRow } from '../../src/host/status/statusRows';
+import { lastRequestRow, surfaceRows } from '../../src/host/status/statusRows';
 
 const ep: EndpointInfo = {
   base: 'https://gw.example.com',
@@ -18,10 +18,10 @@ const ep: EndpointInfo = {
 };
 
 test('three surface rows, the responses one naming /v1/responses; no learnt row until a refusal taught one', () => {
-  const rows = endpointRows(ep);
+  const rows = surfaceRows(ep);
   assert.deepEqual(
     rows.map((r) => r.id),
-    ['endpoint', 'compatible', 'native', 'responses'],
+    ['compatible', 'native', 'responses'],
   );
   const responses = rows.find((r) => r.id === 'responses')!;
   assert.equal(responses.label, 'Responses surface');
@@ -31,7 +31,7 @@ test('three surface rows, the responses one naming /v1/responses; no learnt row 
 
 test('the learnt surfaces are one row, words for each model (the first three, then how many more)', () => {
   const learnt = ['a', 'b', 'c', 'd'].map((m) => ({ model: `gpt-5.5-${m}`, surface: 'responses' as const }));
-  const row = endpointRows(ep, learnt).find((r) => r.id === 'learnt')!;
+  const row = surfaceRows(ep, learnt).find((r) => r.id === 'learnt')!;
   assert.equal(row.label, 'Learnt surfaces');
   assert.equal(row.description, 'gpt-5.5-a → responses, gpt-5.5-b → responses, gpt-5.5-c → responses and 1 more');
   assert.match(row.tooltip ?? '', /gpt-5\.5-d → responses/);

@@ -15,7 +15,7 @@ import {
   type RequestRecord,
   type Translations,
 } from '../../src/gateway';
-import { statusRows, type StatusFacts, type StatusRow } from '../../src/host/status/statusRows';
+import { statusRows, type GatewayFacts, type StatusFacts, type StatusRow } from '../../src/host/status/statusRows';
 import { relayText, statusBarWords } from '../../src/host/status/statusBarWords';
 
 const root = resolve(__dirname, '../../..');
@@ -68,19 +68,29 @@ const record: RequestRecord = {
   attempt: 1,
   stream: true,
 };
-const facts: StatusFacts = {
+const gateway: GatewayFacts = {
+  profile: { id: 'gw', name: 'gw.example.com' },
   endpoints,
-  tokenName: 'production',
-  masked: 'sk-abc...wxyz',
+  tokens: [{ name: 'production', masked: 'sk-abc...wxyz', active: true }],
   quota,
+  last: record,
+};
+/** One gateway: a tree of one, its rows shown directly. */
+const one = (g: Partial<GatewayFacts> = {}): StatusFacts => ({
+  gateways: [{ ...gateway, ...g }],
+  activeId: 'gw',
   warnBelow: 1,
   now,
-  last: record,
   modelCount: 12,
   proxy: { source: 'environment', display: 'http://proxy.corp:3128', noProxy: undefined, strictSSL: true },
-};
+});
+const facts = one();
+/** The status bar's facts: the active token and balance, as the bar reads them. */
+const barFacts = { tokenName: 'production', masked: 'sk-abc...wxyz', quota, warnBelow: 1, now, last: record };
 
-const balance = (rows: StatusRow[]) => rows.find((r) => r.id === 'balance');
+/** A row by its own id (a gateway's rows are named under its node: "gateway:gw:active/balance"). */
+const byId = (rows: StatusRow[], id: string) => rows.find((r) => r.id === id || r.id.endsWith(`/${id}`));
+const balance = (rows: StatusRow[]) => byId(rows, 'balance');
 const figures = (rows: StatusRow[]) => balance(rows)?.children?.map((c) => [c.label, c.description]);
 const allText = (rows: StatusRow[]): string =>
   rows.map((r) => [r.label, r.description, r.tooltip, allText(r.children ?? [])].join('\n')).join('\n');
@@ -112,7 +122,7 @@ test('the balance rows are label and value in Chinese too (the full-width colon 
 });
 
 test('the status bar says "Relay: …" as one translated sentence', () => {
-  const base = { ...facts, base: endpoints.base };
+  const base = { ...barFacts, base: endpoints.base };
   assert.equal(statusBarWords({ ...base, last: undefined }).text, '$(pass) Relay: production · $7.50');
   assert.equal(relayText(undefined), 'Relay: no token');
   useTranslations(chinese);
@@ -129,37 +139,44 @@ test('the status bar says "Relay: …" as one translated sentence', () => {
 
 test('no raw state reaches the view: error kinds, surfaces and proxy sources are words', () => {
   const rows = statusRows(facts);
-  const last = rows.find((r) => r.id === 'last');
+  const last = byId(rows, 'last');
   assert.equal(last?.description, 'Native surface, claude-sonnet-4-5 → no connection in 12 ms (gw.example.com)');
-  assert.equal(rows.find((r) => r.id === 'proxy')?.description, 'http://proxy.corp:3128 (from the environment)');
+  assert.equal(byId(rows, 'proxy')?.description, 'http://proxy.corp:3128 (from the environment)');
   const text = allText(rows);
   for (const raw of ['network', 'errorKind', '(spec', 'undefined'])
     assert.ok(!text.includes(raw), `"${raw}" in:\n${text}`);
   useTranslations(chinese);
   const zh = statusRows(facts);
-  assert.equal(
-    zh.find((r) => r.id === 'last')?.description,
-    '原生接口，claude-sonnet-4-5 → 无法连接，用时 12 ms（gw.example.com）',
-  );
-  assert.equal(zh.find((r) => r.id === 'proxy')?.description, 'http://proxy.corp:3128（来自环境变量）');
+  assert.equal(byId(zh, 'last')?.description, '原生接口，claude-sonnet-4-5 → 无法连接，用时 12 ms（gw.example.com）');
+  assert.equal(byId(zh, 'proxy')?.description, 'http://proxy.corp:3128（来自环境变量）');
 });
 
 test('nothing while neither a base URL nor a token is set (the welcome view shows)', () => {
-  assert.deepEqual(statusRows({ ...facts, endpoints: { ...endpoints, base: undefined }, tokenName: undefined }), []);
-  const noToken = statusRows({ ...facts, tokenName: undefined, masked: undefined });
+  assert.deepEqual(statusRows(one({ endpoints: { ...endpoints, base: undefined }, tokens: [] })), []);
+  const noToken = statusRows(one({ tokens: [] }));
   assert.equal(balance(noToken), undefined, 'no balance without a token');
-  assert.equal(noToken.find((r) => r.id === 'token')?.command?.command, 'modelRelay.addToken');
+  assert.equal(byId(noToken, 'tokens')?.command?.command, 'modelRelay.addToken');
+  // A token stored before the base URL: the endpoint asks for it, the token is there.
+  const noBaseEndpoints = { ...endpoints, base: undefined };
+  const noBase = statusRows(one({ endpoints: noBaseEndpoints }));
+  assert.equal(byId(noBase, 'endpoint')?.command?.command, 'modelRelay.configureBaseUrl');
+  assert.match(String(byId(noBase, 'endpoint')?.description), /not configured/);
+  // That gateway has no name yet: another stored token is one click away all the same.
+  const tokens = [...gateway.tokens, { name: 'test', masked: 'sk-def...1234', active: false }];
+  const unnamed = statusRows(one({ profile: { id: 'gw', name: '' }, endpoints: noBaseEndpoints, tokens }));
+  const other = byId(unnamed, 'tokens')?.children?.[1];
+  assert.deepEqual(
+    [other?.label, other?.tooltip, other?.command?.command, other?.command?.arguments],
+    ['test', 'Click to use this token.', 'modelRelay.useGatewayToken', ['gw', 'test']],
+  );
 });
 
-test("the token's effective group is a row under the token where the usage log told it, none where it did not", () => {
-  assert.equal(
-    statusRows(facts).find((r) => r.id === 'group'),
-    undefined,
-  );
-  const rows = statusRows({ ...facts, group: 'vip' });
-  const ids = rows.map((r) => r.id);
-  assert.equal(ids.indexOf('group'), ids.indexOf('token') + 1);
-  assert.equal(rows.find((r) => r.id === 'group')?.description, 'vip');
+test("the token's effective group is a row under the tokens where the usage log told it, none where it did not", () => {
+  assert.equal(byId(statusRows(facts), 'group'), undefined);
+  const rows = statusRows(one({ group: 'vip' }));
+  const ids = rows.map((r) => r.id.split('/').pop());
+  assert.equal(ids.indexOf('group'), ids.indexOf('tokens') + 1);
+  assert.equal(byId(rows, 'group')?.description, 'vip');
   useTranslations(chinese);
-  assert.equal(statusRows({ ...facts, group: 'vip' }).find((r) => r.id === 'group')?.label, '分组');
+  assert.equal(byId(statusRows(one({ group: 'vip' })), 'group')?.label, '分组');
 });

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import type { DiagnosisReport } from '../../src/gateway';
 import { arrivalSource } from '../../src/host/usage/arrivals';
 import { diagnoseBody } from '../../src/host/diagnose/diagnoseHtml';
+import { oneGateway } from '../fakes/diagnosis';
 import { parseDiagnoseMessage } from '../../src/host/panelMessages';
 import {
   failingRequests,
@@ -178,7 +179,7 @@ test('failing requests are the newest ten, and every gateway token is known to t
 });
 
 test('the Diagnose panel offers Copy Support Report, and its message passes the panel schema', () => {
-  const html = diagnoseBody(diagnosis());
+  const html = diagnoseBody(oneGateway(diagnosis()), { activeGateway: true });
   assert.match(html, /<button data-testid="support-report" data-cmd="supportReport">/);
   assert.match(html, /Copy Support Report/);
   assert.deepEqual(parseDiagnoseMessage({ type: 'supportReport' }), { type: 'supportReport' });

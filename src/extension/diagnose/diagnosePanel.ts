@@ -1,26 +1,24 @@
 /**
- * "Model Relay: Diagnose Connection": runs the core's diagnosis engine with progress and shows the
- * report in a panel (one row per check: icon and status word, HTTP status, cause, fix, and a button
- * for fixes the extension can apply; the page itself: src/host/diagnose/diagnoseHtml.ts), with "Copy report"
- * (markdown, masked tokens only). One run at a time: Diagnose again while one runs shows the
- * running one (src/host/diagnose/diagnoseRuns.ts). "Diagnose All Gateways" runs the core's
- * diagnoseGateways with each gateway's own token and shows one summary row per gateway, each full
- * report one click away (src/host/diagnose/diagnoseAllHtml.ts).
+ * "Model Relay: Diagnose Connection" and "Diagnose All Gateways": the core's diagnoseGateways with
+ * progress — the active gateway alone with what only the editor knows (the terminal tools' states,
+ * its background tasks, the surfaces its client learnt), or every gateway with its own token — and
+ * one panel for the result (src/host/diagnose/diagnoseHtml.ts): the active gateway's checks with a
+ * button for fixes the extension can apply, or one summary row per gateway with each full report one
+ * click away. "Copy report" copies the Markdown (masked tokens only). One run at a time: Diagnose
+ * again while one runs shows the running one (src/host/diagnose/diagnoseRuns.ts).
  */
 import * as vscode from 'vscode';
 import {
   diagnoseGateways,
-  renderGatewaysTable,
   renderMarkdown,
-  runDiagnosis,
   type DiagnosisCheck,
   type DiagnosisProgress,
   type DiagnosisReport,
+  type GatewayProfile,
   type GatewaysDiagnosis,
 } from '../../gateway';
 import { CommandId } from '../../host/commandIds';
 import { DIAGNOSE_CSS, DIAGNOSE_SCRIPT, diagnoseBody, statusWord } from '../../host/diagnose/diagnoseHtml';
-import { DIAGNOSE_ALL_CSS, DIAGNOSE_ALL_SCRIPT, diagnoseAllBody } from '../../host/diagnose/diagnoseAllHtml';
 import { SingleRun, abortOn, gatewayProgress, gatewayTokens, progressSteps } from '../../host/diagnose/diagnoseRuns';
 import { parseDiagnoseMessage, type DiagnosePanelMessage } from '../../host/panelMessages';
 import { codiconLink, htmlPage, makeNonce, webviewCsp } from '../../host/webviewHtml';
@@ -34,10 +32,14 @@ export class DiagnoseController {
   private panel: vscode.WebviewPanel | undefined;
   /** what the panel subscribed to, let go when it closes */
   private panelSubs: vscode.Disposable[] = [];
-  /** what the panel shows: one gateway's report, or all gateways' (with their tokens, to redact a copy) */
-  private shown: { report: DiagnosisReport } | { all: GatewaysDiagnosis; secrets: string[] } | undefined;
+  /**
+   * What the panel shows: the active gateway's own diagnosis (its fixes apply here) or every
+   * gateway's, with the tokens read for it (to redact a copy).
+   */
+  private shown: { d: GatewaysDiagnosis; secrets: string[]; activeGateway: boolean } | undefined;
+  /** the report whose checks the fix buttons stand for: the active gateway's own diagnosis */
   private get report(): DiagnosisReport | undefined {
-    return this.shown && 'report' in this.shown ? this.shown.report : undefined;
+    return this.shown?.activeGateway ? this.shown.d.rows[0]?.report : undefined;
   }
   /** the last diagnosis this window ran (for Copy Support Report) */
   private last: DiagnosisReport | undefined;
@@ -54,19 +56,24 @@ export class DiagnoseController {
     private readonly tools: ToolsSetup,
   ) {}
 
-  /** Runs the engine with the extension's settings, token and proxy, and the terminal tools' states. */
+  /**
+   * The active gateway's diagnosis: its settings and token, the terminal tools' states, its background
+   * tasks and the surfaces its client learnt; only the models configured are checked (none is picked:
+   * a generation the user did not configure is not billed).
+   */
   async diagnose(
     signal?: AbortSignal,
     onProgress?: (c: DiagnosisCheck, p: DiagnosisProgress) => void,
     includeMedia = false,
-  ): Promise<DiagnosisReport> {
+  ): Promise<GatewaysDiagnosis> {
     const s = this.service.current;
     const token = await this.tokens.activeToken();
-    return runDiagnosis({
+    const gateway: GatewayProfile = {
+      id: this.service.registry.activeId(),
+      name: this.service.gateway?.name ?? '',
       baseUrl: s.baseUrl,
       backupUrls: s.backupUrls,
-      token,
-      tokenName: this.tokens.activeName(),
+      extraHeaders: s.extraHeaders,
       models: {
         chat: s.models.chat || undefined,
         native: s.models.native || undefined,
@@ -74,22 +81,30 @@ export class DiagnoseController {
         imageEdit: s.models.imageEdit || undefined,
         video: s.models.video || undefined,
       },
+    };
+    const extras = {
       // A model VS Code's chat or the chat panel learnt to answer only on /v1/responses is checked there.
       learntSurfaces: this.service.client.learntSurfaces(),
-      proxy: readProxySettings(),
       remoteName: vscode.env.remoteName,
-      extraHeaders: s.extraHeaders,
       tools: await this.tools.diagnosisInput().catch(() => undefined),
       backgroundTasks: await backgroundTasksFindingNow().catch(() => undefined),
+      onProgress,
+    };
+    return diagnoseGateways({
+      gateways: [gateway],
+      token: () => token,
+      tokenName: () => this.tokens.activeName(),
+      pickModels: false,
+      extras: () => extras,
+      proxy: readProxySettings(),
       includeMedia,
       signal,
-      onProgress,
     });
   }
 
   async markdown(signal?: AbortSignal): Promise<string> {
-    const r = await this.diagnose(signal);
-    return renderMarkdown(r, { secrets: [await this.tokens.activeToken()] });
+    const d = await this.diagnose(signal);
+    return renderMarkdown(d, { secrets: [await this.tokens.activeToken()] });
   }
 
   /**
@@ -116,7 +131,7 @@ export class DiagnoseController {
       );
       if (go !== runThem) return;
     }
-    const report = await vscode.window.withProgress(
+    const d = await vscode.window.withProgress(
       {
         location: vscode.ProgressLocation.Notification,
         title: vscode.l10n.t('Model Relay: diagnosing the connection'),
@@ -136,13 +151,14 @@ export class DiagnoseController {
         }
       },
     );
-    this.shown = { report };
-    this.last = report;
-    this.show(diagnoseBody(report), DIAGNOSE_CSS, DIAGNOSE_SCRIPT);
+    const secrets = [await this.tokens.activeToken()].filter((x): x is string => !!x);
+    this.shown = { d, secrets, activeGateway: true };
+    this.last = d.rows[0]?.report;
+    this.show(diagnoseBody(d, { secrets, activeGateway: true }));
   }
 
   /**
-   * Diagnose All Gateways: today's checks for every configured gateway with its own active token (no
+   * Diagnose All Gateways: the checks for every configured gateway with its own active token (no
    * billed media checks), the fallbacks checked against each gateway's list; one summary row per
    * gateway in the panel, each full report one click away. Cancellable; one run at a time.
    */
@@ -175,6 +191,7 @@ export class DiagnoseController {
             fallbacks: this.service.current.fallbacks,
             token: tokens.token,
             tokenName: tokens.tokenName,
+            noTokenFix: () => vscode.l10n.t('Add a token for this gateway ("Model Relay: Add Token").'),
             proxy: readProxySettings(),
             signal: cancel.signal,
             ...gatewayProgress((p) => progress.report(p)),
@@ -184,11 +201,11 @@ export class DiagnoseController {
         }
       },
     );
-    this.shown = { all, secrets: tokens.secrets };
-    this.show(diagnoseAllBody(all, tokens.secrets), `${DIAGNOSE_CSS}\n${DIAGNOSE_ALL_CSS}`, DIAGNOSE_ALL_SCRIPT);
+    this.shown = { d: all, secrets: tokens.secrets, activeGateway: false };
+    this.show(diagnoseBody(all, { secrets: tokens.secrets }));
   }
 
-  private show(body: string, style: string, script: string): void {
+  private show(body: string): void {
     if (!this.panel) {
       this.panel = vscode.window.createWebviewPanel(
         'modelRelay.diagnose',
@@ -217,9 +234,9 @@ export class DiagnoseController {
       nonce,
       csp,
       head,
-      style,
+      style: DIAGNOSE_CSS,
       body,
-      script,
+      script: DIAGNOSE_SCRIPT,
     });
     this.panel.reveal();
   }
@@ -232,22 +249,14 @@ export class DiagnoseController {
   private async onMessage(msg: DiagnosePanelMessage): Promise<void> {
     switch (msg.type) {
       case 'copy':
-        if (this.shown && 'all' in this.shown) {
-          await vscode.env.clipboard.writeText(renderGatewaysTable(this.shown.all, { secrets: this.shown.secrets }));
-          void vscode.window.showInformationMessage(
-            vscode.l10n.t('Model Relay: diagnosis report copied (tokens masked).'),
-          );
-        } else if (this.report) {
-          await vscode.env.clipboard.writeText(
-            renderMarkdown(this.report, { secrets: [await this.tokens.activeToken()] }),
-          );
-          void vscode.window.showInformationMessage(
-            vscode.l10n.t('Model Relay: diagnosis report copied (tokens masked).'),
-          );
-        }
+        if (!this.shown) return;
+        await vscode.env.clipboard.writeText(renderMarkdown(this.shown.d, { secrets: this.shown.secrets }));
+        void vscode.window.showInformationMessage(
+          vscode.l10n.t('Model Relay: diagnosis report copied (tokens masked).'),
+        );
         return;
       case 'rerun':
-        return this.shown && 'all' in this.shown ? this.runAll() : this.run();
+        return this.shown?.activeGateway === false ? this.runAll() : this.run();
       case 'rerunMedia':
         return this.run(true);
       case 'supportReport':

@@ -1,15 +1,15 @@
 /**
- * The Status view: which endpoint and token are active, the balance, the last request, visible
- * models, actions; with several gateways one node per gateway (src/host/status/statusTree.ts). The
- * rows and their words are src/host/status; this file reads the facts from the service and the
- * gateways' token stores and turns rows into tree items.
+ * The Status view: one tree for 1..N gateways (a tree of one shows its gateway's rows directly) —
+ * endpoints, tokens, balances, last requests, visible models, actions. The rows and their words are
+ * src/host/status/statusRows.ts; this file reads the facts from the service and the gateways' token
+ * stores and turns rows into tree items.
  */
 import { toolLabel } from '../../gateway/tools';
 import type { ToolTerminals } from '../../host/tools/toolTerminals';
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
-import type { StatusRow } from '../../host/status/statusRows';
-import { LastRequests, statusTree, type GatewayFacts } from '../../host/status/statusTree';
+import { LastRequests } from '../../host/status/lastRequests';
+import { statusRows, type GatewayFacts, type StatusRow } from '../../host/status/statusRows';
 import type { GatewayService } from '../gateways/gatewayService';
 import type { TokenStore } from '../gateways/tokenStore';
 import type { ChatSetupWatch } from '../lm/chatSetup';
@@ -49,7 +49,8 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
 
   constructor(
     private readonly service: GatewayService,
-    private readonly tokens: TokenStore,
+    /** the active gateway's token store (its changes redraw the tree; the rows read each gateway's own store) */
+    tokens: TokenStore,
     /** whether VS Code's chat needs enabling (a row that runs Chat: Manage Language Models) */
     private readonly chatSetup?: ChatSetupWatch,
     /** the terminal tools set up (the "Terminal tools" row) */
@@ -94,23 +95,29 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
         );
   }
 
+  /**
+   * What the tree shows of each gateway. While none is configured, the one a token may be stored for
+   * before the base URL is set (its endpoint says "not configured"): a tree of one, like any other.
+   */
   private async gatewayFacts(): Promise<GatewayFacts[]> {
     const profiles = this.service.registry.gateways();
-    // One gateway (or none): today's flat rows, read from the active token store and the service.
-    if (profiles.length <= 1) return [];
     this.listenToStores(profiles.map((g) => g.id));
     // The other gateways' balances: read in the background (cached for minutes); a new one redraws the tree.
-    void this.service.readOtherBalances(0);
+    if (profiles.length > 1) void this.service.readOtherBalances(0);
+    const shown = profiles.length ? profiles : [{ id: this.service.registry.activeId(), name: '' }];
     return Promise.all(
-      profiles.map(async (profile) => ({
-        profile,
-        endpoints: this.service.clientOf(profile.id).endpoints(),
-        tokens: await this.service.registry.tokensOf(profile.id).list(),
-        quota: this.service.quotaOf(profile.id),
-        group: this.service.clientOf(profile.id).usage.group,
-        last: this.last.of(profile.name),
-        learnt: this.service.clientOf(profile.id).learntSurfaces(),
-      })),
+      shown.map(async (profile) => {
+        const client = this.service.clientOf(profile.id);
+        return {
+          profile,
+          endpoints: client.endpoints(),
+          tokens: await this.service.registry.tokensOf(profile.id).list(),
+          quota: this.service.quotaOf(profile.id),
+          group: client.usage.group,
+          last: this.last.of(profile.name),
+          learnt: client.learntSurfaces(),
+        };
+      }),
     );
   }
 
@@ -131,21 +138,14 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
 
   async getChildren(parent?: StatusItem): Promise<StatusItem[]> {
     if (parent) return parent.children;
-    const rows = statusTree({
+    const rows = statusRows({
       gateways: await this.gatewayFacts(),
-      activeId: this.service.gateway?.id,
-      endpoints: this.service.client.endpoints(),
-      tokenName: this.tokens.activeName(),
-      masked: await this.tokens.activeMasked(),
-      quota: this.service.quota,
-      group: this.service.client.usage.group,
+      activeId: this.service.registry.activeId(),
       warnBelow: this.service.current.quotaWarnBelow,
       now: Date.now(),
-      last: this.service.lastRecord,
       modelCount: this.service.modelCount,
       proxy: this.service.proxy,
       chatNeedsEnabling: this.chatSetup?.needsEnabling,
-      learnt: this.service.client.learntSurfaces(),
       ...this.toolFacts(),
     });
     return rows.map((r) => new StatusItem(r));

@@ -1,10 +1,33 @@
 /**
- * The diagnosis panel's page body, style and script (the panel itself: src/extension/diagnose/diagnosePanel.ts).
+ * The diagnosis panel's page body, style and script (the panel itself: src/extension/diagnose/diagnosePanel.ts),
+ * for 1..N gateways (src/gateway/diagnose/diagnoseGateways.ts): with several, one summary row per gateway
+ * (reachability, token, balance, models, generation — each a codicon, a status word and a few words,
+ * the cause and fix of what warned or failed under them), the fallback findings, then each gateway's
+ * full report one click away (a disclosure, opened by its row's "Full report" link). A report of one
+ * gateway shows its checks directly. Only the active gateway's own diagnosis (Diagnose Connection)
+ * carries fix buttons, the billed media run and Copy Support Report: they act on this window's gateway.
  * Plain Node (no `vscode`): every word through `t()`, so both languages are tested without VS Code.
- * Accessible and narrow-safe: a table with column headers, a codicon and a status word per check,
- * long words and URLs wrap, and under 640 px each check becomes a stacked block with its labels.
+ * Accessible and narrow-safe: tables with column headers, a codicon and a status word per check, long
+ * words and URLs wrap, and under 640 px each row becomes a stacked block with its labels. Every text
+ * is redacted with every gateway's token.
  */
-import type { CheckResult, DiagnosisCheck, DiagnosisReport, FixAction } from '../../gateway';
+import {
+  aspectTitle,
+  checkCounts,
+  diagnosisSummary,
+  redactSecrets,
+  SUMMARY_ASPECTS,
+  SUMMARY_RESULT,
+  type CheckResult,
+  type DiagnosisCheck,
+  type DiagnosisReport,
+  type FallbackFinding,
+  type FixAction,
+  type GatewaySummaryRow,
+  type GatewaysDiagnosis,
+  type SummaryAspect,
+  type SummaryCell,
+} from '../../gateway';
 import { t } from '../../gateway/l10n';
 import { escapeHtml as esc } from '../webviewHtml';
 
@@ -44,7 +67,7 @@ export function statusWord(result: CheckResult): string {
 
 const ICON: Record<CheckResult, string> = { pass: 'pass', warn: 'warning', fail: 'error', skipped: 'debug-step-over' };
 
-export function icon(name: string): string {
+function icon(name: string): string {
   return `<span class="codicon codicon-${name}" aria-hidden="true"></span>`;
 }
 
@@ -60,8 +83,8 @@ function columns(): Columns {
   return { status: t('Status'), check: t('Check'), http: t('HTTP status'), cause: t('Cause'), fix: t('Fix') };
 }
 
-/** One check as a table row; `fixButtons` false where the fixes apply to another gateway than the active one. */
-function checkRow(c: DiagnosisCheck, i: number, col: Columns, fixButtons = true): string {
+/** One check as a table row; `fixButtons` false where the fixes would not act on this report's gateway. */
+function checkRow(c: DiagnosisCheck, i: number, col: Columns, fixButtons: boolean): string {
   const label = c.fixAction
     ? `${fixLabel(c.fixAction.kind)}${c.fixAction.kind === 'set-base-url' ? `: ${c.fixAction.value}` : ''}`
     : c.toolFix && t('Remove the override');
@@ -78,7 +101,7 @@ function checkRow(c: DiagnosisCheck, i: number, col: Columns, fixButtons = true)
 }
 
 /** The checks' table (its caption, column headers and one row per check). */
-export function checksTable(r: DiagnosisReport, fixButtons = true): string {
+function checksTable(r: DiagnosisReport, fixButtons: boolean): string {
   const col = columns();
   return `<table class="checks"><caption class="sr-only">${esc(t('Checks'))}</caption>
 <colgroup><col class="c-status"><col class="c-check"><col class="c-http"><col class="c-cause"><col class="c-fix"></colgroup>
@@ -86,14 +109,99 @@ export function checksTable(r: DiagnosisReport, fixButtons = true): string {
 <tbody>${r.checks.map((c, i) => checkRow(c, i, col, fixButtons)).join('\n')}</tbody></table>`;
 }
 
-/** The report: a summary line, the actions, and one table row per check. */
-export function diagnoseBody(r: DiagnosisReport): string {
-  const token = r.maskedToken ? `<code>${esc(r.maskedToken)}</code>` : esc(t('(none)'));
-  const counts = t('{0} failed, {1} warnings, {2} passed', r.summary.fail, r.summary.warn, r.summary.pass);
-  return `<h2>${esc(t('Model Relay diagnosis'))}</h2>
-<p data-testid="diagnosis-summary">${esc(t('Base URL'))} <code>${esc(r.baseUrl || t('(not set)'))}</code> · ${esc(t('token'))} ${token}${r.tokenName ? ` (${esc(r.tokenName)})` : ''} · ${esc(t('proxy:'))} ${esc(r.proxy)} · <b>${esc(counts)}</b></p>
-<p class="actions"><button data-testid="copy-report" data-cmd="copy">${icon('copy')}<span>${esc(t('Copy report'))}</span></button> <button data-testid="rerun" data-cmd="rerun">${icon('refresh')}<span>${esc(t('Run again'))}</span></button> <button data-testid="rerun-media" data-cmd="rerunMedia">${icon('play')}<span>${esc(t('Run with image and video checks (billed)'))}</span></button> <button data-testid="support-report" data-cmd="supportReport">${icon('report')}<span>${esc(t('Copy Support Report'))}</span></button></p>
-${checksTable(r)}`;
+/** An id safe in an HTML id attribute (gateway ids are short, but come from the settings). */
+const anchor = (id: string) => `gateway-${id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+
+/** A summary cell: its codicon, status word and words; the cause and fix of a warning or failure under them. */
+function cell(a: SummaryAspect, c: SummaryCell): string {
+  const why =
+    (c.status === 'warn' || c.status === 'fail') && c.cause
+      ? `<div class="cause">${esc(c.cause)}</div>${c.fix ? `<div class="fix-text">${esc(t('Fix: {0}', c.fix))}</div>` : ''}`
+      : '';
+  const result = SUMMARY_RESULT[c.status];
+  return `<td class="${result}" data-label="${esc(aspectTitle(a))}" data-testid="cell-${a}" data-status="${c.status}"><span class="status-icon">${icon(ICON[result])}</span> <span class="sr-only">${esc(statusWord(result))}</span> ${esc(c.text || statusWord(result))}${why}</td>`;
+}
+
+function summaryRow(r: GatewaySummaryRow): string {
+  const target = anchor(r.gateway.id);
+  return `<tr class="gateway" data-testid="gateway-row" data-gateway="${esc(r.gateway.id)}" data-ok="${r.ok}">
+<th scope="row" data-label="${esc(t('Gateway'))}"><b>${esc(r.gateway.name)}</b><div><a href="#${target}" data-open="${target}" data-testid="open-report">${esc(t('Full report'))}</a></div></th>
+${SUMMARY_ASPECTS.map((a) => cell(a, r[a])).join('\n')}</tr>`;
+}
+
+/** The overview: one row per gateway. */
+function overviewTable(d: GatewaysDiagnosis): string {
+  return `<table class="checks gateways"><caption class="sr-only">${esc(t('One row per gateway'))}</caption>
+<thead><tr><th scope="col">${esc(t('Gateway'))}</th>${SUMMARY_ASPECTS.map((a) => `<th scope="col">${esc(aspectTitle(a))}</th>`).join('')}</tr></thead>
+<tbody>${d.rows.map(summaryRow).join('\n')}</tbody></table>`;
+}
+
+function findingItem(f: FallbackFinding): string {
+  const result = SUMMARY_RESULT[f.status];
+  return `<li class="${result}" data-testid="fallback-finding" data-status="${f.status}"><span class="status-icon">${icon(ICON[result])}</span> <b>${esc(statusWord(result))}</b> ${esc(f.cause)}<div class="fix-text">${esc(t('Fix: {0}', f.fix))}</div></li>`;
+}
+
+/** A gateway's head: its base URL, token, proxy and balance (what went wrong with the balance under it). */
+function gatewayHead(r: GatewaySummaryRow): string {
+  const rep = r.report;
+  const token = rep.maskedToken ? `<code>${esc(rep.maskedToken)}</code>` : esc(t('(none)'));
+  const b = r.balance;
+  const balance = b.status === 'skipped' ? '' : ` · ${esc(t('balance {0}', b.text))}`;
+  const why =
+    (b.status === 'warn' || b.status === 'fail') && b.cause
+      ? `<div class="head-why">${esc(t('{0}: {1}', aspectTitle('balance'), b.cause))}${b.fix ? `<br>${esc(t('Fix: {0}', b.fix))}` : ''}</div>`
+      : '';
+  return `<p data-testid="gateway-head">${esc(t('Base URL'))} <code>${esc(rep.baseUrl || t('(not set)'))}</code> · ${esc(t('token'))} ${token}${rep.tokenName ? ` (${esc(rep.tokenName)})` : ''} · ${esc(t('proxy:'))} ${esc(rep.proxy)}${balance}</p>${why}`;
+}
+
+/** A gateway's full report: shown directly when it is the only one, else in a disclosure its row's link opens. */
+function gatewayReport(r: GatewaySummaryRow, alone: boolean, fixButtons: boolean): string {
+  const body = `${gatewayHead(r)}\n${checksTable(r.report, fixButtons)}`;
+  const attrs = `data-testid="gateway-report" data-gateway="${esc(r.gateway.id)}"`;
+  if (alone) return `<section ${attrs}>${body}</section>`;
+  const summary = t('The full report of "{0}": {1}', r.gateway.name, checkCounts(r.report));
+  return `<details id="${anchor(r.gateway.id)}" ${attrs}>\n<summary>${esc(summary)}</summary>\n${body}</details>`;
+}
+
+export interface DiagnosePageOptions {
+  /** every gateway's token (redacted wherever it might appear) */
+  secrets?: readonly (string | undefined)[] | undefined;
+  /**
+   * The report is the active gateway's own (Diagnose Connection): its fixes change this window's
+   * settings, so its checks carry fix buttons, and the billed media run and the support report are offered.
+   */
+  activeGateway?: boolean | undefined;
+}
+
+function actions(activeGateway: boolean): string {
+  const button = (id: string, cmd: string, codicon: string, label: string) =>
+    `<button data-testid="${id}" data-cmd="${cmd}">${icon(codicon)}<span>${esc(label)}</span></button>`;
+  return `<p class="actions">${[
+    button('copy-report', 'copy', 'copy', t('Copy report')),
+    button('rerun', 'rerun', 'refresh', t('Run again')),
+    ...(activeGateway
+      ? [
+          button('rerun-media', 'rerunMedia', 'play', t('Run with image and video checks (billed)')),
+          button('support-report', 'supportReport', 'report', t('Copy Support Report')),
+        ]
+      : []),
+  ].join(' ')}</p>`;
+}
+
+/** The page body: the actions; with several gateways the overview and the fallback findings; the summary; each gateway's report. */
+export function diagnoseBody(d: GatewaysDiagnosis, o: DiagnosePageOptions = {}): string {
+  const alone = d.rows.length === 1;
+  const fallbacks = d.fallbacks.length
+    ? `<h3>${esc(t('Fallbacks'))}</h3><ul class="findings">${d.fallbacks.map(findingItem).join('\n')}</ul>`
+    : '';
+  const html = `<h2>${esc(alone ? t('Model Relay diagnosis') : t('Model Relay diagnosis of {0} gateways', d.rows.length))}</h2>
+${actions(o.activeGateway === true)}
+${alone ? '' : overviewTable(d)}
+${fallbacks}
+<p data-testid="diagnosis-summary"><b>${esc(diagnosisSummary(d))}</b></p>
+${d.rows.map((r) => gatewayReport(r, alone, alone && o.activeGateway === true)).join('\n')}`;
+  const secrets = o.secrets ?? [];
+  return redactSecrets(html, [...secrets, ...secrets.map((s) => (s ? esc(s) : s))]);
 }
 
 export const DIAGNOSE_CSS = `body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);background:var(--vscode-editor-background);padding:12px;overflow-wrap:break-word}
@@ -114,6 +222,13 @@ button span{min-width:0}button:hover{background:var(--vscode-button-hoverBackgro
 table.checks thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 table.checks tr{border-bottom:1px solid var(--vscode-panel-border);padding:4px 0}table.checks td{border-bottom:none;padding:3px 6px}
 tr.fail{background:var(--vscode-inputValidation-errorBackground)}tr.warn{background:var(--vscode-inputValidation-warningBackground)}
-table.checks td.http::before,table.checks td.cause::before,table.checks td.fix::before{content:attr(data-label);display:block;font-size:11px;font-weight:600;color:var(--vscode-descriptionForeground)}}`;
+table.checks td.http::before,table.checks td.cause::before,table.checks td.fix::before{content:attr(data-label);display:block;font-size:11px;font-weight:600;color:var(--vscode-descriptionForeground)}}
+table.gateways td,table.gateways th{vertical-align:top}table.gateways td.fail{background:var(--vscode-inputValidation-errorBackground)}table.gateways td.warn{background:var(--vscode-inputValidation-warningBackground)}
+table.gateways .cause,table.gateways .fix-text,ul.findings .fix-text{font-size:12px;color:var(--vscode-descriptionForeground);margin-top:2px}
+td.pass .status-icon,li.pass .status-icon{color:var(--vscode-testing-iconPassed,var(--vscode-charts-green))}td.fail .status-icon,li.fail .status-icon{color:var(--vscode-testing-iconFailed,var(--vscode-errorForeground))}td.warn .status-icon,li.warn .status-icon{color:var(--vscode-editorWarning-foreground)}
+@media (max-width:640px){table.gateways th[scope=row]{display:block;border-bottom:none;padding:6px 6px 0}table.gateways td::before{content:attr(data-label);display:block;font-size:11px;font-weight:600;color:var(--vscode-descriptionForeground)}}
+ul.findings{list-style:none;padding-left:0}ul.findings li{margin:6px 0}details{margin:12px 0}summary{cursor:pointer;font-weight:600}a{color:var(--vscode-textLink-foreground)}
+.head-why{font-size:12px;color:var(--vscode-descriptionForeground)}`;
 
-export const DIAGNOSE_SCRIPT = `const vscode=acquireVsCodeApi();document.addEventListener('click',e=>{const b=e.target.closest('button');if(!b)return;if(b.dataset.fix!==undefined)vscode.postMessage({type:'fix',index:Number(b.dataset.fix)});else vscode.postMessage({type:b.dataset.cmd});});`;
+/** A fix button posts its check's index, another button its command; a "Full report" link opens its gateway's disclosure and scrolls to it. */
+export const DIAGNOSE_SCRIPT = `const vscode=acquireVsCodeApi();document.addEventListener('click',e=>{const a=e.target.closest('a[data-open]');if(a){e.preventDefault();const d=document.getElementById(a.dataset.open);if(d){d.open=true;d.scrollIntoView();}return;}const b=e.target.closest('button');if(!b)return;if(b.dataset.fix!==undefined)vscode.postMessage({type:'fix',index:Number(b.dataset.fix)});else vscode.postMessage({type:b.dataset.cmd});});`;

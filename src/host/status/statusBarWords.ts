@@ -7,7 +7,8 @@
  * Plain Node, no `vscode`.
  */
 import { t } from '../../gateway/l10n';
-import { quotaWords, requestOutcome, type StatusFacts } from './statusRows';
+import type { RequestRecord } from '../../gateway';
+import { quotaWords, requestOutcome, type QuotaFacts } from './statusRows';
 
 export interface StatusBarWords {
   /** with its codicon: "$(pass) Relay: production · $7.50" */
@@ -18,7 +19,9 @@ export interface StatusBarWords {
   look: 'statusBarItem.errorBackground' | 'statusBarItem.warningBackground' | undefined;
 }
 
-type BarFacts = Pick<StatusFacts, 'tokenName' | 'masked' | 'quota' | 'warnBelow' | 'now' | 'last'> & {
+type BarFacts = QuotaFacts & {
+  tokenName: string | undefined;
+  last: RequestRecord | undefined;
   base: string | undefined;
   /** the active gateway's name (undefined: none configured) */
   gateway?: string | undefined;

@@ -1,13 +1,18 @@
 /**
- * The Status view's rows as plain data (label, value, icon, tooltip, command), one function per
- * concern: endpoint, token, balance, last request, models, proxy, diagnose. Every value a user reads
- * is in words (no raw surface, error kind or proxy source); the balance rows are the core's
- * structured QuotaWords, never translated lines split at a ':'. src/extension/status/statusView.ts
- * turns the rows into tree items. Plain Node, no `vscode`.
+ * The Status view's rows as plain data (label, value, icon, tooltip, command): one tree for 1..N
+ * gateways. Each gateway is a node (its name, the active token masked, the balance where known) with
+ * its endpoint, backups and findings, its surfaces, its tokens (a click on another one switches to
+ * it), the token's group, the balance and the last request that gateway served; the active gateway is
+ * expanded, the others collapsed. A tree of one shows its gateway's rows directly, as VS Code's
+ * Explorer shows a one-folder workspace without its folder's node. The shared rows (models, terminal
+ * tools, proxy, diagnose) follow. Every value a user reads is in words (no raw surface, error kind or
+ * proxy source); the balance rows are the core's structured QuotaWords, never translated lines split
+ * at a ':'. src/extension/status/statusView.ts turns the rows into tree items. Plain Node, no `vscode`.
  */
 import {
   surfaceName,
   type EndpointInfo,
+  type GatewayProfile,
   type ProxyChoice,
   type Quota,
   type RequestRecord,
@@ -16,37 +21,48 @@ import {
 import { describeQuota, type QuotaWords } from '../../gateway/economy/describe';
 import { t } from '../../gateway/l10n';
 import { CommandId } from '../commandIds';
+import type { TokenSummary } from '../gateways/tokenStore';
 import { MANAGE_LANGUAGE_MODELS } from '../lm/chatSetup';
-
-/** What the view shows, read from the service and the token store at one moment. */
-export interface StatusFacts {
-  endpoints: EndpointInfo;
-  tokenName: string | undefined;
-  /** the active token, masked (undefined: none stored) */
-  masked: string | undefined;
-  quota: Quota | undefined;
-  /** the token's effective group, as the gateway's usage log tells it (GatewayClient.usage.group; undefined: not known) */
-  group?: string | undefined;
-  /** modelRelay.quota.warnBelow */
-  warnBelow: number;
-  now: number;
-  last: RequestRecord | undefined;
-  modelCount: number | undefined;
-  proxy: ProxyChoice;
-  /** VS Code's chat lists our models but is not set up yet (src/host/lm/chatSetup.ts) */
-  chatNeedsEnabling?: boolean | undefined;
-  /** the surfaces the active gateway's refusals taught (GatewayClient.learntSurfaces) */
-  learnt?: ReadonlyArray<LearntSurface> | undefined;
-  /** the terminal tools whose variables new terminals get (Set Up Tools…), by name (with their gateway) */
-  tools?: readonly string[] | undefined;
-  /** set-up tools that need attention (their token or gateway cannot be found): why and the fix, one sentence each */
-  toolsAttention?: readonly string[] | undefined;
-}
 
 /** A model the gateway refused elsewhere, and the surface it answers on. */
 export interface LearntSurface {
   model: string;
   surface: Surface;
+}
+
+/** What the view knows of one gateway at one moment. */
+export interface GatewayFacts {
+  profile: Pick<GatewayProfile, 'id' | 'name'>;
+  endpoints: EndpointInfo;
+  /** its tokens, masked (TokenStore.list) */
+  tokens: readonly TokenSummary[];
+  /** the last balance read for its active token (undefined: not read) */
+  quota: Quota | undefined;
+  /** its token's effective group, from its usage log (GatewayClient.usage.group; undefined: not known) */
+  group?: string | undefined;
+  /** the last request it served (LastRequests.of) */
+  last: RequestRecord | undefined;
+  /** the surfaces its refusals taught (GatewayClient.learntSurfaces) */
+  learnt?: ReadonlyArray<LearntSurface> | undefined;
+}
+
+/** What the view shows, read from the service and the gateways' token stores at one moment. */
+export interface StatusFacts {
+  /** every gateway; while none is configured, the one a token may be stored for before the base URL is set */
+  gateways: readonly GatewayFacts[];
+  /** the active gateway's id */
+  activeId: string | undefined;
+  /** modelRelay.quota.warnBelow */
+  warnBelow: number;
+  now: number;
+  modelCount: number | undefined;
+  proxy: ProxyChoice;
+  /** VS Code's chat lists our models but is not set up yet (src/host/lm/chatSetup.ts) */
+  chatNeedsEnabling?: boolean | undefined;
+  /** the terminal tools whose variables new terminals get (Set Up Tools…), by name (with their gateway) */
+  tools?: readonly string[] | undefined;
+  /** set-up tools that need attention (their token or gateway cannot be found): why and the fix, one sentence each */
+  toolsAttention?: readonly string[] | undefined;
 }
 
 export interface StatusCommand {
@@ -73,11 +89,15 @@ export interface StatusRow {
   gatewayId?: string | undefined;
 }
 
+/** The context value of a gateway node (package.json's view/item/context menus match on it). */
+export const GATEWAY_NODE = 'gateway';
+export const ACTIVE_GATEWAY_NODE = 'gateway.active';
+
 const configure = (): StatusCommand => ({ command: CommandId.ConfigureBaseUrl, title: t('Configure Base URL') });
 const copy = (value: string | undefined): StatusCommand | undefined =>
   value ? { command: CommandId.CopyValue, title: t('Copy'), arguments: [value] } : undefined;
 
-function endpointRow(ep: EndpointInfo & { base: string }): StatusRow {
+function endpointRow(ep: EndpointInfo & { base: string }, edit: StatusCommand | undefined): StatusRow {
   const active = String(ep.activeBase);
   const lines = [
     t('Primary: {0}\nBackups: {1}\nServing now: {2}', ep.base, ep.backups.join(', ') || t('none'), active),
@@ -91,7 +111,7 @@ function endpointRow(ep: EndpointInfo & { base: string }): StatusRow {
       : t('{0} (primary serving)', ep.base),
     icon: ep.activeIsBackup ? 'arrow-swap' : 'globe',
     tooltip: lines.join('\n'),
-    command: configure(),
+    command: edit,
   };
 }
 
@@ -121,21 +141,9 @@ function learntRow(learnt: ReadonlyArray<LearntSurface>): StatusRow[] {
   ];
 }
 
-/** The endpoint, its three surfaces (and what the gateway's refusals taught), the backups and what the endpoint rules found in the base URL. */
-export function endpointRows(ep: EndpointInfo, learnt: ReadonlyArray<LearntSurface> = []): StatusRow[] {
-  const base = ep.base;
-  if (!base)
-    return [
-      {
-        id: 'endpoint',
-        label: t('Endpoint'),
-        description: t('not configured — click to set the base URL'),
-        icon: 'warning',
-        command: configure(),
-      },
-    ];
-  const rows: StatusRow[] = [
-    endpointRow({ ...ep, base }),
+/** The three surfaces (each a click to copy its base URL), and what the gateway's refusals taught. */
+export function surfaceRows(ep: EndpointInfo, learnt: ReadonlyArray<LearntSurface> = []): StatusRow[] {
+  return [
     {
       id: 'compatible',
       label: t('Compatible surface'),
@@ -166,6 +174,28 @@ export function endpointRows(ep: EndpointInfo, learnt: ReadonlyArray<LearntSurfa
     },
     ...learntRow(learnt),
   ];
+}
+
+/**
+ * The endpoint, its backups and what the endpoint rules found in the base URL, then the surfaces under
+ * one row (open on the active gateway). Configure Base URL edits the active gateway: another
+ * gateway's address is copied instead.
+ */
+function endpointRows(g: GatewayFacts, active: boolean): StatusRow[] {
+  const ep = g.endpoints;
+  const base = ep.base;
+  const edit = active ? configure() : copy(base);
+  if (!base)
+    return [
+      {
+        id: 'endpoint',
+        label: t('Endpoint'),
+        description: t('not configured — click to set the base URL'),
+        icon: 'warning',
+        command: edit,
+      },
+    ];
+  const rows: StatusRow[] = [endpointRow({ ...ep, base }, edit)];
   if (ep.backups.length)
     rows.push({ id: 'backups', label: t('Backups'), description: ep.backups.join(', '), icon: 'server' });
   for (const [i, f] of ep.findings.filter((x) => x.severity !== 'info').entries())
@@ -175,32 +205,48 @@ export function endpointRows(ep: EndpointInfo, learnt: ReadonlyArray<LearntSurfa
       description: `${f.message} ${f.fix}`,
       icon: 'warning',
       tooltip: `${f.message}\n${f.fix}`,
-      command: configure(),
+      command: edit,
     });
+  rows.push({
+    id: 'surfaces',
+    label: t('Surfaces'),
+    icon: 'symbol-interface',
+    children: surfaceRows(ep, g.learnt),
+    collapsed: !active,
+  });
   return rows;
 }
 
-export function tokenRow(name: string | undefined, masked: string | undefined): StatusRow {
-  return name && masked
-    ? {
-        id: 'token',
-        label: t('Token'),
-        description: `${name}  ${masked}`,
-        icon: 'key',
-        tooltip: t('Active token (masked). Click to switch.'),
-        command: { command: CommandId.SwitchToken, title: t('Switch Token') },
-      }
-    : {
-        id: 'token',
-        label: t('Token'),
-        description: t('none — click to add one'),
-        icon: 'warning',
-        command: { command: CommandId.AddToken, title: t('Add Token') },
-      };
+/** "Tokens  2": each token masked; a click on one not in use makes it the gateway's token (and the gateway active). */
+function tokenRows(g: GatewayFacts, active: boolean): StatusRow {
+  const children = g.tokens.map((x): StatusRow => {
+    const inUse = x.active && active;
+    return {
+      id: `token-${x.name}`,
+      label: x.name,
+      description: x.active ? t('{0} · active', x.masked) : x.masked,
+      icon: x.active ? 'check' : 'key',
+      tooltip: inUse
+        ? t('The token in use.')
+        : g.profile.name
+          ? t('Click to use this token with the gateway "{0}".', g.profile.name)
+          : t('Click to use this token.'),
+      command: inUse
+        ? undefined
+        : { command: CommandId.UseGatewayToken, title: t('Use This Token'), arguments: [g.profile.id, x.name] },
+    };
+  });
+  return {
+    id: 'tokens',
+    label: t('Tokens'),
+    description: children.length ? String(children.length) : t('none — click to add one'),
+    icon: children.length ? 'key' : 'warning',
+    ...(children.length ? { children } : { command: { command: CommandId.AddToken, title: t('Add Token') } }),
+  };
 }
 
 /** "Group  vip": the token's effective group, which only the gateway's usage log tells a token. */
-export function groupRow(group: string): StatusRow {
+function groupRow(group: string): StatusRow {
   return {
     id: 'group',
     label: t('Group'),
@@ -212,8 +258,17 @@ export function groupRow(group: string): StatusRow {
   };
 }
 
+/** What the balance's words are read from. */
+export interface QuotaFacts {
+  /** the active token, masked (undefined: none stored) */
+  masked: string | undefined;
+  quota: Quota | undefined;
+  warnBelow: number;
+  now: number;
+}
+
 /** The balance's words, when a token is stored and its balance is known. */
-export function quotaWords(f: Pick<StatusFacts, 'masked' | 'quota' | 'warnBelow' | 'now'>): QuotaWords | undefined {
+export function quotaWords(f: QuotaFacts): QuotaWords | undefined {
   return f.masked && f.quota ? describeQuota(f.quota, f.warnBelow, f.now) : undefined;
 }
 
@@ -221,7 +276,7 @@ export function quotaWords(f: Pick<StatusFacts, 'masked' | 'quota' | 'warnBelow'
  * "Balance  $7.50", and under it one row per figure: label and value, as the core words them. A click
  * opens the Usage view (where the money went).
  */
-export function balanceRow(q: QuotaWords): StatusRow {
+function balanceRow(q: QuotaWords): StatusRow {
   return {
     id: 'balance',
     label: t('Balance'),
@@ -286,7 +341,50 @@ export function lastRequestRow(r: RequestRecord | undefined): StatusRow {
   };
 }
 
-export function modelsRow(count: number | undefined): StatusRow {
+/** The same rows with ids made unique under `prefix` (each gateway has an "endpoint", a "balance" …). */
+function within(prefix: string, row: StatusRow): StatusRow {
+  return {
+    ...row,
+    id: `${prefix}/${row.id}`,
+    ...(row.children ? { children: row.children.map((c) => within(prefix, c)) } : {}),
+  };
+}
+
+/** A gateway's node: its name, its active token (masked) and balance; under it the gateway's own rows. */
+function gatewayNode(g: GatewayFacts, f: StatusFacts): StatusRow & { children: StatusRow[] } {
+  const active = g.profile.id === f.activeId;
+  const token = g.tokens.find((x) => x.active);
+  const q = quotaWords({ masked: token?.masked, quota: g.quota, warnBelow: f.warnBelow, now: f.now });
+  // The id names the state: after a switch the newly active node is a new item, shown expanded.
+  const id = `gateway:${g.profile.id}${active ? ':active' : ''}`;
+  const children = [
+    ...endpointRows(g, active),
+    tokenRows(g, active),
+    ...(token && g.group ? [groupRow(g.group)] : []),
+    // Where known only: a gateway that does not tell (or was not read yet) has no balance row.
+    ...(q ? [balanceRow(q)] : []),
+    lastRequestRow(g.last),
+  ].map((r) => within(id, r));
+  return {
+    id,
+    label: g.profile.name,
+    description: !token
+      ? t('no token')
+      : q
+        ? t('{0} {1} · {2}', token.name, token.masked, q.short)
+        : t('{0} {1}', token.name, token.masked),
+    icon: active ? 'check' : 'server',
+    tooltip: active
+      ? t('The active gateway: chat, images, videos and the tools use it.')
+      : t('Right-click or use the inline action to switch to this gateway.'),
+    contextValue: active ? ACTIVE_GATEWAY_NODE : GATEWAY_NODE,
+    gatewayId: g.profile.id,
+    collapsed: !active,
+    children,
+  };
+}
+
+function modelsRow(count: number | undefined): StatusRow {
   return {
     id: 'models',
     label: t('Models'),
@@ -297,7 +395,7 @@ export function modelsRow(count: number | undefined): StatusRow {
 }
 
 /** VS Code's chat is not set up yet: one click on Chat: Manage Language Models enables it with our models. */
-export function vscodeChatRow(): StatusRow {
+function vscodeChatRow(): StatusRow {
   return {
     id: 'vscode-chat',
     label: t("VS Code's chat"),
@@ -338,21 +436,9 @@ export function proxyWords(p: ProxyChoice): string {
     : t('{0} (from the environment), certificates not checked', shown);
 }
 
-/**
- * The rows; none at all while neither a base URL nor a token is set, so the view's welcome
- * content (what Model Relay is, Configure Base URL / Add Token / Get Started) shows instead.
- */
-export function statusRows(f: StatusFacts): StatusRow[] {
-  if (!f.endpoints.base && !f.tokenName) return [];
-  const q = quotaWords(f);
+/** The rows every tree ends with: models, terminal tools, proxy, Diagnose (and Diagnose All Gateways with several). */
+function sharedRows(f: StatusFacts, several: boolean): StatusRow[] {
   return [
-    // first: something to do once, above rows a balance's figures may push out of sight
-    ...(f.chatNeedsEnabling ? [vscodeChatRow()] : []),
-    ...endpointRows(f.endpoints, f.learnt),
-    tokenRow(f.tokenName, f.masked),
-    ...(f.masked && f.group ? [groupRow(f.group)] : []),
-    ...(q ? [balanceRow(q)] : []),
-    lastRequestRow(f.last),
     modelsRow(f.modelCount),
     toolsRow(f.tools, f.toolsAttention),
     { id: 'proxy', label: t('Proxy'), description: proxyWords(f.proxy), icon: 'cloud' },
@@ -363,5 +449,32 @@ export function statusRows(f: StatusFacts): StatusRow[] {
       icon: 'pulse',
       command: { command: CommandId.Diagnose, title: t('Diagnose Connection') },
     },
+    ...(several
+      ? [
+          {
+            id: 'diagnose-all',
+            label: t('Diagnose All Gateways'),
+            description: t('one summary row per gateway — click to run'),
+            icon: 'checklist',
+            command: { command: CommandId.DiagnoseAllGateways, title: t('Diagnose All Gateways') },
+          },
+        ]
+      : []),
+  ];
+}
+
+/**
+ * The view's rows: one node per gateway (a tree of one shows its gateway's rows directly), then the
+ * shared rows. None at all while no gateway has a base URL or a token, so the view's welcome content
+ * (what Model Relay is, Configure Base URL / Add Token / Get Started) shows instead.
+ */
+export function statusRows(f: StatusFacts): StatusRow[] {
+  if (f.gateways.every((g) => !g.endpoints.base && !g.tokens.length)) return [];
+  const nodes = f.gateways.map((g) => gatewayNode(g, f));
+  return [
+    // first: something to do once, above rows a balance's figures may push out of sight
+    ...(f.chatNeedsEnabling ? [vscodeChatRow()] : []),
+    ...(nodes.length === 1 ? nodes[0].children : nodes),
+    ...sharedRows(f, nodes.length > 1),
   ];
 }

@@ -1,9 +1,11 @@
 /**
- * Diagnose All Gateways: today's diagnosis (runDiagnosis) once per gateway, a few at a time, and one
- * summary row per gateway (reachability, token, balance, models, generation), each ok / warn / fail /
- * skipped with a short text, the full report kept for the detail. Then every fallback target is
- * checked: it must name a known gateway and a model that gateway's token can see. Pure Node; the
- * extension's panel and relay-doctor render the same result (allGatewaysReport.ts for text and JSON).
+ * The diagnosis of 1..N gateways: the engine's checks (runDiagnosis) once per gateway, a few at a
+ * time, and one summary row per gateway (reachability, token, balance, models, generation), each ok /
+ * warn / fail / skipped with a short text, the full report kept for the detail. Then every fallback
+ * target is checked: it must name a known gateway and a model that gateway's token can see. Diagnose
+ * Connection (and `relay-doctor diagnose`) is this run with one gateway, Diagnose All Gateways (and
+ * `relay-doctor diagnose --all`) with each. Pure Node; report.ts renders the result (text, Markdown,
+ * JSON), src/host/diagnose/diagnoseHtml.ts the panel's page.
  */
 import type { Dispatcher } from 'undici';
 import { GatewayClient } from '../client';
@@ -40,7 +42,7 @@ export type SummaryAspect = (typeof SUMMARY_ASPECTS)[number];
 
 export interface GatewaySummaryRow extends Record<SummaryAspect, SummaryCell> {
   gateway: { id: string; name: string };
-  /** no cell failed */
+  /** no check and no cell failed */
   ok: boolean;
   /** the full diagnosis of this gateway (the detail one click away) */
   report: DiagnosisReport;
@@ -65,9 +67,15 @@ export interface GatewaysDiagnosis {
   durationMs: number;
   rows: GatewaySummaryRow[];
   fallbacks: FallbackFinding[];
-  /** no row has a failed cell and no fallback target fails */
+  /** no row has a failed check or cell and no fallback target fails */
   ok: boolean;
 }
+
+/** What else one gateway's diagnosis is given, besides its profile and token: what only the caller knows, and its progress. */
+export type DiagnosisExtras = Pick<
+  DiagnosisInput,
+  'learntSurfaces' | 'remoteName' | 'tools' | 'backgroundTasks' | 'sleep' | 'onCheckStart' | 'onProgress'
+>;
 
 export interface GatewaysDiagnosisInput {
   gateways: readonly GatewayProfile[];
@@ -76,8 +84,12 @@ export interface GatewaysDiagnosisInput {
   token: (gatewayId: string) => string | undefined;
   /** shown next to the masked token, e.g. the token's name or the environment variable it came from */
   tokenName?: ((gatewayId: string) => string | undefined) | undefined;
-  /** the fix said when a gateway has no token (default: add one with "Model Relay: Add Token") */
+  /** the fix said when a gateway has no token (default: the token check's own) */
   noTokenFix?: ((gateway: GatewayProfile) => string) | undefined;
+  /** when a gateway names no chat or native model, check with the first ones its token lists (default true) */
+  pickModels?: boolean | undefined;
+  /** what else a gateway's diagnosis is given (the terminal tools' states, the surfaces its client learnt, progress per check) */
+  extras?: ((gateway: GatewayProfile) => DiagnosisExtras) | undefined;
   /** how many gateways are diagnosed at once (1–4, default 2) */
   concurrency?: number | undefined;
   dispatcher?: Dispatcher | undefined;
@@ -129,9 +141,9 @@ function reachabilityCell(r: DiagnosisReport, check: (id: CheckId) => DiagnosisC
   return shape?.result === 'warn' && cell.status === 'ok' ? cellFrom(shape, text) : cell;
 }
 
-function tokenCell(r: DiagnosisReport, c: DiagnosisCheck | undefined, noTokenFix: string): SummaryCell {
+function tokenCell(r: DiagnosisReport, c: DiagnosisCheck | undefined): SummaryCell {
   if (!r.maskedToken)
-    return { status: 'fail', text: t('no token'), cause: c?.cause ?? t('No token is set.'), fix: noTokenFix };
+    return { status: 'fail', text: t('no token'), cause: c?.cause ?? t('No token is set.'), fix: c?.fix || undefined };
   const cell = cellFrom(c, r.maskedToken);
   if (cell.status === 'fail' && c?.httpStatus === 401) return { ...cell, text: t('{0} refused', r.maskedToken) };
   return cell;
@@ -228,14 +240,15 @@ async function diagnoseOne(profile: GatewayProfile, o: GatewayRunOptions): Promi
   let list: readonly ModelInfo[] | undefined;
   const { chat, native, image, imageEdit, video } = profile.models ?? {};
   const diagnosis: DiagnosisInput = {
-    gatewayName: profile.name,
+    ...input.extras?.(profile),
+    gatewayName: profile.name || undefined,
     baseUrl: profile.baseUrl,
     backupUrls: profile.backupUrls,
     extraHeaders: profile.extraHeaders,
     token,
     tokenName: input.tokenName?.(profile.id),
     models: { chat, native, image, imageEdit, video },
-    pickModels: (picked) => safe(() => input.onPickModels?.(profile, picked)),
+    pickModels: input.pickModels === false ? undefined : (picked) => safe(() => input.onPickModels?.(profile, picked)),
     onModelList: (l) => (list = l),
     dispatcher: o.dispatcher,
     proxy: input.proxy,
@@ -245,8 +258,8 @@ async function diagnoseOne(profile: GatewayProfile, o: GatewayRunOptions): Promi
     signal: input.signal,
   };
   const report = await runDiagnosis(diagnosis);
-  const noTokenFix = input.noTokenFix?.(profile) ?? t('Add a token for this gateway ("Model Relay: Add Token").');
-  if (!token) for (const c of report.checks) if (c.id === 'token') c.fix = noTokenFix;
+  const noTokenFix = input.noTokenFix?.(profile);
+  if (!token && noTokenFix) for (const c of report.checks) if (c.id === 'token') c.fix = noTokenFix;
   const check = (id: CheckId) => report.checks.find((c) => c.id === id);
   const balance = await balanceCell({
     report,
@@ -260,14 +273,15 @@ async function diagnoseOne(profile: GatewayProfile, o: GatewayRunOptions): Promi
   const row = {
     gateway: { id: profile.id, name: profile.name },
     reachability: reachabilityCell(report, check),
-    token: tokenCell(report, check('token'), noTokenFix),
+    token: tokenCell(report, check('token')),
     balance,
     models: modelsCell(check('visibility'), list),
     generation: generationCell(report),
     report,
     modelIds: list?.map((m) => m.id),
   };
-  return { ...row, ok: SUMMARY_ASPECTS.every((a) => row[a].status !== 'fail') };
+  // A check no cell stands for (the native path, a terminal tool …) fails the gateway too.
+  return { ...row, ok: report.ok && SUMMARY_ASPECTS.every((a) => row[a].status !== 'fail') };
 }
 
 /** The gateway a fallback target (or `--gateway NAME`) names, resolved as failover's routesFor does: its id, else its name, else its id in any case. */
@@ -364,7 +378,7 @@ function markRows(rows: GatewaySummaryRow[], findings: readonly FallbackFinding[
   }
 }
 
-/** Runs today's diagnosis for each gateway (at most `concurrency` at once) and checks the fallbacks. */
+/** Runs the diagnosis of each gateway (at most `concurrency` at once) and checks the fallbacks. */
 export async function diagnoseGateways(input: GatewaysDiagnosisInput): Promise<GatewaysDiagnosis> {
   const now = input.now ?? Date.now;
   const startedAt = now();

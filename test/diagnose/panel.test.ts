@@ -1,9 +1,10 @@
 /**
- * Diagnose All Gateways in the panel, in Node over real HTTP: two simulators as two gateways, each
- * diagnosed with its own active token read from its own token store (gatewayTokens); the page has one
- * summary row per gateway (reachability, token, balance, models, generation), each gateway's full
- * report one click away (its "Full report" link opens its disclosure), the fallback findings, no fix
- * button (they would change the active gateway), and only masked tokens. The progress moves once per
+ * The diagnosis panel's page, in Node over real HTTP: two simulators as two gateways, each diagnosed
+ * with its own active token read from its own token store (gatewayTokens); the page has one summary
+ * row per gateway (reachability, token, balance, models, generation), each gateway's full report one
+ * click away (its "Full report" link opens its disclosure), the fallback findings, no fix button
+ * (they would change the active gateway), and only masked tokens. The same page with one gateway
+ * (Diagnose Connection) shows its checks directly, with the fixes. The progress moves once per
  * gateway and ends at 100 %; a cancelled run bills nothing.
  */
 import { test, before, after, beforeEach } from 'node:test';
@@ -11,7 +12,7 @@ import assert from 'node:assert/strict';
 import { diagnoseGateways, maskToken, type GatewayProfile } from '../../src/gateway';
 import { tokenKeys } from '../../src/host/gateways/activeToken';
 import { TokenStore } from '../../src/host/gateways/tokenStore';
-import { diagnoseAllBody, DIAGNOSE_ALL_SCRIPT } from '../../src/host/diagnose/diagnoseAllHtml';
+import { diagnoseBody, DIAGNOSE_SCRIPT } from '../../src/host/diagnose/diagnoseHtml';
 import { gatewayProgress, gatewayTokens } from '../../src/host/diagnose/diagnoseRuns';
 import { credentialDigest, defaultConfig, startSimulator, type Simulator } from '../sim/server';
 import { InMemoryMemento, InMemorySecretStorage } from '../fakes/state';
@@ -63,7 +64,7 @@ test('one summary row per gateway, each full report one click away, the fallback
     timeouts,
     ...gatewayProgress((p) => progress.push(p)),
   });
-  const html = diagnoseAllBody(d, tokens.secrets);
+  const html = diagnoseBody(d, { secrets: tokens.secrets });
 
   const rows = [...html.matchAll(/<tr [^>]*data-testid="gateway-row" data-gateway="([^"]+)" data-ok="(\w+)"/g)];
   assert.deepEqual(
@@ -90,7 +91,7 @@ test('one summary row per gateway, each full report one click away, the fallback
   }
   assert.equal(html.split('data-testid="check-token"').length - 1, 2, "each gateway's token check is in its report");
   assert.ok(!html.includes('data-fix='), 'no fix button: a fix would change the active gateway, not this one');
-  assert.ok(DIAGNOSE_ALL_SCRIPT.includes('d.open=true'), 'the link opens the disclosure');
+  assert.ok(DIAGNOSE_SCRIPT.includes('d.open=true'), 'the link opens the disclosure');
 
   // The fallback to a model B does not list is a finding, and B's models cell fails with it.
   assert.match(html, /data-testid="fallback-finding" data-status="fail">.*no-such-model/);
@@ -129,7 +130,7 @@ test('a gateway without a token: its row says so with the fix; the other is diag
   const tokens = await gatewayTokens(gateways, (id) => (id === 'a' ? storeA : storeB));
   assert.deepEqual(tokens.secrets, [a.tokens.production]);
   const d = await diagnoseGateways({ gateways, token: tokens.token, tokenName: tokens.tokenName, timeouts });
-  const html = diagnoseAllBody(d, tokens.secrets);
+  const html = diagnoseBody(d, { secrets: tokens.secrets });
   assert.match(html, /data-gateway="b" data-ok="false"/);
   assert.match(html, /data-testid="cell-token" data-status="fail">.*no token<div class="cause">/);
   assert.equal(
@@ -137,6 +138,43 @@ test('a gateway without a token: its row says so with the fix; the other is diag
     0,
     'nothing is generated on a gateway without a token',
   );
+});
+
+test("one gateway (Diagnose Connection): its checks directly; fixes, the billed run and the support report only on the active gateway's own", async () => {
+  const gateway = { id: 'a', name: 'Gateway A', baseUrl: `${a.url}/v1`, models: { chat: 'gpt-4o-mini' } };
+  const d = await diagnoseGateways({
+    gateways: [gateway],
+    token: () => a.tokens.production,
+    tokenName: () => 'production',
+    timeouts,
+  });
+  const own = diagnoseBody(d, { secrets: [a.tokens.production], activeGateway: true });
+  assert.ok(!own.includes('data-testid="gateway-row"'), 'no overview row: it would repeat the checks');
+  assert.equal(own.match(/<th scope="col">/g)?.length, 5, "the checks' table only");
+  assert.match(own, /<section data-testid="gateway-report" data-gateway="a">/);
+  assert.match(
+    own,
+    new RegExp(`data-testid="gateway-head">.*${escapeRe(maskToken(a.tokens.production))}.* · balance \\$`),
+  );
+  assert.match(own, /<button data-testid="fix-base-url" data-fix="\d+">/);
+  for (const id of ['copy-report', 'rerun', 'rerun-media', 'support-report'])
+    assert.ok(own.includes(`data-testid="${id}"`), id);
+  assert.match(own, /data-testid="diagnosis-summary"><b>Summary: 1 failed, 1 warning, \d+ passed, \d+ skipped/);
+  assert.ok(!own.includes(a.tokens.production));
+  // The same diagnosis shown as another gateway's: nothing that would act on this window's gateway.
+  const other = diagnoseBody(d, { secrets: [a.tokens.production] });
+  for (const mark of ['data-fix=', 'rerun-media', 'support-report']) assert.ok(!other.includes(mark), mark);
+});
+
+test('Diagnose Connection checks only the configured models: with none, nothing is generated', async () => {
+  const { gateways, tokens } = await gatewaysWithTokens();
+  const bare = { ...gateways[0], models: undefined };
+  // (a model the gateway lists for /v1/responses only is checked there whatever is configured)
+  const generated = () => a.log.filter((l) => /^\/v1\/(chat\/completions|messages)$/.test(l.path)).length;
+  await diagnoseGateways({ gateways: [bare], token: tokens.token, timeouts, pickModels: false });
+  assert.equal(generated(), 0, 'no model picked, nothing billed');
+  await diagnoseGateways({ gateways: [bare], token: tokens.token, timeouts });
+  assert.ok(generated() > 0, 'Diagnose All Gateways and relay-doctor pick the first listed models');
 });
 
 test('cancelled before it starts: no gateway is asked for a generation (nothing billed)', async () => {

@@ -1,9 +1,10 @@
 /**
- * The Status view as a tree of gateways, over real HTTP: two simulators as two gateways, each with
+ * The Status view as one tree of gateways, over real HTTP: two simulators as two gateways, each with
  * its own token store; a chat on each reaches the view's rows through the records (LastRequests),
  * so each gateway node shows the last request that gateway served. The active gateway is expanded,
  * the other collapsed with "Switch to This Gateway"; tokens are masked everywhere and a click on
- * another token switches to it. With one gateway the rows are today's flat ones.
+ * another token switches to it. A tree of one shows its gateway's rows directly: the same rows its
+ * node holds in a tree of two.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,15 +12,16 @@ import { GatewaySet, maskToken, type GatewayProfile, type RequestRecord } from '
 import { tokenKeys } from '../../src/host/gateways/activeToken';
 import { TokenStore } from '../../src/host/gateways/tokenStore';
 import { CommandId } from '../../src/host/commandIds';
-import { statusRows, toolsRow, type StatusFacts, type StatusRow } from '../../src/host/status/statusRows';
 import {
   ACTIVE_GATEWAY_NODE,
   GATEWAY_NODE,
-  LastRequests,
-  MAX_LAST_REQUESTS,
-  statusTree,
+  statusRows,
+  toolsRow,
   type GatewayFacts,
-} from '../../src/host/status/statusTree';
+  type StatusFacts,
+  type StatusRow,
+} from '../../src/host/status/statusRows';
+import { LastRequests, MAX_LAST_REQUESTS } from '../../src/host/status/lastRequests';
 import { credentialDigest, defaultConfig, startSimulator, type Simulator } from '../sim/server';
 import { InMemoryMemento, InMemorySecretStorage } from '../fakes/state';
 
@@ -68,13 +70,9 @@ async function world() {
   return { stores, profiles, set, last, records };
 }
 
-const base: Omit<StatusFacts, 'endpoints'> = {
-  tokenName: 'test',
-  masked: undefined,
-  quota: undefined,
+const base: Omit<StatusFacts, 'gateways' | 'activeId'> = {
   warnBelow: 1,
   now: Date.now(),
-  last: undefined,
   modelCount: undefined,
   proxy: { source: 'none', display: undefined, noProxy: undefined, strictSSL: true },
 };
@@ -98,13 +96,7 @@ test('two gateways: one node each, the active one expanded, each with the last r
       last: w.last.of(profile.name),
     })),
   );
-  const rows = statusTree({
-    ...base,
-    endpoints: w.set.get('b')!.endpoints(),
-    masked: await w.stores.b.activeMasked(),
-    gateways,
-    activeId: 'b',
-  });
+  const rows = statusRows({ ...base, gateways, activeId: 'b' });
   const [nodeA, nodeB] = rows;
   assert.deepEqual(
     [nodeA.label, nodeA.collapsed, nodeA.contextValue, nodeA.gatewayId],
@@ -149,6 +141,11 @@ test('two gateways: one node each, the active one expanded, each with the last r
     child(nodeA, 'surfaces')?.children?.map((r) => r.id),
     ['gateway:a/compatible', 'gateway:a/native', 'gateway:a/responses'],
   );
+  assert.deepEqual(
+    [child(nodeA, 'surfaces')?.collapsed, child(nodeB, 'surfaces')?.collapsed],
+    [true, false],
+    "the active gateway's surfaces are open, another's closed",
+  );
   const tokensA = child(nodeA, 'tokens')!.children!;
   assert.deepEqual(
     tokensA.map((r) => [r.label, r.command?.command, r.command?.arguments]),
@@ -173,23 +170,55 @@ test('two gateways: one node each, the active one expanded, each with the last r
   for (const tok of Object.values(a.tokens)) assert.ok(!b.credentials.includes(credentialDigest(tok)));
 });
 
-test('one gateway: the rows are today’s flat rows (Endpoint, Compatible surface, …)', async () => {
+test("a tree of one: its gateway's rows directly — the rows its node holds in a tree of two — then the shared rows", async () => {
   const w = await world();
-  const g: GatewayFacts = {
-    profile: w.profiles[0],
-    endpoints: w.set.get('a')!.endpoints(),
-    tokens: await w.stores.a.list(),
+  const facts = async (profile: GatewayProfile): Promise<GatewayFacts> => ({
+    profile,
+    endpoints: w.set.get(profile.id)!.endpoints(),
+    tokens: await w.stores[profile.id as 'a' | 'b'].list(),
     quota: undefined,
     last: undefined,
-  };
-  const facts: StatusFacts = { ...base, endpoints: g.endpoints, masked: await w.stores.a.activeMasked() };
-  const rows = statusTree({ ...facts, gateways: [g], activeId: 'a' });
-  assert.deepEqual(rows, statusRows(facts));
+  });
+  const [a1, b1] = await Promise.all(w.profiles.map(facts));
+  const rows = statusRows({ ...base, gateways: [a1], activeId: 'a' });
+  const two = statusRows({ ...base, gateways: [a1, b1], activeId: 'a' });
+  const shared = ['models', 'tools', 'proxy', 'diagnose'];
   assert.deepEqual(
-    rows.slice(0, 3).map((r) => r.label),
-    ['Endpoint', 'Compatible surface', 'Native surface'],
+    rows.slice(0, -shared.length),
+    two[0].children,
+    "one gateway's rows are its node's children in a tree of two",
   );
-  assert.deepEqual(statusTree({ ...facts, gateways: [], activeId: undefined }), statusRows(facts));
+  assert.deepEqual(
+    rows.slice(-shared.length).map((r) => r.id),
+    shared,
+    'the shared rows; no Diagnose All Gateways with one gateway',
+  );
+  assert.deepEqual(
+    rows.map((r) => r.label),
+    ['Endpoint', 'Surfaces', 'Tokens', 'Last request', 'Models', 'Terminal tools', 'Proxy', 'Diagnose'],
+  );
+  // What a one-gateway user reads at once: the surfaces' URLs, the tokens masked, the active one marked.
+  const surfaces = rows.find((r) => r.label === 'Surfaces')!;
+  assert.equal(surfaces.collapsed, false, 'the surfaces are open');
+  assert.deepEqual(
+    surfaces.children?.map((r) => [r.label, r.description?.split('  ')[0]]),
+    [
+      ['Compatible surface', `${a.url}/v1`],
+      ['Native surface', a.url],
+      ['Responses surface', `${a.url}/v1`],
+    ],
+  );
+  const tokens = rows.find((r) => r.label === 'Tokens')!;
+  assert.equal(tokens.collapsed, undefined, 'the tokens are open');
+  assert.deepEqual(
+    tokens.children?.map((r) => [r.label, r.description, r.command?.command]),
+    [
+      ['production', `${maskToken(a.tokens.production)} · active`, undefined],
+      ['test', maskToken(a.tokens.test), CommandId.UseGatewayToken],
+    ],
+  );
+  // Nothing configured at all: no rows (the view's welcome shows).
+  assert.deepEqual(statusRows({ ...base, gateways: [], activeId: undefined }), []);
 });
 
 test('LastRequests: the last request per gateway name; balance reads and records without a gateway are not kept; bounded', () => {
