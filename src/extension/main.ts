@@ -80,7 +80,7 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
     vscode.Uri.joinPath(context.globalStorageUri, 'tool-backups').fsPath,
   );
   context.subscriptions.push(tools);
-  const status = new StatusViewProvider(service, tokens, chatSetup, tools.terminals);
+  const status = new StatusViewProvider(service, chatSetup, tools.terminals);
   const item = vscode.window.createStatusBarItem('modelRelay.status', vscode.StatusBarAlignment.Right, 100);
   const bar = new RelayStatusBar(service, tokens, item);
   context.subscriptions.push(service, chatSetup, status, item, bar, hub.tree(STATUS_VIEW_ID, status));

@@ -11,7 +11,6 @@ import { Disposable } from '../disposable';
 import { LastRequests } from '../../host/status/lastRequests';
 import { statusRows, type GatewayFacts, type StatusRow } from '../../host/status/statusRows';
 import type { GatewayService } from '../gateways/gatewayService';
-import type { TokenStore } from '../gateways/tokenStore';
 import type { ChatSetupWatch } from '../lm/chatSetup';
 
 export class StatusItem extends vscode.TreeItem {
@@ -49,8 +48,6 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
 
   constructor(
     private readonly service: GatewayService,
-    /** the active gateway's token store (its changes redraw the tree; the rows read each gateway's own store) */
-    tokens: TokenStore,
     /** whether VS Code's chat needs enabling (a row that runs Chat: Manage Language Models) */
     private readonly chatSetup?: ChatSetupWatch,
     /** the terminal tools set up (the "Terminal tools" row) */
