@@ -103,11 +103,10 @@ export type Recomputed =
 /** Round half away from zero (Go's decimal `Round(0)`). */
 const round = (x: number) => Math.sign(x) * Math.round(Math.abs(x));
 
-function perToken(r: UsageRecord, ratios: RecordRatios): Recomputed {
+function perToken(r: UsageRecord, ratios: RecordRatios, t: RecordTokens): Recomputed {
   const { model: mr, completion: cr, group: gr } = ratios;
   if (mr === undefined || cr === undefined || gr === undefined)
     return { state: 'not-recomputable', reason: 'no-ratios' };
-  const t = tokensOf(r);
   const o = r.other;
   const cacheKnown = o !== undefined && 'cache_tokens' in o;
   if (!cacheKnown && t.semantic === 'openai') {
@@ -134,14 +133,18 @@ function perToken(r: UsageRecord, ratios: RecordRatios): Recomputed {
   return { state: 'recomputed', formula: anthropic ? 'anthropic' : 'openai', expected };
 }
 
-/** The record's quota recomputed by its vintage's formula, or why it cannot be. */
-export function recompute(r: UsageRecord, quotaPerUnit: number | undefined): Recomputed {
+/** The record's quota recomputed by its vintage's formula, or why it cannot be (its ratios and tokens: when already read). */
+export function recompute(
+  r: UsageRecord,
+  quotaPerUnit: number | undefined,
+  ratios: RecordRatios = ratiosOf(r),
+  tokens: RecordTokens = tokensOf(r),
+): Recomputed {
   const o = r.other;
   if (o?.billing_mode === 'tiered_expr') return { state: 'not-recomputable', reason: 'dynamic' };
   const found = SURCHARGES.filter((k) => o?.[k] !== undefined && o[k] !== false && o[k] !== 0);
   if (found.length) return { state: 'not-recomputable', reason: 'surcharges', detail: found.join(', ') };
-  const ratios = ratiosOf(r);
-  if (!perCall(r)) return perToken(r, ratios);
+  if (!perCall(r)) return perToken(r, ratios, tokens);
   if (ratios.group === undefined) return { state: 'not-recomputable', reason: 'no-ratios' };
   if (quotaPerUnit === undefined) return { state: 'not-recomputable', reason: 'no-units' };
   return {

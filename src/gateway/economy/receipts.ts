@@ -123,6 +123,20 @@ export const INPUT_TOLERANCE = { share: 0.05, minTokens: 4 };
 const RATIO_EPSILON = 1e-9;
 
 const isoMinute = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+/** the price list's time as written, once per context (a batch shares one) */
+const written = new WeakMap<ReceiptContext, string>();
+function listedAtText(ctx: ReceiptContext): string {
+  let text = written.get(ctx);
+  if (text === undefined) written.set(ctx, (text = (ctx.formatTime ?? isoMinute)(ctx.prices?.readAt ?? 0)));
+  return text;
+}
+
+/** A record with its tokens and ratios, read once for all its checks. */
+interface Facts {
+  r: UsageRecord;
+  tk: RecordTokens;
+  rt: RecordRatios;
+}
 /** a ratio as it reads: up to 6 significant digits */
 const ratio = (r: number) => String(Number(r.toPrecision(6)));
 const same = (a: number, b: number) => Math.abs(a - b) <= RATIO_EPSILON * Math.max(1, Math.abs(b));
@@ -141,10 +155,8 @@ export function receiptDisclaimer(): string {
 
 // ---------------- the charge (R2) ----------------
 
-function arithmeticCheck(r: UsageRecord, ctx: ReceiptContext): ReceiptCheck<'arithmetic'> {
-  const x = recompute(r, ctx.units?.quotaPerUnit);
-  const rt = ratiosOf(r);
-  const tk = tokensOf(r);
+function arithmeticCheck({ r, tk, rt }: Facts, ctx: ReceiptContext): ReceiptCheck<'arithmetic'> {
+  const x = recompute(r, ctx.units?.quotaPerUnit, rt, tk);
   const inputs: CheckInputs = { quota: r.quota };
   if (x.state === 'not-recomputable') {
     const text =
@@ -200,37 +212,34 @@ function ratioInputs(rt: RecordRatios): CheckInputs {
 
 // ---------------- the price list (R3) ----------------
 
+type RatioPair = [name: string, recorded: number | undefined, listed: number];
+
 /** The recorded ratios that differ from the published ones, as "model_ratio ×0.1125 (listed ×0.075)". */
-function differences(r: UsageRecord, rt: RecordRatios, listed: PublishedRatios): string[] {
+function differences({ r, tk, rt }: Facts, listed: PublishedRatios): string[] {
   const billedPerCall = perCall(r);
   if (billedPerCall !== (listed.modelPrice !== undefined))
     return [billedPerCall ? t('billed per call, listed per token') : t('billed per token, listed per call')];
-  const tk = tokensOf(r);
-  const pairs: Array<[string, number | undefined, number]> = billedPerCall
+  const pairs: RatioPair[] = billedPerCall
     ? [['model_price', rt.modelPrice, listed.modelPrice!]]
     : [
         ['model_ratio', rt.model, listed.modelRatio],
         ['completion_ratio', rt.completion, listed.completionRatio],
-        ...(tk.cacheRead > 0
-          ? [['cache_ratio', rt.cache, listed.cacheRatio] as [string, number | undefined, number]]
-          : []),
-        ...(tk.cacheWrite > 0
-          ? [
-              ['cache_creation_ratio', rt.cacheCreation, listed.createCacheRatio] as [
-                string,
-                number | undefined,
-                number,
-              ],
-            ]
-          : []),
       ];
+  // the cache ratios matter where the record bills cached tokens
+  if (!billedPerCall && tk.cacheRead > 0) pairs.push(['cache_ratio', rt.cache, listed.cacheRatio]);
+  if (!billedPerCall && tk.cacheWrite > 0)
+    pairs.push(['cache_creation_ratio', rt.cacheCreation, listed.createCacheRatio]);
   return pairs
     .filter(([, got, want]) => got !== undefined && !same(got, want))
     .map(([name, got, want]) => t('{0} ×{1} (listed ×{2})', name, ratio(got!), ratio(want)));
 }
 
-function priceListCheck(r: UsageRecord, ctx: ReceiptContext): ReceiptCheck<'price-list'> {
-  const when = (ctx.formatTime ?? isoMinute)(ctx.prices?.readAt ?? 0);
+/** Why the record's ratios cannot be held against the price list (undefined: they can). */
+function priceListUnavailable(
+  { r, rt }: Facts,
+  ctx: ReceiptContext,
+  when: string,
+): ReceiptCheck<'price-list'> | undefined {
   const none = (reason: NotCheckable, text: string, inputs: CheckInputs = {}): ReceiptCheck<'price-list'> => ({
     id: 'price-list',
     state: 'not-checkable',
@@ -257,21 +266,29 @@ function priceListCheck(r: UsageRecord, ctx: ReceiptContext): ReceiptCheck<'pric
       t('The price list could not be compared: the gateway prices {0} by a dynamic expression.', r.model),
       listedAt,
     );
-  const rt = ratiosOf(r);
   if (rt.group === undefined || (rt.model === undefined && rt.modelPrice === undefined))
     return none(
       'no-ratios',
       t('The price list could not be compared: the record does not carry the ratios the gateway applied.'),
       listedAt,
     );
-  const listed = price.ratios;
+  return undefined;
+}
+
+function priceListCheck(f: Facts, ctx: ReceiptContext): ReceiptCheck<'price-list'> {
+  const when = listedAtText(ctx);
+  const unavailable = priceListUnavailable(f, ctx, when);
+  if (unavailable) return unavailable;
+  const { r, rt } = f;
+  const listed = ctx.prices!.models.get(r.model)!.ratios!;
+  const groupRatio = rt.group!;
   // NA24 records have no group (§1.1): the parser leaves it empty.
   const group = r.group || undefined;
-  const published = group !== undefined ? ctx.prices.groupRatios[group] : undefined;
+  const published = group !== undefined ? ctx.prices!.groupRatios[group] : undefined;
   const special = rt.userGroup !== undefined && rt.userGroup !== -1;
   const privateGroup = special || (group !== undefined && published === undefined);
   const inputs: CheckInputs = {
-    ...listedAt,
+    price_list_read_at: when,
     ...ratioInputs(rt),
     ...(listed.modelPrice !== undefined
       ? { listed_model_price: listed.modelPrice }
@@ -279,26 +296,23 @@ function priceListCheck(r: UsageRecord, ctx: ReceiptContext): ReceiptCheck<'pric
     ...(group !== undefined ? { group } : {}),
     ...(published !== undefined ? { listed_group_ratio: published } : {}),
   };
-  const diffs = differences(r, rt, listed);
-  if (!privateGroup && published !== undefined && !same(rt.group, published))
-    diffs.push(t('{0} ×{1} (listed ×{2})', 'group_ratio', ratio(rt.group), ratio(published)));
-  if (diffs.length)
-    return {
-      id: 'price-list',
-      state: 'inconsistent',
-      text: t(
-        "According to the gateway's log, the ratios applied differ from the price list as of {0}: {1}.",
-        when,
-        diffs.join('; '),
-      ),
-      inputs,
-    };
+  const diffs = differences(f, listed);
+  if (!privateGroup && published !== undefined && !same(groupRatio, published))
+    diffs.push(t('{0} ×{1} (listed ×{2})', 'group_ratio', ratio(groupRatio), ratio(published)));
+  if (diffs.length) {
+    const text = t(
+      "According to the gateway's log, the ratios applied differ from the price list as of {0}: {1}.",
+      when,
+      diffs.join('; '),
+    );
+    return { id: 'price-list', state: 'inconsistent', text, inputs };
+  }
   // group_ratio is the effective one (a special user-group ratio included, §1.3).
   const text = privateGroup
     ? t(
         "According to the gateway's log, the model's ratios match the price list as of {0}; a group ratio ×{1} not shown on the public price list was applied.",
         when,
-        ratio(rt.group),
+        ratio(groupRatio),
       )
     : group === undefined
       ? t(
@@ -315,8 +329,7 @@ function priceListCheck(r: UsageRecord, ctx: ReceiptContext): ReceiptCheck<'pric
 const attributable = (m: ReceiptMatch) =>
   m.by === 'request-id' || (m.by === 'time' && (m.tokensAgree || m.candidates === 1));
 
-function tokensCheck(r: UsageRecord, call: ReceiptCall | undefined, m: ReceiptMatch): ReceiptCheck<'tokens'> {
-  const tk = tokensOf(r);
+function tokensCheck({ r, tk }: Facts, call: ReceiptCall | undefined, m: ReceiptMatch): ReceiptCheck<'tokens'> {
   const none = (reason: NotCheckable, text: string): ReceiptCheck<'tokens'> => ({
     id: 'tokens',
     state: 'not-checkable',
@@ -368,8 +381,8 @@ function tokensCheck(r: UsageRecord, call: ReceiptCall | undefined, m: ReceiptMa
   return { id: 'tokens', state: equal ? 'consistent' : 'inconsistent', text, inputs };
 }
 
-function inputCheck(r: UsageRecord, call: ReceiptCall | undefined, m: ReceiptMatch): ReceiptCheck<'input'> {
-  const billed = billedInput(tokensOf(r));
+function inputCheck({ r, tk }: Facts, call: ReceiptCall | undefined, m: ReceiptMatch): ReceiptCheck<'input'> {
+  const billed = billedInput(tk);
   const none = (reason: NotCheckable, text: string): ReceiptCheck<'input'> => ({
     id: 'input',
     state: 'not-checkable',
@@ -535,6 +548,7 @@ export function receiptOf(
 ): Receipt {
   const upstream = record.other?.upstream_model_name;
   const m: ReceiptMatch = call ? match : { by: 'none' };
+  const f: Facts = { r: record, tk: tokensOf(record), rt: ratiosOf(record) };
   return {
     record,
     call,
@@ -543,17 +557,12 @@ export function receiptOf(
     requestedModel: call?.model,
     billedModel: record.model,
     upstreamModel: record.other?.is_model_mapped === true && typeof upstream === 'string' ? upstream : undefined,
-    tokens: tokensOf(record),
+    tokens: f.tk,
     charge: { quota: record.quota, ...record.cost, text: formatAmount(record.cost.amount, record.cost.unit) },
     group: record.group || undefined,
-    ratios: ratiosOf(record),
+    ratios: f.rt,
     latency: { useTimeS: record.useTimeS, firstResponseMs: record.firstResponseMs, clientMs: call?.durationMs },
-    billing: [
-      arithmeticCheck(record, ctx),
-      priceListCheck(record, ctx),
-      tokensCheck(record, call, m),
-      inputCheck(record, call, m),
-    ],
+    billing: [arithmeticCheck(f, ctx), priceListCheck(f, ctx), tokensCheck(f, call, m), inputCheck(f, call, m)],
     route: [redirectCheck(record), chainCheck(record)],
   };
 }
