@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { checkStateText, receiptDisclaimer, useTranslations, type Receipt, type Translations } from '../../src/gateway';
 import type { Dishonesty } from '../sim/accounting';
+import { makeClient } from './helpers';
 import type { LogVintage } from '../sim/usageLog';
 import {
   VINTAGES,
@@ -246,4 +247,25 @@ test('in Chinese: the three states and the witness in the referenceâ€™s words (ä
   } finally {
     useTranslations(undefined);
   }
+});
+
+test('the price list is kept with the time it was read and the ratios it published (unpublished cache ratios: their defaults)', async () => {
+  let now = 1_800_000_000_000;
+  const tc = makeClient(sims.NA26, { now: () => now });
+  const list = await tc.client.account.priceList();
+  assert.ok(list);
+  assert.equal(list.readAt, now);
+  assert.deepEqual(list.groupRatios, { default: 1, vip: 0.8 });
+  assert.deepEqual(list.models.get('gpt-4o-mini')?.ratios, {
+    modelPrice: undefined,
+    modelRatio: 0.075,
+    completionRatio: 4,
+    cacheRatio: 0.5,
+    createCacheRatio: 1.25,
+  });
+  assert.equal(list.models.get('sora-2')?.ratios?.modelPrice, 0.5);
+  assert.equal(list.models.get('qwen3-max')?.ratios, undefined, 'a dynamic price has no ratios');
+  now += 60_000;
+  assert.equal((await tc.client.account.priceList())?.readAt, list.readAt, 'the same read, kept as the prices are');
+  assert.equal(await tc.client.account.pricing(), list.models);
 });

@@ -127,7 +127,10 @@ function perToken(r: UsageRecord, ratios: RecordRatios, t: RecordTokens): Recomp
   const images = o?.image === true ? (num(o, 'image_output') ?? 0) : 0;
   const fresh = anthropic ? t.prompt : t.prompt - t.cacheRead - t.cacheWrite - images;
   const exact = (fresh + cache + writes + images * (num(o, 'image_ratio') ?? 1) + t.completion * cr) * mr * gr;
-  if (t.prompt + t.completion === 0 && !anthropic) return { state: 'recomputed', formula: 'openai', expected: 0 };
+  // No tokens billed, nothing charged (§2.2, NA26: its Anthropic records say `usage_semantic`; older ones `claude`).
+  const na26Rule = !anthropic || o?.usage_semantic === 'anthropic';
+  if (t.prompt + t.completion === 0 && na26Rule)
+    return { state: 'recomputed', formula: anthropic ? 'anthropic' : 'openai', expected: 0 };
   const q = round(exact);
   const expected = mr * gr !== 0 && q <= 0 ? 1 : q;
   return { state: 'recomputed', formula: anthropic ? 'anthropic' : 'openai', expected };
