@@ -287,6 +287,7 @@ export { parseRecord, parseRecords, parseOther, USAGE_LOG_PATH, USAGE_LOG_BOUNDS
 export type { Arrival, UsageLogRead, UsageRecord } from './economy/usageTypes';
 export {
   checkStateText,
+  overallState,
   receiptDisclaimer,
   receiptOf,
   INPUT_TOLERANCE,

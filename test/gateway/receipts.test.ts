@@ -9,7 +9,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { checkStateText, receiptDisclaimer, useTranslations, type Receipt, type Translations } from '../../src/gateway';
+import {
+  checkStateText,
+  overallState,
+  receiptDisclaimer,
+  useTranslations,
+  type Receipt,
+  type Translations,
+} from '../../src/gateway';
 import type { Dishonesty } from '../sim/accounting';
 import { makeClient } from './helpers';
 import type { LogVintage } from '../sim/usageLog';
@@ -59,6 +66,7 @@ test('an honest gateway: every check consistent, or not checkable where the vint
   for (const v of VINTAGES) {
     const r = await receiptOfChat(v, undefined);
     assertStates(v, r, {});
+    assert.equal(overallState(r.billing), 'consistent');
     for (const c of [...r.billing, ...r.route].filter((x) => x.state === 'consistent'))
       assert.match(c.text, /^According to the gateway's log, /);
     assert.equal(r.requestedModel, 'gpt-4o-mini');
@@ -80,6 +88,10 @@ test('an honest gateway: every check consistent, or not checkable where the vint
 test('a higher model ratio than published, recorded as charged: the price list check is inconsistent and names both ratios', async () => {
   for (const v of VINTAGES) {
     const r = await receiptOfChat(v, { overcharge: { factor: 1.5, recorded: 'charged' } });
+    assert.deepEqual(
+      [overallState(r.billing), overallState(r.route)],
+      ['inconsistent', v === 'NA24' ? 'not-checkable' : 'consistent'],
+    );
     assertStates(v, r, { 'price-list': 'inconsistent' });
     assert.match(
       checkOf(r, 'price-list').text,

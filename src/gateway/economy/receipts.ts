@@ -123,11 +123,13 @@ export const INPUT_TOLERANCE = { share: 0.05, minTokens: 4 };
 const RATIO_EPSILON = 1e-9;
 
 const isoMinute = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-/** the price list's time as written, once per context (a batch shares one) */
-const written = new WeakMap<ReceiptContext, string>();
+/** the price list's time as written, once per context (a batch shares one) while its list and format stay */
+const written = new WeakMap<ReceiptContext, { list: PriceList | undefined; format: unknown; text: string }>();
 function listedAtText(ctx: ReceiptContext): string {
-  let text = written.get(ctx);
-  if (text === undefined) written.set(ctx, (text = (ctx.formatTime ?? isoMinute)(ctx.prices?.readAt ?? 0)));
+  const kept = written.get(ctx);
+  if (kept && kept.list === ctx.prices && kept.format === ctx.formatTime) return kept.text;
+  const text = (ctx.formatTime ?? isoMinute)(ctx.prices?.readAt ?? 0);
+  written.set(ctx, { list: ctx.prices, format: ctx.formatTime, text });
   return text;
 }
 
@@ -144,6 +146,15 @@ const same = (a: number, b: number) => Math.abs(a - b) <= RATIO_EPSILON * Math.m
 /** "consistent", "inconsistent", "not checkable", translated. */
 export function checkStateText(s: CheckState): string {
   return s === 'consistent' ? t('consistent') : s === 'inconsistent' ? t('inconsistent') : t('not checkable');
+}
+
+/**
+ * One state for a set of checks (a receipt's billing, or its route): inconsistent when any check is,
+ * consistent when none is and one at least is consistent, else not checkable.
+ */
+export function overallState(checks: readonly ReceiptCheck[]): CheckState {
+  if (checks.some((c) => c.state === 'inconsistent')) return 'inconsistent';
+  return checks.some((c) => c.state === 'consistent') ? 'consistent' : 'not-checkable';
 }
 
 /** The sentence every receipt carries (§8 rule 5). */
