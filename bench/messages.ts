@@ -3,7 +3,7 @@
  * (src/shared/chatProtocol.ts), the chat view's host wiring (src/host/chat/chatView.ts), the Usage
  * view's records and its message (src/shared/usageProtocol.ts), a set of gateways, the language-model provider's steps
  * (src/extension/lm/chatProvider.ts over src/host/lm) and the inline-completion engine's inputs
- * (src/host/completions/types.ts). Compiled with the tests (tsconfig.test.json → out/bench/messages.js)
+ * (src/host/completions/types.ts), and a batch of receipts (src/gateway/economy/receiptMatch.ts). Compiled with the tests (tsconfig.test.json → out/bench/messages.js)
  * and required by the rows in bench/*.mjs, so a change of any of these shapes fails `tsc` — and with
  * it `npm test` — instead of a row at run time. The rows pass only plain values (ids, text, sizes).
  */
@@ -12,8 +12,14 @@ import {
   GatewaySet,
   LIST_ACROSS_BOUND_MS,
   listModelsAcross,
+  parseRecords,
+  reconcile,
   surfaceAdapter,
   type CompletionRequest,
+  type ModelPrice,
+  type ReceiptCall,
+  type ReceiptContext,
+  type Units,
   type GatewayClient,
   type GatewayModelList,
   type GatewayProfile,
@@ -276,6 +282,115 @@ export function usageViewState(now: number, n: number): UsageViewState {
 /** The host's message carrying the page's state. */
 export function usageStateMessage(state: UsageViewState): UsageHostMessage {
   return { type: 'state', json: JSON.stringify(state) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Receipts (row 19)
+
+const RECEIPT_MODELS = [
+  { id: 'gpt-4o-mini', ratio: 0.075, completion: 4 },
+  { id: 'claude-sonnet-4-5', ratio: 1.5, completion: 5 },
+  { id: 'deepseek-chat', ratio: 0.135, completion: 4 },
+  { id: 'gpt-5.5', ratio: 2.5, completion: 6 },
+];
+
+/** The workload of a receipt batch: the gateway's 1000 newest records, the calls made from here, the price list. */
+export interface ReceiptWorkload {
+  records: UsageRecord[];
+  calls: ReceiptCall[];
+  ctx: ReceiptContext;
+  maskedToken: string;
+}
+
+/**
+ * `n` billed calls a second apart back from `now`, across 4 models, and the records an NA26 gateway wrote of
+ * them (parsed as the usage log is: every 4th read from its cache, every 3rd streamed); `byId` false: the
+ * records carry no request ids (an older gateway), so every call is matched by time, token and model.
+ */
+export function receiptWorkload(now: number, n: number, byId: boolean): ReceiptWorkload {
+  const units: Units = {
+    quotaPerUnit: 500_000,
+    display: 'USD',
+    usdExchangeRate: 7.3,
+    customSymbol: '¤',
+    customRate: 1,
+  };
+  const maskedToken = 'sk-Pr0d...Lk5d';
+  const rows = Array.from({ length: n }, (_, i) => {
+    const m = RECEIPT_MODELS[i % RECEIPT_MODELS.length]!;
+    const prompt = 200 + ((i * 37) % 3000);
+    const completion = 50 + ((i * 11) % 900);
+    const cache = i % 4 === 0 ? 1024 : 0;
+    const quota = Math.round((prompt - cache + cache * 0.5 + completion * m.completion) * m.ratio);
+    const other = {
+      model_ratio: m.ratio,
+      completion_ratio: m.completion,
+      group_ratio: 1,
+      model_price: -1,
+      cache_tokens: cache,
+      cache_ratio: 0.5,
+      user_group_ratio: -1,
+      frt: 300,
+      request_path: '/v1/chat/completions',
+    };
+    return {
+      id: i + 1,
+      created_at: Math.floor((now - i * 1000) / 1000),
+      type: 2,
+      model_name: m.id,
+      quota,
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      use_time: 2,
+      is_stream: i % 3 === 0,
+      token_name: 'vscode',
+      group: 'default',
+      ...(byId ? { request_id: `req-${i}` } : {}),
+      other: JSON.stringify(other),
+    };
+  });
+  const records = parseRecords(rows, units);
+  const calls: ReceiptCall[] = rows.map((r, i) => ({
+    time: new Date(r.created_at * 1000 - 1500).toISOString(),
+    model: r.model_name,
+    requestId: `req-${i}`,
+    maskedToken,
+    stream: r.is_stream,
+    durationMs: 1400,
+    surface: 'compatible',
+    usage: { promptTokens: r.prompt_tokens, completionTokens: r.completion_tokens },
+    localInput: { tokens: r.prompt_tokens, tokenizer: 'o200k_base' },
+  }));
+  const models = new Map<string, ModelPrice>(
+    RECEIPT_MODELS.map((m) => [
+      m.id,
+      {
+        model: m.id,
+        groups: ['default'],
+        unit: 'USD',
+        dynamic: false,
+        input: m.ratio * 2,
+        output: m.ratio * 2 * m.completion,
+        ratios: {
+          modelPrice: undefined,
+          modelRatio: m.ratio,
+          completionRatio: m.completion,
+          cacheRatio: 0.5,
+          createCacheRatio: 1.25,
+        },
+      },
+    ]),
+  );
+  return { records, calls, ctx: { prices: { readAt: now, groupRatios: { default: 1 }, models }, units }, maskedToken };
+}
+
+/** The receipts of a workload: their count, and how many checks were inconsistent (0 for this honest log). */
+export function receiptBatch(w: ReceiptWorkload): { receipts: number; matched: number; inconsistent: number } {
+  const r = reconcile(w.calls, w.records, w.ctx, { maskedToken: w.maskedToken });
+  let inconsistent = 0;
+  for (const x of r.receipts)
+    for (const c of [...x.billing, ...x.route]) if (c.state === 'inconsistent') inconsistent++;
+  return { receipts: r.receipts.length, matched: r.byCall.size, inconsistent };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,7 +5,8 @@
 // clients in bench/clients/); 11 is the real-host activation (code-server); 12 the chat's saved state
 // (bench/chatState.mjs); 13 the model lists of three gateways, one silent (bench/gatewaysList.mjs);
 // 17 a recorded typing session replayed through the inline-completion engine (bench/keystrokeReplay.mjs);
-// 18 the first suggestion after a typing pause, over TLS with a 20 ms round trip (bench/pauseReconnect.mjs).
+// 18 the first suggestion after a typing pause, over TLS with a 20 ms round trip (bench/pauseReconnect.mjs);
+// 19 receipts for the gateway's 1,000 newest usage-log records (bench/messages.ts).
 // What the rows hand to our code (chat webview and Usage view messages, the chat view's and the
 // providers' inputs) is built in bench/messages.ts against our types, compiled with the tests.
 //   node bench/run.mjs [--quick | --smoke] [--live] [--only=throughput,wholeProcess,…] [--results=<file>]
@@ -760,6 +761,32 @@ const keystrokeReplay = () =>
 // 18. The first suggestion after a pause longer than the gateway's keep-alive, with and without the connection opened during the debounce (bench/pauseReconnect.mjs)
 const pauseReconnect = () => pauseReconnectFigures({ outDir, quick: QUICK, row });
 
+// ---------------------------------------------------------------------------------------------
+// 19. Receipts: the gateway's 1,000 newest usage-log records reconciled with the calls made from here
+// (bench/messages.ts over src/gateway/economy/receiptMatch.ts): by request id (a 2026 gateway) and by
+// time, token and model (an older one), each record's six checks with their sentences
+async function receiptsRow() {
+  const n = byMode(1000, 1000, 200);
+  const now = Date.now();
+  const workloads = { byId: messages.receiptWorkload(now, n, true), byTime: messages.receiptWorkload(now, n, false) };
+  for (const w of Object.values(workloads)) messages.receiptBatch(w); // warm up
+  const ms = (w) => () => {
+    const t0 = performance.now();
+    const r = messages.receiptBatch(w);
+    const elapsed = performance.now() - t0;
+    if (r.receipts !== n || r.matched !== n || r.inconsistent !== 0) throw new Error(`receipts: ${JSON.stringify(r)}`);
+    return elapsed;
+  };
+  const f = await alternate({ byId: ms(workloads.byId), byTime: ms(workloads.byTime) });
+  row(
+    `19 receipts: ${n} usage-log records reconciled with their calls (ms)`,
+    `by request id ${r2(f.byId)} · by time, token and model ${r2(f.byTime)}`,
+    { ...f, records: n },
+    '≤ 50 ms each',
+    f.byId <= 50 && f.byTime <= 50,
+  );
+}
+
 const sections = {
   throughput,
   parseCost,
@@ -779,6 +806,7 @@ const sections = {
   usageView,
   keystrokeReplay,
   pauseReconnect,
+  receipts: receiptsRow,
 };
 const unknown = ONLY?.filter((n) => !(n in sections));
 if (unknown?.length) {

@@ -262,7 +262,16 @@ export {
 export { storedTokenShapeProblems, tokenShapeProblem, tokenShapeWarning, type TokenShapeProblem } from './tokenShape';
 export { mergeTurns } from './chat/transcript';
 export { Account, ACCOUNT_TTL } from './economy/account';
-export { parsePricing, priceText, replyCost, PRICING_PATH, type ModelPrice } from './economy/pricing';
+export {
+  parsePriceList,
+  parsePricing,
+  priceText,
+  replyCost,
+  PRICING_PATH,
+  type ModelPrice,
+  type PriceList,
+  type PublishedRatios,
+} from './economy/pricing';
 export { parseBilling, parseTokenUsage, quotaState, TOKEN_USAGE_PATH, type Quota } from './economy/quota';
 export {
   formatAmount,
@@ -280,6 +289,34 @@ export { CriticalBudget, CRITICAL_BUDGET, type CriticalRoute } from './economy/c
 export { arrivalIn } from './economy/arrival';
 export { parseRecord, parseRecords, parseOther, USAGE_LOG_PATH, USAGE_LOG_BOUNDS } from './economy/usageLogParse';
 export type { Arrival, UsageLogRead, UsageRecord } from './economy/usageTypes';
+export {
+  checkStateText,
+  overallState,
+  receiptDisclaimer,
+  receiptOf,
+  INPUT_TOLERANCE,
+  type BillingCheckId,
+  type CheckInputs,
+  type CheckState,
+  type LocalCount,
+  type NotCheckable,
+  type Receipt,
+  type ReceiptCall,
+  type ReceiptCheck,
+  type ReceiptContext,
+  type ReceiptMatch,
+  type RouteCheckId,
+} from './economy/receipts';
+export { matchCalls, reconcile, MATCH_WINDOW_MS, type Matched, type Reconciled } from './economy/receiptMatch';
+export {
+  CHARGE_TOLERANCE,
+  recompute,
+  type ChargeFormula,
+  type RecordRatios,
+  type RecordTokens,
+  type Recomputed,
+  type UsageSemantic,
+} from './economy/chargeFormula';
 export { noChannelGroup, quotaRefusalFrom, tokenStateFrom } from './errors/gatewayWords';
 export { describeQuota, type QuotaRow, type QuotaWords } from './economy/describe';
 export { t, translating, useTranslations, type Translations } from './l10n';

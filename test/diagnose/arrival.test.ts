@@ -67,7 +67,7 @@ test('skipped with the reason: one-api has no log; a log without request ids', a
   assert.equal(one.result, 'skipped');
   assert.match(one.cause, /no usage log a token can read/);
 
-  sims.newApi.config.usageLog.requestIds = false;
+  sims.newApi.config.usageLog.vintage = 'NA25';
   const noIds = arrival(await diagnose(sims.newApi))!;
   assert.equal(noIds.result, 'skipped');
   assert.match(noIds.cause, /carries no request ids/);

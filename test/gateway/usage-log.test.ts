@@ -114,7 +114,7 @@ test('one-api: unsupported, and not asked again for a while; no request id in th
   assert.deepEqual(await c.client.usage.arrival('x', c.clock.now - MIN), { state: 'unknown', reason: 'unsupported' });
   assert.equal(logReads(c.records).length, 1);
 
-  sims.newApi.config.usageLog.requestIds = false;
+  sims.newApi.config.usageLog.vintage = 'NA25';
   const d = clocked(sims.newApi);
   const { rid, sentAt } = await billedChat(d);
   d.clock.now += 10_000;
@@ -123,6 +123,8 @@ test('one-api: unsupported, and not asked again for a while; no request id in th
 
 test('an older server: Bearer reads an empty log, ?key= the records; the style is remembered; the key never reaches the request log or errors', async () => {
   const sim = sims.newApi2025;
+  // A server of 2026-02-04/05: request ids in its records, the key still in the query (relay-receipts.md §1.1, §1.2).
+  sim.config.usageLog.vintage = 'NA26';
   const c = clocked(sim);
   const { rid, sentAt } = await billedChat(c);
   c.clock.now += 10_000;

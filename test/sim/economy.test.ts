@@ -334,6 +334,7 @@ test('/api/pricing (new-api): public shape, per-call and per-token models, usabl
       model_price: 0,
       owner_by: '',
       completion_ratio: 4,
+      cache_ratio: 0.5,
       enable_groups: ['default', 'vip'],
       supported_endpoint_types: ['openai'],
       vendor_id: byName['gpt-4o-mini'].vendor_id,

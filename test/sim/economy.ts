@@ -37,6 +37,10 @@ export interface ModelPricing {
   ratio?: number;
   completionRatio?: number;
   price?: number;
+  /** cache reads are billed at this share of input (unset: 1, and /api/pricing omits it: relay-receipts.md §2.1) */
+  cacheRatio?: number;
+  /** cache writes (Anthropic semantic) at this share (unset: 1.25, omitted from /api/pricing: §2.1) */
+  createCacheRatio?: number;
   enableGroups?: string[];
   /** dynamic pricing: listed by /api/pricing, nothing can be computed from its ratios */
   billingMode?: 'tiered_expr';
@@ -455,6 +459,9 @@ export function pricingBody(cfg: EconomyConfig, models: EconModel[]): Json {
       model_price: m.price ?? 0,
       owner_by: '',
       completion_ratio: perCall ? 0 : (m.completionRatio ?? 1),
+      // omitempty (gateway-economy.md §3)
+      ...(m.cacheRatio !== undefined ? { cache_ratio: m.cacheRatio } : {}),
+      ...(m.createCacheRatio !== undefined ? { create_cache_ratio: m.createCacheRatio } : {}),
       enable_groups: m.enableGroups ?? [],
       supported_endpoint_types: endpointTypesOf(m),
       ...(vendor >= 0 ? { vendor_id: vendor + 1 } : {}),

@@ -49,6 +49,9 @@ async function main(): Promise<void> {
     `  replies: PUT ${sim.url}/__sim/config '{"replies":"echo"}' (or "demo")`,
     `  completions: PUT ${sim.url}/__sim/config '{"completions":{"latencyMs":150}}' · GET /__sim/completions (requests, aborted…)`,
     `  faults: POST ${sim.url}/__sim/faults '{"kind":"status","status":503,"count":2}' · DELETE /__sim/faults · GET /__sim/log`,
+    `  usage log (real profile): PUT ${sim.url}/__sim/config '{"usageLog":{"delayMs":1500,"errorLog":true,"vintage":"NA25"}}' (NA26 · NA25 · NA24)`,
+    `  a dishonest gateway: PUT ${sim.url}/__sim/config '{"dishonest":{"overcharge":{"factor":1.5,"recorded":"charged"}}}'`,
+    '    (also inflatePrompt {share, inResponse} · mapModels · hiddenMapModels {requested: served} · forward · systemPromptTokens; {} is honest)',
     '  Ctrl-C stops it.',
   ];
   console.log(lines.join('\n'));

@@ -59,7 +59,6 @@ import {
   errorType,
   estimateQuota,
   findToken,
-  groupRatioOf,
   langOf,
   middlewareError,
   modelRefusal,
@@ -79,9 +78,14 @@ import {
   defaultUsageLog,
   entryOf,
   logAnswer,
+  quotaOf,
+  vintageOf,
+  type GatewayBill,
   type GatewayLogEntry,
   type UsageLogConfig,
 } from './usageLog';
+import { accountCall, type Dishonesty, type Reported, type UpstreamUsage } from './accounting';
+import { PromptCache } from './promptCache';
 import {
   CHAT_MODEL_REFUSAL,
   SUFFIX_REFUSAL,
@@ -138,8 +142,10 @@ export interface SimConfig extends EconomyConfig {
   replyText?: string | undefined;
   /** the gateway served under a path prefix, as behind a reverse proxy's `location /v1/` (e.g. '/v1'): other paths get 404 */
   mount?: string | undefined;
-  /** the gateway's own usage log (real profile, new-api flavors): delay, auth vintage, request ids, error records */
+  /** the gateway's own usage log (real profile, new-api flavors): delay, auth style, record vintage, error records */
   usageLog: UsageLogConfig;
+  /** a dishonest gateway's behaviours, each switchable (accounting.ts); unset: honest. reset() restores the starting value */
+  dishonest?: Dishonesty | undefined;
   /** 'demo': markdown answers in the prompt's language, paced, with token-sized usage (demo.ts); 'echo' (the default): `Echo: <prompt>` */ replies?:
     'echo' | 'demo' | undefined;
   /** POST /v1/completions: the latency before the first byte, a fixed middle (completions.ts) */
@@ -232,6 +238,8 @@ export interface UsageRecord {
   /** the client closed the connection before the answer was complete (POST /v1/completions; status 499) */
   aborted?: boolean;
   /** body bytes written (hugeError) */ bytesSent?: number;
+  /** the model the channel served, when a mapping replaced the requested one (recorded by the gateway or not: accounting.ts) */
+  servedModel?: string;
   /** the names of the query's parameters, when it had any (never their values: `key` carries a token) */
   queryNames?: string[];
 }
@@ -330,6 +338,8 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
         ownedBy: 'openai',
         ratio: 0.075,
         completionRatio: 4,
+        // cached input at half price, as OpenAI bills it (promptCache.ts)
+        cacheRatio: 0.5,
         enableGroups: ['default', 'vip'],
       },
       {
@@ -338,6 +348,9 @@ export function defaultConfig(profile: Profile = 'strict'): SimConfig {
         ownedBy: 'anthropic',
         ratio: 1.5,
         completionRatio: 5,
+        // cache reads at a tenth, writes at 1.25 (Anthropic's prices; promptCache.ts)
+        cacheRatio: 0.1,
+        createCacheRatio: 1.25,
         enableGroups: ['default', 'vip'],
       },
       {
@@ -635,14 +648,6 @@ interface Ctx {
   /** when the response's headers went out (first-response time) */
   firstByteMs?: number | undefined;
 }
-interface GatewayBill {
-  quota: number;
-  prompt: number;
-  completion: number;
-  modelRatio: number;
-  completionRatio: number;
-  groupRatio: number;
-}
 
 const KNOWN_PATHS: Array<[string, RegExp]> = [
   ['POST', /^\/v1\/chat\/completions$/],
@@ -674,6 +679,9 @@ export async function startSimulator(
   const rate = new Map<string, number[]>();
   /** the economy's critical rate limit (/api/usage/token/), per client IP */
   const critical = new Map<string, number[]>();
+  /** the upstream's prompt cache (promptCache.ts) */
+  const promptCache = new PromptCache();
+  const startDishonest = config.dishonest && structuredClone(config.dishonest);
   config.tokens.forEach(settle);
   const economyOf = (t: SimToken) => ({
     remainQuota: t.remainQuota,
@@ -745,7 +753,7 @@ export async function startSimulator(
     if (config.profile !== 'real' || config.gateway === 'one-api' || !c.tok || !c.record.model) return;
     if (c.req.method !== 'POST' || !(c.path.startsWith('/v1/') || c.path.startsWith('/v1beta/'))) return;
     const end = Date.now();
-    const entry = entryOf(config.usageLog, {
+    const entry = entryOf(config.usageLog, vintageOf(config, config.usageLog), {
       tok: c.tok,
       model: c.record.model,
       status,
@@ -1100,21 +1108,53 @@ export async function startSimulator(
     if (refused) sendError(c, 403, { message: refused.message, code: refused.code });
     return !refused;
   };
-  /** Bills a successful call to the token and the wallet (both profiles; only the real one shows it). */
-  const charge = (c: Ctx, tok: SimToken, model: string, usage?: { prompt: number; completion: number }) => {
-    const m = config.models.find((x) => x.id === model);
-    if (!m) return;
-    const quota = chargeQuota(config, m, tok.group, usage);
-    bill(config, tok, quota);
-    c.billed = {
-      quota,
-      prompt: usage?.prompt ?? 0,
-      completion: usage?.completion ?? 0,
-      modelRatio: m.ratio ?? 0,
-      completionRatio: m.completionRatio ?? 1,
-      groupRatio: groupRatioOf(config, tok.group),
+  /**
+   * Bills a successful call to the token and the wallet (both profiles; only the real one shows it) as the
+   * gateway's vintage charges it (one-api by its own formula), honest or not (accounting.ts). `usage`: the
+   * upstream's, in the surface's semantic; `sentSystem`: the request carried its own system prompt.
+   * Returns what the response reports.
+   */
+  const charge = (
+    c: Ctx,
+    tok: SimToken,
+    model: string,
+    usage?: Pick<UpstreamUsage, 'prompt' | 'completion'> & Partial<UpstreamUsage>,
+    sentSystem = false,
+  ): Reported => {
+    const upstream: UpstreamUsage | undefined = usage && {
+      cacheRead: 0,
+      cacheWrite: 0,
+      semantic: 'openai',
+      ...usage,
     };
+    const m = config.models.find((x) => x.id === model);
+    if (!m) return { prompt: 0, completion: 0, cacheRead: 0, cacheWrite: 0, semantic: 'openai', ...upstream, model };
+    const vintage = vintageOf(config, config.usageLog);
+    const { bill: billed, reported } = accountCall({
+      cfg: config,
+      model: m,
+      group: tok.group,
+      usage: upstream,
+      sentSystem,
+      dishonest: config.dishonest,
+      quota: (terms) =>
+        config.gateway === 'one-api'
+          ? chargeQuota(config, m, tok.group, { prompt: terms.prompt, completion: terms.completion })
+          : quotaOf(vintage, terms, config.quotaPerUnit),
+      upstreamRequestId: () => requestId('real'),
+    });
+    bill(config, tok, billed.quota);
+    c.billed = billed;
+    const served = config.dishonest?.mapModels?.[model] ?? config.dishonest?.hiddenMapModels?.[model];
+    if (served !== undefined) c.record.servedModel = served;
+    return reported;
   };
+  /**
+   * The upstream's prompt cache is reported where the gateway accounts for it: new-api since 2025-03-08
+   * (not NA24, whose billing has no cache term, relay-receipts.md §2.3; not one-api). promptCache.ts.
+   */
+  const caching = () =>
+    config.profile === 'real' && config.gateway !== 'one-api' && vintageOf(config, config.usageLog) !== 'NA24';
 
   const parseJson = (c: Ctx, body: Buffer): Record<string, unknown> | undefined => {
     try {
@@ -1252,18 +1292,29 @@ export async function startSimulator(
       model: body.model,
       native: false,
     });
-    const promptTokens =
-      (messages as Array<{ content?: unknown }>).reduce((n, m) => n + promptTokensOf(textOfContent(m.content)), 0) + 3;
-    const completionTokens = outputTokens(plan, r.parts.length);
+    const tokensOf = (m: unknown) => promptTokensOf(textOfContent((m as { content?: unknown }).content));
+    const promptTokens = (messages as unknown[]).reduce<number>((n, m) => n + tokensOf(m), 0) + 3;
+    const claude = config.models.find((x) => x.id === body.model)?.ownedBy === 'anthropic';
+    const cached = caching() && !claude ? promptCache.openai(`${tok.name}:${body.model}`, messages, tokensOf) : 0;
+    const sentSystem = (messages as Array<{ role?: unknown }>).some(
+      (m) => m.role === 'system' || m.role === 'developer',
+    );
+    const u = charge(
+      c,
+      tok,
+      body.model,
+      { prompt: promptTokens, completion: outputTokens(plan, r.parts.length), cacheRead: cached },
+      sentSystem,
+    );
     const usage = {
-      prompt_tokens: promptTokens,
-      completion_tokens: completionTokens,
-      total_tokens: promptTokens + completionTokens,
+      prompt_tokens: u.prompt,
+      completion_tokens: u.completion,
+      total_tokens: u.prompt + u.completion,
+      ...(u.cacheRead ? { prompt_tokens_details: { cached_tokens: u.cacheRead } } : {}),
     };
-    charge(c, tok, body.model, { prompt: promptTokens, completion: completionTokens });
     const id = config.profile === 'real' ? `chatcmpl-${c.rid}` : `chatcmpl-${randomBytes(12).toString('hex')}`;
     const created = Math.floor(Date.now() / 1000);
-    const model = body.model;
+    const model = u.model;
     const finishReason = compatibleFinish(plan, r.truncated);
     c.record.stream = body.stream === true;
     if (body.stream !== true) {
@@ -1361,8 +1412,16 @@ export async function startSimulator(
     c.record.stream = plan.stream;
     if (await closedWhileWaiting(c, config.completions?.latencyMs ?? 0)) return;
     const id = config.profile === 'real' ? `cmpl-${c.rid}` : `cmpl-${randomBytes(12).toString('hex')}`;
-    const a = answerOf(plan, body.model, id, config.completions?.text);
-    charge(c, tok, body.model, { prompt: a.usage.prompt_tokens, completion: a.usage.completion_tokens });
+    const answer = answerOf(plan, body.model, id, config.completions?.text);
+    const u = charge(c, tok, body.model, {
+      prompt: answer.usage.prompt_tokens,
+      completion: answer.usage.completion_tokens,
+    });
+    const a = {
+      ...answer,
+      model: u.model,
+      usage: { prompt_tokens: u.prompt, completion_tokens: u.completion, total_tokens: u.prompt + u.completion },
+    };
     if (plan.suffix) completionStats.fim++;
     if (!plan.stream) return sendJson(c, 200, completionObject(a));
     // new-api synthesizes the usage for channels that lose stream_options; OpenAI sends it when asked.
@@ -1393,15 +1452,33 @@ export async function startSimulator(
       model: body.model,
       native: true,
     });
-    const outTokens = outputTokens(plan, r.parts.length);
-    const systemWords = promptTokensOf(textOfContent(body.system));
-    const inputTokens =
-      (messages as Array<{ content?: unknown }>).reduce((n, m) => n + promptTokensOf(textOfContent(m.content)), 0) +
-      systemWords +
-      3;
-    charge(c, tok, body.model, { prompt: inputTokens, completion: outTokens });
+    const tokensOf = (content: unknown) => promptTokensOf(textOfContent(content));
+    const list = messages as Array<{ content?: unknown }>;
+    const inputTokens = list.reduce((n, m) => n + tokensOf(m.content), 0) + tokensOf(body.system) + 3;
+    const cache = caching()
+      ? promptCache.anthropic(`${tok.name}:${body.model}`, body.system, list, tokensOf)
+      : { read: 0, write: 0 };
+    const u = charge(
+      c,
+      tok,
+      body.model,
+      {
+        prompt: inputTokens - cache.read - cache.write,
+        completion: outputTokens(plan, r.parts.length),
+        cacheRead: cache.read,
+        cacheWrite: cache.write,
+        semantic: 'anthropic',
+      },
+      !!textOfContent(body.system),
+    );
+    const outTokens = u.completion;
+    const usage = {
+      input_tokens: u.prompt,
+      ...(u.cacheWrite ? { cache_creation_input_tokens: u.cacheWrite } : {}),
+      ...(u.cacheRead ? { cache_read_input_tokens: u.cacheRead } : {}),
+    };
     const id = `msg_${randomBytes(12).toString('hex')}`;
-    const model = body.model;
+    const model = u.model;
     const stopReason = nativeStopReason(plan, r.truncated);
     c.record.stream = body.stream === true;
     if (body.stream !== true) {
@@ -1418,7 +1495,7 @@ export async function startSimulator(
         content: nativeContent(plan, r.text),
         stop_reason: stopReason,
         stop_sequence: null,
-        usage: { input_tokens: inputTokens, output_tokens: outTokens },
+        usage: { ...usage, output_tokens: outTokens },
       });
     }
     const ev = (type: string, data: unknown) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -1434,7 +1511,7 @@ export async function startSimulator(
           model,
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: inputTokens, output_tokens: 1 },
+          usage: { ...usage, output_tokens: 1 },
         },
       }),
       firstStart,
@@ -1469,13 +1546,18 @@ export async function startSimulator(
       native: false,
       responses: true,
     });
-    const input = inputWords(body) + 3;
-    const output = outputTokens(plan, r.parts.length);
-    charge(c, tok, body.model, { prompt: input, completion: output });
+    const u = charge(
+      c,
+      tok,
+      body.model,
+      { prompt: inputWords(body) + 3, completion: outputTokens(plan, r.parts.length) },
+      typeof body.instructions === 'string' && !!body.instructions,
+    );
+    const [input, output] = [u.prompt, u.completion];
     const include = Array.isArray(body.include) ? body.include : [];
     const parts: ResponseParts = {
       id: `resp_${randomBytes(16).toString('hex')}`,
-      model: body.model,
+      model: u.model,
       plan,
       textPieces: r.parts.length === 1 && !r.parts[0] ? [] : r.parts,
       truncated: r.truncated,
@@ -1532,10 +1614,10 @@ export async function startSimulator(
       model: route.model,
       native: false,
     });
-    const promptTokens = geminiPromptWords(body) + 3;
-    charge(c, tok, route.model, { prompt: promptTokens, completion: r.parts.length });
+    const u = charge(c, tok, route.model, { prompt: geminiPromptWords(body) + 3, completion: r.parts.length });
+    const promptTokens = u.prompt;
     const g = {
-      model: route.model,
+      model: u.model,
       responseId: randomBytes(12).toString('base64url'),
       pieces: r.parts,
       truncated: r.truncated,
@@ -2235,6 +2317,8 @@ export async function startSimulator(
       videos.clear();
       completionStats = emptyStats();
       config.completions = { ...startCompletions };
+      promptCache.clear();
+      config.dishonest = startDishonest && structuredClone(startDishonest);
       for (const t of config.tokens) {
         const start = startEconomy.tokens.get(t.name);
         if (start) Object.assign(t, start, { modelLimits: start.modelLimits && [...start.modelLimits] });

@@ -151,13 +151,19 @@ test('vintages: Bearer (2026) refuses ?key=; ?key= (older) reads an empty list f
     'the key is read from the query',
   );
   const byQuery = await call(old, `/api/log/token?key=${encodeURIComponent(old.tokens.production)}`);
-  assert.equal(byQuery.json.data[0].request_id, rid(r));
+  assert.equal(byQuery.json.data.length, 1);
+  assert.ok(!('request_id' in byQuery.json.data[0]), 'records carry request ids only since 2026-02-04');
   assert.ok(!old.log.some((l) => l.path.includes(old.tokens.production)), 'the log keeps paths without the query');
 
-  old.config.usageLog.requestIds = false;
-  const noIds = await call(old, `/api/log/token?key=${encodeURIComponent(old.tokens.production)}`);
-  assert.equal(noIds.json.data.length, 1);
-  assert.ok(!('request_id' in noIds.json.data[0]));
+  // A server of 2026-02-04/05: request ids in its records, the key still in the query.
+  old.config.usageLog.vintage = 'NA26';
+  const withId = await post(old, '/v1/chat/completions', {
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'x' }],
+  });
+  const both = await call(old, `/api/log/token?key=${encodeURIComponent(old.tokens.production)}`);
+  assert.equal(both.json.data[0].request_id, rid(withId));
+  assert.ok(rid(r) !== rid(withId));
 
   const one = sims['one-api'];
   const missing = await readLog(one);
@@ -177,7 +183,11 @@ test("vintage query-refusing: a Bearer header alone or an unknown key is success
   assert.deepEqual([bare.status, bare.json], [200, refusal], 'no key in the query: refused in a 200');
   assert.deepEqual((await call(old, '/api/log/token?key=sk-nobody')).json, refusal);
   const byQuery = await call(old, `/api/log/token?key=${encodeURIComponent(old.tokens.production)}`);
-  assert.equal(byQuery.json.data[0].request_id, rid(r));
+  assert.equal(r.status, 200);
+  assert.deepEqual(
+    byQuery.json.data.map((d: any) => [d.type, d.model_name, d.token_name]),
+    [[2, 'gpt-4o-mini', 'production']],
+  );
   const logged = old.log.filter((l) => l.path === '/api/log/token');
   assert.deepEqual(
     logged.map((l) => l.queryNames),
@@ -198,4 +208,135 @@ test('the log shares the critical rate limit with /api/usage/token/: an empty 42
   assert.equal(limited.headers['retry-after'], undefined);
   assert.equal((await call(sim, '/api/usage/token/', { headers: bearer(sim) })).status, 429);
   assert.equal(sim.criticalRequests(), 5);
+});
+
+test('the record per vintage (relay-receipts.md §1): NA26 ids and later fields; NA25 group and cache fields, every row oldest first, id % 1024; NA24 no group, admin_info shown', async () => {
+  const sim = sims['new-api-2025'];
+  const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'one two three' }] };
+  const read = () => call(sim, `/api/log/token?key=${encodeURIComponent(sim.tokens.production)}`);
+  const shapes: Record<string, { keys: string[]; other: string[] }> = {};
+  for (const vintage of ['NA26', 'NA25', 'NA24'] as const) {
+    sim.reset();
+    sim.config.usageLog.vintage = vintage;
+    await post(sim, '/v1/chat/completions', chat);
+    await post(sim, '/v1/chat/completions', chat);
+    const data = (await read()).json.data as any[];
+    assert.equal(data.length, 2);
+    shapes[vintage] = { keys: Object.keys(data[0]).sort(), other: Object.keys(JSON.parse(data[0].other)).sort() };
+    if (vintage === 'NA26')
+      assert.deepEqual(
+        data.map((d) => d.id),
+        [1, 2],
+      );
+    else
+      assert.ok(data[0].created_at <= data[1].created_at && data[0].id < data[1].id, 'the table order, oldest first');
+  }
+  assert.ok(shapes.NA26.keys.includes('request_id') && shapes.NA26.keys.includes('group'));
+  assert.ok(!shapes.NA25.keys.includes('request_id') && shapes.NA25.keys.includes('group'));
+  assert.ok(!shapes.NA24.keys.includes('request_id') && !shapes.NA24.keys.includes('group'));
+  assert.deepEqual(shapes.NA26.other, [
+    'cache_ratio',
+    'cache_tokens',
+    'completion_ratio',
+    'frt',
+    'group_ratio',
+    'model_price',
+    'model_ratio',
+    'request_path',
+    'user_group_ratio',
+  ]);
+  assert.deepEqual(shapes.NA25.other, [
+    'cache_ratio',
+    'cache_tokens',
+    'completion_ratio',
+    'frt',
+    'group_ratio',
+    'model_price',
+    'model_ratio',
+  ]);
+  assert.deepEqual(shapes.NA24.other, [
+    'admin_info',
+    'completion_ratio',
+    'frt',
+    'group_ratio',
+    'model_price',
+    'model_ratio',
+  ]);
+  // NA24 rounds K × completion ratio first; a per-token model records model_price -1
+  const [r] = (await read()).json.data as any[];
+  const o = JSON.parse(r.other);
+  assert.equal(o.model_price, -1);
+  assert.equal(r.quota, Math.round((r.prompt_tokens + Math.round(r.completion_tokens * 4)) * 0.075));
+});
+
+test("the upstream's prompt cache: OpenAI reads a repeated prefix of 1024+ tokens in steps of 128; Anthropic writes, then reads, up to its cache_control; both billed at their ratios", async () => {
+  const sim = sims['new-api'];
+  const context = Array.from({ length: 1100 }, (_, i) => `c${i}`).join(' ');
+  const turn = (q: string) => ({
+    model: 'gpt-4o-mini',
+    messages: [
+      { role: 'user', content: context },
+      { role: 'assistant', content: 'ok' },
+      { role: 'user', content: q },
+    ],
+  });
+  const first = await post(sim, '/v1/chat/completions', turn('first'));
+  assert.equal(first.json.usage.prompt_tokens_details, undefined, 'nothing cached yet');
+  const second = await post(sim, '/v1/chat/completions', turn('second question'));
+  assert.deepEqual(second.json.usage.prompt_tokens_details, {
+    cached_tokens: 1024 + 128 * Math.floor((1101 - 1024) / 128),
+  });
+  const [rec] = (await readLog(sim)).json.data;
+  const o = JSON.parse(rec.other);
+  assert.deepEqual([o.cache_tokens, o.cache_ratio], [1024, 0.5]);
+  assert.equal(rec.prompt_tokens, second.json.usage.prompt_tokens, 'the OpenAI semantic: P includes the cached tokens');
+  const P = rec.prompt_tokens;
+  assert.equal(rec.quota, Math.round((P - 1024 + 1024 * 0.5 + rec.completion_tokens * 4) * 0.075));
+
+  const native = (q: string) =>
+    call(sim, '/v1/messages', {
+      method: 'POST',
+      headers: { 'x-api-key': sim.tokens.production, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 20,
+        system: [{ type: 'text', text: context, cache_control: { type: 'ephemeral' } }],
+        messages: [{ role: 'user', content: q }],
+      }),
+    });
+  const write = (await native('hello there')).json.usage;
+  const read = (await native('hello again')).json.usage;
+  assert.equal(write.cache_creation_input_tokens, 1100);
+  assert.equal(read.cache_read_input_tokens, 1100);
+  assert.equal(read.input_tokens, 2 + 3, 'the Anthropic semantic: input excludes the cache');
+  const [last] = (await readLog(sim)).json.data;
+  const lo = JSON.parse(last.other);
+  assert.deepEqual(
+    [lo.usage_semantic, lo.cache_tokens, lo.cache_creation_tokens, lo.cache_ratio],
+    ['anthropic', 1100, 0, 0.1],
+  );
+  assert.equal(last.quota, Math.round((5 + 1100 * 0.1 + last.completion_tokens * 5) * 1.5));
+});
+
+test('a dishonest gateway is switched on through PUT /__sim/config, each behaviour alone, and reset() makes it honest again', async () => {
+  const sim = sims['new-api'];
+  const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'one two three' }] };
+  await call(sim, '/__sim/config', {
+    method: 'PUT',
+    body: JSON.stringify({ dishonest: { mapModels: { 'gpt-4o-mini': 'cheap-mini' }, forward: true } }),
+  });
+  const mapped = await post(sim, '/v1/chat/completions', chat);
+  assert.equal(mapped.json.model, 'cheap-mini', 'the response names the upstream model (passthrough)');
+  const [rec] = (await readLog(sim)).json.data;
+  assert.deepEqual(
+    [JSON.parse(rec.other).is_model_mapped, JSON.parse(rec.other).upstream_model_name, rec.model_name],
+    [true, 'cheap-mini', 'gpt-4o-mini'],
+  );
+  assert.match(rec.upstream_request_id, /^\d{14}/);
+  sim.reset();
+  const honest = await post(sim, '/v1/chat/completions', chat);
+  assert.equal(honest.json.model, 'gpt-4o-mini');
+  const [clean] = (await readLog(sim)).json.data;
+  assert.equal(clean.upstream_request_id, undefined);
+  assert.equal(JSON.parse(clean.other).is_model_mapped, undefined);
 });

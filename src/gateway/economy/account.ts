@@ -15,7 +15,7 @@
 import { GatewayError, isGatewayError } from '../errors/gatewayError';
 import { tokenRefusedError } from '../errors/factories';
 import type { Transport } from '../http/transport';
-import { parsePricing, PRICING_PATH, type ModelPrice } from './pricing';
+import { parsePriceList, PRICING_PATH, type ModelPrice, type PriceList } from './pricing';
 import {
   BILLING_USAGE_PATH,
   parseBilling,
@@ -103,8 +103,8 @@ const ABSENT = new Set([401, 403, 404, 405, 501]);
 export class Account {
   private readonly statusDoc: Kept<GatewayStatus | undefined>;
   private quotaCache: Cached<Quota | undefined> | undefined;
-  /** the prices, as quoted for `group` */
-  private readonly pricingDoc: Kept<{ prices: Map<string, ModelPrice> | undefined; group: string | undefined }>;
+  /** the price list (with the time it was read), its prices quoted for `group` */
+  private readonly pricingDoc: Kept<{ list: PriceList | undefined; group: string | undefined }>;
   /** the token's effective group, when known (the usage log tells it): prices are quoted for it */
   tokenGroup: () => string | undefined = () => undefined;
   /** the token-usage route is missing (one-api, old new-api): go straight to the billing pair */
@@ -272,15 +272,23 @@ export class Account {
    * read that got no answer is not kept: the last answer for the token's group stands, else it throws.
    */
   async pricing(signal?: AbortSignal): Promise<Map<string, ModelPrice> | undefined> {
+    return (await this.priceList(signal))?.models;
+  }
+
+  /**
+   * The price list with the time it was read and the published ratios (what receipts compare with), as
+   * `pricing` reads and keeps it: the same read, the same cache.
+   */
+  async priceList(signal?: AbortSignal): Promise<PriceList | undefined> {
     const group = this.tokenGroup();
     const doc = this.pricingDoc;
     const lastForGroup = () => (doc.last?.value.group === group ? doc.last : undefined);
     const fresh = doc.fresh();
-    if (fresh && fresh.value.group === group) return fresh.value.prices;
+    if (fresh && fresh.value.group === group) return fresh.value.list;
     const waiting = doc.backingOff();
     if (waiting) {
       const last = lastForGroup();
-      if (last) return last.value.prices;
+      if (last) return last.value.list;
       throw waiting.error;
     }
     const epoch = this.epoch;
@@ -289,16 +297,18 @@ export class Account {
       async (shared) => {
         try {
           const status = await this.status(shared);
-          let prices: Map<string, ModelPrice> | undefined;
-          if (status && status.pricing?.enabled !== false && !status.pricing?.requireAuth)
-            prices = parsePricing(await this.optional(PRICING_PATH, shared), status.units, group);
-          if (epoch === this.epoch) doc.answered({ prices, group });
-          return prices;
+          let list: PriceList | undefined;
+          if (status && status.pricing?.enabled !== false && !status.pricing?.requireAuth) {
+            const json = await this.optional(PRICING_PATH, shared);
+            list = parsePriceList(json, status.units, this.now(), group);
+          }
+          if (epoch === this.epoch) doc.answered({ list, group });
+          return list;
         } catch (e) {
           if (epoch !== this.epoch) throw e;
           doc.failedWith(e);
           const last = lastForGroup();
-          if (last) return last.value.prices;
+          if (last) return last.value.list;
           throw e;
         }
       },

@@ -1,7 +1,8 @@
 /**
  * Model prices and the groups that may use each model, from new-api's `GET /api/pricing` (public
  * where the gateway allows it). Formulas as the gateway's own pricing page computes them:
- * reference shared/reference/gateway-economy.md §3.
+ * reference shared/reference/gateway-economy.md §3. The ratios themselves are kept too, with the group
+ * ratios and the time of the read: what a receipt's ratios are compared with (relay-receipts.md §2.5).
  */
 import { z } from 'zod';
 import { t } from '../l10n';
@@ -21,6 +22,29 @@ export interface ModelPrice {
   groups: string[];
   /** priced by an expression (tiered): no fixed price */
   dynamic: boolean;
+  /** the ratios as published (absent for a dynamic price) */
+  ratios?: PublishedRatios | undefined;
+}
+
+/** A model's ratios as /api/pricing publishes them (relay-receipts.md §2.5). */
+export interface PublishedRatios {
+  /** per call (`quota_type` 1): USD per call before the group ratio; undefined for a per-token model */
+  modelPrice: number | undefined;
+  modelRatio: number;
+  completionRatio: number;
+  /** cache reads; unpublished means the default 1 (§2.1) */
+  cacheRatio: number;
+  /** cache writes; unpublished means the default 1.25 (§2.1) */
+  createCacheRatio: number;
+}
+
+/** The price list as read at one time: the pricing list is "now", a record "then" (§2.5). */
+export interface PriceList {
+  /** when the gateway answered (ms since the epoch) */
+  readAt: number;
+  /** the group ratios published (the groups an anonymous caller sees; a token's own group may be absent) */
+  groupRatios: Record<string, number>;
+  models: Map<string, ModelPrice>;
 }
 
 const pricingSchema = z.object({
@@ -31,6 +55,8 @@ const pricingSchema = z.object({
       model_ratio: z.number().nullish(),
       model_price: z.number().nullish(),
       completion_ratio: z.number().nullish(),
+      cache_ratio: z.number().nullish(),
+      create_cache_ratio: z.number().nullish(),
       enable_groups: z.array(z.string()).nullish(),
       billing_mode: z.string().nullish(),
     }),
@@ -56,24 +82,57 @@ function groupRatio(groups: readonly string[], ratios: Record<string, number>, t
   return least ?? 1;
 }
 
-export function parsePricing(json: unknown, units: Units, tokenGroup?: string): Map<string, ModelPrice> | undefined {
+/** The price list read at `readAt`, prices quoted for the token's group where known. */
+export function parsePriceList(
+  json: unknown,
+  units: Units,
+  readAt: number,
+  tokenGroup?: string,
+): PriceList | undefined {
   const r = pricingSchema.safeParse(json);
   if (!r.success) return undefined;
   const ratios = r.data.group_ratio ?? {};
-  const out = new Map<string, ModelPrice>();
+  const models = new Map<string, ModelPrice>();
   for (const m of r.data.data) {
     const groups = m.enable_groups ?? [];
     const g = groupRatio(groups, ratios, tokenGroup);
     const base = { model: m.model_name, groups, unit: fromUsd(0, units).unit };
-    if (m.billing_mode === 'tiered_expr') out.set(m.model_name, { ...base, dynamic: true });
-    else if (m.quota_type === 1)
-      out.set(m.model_name, { ...base, dynamic: false, perCall: fromUsd((m.model_price ?? 0) * g, units).amount });
+    if (m.billing_mode === 'tiered_expr') {
+      models.set(m.model_name, { ...base, dynamic: true });
+      continue;
+    }
+    const perCall = m.quota_type === 1;
+    const published: PublishedRatios = {
+      modelPrice: perCall ? (m.model_price ?? 0) : undefined,
+      modelRatio: m.model_ratio ?? 0,
+      completionRatio: m.completion_ratio ?? 1,
+      cacheRatio: m.cache_ratio ?? 1,
+      createCacheRatio: m.create_cache_ratio ?? 1.25,
+    };
+    if (perCall)
+      models.set(m.model_name, {
+        ...base,
+        dynamic: false,
+        perCall: fromUsd((m.model_price ?? 0) * g, units).amount,
+        ratios: published,
+      });
     else {
       const input = fromUsd(((m.model_ratio ?? 0) * g * 1e6) / units.quotaPerUnit, units).amount;
-      out.set(m.model_name, { ...base, dynamic: false, input, output: input * (m.completion_ratio ?? 1) });
+      models.set(m.model_name, {
+        ...base,
+        dynamic: false,
+        input,
+        output: input * (m.completion_ratio ?? 1),
+        ratios: published,
+      });
     }
   }
-  return out;
+  return { readAt, groupRatios: { ...ratios }, models };
+}
+
+/** The prices per model (the price list without its time). */
+export function parsePricing(json: unknown, units: Units, tokenGroup?: string): Map<string, ModelPrice> | undefined {
+  return parsePriceList(json, units, 0, tokenGroup)?.models;
 }
 
 /** "$0.15 / $0.60 per 1M tokens", "$0.04 per call", "priced by usage tier", or undefined. */

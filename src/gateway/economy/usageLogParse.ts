@@ -1,7 +1,8 @@
 /**
  * The usage log's answer (`GET /api/log/token`, shared/reference/gateway-economy.md §6) parsed and
- * bounded: at most 1000 records, each checked on its own (a malformed one is left out, not the read),
- * `other` parsed from its JSON string under a size cap, quota in the gateway's display unit.
+ * bounded: the newest 1000 records (servers before 2026-02-06 send every row, unordered:
+ * relay-receipts.md §1.2), each checked on its own (a malformed one is left out, not the read), `other`
+ * parsed from its JSON string under a size cap, quota in the gateway's display unit.
  */
 import { z } from 'zod';
 import type { UsageRecord } from './usageTypes';
@@ -34,6 +35,7 @@ const recordSchema = z.object({
   token_name: text,
   group: text,
   request_id: text,
+  upstream_request_id: text,
   other: text,
 });
 
@@ -48,13 +50,12 @@ export type LogAnswer =
   /** `success: false` with the gateway's own message */
   | { ok: false; message: string };
 
-/** The envelope: the rows (not yet parsed, at most 1000) or the gateway's refusal. */
+/** The envelope: the rows (not yet parsed; as many as the answer's byte cap let in) or the gateway's refusal. */
 export function parseLogAnswer(json: unknown): LogAnswer | undefined {
   const r = answerSchema.safeParse(json);
   if (!r.success) return undefined;
   if (!r.data.success) return { ok: false, message: (r.data.message ?? '').slice(0, 500) };
-  const rows = Array.isArray(r.data.data) ? (r.data.data as unknown[]) : [];
-  return { ok: true, rows: rows.slice(0, USAGE_LOG_BOUNDS.records) };
+  return { ok: true, rows: Array.isArray(r.data.data) ? (r.data.data as unknown[]) : [] };
 }
 
 /** `other` from its JSON string (bounded); undefined when absent, too long or not an object. */
@@ -96,15 +97,28 @@ export function parseRecord(row: unknown, units: Units | undefined): UsageRecord
     tokenName: clip(d.token_name),
     group: clip(d.group),
     requestId: d.request_id ? clip(d.request_id) : undefined,
+    ...(d.upstream_request_id ? { upstreamRequestId: clip(d.upstream_request_id) } : {}),
     requestPath: typeof path === 'string' ? path.slice(0, USAGE_LOG_BOUNDS.textChars) : undefined,
     other,
   };
 }
 
-/** The records of an answer, newest first (as the gateway sends them; sorted again in case it did not). */
+const createdAt = (row: unknown): number => {
+  const v = row && typeof row === 'object' ? (row as { created_at?: unknown }).created_at : undefined;
+  return typeof v === 'number' && Number.isFinite(v) ? v : -Infinity;
+};
+
+/**
+ * The newest 1000 records of an answer, newest first: a current gateway sends them so; an older one sends
+ * every row in no order, so the rows are sorted by time before any is kept.
+ */
 export function parseRecords(rows: unknown[], units: Units | undefined): UsageRecord[] {
+  const newest =
+    rows.length > USAGE_LOG_BOUNDS.records
+      ? [...rows].sort((a, b) => createdAt(b) - createdAt(a)).slice(0, USAGE_LOG_BOUNDS.records)
+      : rows;
   const out: UsageRecord[] = [];
-  for (const row of rows) {
+  for (const row of newest) {
     const rec = parseRecord(row, units);
     if (rec) out.push(rec);
   }

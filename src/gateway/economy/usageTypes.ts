@@ -28,6 +28,11 @@ export interface UsageRecord {
   group: string;
   /** equal to the X-Oneapi-Request-Id header of the response; absent on servers older than early 2026 */
   requestId: string | undefined;
+  /**
+   * the request id another one-api/new-api relay gave the call when this gateway forwarded it there
+   * (`upstream_request_id`, since 2026-05; shared/reference/relay-receipts.md §4)
+   */
+  upstreamRequestId?: string | undefined;
   /** `other.request_path` (e.g. /v1/chat/completions), when the gateway says */
   requestPath: string | undefined;
   /** `other` parsed from its JSON string (bounded); undefined when absent or not an object */
