@@ -68,7 +68,10 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   if (seed && tokens.names().length === 0)
     await tokens.add(process.env.MODEL_RELAY_SEED_TOKEN_NAME || 'local', seed, true);
   const kept = new KeptBaseUrl(context.globalState);
-  const requests = new LocalRequestLog(context.globalState);
+  // the request log: JSON lines in global storage, shared by this machine's windows (global state held it before)
+  const requests = new LocalRequestLog(vscode.Uri.joinPath(context.globalStorageUri, 'request-log').fsPath, {
+    legacy: context.globalState,
+  });
   context.subscriptions.push(requests);
   const service = new GatewayService(registry, tokens, log, requests, (baseUrl) => kept.isKept(baseUrl));
   const chatSetup = new ChatSetupWatch();
