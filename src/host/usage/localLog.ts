@@ -40,6 +40,8 @@ export const LEGACY_LOG_KEY = 'modelRelay.requestLog';
 export const MAX_FILE_BYTES = 512 * 1024;
 /** At most this many request ids are kept in one record of aggregated completions. */
 export const MAX_BATCH_IDS = 300;
+/** At most this many records are held in memory (the files' bound keeps them fewer, unless they cannot be written). */
+const MAX_HELD = 5000;
 /** Other records are written this long after the first unsaved one (ms). */
 const FLUSH_MS = 1000;
 const MINUTE_MS = 60_000;
@@ -257,7 +259,7 @@ export class LocalRequestLog {
   private async readBack(): Promise<number> {
     const { items, reset } = await this.file.readNew().catch(() => ({ items: [], reset: false }));
     if (reset) this.stored = items;
-    else this.stored.push(...items);
+    else this.keep(items);
     this.sorted = undefined;
     return reset ? Infinity : items.length;
   }
@@ -317,13 +319,18 @@ export class LocalRequestLog {
         await this.file.append(batch);
         came = await this.readBack();
       } catch {
-        this.stored.push(...batch); // not written (no folder, disk full): kept in this window's memory
+        this.keep(batch); // not written (no folder, disk full): kept in this window's memory
       }
       // the batch is now read back with the file (or kept above); more than it: another window's records
       this.writing = this.writing.filter((r) => !batch.includes(r));
       this.sorted = undefined;
       if (came > batch.length) this.changed();
     });
+  }
+
+  private keep(records: readonly LoggedRequest[]): void {
+    this.stored.push(...records);
+    if (this.stored.length > MAX_HELD) this.stored.splice(0, this.stored.length - MAX_HELD);
   }
 
   private enqueue<T>(op: () => Promise<T>): Promise<T> {
