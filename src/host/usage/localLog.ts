@@ -152,7 +152,7 @@ export class LocalRequestLog {
 
   add(r: RequestRecord): void {
     if (r.capability === 'account' || this.disposed) return;
-    const outcome = countedOutcome(r);
+    const outcome = Number.isFinite(Date.parse(r.time)) ? countedOutcome(r) : undefined;
     if (outcome) this.count(r, outcome);
     else {
       if (!this.pending.length) this.pendingSince = Date.now();
@@ -204,7 +204,7 @@ export class LocalRequestLog {
     try {
       this.file.appendSync(rest);
     } catch {
-      /* the folder cannot be written: these records are lost with the window, as before they were kept */
+      /* the folder cannot be written: these records go with the window */
     }
     this.listeners.clear();
   }
