@@ -18,6 +18,7 @@ import { addGateway, removeGateway, renameGateway, switchGateway } from './gatew
 import { copyGatewayLink, openGatewayLink } from './gateways/gatewayLinks';
 import { gatewayTokenStores, type TokenStore } from './gateways/tokenStore';
 import { readSettings } from './gateways/settings';
+import { settingsScope, watchRemovedGateways } from './gateways/removedGateways';
 import { ActiveTokens } from '../host/gateways/activeTokens';
 import { GatewayRegistry } from '../host/gateways/gatewayRegistry';
 import { editImage, generateImageFromSelection } from './media/imageCommands';
@@ -58,6 +59,7 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
     context.globalState,
     gatewayTokenStores(context, log),
     readSettings().gateways,
+    settingsScope(),
   );
   const tokens = new ActiveTokens(registry);
   context.subscriptions.push(log, registry, tokens);
@@ -68,9 +70,14 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   if (seed && tokens.names().length === 0)
     await tokens.add(process.env.MODEL_RELAY_SEED_TOKEN_NAME || 'local', seed, true);
   const kept = new KeptBaseUrl(context.globalState);
-  const requests = new LocalRequestLog(context.globalState);
+  // the request log: JSON lines in global storage, shared by this machine's windows (global state held it before)
+  const requests = new LocalRequestLog(vscode.Uri.joinPath(context.globalStorageUri, 'request-log').fsPath, {
+    legacy: context.globalState,
+  });
   context.subscriptions.push(requests);
   const service = new GatewayService(registry, tokens, log, requests, (baseUrl) => kept.isKept(baseUrl));
+  // a gateway removed by editing the settings takes its tokens with it (told once, with Undo)
+  context.subscriptions.push(watchRemovedGateways(registry, log));
   const chatSetup = new ChatSetupWatch();
   const tools = new ToolsSetup(
     context,

@@ -6,7 +6,22 @@
  */
 import type { Arrival, UsageRecord } from '../../src/gateway/economy/usageTypes';
 import type { ArrivalReader } from '../../src/host/usage/arrivals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { RequestRecord } from '../../src/gateway';
+
+const dirs: string[] = [];
+process.on('exit', () => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** A fresh folder for a request log's files (src/host/usage/localLog.ts), removed when the test process ends. */
+export function logDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'relay-log-'));
+  dirs.push(d);
+  return d;
+}
 
 export function usageRecord(requestId: string, extra: Partial<UsageRecord> = {}): UsageRecord {
   return {

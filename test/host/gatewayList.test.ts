@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import {
   gatewayList,
   legacyGateway,
+  namedGatewayIds,
   ProblemsOnce,
   settingsFor,
   type LegacyGatewaySettings,
@@ -115,4 +116,13 @@ test('problems are told once per change', () => {
   once.report([]);
   once.report(['a']);
   assert.deepEqual(told, ['a', 'b', 'a']);
+});
+
+test('the ids the gateways setting names, read or not (a gateway being edited keeps its tokens)', () => {
+  assert.deepEqual(namedGatewayIds(undefined), []);
+  assert.deepEqual(namedGatewayIds([b, { id: 'half', name: 'typing…', baseUrl: '' }, { name: 'no id' }, 7]), [
+    'b',
+    'half',
+  ]);
+  assert.equal(namedGatewayIds({ id: 'b' }), null, 'not a list: which gateways it names is not known');
 });

@@ -98,3 +98,142 @@ test('removing a gateway deletes its tokens and only its tokens, and forgets it 
   tokens.dispose();
   w.registry.dispose();
 });
+
+/** A window of `scope` over shared global state and secret storage (another window, or the next session). */
+function windowOf(w: ReturnType<typeof world>, gateways: GatewayProfile[], scope?: string) {
+  return new GatewayRegistry(
+    new InMemoryMemento(),
+    w.global,
+    (id) => new TokenStore(w.global, w.secrets, undefined, tokenKeys(id)),
+    gateways,
+    scope,
+  );
+}
+
+test('a gateway removed from the settings loses its tokens (told once); its id added again starts with none', async () => {
+  const w = world();
+  assert.deepEqual(await w.registry.settle(), [], 'the listed gateways are remembered');
+  await w.registry.tokensOf('b').add('mine', B);
+  await w.registry.tokensOf('default').add('production', A);
+  w.registry.update([gw('default')]);
+  const [removal, ...more] = await w.registry.settle();
+  assert.deepEqual(more, []);
+  assert.deepEqual(
+    { ...removal, profile: removal?.profile?.baseUrl },
+    {
+      id: 'b',
+      name: 'B',
+      tokens: 1,
+      profile: 'https://b.example.com',
+    },
+  );
+  assert.deepEqual(await w.secrets.keys(), ['modelRelay.token.production'], 'only b’s tokens went');
+  assert.deepEqual(await w.registry.settle(), [], 'told once');
+  w.registry.update([gw('default'), { ...gw('b'), baseUrl: 'https://new.example.org' }]);
+  await w.registry.settle();
+  assert.equal(await w.registry.tokensOf('b').activeToken(), undefined, 'a new gateway b: none of the old tokens');
+  assert.deepEqual(w.registry.tokensOf('b').names(), []);
+  w.registry.dispose();
+});
+
+test('removed between two sessions: the next start deletes the tokens, and the id reused starts with none', async () => {
+  const w = world();
+  await w.registry.settle();
+  await w.registry.tokensOf('b').add('mine', B);
+  w.registry.dispose();
+  const next = windowOf(w, [gw('default')]);
+  const removals = await next.settle();
+  assert.deepEqual(
+    removals.map((r) => [r.id, r.tokens, r.profile]),
+    [['b', 1, undefined]],
+    'no Undo: the gateway was not seen in this session',
+  );
+  next.update([gw('default'), gw('b')]);
+  await next.settle();
+  assert.equal(await next.tokensOf('b').activeToken(), undefined);
+  assert.deepEqual(await w.secrets.keys(), []);
+  next.dispose();
+});
+
+test('Undo within the session: listed again with the same address, the gateway gets its tokens back', async () => {
+  const w = world();
+  await w.registry.settle();
+  const b = w.registry.tokensOf('b');
+  await b.add('first', A);
+  await b.add('second', B, false);
+  w.registry.update([gw('default')]);
+  await w.registry.settle();
+  w.registry.update([gw('default'), gw('b')]);
+  assert.deepEqual(await w.registry.settle(), []);
+  const back = w.registry.tokensOf('b');
+  assert.deepEqual(back.names(), ['first', 'second']);
+  assert.equal(back.activeName(), 'first');
+  assert.equal(await back.activeToken(), A);
+  w.registry.dispose();
+});
+
+test('the default gateway keeps its tokens whatever the gateways list does', async () => {
+  const w = world([gw('default')]);
+  await w.registry.settle();
+  await w.registry.tokensOf('default').add('production', A);
+  for (const list of [[gw('default'), gw('c')], [gw('c')], [], [gw('default')]]) {
+    w.registry.update(list);
+    assert.deepEqual(await w.registry.settle(), []);
+  }
+  assert.equal(await w.registry.tokensOf('default').activeToken(), A);
+  w.registry.dispose();
+});
+
+test('another machine’s settings (a remote window) list their own gateways: tokens go when no scope lists the id', async () => {
+  const w = world([gw('default'), gw('b'), gw('c')]);
+  await w.registry.settle();
+  await w.registry.tokensOf('b').add('mine', B);
+  await w.registry.tokensOf('c').add('lab', A);
+  const remote = windowOf(w, [], 'ssh-remote:lab');
+  assert.deepEqual(await remote.settle(), [], 'a remote window without gateways deletes nothing');
+  remote.update([gw('c')]);
+  await remote.settle();
+  w.registry.update([gw('default'), gw('b')]);
+  assert.deepEqual(await w.registry.settle(), [], 'c is still listed by the remote settings');
+  assert.equal(await w.registry.tokensOf('c').activeToken(), A);
+  remote.update([]);
+  assert.deepEqual(
+    (await remote.settle()).map((r) => r.id),
+    ['c'],
+    'listed nowhere now',
+  );
+  assert.equal(await w.registry.tokensOf('b').activeToken(), B);
+  remote.dispose();
+  w.registry.dispose();
+});
+
+test('an entry being edited (unreadable for now) or a gateways value that is not a list removes nothing', async () => {
+  const w = world();
+  await w.registry.settle();
+  await w.registry.tokensOf('b').add('mine', B);
+  w.registry.update([gw('default')], ['b']); // `b` is still in the settings, its base URL half typed
+  assert.deepEqual(await w.registry.settle(), []);
+  w.registry.update([gw('default')], null);
+  assert.deepEqual(await w.registry.settle(), []);
+  w.registry.update([gw('default'), { ...gw('b'), baseUrl: 'https://b2.example.com' }]);
+  await w.registry.settle();
+  assert.equal(await w.registry.tokensOf('b').activeToken(), B, 'the edited gateway keeps its tokens');
+  w.registry.dispose();
+});
+
+test('Remove Gateway deletes the tokens itself: a settle during its settings write tells nothing', async () => {
+  const w = world();
+  await w.registry.settle();
+  await w.registry.tokensOf('b').add('mine', B);
+  let told: unknown[] = [];
+  await w.registry.remove('b', async () => {
+    w.registry.update([gw('default')]);
+    told = await w.registry.settle(); // the settings change event, in the focused window
+  });
+  assert.deepEqual(told, []);
+  assert.deepEqual(await w.secrets.keys(), []);
+  w.registry.update([gw('default'), gw('b')]);
+  await w.registry.settle();
+  assert.equal(await w.registry.tokensOf('b').activeToken(), undefined);
+  w.registry.dispose();
+});

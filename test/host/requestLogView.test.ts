@@ -8,11 +8,10 @@ import { test } from 'node:test';
 import { arrivalSource } from '../../src/host/usage/arrivals';
 import { LocalRequestLog } from '../../src/host/usage/localLog';
 import { MAX_LOG_ROWS, RequestLogView } from '../../src/host/usage/requestLogView';
-import { FakeUsageLog, NOW, rec, usageRecord } from '../fakes/usageLog';
-import { InMemoryMemento } from '../fakes/state';
+import { FakeUsageLog, logDir, NOW, rec, usageRecord } from '../fakes/usageLog';
 
 function rig(records = 3) {
-  const log = new LocalRequestLog(new InMemoryMemento());
+  const log = new LocalRequestLog(logDir(), { watch: false });
   for (let i = 0; i < records; i++) log.add(rec(i));
   const usage = new FakeUsageLog([usageRecord('req-0')], () => NOW);
   const view = new RequestLogView(
@@ -87,7 +86,7 @@ test('the log shows the newest rows only, aligned, and says how many there are',
 });
 
 test('a code completion is told apart in the Request column, on either path', () => {
-  const log = new LocalRequestLog(new InMemoryMemento());
+  const log = new LocalRequestLog(logDir(), { watch: false });
   log.add(rec(0, { path: '/v1/completions', purpose: 'completion', requestId: 'req-fim' }));
   log.add(rec(1, { path: '/v1/chat/completions', purpose: 'completion', requestId: 'req-chatway' }));
   log.add(rec(2, { path: '/v1/chat/completions', requestId: 'req-chat' }));
@@ -100,4 +99,26 @@ test('a code completion is told apart in the Request column, on either path', ()
   assert.match(row(text, 'req-fim'), /POST \/v1\/completions \(code completion\)/);
   assert.match(row(text, 'req-chatway'), /POST \/v1\/chat\/completions \(code completion\)/);
   assert.doesNotMatch(row(text, 'req-chat'), /code completion/);
+});
+
+test('a minute of code completions is one row: how many, the mean duration, no single arrival', async () => {
+  const log = new LocalRequestLog(logDir(), { watch: false });
+  for (let i = 0; i < 3; i++)
+    log.add(rec(i, { path: '/v1/completions', purpose: 'completion', durationMs: 100 * (i + 1), requestId: `c-${i}` }));
+  log.add(rec(10, { requestId: 'req-chat' }));
+  const view = new RequestLogView(
+    log,
+    arrivalSource(() => new FakeUsageLog([usageRecord('c-0')], () => NOW)),
+    () => NOW,
+  );
+  await view.refresh();
+  const text = view.text();
+  const minute = text.split('\n').find((l) => l.includes('3 code completions')) ?? '';
+  assert.match(minute, /POST \/v1\/completions \(3 code completions\)/);
+  assert.match(minute, /200 ms on average/);
+  assert.match(minute, /^\S+ \S+ +200 +— /, 'the arrived cell of a minute of requests is a dash');
+  assert.match(text, /4 requests\./, 'requests are counted, not rows');
+  assert.match(row(text, 'req-chat'), /arrived|no record/);
+  view.dispose();
+  log.dispose();
 });

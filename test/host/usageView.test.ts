@@ -6,8 +6,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ModelPrice, RequestRecord, Units } from '../../src/gateway';
+import type { ModelPrice, Units } from '../../src/gateway';
 import type { UsageLogRead, UsageRecord } from '../../src/gateway/economy/usageTypes';
+import type { LoggedRequest } from '../../src/host/usage/localLog';
 import { estimateRecords, usageCsv, type UsageSource } from '../../src/host/usage/usageData';
 import { usageHtml, usageStrings } from '../../src/host/usage/usageHtml';
 import { UsageViewModel } from '../../src/host/usage/usageView';
@@ -37,7 +38,7 @@ function rec(over: Partial<UsageRecord>): UsageRecord {
   };
 }
 
-function local(over: Partial<RequestRecord>): RequestRecord {
+function local(over: Partial<LoggedRequest>): LoggedRequest {
   return {
     time: new Date(NOW - 120_000).toISOString(),
     surface: 'compatible',
@@ -62,7 +63,7 @@ const prices = new Map<string, ModelPrice>([
   ['gpt-image-1', { model: 'gpt-image-1', perCall: 0.04, unit: 'USD', groups: ['default'], dynamic: false }],
 ]);
 
-function source(reads: UsageLogRead[], localRecords: RequestRecord[] = []) {
+function source(reads: UsageLogRead[], localRecords: LoggedRequest[] = []) {
   const calls = { log: 0 };
   const s: UsageSource = {
     readLog: () => {
@@ -240,4 +241,35 @@ test('the page: nonce script only, no inline script or style, the words escaped 
   assert.doesNotMatch(html, /<script nonce="abc123">/, 'no inline script');
   assert.match(html, /<script nonce="abc123" src="vscode-resource:\/dist\/usage.js">/);
   assert.doesNotMatch(html, /<title>A "quoted"/);
+});
+
+test('a minute of counted code completions: each request counted, priced and marked as sent from here', async () => {
+  const minute: LoggedRequest = local({
+    purpose: 'completion',
+    path: '/v1/completions',
+    stream: false,
+    count: 150,
+    requestIds: ['req-c1', 'req-c2'],
+    usage: { promptTokens: 1_000_000, completionTokens: 100_000 }, // summed: 0.15 + 0.06
+  });
+  const { s } = source([{ state: 'unsupported' }], [minute]);
+  const { m, states } = model(s, { now: NOW });
+  await m.refresh();
+  const est = states.at(-1)!;
+  assert.deepEqual(
+    est.rows.map((r) => [r.model, r.costText, r.tokensIn]),
+    [['gpt-4o-mini (150 code completions)', '≈ $0.21', 1_000_000]],
+  );
+  assert.equal(est.totals.today.requests, 150, 'every request of the minute is counted');
+  const perCall = estimateRecords([{ ...minute, model: 'gpt-image-1' }], 'gw.example', prices, units);
+  assert.equal(perCall[0]!.cost.amount, 0.04 * 150, 'a price per call, times the calls');
+  // the gateway's log: its rows of those completions are marked as sent from here
+  const logged = [rec({ requestId: 'req-c2' }), rec({ requestId: 'req-other' })];
+  const withLog = source([{ state: 'ok', records: logged, readAt: NOW, units }], [minute]);
+  const view = model(withLog.s, { now: NOW });
+  await view.m.refresh();
+  assert.deepEqual(
+    view.states.at(-1)!.rows.map((r) => r.fromHere),
+    [true, false],
+  );
 });

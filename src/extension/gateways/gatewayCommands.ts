@@ -175,10 +175,11 @@ export async function removeGateway({ service }: GatewayCommandDeps): Promise<vo
     remove,
   );
   if (ok !== remove) return;
-  const raw = rawGateways();
-  if (hasEntry(raw, g.id)) await writeGateways(withGatewayRemoved(raw, g.id));
-  if (g.id === DEFAULT_GATEWAY_ID && !hasEntry(raw, g.id)) await clearLegacyGateway();
-  service.reload();
-  await service.registry.forget(g.id);
+  await service.registry.remove(g.id, async () => {
+    const raw = rawGateways();
+    if (hasEntry(raw, g.id)) await writeGateways(withGatewayRemoved(raw, g.id));
+    if (g.id === DEFAULT_GATEWAY_ID && !hasEntry(raw, g.id)) await clearLegacyGateway();
+    service.reload();
+  });
   void vscode.window.showInformationMessage(vscode.l10n.t('Model Relay: gateway "{0}" removed.', g.name));
 }

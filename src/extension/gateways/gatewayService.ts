@@ -32,11 +32,11 @@ import {
   type ProxySettings,
 } from '../../gateway';
 import type { GatewayProfile, SharedConfiguration } from '../../gateway';
-import { DEFAULT_GATEWAY_ID, ProblemsOnce, settingsFor } from '../../host/gateways/gatewayList';
+import { DEFAULT_GATEWAY_ID, ProblemsOnce, namedGatewayIds, settingsFor } from '../../host/gateways/gatewayList';
 import type { GatewayRegistry } from '../../host/gateways/gatewayRegistry';
 import { QuotaTracker } from '../../host/status/quotaSchedule';
 import type { LocalRequestLog } from '../../host/usage/localLog';
-import { readProxySettings, readSettings, affectsRelay, type RelaySettings } from './settings';
+import { rawGateways, readProxySettings, readSettings, affectsRelay, type RelaySettings } from './settings';
 import type { TokenStore } from './tokenStore';
 
 /** What decides the dispatcher: the proxy and certificate settings and the related environment. */
@@ -156,7 +156,7 @@ export class GatewayService extends Disposable {
   private readGateways(): RelaySettings {
     const s = readSettings();
     this.problems.report(s.gatewayProblems);
-    this.registry.update(s.gateways);
+    this.registry.update(s.gateways, namedGatewayIds(rawGateways()));
     return s;
   }
 

@@ -67,8 +67,8 @@ function zero(): UsageTotals {
 
 function add(into: UsageTotals, r: UsageRecord, countAmount: boolean): void {
   if (countAmount && Number.isFinite(r.cost.amount)) into.amount += r.cost.amount;
-  into.requests += 1;
-  if (r.kind === 'error') into.errors += 1;
+  into.requests += r.count ?? 1;
+  if (r.kind === 'error') into.errors += r.count ?? 1;
   into.promptTokens += r.promptTokens;
   into.completionTokens += r.completionTokens;
 }

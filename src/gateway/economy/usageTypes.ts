@@ -37,6 +37,8 @@ export interface UsageRecord {
   requestPath: string | undefined;
   /** `other` parsed from its JSON string (bounded); undefined when absent or not an object */
   other: Record<string, unknown> | undefined;
+  /** the requests this record stands for, when more than one (the local estimate's counted code completions) */
+  count?: number;
 }
 
 /** What one read of the usage log answered. */

@@ -68,6 +68,20 @@ export function gatewayList(legacy: LegacyGatewaySettings, rawGateways: unknown)
   return { gateways: [old, ...parsed.gateways], problems: parsed.problems };
 }
 
+/**
+ * The ids `modelRelay.gateways` names, whether or not each entry can be read (an entry being edited
+ * still names its gateway); null when the value is there but not a list (which gateways it names is
+ * not known).
+ */
+export function namedGatewayIds(rawGateways: unknown): string[] | null {
+  if (rawGateways === undefined || rawGateways === null) return [];
+  if (!Array.isArray(rawGateways)) return null;
+  return rawGateways.flatMap((e: unknown) => {
+    const id = e && typeof e === 'object' ? (e as { id?: unknown }).id : undefined;
+    return typeof id === 'string' ? [id] : [];
+  });
+}
+
 /** `modelRelay.fallbacks` as read, with the reason when it was ignored. */
 export function fallbackList(raw: unknown): { fallbacks: Fallbacks; problems: string[] } {
   const { fallbacks, problem } = parseFallbacks(raw);

@@ -28,6 +28,12 @@ export interface TokenSecrets {
   onDidChange(listener: (e: { key: string }) => unknown): { dispose(): unknown };
 }
 
+/** A gateway's tokens as removed: how many, and the way back (in memory only). */
+export interface RemovedTokens {
+  count: number;
+  restore(): Promise<void>;
+}
+
 export interface TokenSummary {
   name: string;
   masked: string;
@@ -149,12 +155,41 @@ export class TokenStore {
     });
   }
 
-  /** Deletes every token of this gateway (its gateway is being removed). */
-  removeAll(): Promise<void> {
+  /**
+   * Deletes every token of this gateway (its gateway is being removed): how many, and how to put them
+   * back (the values are held by the returned object only, in memory, never written anywhere else).
+   */
+  removeAll(): Promise<RemovedTokens> {
     return this.run(async () => {
-      for (const name of this.names()) await this.secrets.delete(this.secretKey(name));
+      const names = this.names();
+      const active = this.activeName();
+      const kept: Array<[string, string]> = [];
+      for (const name of names) {
+        const value = await this.value(name);
+        if (value !== undefined) kept.push([name, value]);
+        await this.secrets.delete(this.secretKey(name));
+      }
       await this.state.update(this.keys.names, undefined);
       await this.state.update(this.keys.active, undefined);
+      await this.sync();
+      return {
+        count: names.length,
+        restore: () => this.restore(kept, active),
+      };
+    });
+  }
+
+  /** Puts removed tokens back beside any stored since (a name stored since keeps its new value). */
+  private restore(kept: ReadonlyArray<[string, string]>, active: string | undefined): Promise<void> {
+    return this.run(async () => {
+      const names = this.names();
+      for (const [name, value] of kept)
+        if (!names.includes(name)) {
+          await this.secrets.store(this.secretKey(name), value);
+          names.push(name);
+        }
+      await this.state.update(this.keys.names, names);
+      if (!this.state.get<string>(this.keys.active) && active) await this.state.update(this.keys.active, active);
       await this.sync();
     });
   }

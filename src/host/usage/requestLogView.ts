@@ -1,14 +1,15 @@
 /**
  * The request log as a read-only document (Show Request Log): the requests this installation sent
- * (./localLog.ts, newest first, bounded), one aligned row each, with the column **arrived** — whether
+ * (./localLog.ts, newest first, bounded), one aligned row each (a minute's code completions of one model
+ * are one row, as the log keeps them), with the column **arrived** — whether
  * the gateway's usage log has the request (./arrivals.ts), looked up when the log is opened or
  * refreshed, all rows at once (one read per gateway). New requests appear as they are sent; their
  * arrival is looked up on the next refresh. Plain Node: src/extension/usage/requestLogDocument.ts shows it.
  */
-import type { RequestRecord } from '../../gateway';
 import type { Arrival } from '../../gateway/economy/usageTypes';
 import { t } from '../../gateway/l10n';
 import { arrivalCell, logsUsage, lookUpArrivals, type ArrivalSource } from './arrivals';
+import { requestCount, type LoggedRequest } from './localLog';
 
 /** At most this many rows are shown (the newest). */
 export const MAX_LOG_ROWS = 500;
@@ -18,12 +19,12 @@ const ARRIVED_COLUMN = 2;
 
 /** The part of LocalRequestLog the view reads. */
 export interface RecordSource {
-  all(): RequestRecord[];
+  all(): LoggedRequest[];
   onDidChange(listener: () => void): { dispose(): void };
 }
 
 /** A record's identity across reads of the local log. */
-function keyOf(r: RequestRecord): string {
+function keyOf(r: LoggedRequest): string {
   return `${r.time}|${r.requestId ?? ''}|${r.method}|${r.path}|${r.attempt}|${r.gateway ?? ''}`;
 }
 
@@ -63,7 +64,7 @@ export class RequestLogView {
   }
 
   /** The rows shown: newest first, at most MAX_LOG_ROWS. */
-  rows(): RequestRecord[] {
+  rows(): LoggedRequest[] {
     return this.records.all().slice(-MAX_LOG_ROWS).reverse();
   }
 
@@ -82,7 +83,8 @@ export class RequestLogView {
   }
 
   /** A row's arrived cell: its arrival, "checking…" while looked up, or "refresh" for a row sent since. */
-  private cell(r: RequestRecord): string {
+  private cell(r: LoggedRequest): string {
+    if (requestCount(r) > 1) return '—'; // a minute's completions: each has its own arrival
     const k = keyOf(r);
     if (this.arrivals.has(k)) return arrivalCell(this.arrivals.get(k));
     if (!logsUsage(r)) return '—';
@@ -92,7 +94,8 @@ export class RequestLogView {
   /** The whole document. */
   text(): string {
     const rows = this.rows();
-    const total = this.records.all().length;
+    const sum = (list: readonly LoggedRequest[]) => list.reduce((n, r) => n + requestCount(r), 0);
+    const [total, shown] = [sum(this.records.all()), sum(rows)];
     const head = [
       t('Model Relay request log: the requests sent from this installation (tokens only masked, no prompts).'),
       t(
@@ -104,9 +107,8 @@ export class RequestLogView {
         : this.lookedUpAt !== undefined
           ? t('Looked up at {0} UTC.', utc(new Date(this.lookedUpAt).toISOString()))
           : t('Not looked up yet.'),
-      total > rows.length
-        ? t('{0} requests; the newest {1} are shown.', total, rows.length)
-        : t('{0} requests.', rows.length),
+      total > shown ? t('{0} requests; the newest {1} are shown.', total, shown) : t('{0} requests.', shown),
+      t('Code completions that answered or were stopped are counted per minute and model, one row each.'),
       '',
     ];
     if (!rows.length) return [...head, t('No request has been sent yet.')].join('\n') + '\n';
@@ -128,11 +130,10 @@ export class RequestLogView {
       String(r.status ?? r.errorKind ?? '—') + (r.attempt > 1 ? ` (#${r.attempt})` : ''),
       this.cell(r),
       r.model ?? '—',
-      // A code completion is told apart (many small calls; the chat way's shares the chat path).
-      r.purpose === 'completion' ? t('{0} (code completion)', `${r.method} ${r.path}`) : `${r.method} ${r.path}`,
+      request(r),
       r.gateway && r.gateway !== r.host ? `${r.gateway} (${r.host})` : r.host,
       r.surface,
-      `${r.durationMs} ms`,
+      requestCount(r) > 1 ? t('{0} ms on average', String(r.durationMs)) : `${r.durationMs} ms`,
       r.requestId ?? '—',
       r.maskedToken || '—',
     ]);
@@ -144,6 +145,14 @@ export class RequestLogView {
     this.sub.dispose();
     this.listeners.clear();
   }
+}
+
+/** The Request cell: a code completion is told apart (many small calls; the chat way's shares the chat path). */
+function request(r: LoggedRequest): string {
+  const sent = `${r.method} ${r.path}`;
+  if (r.purpose !== 'completion') return sent;
+  const n = requestCount(r);
+  return n > 1 ? t('{0} ({1} code completions)', sent, String(n)) : t('{0} (code completion)', sent);
 }
 
 const WIDE = /[\u1100-\u115F\u2E80-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]/;

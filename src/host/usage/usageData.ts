@@ -5,19 +5,20 @@
  * The data arrives through `UsageSource` (the extension wires it to the gateway client), so all of
  * this is tested in Node with fixtures.
  */
-import type { ModelPrice, RequestRecord, Units } from '../../gateway';
+import type { ModelPrice, Units } from '../../gateway';
 import { formatAmount, unitOf } from '../../gateway/economy/units';
 import { summarizeUsage, type UsageTotals } from '../../gateway/economy/usageSummary';
 import type { UsageLogRead, UsageRecord } from '../../gateway/economy/usageTypes';
 import { t } from '../../gateway/l10n';
 import type { UsageRow, UsageTotalsView, UsageViewState } from '../../shared/usageProtocol';
+import { requestCount, type LoggedRequest } from './localLog';
 
 /** Where the view's data comes from. */
 export interface UsageSource {
   /** one read of the gateway's usage log (the reader shares one in-flight read and backs off on 429) */
   readLog(): Promise<UsageLogRead>;
   /** this installation's requests, oldest first (LocalRequestLog.all()) */
-  local(): readonly RequestRecord[];
+  local(): readonly LoggedRequest[];
   /** the active gateway's host: local records of other gateways are left out */
   host(): string | undefined;
   /** model prices (/api/pricing), undefined when the gateway publishes none */
@@ -31,7 +32,7 @@ export const READ_INTERVAL_MS = 60_000;
 
 /** The local requests of the active gateway as usage records, priced where the price is known (else cost NaN). */
 export function estimateRecords(
-  local: readonly RequestRecord[],
+  local: readonly LoggedRequest[],
   host: string | undefined,
   prices: Map<string, ModelPrice> | undefined,
   units: Units | undefined,
@@ -44,6 +45,7 @@ export function estimateRecords(
     if (!Number.isFinite(time)) continue;
     const ok = r.status !== undefined && r.status >= 200 && r.status < 300;
     const model = r.model ?? '';
+    const count = requestCount(r);
     out.push({
       time,
       kind: ok ? 'consume' : 'error',
@@ -60,14 +62,15 @@ export function estimateRecords(
       requestId: r.requestId,
       requestPath: r.path,
       other: undefined,
+      ...(count > 1 ? { count } : {}),
     });
   }
   return out.reverse(); // newest first, as the gateway answers
 }
 
-function estimate(p: ModelPrice | undefined, r: RequestRecord): number {
+function estimate(p: ModelPrice | undefined, r: LoggedRequest): number {
   if (!p || p.dynamic) return NaN;
-  if (p.perCall !== undefined) return p.perCall;
+  if (p.perCall !== undefined) return p.perCall * requestCount(r);
   if (p.input === undefined || p.output === undefined || !r.usage) return NaN;
   return (r.usage.promptTokens * p.input + r.usage.completionTokens * p.output) / 1e6;
 }
@@ -95,7 +98,7 @@ function row(r: UsageRecord, ours: ReadonlySet<string>, estimated: boolean): Usa
   const text = known ? formatAmount(r.cost.amount, r.cost.unit) : '';
   return {
     time: r.time,
-    model: r.model,
+    model: (r.count ?? 1) > 1 ? t('{0} ({1} code completions)', r.model, String(r.count)) : r.model,
     tokensIn: estimated && !r.promptTokens && !r.completionTokens ? undefined : r.promptTokens,
     tokensOut: estimated && !r.promptTokens && !r.completionTokens ? undefined : r.completionTokens,
     cost: known ? r.cost.amount : undefined,

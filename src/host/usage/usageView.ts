@@ -6,6 +6,7 @@
 import type { ModelPrice, Units } from '../../gateway';
 import type { UsageLogRead } from '../../gateway/economy/usageTypes';
 import type { UsageViewState } from '../../shared/usageProtocol';
+import { requestIdsOf } from './localLog';
 import { estimateRecords, READ_INTERVAL_MS, statusLine, usageCsv, usageState, type UsageSource } from './usageData';
 
 export interface UsageViewOptions {
@@ -93,7 +94,7 @@ export class UsageViewModel {
           ...common,
           source: 'log',
           records: ok.records,
-          ours: new Set(local.flatMap((r) => (r.requestId ? [r.requestId] : []))),
+          ours: new Set(local.flatMap(requestIdsOf)),
         })
       : usageState({
           ...common,
