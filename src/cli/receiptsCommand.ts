@@ -155,8 +155,8 @@ function head(n: number, since: Since | undefined, readAt: number, prices: Price
     .join('   ');
   return [
     since
-      ? t("According to the gateway's log (read {0}): {1} billed records in the last {2}.", minute(readAt), n, since)
-      : t("According to the gateway's log (read {0}): {1} billed records.", minute(readAt), n),
+      ? t("According to the gateway's log (read {0}), billed records in the last {2}: {1}.", minute(readAt), n, since)
+      : t("According to the gateway's log (read {0}), billed records: {1}.", minute(readAt), n),
     prices
       ? t('Price list as of {0}.', minute(prices.readAt))
       : t('The gateway does not publish a price list to this token.'),
