@@ -162,7 +162,7 @@ function head(n: number, since: Since | undefined, readAt: number, prices: Price
       : t('The gateway does not publish a price list to this token.'),
     legend,
     t(
-      'Billing checks: formula, price list, tokens, input. What the log records of the route, which says nothing about the charge: redirect, forward. Tokens and input are compared only with a call made from here (relay-doctor chat --receipt).',
+      'Billing checks: formula, price list, tokens, input. What the log records of the route, which says nothing about the charge: redirect, forward. Tokens and input need the call as it was made here (relay-doctor chat --receipt compares the tokens).',
     ),
   ];
 }
