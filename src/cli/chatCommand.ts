@@ -23,6 +23,8 @@ import {
   type FailoverEvent,
   type GatewayClient,
   type GatewayProfile,
+  type RequestLogSink,
+  type RequestRecord,
 } from '../gateway';
 import { chatEventBatches } from '../gateway/chat/stream';
 import { t } from '../gateway/l10n';
@@ -32,12 +34,15 @@ import { fileSecrets } from './diagnoseCommand';
 import type { GatewaysFile } from './gatewaysFile';
 import type { CliIo } from './main';
 import { baseUrlWarnings, chatEnding, retryLine, surfaceMoveLine } from './output';
+import { chatReceipt, isChatCall } from './receiptsCommand';
 
 interface GatewayChatInput {
   file: GatewaysFile;
   primary: GatewayProfile;
   req: ChatRequest;
   stream: boolean;
+  /** --receipt: after the answer, the receipt of the call from the gateway that answered */
+  receipt: boolean;
 }
 
 /** `--max-tokens N`: a positive whole number, else a usage error. */
@@ -94,9 +99,9 @@ function ended(
   return end.code;
 }
 
-/** Runs `chat`; resolves to the exit code (errors are thrown). `client`: the environment's gateway. */
+/** Runs `chat`; resolves to the exit code (errors are thrown). `client`: the environment's gateway, its requests heard. */
 export async function chatCommand(
-  target: { cfg: CliConfig; file?: GatewaysFile | undefined; client: () => GatewayClient },
+  target: { cfg: CliConfig; file?: GatewaysFile | undefined; client: (onRequest?: RequestLogSink) => GatewayClient },
   parsed: { values: Record<string, unknown>; positionals: string[] },
   io: CliIo,
   dispatcher: Dispatcher,
@@ -104,11 +109,20 @@ export async function chatCommand(
   const { cfg, file } = target;
   const req = requestOf(cfg, parsed.values, parsed.positionals);
   const stream = parsed.values['no-stream'] !== true;
+  const receipt = parsed.values.receipt === true;
   if (file && cfg.profile) {
     io.stderr.write(baseUrlWarnings(cfg.baseUrl, t('gateway "{0}"', cfg.profile.name)));
-    return chatOverGateways({ file, primary: cfg.profile, req, stream }, io, dispatcher);
+    return chatOverGateways({ file, primary: cfg.profile, req, stream, receipt }, io, dispatcher);
   }
-  const client = target.client();
+  let call: RequestRecord | undefined;
+  const client = target.client(receipt ? (r) => void (isChatCall(r) && (call = r)) : undefined);
+  const code = await chatOnce(client, req, stream, io);
+  if (receipt) await chatReceipt(client, call, io);
+  return code;
+}
+
+/** One chat with one gateway: the answer on stdout (streamed, or whole), how it ended on stderr; the exit code. */
+async function chatOnce(client: GatewayClient, req: ChatRequest, stream: boolean, io: CliIo): Promise<number> {
   if (!stream) {
     const r = await client.chat(req);
     io.stdout.write(`${r.text}\n`);
@@ -153,7 +167,10 @@ function answeredLine(name: string, model: string): string {
 /** Runs the chat over the primary gateway and its fallbacks; resolves to the exit code (errors are thrown). */
 async function chatOverGateways(c: GatewayChatInput, io: CliIo, dispatcher: Dispatcher): Promise<number> {
   const { file, primary, req } = c;
+  // --receipt: each gateway's billed chat call (the request log names the gateway)
+  const calls = new Map<string | undefined, RequestRecord>();
   const set = new GatewaySet(file.gateways, {
+    ...(c.receipt ? { onRequest: (r: RequestRecord) => void (isChatCall(r) && calls.set(r.gateway, r)) } : {}),
     token: (id) => {
       const name = file.tokenEnv.get(id);
       return (name && io.env[name]?.trim()) || undefined;
@@ -165,10 +182,13 @@ async function chatOverGateways(c: GatewayChatInput, io: CliIo, dispatcher: Disp
   const routes = routesFor({ gateway: primary.id, model: req.model }, file.fallbacks, set);
   const { model: _model, ...rest } = req;
   const modelOf = (id: string | undefined) => routes.find((r) => r.gateway === id)?.model ?? req.model;
-  // Who answered, then how the answer ended.
-  const answered = (result: ChatResult) => {
+  // Who answered, how the answer ended, then (--receipt) its receipt from the gateway that answered.
+  const answered = async (result: ChatResult) => {
     if (result.gateway) io.stderr.write(answeredLine(result.gateway.name, modelOf(result.gateway.id)));
-    return ended(result, req, io);
+    const code = ended(result, req, io);
+    const client = result.gateway && set.get(result.gateway.id);
+    if (c.receipt && client) await chatReceipt(client, calls.get(result.gateway?.name), io);
+    return code;
   };
   if (!c.stream) {
     const { result, failovers } = await chatAcross(set, routes, rest);

@@ -5,10 +5,11 @@
  *   relay-doctor models [--json]                                          with prices and groups where published
  *   relay-doctor quota [--json]
  *   relay-doctor usage [--json] [--since 24h|7d|30d]
+ *   relay-doctor receipts [--json] [--since 24h|7d|30d]                  exit 1 when a check of a record is inconsistent
  *   relay-doctor tools [--json] [--trust-project]                         exit 1 when a set-up terminal tool would fail
- *   relay-doctor chat --surface compatible|native|responses --model M [--max-tokens N] [--no-stream] "prompt"
+ *   relay-doctor chat --surface compatible|native|responses --model M [--max-tokens N] [--no-stream] [--receipt] "prompt"
  *   relay-doctor diagnose --all --gateways FILE [--json]                 exit 1 when any gateway or fallback target failed
- *   relay-doctor diagnose|models|quota|chat --gateways FILE --gateway NAME …
+ *   relay-doctor diagnose|models|quota|usage|receipts|chat|tools --gateways FILE --gateway NAME …
  *   relay-doctor --version
  *
  * Exit codes: 0 success, 1 a check or request failed, 2 a usage error, 3 a request failed after it may
@@ -25,7 +26,14 @@
  */
 import { parseArgs } from 'node:util';
 import type { Dispatcher } from 'undici';
-import { GatewayClient, createDispatcher, describeProxy, isGatewayError, redactSecrets } from '../gateway';
+import {
+  GatewayClient,
+  createDispatcher,
+  describeProxy,
+  isGatewayError,
+  redactSecrets,
+  type RequestLogSink,
+} from '../gateway';
 import { ENV_TOKEN, UsageError, configFor, readConfig, refuseTokenArguments, type CliConfig } from './config';
 import { chatCommand } from './chatCommand';
 import { diagnoseAll, diagnoseOne, fileSecrets, fileTerms } from './diagnoseCommand';
@@ -43,6 +51,7 @@ import { models } from './modelsCommand';
 import { toolsCommand } from './toolsCommand';
 import { quota } from './quotaCommand';
 import { isSince, usageCommand } from './usageCommand';
+import { receiptsCommand } from './receiptsCommand';
 import { applyLocale } from './locale';
 import { usage } from './help';
 import { isHelpFlag, isVersionFlag, version } from './usage';
@@ -58,7 +67,9 @@ export interface CliIo {
   stderr: { write(s: string): unknown; isTTY?: boolean | undefined };
 }
 
-type Command = 'diagnose' | 'models' | 'quota' | 'usage' | 'chat' | 'tools';
+type Command = 'diagnose' | 'models' | 'quota' | 'usage' | 'receipts' | 'chat' | 'tools';
+const COMMANDS: readonly Command[] = ['diagnose', 'models', 'quota', 'usage', 'receipts', 'chat', 'tools'];
+const isCommand = (s: string): s is Command => (COMMANDS as readonly string[]).includes(s);
 
 function parse(command: Command, args: string[]) {
   const options = {
@@ -69,6 +80,7 @@ function parse(command: Command, args: string[]) {
     model: { type: 'string' },
     'max-tokens': { type: 'string' },
     'no-stream': { type: 'boolean' },
+    receipt: { type: 'boolean' },
     gateways: { type: 'string' },
     gateway: { type: 'string' },
     all: { type: 'boolean' },
@@ -81,7 +93,8 @@ function parse(command: Command, args: string[]) {
     models: ['json', 'gateways', 'gateway', 'help'],
     quota: ['json', 'gateways', 'gateway', 'help'],
     usage: ['json', 'since', 'gateways', 'gateway', 'help'],
-    chat: ['surface', 'model', 'max-tokens', 'no-stream', 'gateways', 'gateway', 'help'],
+    receipts: ['json', 'since', 'gateways', 'gateway', 'help'],
+    chat: ['surface', 'model', 'max-tokens', 'no-stream', 'receipt', 'gateways', 'gateway', 'help'],
     tools: ['json', 'gateways', 'gateway', 'trust-project', 'help'],
   };
   let parsed;
@@ -102,7 +115,7 @@ function parse(command: Command, args: string[]) {
   return parsed;
 }
 
-function clientFor(cfg: CliConfig, dispatcher: Dispatcher, io: CliIo): GatewayClient {
+function clientFor(cfg: CliConfig, dispatcher: Dispatcher, io: CliIo, onRequest?: RequestLogSink): GatewayClient {
   io.stderr.write(baseUrlWarnings(cfg.baseUrl, cfg.profile ? t('gateway "{0}"', cfg.profile.name) : undefined));
   return new GatewayClient({
     gatewayName: cfg.profile?.name,
@@ -113,6 +126,7 @@ function clientFor(cfg: CliConfig, dispatcher: Dispatcher, io: CliIo): GatewayCl
     dispatcher,
     onRetry: (n) => void io.stderr.write(retryLine(n)),
     onSurfaceMove: (m) => void io.stderr.write(surfaceMoveLine(m)),
+    ...(onRequest ? { onRequest } : {}),
   });
 }
 
@@ -172,9 +186,15 @@ async function runCommand(
         { json: values.json === true, since: isSince(values.since) ? values.since : undefined },
         io.stdout,
       );
+    case 'receipts':
+      return receiptsCommand(
+        clientFor(cfg, dispatcher, io),
+        { json: values.json === true, since: isSince(values.since) ? values.since : undefined },
+        io.stdout,
+      );
     case 'chat':
       return chatCommand(
-        { cfg, file: target.file, client: () => clientFor(cfg, dispatcher, io) },
+        { cfg, file: target.file, client: (onRequest) => clientFor(cfg, dispatcher, io, onRequest) },
         parsed,
         io,
         dispatcher,
@@ -228,15 +248,7 @@ export async function main(given: CliIo): Promise<number> {
       io.stdout.write(`relay-doctor ${version()}\n`);
       return 0;
     }
-    if (
-      command !== 'diagnose' &&
-      command !== 'models' &&
-      command !== 'quota' &&
-      command !== 'usage' &&
-      command !== 'chat' &&
-      command !== 'tools'
-    )
-      throw new UsageError(t('Unknown command "{0}".', command));
+    if (!isCommand(command)) throw new UsageError(t('Unknown command "{0}".', command));
     const parsed = parse(command, rest);
     io = outputEdge(given, parsed.values.json === true);
     if (parsed.values.help) {

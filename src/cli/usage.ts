@@ -32,3 +32,10 @@ export function version(): string {
 
 export const isVersionFlag = (a: string | undefined) => a === '--version' || a === '-V' || a === 'version';
 export const isHelpFlag = (a: string | undefined) => a === '--help' || a === '-h' || a === 'help';
+
+/**
+ * How long `chat --receipt` waits for the call's record in the gateway's usage log, and how many reads it
+ * spends at most (the log is read at most once a minute, within the rate limit it shares with the balance):
+ * one read once the record is due, one more a minute later.
+ */
+export const RECEIPT_WAIT = { ms: 70_000, reads: 2 } as const;

@@ -5,6 +5,7 @@
  */
 import { formatAmount, type GatewayClient, type UsageRecord } from '../gateway';
 import { summarizeUsage, type UsageTotals } from '../gateway/economy/usageSummary';
+import { cells, padCells } from '../gateway/diagnose/textWidth';
 import { t } from '../gateway/l10n';
 
 export const SINCE = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
@@ -22,8 +23,11 @@ class UsageLogError extends Error {
   }
 }
 
-/** The records of the log, newest first, since `since` (all when undefined); throws when it cannot be read. */
-async function records(client: GatewayClient, since: Since | undefined, now: number) {
+/**
+ * One read of the log: its records, newest first, since `since` (all when undefined), with the time of the
+ * read and the gateway's units; throws when it cannot be read (`relay-doctor usage` and `receipts`).
+ */
+export async function readUsageLog(client: GatewayClient, since: Since | undefined, now: number) {
   const read = await client.usage.read();
   if (read.state === 'unsupported')
     throw new UsageLogError(
@@ -45,17 +49,17 @@ async function records(client: GatewayClient, since: Since | undefined, now: num
       read.error ?? new UsageLogError(t("The gateway's usage log could not be read: {0}", read.message), read.message)
     );
   const from = since ? now - SINCE[since] : -Infinity;
-  return { records: read.records.filter((r) => r.time >= from), readAt: read.readAt };
+  return { records: read.records.filter((r) => r.time >= from), readAt: read.readAt, units: read.units };
 }
 
 const money = (amount: number, unit: string | undefined) => (unit ? formatAmount(amount, unit) : '-');
 
-/** Columns padded to their widest cell (the last one left ragged). */
-function table(rows: string[][]): string[] {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => [...(r[i] ?? '')].length)));
+/** Columns padded to their widest cell, in terminal cells (a Chinese character takes two; the last column left ragged). */
+export function table(rows: string[][]): string[] {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => cells(r[i] ?? ''))));
   return rows.map((r) =>
     r
-      .map((c, i) => (i < r.length - 1 ? c + ' '.repeat(widths[i] - [...c].length) : c))
+      .map((c, i) => (i < r.length - 1 ? padCells(c, widths[i]) : c))
       .join('  ')
       .trimEnd(),
   );
@@ -72,9 +76,12 @@ function totalsLine(label: string, x: UsageTotals, unit: string | undefined): st
   );
 }
 
+/** A record's time as the tables write it: `2026-06-01 14:02:03` (UTC). */
+export const utcTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+
 function recordRow(r: UsageRecord): string[] {
   return [
-    new Date(r.time).toISOString().replace('T', ' ').slice(0, 19),
+    utcTime(r.time),
     r.model,
     `${r.promptTokens}/${r.completionTokens}`,
     formatAmount(r.cost.amount, r.cost.unit),
@@ -144,7 +151,7 @@ export async function usageCommand(
   now = Date.now(),
   utcOffsetMin = -new Date(now).getTimezoneOffset(),
 ): Promise<number> {
-  const { records: recs, readAt } = await records(client, o.since, now);
+  const { records: recs, readAt } = await readUsageLog(client, o.since, now);
   if (o.json) {
     const summary = summarizeUsage(recs, { now, utcOffsetMin });
     const json = {

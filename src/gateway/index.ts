@@ -294,6 +294,7 @@ export {
   overallState,
   receiptDisclaimer,
   receiptOf,
+  ratioInputs,
   INPUT_TOLERANCE,
   type BillingCheckId,
   type CheckInputs,

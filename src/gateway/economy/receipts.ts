@@ -207,7 +207,8 @@ function arithmeticCheck({ r, tk, rt }: Facts, ctx: ReceiptContext): ReceiptChec
   return { id: 'arithmetic', state: ok ? 'consistent' : 'inconsistent', text, inputs };
 }
 
-function ratioInputs(rt: RecordRatios): CheckInputs {
+/** The ratios a record says were applied, by the gateway's field names (a special user-group ratio only when set). */
+export function ratioInputs(rt: RecordRatios): CheckInputs {
   const out: CheckInputs = {};
   const put = (k: string, v: number | undefined) => {
     if (v !== undefined) out[k] = v;
