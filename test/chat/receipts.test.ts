@@ -10,7 +10,7 @@
 import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { overallState, type ReceiptCall, type Receipt } from '../../src/gateway';
-import { ChatView } from '../../src/host/chat/chatView';
+import { ChatView, RECEIPT_REPLIES, RECEIPT_WAIT_MS } from '../../src/host/chat/chatView';
 import { STATE_KEY, type SavedChat } from '../../src/host/chat/chatStore';
 import { sessionModels } from '../../src/host/chat/modelTraits';
 import type { ChatBackend } from '../../src/host/chat/session';
@@ -72,7 +72,9 @@ interface Rig {
   tc: TestClient;
 }
 
-function rig(o: { state?: InMemoryMemento; tc?: TestClient; source?: LogReceipts | null } = {}): Rig {
+function rig(
+  o: { state?: InMemoryMemento; tc?: TestClient; source?: LogReceipts | null; now?: () => number } = {},
+): Rig {
   const tc = o.tc ?? makeClient(sim);
   const backend: ChatBackend = { chat: (req) => tc.client.chat(req), chatStream: (req) => tc.client.chatStream(req) };
   const state = o.state ?? new InMemoryMemento();
@@ -96,6 +98,7 @@ function rig(o: { state?: InMemoryMemento; tc?: TestClient; source?: LogReceipts
     post: (msg) => posted.push(JSON.parse(JSON.stringify(msg)) as HostToWebview),
     src: () => undefined,
     receipts: o.source === null ? undefined : source,
+    now: o.now,
   });
   view.webviewReady();
   return { view, posted, state, source, tc };
@@ -254,3 +257,35 @@ test('a chat without a receipt source: the reply keeps its call, no line is ever
   assert.ok(r.posted.every((m) => !('entry' in m) || m.entry.receipt === undefined));
   r.view.dispose();
 });
+
+test(
+  'bounded: a reloaded chat asks for the newest replies only, and only for a while after they were made',
+  T,
+  async () => {
+    const made = Date.parse('2026-06-01T14:00:00Z');
+    const replies: ChatEntry[] = Array.from({ length: RECEIPT_REPLIES + 5 }, (_, i) => ({
+      id: `a${i}`,
+      role: 'assistant' as const,
+      text: `reply ${i}`,
+      createdAt: made + i * 1000,
+      status: 'done' as const,
+      model: 'gpt-4o-mini',
+      call: { time: new Date(made + i * 1000).toISOString(), model: 'gpt-4o-mini', requestId: `req-${i}`, host: 'h' },
+    }));
+    const entries = replies.flatMap((e) => [
+      { id: `u${e.id}`, role: 'user' as const, text: 'q', createdAt: e.createdAt },
+      e,
+    ]);
+    const state = new InMemoryMemento();
+    await state.update(STATE_KEY, { entries } satisfies SavedChat);
+    const soon = rig({ state, now: () => made + 60_000 });
+    assert.deepEqual(
+      soon.source.wanted.map((q) => q.requestId),
+      replies.slice(-RECEIPT_REPLIES).map((e) => e.call!.requestId),
+    );
+    soon.view.dispose();
+    const late = rig({ state, now: () => made + RECEIPT_WAIT_MS + 60_000 });
+    assert.deepEqual(late.source.wanted, [], 'too old to wait for');
+    late.view.dispose();
+  },
+);
