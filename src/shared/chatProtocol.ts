@@ -10,7 +10,7 @@
  * The webview imports this file with `import type` only, so zod stays out of its bundle.
  */
 import { z } from 'zod';
-import type { AnswerEnding, Capability, ErrorDetail, ErrorKind, Surface } from '../gateway';
+import type { AnswerEnding, Capability, CheckState, ErrorDetail, ErrorKind, RequestRecord, Surface } from '../gateway';
 import { IMAGE_MIME_TYPES, MAX_IMAGE_BASE64, MAX_IMAGES_PER_MESSAGE, type ImageMime } from './chatImages';
 
 /** The core's surface (`import type` only: nothing of the core reaches the webview bundle). */
@@ -188,6 +188,43 @@ export interface ChatEntry {
   retry?: RetryInfo | undefined;
   /** set on `/image` entries: such turns are shown, never sent to a chat model as history */
   image?: { prompt: string; savedPath?: string | undefined } | undefined;
+  /**
+   * assistant only: the billed call a finished reply was, as its receipt is looked up by (the usage
+   * room's ReceiptQuery: src/host/usage/receiptSource.ts); saved with the chat, so a reloaded chat finds
+   * its receipts again
+   */
+  call?: ChatCallRef | undefined;
+  /**
+   * host → webview only: the reply's receipt, once the gateway's log holds its record (filled on every
+   * post, like an image's `src`; never saved)
+   */
+  receipt?: ChatReceipt | undefined;
+}
+
+/** A reply's billed call: when it was made, the model asked for, its request id, the host and gateway that answered. */
+export type ChatCallRef = Pick<RequestRecord, 'time' | 'model' | 'requestId' | 'gateway' | 'host'>;
+
+/** One row of a receipt's detail: what (label), its value, and for a check its state in words. */
+export interface ChatReceiptRow {
+  label: string;
+  value: string;
+  check?: { state: CheckState; text: string } | undefined;
+}
+
+/**
+ * A reply's receipt as the chat shows it, in words from the host: a line under the reply, and the
+ * whole receipt in sections (the record; the billing checks; the route findings, kept apart), with the
+ * disclaimer. No raw record.
+ */
+export interface ChatReceipt {
+  /** "Receipt: $0.0123 charged · consistent with the price list of 14:02" */
+  line: string;
+  /** `warning` when a check is inconsistent (billing or route) */
+  kind: 'ok' | 'warning';
+  /** the sentences of the inconsistent checks (shown under the line in the warning colour) */
+  warnings: string[];
+  sections: Array<{ title: string; rows: ChatReceiptRow[] }>;
+  disclaimer: string;
 }
 
 export interface ModelOption {

@@ -1,12 +1,12 @@
 /**
  * One message in the conversation. A streaming reply renders incrementally, in time linear in its
  * length (./streamingBody.ts). A finished message is rendered once and then frozen. A user message shows
- * its images, a reply its reasoning (collapsed, above the text): ./entryExtras.ts; a failed reply
- * its error card: ./errorCard.ts. Words from the host (`ChatStrings`).
+ * its images, a reply its reasoning (collapsed, above the text) and its receipt (under it, once the
+ * host found it): ./entryExtras.ts; a failed reply its error card: ./errorCard.ts. Words from the host (`ChatStrings`).
  */
 import type { ChatEntry, ChatNotice } from '../shared/chatProtocol';
 import { fill, surfaceWord, type ChatStrings } from '../shared/chatStrings';
-import { renderImages, ThinkingSection } from './entryExtras';
+import { ReceiptSection, renderImages, ThinkingSection } from './entryExtras';
 import { errorCard } from './errorCard';
 import type { MarkdownRenderer } from './markdownRenderer';
 import { StreamingBody } from './streamingBody';
@@ -30,6 +30,7 @@ export class MessageView {
   private renderedText: string | undefined;
   private frozen = false;
   private thinking: ThinkingSection | undefined;
+  private receipt: ReceiptSection | undefined;
   private images: HTMLElement | undefined;
   private imagesShown = '';
   entry: ChatEntry;
@@ -187,6 +188,11 @@ export class MessageView {
       u.setAttribute('data-testid', 'chat-usage');
       u.textContent = usage;
       parts.push(u);
+    }
+    if (e.receipt) {
+      this.receipt ??= new ReceiptSection(d);
+      this.receipt.render(e.receipt);
+      parts.push(this.receipt.el);
     }
     this.meta.replaceChildren(...parts);
   }

@@ -24,6 +24,7 @@ import { disableStreaming, SECTION } from '../gateways/settings';
 import { CHAT_VIEW_ID } from '../../host/commandIds';
 import { generateAndSaveImage } from '../media/mediaCommon';
 import type { ArrivalSource } from '../../host/usage/arrivals';
+import type { ReceiptSource } from '../../host/usage/receiptSource';
 import type { ReportedError } from '../support/supportCommand';
 
 /** The model named for an `/image` reply before one is configured (the request then says what to set). */
@@ -44,6 +45,8 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     private readonly service: GatewayService,
     private readonly log: vscode.LogOutputChannel,
     arrivals: ArrivalSource,
+    /** the receipts of billed calls (the usage room's book): a reply's receipt line; absent, none */
+    receipts?: ReceiptSource,
   ) {
     super();
     this.imagesDir = vscode.Uri.joinPath(context.storageUri ?? context.globalStorageUri, CHAT_IMAGES_FOLDER);
@@ -76,6 +79,8 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       image: this.imageBackend(),
       // a failed /image that may have been charged: its card says whether the gateway logged it
       arrivals,
+      // a finished reply's receipt, once the gateway's log holds its record
+      receipts,
       post: (msg) => void this.view?.webview.postMessage(msg),
       src: (file) => this.view?.webview.asWebviewUri(vscode.Uri.joinPath(this.imagesDir, file)).toString(),
       // Windows without a workspace share the global storage: none of them removes the others' images.

@@ -7,6 +7,7 @@ import { ChatViewProvider } from './chatViewProvider';
 import type { Registrar } from '../lazy/registrar';
 import type { SelectionContext } from '../../shared/chatProtocol';
 import type { ArrivalSource } from '../../host/usage/arrivals';
+import type { ReceiptSource } from '../../host/usage/receiptSource';
 
 export function registerChat(
   context: vscode.ExtensionContext,
@@ -14,8 +15,10 @@ export function registerChat(
   service: GatewayService,
   log: vscode.LogOutputChannel,
   arrivals: ArrivalSource,
+  /** the receipts of billed calls (the usage room's book); absent, replies show no receipt line */
+  receipts?: ReceiptSource,
 ): ChatViewProvider {
-  const provider = new ChatViewProvider(context, service, log, arrivals);
+  const provider = new ChatViewProvider(context, service, log, arrivals, receipts);
   context.subscriptions.push(
     provider,
     hub.webviewView(CHAT_VIEW_ID, provider),

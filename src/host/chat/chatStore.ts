@@ -103,6 +103,11 @@ export function restoreEntries(raw: unknown, files: ImageFiles): ChatEntry[] {
     const gateway = gatewayRef(copy.gateway);
     if (gateway) copy.gateway = gateway;
     else delete copy.gateway;
+    // the billed call its receipt is found by (bounded); a receipt itself is never saved
+    delete copy.receipt;
+    const call = copy.role === 'assistant' ? callRef(copy.call) : undefined;
+    if (call) copy.call = call;
+    else delete copy.call;
     if (copy.role === 'assistant' && copy.status === 'streaming') copy.status = 'stopped';
     const inline = copy.role === 'assistant' ? takeInlineImages(copy.text, files) : undefined;
     if (inline) copy.text = inline.text;
@@ -123,6 +128,22 @@ function gatewayRef(raw: unknown): ChatEntry['gateway'] {
   const { id, name } = raw as Record<string, unknown>;
   if (typeof id !== 'string' || typeof name !== 'string' || !id) return undefined;
   return { id: id.slice(0, MAX_GATEWAY_CHARS), name: name.slice(0, MAX_GATEWAY_CHARS) };
+}
+
+/** A saved billed call (its time, model, request id, host, gateway), bounded; undefined when it is not one. */
+function callRef(raw: unknown): ChatEntry['call'] {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const { time, model, requestId, host, gateway } = raw as Record<string, unknown>;
+  if (typeof time !== 'string' || typeof host !== 'string' || Number.isNaN(Date.parse(time))) return undefined;
+  const text = (v: unknown) => (typeof v === 'string' && v ? v.slice(0, MAX_GATEWAY_CHARS) : undefined);
+  const name = text(gateway);
+  return {
+    time: time.slice(0, 40),
+    model: text(model),
+    requestId: text(requestId),
+    host: host.slice(0, MAX_GATEWAY_CHARS),
+    ...(name ? { gateway: name } : {}),
+  };
 }
 
 function isEntry(e: unknown): e is ChatEntry {

@@ -9,6 +9,7 @@
 import type {
   ChatEntry,
   ChatOptions,
+  ChatReceipt,
   ChatSnapshot,
   HostToWebview,
   ImageAttachment,
@@ -17,10 +18,12 @@ import type {
 } from '../../shared/chatProtocol';
 import { t } from '../../gateway/l10n';
 import { billedArrival, billedSentence, type ArrivalSource } from '../usage/arrivals';
+import type { ReceiptSource } from '../usage/receiptSource';
 import { ChatStore, restoreEntries, restoreOptions, type SaveUrgency, type StateStore } from './chatStore';
 import { DeltaBatcher } from './deltaBatcher';
 import type { ChatImageFiles, ImageFiles } from './imageFiles';
 import type { SessionModels } from './modelTraits';
+import { chatReceipt } from './receiptWords';
 import { ChatSession, type ChatBackend, type ImageBackend, type SessionEvent } from './session';
 
 export interface ChatViewInit {
@@ -48,12 +51,21 @@ export interface ChatViewInit {
    * few seconds later, and its card says whether it was billed
    */
   arrivals?: ArrivalSource;
+  /**
+   * the receipts of billed calls (the usage room's book, read from the gateways' own logs): a finished
+   * reply shows its receipt line once its record is found; absent, no receipt lines
+   */
+  receipts?: ReceiptSource;
   /** the waits before each lookup (tests make them instant) */
   sleep?: (ms: number) => Promise<void>;
   streamSaveMs?: number;
   newId?: () => string;
   now?: () => number;
 }
+
+/** The replies whose receipts are looked for: the newest few, and for a while after they were made. */
+export const RECEIPT_REPLIES = 20;
+export const RECEIPT_WAIT_MS = 30 * 60_000;
 
 /** How soon a session event is saved (never for busy or a refusal; throttled while text streams). */
 function saveUrgency(e: SessionEvent): SaveUrgency | undefined {
@@ -91,6 +103,9 @@ export class ChatView {
   /** the lookups of failed billed calls under way, by entry id (awaited by tests; stopped by New Chat) */
   readonly billedChecks = new Map<string, Promise<void>>();
   private checks = new AbortController();
+  /** the receipts found for replies, by entry id (shown with them; never saved: found again after a reload) */
+  private readonly receiptOf = new Map<string, ChatReceipt>();
+  private readonly receiptWatch: { dispose(): void } | undefined;
 
   constructor(private readonly init: ChatViewInit) {
     this.store = new ChatStore(
@@ -132,6 +147,9 @@ export class ChatView {
         delete e.error.arrival;
         this.checkBilled(e);
       }
+    // A reloaded chat finds its replies' receipts again (and asks for those of recent replies still missing).
+    this.receiptWatch = init.receipts?.onDidChange(() => this.lookForReceipts());
+    this.lookForReceipts({ all: true, want: true });
     const keep = new Set(this.session.entries.flatMap((e) => e.images ?? []).flatMap((im) => im.file ?? []));
     this.restored =
       init.ownsImageFolder === false ? Promise.resolve() : init.files.settled().then(() => init.files.sweep(keep));
@@ -230,7 +248,33 @@ export class ChatView {
     this.pendingContext = undefined;
     this.queued = undefined;
     this.stopChecks();
+    this.receiptOf.clear();
     this.session.clear();
+  }
+
+  /**
+   * The receipts of the newest replies not yet shown, where the source has them (each found is posted
+   * with its reply). Only replies made within {@link RECEIPT_WAIT_MS} are asked for again (`all`: every
+   * one of the newest, once, at start); `want`: the source is told those still missing are wanted.
+   */
+  private lookForReceipts(o: { all?: boolean; want?: boolean } = {}): void {
+    const source = this.init.receipts;
+    if (!source) return;
+    const since = (this.init.now ?? Date.now)() - RECEIPT_WAIT_MS;
+    const replies = this.session.entries.filter((e) => e.role === 'assistant' && e.call && e.status === 'done');
+    // replies removed (regenerated, or out of the bounded transcript) drop their receipts
+    const kept = new Set(replies.map((e) => e.id));
+    for (const id of this.receiptOf.keys()) if (!kept.has(id)) this.receiptOf.delete(id);
+    for (const e of replies.slice(-RECEIPT_REPLIES)) {
+      const call = e.call!;
+      const recent = Date.parse(call.time) >= since;
+      if (this.receiptOf.has(e.id) || (!recent && !o.all)) continue;
+      const found = source.find(call);
+      if (found) {
+        this.receiptOf.set(e.id, chatReceipt(found));
+        this.post({ type: 'entryUpdated', entry: e });
+      } else if (o.want && recent) source.want(call);
+    }
   }
 
   private stopChecks(): void {
@@ -290,6 +334,7 @@ export class ChatView {
   /** The view goes away: the request under way stops, what is unsaved is saved. */
   dispose(): void {
     this.stopChecks();
+    this.receiptWatch?.dispose();
     this.session.stop();
     this.queued = undefined;
     this.deltas.clear();
@@ -307,10 +352,18 @@ export class ChatView {
     } else {
       if (e.type === 'entryUpdated' && e.entry.status === 'error') this.checkBilled(e.entry);
       this.post(e);
+      // a reply that was billed (answered) wants its receipt
+      if (e.type === 'busy' && !e.busy) this.wantReceipt(this.session.entries.at(-1));
     }
     const urgency = saveUrgency(e);
     if (urgency) this.store.changed(urgency);
     if (e.type === 'busy' && !e.busy && this.queued) queueMicrotask(() => this.sendQueued());
+  }
+
+  private wantReceipt(e: ChatEntry | undefined): void {
+    if (e?.role !== 'assistant' || !e.call || e.status !== 'done' || this.receiptOf.has(e.id)) return;
+    this.init.receipts?.want(e.call);
+    this.lookForReceipts();
   }
 
   private sendQueued(): void {
@@ -325,7 +378,10 @@ export class ChatView {
     this.init.post(this.withSources(msg));
   }
 
-  /** Stored images get their webview URI (filled on every post; the session's entries never hold it). */
+  /**
+   * Stored images get their webview URI, replies their receipt (filled on every post; the session's
+   * entries never hold them).
+   */
   private withSources(msg: HostToWebview): HostToWebview {
     switch (msg.type) {
       case 'entryAdded':
@@ -339,7 +395,9 @@ export class ChatView {
     }
   }
 
-  private shown(e: ChatEntry): ChatEntry {
+  private shown(entry: ChatEntry): ChatEntry {
+    const receipt = this.receiptOf.get(entry.id);
+    const e = receipt ? { ...entry, receipt } : entry;
     if (!e.images?.some((im) => im.file)) return e;
     return {
       ...e,

@@ -145,6 +145,14 @@ export class ReplyRun {
     e.finishReason = r.finishReason ?? e.finishReason;
     setEnding(e);
     e.status = 'done';
+    // the billed call, as its receipt is found in the gateway's log (the request record's fields)
+    e.call = {
+      time: new Date(this.startedAt).toISOString(),
+      model: e.model,
+      requestId: r.requestId,
+      host: r.host,
+      ...(r.gateway ? { gateway: r.gateway.name } : {}),
+    };
   }
 
   /** The reply threw: stopped (the user aborted) or failed (the error card). */
