@@ -111,7 +111,17 @@ export async function wholeProcessStreaming({ root, sim, chunks, runs, live, row
   const words = Array.from({ length: chunks }, (_, i) => `w${i}`).join(' ');
   const expected = Buffer.from(`${words}\n`);
   const maxTokens = String(chunks * 2);
-  const models = { compatible: 'gpt-4o-mini', native: 'claude-sonnet-4-5' };
+  // A native stream of 200,000 tokens is beyond every Claude model's output cap, which the simulator
+  // enforces (64,000 for claude-sonnet-4-5): it is asked of a model the cap table does not know.
+  const models = { compatible: 'gpt-4o-mini', native: 'bench-long-native' };
+  const served = { models: sim.config.models, groups: sim.config.groups };
+  sim.config.models = [
+    ...served.models,
+    { id: models.native, capabilities: ['native'], ownedBy: 'anthropic', ratio: 1.5, completionRatio: 5 },
+  ];
+  sim.config.groups = served.groups.map((g) =>
+    g.name === 'default' ? { ...g, visible: [...g.visible, models.native], usable: [...g.usable, models.native] } : g,
+  );
   sim.config.replyText = words;
   let replay;
   const dir = mkdtempSync(join(tmpdir(), 'relay-bench-proc-'));
@@ -197,6 +207,7 @@ export async function wholeProcessStreaming({ root, sim, chunks, runs, live, row
     return figures;
   } finally {
     delete sim.config.replyText;
+    Object.assign(sim.config, served);
     await replay?.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clearJsonBytesCache, jsonBytes } from '../../src/gateway/http/jsonBody';
+import { clearJsonBytesCache, JSON_BYTES_CACHE, jsonBytes, keptJsonBytes } from '../../src/gateway/http/jsonBody';
 import { compatibleSurface, nativeSurface, type ChatRequest } from '../../src/gateway';
 
 const same = (v: unknown, what: string) => assert.ok(jsonBytes(v).equals(Buffer.from(JSON.stringify(v))), what);
@@ -44,6 +44,16 @@ test('long strings: escaped, any script, kept and found again by content', () =>
   same({ messages: [...body.messages, { role: 'user', content: `${texts[2]}!` }] }, 'one new long text');
   clearJsonBytesCache();
   same(body, 'after the cache was cleared');
+});
+
+test('the kept strings and their bytes together stay within JSON_BYTES_CACHE', () => {
+  clearJsonBytesCache();
+  // Chinese: 600,000 characters are 1.2 MB as a (two-byte) string and 1.8 MB as UTF-8; ten of them.
+  for (let i = 0; i < 10; i++) same({ content: `${i}${'中'.repeat(600_000)}` }, `text ${i}`);
+  const { chars, bytes } = keptJsonBytes();
+  assert.ok(chars >= 600_000, 'the latest texts are kept');
+  assert.ok(bytes + 2 * chars <= JSON_BYTES_CACHE, `kept ${bytes} bytes for ${chars} characters`);
+  clearJsonBytesCache();
 });
 
 test("every surface's wire body of a long tool conversation is sent as JSON.stringify's bytes", () => {

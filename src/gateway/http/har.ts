@@ -6,6 +6,11 @@
  * archive (`harLog`). A response body is watched where it flows — the chunks the caller reads are
  * seen as they pass, never held back or re-buffered — so a stream reaches the user as it would
  * unrecorded. Spec: http://www.softwareishard.com/blog/har-12-spec/
+ *
+ * The hook is a call in the one door out (attempt.ts `sendOnce`), not a subscription to undici's
+ * diagnostics_channel events (`undici:request:create` …): those channels are process-global — in the
+ * extension host, every extension's undici and Node's own `fetch` publish to them, their credentials
+ * in the headers as sent — and they carry neither the secrets to redact nor whose request it is.
  */
 import type { FormData } from 'undici';
 import { redactBody, redactHeader, redactUrl } from './harRedact';

@@ -10,17 +10,24 @@
  * A tool loop sends the same texts again with every request (the conversation so far and one new
  * turn), so the bytes of each long string are kept, keyed by the string itself: a Map finds it by
  * a hash (V8 hashes a string past 16 K characters by its length alone) and one comparison, far
- * cheaper than escaping and encoding it again. Bounded by bytes, the least recently used first out.
+ * cheaper than escaping and encoding it again (row 15 of `npm run bench`: without the kept bytes a
+ * request costs 3–4× its body's JSON.stringify, as much as one JSON.stringify encoded by undici;
+ * with them 0.9–1.3×; CONTRIBUTING's hot-path table). Bounded by memory — the bytes and the strings that key them — the least
+ * recently used first out.
  */
 
 /** Strings at least this long are escaped and encoded on their own, and their bytes kept. */
 const LONG = 1024;
-/** The kept bytes (and about as much again for their strings): a long agent conversation several times over. */
+/** The memory the kept strings and their bytes may take: the bench's agent conversation (1.9 MB of JSON, 4.4 MB kept) three times over. */
 export const JSON_BYTES_CACHE = 16 * 1024 * 1024;
+
+/** What a kept entry holds: its bytes, and its string at two bytes a character (V8's widest). */
+const cost = (s: string, bytes: Buffer) => bytes.length + 2 * s.length;
 
 class BytesCache {
   private readonly map = new Map<string, Buffer>();
-  private bytes = 0;
+  /** the memory of the kept entries, by {@link cost} */
+  private used = 0;
 
   constructor(private readonly max: number) {}
 
@@ -33,33 +40,45 @@ class BytesCache {
       return hit;
     }
     const made = Buffer.from(JSON.stringify(s));
-    if (made.length > this.max / 4) return made;
+    if (cost(s, made) > this.max / 4) return made;
     this.map.set(s, made);
-    this.bytes += made.length;
+    this.used += cost(s, made);
     for (const [k, v] of this.map) {
-      if (this.bytes <= this.max) break;
+      if (this.used <= this.max) break;
       this.map.delete(k);
-      this.bytes -= v.length;
+      this.used -= cost(k, v);
     }
     return made;
   }
 
+  /** The kept strings' characters and bytes (for tests). */
+  kept(): { chars: number; bytes: number } {
+    let chars = 0;
+    let bytes = 0;
+    for (const [k, v] of this.map) {
+      chars += k.length;
+      bytes += v.length;
+    }
+    return { chars, bytes };
+  }
+
   clear(): void {
     this.map.clear();
-    this.bytes = 0;
+    this.used = 0;
   }
 }
 
 const longStrings = new BytesCache(JSON_BYTES_CACHE);
 
-/** Object keys as JSON (a body repeats a few keys thousands of times); at most this many kept. */
+/** Object keys as JSON (a body repeats a few keys thousands of times); at most this many kept, each short. */
 const KEYS = 1024;
+const KEY_LENGTH = 64;
 const quotedKeys = new Map<string, string>();
 function quotedKey(k: string): string {
   let q = quotedKeys.get(k);
   if (q === undefined) {
     q = `${JSON.stringify(k)}:`;
-    if (quotedKeys.size < KEYS) quotedKeys.set(k, q);
+    if (quotedKeys.size < KEYS && k.length <= KEY_LENGTH) quotedKeys.set(k, q);
   }
   return q;
 }
@@ -67,6 +86,11 @@ function quotedKey(k: string): string {
 /** Forgets the kept bytes (for tests). */
 export function clearJsonBytesCache(): void {
   longStrings.clear();
+}
+
+/** The kept long strings' characters and their bytes (for tests). */
+export function keptJsonBytes(): { chars: number; bytes: number } {
+  return longStrings.kept();
 }
 
 class Pieces {
