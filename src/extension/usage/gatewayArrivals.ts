@@ -1,14 +1,29 @@
 /**
- * The gateways' usage logs as the views ask them (src/host/usage/arrivals.ts): a record names its
- * gateway by the name it had (or its id); no name, the active gateway. Each gateway client's reader
- * shares one read among concurrent questions and reads at most once a minute.
+ * The gateways' usage logs as the views ask them (src/host/usage/arrivals.ts, receiptBook.ts): a record
+ * names its gateway by the name it had (or its id); no name, the active gateway. Both read through the
+ * gateway client's own reader, which shares one read among concurrent questions and reads at most once a
+ * minute.
  */
+import type { GatewayClient } from '../../gateway';
 import { arrivalSource, type ArrivalSource } from '../../host/usage/arrivals';
+import type { ReceiptReader } from '../../host/usage/receiptBook';
 import type { GatewayService } from '../gateways/gatewayService';
 
+/** The client of the gateway a record names (undefined: the active one); undefined when it is not configured. */
+function clientOf(service: GatewayService, gateway: string | undefined): GatewayClient | undefined {
+  return gateway === undefined ? service.client : service.gateways.byName(gateway)?.client;
+}
+
 export function gatewayArrivals(service: GatewayService): ArrivalSource {
-  return arrivalSource((gateway) => {
-    const client = gateway === undefined ? service.client : service.gateways.byName(gateway)?.client;
-    return client?.usage;
-  });
+  return arrivalSource((gateway) => clientOf(service, gateway)?.usage);
+}
+
+/** The same readers for the receipt book, with each gateway's price list. */
+export function gatewayReceiptReaders(
+  service: GatewayService,
+): (gateway: string | undefined) => ReceiptReader | undefined {
+  return (gateway) => {
+    const client = clientOf(service, gateway);
+    return client && { read: () => client.usage.read(), priceList: () => client.account.priceList() };
+  };
 }

@@ -12,6 +12,7 @@ import type { UsageLogRead, UsageRecord } from '../../gateway/economy/usageTypes
 import { t } from '../../gateway/l10n';
 import type { UsageRow, UsageTotalsView, UsageViewState } from '../../shared/usageProtocol';
 import { requestCount, type LoggedRequest } from './localLog';
+import type { CallReceipt } from './receiptSource';
 
 /** Where the view's data comes from. */
 export interface UsageSource {
@@ -25,6 +26,8 @@ export interface UsageSource {
   prices(): Promise<Map<string, ModelPrice> | undefined>;
   /** the gateway's units (/api/status), undefined when unknown */
   units(): Promise<Units | undefined>;
+  /** the receipt of a record of a read made through `readLog` (the receipt book's), where reconciled */
+  receiptOf?(r: UsageRecord): CallReceipt | undefined;
 }
 
 /** The gateway's log is read at most once a minute (it shares the critical rate limit with the balance). */
