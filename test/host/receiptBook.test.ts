@@ -18,6 +18,9 @@ import {
 import { useVintageSims, wordsOf } from '../gateway/receiptsFixture';
 import { makeClient, type TestClient } from '../gateway/helpers';
 import type { Simulator } from '../sim/server';
+import type { UsageSource } from '../../src/host/usage/usageData';
+import { UsageViewModel } from '../../src/host/usage/usageView';
+import type { UsageViewState } from '../../src/shared/usageProtocol';
 
 const sims = useVintageSims();
 
@@ -269,4 +272,81 @@ test(`bounded: at most ${RECEIPT_BOUNDS.calls} calls' receipts per gateway, the 
   assert.ok(book.find(local[n - 1]));
   const kept = local.filter((c) => book.find(c)).length;
   assert.equal(kept, RECEIPT_BOUNDS.calls);
+});
+
+/** The Usage view over the book (as the panel wires it): its reads go through the book, its rows carry the receipts. */
+async function usageViewOver(tc: TestClient, book: ReceiptBook, host: string) {
+  const states: UsageViewState[] = [];
+  const source: UsageSource = {
+    readLog: () => book.read({ gateway: undefined, host }),
+    receiptOf: (r) => book.ofRecord(r),
+    local: () => tc.records as LoggedRequest[],
+    host: () => host,
+    prices: () => tc.client.account.pricing(),
+    units: async () => (await tc.client.account.status())?.units,
+  };
+  const m = new UsageViewModel(source, { lang: 'en', onState: (s) => states.push(s) });
+  await m.refresh();
+  return { st: states.at(-1)!, m };
+}
+
+test('the Usage view: a dishonest overcharge is inconsistent in its row (the reason on hover), its summary and its CSV', async () => {
+  const sim = sims.NA26;
+  const clock = { ahead: 0 };
+  const tc = makeTc(sim, clock);
+  const { book } = bookOf(tc, clock);
+  const calls = await chats(tc, 2);
+  sim.config.dishonest = { overcharge: { factor: 1.5, recorded: 'charged' } };
+  await chats(tc, 1);
+  const { st, m } = await usageViewOver(tc, book, calls[0].host);
+  assert.deepEqual(
+    st.rows.map((r) => [r.receipt?.mark, r.receipt?.state]),
+    [
+      ['!', 'inconsistent'],
+      ['✓', 'consistent'],
+      ['✓', 'consistent'],
+    ],
+  );
+  assert.match(st.rows[0].receipt!.title, /^Receipt: inconsistent\n/);
+  assert.match(
+    st.rows[0].receipt!.title,
+    /According to the gateway's log, the ratios applied differ from the price list/,
+  );
+  assert.match(st.rows[1].receipt!.title, /Gateway receipt \S+, matched by request id\.$/);
+  const r = st.receipts!;
+  assert.equal(r.title, "Receipts of the last 3 calls, according to the gateway's log");
+  assert.deepEqual(
+    r.lines.map((l) => [l.text, l.warn]),
+    [
+      ['Consistent with the price list: 2 of 3 calls (67 %); inconsistent: 1; not checkable: 0.', true],
+      ['No model redirect was recorded by the gateway (this does not show which model served the calls).', false],
+      ['Input tokens against a local count: not available (no local count was made for these calls).', false],
+      ['No forward to another relay was recorded by the gateway.', false],
+    ],
+  );
+  assert.match(r.disclaimer, /No relay can currently prove which model served a request/);
+  const csv = m.csv([0, 1])!.split('\r\n');
+  assert.match(csv[0], /,receipt$/);
+  assert.match(csv[1], /,inconsistent$/);
+  assert.match(csv[2], /,consistent$/);
+  for (const s of [JSON.stringify(st)]) assert.doesNotMatch(s, /verified|genuine/i);
+  book.dispose();
+});
+
+test('the Usage view: model redirects and forwards the gateway recorded are counted in the summary', async () => {
+  const sim = sims.NA26;
+  sim.config.dishonest = { mapModels: { 'gpt-4o-mini': 'cheap-mini' }, forward: true };
+  const clock = { ahead: 0 };
+  const tc = makeTc(sim, clock);
+  const { book } = bookOf(tc, clock);
+  const calls = await chats(tc, 2);
+  const { st } = await usageViewOver(tc, book, calls[0].host);
+  const lines = st.receipts!.lines;
+  assert.deepEqual(lines[1], {
+    text: 'Model redirects recorded by the gateway: 2 (gpt-4o-mini → cheap-mini).',
+    warn: true,
+  });
+  assert.deepEqual(lines[3], { text: 'Forwarded to another one-api/new-api relay: 2 calls.', warn: true });
+  assert.equal(lines[0].warn, false, 'a route is not a billing finding');
+  book.dispose();
 });
