@@ -45,7 +45,11 @@ function timers() {
 }
 
 function bookOf(tc: TestClient, clock: { ahead: number }, t = timers()) {
-  const reader: ReceiptReader = { read: () => tc.client.usage.read(), priceList: () => tc.client.account.priceList() };
+  const reader: ReceiptReader = {
+    host: new URL(tc.client.endpoints().base!).host,
+    read: () => tc.client.usage.read(),
+    priceList: () => tc.client.account.priceList(),
+  };
   const book = new ReceiptBook({
     readerOf: () => reader,
     local: () => tc.records as LoggedRequest[],
@@ -180,6 +184,7 @@ test('never while rate-limited: nothing is asked, and the next try is set after 
 function fakeReader(records: () => UsageRecord[]) {
   const n = { reads: 0 };
   const reader: ReceiptReader = {
+    host: 'gw.example',
     read: () => {
       n.reads++;
       return Promise.resolve({ state: 'ok', records: records(), readAt: Date.now(), units: undefined });
@@ -349,4 +354,16 @@ test('the Usage view: model redirects and forwards the gateway recorded are coun
   assert.deepEqual(lines[3], { text: 'Forwarded to another one-api/new-api relay: 2 calls.', warn: true });
   assert.equal(lines[0].warn, false, 'a route is not a billing finding');
   book.dispose();
+});
+
+test("a read of another gateway's log (the active one changed since the wish) is not reconciled with this gateway's calls", async () => {
+  const { reader } = fakeReader(() => [record(0)]);
+  const book = new ReceiptBook({
+    readerOf: () => ({ ...reader, host: 'other.example' }),
+    local: () => [localCall(0)],
+    now: () => NOW,
+    timer: timers().timer,
+  });
+  await book.read({ gateway: undefined, host: 'gw.example' });
+  assert.equal(book.find(localCall(0)), undefined);
 });

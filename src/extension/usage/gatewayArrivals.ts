@@ -24,6 +24,13 @@ export function gatewayReceiptReaders(
 ): (gateway: string | undefined) => ReceiptReader | undefined {
   return (gateway) => {
     const client = clientOf(service, gateway);
-    return client && { read: () => client.usage.read(), priceList: () => client.account.priceList() };
+    const base = client?.endpoints().base;
+    return (
+      client && {
+        host: base ? new URL(base).host : undefined,
+        read: () => client.usage.read(),
+        priceList: () => client.account.priceList(),
+      }
+    );
   };
 }

@@ -23,6 +23,8 @@ import type { CallReceipt, ReceiptQuery, ReceiptSource } from './receiptSource';
 
 /** What the book reads a gateway with: its client's usage-log reader and its price list. */
 export interface ReceiptReader {
+  /** the host of the gateway's base URL (a read of another gateway's log is never reconciled with this one's calls) */
+  host: string | undefined;
   /** one read of the log (the client's reader: at most once a minute, shared, within the critical budget) */
   read(): Promise<UsageLogRead>;
   /** the price list with the time it was read (undefined: not published to this token) */
@@ -148,7 +150,8 @@ export class ReceiptBook implements ReceiptSource {
     const reader = this.opts.readerOf(where.gateway);
     if (!reader) return { state: 'unsupported' };
     const read = await reader.read();
-    await this.ingest(where.host, reader, read);
+    // the active gateway may have changed since the wish: its log is not this host's
+    if (reader.host === where.host) await this.ingest(where.host, reader, read);
     return read;
   }
 
