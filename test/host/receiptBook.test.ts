@@ -18,6 +18,7 @@ import {
 import { useVintageSims, wordsOf } from '../gateway/receiptsFixture';
 import { makeClient, type TestClient } from '../gateway/helpers';
 import type { Simulator } from '../sim/server';
+import { maskToken } from '../../src/gateway/mask';
 import type { UsageSource } from '../../src/host/usage/usageData';
 import { UsageViewModel } from '../../src/host/usage/usageView';
 import type { UsageViewState } from '../../src/shared/usageProtocol';
@@ -44,11 +45,12 @@ function timers() {
   };
 }
 
-function bookOf(tc: TestClient, clock: { ahead: number }, t = timers()) {
+function bookOf(sim: Simulator, tc: TestClient, clock: { ahead: number }, t = timers()) {
   const reader: ReceiptReader = {
     host: new URL(tc.client.endpoints().base!).host,
     read: () => tc.client.usage.read(),
     priceList: () => tc.client.account.priceList(),
+    maskedToken: () => Promise.resolve(maskToken(sim.tokens.production)),
   };
   const book = new ReceiptBook({
     readerOf: () => reader,
@@ -76,7 +78,7 @@ test('an honest gateway: many calls, one read of the log a few seconds after the
   const sim = sims.NA26;
   const clock = { ahead: 0 };
   const tc = makeTc(sim, clock);
-  const { book, t } = bookOf(tc, clock);
+  const { book, t } = bookOf(sim, tc, clock);
   const calls = await chats(tc, 5);
   let changes = 0;
   book.onDidChange(() => changes++);
@@ -102,9 +104,10 @@ test('an honest gateway: many calls, one read of the log a few seconds after the
 });
 
 test('NA25 (no request ids in the log): the calls are matched by time, token and model', async () => {
+  const sim = sims.NA25;
   const clock = { ahead: 0 };
-  const tc = makeTc(sims.NA25, clock);
-  const { book, t } = bookOf(tc, clock);
+  const tc = makeTc(sim, clock);
+  const { book, t } = bookOf(sim, tc, clock);
   const calls = await chats(tc, 2);
   for (const c of calls) book.want(c);
   await t.run();
@@ -123,7 +126,7 @@ test('a dishonest overcharge (a higher ratio recorded as charged): the receipt i
   sim.config.dishonest = { overcharge: { factor: 1.5, recorded: 'charged' } };
   const clock = { ahead: 0 };
   const tc = makeTc(sim, clock);
-  const { book, t } = bookOf(tc, clock);
+  const { book, t } = bookOf(sim, tc, clock);
   const [c] = await chats(tc, 1);
   book.want(c);
   await t.run();
@@ -137,7 +140,7 @@ test('a read the Usage view makes through the book serves the wishes: no read of
   const sim = sims.NA26;
   const clock = { ahead: 0 };
   const tc = makeTc(sim, clock);
-  const { book, t } = bookOf(tc, clock);
+  const { book, t } = bookOf(sim, tc, clock);
   const [c] = await chats(tc, 1);
   book.want(c);
   const before = sim.criticalRequests();
@@ -156,7 +159,7 @@ test('never while rate-limited: nothing is asked, and the next try is set after 
   try {
     const clock = { ahead: 0 };
     const tc = makeTc(sim, clock);
-    const { book, t } = bookOf(tc, clock);
+    const { book, t } = bookOf(sim, tc, clock);
     const calls = await chats(tc, 2);
     assert.equal((await book.read({ gateway: undefined, host: calls[0].host })).state, 'ok');
     clock.ahead += 61_000;
@@ -299,7 +302,7 @@ test('the Usage view: a dishonest overcharge is inconsistent in its row (the rea
   const sim = sims.NA26;
   const clock = { ahead: 0 };
   const tc = makeTc(sim, clock);
-  const { book } = bookOf(tc, clock);
+  const { book } = bookOf(sim, tc, clock);
   const calls = await chats(tc, 2);
   sim.config.dishonest = { overcharge: { factor: 1.5, recorded: 'charged' } };
   await chats(tc, 1);
@@ -343,7 +346,7 @@ test('the Usage view: model redirects and forwards the gateway recorded are coun
   sim.config.dishonest = { mapModels: { 'gpt-4o-mini': 'cheap-mini' }, forward: true };
   const clock = { ahead: 0 };
   const tc = makeTc(sim, clock);
-  const { book } = bookOf(tc, clock);
+  const { book } = bookOf(sim, tc, clock);
   const calls = await chats(tc, 2);
   const { st } = await usageViewOver(tc, book, calls[0].host);
   const lines = st.receipts!.lines;
@@ -366,4 +369,18 @@ test("a read of another gateway's log (the active one changed since the wish) is
   });
   await book.read({ gateway: undefined, host: 'gw.example' });
   assert.equal(book.find(localCall(0)), undefined);
+});
+
+test("NA25 (matched by time): a call made with another token is never matched with this token's log", async () => {
+  const sim = sims.NA25;
+  const clock = { ahead: 0 };
+  const other = makeClient(sim, { tokenName: 'test', now: () => Date.now() + clock.ahead });
+  const tc = makeTc(sim, clock);
+  const [theirs] = await chats(other, 1);
+  const [ours] = await chats(tc, 1);
+  const { book } = bookOf(sim, { ...tc, records: [...other.records, ...tc.records] }, clock);
+  await book.read({ gateway: undefined, host: ours.host });
+  assert.equal(book.find(ours)?.receipt.match.by, 'time');
+  assert.equal(book.find(theirs), undefined);
+  book.dispose();
 });

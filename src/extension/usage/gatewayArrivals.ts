@@ -5,6 +5,7 @@
  * minute.
  */
 import type { GatewayClient } from '../../gateway';
+import { maskToken } from '../../gateway/mask';
 import { arrivalSource, type ArrivalSource } from '../../host/usage/arrivals';
 import type { ReceiptReader } from '../../host/usage/receiptBook';
 import type { GatewayService } from '../gateways/gatewayService';
@@ -25,11 +26,17 @@ export function gatewayReceiptReaders(
   return (gateway) => {
     const client = clientOf(service, gateway);
     const base = client?.endpoints().base;
+    // the token the client sends: the active gateway's (the default one's when none is configured), or the named one's
+    const id = gateway === undefined ? service.registry.activeId() : service.gateways.byName(gateway)?.profile.id;
     return (
       client && {
         host: base ? new URL(base).host : undefined,
         read: () => client.usage.read(),
         priceList: () => client.account.priceList(),
+        maskedToken: async () => {
+          const token = id === undefined ? undefined : await service.registry.tokensOf(id).activeToken();
+          return token ? maskToken(token) : undefined;
+        },
       }
     );
   };

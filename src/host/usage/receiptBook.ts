@@ -29,6 +29,8 @@ export interface ReceiptReader {
   read(): Promise<UsageLogRead>;
   /** the price list with the time it was read (undefined: not published to this token) */
   priceList(): Promise<PriceList | undefined>;
+  /** the masked form of the token whose log it is: calls made with another token are never matched with it */
+  maskedToken?(): Promise<string | undefined>;
 }
 
 export interface ReceiptBookOptions {
@@ -221,13 +223,17 @@ export class ReceiptBook implements ReceiptSource {
     if (read.state !== 'ok' || p.lastRead === read) return;
     p.lastRead = read;
     p.limitedUntil = undefined;
-    const prices = await reader.priceList().catch(() => undefined);
+    const [prices, maskedToken] = await Promise.all([
+      reader.priceList().catch(() => undefined),
+      reader.maskedToken?.().catch(() => undefined),
+    ]);
     const calls = billedCalls(this.opts.local(), host, RECEIPT_BOUNDS.calls);
-    const { receipts, byCall } = reconcile(calls, read.records, {
-      prices,
-      units: read.units,
-      ...(this.opts.formatTime ? { formatTime: this.opts.formatTime } : {}),
-    });
+    const { receipts, byCall } = reconcile(
+      calls,
+      read.records,
+      { prices, units: read.units, ...(this.opts.formatTime ? { formatTime: this.opts.formatTime } : {}) },
+      maskedToken ? { maskedToken } : {},
+    );
     for (const r of receipts) this.ofRecords.set(r.record, callReceipt(r));
     for (const [call, r] of byCall) {
       const key = keyOf(call);
