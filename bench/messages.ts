@@ -13,6 +13,7 @@ import {
   LIST_ACROSS_BOUND_MS,
   listModelsAcross,
   parseRecords,
+  receiptOf,
   reconcile,
   surfaceAdapter,
   type CompletionRequest,
@@ -45,6 +46,7 @@ import type { ModelProfile } from '../src/host/lm/modelProfile';
 import type { ThinkingCache } from '../src/host/lm/thinkingCache';
 import type { TokenCounter } from '../src/host/lm/tokenCounter';
 import { usageState } from '../src/host/usage/usageData';
+import { callReceipt } from '../src/host/usage/receiptBook';
 import {
   parseWebviewMessage,
   type ChatEntry,
@@ -263,10 +265,14 @@ export function usageRecords(now: number, n: number): UsageRecord[] {
   }));
 }
 
-/** The page's state for `n` records read from the gateway's log (half of them this installation's), built by the host. */
+/**
+ * The page's state for `n` records read from the gateway's log (half of them this installation's), built by the
+ * host, each with its receipt (the Receipts column, its hover text, and the summary).
+ */
 export function usageViewState(now: number, n: number): UsageViewState {
   const records = usageRecords(now, n);
   return usageState({
+    receiptOf: (r) => callReceipt(receiptOf(r, {})),
     records,
     source: 'log',
     ours: new Set(records.filter((_, i) => i % 2 === 0).map((r) => r.requestId!)),

@@ -42,10 +42,13 @@ import { registerCommitMessage } from './commitMessage/generateCommitMessage';
 import type { CommandHandler, Registrar } from './lazy/registrar';
 import { useTranslations } from '../gateway/l10n';
 import { LocalRequestLog } from '../host/usage/localLog';
+import type { ReceiptSource } from '../host/usage/receiptSource';
 
 export interface RelayApi {
   service: GatewayService;
   tokens: TokenStore;
+  /** the receipts of the billed calls made from here, one book per window (the chat panel's receipt line asks it) */
+  receipts: ReceiptSource;
   /** the URI handler's work (registered by the activation entry): a gateway link */
   handleUri(uri: vscode.Uri): Promise<void>;
 }
@@ -96,7 +99,7 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   registerAllCommands(context, hub, { service, tokens, kept, tools, chatSetup }, log, diagnose);
   context.subscriptions.push(hub.command(CommandId.SetUpTools, () => tools.run()));
   registerVideo(context, hub, service);
-  registerUsage(context, hub, service);
+  const receipts = registerUsage(context, hub, service);
   // The gateway tools run on the gateway whose model called them (the provider remembers its replies' calls).
   const toolOrigins = new ToolCallOrigins();
   registerLanguageModels(context, hub, service, log, toolOrigins);
@@ -127,7 +130,7 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
         ),
       );
     });
-  return { service, tokens, handleUri };
+  return { service, tokens, receipts, handleUri };
 }
 
 /** The commands whose work lives in plain functions; video and chat commands register with their views. */

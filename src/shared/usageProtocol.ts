@@ -24,6 +24,27 @@ export interface UsageRow {
   fromHere: boolean;
   /** the gateway logged an error (type 5), or the local request failed */
   error: boolean;
+  /** the record's receipt (the gateway's log only, once reconciled); undefined: none */
+  receipt?: UsageReceiptCell | undefined;
+}
+
+/** A record's receipt in the Receipts column: the state of its billing checks, the reason on hover. */
+export interface UsageReceiptCell {
+  state: 'consistent' | 'inconsistent' | 'not-checkable';
+  /** ✓ consistent, ! inconsistent, – not checkable */
+  mark: string;
+  /** the state and the checks' sentences (each naming its witness), and how the record was matched */
+  title: string;
+}
+
+/** The gateway's receipts over its last calls, in sentences (translated on the host). */
+export interface UsageReceiptSummary {
+  /** "Receipts of the last 100 calls, according to the gateway's log" */
+  title: string;
+  /** the price list share, recorded redirects, input tokens against local counts, forwards; `warn`: an inconsistency */
+  lines: Array<{ text: string; warn: boolean }>;
+  /** said once: no relay can prove which model served a request */
+  disclaimer: string;
 }
 
 export interface UsageTotalsView {
@@ -52,6 +73,8 @@ export interface UsageViewState {
   reading: boolean;
   /** the page's language (dates), VS Code's display language */
   lang: string;
+  /** the receipts' summary (the gateway's log only, once reconciled); undefined: none */
+  receipts?: UsageReceiptSummary | undefined;
 }
 
 /**
@@ -92,6 +115,7 @@ export const USAGE_STRING_KEYS = [
   'colStream',
   'colGroup',
   'colHere',
+  'colReceipt',
   'yes',
   'no',
   'error',

@@ -2,7 +2,10 @@
 // GET /api/log/token): after a few chats and an image, Show Usage draws spend per day and per model and
 // lists a row per record, each marked as sent from here; the table is the charts' text alternative
 // (column headers, sortable with the keyboard, a labelled filter, named buttons); the log is read once
-// for the opening (the critical rate limit); screenshots in English and Chinese into media/screenshots/.
+// for the opening (the critical rate limit), and that read reconciles the receipts: a Receipts column (✓
+// consistent, ! inconsistent in the warning colour, the reason on hover) and the gateway's summary, with a
+// call the simulator overcharged (a higher ratio than it publishes) shown inconsistent; screenshots in
+// English and Chinese into media/screenshots/.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -41,8 +44,11 @@ async function open(extra = {}) {
   return scenario;
 }
 
-/** A few chats (and an image) from the chat panel; waits until the gateway's log shows them all (`logged`). */
-async function spend(vs, sim, prompts, logged = true) {
+/**
+ * A few chats (and an image) from the chat panel; waits until the gateway's log shows them all (`logged`).
+ * `before`: the replies already in the panel (a second round of prompts).
+ */
+async function spend(vs, sim, prompts, logged = true, before = 0) {
   await vs.runCommand('Model Relay: Open Chat');
   const chat = webviewFrame(vs.page);
   await chat
@@ -53,17 +59,17 @@ async function spend(vs, sim, prompts, logged = true) {
   for (const [i, text] of prompts.entries()) {
     await chat.locator('[data-testid="chat-input"]').fill(text);
     await chat.locator('[data-testid="chat-input"]').press('Enter');
-    await done.nth(i).waitFor({ timeout: 60_000 });
+    await done.nth(before + i).waitFor({ timeout: 60_000 });
   }
   if (!logged) return;
   // the gateway writes its record a moment after the response (the simulator: 1.5 s)
   const end = Date.now() + 30_000;
   while (Date.now() < end) {
     const visible = sim.gatewayLog.filter((e) => e.visibleAt <= Date.now()).length;
-    if (visible >= prompts.length) break;
+    if (visible >= before + prompts.length) break;
     await new Promise((r) => setTimeout(r, 250));
   }
-  assert.ok(sim.gatewayLog.length >= prompts.length, `the gateway logged ${sim.gatewayLog.length} records`);
+  assert.ok(sim.gatewayLog.length >= before + prompts.length, `the gateway logged ${sim.gatewayLog.length} records`);
 }
 
 /** Show Usage, and the page once its table has `rows` rows. */
@@ -97,16 +103,71 @@ async function shot(vs, name) {
   return vs.screenshot(join(shotsDir, `${name}.png`));
 }
 
-test('the Usage view: bars per day and per model, a row per record sent from here, accessible table', async () => {
+test('the Usage view: bars per day and per model, a row per record sent from here with its receipt, accessible table', async () => {
   const { vs, sim } = await open();
-  await spend(vs, sim, ['what is a relay?', 'and a gateway?', 'thanks', '/image a lighthouse at dusk']);
+  await spend(vs, sim, ['what is a relay?', 'and a gateway?', '/image a lighthouse at dusk']);
+  // the last call is charged at a higher model ratio than the price list publishes, and recorded so
+  sim.config.dishonest = { overcharge: { factor: 1.5, recorded: 'charged' } };
+  await spend(vs, sim, ['thanks'], true, 3);
   const before = sim.log.filter((r) => r.path === '/api/log/token').length;
   const page = await showUsage(vs, 4);
   const rows = page.locator('#usage-table tbody tr');
   const text = await page.locator('#usage-table tbody').innerText();
   assert.match(text, /gpt-4o-mini/);
   assert.match(text, /gpt-image-1/);
-  assert.equal(await page.locator('#usage-table tbody td:last-child', { hasText: '✓' }).count(), await rows.count());
+  assert.equal(await page.locator('#usage-table tbody td:nth-child(10)', { hasText: '✓' }).count(), await rows.count());
+  // the Receipts column: the overcharged call (the newest row) inconsistent, in the warning colour, the reason on hover
+  const marks = await page.locator('#usage-table tbody td:nth-child(11)').allInnerTexts();
+  assert.equal(marks.length, 4);
+  assert.equal(marks[0], '!', `the marks: ${marks.join(' ')}`);
+  assert.deepEqual(
+    marks.slice(1).filter((m) => m !== '✓' && m !== '–'),
+    [],
+    'the honest calls: consistent, or not checkable',
+  );
+  const bad = page.locator('#usage-table tbody td.receipt-inconsistent');
+  assert.equal(await bad.count(), 1);
+  assert.match(await bad.getAttribute('title'), /^Receipt: inconsistent\n/);
+  assert.match(
+    await bad.getAttribute('title'),
+    /According to the gateway's log, the ratios applied differ from the price list/,
+  );
+  const warning = await page
+    .locator('body')
+    .evaluate((b) => getComputedStyle(b).getPropertyValue('--vscode-editorWarning-foreground').trim());
+  assert.ok(warning, 'the theme has a warning colour');
+  assert.notEqual(
+    await bad.evaluate((td) => getComputedStyle(td).color),
+    await rows
+      .nth(1)
+      .locator('td:nth-child(11)')
+      .evaluate((td) => getComputedStyle(td).color),
+    'the inconsistency stands out',
+  );
+  // the gateway's summary over its last calls, naming its witness, with the disclaimer once
+  const summary = page.locator('#usage-receipts');
+  assert.equal(await summary.locator('h2').innerText(), "Receipts of the last 4 calls, according to the gateway's log");
+  const lines = await summary.locator('li').allInnerTexts();
+  assert.match(
+    lines[0],
+    /^Consistent with the price list: [0-3] of 4 calls \(\d+ %\); inconsistent: 1; not checkable: \d\.$/,
+  );
+  assert.equal(
+    lines[1],
+    'No model redirect was recorded by the gateway (this does not show which model served the calls).',
+  );
+  assert.match(
+    lines[2],
+    /^(Input tokens against a local count: not available|Median input tokens billed against a local count)/,
+  );
+  assert.equal(lines[3], 'No forward to another relay was recorded by the gateway.');
+  assert.equal(await summary.locator('li.warn').count(), 1, 'the price list line, in the warning colour');
+  assert.equal(await page.locator('.usage-disclaimer').count(), 1);
+  assert.match(
+    await page.locator('.usage-disclaimer').innerText(),
+    /No relay can currently prove which model served a request/,
+  );
+  assert.doesNotMatch(await page.locator('#usage').innerText(), /verified|genuine/i);
   assert.ok(await drawn(page, 'usage-per-day', '--vscode-charts-blue'), 'spend per day has bars');
   assert.ok(await drawn(page, 'usage-per-model', '--vscode-charts-purple'), 'spend per model has bars');
   assert.ok(await page.locator('.usage-estimate').isHidden(), 'the gateway log: no estimate label');
@@ -114,7 +175,7 @@ test('the Usage view: bars per day and per model, a row per record sent from her
   assert.match(await page.locator('.usage-totals').innerText(), /Today\s*\$\d/);
   assert.equal(sim.log.filter((r) => r.path === '/api/log/token').length - before, 1, 'one read for the opening');
   // the table is the charts' text alternative, usable with the keyboard
-  assert.equal(await page.locator('#usage-table thead th[scope="col"]').count(), 10);
+  assert.equal(await page.locator('#usage-table thead th[scope="col"]').count(), 11);
   assert.deepEqual(await axeSerious(vs.page), [], 'axe-core finds no serious issue in the Usage view');
   for (const id of ['usage-per-day', 'usage-per-model']) {
     assert.equal(await page.locator(`#${id}`).getAttribute('role'), 'img');
@@ -136,6 +197,9 @@ test('the Usage view: bars per day and per model, a row per record sent from her
   await page.locator('.usage-status', { hasText: 'Next read possible at' }).waitFor({ timeout: 10_000 });
   assert.equal(sim.log.filter((r) => r.path === '/api/log/token').length - before, 1, 'no second read');
   await shot(vs, 'usage');
+  // the receipts for the README: the summary and the column in one view
+  await summary.scrollIntoViewIfNeeded();
+  await shot(vs, 'usage-receipts');
 });
 
 test(
@@ -148,6 +212,12 @@ test(
     assert.equal(await page.locator('h1').innerText(), zh['Model Relay: Usage']);
     assert.match(await page.locator('.usage-totals').innerText(), new RegExp(zh.Today));
     assert.ok(await drawn(page, 'usage-per-day', '--vscode-charts-blue'));
+    assert.equal(await page.locator('#usage-table thead button[data-key="receipt"]').innerText(), zh['Receipt']);
+    assert.match(await page.locator('#usage-receipts h2').innerText(), /据中转站自身日志/);
+    assert.equal(
+      await page.locator('#usage-receipts li').nth(1).innerText(),
+      zh['No model redirect was recorded by the gateway (this does not show which model served the calls).'],
+    );
     await shot(vs, 'usage-zh');
   },
 );

@@ -12,6 +12,9 @@ import type { LoggedRequest } from '../../src/host/usage/localLog';
 import { estimateRecords, usageCsv, type UsageSource } from '../../src/host/usage/usageData';
 import { usageHtml, usageStrings } from '../../src/host/usage/usageHtml';
 import { UsageViewModel } from '../../src/host/usage/usageView';
+import { receiptOf, type ReceiptCall } from '../../src/gateway/economy/receipts';
+import { callReceipt } from '../../src/host/usage/receiptBook';
+import type { CallReceipt } from '../../src/host/usage/receiptSource';
 import type { UsageViewState } from '../../src/shared/usageProtocol';
 
 const NOW = Date.UTC(2026, 10, 24, 12, 0);
@@ -77,6 +80,18 @@ function source(reads: UsageLogRead[], localRecords: LoggedRequest[] = []) {
   };
   return { s, calls };
 }
+
+/** The call a record stands for, as made from here. */
+const local0 = (r: UsageRecord): ReceiptCall => ({
+  time: new Date(r.time - 1000).toISOString(),
+  model: r.model,
+  requestId: r.requestId,
+  maskedToken: 'sk-abc...wxyz',
+  stream: r.stream,
+  durationMs: 1000,
+  surface: 'compatible',
+  usage: { promptTokens: r.promptTokens, completionTokens: r.completionTokens },
+});
 
 function model(s: UsageSource, clock: { now: number }) {
   const states: UsageViewState[] = [];
@@ -215,12 +230,12 @@ test('CSV: the rows shown in their order, quoted, spreadsheet formulas defused, 
   const lines = csv.split('\r\n');
   assert.equal(
     lines[0],
-    'time,model,tokens_in,tokens_out,cost,unit,latency_ms,first_response_ms,stream,group,from_here,error,estimate',
+    'time,model,tokens_in,tokens_out,cost,unit,latency_ms,first_response_ms,stream,group,from_here,error,estimate,receipt',
   );
-  assert.equal(lines[1], '2026-11-24T11:59:00.000Z,plain,120,30,0.0003,USD,2000,340,false,default,false,false,false');
+  assert.equal(lines[1], '2026-11-24T11:59:00.000Z,plain,120,30,0.0003,USD,2000,340,false,default,false,false,false,');
   assert.equal(
     lines[2],
-    `2026-11-24T11:59:00.000Z,"'=HYPERLINK(""x"")",120,30,0.0003,USD,2000,340,true,"a,b",false,false,false`,
+    `2026-11-24T11:59:00.000Z,"'=HYPERLINK(""x"")",120,30,0.0003,USD,2000,340,true,"a,b",false,false,false,`,
   );
   assert.equal(lines.length, 4);
   assert.equal(usageCsv(m.state()!, [99]).split('\r\n').length, 2, 'an index out of range is skipped');
@@ -272,4 +287,44 @@ test('a minute of counted code completions: each request counted, priced and mar
     view.states.at(-1)!.rows.map((r) => r.fromHere),
     [true, false],
   );
+});
+
+test('receipts: a mark per reconciled row (none on the estimate), the summary over the newest calls with the median input ratio', async () => {
+  const mapped = rec({ requestId: 'req-1', other: { is_model_mapped: true, upstream_model_name: 'cheap-mini' } });
+  const plain = rec({ requestId: 'req-2' });
+  const unreconciled = rec({ requestId: 'req-3' });
+  const counted = (r: UsageRecord, local: number): CallReceipt =>
+    callReceipt(
+      receiptOf(r, {}, { ...local0(r), localInput: { tokens: local, tokenizer: 'o200k_base' } }, { by: 'request-id' }),
+    );
+  const byRecord = new Map<UsageRecord, CallReceipt>([
+    [mapped, counted(mapped, 100)],
+    [plain, counted(plain, 60)],
+  ]);
+  const { s } = source([{ state: 'ok', records: [mapped, plain, unreconciled], readAt: NOW, units }]);
+  const { m, states } = model({ ...s, receiptOf: (r) => byRecord.get(r) }, { now: NOW });
+  await m.refresh();
+  const st = states.at(-1)!;
+  assert.deepEqual(
+    st.rows.map((r) => r.receipt?.state),
+    [byRecord.get(mapped)!.billing, byRecord.get(plain)!.billing, undefined],
+  );
+  assert.equal(
+    st.rows[0]!.receipt!.mark,
+    { consistent: '✓', inconsistent: '!', 'not-checkable': '–' }[st.rows[0]!.receipt!.state],
+  );
+  const lines = st.receipts!.lines.map((l) => l.text);
+  assert.equal(st.receipts!.title, "Receipts of the last 2 calls, according to the gateway's log");
+  // billed 120 against 100 and 60 counted here: ×1.2 and ×2, the median ×1.60
+  assert.equal(
+    lines[2],
+    'Median input tokens billed against a local count: ×1.60 over 2 calls (tokenizer o200k_base, tolerance ±5 %).',
+  );
+  assert.equal(lines[1], 'Model redirects recorded by the gateway: 1 (gpt-4o-mini → cheap-mini).');
+  // the estimate has no receipts: no column, no summary
+  const est = source([{ state: 'unsupported' }], [local({})]);
+  const view = model({ ...est.s, receiptOf: () => byRecord.get(plain) }, { now: NOW });
+  await view.m.refresh();
+  assert.equal(view.states.at(-1)!.rows[0]!.receipt, undefined);
+  assert.equal(view.states.at(-1)!.receipts, undefined);
 });

@@ -6,22 +6,31 @@
  */
 import * as vscode from 'vscode';
 import { CommandId } from '../../host/commandIds';
-import type { UsageSource } from '../../host/usage/usageData';
+import { ReceiptBook } from '../../host/usage/receiptBook';
+import { clock, type UsageSource } from '../../host/usage/usageData';
 import { usageHtml, usageStrings } from '../../host/usage/usageHtml';
 import { UsageViewModel } from '../../host/usage/usageView';
 import type { UsageHostMessage, UsagePageMessage } from '../../shared/usageProtocol';
 import type { Registrar } from '../lazy/registrar';
 import type { GatewayService } from '../gateways/gatewayService';
+import { gatewayReceiptReaders } from './gatewayArrivals';
 
-function sourceOf(service: GatewayService): UsageSource {
+function hostOf(service: GatewayService): string | undefined {
+  const base = service.client.endpoints().base;
+  return base ? new URL(base).host : undefined;
+}
+
+function sourceOf(service: GatewayService, book: ReceiptBook): UsageSource {
   return {
-    // the core's reader: once a minute, one shared read, the critical budget shared with the balance
-    readLog: () => service.client.usage.read(),
-    local: () => service.requests.all(),
-    host: () => {
-      const base = service.client.endpoints().base;
-      return base ? new URL(base).host : undefined;
+    // the core's reader (once a minute, one shared read, the critical budget shared with the balance),
+    // through the receipt book: the same read reconciles the receipts of the calls made from here
+    readLog: () => {
+      const host = hostOf(service);
+      return host === undefined ? service.client.usage.read() : book.read({ gateway: undefined, host });
     },
+    receiptOf: (r) => book.ofRecord(r),
+    local: () => service.requests.all(),
+    host: () => hostOf(service),
     prices: () => service.client.account.pricing(),
     units: async () => (await service.client.account.status())?.units,
   };
@@ -47,6 +56,7 @@ export class UsagePanel implements vscode.Disposable {
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly service: GatewayService,
+    private readonly book: ReceiptBook,
   ) {}
 
   private model(): UsageViewModel {
@@ -55,7 +65,7 @@ export class UsagePanel implements vscode.Disposable {
     if (!m)
       this.models.set(
         key,
-        (m = new UsageViewModel(sourceOf(this.service), {
+        (m = new UsageViewModel(sourceOf(this.service, this.book), {
           lang: vscode.env.language,
           onState: (state) => {
             if (this.models.get(this.currentKey()) === m)
@@ -111,6 +121,8 @@ export class UsagePanel implements vscode.Disposable {
         if (isPageMessage(raw)) void this.onMessage(raw);
       }),
       this.service.requests.onDidChange(() => this.model().localChanged()),
+      // receipts reconciled by a read the chat made: the marks follow (no read of the gateway)
+      this.book.onDidChange(() => this.model().localChanged()),
       // another gateway (a switch, or its address in the settings): its own figures
       ...[this.service.onDidChangeConfiguration, this.service.onDidChangeToken].map((on) =>
         on(() => {
@@ -169,11 +181,21 @@ export class UsagePanel implements vscode.Disposable {
   }
 }
 
-/** Registers Show Usage. */
-export function registerUsage(context: vscode.ExtensionContext, hub: Registrar, service: GatewayService): void {
-  const panel = new UsagePanel(context, service);
+/**
+ * Registers Show Usage, with the window's receipt book (the receipts of the billed calls made from here):
+ * the Usage view reads through it, and it is handed back for the chat panel.
+ */
+export function registerUsage(context: vscode.ExtensionContext, hub: Registrar, service: GatewayService): ReceiptBook {
+  const book = new ReceiptBook({
+    readerOf: gatewayReceiptReaders(service),
+    local: () => service.requests.all(),
+    formatTime: clock,
+  });
+  const panel = new UsagePanel(context, service, book);
   context.subscriptions.push(
+    book,
     panel,
     hub.command(CommandId.ShowUsage, () => panel.show()),
   );
+  return book;
 }

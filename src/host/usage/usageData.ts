@@ -10,8 +10,16 @@ import { formatAmount, unitOf } from '../../gateway/economy/units';
 import { summarizeUsage, type UsageTotals } from '../../gateway/economy/usageSummary';
 import type { UsageLogRead, UsageRecord } from '../../gateway/economy/usageTypes';
 import { t } from '../../gateway/l10n';
-import type { UsageRow, UsageTotalsView, UsageViewState } from '../../shared/usageProtocol';
+import { checkStateText, INPUT_TOLERANCE, receiptDisclaimer, type CheckState } from '../../gateway/economy/receipts';
+import type {
+  UsageReceiptCell,
+  UsageReceiptSummary,
+  UsageRow,
+  UsageTotalsView,
+  UsageViewState,
+} from '../../shared/usageProtocol';
 import { requestCount, type LoggedRequest } from './localLog';
+import type { CallReceipt } from './receiptSource';
 
 /** Where the view's data comes from. */
 export interface UsageSource {
@@ -25,6 +33,8 @@ export interface UsageSource {
   prices(): Promise<Map<string, ModelPrice> | undefined>;
   /** the gateway's units (/api/status), undefined when unknown */
   units(): Promise<Units | undefined>;
+  /** the receipt of a record of a read made through `readLog` (the receipt book's), where reconciled */
+  receiptOf?(r: UsageRecord): CallReceipt | undefined;
 }
 
 /** The gateway's log is read at most once a minute (it shares the critical rate limit with the balance). */
@@ -87,13 +97,121 @@ export interface StateInput {
   now: number;
   utcOffsetMin: number;
   lang: string;
+  /** the receipt of a record of the gateway's log, where reconciled */
+  receiptOf?: ((r: UsageRecord) => CallReceipt | undefined) | undefined;
 }
 
 function totalsView(x: UsageTotals, unit: string): UsageTotalsView {
   return { amount: x.amount, text: unit ? formatAmount(x.amount, unit) : '', requests: x.requests };
 }
 
-function row(r: UsageRecord, ours: ReadonlySet<string>, estimated: boolean): UsageRow {
+/** The Receipts column's cell: ✓ consistent, ! inconsistent, – not checkable, with the reason on hover. */
+export function receiptCell(c: CallReceipt): UsageReceiptCell {
+  const state = c.billing;
+  const said = c.receipt.billing.filter((x) => x.state === state).map((x) => x.text);
+  return {
+    state,
+    mark: state === 'consistent' ? '✓' : state === 'inconsistent' ? '!' : '–',
+    title: [t('Receipt: {0}', checkStateText(state)), ...said, c.receipt.matchText].join('\n'),
+  };
+}
+
+/** The receipts' summary is over this many of the gateway's newest billed records. */
+export const RECEIPT_SUMMARY_CALLS = 100;
+
+const checkOf = (c: CallReceipt, id: string) => [...c.receipt.billing, ...c.receipt.route].find((x) => x.id === id);
+const countOf = (list: readonly CallReceipt[], id: string, state: CheckState) =>
+  list.filter((c) => checkOf(c, id)?.state === state).length;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** The input tokens billed against a local count, per call where one was made. */
+function inputRatioLine(list: readonly CallReceipt[]): { text: string; warn: boolean } {
+  const ratios: number[] = [];
+  const tokenizers = new Set<string>();
+  for (const c of list) {
+    const i = checkOf(c, 'input')?.inputs;
+    if (!i || typeof i.local_count !== 'number' || i.local_count <= 0) continue;
+    ratios.push(Number(i.billed_input) / i.local_count);
+    tokenizers.add(String(i.tokenizer));
+  }
+  if (!ratios.length)
+    return {
+      text: t('Input tokens against a local count: not available (no local count was made for these calls).'),
+      warn: false,
+    };
+  return {
+    text: t(
+      'Median input tokens billed against a local count: ×{0} over {1} calls (tokenizer {2}, tolerance ±{3} %).',
+      median(ratios).toFixed(2),
+      String(ratios.length),
+      [...tokenizers].join(', '),
+      String(INPUT_TOLERANCE.share * 100),
+    ),
+    warn: countOf(list, 'input', 'inconsistent') > 0,
+  };
+}
+
+/**
+ * The gateway's receipts over its newest calls (`list`, newest first): the share consistent with the price
+ * list, the model redirects and the forwards its log records, the input tokens against local counts.
+ */
+export function receiptSummary(list: readonly CallReceipt[]): UsageReceiptSummary | undefined {
+  if (!list.length) return undefined;
+  const n = list.length;
+  const ok = countOf(list, 'price-list', 'consistent');
+  const bad = countOf(list, 'price-list', 'inconsistent');
+  const redirects = new Map<string, number>();
+  for (const c of list) {
+    const up = c.receipt.upstreamModel;
+    if (up !== undefined) {
+      const pair = t('{0} → {1}', c.receipt.billedModel, up);
+      redirects.set(pair, (redirects.get(pair) ?? 0) + 1);
+    }
+  }
+  const redirected = [...redirects.values()].reduce((a, b) => a + b, 0);
+  const chains = list.filter((c) => c.receipt.record.upstreamRequestId).length;
+  return {
+    title: t("Receipts of the last {0} calls, according to the gateway's log", String(n)),
+    lines: [
+      {
+        text: t(
+          'Consistent with the price list: {0} of {1} calls ({2} %); inconsistent: {3}; not checkable: {4}.',
+          String(ok),
+          String(n),
+          String(Math.round((ok / n) * 100)),
+          String(bad),
+          String(n - ok - bad),
+        ),
+        warn: bad > 0,
+      },
+      redirected
+        ? {
+            text: t(
+              'Model redirects recorded by the gateway: {0} ({1}).',
+              String(redirected),
+              [...redirects.keys()].join(', '),
+            ),
+            warn: true,
+          }
+        : {
+            text: t('No model redirect was recorded by the gateway (this does not show which model served the calls).'),
+            warn: false,
+          },
+      inputRatioLine(list),
+      chains
+        ? { text: t('Forwarded to another one-api/new-api relay: {0} calls.', String(chains)), warn: true }
+        : { text: t('No forward to another relay was recorded by the gateway.'), warn: false },
+    ],
+    disclaimer: receiptDisclaimer(),
+  };
+}
+
+function row(r: UsageRecord, ours: ReadonlySet<string>, estimated: boolean, c?: CallReceipt): UsageRow {
   const known = Number.isFinite(r.cost.amount);
   const text = known ? formatAmount(r.cost.amount, r.cost.unit) : '';
   return {
@@ -114,6 +232,7 @@ function row(r: UsageRecord, ours: ReadonlySet<string>, estimated: boolean): Usa
     group: r.group,
     fromHere: estimated || (r.requestId !== undefined && ours.has(r.requestId)),
     error: r.kind === 'error',
+    receipt: c && receiptCell(c),
   };
 }
 
@@ -122,10 +241,14 @@ export function usageState(i: StateInput): UsageViewState {
   const s = summarizeUsage(i.records, { now: i.now, utcOffsetMin: i.utcOffsetMin });
   const unit = s.unit ?? '';
   const estimated = i.source === 'estimate';
+  const receipts = estimated || !i.receiptOf ? [] : i.records.map(i.receiptOf);
+  const summary = receiptSummary(
+    receipts.filter((c): c is CallReceipt => c !== undefined).slice(0, RECEIPT_SUMMARY_CALLS),
+  );
   return {
     source: i.source,
     unit,
-    rows: i.records.map((r) => row(r, i.ours, estimated)),
+    rows: i.records.map((r, k) => row(r, i.ours, estimated, receipts[k])),
     totals: {
       today: totalsView(s.today, unit),
       last7Days: totalsView(s.last7Days, unit),
@@ -137,6 +260,7 @@ export function usageState(i: StateInput): UsageViewState {
     nextReadAt: i.nextReadAt,
     reading: i.reading,
     lang: i.lang,
+    ...(summary ? { receipts: summary } : {}),
   };
 }
 
@@ -187,6 +311,7 @@ const CSV_HEADER = [
   'from_here',
   'error',
   'estimate',
+  'receipt',
 ];
 
 /** A CSV cell: quoted when needed; a leading =, +, - or @ is defused so a spreadsheet does not run it. */
@@ -219,6 +344,7 @@ export function usageCsv(state: UsageViewState, indices: readonly number[]): str
         r.fromHere,
         r.error,
         estimate,
+        r.receipt?.state,
       ]
         .map(cell)
         .join(','),

@@ -32,6 +32,7 @@ export function usageStrings(): UsageStrings {
     colStream: t('Stream'),
     colGroup: t('Group'),
     colHere: t('Sent from here'),
+    colReceipt: t('Receipt'),
     yes: t('yes'),
     no: t('no'),
     error: t('error'),

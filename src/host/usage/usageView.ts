@@ -95,6 +95,7 @@ export class UsageViewModel {
           source: 'log',
           records: ok.records,
           ours: new Set(local.flatMap(requestIdsOf)),
+          receiptOf: this.source.receiptOf && ((r) => this.source.receiptOf?.(r)),
         })
       : usageState({
           ...common,

@@ -39,6 +39,8 @@ export class UsagePage {
   private readonly perModel: BarChart;
   private readonly table: UsageTable;
   private readonly count = el('p', 'usage-count');
+  /** the receipts' summary of the gateway's last calls (hidden without receipts) */
+  private readonly receipts = el('section', 'usage-receipts');
   private readonly dayTitle: HTMLElement;
   private readonly modelTitle: HTMLElement;
   private state: UsageViewState | undefined;
@@ -84,7 +86,10 @@ export class UsagePage {
     });
     const wrap = el('div', 'usage-table-wrap');
     wrap.append(this.table.element);
-    root.append(header, this.status, this.totals, charts, filterRow, wrap);
+    this.receipts.id = 'usage-receipts';
+    this.receipts.dataset.testid = 'usage-receipts';
+    this.receipts.hidden = true;
+    root.append(header, this.status, this.totals, charts, this.receipts, filterRow, wrap);
     // made (empty) in the page, while the host reads: the figures only fill them
     this.perDay = new BarChart(dayCanvas, false, '--vscode-charts-blue');
     this.perModel = new BarChart(modelCanvas, true, '--vscode-charts-purple');
@@ -167,7 +172,17 @@ export class UsagePage {
       { labels: st.perModel.map((m) => m.model), values: st.perModel.map((m) => m.amount) },
       st.unit,
     );
+    this.showReceipts(st);
     this.table.setRows(st.rows);
+  }
+
+  private showReceipts(st: UsageViewState): void {
+    const r = st.receipts;
+    this.receipts.hidden = !r;
+    if (!r) return this.receipts.replaceChildren();
+    const list = el('ul');
+    for (const line of r.lines) list.append(el('li', line.warn ? 'warn' : undefined, line.text));
+    this.receipts.replaceChildren(el('h2', undefined, r.title), list, el('p', 'usage-disclaimer', r.disclaimer));
   }
 
   current(): UsageViewState | undefined {

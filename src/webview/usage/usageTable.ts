@@ -15,13 +15,16 @@ type Key =
   | 'firstResponseMs'
   | 'stream'
   | 'group'
-  | 'fromHere';
+  | 'fromHere'
+  | 'receipt';
 
 interface Column {
   key: Key;
   label: (s: UsageStrings) => string;
   numeric: boolean;
   text: (r: UsageRow, s: UsageStrings, fmt: Formats) => string;
+  /** the cell's hover text and class, where it has them */
+  decorate?: (r: UsageRow, td: HTMLTableCellElement) => void;
 }
 
 export interface Formats {
@@ -42,15 +45,33 @@ const COLUMNS: Column[] = [
   { key: 'stream', label: (s) => s.colStream, numeric: false, text: (r, s) => (r.stream ? s.yes : s.no) },
   { key: 'group', label: (s) => s.colGroup, numeric: false, text: (r) => r.group },
   { key: 'fromHere', label: (s) => s.colHere, numeric: false, text: (r) => (r.fromHere ? '✓' : '') },
+  {
+    key: 'receipt',
+    label: (s) => s.colReceipt,
+    numeric: false,
+    text: (r) => r.receipt?.mark ?? '',
+    decorate: (r, td) => {
+      if (!r.receipt) return;
+      td.title = r.receipt.title;
+      td.setAttribute('aria-label', r.receipt.title);
+      td.className = `receipt receipt-${r.receipt.state}`;
+    },
+  },
 ];
+
+/** What a column sorts by: the receipt by its state (inconsistent first when ascending). */
+function sortValue(r: UsageRow, key: Key): string | number | boolean | undefined {
+  if (key === 'receipt') return r.receipt && ['inconsistent', 'not-checkable', 'consistent'].indexOf(r.receipt.state);
+  return r[key];
+}
 
 function ms(n: number | undefined, f: Formats): string {
   return n === undefined ? '' : `${f.int(n)} ms`;
 }
 
 function compare(a: UsageRow, b: UsageRow, key: Key): number {
-  const x = a[key];
-  const y = b[key];
+  const x = sortValue(a, key);
+  const y = sortValue(b, key);
   if (x === y) return 0;
   if (x === undefined) return 1;
   if (y === undefined) return -1;
@@ -176,6 +197,7 @@ export class UsageTable {
       const td = this.doc.createElement('td');
       if (c.numeric) td.className = 'num';
       td.textContent = c.text(r, this.s, this.fmt);
+      c.decorate?.(r, td);
       tr.append(td);
     }
     return tr;
