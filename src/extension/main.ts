@@ -106,7 +106,7 @@ export async function start(context: vscode.ExtensionContext, hub: Registrar): P
   registerParticipant(context, hub, service, log, diagnoseMarkdown);
   registerTools(context, hub, service, log, diagnoseMarkdown, toolOrigins);
   const arrivals = registerSupport(context, hub, service, log, diagnose);
-  registerChat(context, hub, service, log, arrivals);
+  registerChat(context, hub, service, log, arrivals, receipts);
   registerHarRecording(context, hub);
   registerCompletions(context, hub, service, tokens);
   registerCommitMessage(context, hub, service, log);
