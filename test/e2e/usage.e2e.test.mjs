@@ -200,6 +200,36 @@ test('the Usage view: bars per day and per model, a row per record sent from her
   // the receipts for the README: the summary and the column in one view
   await summary.scrollIntoViewIfNeeded();
   await shot(vs, 'usage-receipts');
+
+  // the chat panel: each answered reply has its receipt line from the same reads of the log, opening to the
+  // whole receipt; the overcharged reply's line in the warning colour with its sentence
+  await vs.runCommand('View: Close All Editors'); // the Usage view's frame would be the last webview
+  await vs.runCommand('Model Relay: Open Chat');
+  const chat = webviewFrame(vs.page);
+  const replies = chat.locator('[data-testid="chat-message"][data-role="assistant"]');
+  const first = replies.nth(0).locator('[data-testid="chat-receipt"]');
+  const line = first.locator('[data-testid="chat-receipt-line"]');
+  await line.waitFor({ state: 'visible', timeout: 30_000 });
+  assert.match(await line.innerText(), /^Receipt: \$[\d.]+ charged · consistent with the price list of /);
+  assert.equal(await first.getAttribute('data-kind'), 'ok');
+  await line.focus();
+  await vs.page.keyboard.press('Enter');
+  const detail = first.locator('[data-testid="chat-receipt-detail"]');
+  await detail.waitFor({ state: 'visible', timeout: 10_000 });
+  const whole = await detail.innerText();
+  assert.match(whole, /matched by request id/i);
+  assert.match(whole, /gpt-4o-mini/);
+  assert.match(whole, /No relay can currently prove which model served a request/);
+  assert.doesNotMatch(whole, /verified|genuine/i);
+  const overcharged = replies.nth(3).locator('[data-testid="chat-receipt"]');
+  await overcharged.locator('[data-testid="chat-receipt-line"]').waitFor({ state: 'visible', timeout: 30_000 });
+  assert.equal(await overcharged.getAttribute('data-kind'), 'warning');
+  assert.match(
+    await overcharged.locator('[data-testid="chat-receipt-warning"]').first().innerText(),
+    /According to the gateway's log, the ratios applied differ from the price list/,
+  );
+  assert.equal(sim.log.filter((r) => r.path === '/api/log/token').length - before, 1, 'the chat read nothing more');
+  await vs.screenshot('usage-chat-receipts');
 });
 
 test(
