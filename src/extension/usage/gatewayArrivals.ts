@@ -4,7 +4,7 @@
  * gateway client's own reader, which shares one read among concurrent questions and reads at most once a
  * minute.
  */
-import type { GatewayClient } from '../../gateway';
+import { hostOf, type GatewayClient } from '../../gateway';
 import { maskToken } from '../../gateway/mask';
 import { arrivalSource, type ArrivalSource } from '../../host/usage/arrivals';
 import type { ReceiptReader } from '../../host/usage/receiptBook';
@@ -30,7 +30,7 @@ export function gatewayReceiptReaders(
     const id = gateway === undefined ? service.registry.activeId() : service.gateways.byName(gateway)?.profile.id;
     return (
       client && {
-        host: base ? new URL(base).host : undefined,
+        host: base ? hostOf(base) : undefined,
         read: () => client.usage.read(),
         priceList: () => client.account.priceList(),
         maskedToken: async () => {

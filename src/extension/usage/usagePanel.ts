@@ -5,6 +5,7 @@
  * window lives, so closing and reopening the panel never reads the gateway's log more than once a minute.
  */
 import * as vscode from 'vscode';
+import { hostOf } from '../../gateway';
 import { CommandId } from '../../host/commandIds';
 import { ReceiptBook } from '../../host/usage/receiptBook';
 import { clock, type UsageSource } from '../../host/usage/usageData';
@@ -15,9 +16,10 @@ import type { Registrar } from '../lazy/registrar';
 import type { GatewayService } from '../gateways/gatewayService';
 import { gatewayReceiptReaders } from './gatewayArrivals';
 
-function hostOf(service: GatewayService): string | undefined {
+/** The active gateway's host, derived as the core derives its request records' (`hostOf`). */
+function activeHost(service: GatewayService): string | undefined {
   const base = service.client.endpoints().base;
-  return base ? new URL(base).host : undefined;
+  return base ? hostOf(base) : undefined;
 }
 
 function sourceOf(service: GatewayService, book: ReceiptBook): UsageSource {
@@ -25,12 +27,12 @@ function sourceOf(service: GatewayService, book: ReceiptBook): UsageSource {
     // the core's reader (once a minute, one shared read, the critical budget shared with the balance),
     // through the receipt book: the same read reconciles the receipts of the calls made from here
     readLog: () => {
-      const host = hostOf(service);
+      const host = activeHost(service);
       return host === undefined ? service.client.usage.read() : book.read({ gateway: undefined, host });
     },
     receiptOf: (r) => book.ofRecord(r),
     local: () => service.requests.all(),
-    host: () => hostOf(service),
+    host: () => activeHost(service),
     prices: () => service.client.account.pricing(),
     units: async () => (await service.client.account.status())?.units,
   };
