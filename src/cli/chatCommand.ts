@@ -12,6 +12,7 @@ import {
   GatewaySet,
   adjustmentWords,
   SURFACES,
+  bundledCountText,
   chatAcross,
   chatStreamAcross,
   failoverReason,
@@ -117,7 +118,10 @@ export async function chatCommand(
   let call: RequestRecord | undefined;
   const client = target.client(receipt ? (r) => void (isChatCall(r) && (call = r)) : undefined);
   const code = await chatOnce(client, req, stream, io);
-  if (receipt) await chatReceipt(client, call, io);
+  if (receipt) {
+    await client.recordsWritten(); // the call's record waits for the count of its input
+    await chatReceipt(client, call, io);
+  }
   return code;
 }
 
@@ -170,7 +174,12 @@ async function chatOverGateways(c: GatewayChatInput, io: CliIo, dispatcher: Disp
   // --receipt: each gateway's billed chat call (the request log names the gateway)
   const calls = new Map<string | undefined, RequestRecord>();
   const set = new GatewaySet(file.gateways, {
-    ...(c.receipt ? { onRequest: (r: RequestRecord) => void (isChatCall(r) && calls.set(r.gateway, r)) } : {}),
+    ...(c.receipt
+      ? {
+          onRequest: (r: RequestRecord) => void (isChatCall(r) && calls.set(r.gateway, r)),
+          countText: bundledCountText(),
+        }
+      : {}),
     token: (id) => {
       const name = file.tokenEnv.get(id);
       return (name && io.env[name]?.trim()) || undefined;
@@ -187,7 +196,10 @@ async function chatOverGateways(c: GatewayChatInput, io: CliIo, dispatcher: Disp
     if (result.gateway) io.stderr.write(answeredLine(result.gateway.name, modelOf(result.gateway.id)));
     const code = ended(result, req, io);
     const client = result.gateway && set.get(result.gateway.id);
-    if (c.receipt && client) await chatReceipt(client, calls.get(result.gateway?.name), io);
+    if (c.receipt && client) {
+      await client.recordsWritten(); // the call's record waits for the count of its input
+      await chatReceipt(client, calls.get(result.gateway?.name), io);
+    }
     return code;
   };
   if (!c.stream) {

@@ -28,6 +28,7 @@ import { parseArgs } from 'node:util';
 import type { Dispatcher } from 'undici';
 import {
   GatewayClient,
+  bundledCountText,
   createDispatcher,
   describeProxy,
   isGatewayError,
@@ -126,7 +127,8 @@ function clientFor(cfg: CliConfig, dispatcher: Dispatcher, io: CliIo, onRequest?
     dispatcher,
     onRetry: (n) => void io.stderr.write(retryLine(n)),
     onSurfaceMove: (m) => void io.stderr.write(surfaceMoveLine(m)),
-    ...(onRequest ? { onRequest } : {}),
+    // a sink hears the calls (chat --receipt): each chat's input is counted for its receipt
+    ...(onRequest ? { onRequest, countText: bundledCountText() } : {}),
   });
 }
 

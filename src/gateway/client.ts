@@ -60,6 +60,7 @@ import { Account } from './economy/account';
 import { CriticalBudget } from './economy/criticalBudget';
 import { TokenScope } from './economy/tokenScope';
 import { UsageLog } from './economy/usageLog';
+import type { CountText } from './economy/inputCount';
 import { probeTool, type ProbeOptions, type ProbeTarget, type ToolProbe } from './tools/probes';
 
 export interface GatewayClientOptions extends Omit<TransportOptions, 'primaryRecheckMs'> {
@@ -79,6 +80,11 @@ export interface GatewayClientOptions extends Omit<TransportOptions, 'primaryRec
    * what refusals taught forgotten when the list changed)
    */
   onModelsListed?: ((models: readonly ModelInfo[]) => void) | undefined;
+  /**
+   * the tokenizer a chat's input is counted with for its receipt (economy/inputCount.ts: plain text, a
+   * model whose tokenizer it is); none: no call is counted
+   */
+  countText?: CountText | undefined;
 }
 
 export interface EndpointInfo {
@@ -257,6 +263,7 @@ export class GatewayClient {
       defaultNativeMaxTokens: this.nativeMaxTokens,
       now: this.now,
       ...(this.opts.burst ? { burst: this.opts.burst } : {}),
+      countText: this.opts.countText,
     };
   }
 
@@ -294,6 +301,11 @@ export class GatewayClient {
       [Symbol.asyncIterator]: () => iterateInAction(() => stream, action)[Symbol.asyncIterator](),
       batches: () => iterateInAction(() => stream.batches(), action),
     };
+  }
+
+  /** Resolves once every request record so far is written (a chat's record waits for the count of its input). */
+  recordsWritten(): Promise<void> {
+    return this.transport.recordsWritten();
   }
 
   /** The surface this gateway's refusals taught for a model (until its model list changes), if any. */

@@ -84,7 +84,15 @@ export {
   type Sleep,
   type TransportOptions,
 } from './http/transport';
-export { formatRecord, type RequestLogSink, type RequestPurpose, type RequestRecord } from './requestLog';
+export {
+  formatRecord,
+  isLocalCount,
+  type LocalCount,
+  type RequestLogSink,
+  type RequestPurpose,
+  type RequestRecord,
+} from './requestLog';
+export { bundledCountText, localInputCount, tokenizerOf, type CountText } from './economy/inputCount';
 export {
   COMPLETION_TIMEOUT_MS,
   DEFAULT_COMPLETION_MAX_TOKENS,
@@ -299,7 +307,6 @@ export {
   type BillingCheckId,
   type CheckInputs,
   type CheckState,
-  type LocalCount,
   type NotCheckable,
   type Receipt,
   type ReceiptCall,

@@ -27,6 +27,8 @@ export interface RequestRecord {
   usage?: TokenUsage;
   /** what the request was for, when not the capability's usual use: 'completion' (an inline code completion) */
   purpose?: RequestPurpose;
+  /** a count made here of the input sent, where one could be compared (plain text, a bundled tokenizer: economy/inputCount.ts) */
+  localInput?: LocalCount;
 }
 
 /** Requests made for a feature that the log and the Usage view tell apart (code completions: many small calls). */
@@ -55,6 +57,23 @@ export function usageOfBody(data: unknown): TokenUsage | undefined {
   return tokenUsage(o.prompt_tokens ?? o.input_tokens, o.completion_tokens ?? o.output_tokens);
 }
 
+/** A count of the input sent, made here (plain text only: images, files and tool schemas are not recounted). */
+export interface LocalCount {
+  tokens: number;
+  /** e.g. "o200k_base" */
+  tokenizer: string;
+}
+
+const MAX_TOKENIZER_NAME = 40;
+/** A local count as read back from a file another program could have written. */
+export const isLocalCount = (v: unknown): v is LocalCount =>
+  !!v &&
+  typeof v === 'object' &&
+  Number.isSafeInteger((v as LocalCount).tokens) &&
+  (v as LocalCount).tokens >= 0 &&
+  typeof (v as LocalCount).tokenizer === 'string' &&
+  (v as LocalCount).tokenizer.length <= MAX_TOKENIZER_NAME;
+
 export type RequestLogSink = (record: RequestRecord) => void;
 
 export interface AttemptFacts {
@@ -74,15 +93,37 @@ export interface AttemptFacts {
 export type RecordEnd = (
   status: number | undefined,
   requestId: string | undefined,
-  extra: { errorKind?: ErrorKind | undefined; buffered?: boolean | undefined; usage?: TokenUsage | undefined },
-) => void;
+  extra: {
+    errorKind?: ErrorKind | undefined;
+    buffered?: boolean | undefined;
+    usage?: TokenUsage | undefined;
+    /** the count of the input sent, still being made: the record waits for it (at most COUNT_WAIT_MS) */
+    localInput?: Promise<LocalCount | undefined> | undefined;
+  },
+) => Promise<void> | undefined;
 
-/** Starts the record of one attempt; the returned function ends it (the first call only). */
+/** The longest a record waits for its local count (the tokenizer loading, a long text counted in slices). */
+export const COUNT_WAIT_MS = 10_000;
+
+/** A count, or undefined once it failed or took longer than COUNT_WAIT_MS. */
+function boundedCount(p: Promise<LocalCount | undefined>): Promise<LocalCount | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), COUNT_WAIT_MS);
+    timer.unref?.(); // a count never holds the process
+  });
+  return Promise.race([p.catch(() => undefined), late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Starts the record of one attempt; the returned function ends it (the first call only), and returns the
+ * record's writing when it waits for a local count.
+ */
 export function recordAttempt(sink: RequestLogSink | undefined, f: AttemptFacts, now: () => number): RecordEnd {
   const started = now();
   let finished = false;
   return (status, requestId, extra) => {
-    if (finished) return;
+    if (finished) return undefined;
     finished = true;
     const { token, purpose, ...facts } = f;
     const r: RequestRecord = {
@@ -97,11 +138,19 @@ export function recordAttempt(sink: RequestLogSink | undefined, f: AttemptFacts,
     if (extra.buffered !== undefined) r.buffered = extra.buffered;
     if (extra.usage) r.usage = extra.usage;
     if (purpose) r.purpose = purpose;
-    try {
-      sink?.(r);
-    } catch {
-      /* a broken sink must not break requests */
-    }
+    const emit = () => {
+      try {
+        sink?.(r);
+      } catch {
+        /* a broken sink must not break requests */
+      }
+    };
+    if (!extra.localInput) return void emit();
+    // written once the count is made (the transport's `recordsWritten` waits for it)
+    return boundedCount(extra.localInput).then((local) => {
+      if (local) r.localInput = local;
+      emit();
+    });
   };
 }
 

@@ -48,7 +48,7 @@ async function receiptOfChat(v: LogVintage, dishonest: Dishonesty | undefined, s
     ...(system ? { system } : {}),
     messages: [{ role: 'user', content: PROMPT }],
   });
-  const call = lastCall(tc, system ? [system, PROMPT] : [PROMPT]);
+  const call = await lastCall(tc);
   const r = await receipts(sim, tc, [call]);
   const receipt = r.byCall.get(call);
   assert.ok(receipt, `${v}: the call has a receipt`);
@@ -75,7 +75,7 @@ test('an honest gateway: every check consistent, or not checkable where the vint
     assert.equal(r.charge.unit, 'USD');
     assert.ok(r.charge.quota > 0 && Math.abs(r.charge.amount - r.charge.quota / 500_000) < 1e-12);
     assert.equal(r.group, v === 'NA24' ? undefined : 'default', 'NA24 records have no group');
-    assert.match(checkOf(r, 'input').text, /tokenizer simulator words, ±7 tokens/);
+    assert.match(checkOf(r, 'input').text, /tokenizer o200k_base, ±13 tokens/);
     assert.match(checkOf(r, 'price-list').text, /as of \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
     if (v === 'NA24') assert.match(checkOf(r, 'price-list').text, /the record does not name its group/);
     if (v === 'NA24') assert.match(checkOf(r, 'redirect').text, /older than its redirect records/);
@@ -102,6 +102,28 @@ test('a higher model ratio than published, recorded as charged: the price list c
   }
 });
 
+test('input not checkable, with its reason: a model whose tokenizer is not bundled; a chat with tool definitions', async () => {
+  const sim = sims.NA26;
+  const tc = client(sim);
+  await tc.client.chat({ surface: 'native', model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: PROMPT }] });
+  const claude = await lastCall(tc);
+  await tc.client.chat({
+    surface: 'compatible',
+    model: 'gpt-4o-mini',
+    tools: [{ name: 'read_file', inputSchema: { type: 'object', properties: {} } }],
+    messages: [{ role: 'user', content: PROMPT }],
+  });
+  const withTools = await lastCall(tc);
+  assert.equal(withTools.localInput, undefined, 'tool definitions are framed in an undocumented way: not counted');
+  const r = await receipts(sim, tc, [claude, withTools]);
+  const a = checkOf(r.byCall.get(claude)!, 'input');
+  assert.deepEqual([a.state, a.reason], ['not-checkable', 'no-tokenizer']);
+  assert.match(a.text, /this client has no tokenizer for claude-sonnet-4-5 .*Anthropic does not publish Claude's/);
+  const b = checkOf(r.byCall.get(withTools)!, 'input');
+  assert.deepEqual([b.state, b.reason], ['not-checkable', 'no-local-count']);
+  assert.match(b.text, /tool definitions, images, files and replayed reasoning are not recounted/);
+});
+
 test('a higher ratio charged while the published one is recorded: the arithmetic check is inconsistent with both quotas', async () => {
   for (const v of VINTAGES) {
     const r = await receiptOfChat(v, { overcharge: { factor: 1.5, recorded: 'published' } });
@@ -122,11 +144,11 @@ test('prompt tokens inflated in the log only: tokens billed vs reported and the 
     assertStates(v, r, { tokens: 'inconsistent', input: 'inconsistent' });
     assert.match(
       checkOf(r, 'tokens').text,
-      /^According to the gateway's log, 148 input and \d+ output tokens were billed; its response reported 123 and \d+\.$/,
+      /^According to the gateway's log, 296 input and \d+ output tokens were billed; its response reported 247 and \d+\.$/,
     );
     assert.match(
       checkOf(r, 'input').text,
-      /about 25 more input tokens were billed than this client counted \(123, tokenizer simulator words, ±7 tokens\); causes include a provider system prompt/,
+      /about 49 more input tokens were billed than this client counted \(247, tokenizer o200k_base, ±13 tokens\); causes include a provider system prompt/,
     );
   }
 });
@@ -135,8 +157,8 @@ test('prompt tokens inflated in the log and the response alike: only the local c
   for (const v of VINTAGES) {
     const r = await receiptOfChat(v, { inflatePrompt: { share: 0.2, inResponse: true } });
     assertStates(v, r, { input: 'inconsistent' });
-    assert.equal(checkOf(r, 'input').inputs.billed_input, 148);
-    assert.equal(checkOf(r, 'input').inputs.local_count, 123);
+    assert.equal(checkOf(r, 'input').inputs.billed_input, 296);
+    assert.equal(checkOf(r, 'input').inputs.local_count, 247);
   }
 });
 
@@ -205,7 +227,7 @@ test('a channel system prompt of 40 tokens: the local count shows a constant exc
     assertStates(v, r, { input: 'inconsistent' });
     assert.match(
       checkOf(r, 'input').text,
-      /about 40 more input tokens were billed than this client counted \(123, tokenizer simulator words, ±7 tokens\); causes include a provider system prompt, wrapping, or a different tokenizer\.$/,
+      /about 40 more input tokens were billed than this client counted \(247, tokenizer o200k_base, ±13 tokens\); causes include a provider system prompt, wrapping, or a different tokenizer\.$/,
     );
     assert.equal(
       checkOf(r, 'input').inputs.is_system_prompt_overwritten,
@@ -223,7 +245,7 @@ test("a group the public price list does not show (the token's own): named as su
   const sim = sims.NA26;
   const tc = client(sim, 'test');
   await tc.client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: [{ role: 'user', content: PROMPT }] });
-  const call = lastCall(tc, [PROMPT]);
+  const call = await lastCall(tc);
   const other = await receipts(sim, tc, [call]);
   assert.equal(other.byCall.size, 0, "the production token's log matches no call made with another token");
   const r = (await receipts(sim, tc, [call], 'test')).byCall.get(call)!;

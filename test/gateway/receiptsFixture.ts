@@ -4,7 +4,15 @@
  * it"), the log and the price list read through the client, the receipts reconciled.
  */
 import { before, after, beforeEach } from 'node:test';
-import { reconcile, type CheckState, type Receipt, type ReceiptCall, type RequestRecord } from '../../src/gateway';
+import { countTokens } from 'gpt-tokenizer/cjs/encoding/o200k_base';
+import {
+  reconcile,
+  type CheckState,
+  type CountText,
+  type Receipt,
+  type ReceiptCall,
+  type RequestRecord,
+} from '../../src/gateway';
 import { maskToken } from '../../src/gateway/mask';
 import { startSimulator, type Simulator } from '../sim/server';
 import { defaultUsageLog, type LogVintage } from '../sim/usageLog';
@@ -33,23 +41,18 @@ export function useVintageSims(): Record<LogVintage, Simulator> {
   return sims;
 }
 
-/** The simulated upstream's tokenizer: whitespace-separated words, +3 for the chat's framing (server.ts). */
-export const SIM_TOKENIZER = 'simulator words';
-export const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
-export const localCount = (texts: string[]) => ({
-  tokens: texts.reduce((n, s) => n + words(s), 0) + 3,
-  tokenizer: SIM_TOKENIZER,
-});
+/** The tokenizer the client counts with, as the extension loads it (dist/tokenizer.js is this module). */
+export const countText: CountText = (text) => Promise.resolve(countTokens(text));
 
 /** The billed calls of a request log (successful POSTs), as receipts take them. */
 export function callsOf(records: readonly RequestRecord[]): ReceiptCall[] {
   return records.filter((r) => r.method === 'POST' && r.status === 200);
 }
 
-/** The newest billed call of the request log, with a local count of its input. */
-export function lastCall(tc: TestClient, texts?: string[]): ReceiptCall {
-  const call = callsOf(tc.records).at(-1)!;
-  return texts ? { ...call, localInput: localCount(texts) } : call;
+/** The newest billed call of the request log, once its record (with the local count of its input) is written. */
+export async function lastCall(tc: TestClient): Promise<ReceiptCall> {
+  await tc.client.recordsWritten();
+  return callsOf(tc.records).at(-1)!;
 }
 
 /** Reads the log and the price list through the client and reconciles `calls` with them (the log is `tokenName`'s). */
@@ -82,7 +85,9 @@ export function honestStates(v: LogVintage): CheckStates {
   };
 }
 
-export const client = (sim: Simulator, tokenName?: string) => makeClient(sim, tokenName ? { tokenName } : {});
+/** A client of the simulator that counts each chat's input for its receipt, as the extension's do. */
+export const client = (sim: Simulator, tokenName?: string) =>
+  makeClient(sim, { countText, ...(tokenName ? { tokenName } : {}) });
 
 /** A user message of `n` words. */
 export const wordsOf = (n: number, seed = 'w') => Array.from({ length: n }, (_, i) => `${seed}${i}`).join(' ');

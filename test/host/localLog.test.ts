@@ -62,13 +62,24 @@ test('a torn, foreign or broken line is skipped, never a crash, and never takes 
   const dir = logDir();
   writeFileSync(
     join(dir, CURRENT),
-    [JSON.stringify(rec(1)), 'not json', '{"nonsense":true}', '"x"', '[1,2]', JSON.stringify(rec(2))].join('\n') +
+    [
+      JSON.stringify(rec(1, { localInput: { tokens: 247, tokenizer: 'o200k_base' } })),
+      'not json',
+      '{"nonsense":true}',
+      '"x"',
+      '[1,2]',
+      // a local count that is not one (the receipts' input check computes with it)
+      JSON.stringify({ ...rec(5), localInput: { tokens: 'many', tokenizer: 'o200k_base' } }),
+      JSON.stringify({ ...rec(6), localInput: { tokens: 12, tokenizer: 'x'.repeat(500) } }),
+      JSON.stringify(rec(2)),
+    ].join('\n') +
       '\n' +
       JSON.stringify(rec(3)).slice(0, 40), // a window crashed in the middle of its write
   );
   const log = new LocalRequestLog(dir, { watch: false });
   await log.loaded;
   assert.deepEqual(ids(log.all()), ['req-1', 'req-2']);
+  assert.deepEqual(log.all()[0]!.localInput, { tokens: 247, tokenizer: 'o200k_base' }, 'a local count is kept');
   log.add(rec(4));
   await log.flush();
   assert.deepEqual(ids(log.all()), ['req-1', 'req-2', 'req-4'], 'the torn line is ended and skipped alone');

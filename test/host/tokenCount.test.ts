@@ -217,3 +217,42 @@ test("a message's countable text: text, tool calls and results, images counted a
   drain();
   assert.equal(counter.countParts(parts), countTokens('look: read{"path":"a.ts"}const a = 1;') + IMAGE_TOKENS);
 });
+
+test("a receipt's exact count: never the estimate; waits for the load and the slices, shares the queue and the cache", async () => {
+  const { counter, calls, drain } = harness();
+  const short = 'the gateway bills what it counted';
+  let long = '';
+  while (long.length < 100_000) long += `${fixture('zh')}\n`;
+  let settled: number | undefined;
+  const early = counter.exactly(short);
+  const waiting = counter.exactly(long).then((n) => (settled = n));
+  assert.equal(counter.count(long), estimateTokens(long), 'count() answers the estimate meanwhile');
+  await Promise.resolve();
+  assert.equal(settled, undefined, 'no answer before the tokenizer has counted');
+  drain();
+  assert.equal(await early, countTokens(short));
+  const exact = (await waiting)!;
+  assert.ok(Math.abs(exact / countTokens(long) - 1) <= 0.002, `sliced ${exact}, o200k ${countTokens(long)}`);
+  assert.equal(counter.count(long), exact, 'the one job settled the shared cache');
+  const n = calls.chars;
+  assert.equal(await counter.exactly(long), exact, 'known: answered from the cache');
+  assert.equal(calls.chars, n);
+  assert.equal(await counter.exactly(''), 0);
+});
+
+test("a receipt's exact count is none when it cannot be made: past the queue, or the tokenizer failed to load", async () => {
+  const { counter, drain } = harness();
+  await Promise.all([counter.exactly('load'), Promise.resolve().then(drain)]);
+  assert.equal(await counter.exactly('word '.repeat(QUEUE_CHARS / 5 + 1)), undefined);
+  const queue: Array<() => void> = [];
+  const broken = new TokenCounter(
+    () => {
+      throw new Error('missing');
+    },
+    (fn) => queue.push(fn),
+  );
+  const waiting = broken.exactly(texts(1, 10_000)[0]);
+  while (queue.length) queue.shift()!();
+  assert.equal(await waiting, undefined, 'a waiting count is let go');
+  assert.equal(await broken.exactly('later'), undefined);
+});

@@ -328,3 +328,29 @@ test('receipts: a mark per reconciled row (none on the estimate), the summary ov
   assert.equal(view.states.at(-1)!.rows[0]!.receipt, undefined);
   assert.equal(view.states.at(-1)!.receipts, undefined);
 });
+
+test('receipts: about the same excess of input tokens on most calls is said as such, with its possible causes (a constant excess, §7.5)', async () => {
+  // each record bills 120 input tokens; counted here: 80, 80, 81, 79 and 200
+  const records = [80, 80, 81, 79, 200].map((_, i) => rec({ requestId: `req-${i}` }));
+  const byRecord = new Map<UsageRecord, CallReceipt>(
+    records.map((r, i) => [
+      r,
+      callReceipt(
+        receiptOf(
+          r,
+          {},
+          { ...local0(r), localInput: { tokens: [80, 80, 81, 79, 200][i], tokenizer: 'o200k_base' } },
+          { by: 'request-id' },
+        ),
+      ),
+    ]),
+  );
+  const { s } = source([{ state: 'ok', records, readAt: NOW, units }]);
+  const { m, states } = model({ ...s, receiptOf: (r) => byRecord.get(r) }, { now: NOW });
+  await m.refresh();
+  const line = states.at(-1)!.receipts!.lines[2]!;
+  assert.deepEqual(line, {
+    text: "According to the gateway's log, about 40 more input tokens per call were billed than this client sent, in 4 of 5 calls with a local count (tokenizer o200k_base); causes include a provider system prompt, wrapping, or a different tokenizer.",
+    warn: true,
+  });
+});

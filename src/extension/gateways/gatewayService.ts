@@ -36,6 +36,7 @@ import { DEFAULT_GATEWAY_ID, ProblemsOnce, namedGatewayIds, settingsFor } from '
 import type { GatewayRegistry } from '../../host/gateways/gatewayRegistry';
 import { QuotaTracker } from '../../host/status/quotaSchedule';
 import type { LocalRequestLog } from '../../host/usage/localLog';
+import { TokenCounter, loadBundledTokenizer } from '../../host/lm/tokenCounter';
 import { rawGateways, readProxySettings, readSettings, affectsRelay, type RelaySettings } from './settings';
 import type { TokenStore } from './tokenStore';
 
@@ -98,6 +99,11 @@ export class GatewayService extends Disposable {
   private tracker: QuotaTracker | undefined;
   /** the gateway's public prices, where it publishes them (read with the model list, cached) */
   private prices: Map<string, ModelPrice> | undefined;
+  /**
+   * The window's tokenizer (o200k, loaded on its first count) and its count cache: VS Code's token counts
+   * for our models, and the local count of what a chat sent, for its receipt's input check.
+   */
+  readonly tokenizer = new TokenCounter(loadBundledTokenizer);
 
   constructor(
     readonly registry: GatewayRegistry,
@@ -117,10 +123,12 @@ export class GatewayService extends Disposable {
     this.warnInvalidProxy();
     this.dispatcher = createDispatcher(proxy);
     const shared = this.shared();
+    const countText = (text: string) => this.tokenizer.exactly(text);
     this.gateways = new GatewaySet(registry.gateways(), {
       ...shared,
       token: (id) => registry.tokensOf(id).activeToken(),
       dispatcher: this.dispatcher,
+      countText,
       verbatim: (baseUrl) => this.keptAsTyped(baseUrl),
       onRequest: (r) => this.onRecord(r),
       onSurfaceMove: (m) => this.onSurfaceMove(m),
@@ -135,6 +143,7 @@ export class GatewayService extends Disposable {
       baseUrl: '',
       token: () => fallbackTokens.activeToken(),
       dispatcher: this.dispatcher,
+      countText,
       onRequest: (r) => this.onRecord(r),
     });
     this._register(

@@ -4,7 +4,6 @@
  * plain Node in src/host/lm; this file is the glue. Where the running VS Code lacks the API,
  * nothing is registered and the log says so once.
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { abortOn, withAbort } from '../../host/cancellation';
 import { billedWarning, errorSentence } from '../../host/errorWords';
@@ -16,7 +15,7 @@ import { lmToChatRequest } from '../../host/lm/lmRequest';
 import { modelProfile, surfaceWords, type ModelProfile } from '../../host/lm/modelProfile';
 import { pickerFields, type PickerFields } from '../../host/lm/pickerInfo';
 import { ThinkingCache } from '../../host/lm/thinkingCache';
-import { TokenCounter, type CountTokens } from '../../host/lm/tokenCounter';
+import type { TokenCounter } from '../../host/lm/tokenCounter';
 import {
   GatewayError,
   LIST_ACROSS_BOUND_MS,
@@ -41,14 +40,6 @@ interface RelayModelInfo extends vscode.LanguageModelChatInformation {
   category?: string;
   /** Proposed in 1.120, harmless before: keeps third-party models in the picker (vscode#316687). */
   isUserSelectable: boolean;
-}
-
-/** The bundled tokenizer next to the extension bundle (dist/tokenizer.js), loaded on first use. */
-function loadTokenizer(): CountTokens {
-  const file = path.join(__dirname, 'tokenizer.js');
-  // A runtime path: the bundler must not pull the 2.4 MB tokenizer into the activation bundle.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a runtime path, loaded on first count
-  return (require(/* webpackIgnore: true */ file) as { countTokens: CountTokens }).countTokens;
 }
 
 function describe(m: ModelInfo, p: ModelProfile): string {
@@ -139,11 +130,13 @@ class RelayChatProvider implements vscode.LanguageModelChatProvider<RelayModelIn
   /** each gateway's /v1/models read once and kept until its address or token changes */
   readonly models: LmModelLists;
   private readonly thinking = new ThinkingCache();
-  private readonly tokens = new TokenCounter(loadTokenizer);
+  /** the window's one tokenizer and count cache, shared with the receipts' local counts */
+  private readonly tokens: TokenCounter;
   constructor(
     private readonly service: GatewayService,
     private readonly origins: ToolCallOrigins,
   ) {
+    this.tokens = service.tokenizer;
     this.models = new LmModelLists(listSource(service), () => this.emitter.fire());
   }
 

@@ -17,6 +17,7 @@ import { responsesSurface } from './surfaces/responses';
 import type { BurstThresholds } from '../http/sseStream';
 import { jsonBytes } from '../http/jsonBody';
 import type { SendOptions, Transport } from '../http/transport';
+import { localInputCount, type CountText } from '../economy/inputCount';
 
 export function surfaceAdapter(surface: Surface): SurfaceAdapter {
   switch (surface) {
@@ -39,6 +40,8 @@ export interface ChatSettings {
   /** the largest single stream event read (default MAX_STREAM_EVENT_BYTES) */
   maxEventBytes?: number;
   now?: () => number;
+  /** the tokenizer a call's input is counted with for its receipt (economy/inputCount.ts); none: not counted */
+  countText?: CountText | undefined;
 }
 
 export function validate(req: ChatRequest): void {
@@ -87,6 +90,7 @@ export function sendOptions(
   stream: boolean,
   learnt?: Learnt,
 ): SendOptions {
+  const countText = settings.countText;
   const body = adapter.toRequest(
     { ...req, stream },
     { maxTokens: settings.defaultNativeMaxTokens ?? DEFAULT_MAX_TOKENS, learnt },
@@ -109,6 +113,8 @@ export function sendOptions(
     ...(req.purpose ? { purpose: req.purpose } : {}),
     // A completion is billed and wanted now: never re-sent (one that never left fails over to a backup).
     ...(req.purpose === 'completion' ? { sideEffecting: true, noRetry: true } : {}),
+    // Completions are kept per minute and model (one receipt for many): their inputs are not counted.
+    ...(countText && req.purpose !== 'completion' ? { countInput: () => localInputCount(req, countText) } : {}),
   };
 }
 

@@ -24,6 +24,7 @@ import {
   type RecordRatios,
   type RecordTokens,
 } from './chargeFormula';
+import { FRAMING_TEXT, tokenizerOf } from './inputCount';
 import type { PriceList, PublishedRatios } from './pricing';
 import { formatAmount, type Units } from './units';
 import type { UsageRecord } from './usageTypes';
@@ -44,6 +45,7 @@ export type NotCheckable =
   | 'per-call'
   | 'ambiguous'
   | 'no-local-count'
+  | 'no-tokenizer'
   | 'predates';
 
 /** What a check was computed from: gateway field names (and notation) with their values. */
@@ -58,20 +60,11 @@ export interface ReceiptCheck<Id extends string = BillingCheckId | RouteCheckId>
   inputs: CheckInputs;
 }
 
-/** A count of the input sent, made here (plain text only: images, files and tool schemas are not recounted, §7.5). */
-export interface LocalCount {
-  tokens: number;
-  /** e.g. "o200k_base" */
-  tokenizer: string;
-}
-
-/** The call as it was made from here: its request-log record, and a local count of its input where one was made. */
-export interface ReceiptCall extends Pick<
+/** The call as it was made from here: its request-log record, with a local count of its input where one was made. */
+export type ReceiptCall = Pick<
   RequestRecord,
-  'time' | 'model' | 'requestId' | 'maskedToken' | 'stream' | 'durationMs' | 'surface' | 'usage'
-> {
-  localInput?: LocalCount | undefined;
-}
+  'time' | 'model' | 'requestId' | 'maskedToken' | 'stream' | 'durationMs' | 'surface' | 'usage' | 'localInput'
+>;
 
 export type ReceiptMatch =
   /** the record carries the call's X-Oneapi-Request-Id */
@@ -413,11 +406,19 @@ function inputCheck({ r, tk }: Facts, call: ReceiptCall | undefined, m: ReceiptM
       t('Input tokens could not be compared with a local count: the call was billed per call, not by tokens.'),
     );
   const local = call.localInput;
+  if (!local && call.model && !tokenizerOf(call.model))
+    return none(
+      'no-tokenizer',
+      t(
+        'Input tokens could not be compared with a local count: this client has no tokenizer for {0} (it counts with o200k_base, the tokenizer of current OpenAI models; Anthropic does not publish Claude\'s).',
+        call.model,
+      ),
+    );
   if (!local)
     return none(
       'no-local-count',
       t(
-        'Input tokens could not be compared with a local count: none was made for this call (images, files and tool definitions are not recounted).',
+        'Input tokens could not be compared with a local count: none was made for this call (tool definitions, images, files and replayed reasoning are not recounted, nor an inline suggestion).',
       ),
     );
   if (!attributable(m))
@@ -431,6 +432,7 @@ function inputCheck({ r, tk }: Facts, call: ReceiptCall | undefined, m: ReceiptM
     billed_input: billed,
     local_count: local.tokens,
     tokenizer: local.tokenizer,
+    framing: FRAMING_TEXT,
     tolerance: `±${band}`,
     tolerance_share: INPUT_TOLERANCE.share,
     ...(r.other?.is_system_prompt_overwritten === true ? { is_system_prompt_overwritten: true } : {}),

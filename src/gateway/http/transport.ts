@@ -28,7 +28,14 @@ import {
 } from '../errors/gatewayError';
 import { t } from '../l10n';
 import type { Capability } from '../models';
-import { recordAttempt, usageOfBody, type RequestLogSink, type RequestPurpose, type TokenUsage } from '../requestLog';
+import {
+  recordAttempt,
+  usageOfBody,
+  type LocalCount,
+  type RequestLogSink,
+  type RequestPurpose,
+  type TokenUsage,
+} from '../requestLog';
 import {
   bodyReadError,
   headerValue,
@@ -128,6 +135,8 @@ export interface SendOptions {
   onRetry?: ((notice: RetryNotice) => void) | undefined;
   /** what the request is for, in its request-log record (e.g. 'completion') */
   purpose?: RequestPurpose | undefined;
+  /** counts the input sent for the record of an attempt that was answered (a chat's, for its receipt) */
+  countInput?: (() => Promise<LocalCount | undefined>) | undefined;
 }
 
 export interface OpenResponse {
@@ -174,6 +183,8 @@ export class Transport {
   private readonly now: () => number;
   private readonly random: () => number;
   private ownAgent: Dispatcher | undefined;
+  /** records waiting for their local count (each written within COUNT_WAIT_MS) */
+  private readonly writing = new Set<Promise<void>>();
 
   constructor(private readonly opts: TransportOptions) {
     this.retry = { ...DEFAULT_RETRY, ...(opts.retry ?? {}) };
@@ -181,6 +192,11 @@ export class Transport {
     this.now = opts.now ?? Date.now;
     this.random = opts.random ?? Math.random;
     this.setEndpoints(opts.baseUrl, opts.backupUrls ?? [], opts.baseUrlVerbatim);
+  }
+
+  /** Resolves once every request record started so far is written (a record may wait for its local count). */
+  async recordsWritten(): Promise<void> {
+    await Promise.all([...this.writing]);
   }
 
   /** Replaces the primary and backup bases (normalised by the endpoint rules; the primary kept as given when `verbatim`). */
@@ -413,7 +429,16 @@ export class Transport {
       context,
       finish: (extra) => {
         a.release();
-        record(extra.status ?? status, requestId, extra);
+        // The reply began, so the call may be billed: its record carries a count of what was sent, made now.
+        const writing = record(
+          extra.status ?? status,
+          requestId,
+          o.countInput ? { ...extra, localInput: o.countInput() } : extra,
+        );
+        if (writing) {
+          this.writing.add(writing);
+          void writing.finally(() => this.writing.delete(writing));
+        }
       },
       abort: a.abort,
       timedOut: a.timedOut,

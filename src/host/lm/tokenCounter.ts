@@ -14,6 +14,7 @@ import type { LmPart } from './lmRequest';
 import { estimateTokens } from './tokenEstimate';
 
 export type CountTokens = (text: string) => number;
+export { loadBundledTokenizer } from '../../gateway/economy/inputCount';
 
 /** Texts up to this long are counted exactly on the caller's path once the tokenizer is loaded (under a millisecond). */
 export const EXACT_NOW_LIMIT = 4 * 1024;
@@ -43,6 +44,8 @@ interface Job {
   /** counted up to here */
   at: number;
   tokens: number;
+  /** who waits for the exact count (`exactly`) */
+  waiters?: Array<(tokens: number | undefined) => void>;
 }
 
 /** The text a message's count is made of: its text and reasoning, tool calls' names and input, tool results' text; and its images. */
@@ -97,6 +100,29 @@ export class TokenCounter {
     return tokens;
   }
 
+  /**
+   * The exact count of a text (a receipt's local count: never an estimate), made off the caller's path:
+   * at once when short or known, else in the background count's slices. Undefined when the tokenizer
+   * could not be loaded or the text does not fit the waiting texts (QUEUE_CHARS).
+   */
+  exactly(text: string): Promise<number | undefined> {
+    if (!text) return Promise.resolve(0);
+    if (this.state === 'failed') return Promise.resolve(undefined);
+    if (this.state === 'idle') this.startLoading();
+    const key = contentKey(text);
+    const hit = this.cache.get(key);
+    if (hit?.exact) return Promise.resolve(hit.tokens);
+    if (this.exact && text.length <= EXACT_NOW_LIMIT) return Promise.resolve(this.count(text));
+    return new Promise((resolve) => {
+      let job = this.queue.find((j) => j.key === key);
+      if (!job) {
+        job = this.enqueue(key, text);
+        if (!job) return resolve(undefined);
+      }
+      (job.waiters ??= []).push(resolve);
+    });
+  }
+
   /** A message's count: its text (countableText) and its images. */
   countParts(parts: readonly LmPart[]): number {
     const { text, images } = countableText(parts);
@@ -112,11 +138,13 @@ export class TokenCounter {
     return this.queue.length;
   }
 
-  private enqueue(key: string, text: string): void {
-    if (this.state === 'failed' || this.queuedChars + text.length > QUEUE_CHARS) return;
-    this.queue.push({ key, text, at: 0, tokens: 0 });
+  private enqueue(key: string, text: string): Job | undefined {
+    if (this.state === 'failed' || this.queuedChars + text.length > QUEUE_CHARS) return undefined;
+    const job: Job = { key, text, at: 0, tokens: 0 };
+    this.queue.push(job);
     this.queuedChars += text.length;
     if (this.state === 'ready') this.schedule();
+    return job;
   }
 
   private startLoading(): void {
@@ -128,6 +156,7 @@ export class TokenCounter {
         this.schedule();
       } catch {
         this.state = 'failed'; // the estimate keeps answering
+        for (const job of this.queue) for (const w of job.waiters ?? []) w(undefined);
         this.queue.length = 0;
         this.queuedChars = 0;
       }
@@ -158,6 +187,7 @@ export class TokenCounter {
       this.queue.shift();
       this.queuedChars -= job.text.length;
       this.cache.settle(job.key, job.tokens);
+      for (const w of job.waiters ?? []) w(job.tokens);
     }
   }
 }

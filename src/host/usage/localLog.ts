@@ -17,7 +17,7 @@
  * versions kept in global state (`modelRelay.requestLog`) are moved into the file once.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import type { RequestRecord } from '../../gateway';
+import { isLocalCount, type RequestRecord } from '../../gateway';
 import { JsonLinesFile } from './jsonLinesFile';
 
 /** The part of `vscode.Memento` the log uses (where earlier versions kept it). */
@@ -64,6 +64,7 @@ function isLogged(v: unknown): v is LoggedRequest {
     typeof r.path === 'string' &&
     typeof r.host === 'string' &&
     (r.count === undefined || (Number.isInteger(r.count) && r.count > 0)) &&
+    (r.localInput === undefined || isLocalCount(r.localInput)) &&
     (r.requestIds === undefined || (Array.isArray(r.requestIds) && r.requestIds.every((i) => typeof i === 'string')))
   );
 }

@@ -118,6 +118,8 @@ export function receiptCell(c: CallReceipt): UsageReceiptCell {
 
 /** The receipts' summary is over this many of the gateway's newest billed records. */
 export const RECEIPT_SUMMARY_CALLS = 100;
+/** A constant excess: at least this many calls with a local count, this share of them near the median excess. */
+const CONSTANT_EXCESS = { calls: 3, share: 0.8 };
 
 const checkOf = (c: CallReceipt, id: string) => [...c.receipt.billing, ...c.receipt.route].find((x) => x.id === id);
 const countOf = (list: readonly CallReceipt[], id: string, state: CheckState) =>
@@ -129,26 +131,49 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-/** The input tokens billed against a local count, per call where one was made. */
+/**
+ * The input tokens billed against a local count, over the calls where one was made: the median ratio; or,
+ * where most calls were billed about the same number of tokens more than counted (§7.5: a constant excess,
+ * such as a system prompt the provider adds), that number, with its possible causes and no accusation.
+ */
 function inputRatioLine(list: readonly CallReceipt[]): { text: string; warn: boolean } {
-  const ratios: number[] = [];
+  const pairs: Array<{ billed: number; local: number }> = [];
   const tokenizers = new Set<string>();
   for (const c of list) {
     const i = checkOf(c, 'input')?.inputs;
     if (!i || typeof i.local_count !== 'number' || i.local_count <= 0) continue;
-    ratios.push(Number(i.billed_input) / i.local_count);
+    pairs.push({ billed: Number(i.billed_input), local: i.local_count });
     tokenizers.add(String(i.tokenizer));
   }
-  if (!ratios.length)
+  if (!pairs.length)
     return {
       text: t('Input tokens against a local count: not available (no local count was made for these calls).'),
       warn: false,
     };
+  const excess = median(pairs.map((p) => p.billed - p.local));
+  const near = pairs.filter(
+    (p) => Math.abs(p.billed - p.local - excess) <= Math.max(INPUT_TOLERANCE.minTokens, excess * 0.1),
+  );
+  if (
+    pairs.length >= CONSTANT_EXCESS.calls &&
+    excess > INPUT_TOLERANCE.minTokens &&
+    near.length >= pairs.length * CONSTANT_EXCESS.share
+  )
+    return {
+      text: t(
+        "According to the gateway's log, about {0} more input tokens per call were billed than this client sent, in {1} of {2} calls with a local count (tokenizer {3}); causes include a provider system prompt, wrapping, or a different tokenizer.",
+        String(Math.round(excess)),
+        String(near.length),
+        String(pairs.length),
+        [...tokenizers].join(', '),
+      ),
+      warn: true,
+    };
   return {
     text: t(
       'Median input tokens billed against a local count: ×{0} over {1} calls (tokenizer {2}, tolerance ±{3} %).',
-      median(ratios).toFixed(2),
-      String(ratios.length),
+      median(pairs.map((p) => p.billed / p.local)).toFixed(2),
+      String(pairs.length),
       [...tokenizers].join(', '),
       String(INPUT_TOLERANCE.share * 100),
     ),
