@@ -9,7 +9,8 @@
  */
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { diagnoseGateways, maskToken, type GatewayProfile } from '../../src/gateway';
+import { countTokens } from 'gpt-tokenizer/cjs/encoding/o200k_base';
+import { diagnoseGateways, maskToken, type GatewayProfile, type RequestRecord } from '../../src/gateway';
 import { tokenKeys } from '../../src/host/gateways/activeToken';
 import { TokenStore } from '../../src/host/gateways/tokenStore';
 import { diagnoseBody, DIAGNOSE_SCRIPT } from '../../src/host/diagnose/diagnoseHtml';
@@ -142,12 +143,27 @@ test('a gateway without a token: its row says so with the fix; the other is diag
 
 test("one gateway (Diagnose Connection): its checks directly; fixes, the billed run and the support report only on the active gateway's own", async () => {
   const gateway = { id: 'a', name: 'Gateway A', baseUrl: `${a.url}/v1`, models: { chat: 'gpt-4o-mini' } };
+  const records: RequestRecord[] = [];
   const d = await diagnoseGateways({
     gateways: [gateway],
     token: () => a.tokens.production,
     tokenName: () => 'production',
     timeouts,
+    // the editor's request log hears the checks' requests: a generation check is a billed call with a receipt
+    onRequest: (r) => records.push(r),
+    countText: (text) => Promise.resolve(countTokens(text)),
   });
+  const generated = records.filter((r) => r.method === 'POST' && r.status === 200);
+  assert.ok(generated.length >= 1, 'the generation checks are in the request log');
+  for (const r of generated) {
+    assert.equal(r.gateway, 'Gateway A');
+    assert.ok(r.requestId, 'with the request id its receipt is found by');
+  }
+  assert.ok(
+    generated.some((r) => r.path === '/v1/chat/completions' && r.localInput?.tokenizer === 'o200k_base'),
+    "the chat check's input counted",
+  );
+  assert.ok(!JSON.stringify(records).includes(a.tokens.production), 'masked tokens only');
   const own = diagnoseBody(d, { secrets: [a.tokens.production], activeGateway: true });
   assert.ok(!own.includes('data-testid="gateway-row"'), 'no overview row: it would repeat the checks');
   assert.equal(own.match(/<th scope="col">/g)?.length, 5, "the checks' table only");

@@ -6,13 +6,7 @@
 import { test, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import { countTokens } from 'gpt-tokenizer/cjs/encoding/o200k_base';
-import {
-  localInputCount,
-  tokenizerOf,
-  type ChatRequest,
-  type CountText,
-  type RequestRecord,
-} from '../../src/gateway';
+import { localInputCount, tokenizerOf, type ChatRequest, type CountText, type RequestRecord } from '../../src/gateway';
 import { COUNT_WAIT_MS, recordAttempt, type AttemptFacts } from '../../src/gateway/requestLog';
 import { startSimulator } from '../sim/server';
 import { makeClient } from './helpers';
@@ -104,7 +98,9 @@ test('not counted: tool definitions, images, tool calls and results, replayed re
       'a tool result',
       {
         ...base,
-        messages: [{ role: 'user', content: [{ type: 'tool_result', callId: 'c1', content: [{ type: 'text', text: 'x' }] }] }],
+        messages: [
+          { role: 'user', content: [{ type: 'tool_result', callId: 'c1', content: [{ type: 'text', text: 'x' }] }] },
+        ],
       },
     ],
     ['reasoning', { ...base, messages: [{ role: 'assistant', content: [{ type: 'reasoning', text: 'hmm' }] }] }],
@@ -130,7 +126,11 @@ test('a count that never comes does not hold the record: it is written without o
   mock.timers.enable({ apis: ['setTimeout'] });
   try {
     const got: RequestRecord[] = [];
-    const writing = recordAttempt((r) => got.push(r), FACTS, () => 0)(200, 'rid-1', {
+    const writing = recordAttempt(
+      (r) => got.push(r),
+      FACTS,
+      () => 0,
+    )(200, 'rid-1', {
       localInput: new Promise(() => {}),
     });
     assert.ok(writing);
@@ -141,7 +141,11 @@ test('a count that never comes does not hold the record: it is written without o
     assert.equal(got.length, 1);
     assert.equal(got[0].localInput, undefined);
     assert.equal(got[0].requestId, 'rid-1');
-    await recordAttempt((r) => got.push(r), FACTS, () => 0)(200, 'rid-2', {
+    await recordAttempt(
+      (r) => got.push(r),
+      FACTS,
+      () => 0,
+    )(200, 'rid-2', {
       localInput: Promise.reject(new Error('tokenizer missing')),
     });
     assert.equal(got.length, 2);
@@ -163,7 +167,11 @@ test("a chat's record carries the count of what it sent, written once the count 
       return countTokens(s);
     };
     const tc = makeClient(sim, { countText: slow });
-    await tc.client.chat({ surface: 'compatible', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] });
+    await tc.client.chat({
+      surface: 'compatible',
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hello' }],
+    });
     assert.equal(tc.records.length, 0, 'the record waits for its count');
     release();
     await tc.client.recordsWritten();
@@ -182,7 +190,11 @@ test("a chat's record carries the count of what it sent, written once the count 
     assert.equal(tc.records[1].localInput?.tokens, 8 + 3 + 1 + countTokens('Be brief.'));
     // a model whose tokenizer is not bundled: the tokenizer is not even asked
     const asked = counted.length;
-    await tc.client.chat({ surface: 'native', model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }] });
+    await tc.client.chat({
+      surface: 'native',
+      model: 'claude-sonnet-4-5',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     await tc.client.recordsWritten();
     assert.equal(tc.records[2].localInput, undefined);
     assert.equal(counted.length, asked);

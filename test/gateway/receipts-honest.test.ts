@@ -36,7 +36,22 @@ const NATIVE = ['claude-sonnet-4-5', 'claude-opus-4-7'];
 const RESPONSES = ['gpt-4o-mini', 'gpt-5.5-codex', 'gpt-5.5'];
 
 const PROSE = 'the gateway bills each call by its tokens and the ratios of its group, per million'.split(' ');
-const CODE = ['const', 'x', '=', 'await', 'fetch(url);', '\n', 'if', '(x.ok)', '{', 'return', 'x.json();', '}', '//', 'π≈3.14'];
+const CODE = [
+  'const',
+  'x',
+  '=',
+  'await',
+  'fetch(url);',
+  '\n',
+  'if',
+  '(x.ok)',
+  '{',
+  'return',
+  'x.json();',
+  '}',
+  '//',
+  'π≈3.14',
+];
 const CJK = [...'中转站按照倍率计费，每次调用都有日志记录。模型重定向'];
 
 type Kind = 'chat' | 'cached-chat' | 'native' | 'cached-native' | 'responses' | 'image' | 'video' | 'fim';

@@ -105,7 +105,11 @@ test('a higher model ratio than published, recorded as charged: the price list c
 test('input not checkable, with its reason: a model whose tokenizer is not bundled; a chat with tool definitions', async () => {
   const sim = sims.NA26;
   const tc = client(sim);
-  await tc.client.chat({ surface: 'native', model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: PROMPT }] });
+  await tc.client.chat({
+    surface: 'native',
+    model: 'claude-sonnet-4-5',
+    messages: [{ role: 'user', content: PROMPT }],
+  });
   const claude = await lastCall(tc);
   await tc.client.chat({
     surface: 'compatible',

@@ -99,6 +99,7 @@ export class DiagnoseController {
       proxy: readProxySettings(),
       includeMedia,
       signal,
+      ...this.service.requestLogging,
     });
   }
 
@@ -194,6 +195,7 @@ export class DiagnoseController {
             noTokenFix: () => vscode.l10n.t('Add a token for this gateway ("Model Relay: Add Token").'),
             proxy: readProxySettings(),
             signal: cancel.signal,
+            ...this.service.requestLogging,
             ...gatewayProgress((p) => progress.report(p)),
           });
         } finally {

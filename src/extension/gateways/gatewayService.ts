@@ -28,6 +28,8 @@ import {
   type SurfaceMove,
   type ProxyChoice,
   type Quota,
+  type CountText,
+  type RequestLogSink,
   type RequestRecord,
   type ProxySettings,
 } from '../../gateway';
@@ -318,6 +320,14 @@ export class GatewayService extends Disposable {
     if (!m.learntNow) return;
     this.log.info(surfaceMoveWords(m));
     this.modelsChanged.fire();
+  }
+
+  /**
+   * How requests sent outside the clients (Diagnose's checks) reach the request log, the status bar and the
+   * receipts, as the clients' do; and how their inputs are counted.
+   */
+  get requestLogging(): { onRequest: RequestLogSink; countText: CountText } {
+    return { onRequest: (r) => this.onRecord(r), countText: (text) => this.tokenizer.exactly(text) };
   }
 
   private onRecord(r: RequestRecord): void {

@@ -172,6 +172,8 @@ export class DiagnosisContext {
       },
       ...(this.input.sleep ? { sleep: this.input.sleep } : {}),
       now: this.now,
+      onRequest: this.input.onRequest,
+      countText: this.input.countText,
     }));
   }
 

@@ -19,6 +19,8 @@ import { createDispatcher, type ProxySettings } from '../http/proxy';
 import { t } from '../l10n';
 import { redactSecrets } from '../mask';
 import type { ModelInfo } from '../models';
+import type { CountText } from '../economy/inputCount';
+import type { RequestLogSink } from '../requestLog';
 import { runDiagnosis } from './engine';
 import type { CheckId, CheckResult, DiagnosisCheck, DiagnosisInput, DiagnosisReport, DiagnosisTimeouts } from './types';
 
@@ -98,6 +100,10 @@ export interface GatewaysDiagnosisInput {
   timeouts?: DiagnosisTimeouts | undefined;
   now?: (() => number) | undefined;
   signal?: AbortSignal | undefined;
+  /** hears the record of each request a gateway's checks send through its client, naming the gateway (`gateway`) */
+  onRequest?: RequestLogSink | undefined;
+  /** counts a generation check's input for its receipt */
+  countText?: CountText | undefined;
   /** hears each gateway's diagnosis start and finish (progress) */
   onGatewayStart?: ((gateway: GatewayProfile, index: number, total: number) => void) | undefined;
   onGatewayDone?: ((row: GatewaySummaryRow, index: number, total: number) => void) | undefined;
@@ -256,6 +262,8 @@ async function diagnoseOne(profile: GatewayProfile, o: GatewayRunOptions): Promi
     timeouts: input.timeouts,
     now: input.now,
     signal: input.signal,
+    onRequest: input.onRequest && ((r) => input.onRequest?.({ ...r, gateway: profile.name || profile.id })),
+    countText: input.countText,
   };
   const report = await runDiagnosis(diagnosis);
   const noTokenFix = input.noTokenFix?.(profile);

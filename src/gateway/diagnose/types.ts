@@ -8,6 +8,8 @@ import type { ErrorKind, Surface } from '../errors/gatewayError';
 import type { ProxySettings } from '../http/proxy';
 import type { Sleep } from '../http/transport';
 import type { ModelInfo } from '../models';
+import type { CountText } from '../economy/inputCount';
+import type { RequestLogSink } from '../requestLog';
 import type { ProbeOptions, ProbeTarget, ToolProbe } from '../tools/probes';
 import type { ToolGateway, ToolId, ToolStatus } from '../tools/types';
 
@@ -185,6 +187,10 @@ export interface DiagnosisInput {
   sleep?: Sleep | undefined;
   now?: (() => number) | undefined;
   signal?: AbortSignal | undefined;
+  /** hears the record of each request the checks send through the client (the editor's request log: their receipts) */
+  onRequest?: RequestLogSink | undefined;
+  /** counts a generation check's input for its receipt (GatewayClientOptions.countText) */
+  countText?: CountText | undefined;
   /** called when a check starts */
   onCheckStart?: ((id: CheckId, title: string) => void) | undefined;
   /** called as each check completes, in report order, with how far the run is */

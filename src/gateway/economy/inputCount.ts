@@ -57,10 +57,12 @@ export function tokenizerOf(model: string): string | undefined {
 }
 
 /** The messages as the upstream frames them (the system prompt first), when every one is plain text. */
-export function plainMessages(req: Pick<ChatRequest, 'system' | 'messages' | 'tools'>): Array<{
-  role: string;
-  text: string;
-}> | undefined {
+export function plainMessages(req: Pick<ChatRequest, 'system' | 'messages' | 'tools'>):
+  | Array<{
+      role: string;
+      text: string;
+    }>
+  | undefined {
   if (req.tools?.length) return undefined;
   const out = req.system ? [{ role: 'system', text: req.system }] : [];
   for (const m of req.messages) {

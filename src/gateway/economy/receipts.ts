@@ -410,7 +410,7 @@ function inputCheck({ r, tk }: Facts, call: ReceiptCall | undefined, m: ReceiptM
     return none(
       'no-tokenizer',
       t(
-        'Input tokens could not be compared with a local count: this client has no tokenizer for {0} (it counts with o200k_base, the tokenizer of current OpenAI models; Anthropic does not publish Claude\'s).',
+        "Input tokens could not be compared with a local count: this client has no tokenizer for {0} (it counts with o200k_base, the tokenizer of current OpenAI models; Anthropic does not publish Claude's).",
         call.model,
       ),
     );

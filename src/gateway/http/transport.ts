@@ -32,6 +32,7 @@ import {
   recordAttempt,
   usageOfBody,
   type LocalCount,
+  type RecordEnd,
   type RequestLogSink,
   type RequestPurpose,
   type TokenUsage,
@@ -355,16 +356,14 @@ export class Transport {
     };
   }
 
-  private async once(o: SendOptions, idx: number, token: string, tryNo: number): Promise<OpenResponse> {
-    const host = this.hosts[idx];
-    const url = joinUrl(host.base, o.path);
-    const context: ErrorContext = { surface: o.surface, method: o.method, url, model: o.model, token };
-    const record = recordAttempt(
+  /** The record of one attempt; one that waits for its local count is tracked until written (`recordsWritten`). */
+  private recordOf(o: SendOptions, host: string, token: string, tryNo: number): (...a: Parameters<RecordEnd>) => void {
+    const end = recordAttempt(
       this.opts.onRequest,
       {
         surface: o.surface,
         capability: o.capability,
-        host: host.host,
+        host,
         method: o.method,
         path: o.path,
         model: o.model,
@@ -375,6 +374,19 @@ export class Transport {
       },
       this.now,
     );
+    return (...a) => {
+      const writing = end(...a);
+      if (!writing) return;
+      this.writing.add(writing);
+      void writing.finally(() => this.writing.delete(writing));
+    };
+  }
+
+  private async once(o: SendOptions, idx: number, token: string, tryNo: number): Promise<OpenResponse> {
+    const host = this.hosts[idx];
+    const url = joinUrl(host.base, o.path);
+    const context: ErrorContext = { surface: o.surface, method: o.method, url, model: o.model, token };
+    const record = this.recordOf(o, host.host, token, tryNo);
     const headers = requestHeaders({
       surface: o.surface,
       accept: o.accept ?? (o.stream ? 'text/event-stream' : 'application/json'),
@@ -430,15 +442,7 @@ export class Transport {
       finish: (extra) => {
         a.release();
         // The reply began, so the call may be billed: its record carries a count of what was sent, made now.
-        const writing = record(
-          extra.status ?? status,
-          requestId,
-          o.countInput ? { ...extra, localInput: o.countInput() } : extra,
-        );
-        if (writing) {
-          this.writing.add(writing);
-          void writing.finally(() => this.writing.delete(writing));
-        }
+        record(extra.status ?? status, requestId, o.countInput ? { ...extra, localInput: o.countInput() } : extra);
       },
       abort: a.abort,
       timedOut: a.timedOut,
