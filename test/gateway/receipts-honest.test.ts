@@ -54,9 +54,10 @@ const CODE = [
 ];
 const CJK = [...'中转站按照倍率计费，每次调用都有日志记录。模型重定向'];
 
-type Kind = 'chat' | 'cached-chat' | 'native' | 'cached-native' | 'responses' | 'image' | 'video' | 'fim';
+type Kind = 'chat' | 'tools' | 'cached-chat' | 'native' | 'cached-native' | 'responses' | 'image' | 'video' | 'fim';
 const KINDS: Array<[Kind, number]> = [
-  ['chat', 40],
+  ['chat', 35],
+  ['tools', 5],
   ['cached-chat', 10],
   ['native', 15],
   ['cached-native', 8],
@@ -138,6 +139,8 @@ async function chat(tc: TestClient, g: Gen, kind: Kind): Promise<void> {
     ...(system ? { system } : {}),
     messages,
     maxTokens: 400,
+    // tool definitions are framed in an undocumented way (§7.5): such a call is not counted
+    ...(kind === 'tools' ? { tools: [{ name: 'read_file', inputSchema: { type: 'object', properties: {} } }] } : {}),
   };
   if (g.rnd() < 0.5) await tc.client.chat(req);
   else for await (const e of tc.client.chatStream(req)) void e;
