@@ -87,7 +87,7 @@ describe('chat --receipt', { concurrency: true }, () => {
         err,
       );
       assert.match(err, /^ {2}model: requested gpt-4o-mini, billed gpt-4o-mini$/m);
-      assert.match(err, /^ {2}tokens: 203 in, 201 out, 0 cache read, 0 cache write$/m);
+      assert.match(err, /^ {2}tokens: 407 in, 201 out, 0 cache read, 0 cache write$/m);
       assert.match(err, /^ {2}ratios recorded: model_ratio ×0\.075, completion_ratio ×4, group_ratio ×1/m);
       assert.match(
         err,
@@ -98,7 +98,11 @@ describe('chat --receipt', { concurrency: true }, () => {
         err,
         /^ {4}tokens — ✓ consistent: According to the gateway's log, the billed tokens equal the tokens/m,
       );
-      assert.match(err, /^ {4}input — – not checkable: /m);
+      // the prompt counted here (o200k_base, OpenAI's framing), as the simulated OpenAI upstream billed it
+      assert.match(
+        err,
+        /^ {4}input — ✓ consistent: According to the gateway's log, the 407 input tokens billed are consistent with a local count of 407 \(tokenizer o200k_base, ±21 tokens\)\.$/m,
+      );
       assert.match(
         err,
         /^ {4}redirect — ✓ consistent: According to the gateway's log, no model redirect was recorded; this does not show/m,
