@@ -1,6 +1,7 @@
 // E2E for the Usage view in a real VS Code against the simulator's new-api profile (its own usage log,
-// GET /api/log/token): after a few chats and an image, Show Usage draws spend per day and per model and
-// lists a row per record, each marked as sent from here; the table is the charts' text alternative
+// GET /api/log/token): after a turn of VS Code's own chat with our model, a commit message, a video, a few
+// chats and an image, Show Usage draws spend per day and per model and lists a row per record, each marked
+// as sent from here, each of those calls with its receipt matched by request id; the table is the charts' text alternative
 // (column headers, sortable with the keyboard, a labelled filter, named buttons); the log is read once
 // for the opening (the critical rate limit), and that read reconciles the receipts: a Receipts column (✓
 // consistent, ! inconsistent in the warning colour, the reason on hover) and the gateway's summary, with a
@@ -8,8 +9,8 @@
 // English and Chinese into media/screenshots/.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { axeSerious, repoRoot, startScenario, webviewFrame } from './harness.mjs';
 
@@ -19,6 +20,8 @@ const viewport = { width: 1280, height: 800 };
 const settings = {
   'modelRelay.models.chat': 'gpt-4o-mini',
   'modelRelay.models.image': 'gpt-image-1',
+  'modelRelay.models.video': 'sora-2',
+  'git.openRepositoryInParentFolders': 'never',
   'workbench.colorTheme': 'Default Dark Modern',
 };
 const cjkFont = spawnSync('fc-list', [':lang=zh', 'family'], { encoding: 'utf8' }).stdout?.trim();
@@ -44,11 +47,144 @@ async function open(extra = {}) {
   return scenario;
 }
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until `ok()` holds (polled), else fails saying `what`. */
+async function until(ok, what, timeoutMs = 30_000) {
+  const end = Date.now() + timeoutMs;
+  while (!(await ok())) {
+    if (Date.now() > end) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(250);
+  }
+}
+
+/** Waits until the simulator has had no POST for `ms` (a late request of VS Code's chat is counted as its own). */
+const quiet = (sim, ms = 3_000) =>
+  until(
+    () => Date.now() - Math.max(0, ...sim.log.filter((r) => r.method === 'POST').map((r) => r.time)) >= ms,
+    'quiet',
+  );
+
+/** The request ids of the billed calls (POST, 200) the simulator answered on `paths` since `from`. */
+const billedSince = (sim, from, paths) =>
+  sim.log
+    .filter((r) => r.method === 'POST' && r.status === 200 && paths.includes(r.path) && r.time >= from)
+    .map((r) => r.requestId);
+
+const git = (cwd, ...args) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'E2E',
+      GIT_AUTHOR_EMAIL: 'e2e@example.com',
+      GIT_COMMITTER_NAME: 'E2E',
+      GIT_COMMITTER_EMAIL: 'e2e@example.com',
+    },
+  });
+
+/**
+ * The workspace: a repository with a commit and a staged new file (the commit message describes it), and a
+ * folder for VS Code's chat to list.
+ */
+const workspaceFiles = {
+  files: {
+    'src/greeting.ts': 'export const greet = (name: string) => `Hello, ${name}!`;\n',
+    'list_dir/notes.txt': 'hello\n',
+    '.gitignore': '.model-relay/\n',
+  },
+  prepare(ws) {
+    git(ws, 'init', '-q', '-b', 'main');
+    git(ws, 'add', '-A');
+    git(ws, 'commit', '-q', '-m', 'feat(greeting): add the greeting module');
+    writeFileSync(join(ws, 'src/farewell.ts'), 'export const farewell = (name: string) => `Goodbye, ${name}!`;\n');
+    git(ws, 'add', 'src/farewell.ts');
+  },
+};
+
+/**
+ * A turn of VS Code's own chat with one of our models (as chat-setup.e2e does it): a fresh profile keeps the
+ * built-in chat off until it is set up, so the Status view's row runs Chat: Manage Language Models; then the
+ * prompt in the Chat view (agent mode) names a tool VS Code runs, and the model answers its result. The
+ * calls' request ids.
+ */
+async function vscodeChatTurn(vs, sim, workspace) {
+  const from = Date.now();
+  await vs.runCommand('Model Relay: Focus on Status View');
+  const row = vs.page
+    .locator('.pane', { has: vs.page.locator('.pane-header', { hasText: 'Status' }) })
+    .first()
+    .locator('.monaco-list-row', { hasText: "VS Code's chat" })
+    .first();
+  await row.waitFor({ state: 'visible', timeout: 60_000 });
+  await row.click();
+  await vs.waitForText('Language Models', 60_000);
+  await vs.page.getByText('gpt-4o-mini').first().waitFor({ state: 'visible', timeout: 60_000 });
+  await vs.page.keyboard.press('Escape');
+  // the built-in chat extension runs now: the row goes
+  await vs.runCommand('Model Relay: Focus on Status View');
+  await row.waitFor({ state: 'detached', timeout: 90_000 });
+  await vs.runCommand('Chat: Open Chat');
+  const input = vs.page.locator('.interactive-input-editor').first();
+  await input.waitFor({ state: 'visible', timeout: 60_000 });
+  await input.click();
+  await vs.page.keyboard.type(`${workspace}/list_dir`);
+  await vs.page.keyboard.press('Enter');
+  await vs.page
+    .locator('.interactive-response', { hasText: 'Tool list_dir returned' })
+    .first()
+    .waitFor({ state: 'visible', timeout: 120_000 });
+  // with the focus in the chat input, a command run from the palette was once sent as a prompt: focus leaves it
+  await vs.page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
+  await vs.runCommand('View: Hide Secondary Side Bar');
+  await vs.page.locator('.part.auxiliarybar').waitFor({ state: 'hidden', timeout: 10_000 });
+  await quiet(sim);
+  const ids = billedSince(sim, from, ['/v1/chat/completions', '/v1/messages']);
+  assert.ok(ids.length >= 2, `the tool call and the answer reached the gateway: ${ids.length} calls`);
+  return ids;
+}
+
+/** Model Relay: Generate Commit Message from the palette: the message in the SCM input box. Its request id. */
+async function commitMessage(vs, sim) {
+  const from = Date.now();
+  await vs.runCommand('Model Relay: Generate Commit Message');
+  const box = vs.page.locator('.part.sidebar .scm-editor .view-lines').first();
+  await until(async () => /farewell/.test(await box.innerText().catch(() => '')), 'the commit message in the box');
+  await vs.runCommand('View: Show Explorer');
+  const ids = billedSince(sim, from, ['/v1/chat/completions', '/v1/messages']);
+  assert.equal(
+    ids.length,
+    1,
+    `one request for the commit message: ${JSON.stringify(sim.log.filter((r) => r.time >= from).map((r) => [r.method, r.path, r.model, r.status]))}`,
+  );
+  return ids;
+}
+
+/**
+ * Model Relay: Generate Video: the task the gateway took (and billed); `downloaded()` waits for its file in the
+ * workspace (the extension polls the task meanwhile). Its request id.
+ */
+async function video(vs, sim, workspace) {
+  const from = Date.now();
+  await vs.runCommand('Model Relay: Generate Video');
+  await vs.answerInput('waves on a beach', { expect: 'Generate Video' });
+  await vs.answerInput('4', { expect: 'video length' });
+  await until(() => billedSince(sim, from, ['/v1/videos']).length === 1, 'the video task');
+  const dir = join(workspace, '.model-relay/videos');
+  return {
+    ids: billedSince(sim, from, ['/v1/videos']),
+    downloaded: () =>
+      until(() => existsSync(dir) && readdirSync(dir).some((f) => f.endsWith('.mp4')), 'the video file', 90_000),
+  };
+}
+
 /**
  * A few chats (and an image) from the chat panel; waits until the gateway's log shows them all (`logged`).
  * `before`: the replies already in the panel (a second round of prompts).
  */
 async function spend(vs, sim, prompts, logged = true, before = 0) {
+  const logBefore = sim.gatewayLog.length;
   await vs.runCommand('Model Relay: Open Chat');
   const chat = webviewFrame(vs.page);
   await chat
@@ -66,10 +202,13 @@ async function spend(vs, sim, prompts, logged = true, before = 0) {
   const end = Date.now() + 30_000;
   while (Date.now() < end) {
     const visible = sim.gatewayLog.filter((e) => e.visibleAt <= Date.now()).length;
-    if (visible >= before + prompts.length) break;
+    if (visible >= logBefore + prompts.length) break;
     await new Promise((r) => setTimeout(r, 250));
   }
-  assert.ok(sim.gatewayLog.length >= before + prompts.length, `the gateway logged ${sim.gatewayLog.length} records`);
+  assert.ok(
+    sim.gatewayLog.length >= logBefore + prompts.length,
+    `the gateway logged ${sim.gatewayLog.length - logBefore} records`,
+  );
 }
 
 /** Show Usage, and the page once its table has `rows` rows. */
@@ -104,27 +243,57 @@ async function shot(vs, name) {
 }
 
 test('the Usage view: bars per day and per model, a row per record sent from here with its receipt, accessible table', async () => {
-  const { vs, sim } = await open();
+  const { vs, sim, workspace } = await open(workspaceFiles);
+  const started = Date.now();
+  // billed calls made from elsewhere than the chat panel (before its chats: their wishes read the log soon after);
+  // the video task runs while the others are made
+  const task = await video(vs, sim, workspace);
+  const made = {
+    'the video': task.ids,
+    "VS Code's chat": await vscodeChatTurn(vs, sim, workspace),
+    'the commit message': await commitMessage(vs, sim),
+  };
+  await task.downloaded();
+  // for the screenshots: the video's tab and the notifications (VS Code's chat offers its own settings) away
+  await vs.runCommand('View: Close All Editors');
+  await vs.runCommand('Notifications: Clear All Notifications');
+  console.log(`the video, VS Code's chat and the commit message: ${Date.now() - started} ms`);
   await spend(vs, sim, ['what is a relay?', 'and a gateway?', '/image a lighthouse at dusk']);
   // the last call is charged at a higher model ratio than the price list publishes, and recorded so
   sim.config.dishonest = { overcharge: { factor: 1.5, recorded: 'charged' } };
   await spend(vs, sim, ['thanks'], true, 3);
+  await until(() => sim.gatewayLog.every((e) => e.visibleAt <= Date.now()), "every record in the gateway's log");
+  const n = sim.gatewayLog.length;
+  const calls = sim.gatewayLog.filter((e) => e.type === 2).length;
   const before = sim.log.filter((r) => r.path === '/api/log/token').length;
-  const page = await showUsage(vs, 4);
+  const page = await showUsage(vs, n);
   const rows = page.locator('#usage-table tbody tr');
   const text = await page.locator('#usage-table tbody').innerText();
   assert.match(text, /gpt-4o-mini/);
   assert.match(text, /gpt-image-1/);
+  assert.match(text, /sora-2/);
   assert.equal(await page.locator('#usage-table tbody td:nth-child(10)', { hasText: '✓' }).count(), await rows.count());
   // the Receipts column: the overcharged call (the newest row) inconsistent, in the warning colour, the reason on hover
   const marks = await page.locator('#usage-table tbody td:nth-child(11)').allInnerTexts();
-  assert.equal(marks.length, 4);
+  assert.equal(marks.length, n);
   assert.equal(marks[0], '!', `the marks: ${marks.join(' ')}`);
   assert.deepEqual(
     marks.slice(1).filter((m) => m !== '✓' && m !== '–'),
     [],
     'the honest calls: consistent, or not checkable',
   );
+  // VS Code's chat, the commit message and the video: each call's row has its receipt, reconciled by request id
+  for (const [what, ids] of Object.entries(made))
+    for (const id of ids) {
+      const cell = page.locator(`#usage-table tbody td[title*="Gateway receipt ${id}, matched by request id."]`);
+      assert.equal(await cell.count(), 1, `${what}: the receipt of ${id} matched by request id`);
+      const [mark, title] = [await cell.innerText(), await cell.getAttribute('title')];
+      assert.ok(mark === '✓' || mark === '!', `${what}: ${mark} ${title}`);
+      assert.match(title, mark === '✓' ? /^Receipt: consistent\n/ : /^Receipt: inconsistent\n/, what);
+      // the local log kept the usage the response reported: the tokens billed are held against it
+      if (what !== 'the video')
+        assert.match(title, /the billed tokens equal the tokens the gateway reported in its response/, what);
+    }
   const bad = page.locator('#usage-table tbody td.receipt-inconsistent');
   assert.equal(await bad.count(), 1);
   assert.match(await bad.getAttribute('title'), /^Receipt: inconsistent\n/);
@@ -146,11 +315,16 @@ test('the Usage view: bars per day and per model, a row per record sent from her
   );
   // the gateway's summary over its last calls, naming its witness, with the disclaimer once
   const summary = page.locator('#usage-receipts');
-  assert.equal(await summary.locator('h2').innerText(), "Receipts of the last 4 calls, according to the gateway's log");
+  assert.equal(
+    await summary.locator('h2').innerText(),
+    `Receipts of the last ${calls} calls, according to the gateway's log`,
+  );
   const lines = await summary.locator('li').allInnerTexts();
   assert.match(
     lines[0],
-    /^Consistent with the price list: [0-3] of 4 calls \(\d+ %\); inconsistent: 1; not checkable: \d\.$/,
+    new RegExp(
+      `^Consistent with the price list: \\d+ of ${calls} calls \\(\\d+ %\\); inconsistent: 1; not checkable: \\d+\\.$`,
+    ),
   );
   assert.equal(
     lines[1],
@@ -186,9 +360,15 @@ test('the Usage view: bars per day and per model, a row per record sent from her
   await model.focus();
   await vs.page.keyboard.press('Enter');
   assert.equal(await page.locator('#usage-table thead th[aria-sort]').getAttribute('aria-sort'), 'ascending');
-  assert.match(await rows.first().innerText(), /gpt-4o-mini/);
+  const shownModels = () => page.locator('#usage-table tbody td:nth-child(2)').allInnerTexts();
+  const ascending = [...new Set(await shownModels())];
+  assert.deepEqual(
+    ascending,
+    [...ascending].sort((a, b) => a.localeCompare(b)),
+    'ascending by model',
+  );
   await vs.page.keyboard.press('Enter');
-  assert.match(await rows.first().innerText(), /gpt-image-1/, 'descending: the image first');
+  assert.deepEqual([...new Set(await shownModels())], [...ascending].reverse(), 'descending');
   await page.locator('#usage-filter').fill('image');
   assert.equal(await rows.count(), 1);
   await page.locator('#usage-filter').fill('');

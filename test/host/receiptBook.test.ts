@@ -19,8 +19,8 @@ import { useVintageSims, wordsOf } from '../gateway/receiptsFixture';
 import { makeClient, type TestClient } from '../gateway/helpers';
 import type { Simulator } from '../sim/server';
 import { maskToken } from '../../src/gateway/mask';
-import type { UsageSource } from '../../src/host/usage/usageData';
 import { UsageViewModel } from '../../src/host/usage/usageView';
+import { clock as clockText, type UsageSource } from '../../src/host/usage/usageData';
 import type { UsageViewState } from '../../src/shared/usageProtocol';
 
 const sims = useVintageSims();
@@ -282,11 +282,15 @@ test(`bounded: at most ${RECEIPT_BOUNDS.calls} calls' receipts per gateway, the 
   assert.equal(kept, RECEIPT_BOUNDS.calls);
 });
 
-/** The Usage view over the book (as the panel wires it): its reads go through the book, its rows carry the receipts. */
+/**
+ * The Usage view over the book (as the panel wires it): its reads go through the book, its rows are the book's
+ * newest read and carry the receipts, and it follows the book's changes.
+ */
 async function usageViewOver(tc: TestClient, book: ReceiptBook, host: string) {
   const states: UsageViewState[] = [];
   const source: UsageSource = {
     readLog: () => book.read({ gateway: undefined, host }),
+    lastLog: () => book.lastLog(host),
     receiptOf: (r) => book.ofRecord(r),
     local: () => tc.records as LoggedRequest[],
     host: () => host,
@@ -294,8 +298,9 @@ async function usageViewOver(tc: TestClient, book: ReceiptBook, host: string) {
     units: async () => (await tc.client.account.status())?.units,
   };
   const m = new UsageViewModel(source, { lang: 'en', onState: (s) => states.push(s) });
+  book.onDidChange(() => m.localChanged());
   await m.refresh();
-  return { st: states.at(-1)!, m };
+  return { st: states.at(-1)!, m, states };
 }
 
 test('the Usage view: a dishonest overcharge is inconsistent in its row (the reason on hover), its summary and its CSV', async () => {
@@ -338,6 +343,37 @@ test('the Usage view: a dishonest overcharge is inconsistent in its row (the rea
   assert.match(csv[1], /,inconsistent$/);
   assert.match(csv[2], /,consistent$/);
   for (const s of [JSON.stringify(st)]) assert.doesNotMatch(s, /verified|genuine/i);
+  book.dispose();
+});
+
+test("a read the book makes for the chat panel's receipts brings the Usage view its new rows with their marks, without a read of the view's own", async () => {
+  const sim = sims.NA26;
+  const clock = { ahead: 0 };
+  const tc = makeTc(sim, clock);
+  const { book, t } = bookOf(sim, tc, clock);
+  const [first] = await chats(tc, 1);
+  const { states } = await usageViewOver(tc, book, first.host);
+  assert.equal(states.at(-1)!.rows.length, 1);
+  const calls = await chats(tc, 2);
+  clock.ahead += 61_000; // the reader answers a read younger than a minute again
+  const before = sim.criticalRequests();
+  const shown = states.length;
+  for (const c of calls.slice(1)) book.want(c);
+  await t.run();
+  assert.equal(sim.criticalRequests() - before, 1, "the wishes' one read, nothing more");
+  assert.equal(states.length, shown + 1, 'the view follows the book once');
+  const st = states.at(-1)!;
+  assert.deepEqual(
+    st.rows.map((r) => r.receipt?.mark),
+    ['✓', '✓', '✓'],
+    'the calls the chat made since are rows, with their marks',
+  );
+  assert.deepEqual(
+    st.rows.map((r) => r.fromHere),
+    [true, true, true],
+  );
+  const read = book.lastLog(first.host)!;
+  assert.match(st.status, new RegExp(`read at ${clockText(read.readAt)}\\.$`));
   book.dispose();
 });
 

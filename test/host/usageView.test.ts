@@ -66,13 +66,18 @@ const prices = new Map<string, ModelPrice>([
   ['gpt-image-1', { model: 'gpt-image-1', perCall: 0.04, unit: 'USD', groups: ['default'], dynamic: false }],
 ]);
 
+/** A source over fixture reads: the newest successful one is the log shown (as the receipt book keeps it). */
 function source(reads: UsageLogRead[], localRecords: LoggedRequest[] = []) {
   const calls = { log: 0 };
+  let lastOk: Extract<UsageLogRead, { state: 'ok' }> | undefined;
   const s: UsageSource = {
     readLog: () => {
       calls.log++;
-      return Promise.resolve(reads.length > 1 ? reads.shift()! : reads[0]!);
+      const read = reads.length > 1 ? reads.shift()! : reads[0]!;
+      if (read.state === 'ok') lastOk = read;
+      return Promise.resolve(read);
     },
+    lastLog: () => lastOk,
     local: () => localRecords,
     host: () => 'gw.example',
     prices: () => Promise.resolve(prices),

@@ -30,6 +30,11 @@ function sourceOf(service: GatewayService, book: ReceiptBook): UsageSource {
       const host = activeHost(service);
       return host === undefined ? service.client.usage.read() : book.read({ gateway: undefined, host });
     },
+    // the newest read the book reconciled, the view's or one made for the chat panel's receipts
+    lastLog: () => {
+      const host = activeHost(service);
+      return host === undefined ? undefined : book.lastLog(host);
+    },
     receiptOf: (r) => book.ofRecord(r),
     local: () => service.requests.all(),
     host: () => activeHost(service),
@@ -123,7 +128,7 @@ export class UsagePanel implements vscode.Disposable {
         if (isPageMessage(raw)) void this.onMessage(raw);
       }),
       this.service.requests.onDidChange(() => this.model().localChanged()),
-      // receipts reconciled by a read the chat made: the marks follow (no read of the gateway)
+      // a read the book reconciled for the chat panel: its rows and marks follow (no read of the gateway)
       this.book.onDidChange(() => this.model().localChanged()),
       // another gateway (a switch, or its address in the settings): its own figures
       ...[this.service.onDidChangeConfiguration, this.service.onDidChangeToken].map((on) =>

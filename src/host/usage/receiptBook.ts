@@ -8,7 +8,8 @@
  * once a minute, one shared read, the critical budget shared with the balance), never per request. `want`
  * schedules one read per gateway a few seconds after the last call (coalesced), once more later while a wished
  * record is not there yet (RECEIPT_READ_DELAYS_MS, bounded), never while the log is rate-limited; and every read
- * the Usage view makes goes through `read` here, so one read serves both.
+ * the Usage view makes goes through `read` here, so one read serves both; and the view shows the newest read the
+ * book reconciled (`lastLog`), whoever asked for it, so a read for the chat panel brings the view's new rows too.
  * Bounded: per gateway at most RECEIPT_BOUNDS.calls receipts of calls and wishes (the oldest go first), at most
  * RECEIPT_BOUNDS.gateways gateways; the receipts of a read's records live as long as the read's records do.
  * Plain Node, no `vscode`.
@@ -101,9 +102,13 @@ interface Page {
   tries: number;
   /** the log is rate-limited until then */
   limitedUntil: number | undefined;
-  /** the last read reconciled (a read answered again is not reconciled twice) */
+  /** the last read taken in (a read answered again is not reconciled twice) */
   lastRead: UsageLogRead | undefined;
+  /** the newest read whose records are all reconciled (what the Usage view shows, whoever asked for it) */
+  shown: OkRead | undefined;
 }
+
+type OkRead = Extract<UsageLogRead, { state: 'ok' }>;
 
 export class ReceiptBook implements ReceiptSource {
   private readonly pages = new Map<string, Page>();
@@ -126,6 +131,15 @@ export class ReceiptBook implements ReceiptSource {
   /** The receipt of a record of a read made through the book (the Usage view's rows). */
   ofRecord(r: UsageRecord): CallReceipt | undefined {
     return this.ofRecords.get(r);
+  }
+
+  /**
+   * The newest read of a gateway's log made through the book, once reconciled, whoever asked for it (the Usage
+   * view, a wish of the chat panel's): the Usage view shows its records, so a read made for another view brings
+   * its rows too, without a read of the view's own. `onDidChange` fires when it is replaced.
+   */
+  lastLog(host: string): OkRead | undefined {
+    return this.pages.get(host)?.shown;
   }
 
   want(call: ReceiptQuery): void {
@@ -169,6 +183,7 @@ export class ReceiptBook implements ReceiptSource {
         tries: 0,
         limitedUntil: undefined,
         lastRead: undefined,
+        shown: undefined,
       };
       if (this.pages.size >= RECEIPT_BOUNDS.gateways) {
         const [oldest, gone] = this.pages.entries().next().value as [string, Page];
@@ -240,6 +255,7 @@ export class ReceiptBook implements ReceiptSource {
       keep(p.found, key, this.ofRecords.get(r.record)!, RECEIPT_BOUNDS.calls);
       p.wanted.delete(key);
     }
+    if (!p.shown || p.shown.readAt <= read.readAt) p.shown = read;
     for (const l of [...this.listeners]) l();
   }
 

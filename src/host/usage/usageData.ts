@@ -23,8 +23,16 @@ import type { CallReceipt } from './receiptSource';
 
 /** Where the view's data comes from. */
 export interface UsageSource {
-  /** one read of the gateway's usage log (the reader shares one in-flight read and backs off on 429) */
+  /**
+   * one read of the gateway's usage log (the reader shares one in-flight read and backs off on 429); its
+   * records are shown through `lastLog`
+   */
   readLog(): Promise<UsageLogRead>;
+  /**
+   * the newest successful read of the gateway's log that `readLog` or another consumer of the same reads made
+   * (the receipt book's, which reads for the chat panel too): the rows shown
+   */
+  lastLog(): Extract<UsageLogRead, { state: 'ok' }> | undefined;
   /** this installation's requests, oldest first (LocalRequestLog.all()) */
   local(): readonly LoggedRequest[];
   /** the active gateway's host: local records of other gateways are left out */
@@ -33,7 +41,7 @@ export interface UsageSource {
   prices(): Promise<Map<string, ModelPrice> | undefined>;
   /** the gateway's units (/api/status), undefined when unknown */
   units(): Promise<Units | undefined>;
-  /** the receipt of a record of a read made through `readLog` (the receipt book's), where reconciled */
+  /** the receipt of a record of `lastLog` (the receipt book's), where reconciled */
   receiptOf?(r: UsageRecord): CallReceipt | undefined;
 }
 

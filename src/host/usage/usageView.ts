@@ -20,8 +20,8 @@ export interface UsageViewOptions {
 }
 
 export class UsageViewModel {
+  /** this view's last read (its state: the records shown are the source's `lastLog`) */
   private last: UsageLogRead | undefined;
-  private lastOk: Extract<UsageLogRead, { state: 'ok' }> | undefined;
   /** when this view last asked the gateway */
   private askedAt: number | undefined;
   private reading: Promise<void> | undefined;
@@ -70,7 +70,6 @@ export class UsageViewModel {
       this.source.units().catch(() => undefined),
     ]);
     this.last = read;
-    if (read.state === 'ok') this.lastOk = read;
     // a gateway without the log stays so: the estimate needs no pause between reads
     if (read.state === 'unsupported') this.askedAt = undefined;
     this.prices = prices;
@@ -79,10 +78,11 @@ export class UsageViewModel {
   }
 
   private publish(reading: boolean): void {
-    const ok = this.lastOk;
+    // the newest read, this view's or one made for another consumer since (the chat panel's receipts)
+    const ok = this.source.lastLog();
     const local = this.source.local();
     const common = {
-      status: statusLine(this.last, ok?.readAt),
+      status: statusLine(this.last?.state === 'ok' ? ok : this.last, ok?.readAt),
       nextReadAt: this.nextReadAt(),
       reading,
       now: this.now(),
@@ -106,7 +106,10 @@ export class UsageViewModel {
     this.opts.onState(this.current);
   }
 
-  /** A request was added to the local log: the marks and the estimate follow (no read of the gateway). */
+  /**
+   * A request was added to the local log, or the source's `lastLog` or receipts changed (a read made for the
+   * chat panel): the rows, the marks and the estimate follow (no read of the gateway).
+   */
   localChanged(): void {
     if (this.current && !this.reading) this.publish(false);
   }
