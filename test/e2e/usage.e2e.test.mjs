@@ -330,9 +330,10 @@ test('the Usage view: bars per day and per model, a row per record sent from her
     lines[1],
     'No model redirect was recorded by the gateway (this does not show which model served the calls).',
   );
+  // the chat panel's calls (gpt-4o-mini, plain text) were counted here as the simulated OpenAI upstream bills them
   assert.match(
     lines[2],
-    /^(Input tokens against a local count: not available|Median input tokens billed against a local count)/,
+    /^Median input tokens billed against a local count: ×1\.00 over \d+ calls \(tokenizer o200k_base, tolerance ±5 %\)\.$/,
   );
   assert.equal(lines[3], 'No forward to another relay was recorded by the gateway.');
   assert.equal(await summary.locator('li.warn').count(), 1, 'the price list line, in the warning colour');
@@ -399,6 +400,10 @@ test('the Usage view: bars per day and per model, a row per record sent from her
   const whole = await detail.innerText();
   assert.match(whole, /matched by request id/i);
   assert.match(whole, /gpt-4o-mini/);
+  assert.match(
+    whole,
+    /the (\d+) input tokens billed are consistent with a local count of \1 \(tokenizer o200k_base, ±\d+ tokens\)/,
+  );
   assert.match(whole, /No relay can currently prove which model served a request/);
   assert.doesNotMatch(whole, /verified|genuine/i);
   const overcharged = replies.nth(3).locator('[data-testid="chat-receipt"]');
