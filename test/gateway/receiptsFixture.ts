@@ -4,7 +4,7 @@
  * it"), the log and the price list read through the client, the receipts reconciled.
  */
 import { before, after, beforeEach } from 'node:test';
-import { countTokens } from 'gpt-tokenizer/cjs/encoding/o200k_base';
+import { countTokens } from '../../src/host/lm/tokenizer';
 import {
   reconcile,
   type CheckState,

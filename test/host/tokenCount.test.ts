@@ -20,6 +20,7 @@ import {
   sliceEnd,
 } from '../../src/host/lm/tokenCounter';
 import { estimateTokens } from '../../src/host/lm/tokenEstimate';
+import { countTokens as bundled } from '../../src/host/lm/tokenizer';
 
 const corpusDir = resolve(__dirname, '../../../test/fixtures/tokens');
 const fixture = (prefix: string) =>
@@ -255,4 +256,29 @@ test("a receipt's exact count is none when it cannot be made: past the queue, or
   while (queue.length) queue.shift()!();
   assert.equal(await waiting, undefined, 'a waiting count is let go');
   assert.equal(await broken.exactly('later'), undefined);
+});
+
+test("a special token's text in a message (a pasted document) is counted as text, as the API does; a tokenizer that refuses a text never throws later", async () => {
+  const pasted = `The model stops at <|endoftext|> and <|im_start|>. ${'More text. '.repeat(800)}`;
+  // the bundled tokenizer (dist/tokenizer.js)
+  assert.equal(bundled('<|endoftext|>'), countTokens('<|endoftext|>', { disallowedSpecial: new Set() }));
+  assert.ok(bundled('<|endoftext|>') > 1, 'as text, not as the one special token');
+  const { counter, drain } = harness();
+  counter.count('load');
+  drain();
+  assert.throws(() => countTokens(pasted), /special token/, 'the default refuses it');
+  // a refusing tokenizer: the estimate answers, the exact count is none, nothing throws on a later turn
+  const queue: Array<() => void> = [];
+  const refusing = new TokenCounter(
+    () => (text: string) => countTokens(text),
+    (fn) => queue.push(fn),
+  );
+  assert.equal(refusing.count(pasted), estimateTokens(pasted));
+  const exact = refusing.exactly(pasted);
+  while (queue.length) queue.shift()!();
+  assert.equal(await exact, undefined);
+  assert.equal(await refusing.exactly('<|endoftext|>'), undefined);
+  assert.equal(refusing.count('<|endoftext|>'), estimateTokens('<|endoftext|>'));
+  while (queue.length) queue.shift()!();
+  assert.equal(refusing.pending, 0, 'the refused text is let go');
 });

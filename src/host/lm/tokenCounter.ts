@@ -38,6 +38,15 @@ export function sliceEnd(text: string, at: number, size: number): number {
   return c >= 0xd800 && c <= 0xdbff ? limit - 1 : limit;
 }
 
+/** A count, or undefined when the tokenizer refuses the text (it throws). */
+function countOrNot(count: CountTokens, text: string): number | undefined {
+  try {
+    return count(text);
+  } catch {
+    return undefined;
+  }
+}
+
 interface Job {
   key: string;
   text: string;
@@ -89,10 +98,10 @@ export class TokenCounter {
     const hit = this.cache.get(key);
     const now = !!this.exact && text.length <= EXACT_NOW_LIMIT;
     if (hit && (hit.exact || !now)) return hit.tokens;
-    if (now) {
-      const tokens = this.exact!(text);
-      this.cache.set(key, { tokens, exact: true });
-      return tokens;
+    const counted = now ? countOrNot(this.exact!, text) : undefined;
+    if (counted !== undefined) {
+      this.cache.set(key, { tokens: counted, exact: true });
+      return counted;
     }
     const tokens = estimateTokens(text);
     this.cache.set(key, { tokens, exact: false });
@@ -112,7 +121,11 @@ export class TokenCounter {
     const key = contentKey(text);
     const hit = this.cache.get(key);
     if (hit?.exact) return Promise.resolve(hit.tokens);
-    if (this.exact && text.length <= EXACT_NOW_LIMIT) return Promise.resolve(this.count(text));
+    if (this.exact && text.length <= EXACT_NOW_LIMIT) {
+      const tokens = countOrNot(this.exact, text);
+      if (tokens !== undefined) this.cache.set(key, { tokens, exact: true });
+      return Promise.resolve(tokens);
+    }
     return new Promise((resolve) => {
       let job = this.queue.find((j) => j.key === key);
       if (!job) {
@@ -180,7 +193,15 @@ export class TokenCounter {
     while (budget > 0 && this.queue.length) {
       const job = this.queue[0];
       const end = sliceEnd(job.text, job.at, SLICE_CHARS);
-      job.tokens += exact(job.text.slice(job.at, end));
+      const tokens = countOrNot(exact, job.text.slice(job.at, end));
+      if (tokens === undefined) {
+        // a text the tokenizer refuses keeps its estimate; never an error on a later turn of the event loop
+        this.queue.shift();
+        this.queuedChars -= job.text.length;
+        for (const w of job.waiters ?? []) w(undefined);
+        continue;
+      }
+      job.tokens += tokens;
       budget -= end - job.at;
       job.at = end;
       if (end < job.text.length) continue;
