@@ -103,13 +103,6 @@ export function geminiPrompt(body: Json): string {
   return textsOf(last?.parts).join('');
 }
 
-/** Prompt tokens: the words of the system instruction and of every content's text. */
-export function geminiPromptWords(body: Json): number {
-  const contents = Array.isArray(body.contents) ? (body.contents as unknown[]).filter(isObj) : [];
-  const system = isObj(body.systemInstruction) ? textsOf(body.systemInstruction.parts) : [];
-  return [...system, ...contents.flatMap((c) => textsOf(c.parts))].join(' ').split(/\s+/).filter(Boolean).length;
-}
-
 /** `generationConfig.maxOutputTokens`, when given. */
 export function geminiMaxTokens(body: Json): number | undefined {
   const g = isObj(body.generationConfig) ? body.generationConfig : {};

@@ -56,12 +56,14 @@ export class PromptCache {
   /**
    * Anthropic's explicit cache: the prefix through the last `cache_control` block, written (`write`) the
    * first time and read (`read`) afterwards; nothing under 1024 tokens or without a breakpoint.
+   * `systemTokens`: the prompt's tokens of `system`; `tokensOf` counts one message as the prompt does.
    */
   anthropic(
     scope: string,
     system: unknown,
     messages: readonly unknown[],
-    tokensOf: (content: unknown) => number,
+    systemTokens: number,
+    tokensOf: (m: unknown) => number,
   ): { read: number; write: number } {
     const marked = (content: unknown) =>
       Array.isArray(content) && content.some((b) => !!b && typeof b === 'object' && 'cache_control' in b);
@@ -71,8 +73,7 @@ export class PromptCache {
     });
     if (last < 0 && !marked(system)) return { read: 0, write: 0 };
     const prefix = messages.slice(0, last + 1);
-    const tokens =
-      tokensOf(system) + prefix.reduce<number>((n, m) => n + tokensOf((m as { content?: unknown }).content), 0);
+    const tokens = systemTokens + prefix.reduce<number>((n, m) => n + tokensOf(m), 0);
     if (tokens < CACHE_MIN_TOKENS) return { read: 0, write: 0 };
     const key = chain(chain(`${scope}:anthropic`, system ?? null), prefix);
     if (this.seen.has(key)) return { read: tokens, write: 0 };

@@ -227,7 +227,8 @@ function itemError(item: Json, i: number, next: Json | undefined, open: Set<stri
   return bad(`Invalid value: '${String(type)}'.`, `${at}.type`, 'invalid_value');
 }
 
-const itemsOf = (body: Json): Json[] =>
+/** The input's items (a string `input` is one user message). */
+export const itemsOf = (body: Json): Json[] =>
   typeof body.input === 'string'
     ? [{ role: 'user', content: body.input }]
     : (body.input as unknown[]).map((x) => (isObj(x) ? x : {}));
@@ -316,17 +317,6 @@ export const promptOf = (body: Json): string => {
   const users = itemsOf(body).filter((i) => i.role === 'user');
   return textOfParts(users.at(-1)?.content);
 };
-
-/** Prompt tokens: the words of the instructions and of every text in the input. */
-export function inputWords(body: Json): number {
-  const texts = [
-    typeof body.instructions === 'string' ? body.instructions : '',
-    ...itemsOf(body).map(
-      (i) => `${textOfParts(i.content)} ${textOfParts(i.output)} ${typeof i.arguments === 'string' ? i.arguments : ''}`,
-    ),
-  ];
-  return texts.join(' ').split(/\s+/).filter(Boolean).length;
-}
 
 // ---------------- the wire ----------------
 

@@ -31,7 +31,6 @@ import {
   geminiKey,
   geminiMaxTokens,
   geminiPrompt,
-  geminiPromptWords,
   geminiRequestError,
   geminiResponse,
   geminiRoute,
@@ -39,16 +38,9 @@ import {
   googleStatus,
   type GeminiRoute,
 } from './gemini';
-import { DEMO_PACE_MS, commitMessageReply, demoPieces, demoReply, demoTokens, type DemoContext } from './demo';
-import {
-  failureEvent,
-  inputWords,
-  planResponses,
-  promptOf,
-  responseEvents,
-  responseObject,
-  type ResponseParts,
-} from './responses';
+import { DEMO_PACE_MS, commitMessageReply, demoPieces, demoReply, type DemoContext } from './demo';
+import { chatMessage, geminiAsChat, nativeAsChat, promptCounter, responsesAsChat, textOfContent } from './promptCount';
+import { failureEvent, planResponses, promptOf, responseEvents, responseObject, type ResponseParts } from './responses';
 import { admit, errorBody, gatewayRefusal, newApi, type Refusal, type Surface } from './constraints';
 import {
   bill,
@@ -1167,21 +1159,9 @@ export async function startSimulator(
     return undefined;
   };
 
-  const textOfContent = (content: unknown): string => {
-    if (typeof content === 'string') return content;
-    if (Array.isArray(content))
-      return content
-        .map((b) =>
-          b && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string'
-            ? (b as { text: string }).text
-            : '',
-        )
-        .join('');
-    return '';
-  };
   const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
-  /** Prompt tokens: words for the echo replies (tests rely on them), token-sized pieces for the demo ones. */
-  const promptTokensOf = (s: string) => (config.replies === 'demo' ? demoTokens(s) : words(s));
+  /** The upstream's prompt count for `model` (promptCount.ts): o200k for OpenAI's models, else words or demo pieces. */
+  const counterOf = (model: string) => promptCounter(model, config.replies === 'demo');
 
   /** The reply, split into word tokens (each keeps its leading space); `shape` makes the agentic reply from the echo. */
   const reply = (
@@ -1292,8 +1272,9 @@ export async function startSimulator(
       model: body.model,
       native: false,
     });
-    const tokensOf = (m: unknown) => promptTokensOf(textOfContent((m as { content?: unknown }).content));
-    const promptTokens = (messages as unknown[]).reduce<number>((n, m) => n + tokensOf(m), 0) + 3;
+    const count = counterOf(body.model);
+    const tokensOf = (m: unknown) => count.message(chatMessage(m));
+    const promptTokens = count.prompt({ messages: (messages as unknown[]).map(chatMessage), texts: [] });
     const claude = config.models.find((x) => x.id === body.model)?.ownedBy === 'anthropic';
     const cached = caching() && !claude ? promptCache.openai(`${tok.name}:${body.model}`, messages, tokensOf) : 0;
     const sentSystem = (messages as Array<{ role?: unknown }>).some(
@@ -1452,11 +1433,16 @@ export async function startSimulator(
       model: body.model,
       native: true,
     });
-    const tokensOf = (content: unknown) => promptTokensOf(textOfContent(content));
-    const list = messages as Array<{ content?: unknown }>;
-    const inputTokens = list.reduce((n, m) => n + tokensOf(m.content), 0) + tokensOf(body.system) + 3;
+    const count = counterOf(body.model);
+    const prompt = nativeAsChat(body);
+    const inputTokens = count.prompt(prompt);
+    const list = messages as unknown[];
+    // The system message new-api put first, when `system` had text: one message more than was sent.
+    const systemTokens = prompt.messages.length > list.length ? count.message(prompt.messages[0]) : 0;
     const cache = caching()
-      ? promptCache.anthropic(`${tok.name}:${body.model}`, body.system, list, tokensOf)
+      ? promptCache.anthropic(`${tok.name}:${body.model}`, body.system, list, systemTokens, (m) =>
+          count.message(chatMessage(m)),
+        )
       : { read: 0, write: 0 };
     const u = charge(
       c,
@@ -1550,7 +1536,7 @@ export async function startSimulator(
       c,
       tok,
       body.model,
-      { prompt: inputWords(body) + 3, completion: outputTokens(plan, r.parts.length) },
+      { prompt: counterOf(body.model).prompt(responsesAsChat(body)), completion: outputTokens(plan, r.parts.length) },
       typeof body.instructions === 'string' && !!body.instructions,
     );
     const [input, output] = [u.prompt, u.completion];
@@ -1614,7 +1600,8 @@ export async function startSimulator(
       model: route.model,
       native: false,
     });
-    const u = charge(c, tok, route.model, { prompt: geminiPromptWords(body) + 3, completion: r.parts.length });
+    const prompt = counterOf(route.model).prompt(geminiAsChat(body));
+    const u = charge(c, tok, route.model, { prompt, completion: r.parts.length });
     const promptTokens = u.prompt;
     const g = {
       model: u.model,

@@ -283,15 +283,23 @@ test("the upstream's prompt cache: OpenAI reads a repeated prefix of 1024+ token
   const first = await post(sim, '/v1/chat/completions', turn('first'));
   assert.equal(first.json.usage.prompt_tokens_details, undefined, 'nothing cached yet');
   const second = await post(sim, '/v1/chat/completions', turn('second question'));
-  assert.deepEqual(second.json.usage.prompt_tokens_details, {
-    cached_tokens: 1024 + 128 * Math.floor((1101 - 1024) / 128),
-  });
+  // The repeated prefix in o200k with the cookbook's framing (3 + the role's 1 token per message): the
+  // context's 2,300 tokens, then "ok"'s 1; read in steps of 128 above 1024.
+  const prefix = 3 + 1 + 2300 + (3 + 1 + 1);
+  const cached = 1024 + 128 * Math.floor((prefix - 1024) / 128);
+  assert.equal(cached, 2304);
+  assert.deepEqual(second.json.usage.prompt_tokens_details, { cached_tokens: cached });
+  assert.equal(
+    second.json.usage.prompt_tokens,
+    prefix + (3 + 1 + 2) + 3,
+    '"second question" is 2 tokens, then the priming',
+  );
   const [rec] = (await readLog(sim)).json.data;
   const o = JSON.parse(rec.other);
-  assert.deepEqual([o.cache_tokens, o.cache_ratio], [1024, 0.5]);
+  assert.deepEqual([o.cache_tokens, o.cache_ratio], [cached, 0.5]);
   assert.equal(rec.prompt_tokens, second.json.usage.prompt_tokens, 'the OpenAI semantic: P includes the cached tokens');
   const P = rec.prompt_tokens;
-  assert.equal(rec.quota, Math.round((P - 1024 + 1024 * 0.5 + rec.completion_tokens * 4) * 0.075));
+  assert.equal(rec.quota, Math.round((P - cached + cached * 0.5 + rec.completion_tokens * 4) * 0.075));
 
   const native = (q: string) =>
     call(sim, '/v1/messages', {
