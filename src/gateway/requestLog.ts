@@ -100,7 +100,7 @@ export type RecordEnd = (
     /** the count of the input sent, still being made: the record waits for it (at most COUNT_WAIT_MS) */
     localInput?: Promise<LocalCount | undefined> | undefined;
   },
-) => Promise<void> | undefined;
+) => void;
 
 /** The longest a record waits for its local count (the tokenizer loading, a long text counted in slices). */
 export const COUNT_WAIT_MS = 10_000;
@@ -116,14 +116,19 @@ function boundedCount(p: Promise<LocalCount | undefined>): Promise<LocalCount | 
 }
 
 /**
- * Starts the record of one attempt; the returned function ends it (the first call only), and returns the
- * record's writing when it waits for a local count.
+ * Starts the record of one attempt; the returned function ends it (the first call only). A record that waits
+ * for its local count is handed to `waiting` until it is written.
  */
-export function recordAttempt(sink: RequestLogSink | undefined, f: AttemptFacts, now: () => number): RecordEnd {
+export function recordAttempt(
+  sink: RequestLogSink | undefined,
+  f: AttemptFacts,
+  now: () => number,
+  waiting?: (writing: Promise<void>) => void,
+): RecordEnd {
   const started = now();
   let finished = false;
   return (status, requestId, extra) => {
-    if (finished) return undefined;
+    if (finished) return;
     finished = true;
     const { token, purpose, ...facts } = f;
     const r: RequestRecord = {
@@ -145,12 +150,13 @@ export function recordAttempt(sink: RequestLogSink | undefined, f: AttemptFacts,
         /* a broken sink must not break requests */
       }
     };
-    if (!extra.localInput) return void emit();
+    if (!extra.localInput) return emit();
     // written once the count is made (the transport's `recordsWritten` waits for it)
-    return boundedCount(extra.localInput).then((local) => {
+    const writing = boundedCount(extra.localInput).then((local) => {
       if (local) r.localInput = local;
       emit();
     });
+    waiting?.(writing);
   };
 }
 

@@ -7,7 +7,7 @@ import { test, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import { countTokens } from 'gpt-tokenizer/cjs/encoding/o200k_base';
 import { localInputCount, tokenizerOf, type ChatRequest, type CountText, type RequestRecord } from '../../src/gateway';
-import { COUNT_WAIT_MS, recordAttempt, type AttemptFacts } from '../../src/gateway/requestLog';
+import { COUNT_WAIT_MS, recordAttempt, type AttemptFacts, type LocalCount } from '../../src/gateway/requestLog';
 import { startSimulator } from '../sim/server';
 import { makeClient } from './helpers';
 
@@ -126,28 +126,25 @@ test('a count that never comes does not hold the record: it is written without o
   mock.timers.enable({ apis: ['setTimeout'] });
   try {
     const got: RequestRecord[] = [];
-    const writing = recordAttempt(
-      (r) => got.push(r),
-      FACTS,
-      () => 0,
-    )(200, 'rid-1', {
-      localInput: new Promise(() => {}),
-    });
-    assert.ok(writing);
+    const waiting: Array<Promise<void>> = [];
+    const record = (rid: string, localInput: Promise<LocalCount | undefined>) =>
+      recordAttempt(
+        (r) => got.push(r),
+        FACTS,
+        () => 0,
+        (w) => waiting.push(w),
+      )(200, rid, { localInput });
+    record('rid-1', new Promise(() => {}));
+    assert.equal(waiting.length, 1, 'the writing is handed over');
     await Promise.resolve();
     assert.equal(got.length, 0, 'waiting for the count');
     mock.timers.tick(COUNT_WAIT_MS);
-    await writing;
+    await waiting[0];
     assert.equal(got.length, 1);
     assert.equal(got[0].localInput, undefined);
     assert.equal(got[0].requestId, 'rid-1');
-    await recordAttempt(
-      (r) => got.push(r),
-      FACTS,
-      () => 0,
-    )(200, 'rid-2', {
-      localInput: Promise.reject(new Error('tokenizer missing')),
-    });
+    record('rid-2', Promise.reject(new Error('tokenizer missing')));
+    await waiting[1];
     assert.equal(got.length, 2);
     assert.equal(got[1].localInput, undefined);
   } finally {

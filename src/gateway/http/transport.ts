@@ -357,8 +357,8 @@ export class Transport {
   }
 
   /** The record of one attempt; one that waits for its local count is tracked until written (`recordsWritten`). */
-  private recordOf(o: SendOptions, host: string, token: string, tryNo: number): (...a: Parameters<RecordEnd>) => void {
-    const end = recordAttempt(
+  private recordOf(o: SendOptions, host: string, token: string, tryNo: number): RecordEnd {
+    return recordAttempt(
       this.opts.onRequest,
       {
         surface: o.surface,
@@ -373,13 +373,11 @@ export class Transport {
         purpose: o.purpose,
       },
       this.now,
+      (writing) => {
+        this.writing.add(writing);
+        void writing.finally(() => this.writing.delete(writing));
+      },
     );
-    return (...a) => {
-      const writing = end(...a);
-      if (!writing) return;
-      this.writing.add(writing);
-      void writing.finally(() => this.writing.delete(writing));
-    };
   }
 
   private async once(o: SendOptions, idx: number, token: string, tryNo: number): Promise<OpenResponse> {
