@@ -378,9 +378,19 @@ test('the Usage view: bars per day and per model, a row per record sent from her
   await page.locator('.usage-status', { hasText: 'Next read possible at' }).waitFor({ timeout: 10_000 });
   assert.equal(sim.log.filter((r) => r.path === '/api/log/token').length - before, 1, 'no second read');
   await shot(vs, 'usage');
-  // the receipts for the README: the summary and the column in one view
-  await summary.scrollIntoViewIfNeeded();
+  // the receipts for the README: the summary and the Receipt column in one view (the side bar away: the table's width)
+  await vs.runCommand('View: Toggle Primary Side Bar Visibility');
+  await summary.evaluate((e) => e.scrollIntoView({ block: 'start' }));
+  await page.locator('#usage-table tbody td.receipt-inconsistent').waitFor({ state: 'visible' });
+  assert.ok(
+    await page.locator('#usage-table tbody td.receipt-inconsistent').evaluate((td) => {
+      const r = td.getBoundingClientRect();
+      return r.right <= window.innerWidth && r.bottom <= window.innerHeight;
+    }),
+    'the inconsistent mark is in the picture',
+  );
   await shot(vs, 'usage-receipts');
+  await vs.runCommand('View: Toggle Primary Side Bar Visibility');
 
   // the chat panel: each answered reply has its receipt line from the same reads of the log, opening to the
   // whole receipt; the overcharged reply's line in the warning colour with its sentence
