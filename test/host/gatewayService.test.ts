@@ -172,6 +172,7 @@ test('one change, one kind: a request wakes only what shows requests; the model 
       model: 'gpt-4o-mini',
       messages: [{ role: 'user', content: 'hi' }],
     });
+    await service.client.recordsWritten(); // its record waits for the count of its input (the tokenizer loads first)
     await settle();
     assert.deepEqual(
       take(),
