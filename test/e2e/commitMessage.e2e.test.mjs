@@ -7,27 +7,13 @@
 // (/tmp/commit-message.png, /tmp/commit-message.txt).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startScenario } from './harness.mjs';
+import { git, startScenario } from './harness.mjs';
 
 let sim;
 let vs;
 let scenario;
-
-const git = (cwd, ...args) =>
-  execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'E2E',
-      GIT_AUTHOR_EMAIL: 'e2e@example.com',
-      GIT_COMMITTER_NAME: 'E2E',
-      GIT_COMMITTER_EMAIL: 'e2e@example.com',
-    },
-  });
 
 /** A repository with two commits in its own style and a staged change. */
 function prepare(ws) {

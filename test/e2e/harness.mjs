@@ -7,7 +7,7 @@
 //
 // Everything started here (code-server's process group, chromium) is stopped by pid in close(), and
 // also on process exit / SIGINT / SIGTERM, so a failed or interrupted run leaves no orphans.
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -32,6 +32,20 @@ export const CHROMIUM_ARGS = [
 
 let setupCache;
 /** Runs setup-code-server.sh once per process (a no-op when cached); returns { NODE24, CODE_SERVER, CHROMIUM }. */
+/** git in a scenario's workspace, as a fixed author (a commit needs one on a bare machine). */
+export const git = (cwd, ...args) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'E2E',
+      GIT_AUTHOR_EMAIL: 'e2e@example.com',
+      GIT_COMMITTER_NAME: 'E2E',
+      GIT_COMMITTER_EMAIL: 'e2e@example.com',
+    },
+  });
+
 export function ensureCodeServer() {
   if (setupCache) return setupCache;
   const r = spawnSync('bash', [join(here, 'setup-code-server.sh')], {

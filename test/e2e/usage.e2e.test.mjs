@@ -9,10 +9,10 @@
 // English and Chinese into media/screenshots/.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { axeSerious, repoRoot, startScenario, webviewFrame } from './harness.mjs';
+import { axeSerious, git, repoRoot, startScenario, webviewFrame } from './harness.mjs';
 
 const shotsDir = join(repoRoot, 'media', 'screenshots');
 mkdirSync(shotsDir, { recursive: true });
@@ -70,19 +70,6 @@ const billedSince = (sim, from, paths) =>
   sim.log
     .filter((r) => r.method === 'POST' && r.status === 200 && paths.includes(r.path) && r.time >= from)
     .map((r) => r.requestId);
-
-const git = (cwd, ...args) =>
-  execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'E2E',
-      GIT_AUTHOR_EMAIL: 'e2e@example.com',
-      GIT_COMMITTER_NAME: 'E2E',
-      GIT_COMMITTER_EMAIL: 'e2e@example.com',
-    },
-  });
 
 /**
  * The workspace: a repository with a commit and a staged new file (the commit message describes it), and a
